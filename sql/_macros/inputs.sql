@@ -1,0 +1,59 @@
+{#-
+  Readers: each turns one input into rows of query_id, doc_id and the judgment or score.
+  mode "typed"    -> query_id VARCHAR, doc_id VARCHAR, relevance INTEGER | score DOUBLE
+  mode "raw"      -> the value as written, for validation (plus field_count for TREC text)
+  mode "numbered" -> raw, plus the position (line or row number) for error messages
+  Reference: trec_eval 10 get_qrels.c / get_trec_results.c (SEMANTICS.md sec. 1):
+  fields are split on any white space, lines starting with '#' and blank lines are skipped,
+  run columns 2 (Q0) and 4 (rank) and anything after the tag are ignored.
+-#}
+
+{% macro trec(path, kind, mode) %}
+{% set value_field = 5 if kind == 'run' else 4 %}
+{% set value_name = 'score' if kind == 'run' else 'relevance' %}
+{% set value_type = 'DOUBLE' if kind == 'run' else 'INTEGER' %}
+SELECT {% if mode == 'numbered' %}position, {% endif %}fields[1] AS query_id,
+       fields[3] AS doc_id,
+{% if mode == 'typed' %}
+       CAST(fields[{{ value_field }}] AS {{ value_type }}) AS {{ value_name }}
+{% else %}
+       fields[{{ value_field }}] AS {{ value_name }},
+       len(fields) AS field_count{% if mode == 'numbered' %},
+       line{% endif %}
+
+{% endif %}
+FROM (
+    SELECT {% if mode == 'numbered' %}position, line, {% endif %}string_split_regex(trim(line, chr(32) || chr(9) || chr(11) || chr(12) || chr(13)), '\s+') AS fields
+    FROM (
+        SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}line
+        FROM read_csv({{ path | literal }}, columns = {'line': 'VARCHAR'}, header = false,
+                      delim = chr(0), quote = '', escape = '', auto_detect = false)
+    ) AS file_lines
+    WHERE NOT regexp_matches(coalesce(line, ''), '^\s*(#|$)')
+) AS data_lines
+{% endmacro %}
+
+{% macro tabular(reader, columns, kind, mode) %}
+{% set value_name = 'score' if kind == 'run' else 'relevance' %}
+{% set value_type = 'DOUBLE' if kind == 'run' else 'INTEGER' %}
+SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}CAST({{ columns.query_id | ident }} AS VARCHAR) AS query_id,
+       CAST({{ columns.doc_id | ident }} AS VARCHAR) AS doc_id,
+{% if mode == 'typed' %}
+       CAST({{ columns[value_name] | ident }} AS {{ value_type }}) AS {{ value_name }}
+{% else %}
+       {{ columns[value_name] | ident }} AS {{ value_name }}
+{% endif %}
+FROM {{ reader }}
+{% endmacro %}
+
+{% macro read_csv(path, delimiter) -%}
+read_csv({{ path | literal }}, header = true, delim = {{ 'chr(9)' if delimiter == 'tab' else "','" }}, quote = '"', all_varchar = true)
+{%- endmacro %}
+
+{% macro read_parquet(path) -%}
+read_parquet({{ path | literal }})
+{%- endmacro %}
+
+{% macro table(parts) -%}
+{% for part in parts %}{{ part | ident }}{% if not loop.last %}.{% endif %}{% endfor %}
+{%- endmacro %}

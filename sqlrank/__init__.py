@@ -1,0 +1,66 @@
+"""sqlrank: ranking evaluation as readable SQL, run in DuckDB where the data lives.
+
+>>> import sqlrank
+>>> sqlrank.evaluate("qrels.txt", "run.parquet", "nDCG@10 AP P@10")   # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import warnings as _warnings
+from typing import Any
+
+__version__ = "0.1.0"
+
+from .conventions import Conventions  # noqa: E402
+from .errors import ConventionError, InputError, MeasureError, SqlrankError  # noqa: E402
+from .measures import Measure, parse_measures  # noqa: E402
+
+__all__ = [
+    "evaluate", "render", "parse_measures", "Measure", "Conventions",
+    "SqlrankError", "InputError", "MeasureError", "ConventionError", "SqlrankWarning",
+]
+
+
+class SqlrankWarning(UserWarning):
+    """Something that does not stop an evaluation but may change how to read it."""
+
+
+def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **options: Any):
+    """Evaluate a run against qrels and return a pandas DataFrame.
+
+    qrels, run: a file path or glob (TREC text, CSV/TSV with a header, Parquet; .gz), a pandas
+        DataFrame, a DuckDB relation, or a table name in ``connection``.
+    measures: names such as ``"nDCG@10 AP P@10"``, ``["ndcg_cut.10", "map"]`` or Measure objects.
+    per_query: columns ``query_id, measure, value`` instead of ``measure, value``.
+    options: ``connection``, ``qrels_format``/``run_format`` (trec, csv, tsv, parquet),
+        ``qrels_columns``/``run_columns`` (e.g. ``{"query_id": "user_id"}``), and conventions
+        (``rel``, ``missing_queries``, ``judged_only``, ``depth``).
+
+    The SQL that ran is in ``frame.attrs["sql"]``, the conventions in ``frame.attrs["conventions"]``.
+    """
+    from .engine import evaluate_result
+
+    result = evaluate_result(qrels, run, measures, per_query, **options)
+    for message in result.warnings:
+        _warnings.warn(message, SqlrankWarning, stacklevel=2)
+    frame = result.frame
+    frame.attrs["sql"] = result.sql
+    frame.attrs["conventions"] = result.conventions.describe()
+    return frame
+
+
+def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, **options: Any) -> str:
+    """The SQL statement ``evaluate`` would run with the same arguments (inputs are validated)."""
+    import duckdb
+
+    from .engine import plan
+    from .inputs import Registry
+
+    connection = options.pop("connection", None)
+    con = connection if connection is not None else duckdb.connect()
+    registry = Registry(con)
+    try:
+        return plan(qrels, run, measures, per_query, con, registry, **options).sql
+    finally:
+        registry.close()
+        if connection is None:
+            con.close()

@@ -1,0 +1,137 @@
+"""The command line: ``sqlrank eval QRELS RUN -m "nDCG@10 AP P@10"``.
+
+Results go to stdout (or, with -o, to a file written atomically), warnings and errors to
+stderr. A user mistake gives a one-line error and exit status 1, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from typing import Sequence
+
+from .conventions import MISSING_QUERIES
+from .errors import SqlrankError
+from .inputs import FORMATS
+from .measures import FAMILIES
+from .results import OUTPUT_FORMATS
+
+EXIT_ERROR = 1
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2, as argparse does, but no usage dump
+        self.exit(2, f"sqlrank: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="sqlrank",
+        description="Evaluate ranked results against relevance judgments, in SQL, with named conventions.",
+    )
+    parser.add_argument("--version", action="version", version=f"sqlrank {_version()}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    ev = commands.add_parser(
+        "eval", help="evaluate a run against qrels",
+        description="Evaluate RUN against QRELS. Files are TREC text, CSV/TSV with a header or Parquet "
+                    "(TREC and CSV/TSV also .gz); the format comes from the file name unless given.",
+        epilog="measures: " + ", ".join(FAMILIES) + " in ir_measures syntax (nDCG@10, AP(rel=2)@100, P@5) "
+               "or trec_eval syntax (ndcg_cut.10, P.5,10, map, recip_rank).")
+    ev.add_argument("qrels", metavar="QRELS", help="relevance judgments: query_id, doc_id, relevance")
+    ev.add_argument("run", metavar="RUN", help="ranked results: query_id, doc_id, score")
+    ev.add_argument("-m", "--measures", action="append", required=True, metavar="MEASURES",
+                    help='measures, separated by spaces; repeatable (e.g. -m "nDCG@10 AP P@10")')
+    ev.add_argument("-q", "--per-query", action="store_true", help="one value per query and measure")
+    ev.add_argument("-f", "--format", choices=OUTPUT_FORMATS, default="table",
+                    help="output layout (default: table); csv/tsv/json have the columns of the Python DataFrame")
+    ev.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
+    ev.add_argument("--qrels-format", choices=FORMATS, help="format of QRELS (default: from the file name)")
+    ev.add_argument("--run-format", choices=FORMATS, help="format of RUN (default: from the file name)")
+    ev.add_argument("--qrels-columns", metavar="MAP", type=_mapping,
+                    help="column names of QRELS, e.g. query_id=qid,doc_id=docno,relevance=label")
+    ev.add_argument("--run-columns", metavar="MAP", type=_mapping,
+                    help="column names of RUN, e.g. query_id=user_id,doc_id=item_id,score=pred")
+    conv = ev.add_argument_group("conventions (defaults: trec_eval's)")
+    conv.add_argument("-l", "--rel", type=int, metavar="N",
+                      help="minimum label that counts as relevant (default 1; nDCG ignores it)")
+    conv.add_argument("--missing-queries", choices=MISSING_QUERIES,
+                      help="qrels queries without results: skip them (default) or score them 0 (trec_eval -c)")
+    conv.add_argument("-c", dest="missing_queries", action="store_const", const="zero",
+                      help="same as --missing-queries zero")
+    conv.add_argument("-J", "--judged-only", action="store_true", default=None,
+                      help="drop unjudged retrieved documents and re-rank (trec_eval -J)")
+    conv.add_argument("-M", "--depth", type=int, metavar="N", help="keep the top N documents per query (trec_eval -M)")
+    ev.set_defaults(handler=_eval)
+    return parser
+
+
+def _mapping(text: str) -> dict[str, str]:
+    mapping = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise argparse.ArgumentTypeError(f"expected NAME=COLUMN pairs separated by commas, got {text!r}")
+        mapping[key.strip()] = value.strip()
+    return mapping
+
+
+def _version() -> str:
+    from . import __version__
+    return __version__
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from .engine import evaluate_result
+    from .results import format_result
+
+    result = evaluate_result(
+        args.qrels, args.run, " ".join(args.measures), args.per_query,
+        qrels_format=args.qrels_format, run_format=args.run_format,
+        qrels_columns=args.qrels_columns, run_columns=args.run_columns,
+        rel=args.rel, missing_queries=args.missing_queries, judged_only=args.judged_only, depth=args.depth)
+    text = format_result(result, args.format)
+    for message in result.warnings:
+        print(f"sqlrank: warning: {message}", file=sys.stderr)
+    write_output(text, args.output)
+    return 0
+
+
+def write_output(text: str, path: str | None) -> None:
+    """Write to stdout, or to a temporary file beside PATH renamed over it once complete."""
+    if path is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".sqlrank-", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except SqlrankError as exc:
+        print(f"sqlrank: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as exc:
+        print(f"sqlrank: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("sqlrank: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""Engine: run one evaluation in DuckDB and hand back a Result."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+import duckdb
+import pandas as pd
+
+from .conventions import Conventions, resolve_conventions
+from .errors import InputError
+from .inputs import Registry, Source, load
+from .measures import Measure, parse_measures
+from .render import render_evaluation
+
+
+@dataclass
+class Result:
+    """What an evaluation produced: the values, the SQL that computed them, and how."""
+
+    frame: pd.DataFrame
+    sql: str
+    conventions: Conventions
+    measures: list[Measure]
+    per_query: bool
+    num_queries: int
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    """Inputs located and measures and conventions resolved: everything but the execution."""
+
+    qrels: Source
+    run: Source
+    measures: list[Measure]
+    conventions: Conventions
+    sql: str
+
+
+def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions: Conventions) -> list[Measure]:
+    resolved: list[Measure] = []
+    for measure in parse_measures(spec):
+        measure = measure.resolve(conventions.rel)
+        if measure not in resolved:
+            resolved.append(measure)
+    return resolved
+
+
+def plan(qrels: Any, run: Any, measures: Any, per_query: bool, con: duckdb.DuckDBPyConnection,
+         registry: Registry, *, qrels_format: str | None = None, run_format: str | None = None,
+         qrels_columns: Mapping[str, str] | None = None, run_columns: Mapping[str, str] | None = None,
+         **conventions: Any) -> Plan:
+    resolved_conventions = resolve_conventions(**conventions)
+    resolved_measures = resolve_measures(measures, resolved_conventions)
+    qrels_source = load(qrels, "qrels", con, registry, qrels_format, qrels_columns)
+    run_source = load(run, "run", con, registry, run_format, run_columns)
+    sql = render_evaluation(qrels_source.sql(), run_source.sql(), resolved_measures, resolved_conventions,
+                            per_query)
+    return Plan(qrels_source, run_source, resolved_measures, resolved_conventions, sql)
+
+
+def execute(p: Plan, per_query: bool, con: duckdb.DuckDBPyConnection) -> Result:
+    warnings, num_queries = _check_queries(p, con)
+    try:
+        frame = con.execute(p.sql).df()
+    except duckdb.Error as exc:
+        raise InputError(f"evaluation failed in DuckDB: {str(exc).strip().splitlines()[0]}") from None
+    frame["value"] = frame["value"].astype("float64")
+    return Result(frame, p.sql, p.conventions, p.measures, per_query, num_queries, warnings)
+
+
+def _check_queries(p: Plan, con: duckdb.DuckDBPyConnection) -> tuple[list[str], int]:
+    both, qrels_only, run_only, example_qrels, example_run = con.execute(f"""
+        WITH qrels_queries AS (SELECT DISTINCT query_id FROM ({p.qrels.sql()}) AS qrels),
+             run_queries AS (SELECT DISTINCT query_id FROM ({p.run.sql()}) AS run)
+        SELECT count(*) FILTER (WHERE q.query_id IS NOT NULL AND r.query_id IS NOT NULL),
+               count(*) FILTER (WHERE r.query_id IS NULL),
+               count(*) FILTER (WHERE q.query_id IS NULL),
+               min(q.query_id) FILTER (WHERE r.query_id IS NULL),
+               min(r.query_id) FILTER (WHERE q.query_id IS NULL)
+        FROM qrels_queries AS q FULL OUTER JOIN run_queries AS r ON q.query_id = r.query_id
+    """).fetchone()
+    zero = p.conventions.missing_queries == "zero"
+    if both == 0 and not zero:
+        raise InputError(
+            f"no query is in both the qrels ({p.qrels.label}) and the run ({p.run.label}): qrels queries look like "
+            f"{example_qrels!r}, run queries like {example_run!r}; ids are compared as exact strings "
+            f"('01' is not '1')")
+    warnings = []
+    if qrels_only:
+        action = "scored 0 (missing_queries=zero)" if zero else "skipped (missing_queries=skip; use zero to score them 0)"
+        warnings.append(f"{qrels_only} qrels queries have no results in the run and are {action}, "
+                        f"e.g. {example_qrels!r}")
+    if run_only:
+        warnings.append(f"{run_only} run queries have no judgments and are ignored, e.g. {example_run!r}")
+    return warnings, both + (qrels_only if zero else 0)
+
+
+def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False, *,
+                    connection: duckdb.DuckDBPyConnection | None = None, **options: Any) -> Result:
+    con = connection if connection is not None else duckdb.connect()
+    registry = Registry(con)
+    try:
+        p = plan(qrels, run, measures, per_query, con, registry, **options)
+        return execute(p, per_query, con)
+    finally:
+        registry.close()
+        if connection is None:
+            con.close()

@@ -1,0 +1,321 @@
+"""Inputs: find, read (in DuckDB) and validate qrels and runs.
+
+Every input becomes a ``Source``: SQL that yields ``query_id VARCHAR, doc_id VARCHAR`` and
+``relevance INTEGER`` (qrels) or ``score DOUBLE`` (run). Files are read by DuckDB itself;
+Python only decides the reader and, when something is wrong, says where.
+"""
+from __future__ import annotations
+
+import glob as globlib
+import itertools
+import os
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import duckdb
+
+from .errors import InputError
+from .render import call_macro, quote_ident
+
+FORMATS = ("trec", "csv", "tsv", "parquet")
+KINDS = {"qrels": "relevance", "run": "score"}
+_SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
+_UNSUPPORTED = {".json", ".jsonl", ".ndjson", ".xlsx", ".xls", ".arrow", ".feather", ".ipc", ".orc",
+                ".avro", ".zip", ".bz2", ".xz", ".zst", ".7z", ".tar", ".h5", ".hdf5", ".pkl", ".pickle",
+                ".db", ".duckdb", ".sqlite"}
+_TEXT_TYPES = ("VARCHAR",)
+_INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+                  "UINTEGER", "UBIGINT", "UHUGEINT")
+_FLOAT_TYPES = ("FLOAT", "DOUBLE", "REAL")
+TREC_LAYOUT = {"qrels": "query_id iteration doc_id relevance", "run": "query_id Q0 doc_id rank score tag"}
+
+
+@dataclass
+class Source:
+    """One validated input, ready to be read by the evaluation statement."""
+
+    kind: str  # "qrels" or "run"
+    label: str  # what error messages call it: a path, "DataFrame", a table name
+    format: str  # trec, csv, tsv, parquet, dataframe, relation, table
+    reader: str = ""  # FROM-clause expression (tabular formats)
+    path: str | None = None
+    columns: dict[str, str] = field(default_factory=dict)
+    value_type: str = "VARCHAR"  # type of the relevance or score column as read
+
+    @property
+    def value_name(self) -> str:
+        return KINDS[self.kind]
+
+    def sql(self, mode: str = "typed") -> str:
+        if self.format == "trec":
+            return call_macro("_macros/inputs.sql", "trec", self.path, self.kind, mode).strip()
+        return call_macro("_macros/inputs.sql", "tabular", self.reader, self.columns, self.kind, mode).strip()
+
+    def where(self, position: int) -> str:
+        if self.format == "trec":
+            return f"{self.label}:{position}"
+        if self.format in ("csv", "tsv"):
+            return f"{self.label}:{position + 1}"  # line 1 is the header
+        return f"{self.label} (row {position})"
+
+
+class Registry:
+    """Names registered in a connection for in-memory inputs; removed on close."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection):
+        self.con = con
+        self.names: list[str] = []
+        self._counter = itertools.count(1)
+
+    def register(self, obj: Any, kind: str) -> str:
+        name = f"sqlrank_{kind}_{os.getpid()}_{id(self)}_{next(self._counter)}"
+        if isinstance(obj, duckdb.DuckDBPyRelation):
+            obj.create_view(name, replace=True)
+        else:
+            self.con.register(name, obj)
+        self.names.append(name)
+        return name
+
+    def close(self) -> None:
+        for name in self.names:
+            try:
+                self.con.unregister(name)
+            except duckdb.Error:
+                pass
+            try:
+                self.con.execute(f"DROP VIEW IF EXISTS {quote_ident(name)}")
+            except duckdb.Error:
+                pass
+        self.names.clear()
+
+
+def detect_format(path: str) -> str:
+    """Format from the file name: .parquet, .csv, .tsv (each maybe .gz); anything else is TREC text."""
+    name = os.path.basename(path).lower()
+    stem, suffix = os.path.splitext(name)
+    if suffix == ".gz":
+        stem, suffix = os.path.splitext(stem)
+        if _SUFFIXES.get(suffix) == "parquet":
+            raise InputError(f"{path}: gzip-compressed Parquet is not readable; Parquet compresses itself, "
+                             f"so store the .parquet file uncompressed")
+    if suffix in _SUFFIXES:
+        return _SUFFIXES[suffix]
+    if suffix in _UNSUPPORTED:
+        raise InputError(f"{path}: unknown format {suffix!r}; sqlrank reads TREC text, CSV/TSV with a header "
+                         f"and Parquet (each but Parquet also .gz); convert the file or name its format "
+                         f"with --qrels-format/--run-format")
+    return "trec"
+
+
+def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
+         format: str | None = None, columns: Mapping[str, str] | None = None) -> Source:
+    """Turn a path, DataFrame, DuckDB relation or table name into a validated ``Source``."""
+    if kind not in KINDS:
+        raise ValueError(kind)
+    mapping = _column_mapping(kind, columns)
+    if format is not None and format not in FORMATS:
+        raise InputError(f"unknown {kind} format {format!r}; choose one of {', '.join(FORMATS)}")
+    source = _locate(obj, kind, con, registry, format, mapping)
+    validate(source, con)
+    return source
+
+
+def _column_mapping(kind: str, columns: Mapping[str, str] | None) -> dict[str, str]:
+    canonical = ("query_id", "doc_id", KINDS[kind])
+    mapping = {c: c for c in canonical}
+    for key, value in (columns or {}).items():
+        if key not in canonical:
+            raise InputError(f"cannot map {kind} column {key!r}: the {kind} columns are {', '.join(canonical)} "
+                             f"(write for example query_id=user_id)")
+        if not isinstance(value, str) or not value or "\x00" in value:
+            raise InputError(f"the {kind} column mapped to {key} must be a non-empty name, not {value!r}")
+        mapping[key] = value
+    return mapping
+
+
+def _locate(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
+            format: str | None, mapping: dict[str, str]) -> Source:
+    if isinstance(obj, duckdb.DuckDBPyRelation):
+        name = registry.register(obj, kind)
+        return _tabular(Source(kind, "DuckDB relation", "relation", reader=quote_ident(name)), con, mapping)
+    if _is_dataframe(obj):
+        name = registry.register(obj, kind)
+        return _tabular(Source(kind, "DataFrame", "dataframe", reader=quote_ident(name)), con, mapping)
+    if isinstance(obj, (str, os.PathLike)):
+        text = os.fspath(obj)
+        if format is None and not os.path.exists(text) and _is_table(con, text):
+            parts = text.split(".")
+            reader = call_macro("_macros/inputs.sql", "table", parts).strip()
+            return _tabular(Source(kind, f"table {text}", "table", reader=reader), con, mapping)
+        return _file(text, kind, con, format, mapping)
+    raise InputError(f"cannot read {kind} from a {type(obj).__name__}: pass a file path, a pandas DataFrame, "
+                     f"a DuckDB relation or a table name")
+
+
+def _is_dataframe(obj: Any) -> bool:
+    return type(obj).__name__ == "DataFrame" and hasattr(obj, "columns")
+
+
+def _is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    parts = name.split(".")
+    if not 1 <= len(parts) <= 3 or not all(parts):
+        return False
+    rows = con.execute(
+        "SELECT 1 FROM duckdb_tables() WHERE table_name = $1 AND ($2 IS NULL OR schema_name = $2) "
+        "UNION ALL SELECT 1 FROM duckdb_views() WHERE view_name = $1 AND ($2 IS NULL OR schema_name = $2)",
+        [parts[-1], parts[-2] if len(parts) > 1 else None]).fetchall()
+    return bool(rows)
+
+
+def _file(path: str, kind: str, con: duckdb.DuckDBPyConnection, format: str | None,
+          mapping: dict[str, str]) -> Source:
+    if any(ch in path for ch in "*?["):
+        matches = sorted(globlib.glob(path, recursive=True))
+        if not matches:
+            raise InputError(f"{path}: no file matches this pattern")
+        probe = matches[0]
+    else:
+        if not os.path.exists(path):
+            raise InputError(f"{path}: no such {kind} file")
+        if os.path.isdir(path):
+            raise InputError(f"{path}: is a folder; give a file or a glob such as {os.path.join(path, '*.parquet')}")
+        if os.path.getsize(path) == 0:
+            raise InputError(f"{path}: the {kind} file is empty")
+        probe = path
+    fmt = format or detect_format(probe)
+    absolute = os.path.abspath(path) if not any(ch in path for ch in "*?[") else path
+    if fmt == "trec":
+        if mapping != {c: c for c in mapping}:
+            raise InputError(f"{path}: TREC {kind} files have fixed columns ({TREC_LAYOUT[kind]}); "
+                             f"column mappings apply to CSV, TSV, Parquet and tables")
+        return Source(kind, path, "trec", path=absolute)
+    if fmt == "parquet":
+        reader = call_macro("_macros/inputs.sql", "read_parquet", absolute).strip()
+    else:
+        reader = call_macro("_macros/inputs.sql", "read_csv", absolute, "tab" if fmt == "tsv" else "comma").strip()
+    return _tabular(Source(kind, path, fmt, reader=reader, path=absolute), con, mapping)
+
+
+def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, str]) -> Source:
+    try:
+        described = con.execute(f"DESCRIBE SELECT * FROM {source.reader}").fetchall()
+    except duckdb.Error as exc:
+        raise InputError(f"{source.label}: cannot read it as {source.format}: {_first_line(exc)}") from None
+    types = {row[0]: row[1] for row in described}
+    for canonical, actual in mapping.items():
+        if actual not in types:
+            available = ", ".join(types) or "none"
+            hint = (f"map it with --{source.kind}-columns {canonical}=NAME"
+                    if actual == canonical else f"check the mapping {canonical}={actual}")
+            close = [c for c in types if c.lower() == actual.lower()]
+            if close:
+                hint = f"did you mean {close[0]!r}? Column names are case-sensitive; " + hint
+            raise InputError(f"{source.label}: no column {actual!r} for {canonical} (columns: {available}); {hint}")
+    source.columns = mapping
+    value_type = types[mapping[source.value_name]]
+    base = value_type.split("(")[0]
+    if base not in _TEXT_TYPES + _INTEGER_TYPES + _FLOAT_TYPES and not base.startswith("DECIMAL"):
+        raise InputError(f"{source.label}: column {mapping[source.value_name]!r} ({source.value_name}) has type "
+                         f"{value_type}; it must hold numbers")
+    source.value_type = "DECIMAL" if base.startswith("DECIMAL") else base
+    for canonical in ("query_id", "doc_id"):
+        id_type = types[mapping[canonical]]
+        if id_type.split("(")[0] in _FLOAT_TYPES:
+            raise InputError(f"{source.label}: column {mapping[canonical]!r} ({canonical}) is {id_type}; ids must be "
+                             f"text or integers so that they compare exactly; store them as strings")
+    return source
+
+
+# ---------------------------------------------------------------- validation
+
+def validate(source: Source, con: duckdb.DuckDBPyConnection) -> None:
+    """Check what would make a number wrong; raise an InputError that says where."""
+    raw = source.sql("raw")
+    problems = _problem_conditions(source)
+    counts_sql = ", ".join(
+        [f"count(*) AS rows"] + [f"count(*) FILTER (WHERE {cond}) AS {name}" for name, (cond, _) in problems.items()])
+    try:
+        row = con.execute(f"SELECT {counts_sql} FROM ({raw}) AS checked").fetchone()
+    except duckdb.Error as exc:
+        raise InputError(f"{source.label}: cannot read the {source.kind}: {_first_line(exc)}") from None
+    if row[0] == 0:
+        raise InputError(f"{source.label}: the {source.kind} has no data rows")
+    for (name, (cond, message)), count in zip(problems.items(), row[1:]):
+        if count:
+            found = con.execute(
+                f"SELECT * FROM ({source.sql('numbered')}) AS checked WHERE {cond} ORDER BY position LIMIT 1"
+            ).fetchone()
+            cols = [d[0] for d in con.description]
+            record = dict(zip(cols, found))
+            more = f" ({count} rows in all)" if count > 1 else ""
+            raise InputError(f"{source.where(record['position'])}: {message(record)}{more}")
+    _check_duplicates(source, con, raw)
+
+
+def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
+    kind, value = source.kind, source.value_name
+    checks: dict[str, tuple[str, Any]] = {}
+    layout = TREC_LAYOUT[kind]
+    if source.format == "trec":
+        if kind == "run":
+            checks["malformed"] = ("field_count < 6", lambda r: (
+                f"malformed run line: expected 6 fields '{layout}', found {r['field_count']}: {r['line']!r}; "
+                f"fix the line, or name the format with --run-format if this is not a TREC run"))
+        else:
+            checks["malformed"] = ("field_count <> 4", lambda r: (
+                f"malformed qrels line: expected 4 fields '{layout}', found {r['field_count']}: {r['line']!r}; "
+                f"fix the line, or name the format with --qrels-format if this is not TREC qrels"))
+    col = source.columns.get
+    for canonical in ("query_id", "doc_id"):
+        name = col(canonical, canonical)
+        checks[f"null_{canonical}"] = (f"{canonical} IS NULL OR {canonical} = ''", lambda r, c=canonical, n=name: (
+            f"empty {c} (column {n!r}); every row needs a query and a document id"))
+    vname = col(value, value)
+    if kind == "run":
+        if source.value_type in _TEXT_TYPES:
+            checks["bad_score"] = (f"TRY_CAST(score AS DOUBLE) IS NULL", lambda r: (
+                f"score {r['score']!r} (column {vname!r}) is not a number"))
+            checks["nan_score"] = ("isnan(TRY_CAST(score AS DOUBLE))", lambda r: (
+                f"score is NaN (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; "
+                f"NaN cannot be ranked: replace it with a number"))
+        else:
+            checks["bad_score"] = ("score IS NULL", lambda r: (
+                f"missing score (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}"))
+            checks["nan_score"] = ("isnan(CAST(score AS DOUBLE))", lambda r: (
+                f"score is NaN (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; "
+                f"NaN cannot be ranked: replace it with a number"))
+    else:
+        if source.value_type in _TEXT_TYPES:
+            cond = (r"relevance IS NULL OR NOT regexp_full_match(relevance, '[+-]?[0-9]{1,9}')")
+        elif source.value_type in _INTEGER_TYPES:
+            cond = "relevance IS NULL OR abs(relevance) > 999999999"
+        else:
+            cond = ("relevance IS NULL OR NOT isfinite(CAST(relevance AS DOUBLE)) "
+                    "OR CAST(relevance AS DOUBLE) <> round(CAST(relevance AS DOUBLE)) OR abs(relevance) > 999999999")
+        checks["bad_relevance"] = (cond, lambda r: (
+            f"relevance {r['relevance']!r} (column {vname!r}) for document {r['doc_id']!r} of query "
+            f"{r['query_id']!r} is not an integer label; relevance labels are whole numbers such as 0, 1, 2"))
+    return checks
+
+
+def _check_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str) -> None:
+    dup = con.execute(
+        f"SELECT query_id, doc_id, count(*) AS copies, count(*) OVER () AS pairs FROM ({raw}) AS checked "
+        f"GROUP BY query_id, doc_id HAVING count(*) > 1 ORDER BY query_id, doc_id LIMIT 1").fetchone()
+    if not dup:
+        return
+    query_id, doc_id, copies, pairs = dup
+    positions = [r[0] for r in con.execute(
+        f"SELECT position FROM ({source.sql('numbered')}) AS checked WHERE query_id = $1 AND doc_id = $2 "
+        f"ORDER BY position LIMIT 2", [query_id, doc_id]).fetchall()]
+    where = source.where(positions[0]) if positions else source.label
+    also = f" (again at {source.where(positions[1])})" if len(positions) > 1 else ""
+    more = f"; {pairs - 1} more duplicated pairs" if pairs > 1 else ""
+    what = "judged" if source.kind == "qrels" else "ranked"
+    raise InputError(
+        f"{where}: document {doc_id!r} is {what} {copies} times for query {query_id!r}{also}{more}; each "
+        f"(query, document) pair must appear once: remove the duplicates (trec_eval stops on them too)")
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

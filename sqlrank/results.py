@@ -1,0 +1,111 @@
+"""Results: print an evaluation as a table, CSV, TSV, JSON or trec_eval's layout."""
+from __future__ import annotations
+
+import io
+import json
+import math
+
+import pandas as pd
+
+from .engine import Result
+
+OUTPUT_FORMATS = ("table", "csv", "tsv", "json", "trec")
+
+
+def format_result(result: Result, fmt: str) -> str:
+    if fmt not in OUTPUT_FORMATS:
+        raise ValueError(fmt)
+    frame = result.frame
+    integers = {str(m) for m in result.measures if m.spec.integer}
+    if fmt in ("csv", "tsv"):
+        return _delimited(frame, "," if fmt == "csv" else "\t", integers)
+    if fmt == "json":
+        records = [{k: _json_value(v, row.get("measure") in integers) for k, v in row.items()}
+                   for row in frame.to_dict(orient="records")]
+        return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "trec":
+        return _trec(result, integers)
+    return _table(result, integers)
+
+
+def _number(value: float, integer: bool, decimals: int | None = None) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if integer and float(value).is_integer():
+        return str(int(value))
+    return f"{value:.{decimals}f}" if decimals is not None else repr(float(value))
+
+
+def _json_value(value, integer: bool):
+    if isinstance(value, float):
+        return int(value) if integer and value.is_integer() else value
+    return value
+
+
+def _delimited(frame: pd.DataFrame, sep: str, integers: set[str]) -> str:
+    out = io.StringIO()
+    out.write(sep.join(frame.columns) + "\n")
+    for row in frame.itertuples(index=False):
+        cells = []
+        for column, value in zip(frame.columns, row):
+            if column == "value":
+                cells.append(_number(value, row.measure in integers))
+            else:
+                cells.append(_escape(str(value), sep))
+        out.write(sep.join(cells) + "\n")
+    return out.getvalue()
+
+
+def _escape(text: str, sep: str) -> str:
+    if any(ch in text for ch in (sep, '"', "\n", "\r")):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _trec(result: Result, integers: set[str]) -> str:
+    lines = []
+    frame = result.frame
+    if result.per_query:
+        for row in frame.itertuples(index=False):
+            lines.append(f"{row.measure:<22}\t{row.query_id}\t{_number(row.value, row.measure in integers, 4)}")
+        summary = summarize(result)
+    else:
+        summary = frame
+    for row in summary.itertuples(index=False):
+        lines.append(f"{row.measure:<22}\tall\t{_number(row.value, row.measure in integers, 4)}")
+    return "\n".join(lines) + "\n"
+
+
+def summarize(result: Result) -> pd.DataFrame:
+    """The aggregate rows of a per-query result: mean, or sum for counts, as the SQL does."""
+    order = [str(m) for m in result.measures]
+    sums = {str(m) for m in result.measures if m.spec.aggregate == "sum"}
+    grouped = result.frame.groupby("measure", sort=False)["value"]
+    values = {name: (series.sum() if name in sums else series.mean()) for name, series in grouped}
+    return pd.DataFrame({"measure": order, "value": [values.get(name, float("nan")) for name in order]})
+
+
+def _table(result: Result, integers: set[str]) -> str:
+    names = [str(m) for m in result.measures]
+    if result.per_query:
+        wide = result.frame.pivot(index="query_id", columns="measure", values="value")
+        summary = summarize(result).set_index("measure")["value"]
+        header = ["query_id"] + names
+        rows = [[str(qid)] + [_number(wide.at[qid, n], n in integers, 4) for n in names] for qid in wide.index]
+        rows.append(["all"] + [_number(summary[n], n in integers, 4) for n in names])
+        aligns = ["<"] + [">"] * len(names)
+    else:
+        header = ["measure", "value"]
+        rows = [[row.measure, _number(row.value, row.measure in integers, 4)]
+                for row in result.frame.itertuples(index=False)]
+        aligns = ["<", ">"]
+    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
+
+    def line(cells):
+        return "  ".join(f"{c:{a}{w}}" for c, a, w in zip(cells, aligns, widths)).rstrip()
+
+    text = [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
+    text.append("")
+    text.append(f"queries: {result.num_queries}")
+    text.append(f"conventions: {result.conventions.describe()}")
+    return "\n".join(text) + "\n"
