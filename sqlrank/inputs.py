@@ -220,7 +220,7 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
     source.value_type = "DECIMAL" if base.startswith("DECIMAL") else base
     for canonical in ("query_id", "doc_id"):
         id_type = types[mapping[canonical]]
-        if id_type.split("(")[0] in _FLOAT_TYPES:
+        if id_type.split("(")[0] in _FLOAT_TYPES + ("DECIMAL",):
             raise InputError(f"{source.label}: column {mapping[canonical]!r} ({canonical}) is {id_type}; ids must be "
                              f"text or integers so that they compare exactly; store them as strings")
     return source

@@ -248,6 +248,8 @@ def _parse_ir_measures(name: str) -> list[Measure]:
         raise MeasureError(f"cannot parse measure {name!r}; write for example nDCG@10 or AP(rel=2)@100")
     family = _family_name(tree.id)
     unknown = set(kwargs) - set(FAMILIES[family].params)
+    if "rel" in unknown:
+        raise MeasureError(f"{family} takes no 'rel' parameter: its gains are the raw relevance labels ({name!r})")
     if unknown:
         allowed = ", ".join(FAMILIES[family].params) or "none"
         raise MeasureError(f"{family} has no parameter {sorted(unknown)[0]!r} (allowed: {allowed}) in {name!r}")
@@ -295,6 +297,7 @@ def known_names() -> list[str]:
 def _suggest(word: str) -> str:
     head = re.split(r"[@(.]", word, maxsplit=1)[0]
     lowered = {n.lower(): n for n in known_names()}
+    lowered.update({n.lower(): n for n in FAMILIES})  # show nDCG rather than ndcg
     close = difflib.get_close_matches(head.lower(), list(lowered), n=3, cutoff=0.5)
     if not close:
         return f"; known measures: {', '.join(FAMILIES)}"

@@ -1,0 +1,50 @@
+"""Seeded generated qrels and runs full of the cases that break evaluators.
+
+Ties (scores from a small set), unjudged documents, graded labels 0-4 and negative labels,
+ids that differ only in leading zeros or case, ids with '/' and '-', queries only in the run
+and only in the qrels, queries without relevant documents. Scores are multiples of 1/8, so
+they are exact as 32-bit floats (pytrec_eval compares floats).
+"""
+from __future__ import annotations
+
+import random
+
+import pandas as pd
+
+QUERY_STYLES = ("{n}", "0{n}", "Q-{n}/x", "q{n}")
+
+
+def generate(seed: int, n_queries: int = 300, max_docs: int = 60) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rng = random.Random(seed)
+    qrels_rows, run_rows = [], []
+    for n in range(n_queries):
+        qid = rng.choice(QUERY_STYLES).format(n=n)
+        side = rng.random()
+        in_run, in_qrels = side > 0.05, side < 0.95 or side > 0.97
+        pool = [rng.choice(("d{}", "D{}", "doc-{}", "{}")).format(rng.randrange(200)) for _ in range(max_docs * 2)]
+        pool = list(dict.fromkeys(pool))
+        retrieved = rng.sample(pool, rng.randint(1, min(max_docs, len(pool)))) if in_run else []
+        for doc in retrieved:
+            run_rows.append((qid, doc, rng.randrange(-8, 40) / 8))
+        if in_qrels:
+            judged = set(rng.sample(retrieved, int(len(retrieved) * rng.random()))) if retrieved else set()
+            judged |= set(rng.sample(pool, rng.randint(0, 15)))
+            all_zero = rng.random() < 0.1
+            for doc in sorted(judged):
+                label = 0 if all_zero else rng.choices((-2, -1, 0, 1, 2, 3, 4), (1, 1, 10, 5, 3, 2, 1))[0]
+                qrels_rows.append((qid, doc, label))
+            if not judged:
+                qrels_rows.append((qid, "only-judgment", rng.choice((0, 1))))
+    qrels = pd.DataFrame(qrels_rows, columns=["query_id", "doc_id", "relevance"])
+    run = pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score"])
+    return qrels, run
+
+
+def to_dicts(qrels: pd.DataFrame, run: pd.DataFrame) -> tuple[dict, dict]:
+    q: dict = {}
+    for row in qrels.itertuples(index=False):
+        q.setdefault(row.query_id, {})[row.doc_id] = int(row.relevance)
+    r: dict = {}
+    for row in run.itertuples(index=False):
+        r.setdefault(row.query_id, {})[row.doc_id] = float(row.score)
+    return q, r

@@ -1,0 +1,137 @@
+"""Bad input gets a one-line error on stderr that names the place and the fix, a non-zero
+exit, nothing on stdout and no traceback."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from sqlrank.cli import main
+
+GOOD_QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\n"
+GOOD_RUN = "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\nq2 Q0 d1 1 0.5 t\n"
+
+# name, files {name: content}, arguments after "eval", fragments the error must contain
+CASES = [
+    ("missing file", {"run.txt": GOOD_RUN}, ["nope.txt", "run.txt", "-m", "AP"],
+     ["nope.txt", "no such qrels file"]),
+    ("unknown format", {"qrels.json": "{}", "run.txt": GOOD_RUN}, ["qrels.json", "run.txt", "-m", "AP"],
+     ["qrels.json", "unknown format '.json'", "--qrels-format"]),
+    ("missing column", {"qrels.txt": GOOD_QRELS, "run.csv": "query_id,doc_id,pred\nq1,d1,1\n"},
+     ["qrels.txt", "run.csv", "-m", "AP"], ["run.csv", "no column 'score'", "--run-columns score=NAME"]),
+    ("misnamed mapping", {"qrels.txt": GOOD_QRELS, "run.csv": "user,item,pred\nq1,d1,1\n"},
+     ["qrels.txt", "run.csv", "-m", "AP", "--run-columns", "query_id=user,doc_id=item,score=Pred"],
+     ["no column 'Pred'", "did you mean 'pred'"]),
+    ("mapping a column that does not exist", {"qrels.txt": GOOD_QRELS, "run.csv": "a,b,c\nq1,d1,1\n"},
+     ["qrels.txt", "run.csv", "-m", "AP", "--run-columns", "rank=a"], ["cannot map run column 'rank'"]),
+    ("malformed run line", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN + "q2 Q0 d7\n"},
+     ["qrels.txt", "run.txt", "-m", "AP"], ["run.txt:4:", "malformed run line", "found 3", "q2 Q0 d7"]),
+    ("malformed qrels line after comments", {"qrels.txt": "# c\n\n" + GOOD_QRELS + "q3 d9 1\n", "run.txt": GOOD_RUN},
+     ["qrels.txt", "run.txt", "-m", "AP"], ["qrels.txt:6:", "expected 4 fields"]),
+    ("null query id", {"qrels.txt": GOOD_QRELS, "run.csv": "query_id,doc_id,score\nq1,d1,1\n,d2,3\n"},
+     ["qrels.txt", "run.csv", "-m", "AP"], ["run.csv:3:", "empty query_id"]),
+    ("null doc id", {"qrels.csv": "query_id,doc_id,relevance\nq1,,1\n", "run.txt": GOOD_RUN},
+     ["qrels.csv", "run.txt", "-m", "AP"], ["qrels.csv:2:", "empty doc_id"]),
+    ("nan score", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN + "q2 Q0 d8 2 nan t\n"},
+     ["qrels.txt", "run.txt", "-m", "AP"], ["run.txt:4:", "NaN", "d8"]),
+    ("non-numeric score", {"qrels.txt": GOOD_QRELS, "run.txt": "q1 Q0 d1 1 high t\n"},
+     ["qrels.txt", "run.txt", "-m", "AP"], ["run.txt:1:", "'high'", "not a number"]),
+    ("non-integer relevance", {"qrels.txt": "q1 0 d1 1.5\n", "run.txt": GOOD_RUN},
+     ["qrels.txt", "run.txt", "-m", "AP"], ["qrels.txt:1:", "'1.5'", "not an integer"]),
+    ("non-integer relevance in csv", {"qrels.csv": "query_id,doc_id,relevance\nq1,d1,2\nq1,d2,high\n",
+                                      "run.txt": GOOD_RUN},
+     ["qrels.csv", "run.txt", "-m", "AP"], ["qrels.csv:3:", "'high'"]),
+    ("duplicate in run", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN + "q1 Q0 d1 3 0.1 t\n"},
+     ["qrels.txt", "run.txt", "-m", "AP"], ["run.txt:1:", "'d1'", "2 times", "'q1'", "run.txt:4"]),
+    ("duplicate in qrels", {"qrels.txt": GOOD_QRELS + "q2 0 d1 0\n", "run.txt": GOOD_RUN},
+     ["qrels.txt", "run.txt", "-m", "AP"], ["qrels.txt:3:", "judged 2 times", "qrels.txt:4"]),
+    ("empty file", {"qrels.txt": GOOD_QRELS, "run.txt": ""}, ["qrels.txt", "run.txt", "-m", "AP"],
+     ["run.txt", "empty"]),
+    ("only comments", {"qrels.txt": "# nothing\n\n", "run.txt": GOOD_RUN}, ["qrels.txt", "run.txt", "-m", "AP"],
+     ["qrels.txt", "no data rows"]),
+    ("empty csv", {"qrels.txt": GOOD_QRELS, "run.csv": "query_id,doc_id,score\n"},
+     ["qrels.txt", "run.csv", "-m", "AP"], ["run.csv", "no data rows"]),
+    ("no common query", {"qrels.txt": "1 0 d1 1\n", "run.txt": "01 Q0 d1 1 1 t\n"},
+     ["qrels.txt", "run.txt", "-m", "AP"], ["no query is in both", "'01' is not '1'"]),
+    ("unknown measure", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN}, ["qrels.txt", "run.txt", "-m", "nDGC@10"],
+     ["unknown measure 'nDGC'", "did you mean", "nDCG"]),
+    ("unknown trec measure", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN}, ["qrels.txt", "run.txt", "-m", "ndcg_cutt.10"],
+     ["unknown trec_eval measure 'ndcg_cutt'", "ndcg_cut"]),
+    ("cutoff zero", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN}, ["qrels.txt", "run.txt", "-m", "P@0"],
+     ["bad cutoff", "positive integer"]),
+    ("cutoff not a number", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN}, ["qrels.txt", "run.txt", "-m", "P@x"],
+     ["bad cutoff in 'P@x'"]),
+    ("trec cutoff zero", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN}, ["qrels.txt", "run.txt", "-m", "P.0"],
+     ["bad cutoff '0'"]),
+    ("cutoff on a measure without one", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN},
+     ["qrels.txt", "run.txt", "-m", "Rprec@10"], ["Rprec takes no cutoff"]),
+    ("rel on nDCG", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN}, ["qrels.txt", "run.txt", "-m", "nDCG(rel=2)@10"],
+     ["nDCG takes no 'rel'"]),
+    ("bad depth", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN}, ["qrels.txt", "run.txt", "-m", "AP", "-M", "0"],
+     ["depth must be a positive integer"]),
+    ("folder", {"qrels.txt": GOOD_QRELS, "runs/x": ""}, ["qrels.txt", "runs", "-m", "AP"], ["runs", "is a folder"]),
+    ("corrupt parquet", {"qrels.txt": GOOD_QRELS, "run.parquet": "not parquet"}, ["qrels.txt", "run.parquet", "-m", "AP"],
+     ["run.parquet", "cannot read it as parquet"]),
+    ("gzip parquet", {"qrels.txt": GOOD_QRELS, "run.parquet.gz": "x"}, ["qrels.txt", "run.parquet.gz", "-m", "AP"],
+     ["gzip-compressed Parquet"]),
+    ("float ids", {"qrels.txt": GOOD_QRELS, "run.parquet": None}, ["qrels.txt", "run.parquet", "-m", "AP"],
+     ["query_id", "DOUBLE", "store them as strings"]),
+    ("decimal ids", {"qrels.txt": GOOD_QRELS, "run.parquet": "decimal"}, ["qrels.txt", "run.parquet", "-m", "AP"],
+     ["query_id", "DECIMAL", "store them as strings"]),
+]
+
+
+def write_files(tmp_path, files):
+    for name, content in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if content in (None, "decimal"):  # a Parquet file whose query ids are floats or decimals
+            import duckdb
+            qid = "1.5::DOUBLE" if content is None else "1.5"
+            duckdb.sql(f"COPY (SELECT {qid} AS query_id, 'd1' AS doc_id, 1.0 AS score) TO '{path}' (FORMAT parquet)")
+        else:
+            path.write_text(content)
+
+
+@pytest.mark.parametrize("name, files, args, fragments", CASES, ids=[c[0] for c in CASES])
+def test_bad_input(tmp_path, monkeypatch, capsys, name, files, args, fragments):
+    write_files(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    code = main(["eval", *args])
+    out, err = capsys.readouterr()
+    assert code != 0
+    assert out == ""
+    assert err.startswith("sqlrank: error: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in err, f"{fragment!r} not in {err!r}"
+
+
+def test_real_process_exit_status_and_no_traceback(tmp_path):
+    write_files(tmp_path, {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN + "q1 Q0 d1 3 0.1 t\n"})
+    proc = subprocess.run([sys.executable, "-m", "sqlrank", "eval", "qrels.txt", "run.txt", "-m", "AP"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_usage_errors_exit_2_without_traceback(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "q", "r", "-m", "AP", "--format", "xml"])
+    assert exc.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_output_file_written_only_on_success(tmp_path, monkeypatch, capsys):
+    write_files(tmp_path, {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN, "bad.txt": "q1 Q0 d1\n"})
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "out.csv").write_text("previous results\n")
+    assert main(["eval", "qrels.txt", "bad.txt", "-m", "AP", "-f", "csv", "-o", "out.csv"]) == 1
+    assert (tmp_path / "out.csv").read_text() == "previous results\n"
+    assert main(["eval", "qrels.txt", "run.txt", "-m", "AP", "-f", "csv", "-o", "out.csv"]) == 0
+    assert (tmp_path / "out.csv").read_text() == "measure,value\nAP,1.0\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.txt", "out.csv", "qrels.txt", "run.txt"]
+    # inputs are never modified
+    assert (tmp_path / "run.txt").read_text() == GOOD_RUN

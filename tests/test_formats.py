@@ -1,0 +1,73 @@
+"""Every input format gives identical results on the same data (fixtures/formats/)."""
+from __future__ import annotations
+
+import duckdb
+import pandas as pd
+import pytest
+
+import sqlrank
+from conftest import FIXTURES
+
+DATA = FIXTURES / "formats"
+MEASURES = "nDCG@10 nDCG AP AP@5 P@5 R@10 RR Rprec Success@1 DCG@3 CG@5 NumQ NumRet NumRel NumRelRet P(rel=2)@10"
+TSV_QRELS = {"query_id": "qid", "doc_id": "docno", "relevance": "label"}
+TSV_RUN = {"query_id": "qid", "doc_id": "docno", "score": "sim"}
+
+
+def evaluate(qrels, run, **options):
+    return sqlrank.evaluate(qrels, run, MEASURES, per_query=True, missing_queries="zero", **options)
+
+
+@pytest.fixture(scope="module")
+def reference():
+    frame = evaluate(DATA / "qrels.txt", DATA / "run.txt")
+    assert {"01", "1"} <= set(frame.query_id) or any("/" in q for q in frame.query_id)
+    assert len(frame) > 300
+    return frame
+
+
+@pytest.mark.parametrize("qrels, run, options", [
+    ("qrels.txt.gz", "run.txt.gz", {}),
+    ("qrels.parquet", "run.parquet", {}),
+    ("qrels.csv", "run.csv", {}),
+    ("qrels.csv", "run.csv.gz", {}),
+    ("qrels.tsv", "run.tsv", {"qrels_columns": TSV_QRELS, "run_columns": TSV_RUN}),
+    ("qrels.parquet", "run.txt", {}),
+])
+def test_files(reference, qrels, run, options):
+    pd.testing.assert_frame_equal(evaluate(DATA / qrels, DATA / run, **options), reference)
+
+
+def test_format_override(tmp_path, reference):
+    (tmp_path / "judgments.data").write_bytes((DATA / "qrels.csv").read_bytes())
+    (tmp_path / "ranking.data").write_bytes((DATA / "run.parquet").read_bytes())
+    got = evaluate(tmp_path / "judgments.data", tmp_path / "ranking.data", qrels_format="csv", run_format="parquet")
+    pd.testing.assert_frame_equal(got, reference)
+
+
+def test_dataframes(reference):
+    qrels = pd.read_csv(DATA / "qrels.csv", dtype={"query_id": str, "doc_id": str})
+    run = pd.read_csv(DATA / "run.csv", dtype={"query_id": str, "doc_id": str})
+    pd.testing.assert_frame_equal(evaluate(qrels, run), reference)
+
+
+def test_duckdb_tables_and_relations(reference):
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE my_qrels AS SELECT * FROM read_parquet('{DATA / 'qrels.parquet'}')")
+    con.execute(f"CREATE VIEW my_run AS SELECT * FROM read_parquet('{DATA / 'run.parquet'}')")
+    pd.testing.assert_frame_equal(evaluate("my_qrels", "my_run", connection=con), reference)
+    relation = con.sql("SELECT qid AS query_id, docno AS doc_id, sim AS score FROM "
+                       f"read_csv('{DATA / 'run.tsv'}', delim = '\t', header = true, all_varchar = true)")
+    pd.testing.assert_frame_equal(evaluate("my_qrels", relation, connection=con), reference)
+    # nothing of sqlrank's is left behind in the caller's connection
+    assert sorted(r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() UNION ALL "
+                                            "SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()) \
+        == ["my_qrels", "my_run"]
+
+
+def test_ids_stay_strings():
+    frame = evaluate(DATA / "qrels.parquet", DATA / "run.csv")
+    ids = set(frame.query_id)
+    assert all(isinstance(q, str) for q in ids)
+    qrels_ids = {line.split()[0] for line in (DATA / "qrels.txt").read_text().splitlines()}
+    assert ids == qrels_ids
