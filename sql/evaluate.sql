@@ -9,7 +9,7 @@
     retrieved           per-query aggregates over the ranking
     per_query           one column per requested measure
   then either one row per (query, measure) or the aggregate over queries per measure.
-  Context: built by sqlrank.render.render_evaluation; every value is validated there.
+  Context: built by sqlrank.templates.render_evaluation; every value is validated there.
 -#}
 {% import '_macros/gain.sql' as gains %}
 -- sqlrank {{ version }}: {{ measure_names | join(', ') }}

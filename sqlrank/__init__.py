@@ -50,17 +50,7 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
 
 def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, **options: Any) -> str:
     """The SQL statement ``evaluate`` would run with the same arguments (inputs are validated)."""
-    import duckdb
+    from .engine import plan, session
 
-    from .engine import plan
-    from .inputs import Registry
-
-    connection = options.pop("connection", None)
-    con = connection if connection is not None else duckdb.connect()
-    registry = Registry(con)
-    try:
+    with session(options.pop("connection", None)) as (con, registry):
         return plan(qrels, run, measures, per_query, con, registry, **options).sql
-    finally:
-        registry.close()
-        if connection is None:
-            con.close()

@@ -1,8 +1,9 @@
 """Engine: run one evaluation in DuckDB and hand back a Result."""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import duckdb
 import pandas as pd
@@ -11,7 +12,7 @@ from .conventions import Conventions, resolve_conventions
 from .errors import InputError
 from .inputs import Registry, Source, load
 from .measures import Measure, parse_measures
-from .render import render_evaluation
+from .templates import render_evaluation
 
 
 @dataclass
@@ -97,14 +98,20 @@ def _check_queries(p: Plan, con: duckdb.DuckDBPyConnection) -> tuple[list[str], 
     return warnings, both + (qrels_only if zero else 0)
 
 
-def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False, *,
-                    connection: duckdb.DuckDBPyConnection | None = None, **options: Any) -> Result:
+@contextmanager
+def session(connection: duckdb.DuckDBPyConnection | None) -> Iterator[tuple[duckdb.DuckDBPyConnection, Registry]]:
+    """The caller's connection (left as it was found) or a private in-memory one."""
     con = connection if connection is not None else duckdb.connect()
     registry = Registry(con)
     try:
-        p = plan(qrels, run, measures, per_query, con, registry, **options)
-        return execute(p, per_query, con)
+        yield con, registry
     finally:
         registry.close()
         if connection is None:
             con.close()
+
+
+def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False, *,
+                    connection: duckdb.DuckDBPyConnection | None = None, **options: Any) -> Result:
+    with session(connection) as (con, registry):
+        return execute(plan(qrels, run, measures, per_query, con, registry, **options), per_query, con)

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 import duckdb
 
 from .errors import InputError
-from .render import call_macro, quote_ident
+from .templates import call_macro, quote_ident
 
 FORMATS = ("trec", "csv", "tsv", "parquet")
 KINDS = {"qrels": "relevance", "run": "score"}

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from conftest import FIXTURES
+from conftest import FIXTURES, close
 
 DATA = FIXTURES / "formats"
 MEASURES = "nDCG@10 nDCG AP AP@5 P@5 R@10 RR Rprec Success@1 DCG@3 CG@5 NumQ NumRet NumRel NumRelRet P(rel=2)@10"
@@ -71,3 +71,13 @@ def test_ids_stay_strings():
     assert all(isinstance(q, str) for q in ids)
     qrels_ids = {line.split()[0] for line in (DATA / "qrels.txt").read_text().splitlines()}
     assert ids == qrels_ids
+
+
+def test_render_returns_the_sql_that_evaluate_runs():
+    frame = sqlrank.evaluate(DATA / "qrels.txt", DATA / "run.parquet", "AP nDCG@10")
+    sql = sqlrank.render(DATA / "qrels.txt", DATA / "run.parquet", "AP nDCG@10")
+    assert frame.attrs["sql"] == sql
+    rows = duckdb.sql(sql).fetchall()  # self-contained: it reads the files itself
+    assert [r[0] for r in rows] == list(frame.measure)
+    # DuckDB sums in parallel, in no fixed order: the last bit may differ between runs.
+    assert all(close(a, b, 1e-12) for a, b in zip([r[1] for r in rows], frame.value))

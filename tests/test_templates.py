@@ -11,7 +11,7 @@ import pytest
 from sqlrank.conventions import resolve_conventions
 from sqlrank.engine import resolve_measures
 from sqlrank.measures import FAMILIES, Measure
-from sqlrank.render import render_evaluation
+from sqlrank.templates import render_evaluation
 
 QRELS = "SELECT query_id, doc_id, relevance FROM qrels_table"
 RUN = "SELECT query_id, doc_id, score FROM run_table"
