@@ -5,13 +5,23 @@
     judged              each retrieved document with its label (NULL when unjudged)
     ranked              rank by score desc, then doc_id desc (trec_eval's order), running counts
     judgments           per-query counts over all judgments (R)
-    ideal, ideal_dcg    the ideal ranking of the judgments and its DCG
+    ideal, ideal_dcg    the ideal ranking of the judgments and its DCG (one pair per gain map)
     retrieved           per-query aggregates over the ranking
     per_query           one column per requested measure
-  then either one row per (query, measure) or the aggregate over queries per measure.
+  then one row per (query, measure), the aggregate over queries per measure, or both.
   Context: built by sqlrank.templates.render_evaluation; every value is validated there.
 -#}
 {% import '_macros/gain.sql' as gains %}
+{% import '_macros/dialect.sql' as dialect %}
+{%- macro aggregate(m) -%}
+{%- if m.aggregate == 'sum' -%}
+SUM({{ m.column }})
+{%- elif m.aggregate == 'geometric' -%}
+EXP(AVG(LN(CASE WHEN {{ m.column }} > CAST(0.00001 AS DOUBLE) THEN {{ m.column }} ELSE CAST(0.00001 AS DOUBLE) END)))
+{%- else -%}
+AVG({{ m.column }})
+{%- endif -%}
+{%- endmacro -%}
 -- sqlrank {{ version }}: {{ measure_names | join(', ') }}
 -- conventions: {{ conventions }}
 WITH
@@ -45,13 +55,28 @@ judged AS (
 {% endif %}
 ),
 ranked AS (
+{% if depth is not none or running_columns %}
+    SELECT ordered.*{% for column in running_columns %},
+           {{ column }}{% endfor %}
+
+    FROM (
+{% endif %}
     SELECT judged.*,
            ROW_NUMBER() OVER ranking AS rank{% for column in ranked_columns %},
            {{ column }}{% endfor %}
 
     FROM judged
-    WINDOW ranking AS (PARTITION BY query_id ORDER BY score DESC NULLS LAST, doc_id DESC
+    WINDOW ranking AS (PARTITION BY query_id ORDER BY {{ score_order }} DESC NULLS LAST, doc_id DESC
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+{% if depth is not none or running_columns %}
+    ) AS ordered
+{% if depth is not none %}
+    WHERE rank <= {{ depth | number }}
+{% endif %}
+{% if running_columns %}
+    WINDOW running AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+{% endif %}
+{% endif %}
 ),
 {% if judgment_columns %}
 judgments AS (
@@ -63,26 +88,38 @@ judgments AS (
     GROUP BY qrels.query_id
 ),
 {% endif %}
-{% if ideal_columns %}
-ideal AS (
+{% for spec in gain_specs if spec.ideal_columns %}
+ideal{{ spec.sfx }} AS (
     SELECT query_id,
            gain,
-           ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY gain DESC, doc_id DESC) AS rank
+           rank{% if spec.detail %},
+           SUM(gain / {{ dialect.log2('rank + 1') }}) OVER ideal_order AS dcg_so_far,
+           SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) OVER ideal_order AS excess_so_far,
+           LEAD(gain) OVER (PARTITION BY query_id ORDER BY rank) AS next_gain{% endif %}
+
     FROM (
-        SELECT qrels.query_id, qrels.doc_id, {{ gains.gain('qrels.relevance') }} AS gain
-        FROM qrels
-        JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
-    ) AS judged_gains
-    WHERE gain > 0
+        SELECT query_id,
+               gain,
+               ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY gain DESC, doc_id DESC) AS rank
+        FROM (
+            SELECT qrels.query_id, qrels.doc_id, {{ gains.gain('qrels.relevance', spec) }} AS gain
+            FROM qrels
+            JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+        ) AS judged_gains
+        WHERE gain > 0
+    ) AS ideal_order{% if spec.detail %}
+
+    WINDOW ideal_order AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW){% endif %}
+
 ),
-ideal_dcg AS (
-    SELECT query_id{% for column in ideal_columns %},
+ideal_dcg{{ spec.sfx }} AS (
+    SELECT query_id{% for column in spec.ideal_columns %},
            {{ column }}{% endfor %}
 
-    FROM ideal
+    FROM ideal{{ spec.sfx }}
     GROUP BY query_id
 ),
-{% endif %}
+{% endfor %}
 retrieved AS (
     SELECT ranked.query_id{% for column in retrieved_columns %},
            {{ column }}{% endfor %}
@@ -91,11 +128,11 @@ retrieved AS (
 {% if rows_need_judgments %}
     JOIN judgments ON judgments.query_id = ranked.query_id
 {% endif %}
-{% if depth is not none %}
-    WHERE rank <= {{ depth | number }}
-{% endif %}
     GROUP BY ranked.query_id
 ),
+{% for cte in extra_ctes %}
+{{ cte.sql }},
+{% endfor %}
 per_query AS (
     SELECT evaluated_queries.query_id{% for m in measures %},
            {{ m.value }} AS {{ m.column }}{% endfor %}
@@ -105,11 +142,21 @@ per_query AS (
 {% if judgment_columns %}
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 {% endif %}
-{% if ideal_columns %}
-    LEFT JOIN ideal_dcg ON ideal_dcg.query_id = evaluated_queries.query_id
-{% endif %}
-{% if per_query %}
-)
+{% for spec in gain_specs if spec.ideal_columns %}
+    LEFT JOIN ideal_dcg{{ spec.sfx }} ON ideal_dcg{{ spec.sfx }}.query_id = evaluated_queries.query_id
+{% endfor %}
+{% for cte in extra_ctes %}
+    LEFT JOIN {{ cte.name }} ON {{ cte.name }}.query_id = evaluated_queries.query_id
+{% endfor %}
+){% if output != 'per_query' %},
+summary AS (
+    SELECT {% for m in measures %}{{ aggregate(m) }} AS {{ m.column }}{% if not loop.last %},
+{{ '           ' }}{% endif %}{% endfor %}
+
+    FROM per_query
+){% endif %}
+
+{% if output != 'summary' %}
 SELECT per_query.query_id,
        measures.measure,
        CASE measures.position{% for m in measures %}
@@ -119,16 +166,13 @@ SELECT per_query.query_id,
        END AS value
 FROM per_query
 CROSS JOIN (VALUES{% for m in measures %} ({{ loop.index }}, {{ m.name | literal }}){% if not loop.last %},{% endif %}{% endfor %}) AS measures (position, measure)
-ORDER BY per_query.query_id, measures.position
-{% else %}
-),
-summary AS (
-    SELECT {% for m in measures %}{{ 'SUM' if m.aggregate == 'sum' else 'AVG' }}({{ m.column }}) AS {{ m.column }}{% if not loop.last %},
-{{ '           ' }}{% endif %}{% endfor %}
-
-    FROM per_query
-)
-SELECT measures.measure,
+{% endif %}
+{% if output == 'both' %}
+UNION ALL
+{% endif %}
+{% if output != 'per_query' %}
+SELECT {% if output == 'both' %}CAST(NULL AS VARCHAR) AS query_id,
+       {% endif %}measures.measure,
        CASE measures.position{% for m in measures %}
 
            WHEN {{ loop.index }} THEN summary.{{ m.column }}{% endfor %}
@@ -136,5 +180,9 @@ SELECT measures.measure,
        END AS value
 FROM summary
 CROSS JOIN (VALUES{% for m in measures %} ({{ loop.index }}, {{ m.name | literal }}){% if not loop.last %},{% endif %}{% endfor %}) AS measures (position, measure)
+{% endif %}
+{% if output == 'summary' %}
 ORDER BY measures.position
+{% elif output == 'per_query' %}
+ORDER BY per_query.query_id, measures.position
 {% endif %}

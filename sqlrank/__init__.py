@@ -43,14 +43,16 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
     for message in result.warnings:
         _warnings.warn(message, SqlrankWarning, stacklevel=2)
     frame = result.frame
-    frame.attrs["sql"] = result.sql
+    frame.attrs["sql"] = result.sql  # with per_query=True it also returns the summary rows (query_id NULL)
     frame.attrs["conventions"] = result.conventions.describe()
     return frame
 
 
 def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, **options: Any) -> str:
-    """The SQL statement ``evaluate`` would run with the same arguments (inputs are validated)."""
+    """The SQL statement of this evaluation (inputs are validated). With per_query=True it returns
+    ``query_id, measure, value`` rows ordered by query; otherwise ``measure, value`` rows."""
     from .engine import plan, session
 
     with session(options.pop("connection", None)) as (con, registry):
-        return plan(qrels, run, measures, per_query, con, registry, **options).sql
+        output = "per_query" if per_query else "summary"
+        return plan(qrels, run, measures, output, con, registry, **options).sql

@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields, replace
 from .errors import ConventionError
 
 MISSING_QUERIES = ("skip", "zero")
+TREC_EVAL_VERSIONS = (9, 10)
 
 
 @dataclass(frozen=True)
@@ -21,12 +22,16 @@ class Conventions:
         qrels queries absent from the run as 0 (trec_eval -c).
     judged_only: drop retrieved documents without a judgment >= 0 and re-rank (trec_eval -J).
     depth: keep only the top N documents of each query after sorting (trec_eval -M).
+    trec_eval_version: 10 (default) or 9. Version 9, like pytrec_eval, compares scores as
+        32-bit floats and turns a recall level x into floor(x * R + 0.9) relevant documents
+        in IPrec and IPrecAvg; version 10 compares doubles and rounds x * R.
     """
 
     rel: int = 1
     missing_queries: str = "skip"
     judged_only: bool = False
     depth: int | None = None
+    trec_eval_version: int = 10
 
     def __post_init__(self) -> None:
         if isinstance(self.rel, bool) or not isinstance(self.rel, int) or self.rel < 0:
@@ -39,6 +44,8 @@ class Conventions:
         if self.depth is not None and (
                 isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 1):
             raise ConventionError(f"depth must be a positive integer or None, not {self.depth!r}")
+        if self.trec_eval_version not in TREC_EVAL_VERSIONS:
+            raise ConventionError(f"trec_eval_version must be 9 or 10, not {self.trec_eval_version!r}")
 
     def describe(self) -> str:
         """``rel=1, missing_queries=skip, judged_only=false, depth=none`` (every field, always)."""

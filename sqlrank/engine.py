@@ -17,9 +17,14 @@ from .templates import render_evaluation
 
 @dataclass
 class Result:
-    """What an evaluation produced: the values, the SQL that computed them, and how."""
+    """What an evaluation produced: the values, the SQL that computed them, and how.
+
+    ``frame`` is what was asked for (per query, or the summary); ``summary`` is the aggregate
+    over queries, computed in the same statement.
+    """
 
     frame: pd.DataFrame
+    summary: pd.DataFrame
     sql: str
     conventions: Conventions
     measures: list[Measure]
@@ -48,7 +53,7 @@ def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions:
     return resolved
 
 
-def plan(qrels: Any, run: Any, measures: Any, per_query: bool, con: duckdb.DuckDBPyConnection,
+def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyConnection,
          registry: Registry, *, qrels_format: str | None = None, run_format: str | None = None,
          qrels_columns: Mapping[str, str] | None = None, run_columns: Mapping[str, str] | None = None,
          **conventions: Any) -> Plan:
@@ -57,18 +62,29 @@ def plan(qrels: Any, run: Any, measures: Any, per_query: bool, con: duckdb.DuckD
     qrels_source = load(qrels, "qrels", con, registry, qrels_format, qrels_columns)
     run_source = load(run, "run", con, registry, run_format, run_columns)
     sql = render_evaluation(qrels_source.sql(), run_source.sql(), resolved_measures, resolved_conventions,
-                            per_query)
+                            output)
     return Plan(qrels_source, run_source, resolved_measures, resolved_conventions, sql)
 
 
 def execute(p: Plan, per_query: bool, con: duckdb.DuckDBPyConnection) -> Result:
+    """Run the plan's statement (rendered with output="both" for per-query results)."""
     warnings, num_queries = _check_queries(p, con)
     try:
         frame = con.execute(p.sql).df()
     except duckdb.Error as exc:
         raise InputError(f"evaluation failed in DuckDB: {str(exc).strip().splitlines()[0]}") from None
     frame["value"] = frame["value"].astype("float64")
-    return Result(frame, p.sql, p.conventions, p.measures, per_query, num_queries, warnings)
+    if not per_query:
+        return Result(frame, frame, p.sql, p.conventions, p.measures, False, num_queries, warnings)
+    order = {str(m): i for i, m in enumerate(p.measures)}
+    is_summary = frame["query_id"].isna()
+    summary = frame[is_summary].drop(columns="query_id")
+    summary = summary.sort_values("measure", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
+    rows = frame[~is_summary].copy()
+    rows["_position"] = rows["measure"].map(order)
+    rows = rows.sort_values(["query_id", "_position"], kind="stable").drop(columns="_position")
+    return Result(rows.reset_index(drop=True), summary, p.sql, p.conventions, p.measures, True, num_queries,
+                  warnings)
 
 
 def _check_queries(p: Plan, con: duckdb.DuckDBPyConnection) -> tuple[list[str], int]:
@@ -114,4 +130,5 @@ def session(connection: duckdb.DuckDBPyConnection | None) -> Iterator[tuple[duck
 def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False, *,
                     connection: duckdb.DuckDBPyConnection | None = None, **options: Any) -> Result:
     with session(connection) as (con, registry):
-        return execute(plan(qrels, run, measures, per_query, con, registry, **options), per_query, con)
+        output = "both" if per_query else "summary"
+        return execute(plan(qrels, run, measures, output, con, registry, **options), per_query, con)

@@ -68,7 +68,7 @@ def _trec(result: Result, integers: set[str]) -> str:
     if result.per_query:
         for row in frame.itertuples(index=False):
             lines.append(f"{row.measure:<22}\t{row.query_id}\t{_number(row.value, row.measure in integers, 4)}")
-        summary = summarize(result)
+        summary = result.summary
     else:
         summary = frame
     for row in summary.itertuples(index=False):
@@ -76,20 +76,11 @@ def _trec(result: Result, integers: set[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def summarize(result: Result) -> pd.DataFrame:
-    """The aggregate rows of a per-query result: mean, or sum for counts, as the SQL does."""
-    order = [str(m) for m in result.measures]
-    sums = {str(m) for m in result.measures if m.spec.aggregate == "sum"}
-    grouped = result.frame.groupby("measure", sort=False)["value"]
-    values = {name: (series.sum() if name in sums else series.mean()) for name, series in grouped}
-    return pd.DataFrame({"measure": order, "value": [values.get(name, float("nan")) for name in order]})
-
-
 def _table(result: Result, integers: set[str]) -> str:
     names = [str(m) for m in result.measures]
     if result.per_query:
         wide = result.frame.pivot(index="query_id", columns="measure", values="value")
-        summary = summarize(result).set_index("measure")["value"]
+        summary = result.summary.set_index("measure")["value"]
         header = ["query_id"] + names
         rows = [[str(qid)] + [_number(wide.at[qid, n], n in integers, 4) for n in names] for qid in wide.index]
         rows.append(["all"] + [_number(summary[n], n in integers, 4) for n in names])

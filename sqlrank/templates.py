@@ -80,40 +80,89 @@ def call_macro(template: str, macro: str, *args: object) -> str:
 # ------------------------------------------------------------ the evaluation statement
 
 _RESERVED = {"dcg", "cg", "ideal_dcg", "num_ret", "rank", "gain", "score", "relevance", "query_id", "doc_id",
-             "position", "measure", "value"}
-_BLOCKS = ("judged", "ranked", "retrieved", "judgments", "ideal")
+             "position", "measure", "value", "point"}
+_STANDARD_BLOCKS = ("judged", "ranked", "running", "retrieved", "judgments", "join")
+# Blocks that are CTEs of their own: the template and macro that render them, and the CTE name.
+_FAMILY_CTES = {
+    "iprec": ("measures/iprec.sql", "cte_iprec", "iprec_{}"),
+    "graded": ("measures/ndcg_variants.sql", "cte_graded", "graded{}"),
+    "rndcg": ("measures/ndcg_variants.sql", "cte_rndcg", "rndcg{}"),
+}
+_PART = re.compile(r"^\[([a-z_]+)(?::([A-Za-z0-9_]*))?\]\s+(.*)$")
+_GAIN_FAMILIES_WITH_DETAIL = {"nDCG_rel", "Rndcg", "G"}
 
 
-def measure_context(measure, column: str) -> dict:
+def measure_context(measure, column: str, gain_sfx: str, version: int) -> dict:
     """What a family template needs to know of one (resolved) measure."""
     spec = measure.spec
     context = {
         "family": measure.family,
         "level": measure.relevance_level,
         "cutoff": measure.cutoff,
+        "cut_key": re.sub(r"[^0-9]", "_", str(measure.cutoff)),
         "column": column,
         "name": str(measure),
         "aggregate": spec.aggregate,
+        "version": version,
     }
+    for name in spec.params:
+        if name != "rel":
+            context[name] = measure.param(name)
+    if "gain" in spec.params:
+        mapping = measure.param("gain")
+        context["gain"] = {"sfx": gain_sfx, "map": list(mapping) if mapping else None}
     template = f"measures/{spec.template}.sql"
-    for block in _BLOCKS:
-        context[block] = _lines(call_macro(template, f"{measure.family}_{block}", context))
+    parts = call_macro(template, f"{measure.family}_parts", context)
+    context["parts"] = []
+    for line in parts.splitlines():
+        if line.strip():
+            match = _PART.match(line.strip())
+            if not match:
+                raise RuntimeError(f"{template}: {measure.family}_parts gave a line without a [block]: {line!r}")
+            context["parts"].append(match.groups())
     context["value"] = " ".join(call_macro(template, f"{measure.family}_value", context).split())
     if not context["value"]:
         raise RuntimeError(f"template {template} has no macro {measure.family}_value")
     return context
 
 
-def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions, per_query: bool) -> str:
-    """The one SQL statement of an evaluation. ``measures`` are resolved Measure objects."""
+def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions, output: str) -> str:
+    """The one SQL statement of an evaluation. ``measures`` are resolved Measure objects;
+    ``output`` is "per_query", "summary" or "both"."""
     from . import __version__
 
+    if output not in ("per_query", "summary", "both"):
+        raise ValueError(output)
+    gain_sfx: dict = {}
     contexts, columns = [], set()
     for measure in measures:
         column = column_name(str(measure), columns)
         columns.add(column)
-        contexts.append(measure_context(measure, column))
-    blocks = {block: _unique(line for c in contexts for line in c[block]) for block in _BLOCKS}
+        sfx = ""
+        if "gain" in measure.spec.params and measure.param("gain"):
+            sfx = gain_sfx.setdefault(measure.param("gain"), f"_g{len(gain_sfx) + 1}")
+        contexts.append(measure_context(measure, column, sfx, conventions.trec_eval_version))
+
+    blocks: dict[tuple, list[str]] = {}
+    for context in contexts:
+        for kind, arg, line in context["parts"]:
+            lines = blocks.setdefault((kind, arg or ""), [])
+            if line not in lines:
+                lines.append(line)
+    gain_specs = [{"sfx": "", "map": None}] + [{"sfx": sfx, "map": list(mapping)} for mapping, sfx in gain_sfx.items()]
+    for spec in gain_specs:
+        spec["ideal_columns"] = blocks.get(("ideal", spec["sfx"]), [])
+        spec["detail"] = any(c["family"] in _GAIN_FAMILIES_WITH_DETAIL and c["gain"]["sfx"] == spec["sfx"]
+                             for c in contexts)
+    extra_ctes = []
+    for (kind, arg), lines in blocks.items():
+        if kind in _FAMILY_CTES:
+            template, macro, name = _FAMILY_CTES[kind]
+            argument = int(arg) if kind == "iprec" else arg
+            sql = call_macro(template, macro, argument, lines).strip()
+            extra_ctes.append({"name": name.format(arg), "sql": sql})
+        elif kind not in _STANDARD_BLOCKS and kind != "ideal":
+            raise RuntimeError(f"unknown block [{kind}] in a measure template")
     return render_template(
         "evaluate.sql",
         version=__version__,
@@ -124,14 +173,17 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         missing_queries=conventions.missing_queries,
         judged_only=conventions.judged_only,
         depth=conventions.depth,
-        judged_columns=blocks["judged"],
-        ranked_columns=blocks["ranked"],
-        retrieved_columns=blocks["retrieved"],
-        judgment_columns=blocks["judgments"],
-        ideal_columns=blocks["ideal"],
-        rows_need_judgments=any(m.spec.rows_need_num_rel for m in measures),
+        score_order="CAST(score AS FLOAT)" if conventions.trec_eval_version == 9 else "score",
+        judged_columns=blocks.get(("judged", ""), []),
+        ranked_columns=blocks.get(("ranked", ""), []),
+        running_columns=blocks.get(("running", ""), []),
+        retrieved_columns=blocks.get(("retrieved", ""), []),
+        judgment_columns=blocks.get(("judgments", ""), []),
+        rows_need_judgments=bool(blocks.get(("join", ""))),
+        gain_specs=gain_specs,
+        extra_ctes=extra_ctes,
         measures=contexts,
-        per_query=per_query,
+        output=output,
     )
 
 
@@ -140,18 +192,8 @@ def column_name(name: str, taken: set) -> str:
     slug = re.sub(r"[^a-z0-9]+", "_", name.lower().replace("@", "_at_")).strip("_") or "measure"
     if slug in _RESERVED or slug[0].isdigit():
         slug += "_value"
+    slug = slug[:60]
     candidate, n = slug, 2
     while candidate in taken:
         candidate, n = f"{slug}_{n}", n + 1
     return candidate
-
-
-def _lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]
-
-
-def _unique(lines) -> list[str]:
-    seen: dict[str, None] = {}
-    for line in lines:
-        seen.setdefault(line, None)
-    return list(seen)

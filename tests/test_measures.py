@@ -44,39 +44,78 @@ def test_bare_cutoff_measures_take_trec_eval_defaults():
     assert names("ndcg_cut") == [f"nDCG@{k}" for k in TREC_CUTOFFS]
 
 
+EXAMPLE_PARAMS = {"rel": [0, 3], "gain": [{1: 3, 2: 9.5}], "p": [0.8], "beta": [0.5], "a": [2.0], "b": [-2.0], "c": [0.5], "d": [1.0],
+                  "num_docs": [1000], "levels": [(0.25, 0.5)], "relative": [True]}
+
+
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_canonical_names_parse_back(family):
     spec = FAMILIES[family]
-    cutoffs = [None] if spec.cutoff == "none" else ([7] if spec.cutoff == "required" else [None, 7])
-    rels = [None, 0, 3] if "rel" in spec.params else [None]
+    k = {"rank": 7, "fraction": 0.25, "multiple": 1.5}[spec.cutoff_kind]
+    cutoffs = [None] if spec.cutoff == "none" else ([k] if spec.cutoff == "required" else [None, k])
+    variants = [{}] + [{name: value} for name in spec.params for value in EXAMPLE_PARAMS[name]]
     for cutoff in cutoffs:
-        for rel in rels:
-            m = Measure(family, cutoff, rel)
+        for params in variants:
+            m = Measure(family, cutoff, params)
             assert parse_measures(str(m)) == [m], str(m)
 
 
-def test_resolve_shows_only_non_default_rel():
+def test_resolve_shows_only_non_default_params():
     assert str(Measure("P", 10).resolve(2)) == "P(rel=2)@10"
     assert str(Measure("P", 10).resolve(1)) == "P@10"
-    assert str(Measure("P", 10, 3).resolve(2)) == "P(rel=3)@10"
+    assert str(Measure("P", 10, {"rel": 3}).resolve(2)) == "P(rel=3)@10"
     assert str(Measure("nDCG", 10).resolve(2)) == "nDCG@10"
+    assert str(Measure("RBP", None, {"p": 0.9}).resolve(1)) == "RBP"
+    assert str(Measure("RBP", None, {"p": 0.8}).resolve(1)) == "RBP(p=0.8)"
+
+
+@pytest.mark.parametrize("spec, expected", [
+    ("iprec_at_recall..10,.20", ["IPrec@0.1", "IPrec@0.2"]),
+    ("iprec_at_recall_0.10", ["IPrec@0.1"]),
+    ("IPrec@0.5", ["IPrec@0.5"]),
+    ("Rprec_mult.5.0,0.2", ["Rprec_mult@5.0", "Rprec_mult@0.2"]),
+    ("ndcg_cut.10,20,23.4", ["nDCG@10", "nDCG@20", "nDCG@23"]),
+    ("ndcg.1=3,2=9,4=4.5", ["nDCG(gain={1:3.0,2:9.0,4:4.5})"]),
+    ("nDCG(gain={1: 3, 2: 9})@10", ["nDCG(gain={1:3.0,2:9.0})@10"]),
+    ("rbp.p=0.95", ["RBP(p=0.95)"]),
+    ("RBP(p=0.8)", ["RBP(p=0.8)"]),
+    ("set_F.0.5", ["SetF(beta=0.5)"]),
+    ("SetF", ["SetF"]),
+    ("utility.2,-1,0,0", ["Utility(a=2.0)"]),
+    ("11pt_avg..25,.5,.75", ["IPrecAvg(levels=(0.25,0.5,0.75))"]),
+    ("11pt_avg", ["IPrecAvg"]),
+    ("bpref infAP gm_map gm_bpref binG G Rndcg ndcg_rel", ["Bpref", "infAP", "GMAP", "GMBpref", "binG", "G",
+                                                           "Rndcg", "nDCG_rel"]),
+    ("set_P set_relative_P set_recall set_map num_nonrel_judged_ret rbp_resid",
+     ["SetP", "SetP(relative=True)", "SetR", "SetAP", "NumNonRelJudgedRet", "RBPResid"]),
+    ("unj", ["Unj@5", "Unj@10", "Unj@20"]),
+    ("relative_P.5", ["relative_P@5"]),
+])
+def test_parse_trec_eval_measures(spec, expected):
+    assert names(spec) == expected
 
 
 @pytest.mark.parametrize("spec, message", [
     ("nDGC@10", "did you mean 'nDCG'"),
     ("Presision@5", "did you mean"),
     ("P@0", "positive integer"),
-    ("P@-1", "positive integer"),
+    ("P@-1", "bad cutoff"),
     ("P@x", "bad cutoff"),
     ("P@1.5", "bad cutoff"),
     ("P(2)@5", "must be named"),
     ("AP(gain=1)", "no parameter 'gain'"),
-    ("AP(rel=-1)", "rel must be an integer >= 0"),
-    ("AP(rel=1.5)", "rel must be an integer >= 0"),
-    ("AP(rel=True)", "rel must be an integer >= 0"),
+    ("AP(rel=-1)", "rel of AP must be an integer >= 0"),
+    ("AP(rel=1.5)", "rel of AP must be an integer >= 0"),
+    ("AP(rel=True)", "rel of AP must be an integer >= 0"),
+    ("IPrec@1.5", "must be <= 1"),
+    ("RBP(p=1)", "must be < 1"),
+    ("nDCG(gain={-1: 2})", "must be an integer >= 0"),
+    ("nDCG(gain=3)", "mapping of labels to gains"),
+    ("set_F.1,2", "one parameter"),
+    ("utility.1,2", "four coefficients"),
     ("NumQ@5", "takes no cutoff"),
     ("ndcg_cut.", "no cutoff after the dot"),
-    ("ndcg_cut.ten", "bad trec_eval parameters"),
+    ("ndcg_cut.ten", "bad cutoff 'ten'"),
     ("map.5", "takes no parameters"),
     ("", "no measure given"),
     ("x" * 300, "longer than"),

@@ -6,10 +6,10 @@
 {% macro discounted(gain, rank) %}{{ gain }} / {{ dialect.log2(rank ~ ' + 1') }}{% endmacro %}
 
 {#- Sum of discounted gains over the rows of one query up to rank k (all ranks when k is none). -#}
-{% macro dcg_column(k, name) %}
+{% macro dcg_column(gain, k, name) %}
 {% if k is none %}
-SUM({{ discounted('gain', 'rank') }}) AS {{ name }}
+SUM({{ discounted(gain, 'rank') }}) AS {{ name }}
 {% else %}
-SUM(CASE WHEN rank <= {{ k | number }} THEN {{ discounted('gain', 'rank') }} ELSE 0 END) AS {{ name }}
+SUM(CASE WHEN rank <= {{ k | number }} THEN {{ discounted(gain, 'rank') }} ELSE 0 END) AS {{ name }}
 {% endif %}
 {% endmacro %}

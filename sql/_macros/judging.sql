@@ -1,18 +1,28 @@
 {#-
   Judging: which retrieved documents count as relevant, and R, the number of relevant
-  judgments of a query. A document is relevant at level L when its label is >= L.
-  Unjudged documents (no qrels row, relevance NULL) and negative labels ("in the pool but
-  not judged" in trec_eval) are never relevant; with L >= 0 neither counts towards R.
+  judgments of a query. A document is relevant at level L when its label is >= L, judged
+  non-relevant when 0 <= label < L. Unjudged documents (no qrels row: relevance NULL) and
+  negative labels ("in the pool but not judged" in trec_eval) are neither; with L >= 0 they
+  never count towards R.
   Reference: trec_eval 10 form_res_rels.c (SEMANTICS.md sec. 1, items 6, 7, 9).
 -#}
 {% macro is_relevant(level) %}is_rel_{{ level | number }}{% endmacro %}
 {% macro is_relevant_column(level) %}CASE WHEN relevance >= {{ level | number }} THEN 1 ELSE 0 END AS {{ is_relevant(level) }}{% endmacro %}
+{% macro is_nonrelevant(level) %}is_nonrel_{{ level | number }}{% endmacro %}
+{% macro is_nonrelevant_column(level) %}CASE WHEN relevance >= 0 AND relevance < {{ level | number }} THEN 1 ELSE 0 END AS {{ is_nonrelevant(level) }}{% endmacro %}
+{% macro is_unjudged_column() %}CASE WHEN relevance IS NULL OR relevance < 0 THEN 1 ELSE 0 END AS is_unjudged{% endmacro %}
+{% macro is_pool_unjudged_column() %}CASE WHEN relevance < 0 THEN 1 ELSE 0 END AS is_pool_unjudged{% endmacro %}
 
 {% macro relevant_so_far(level) %}rel_{{ level | number }}_so_far{% endmacro %}
 {% macro relevant_so_far_column(level) %}SUM({{ is_relevant(level) }}) OVER ranking AS {{ relevant_so_far(level) }}{% endmacro %}
+{% macro nonrelevant_so_far(level) %}nonrel_{{ level | number }}_so_far{% endmacro %}
+{% macro nonrelevant_so_far_column(level) %}SUM({{ is_nonrelevant(level) }}) OVER ranking AS {{ nonrelevant_so_far(level) }}{% endmacro %}
+{% macro pool_unjudged_so_far_column() %}SUM(is_pool_unjudged) OVER ranking AS pool_unjudged_so_far{% endmacro %}
 
 {% macro num_rel(level) %}num_rel_{{ level | number }}{% endmacro %}
 {% macro num_rel_column(level) %}SUM(CASE WHEN relevance >= {{ level | number }} THEN 1 ELSE 0 END) AS {{ num_rel(level) }}{% endmacro %}
+{% macro num_nonrel(level) %}num_nonrel_{{ level | number }}{% endmacro %}
+{% macro num_nonrel_column(level) %}SUM(CASE WHEN relevance >= 0 AND relevance < {{ level | number }} THEN 1 ELSE 0 END) AS {{ num_nonrel(level) }}{% endmacro %}
 
 {#- Relevant documents in the top k (or in the whole ranking when k is none). -#}
 {% macro relevant_in_top(level, k) %}rel_{{ level | number }}_{% if k is none %}retrieved{% else %}top_{{ k | number }}{% endif %}{% endmacro %}
@@ -23,11 +33,16 @@ SUM({{ is_relevant(level) }}) AS {{ relevant_in_top(level, k) }}
 SUM(CASE WHEN rank <= {{ k | number }} THEN {{ is_relevant(level) }} ELSE 0 END) AS {{ relevant_in_top(level, k) }}
 {% endif %}
 {% endmacro %}
+{% macro num_ret_column() %}COUNT(*) AS num_ret{% endmacro %}
 
 {#- Rank of the first relevant document; NULL when none is retrieved. -#}
 {% macro first_relevant(level) %}first_rel_{{ level | number }}{% endmacro %}
 {% macro first_relevant_column(level) %}MIN(CASE WHEN {{ is_relevant(level) }} = 1 THEN rank END) AS {{ first_relevant(level) }}{% endmacro %}
 
 {% macro cut(k) %}{% if k is not none %}_top_{{ k | number }}{% endif %}{% endmacro %}
+
 {#- A condition on a row: relevant at level L (and, with a cutoff k, within the top k). -#}
 {% macro relevant_up_to(level, k) %}{{ is_relevant(level) }} = 1{% if k is not none %} AND rank <= {{ k | number }}{% endif %}{% endmacro %}
+
+{#- A finite double literal that reads the same in DuckDB and Spark. -#}
+{% macro real(x) %}CAST({{ x | number }} AS DOUBLE){% endmacro %}

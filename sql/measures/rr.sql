@@ -7,8 +7,10 @@
 -#}
 {% import '_macros/judging.sql' as judging %}
 
-{% macro RR_judged(m) %}{{ judging.is_relevant_column(m.level) }}{% endmacro %}
-{% macro RR_retrieved(m) %}{{ judging.first_relevant_column(m.level) }}{% endmacro %}
+{% macro RR_parts(m) %}
+[judged] {{ judging.is_relevant_column(m.level) }}
+[retrieved] {{ judging.first_relevant_column(m.level) }}
+{% endmacro %}
 {% macro RR_value(m) %}
 {% if m.cutoff is none %}
 COALESCE(CAST(1 AS DOUBLE) / {{ judging.first_relevant(m.level) }}, 0)
