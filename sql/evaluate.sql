@@ -8,7 +8,8 @@
     ideal, ideal_dcg    the ideal ranking of the judgments and its DCG (one pair per gain map)
     retrieved           per-query aggregates over the ranking
     per_query           one column per requested measure
-  then one row per (query, measure), the aggregate over queries per measure, or both.
+  then one row per (query, measure), the aggregate over queries per measure, or both;
+  or (output "relstring", trec_eval's relstring) the labels of each query's top documents as text.
   Context: built by sqlrank.templates.render_evaluation; every value is validated there.
 -#}
 {% import '_macros/gain.sql' as gains %}
@@ -77,7 +78,15 @@ ranked AS (
     WINDOW running AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 {% endif %}
 {% endif %}
-),
+){% if output == 'relstring' %}
+
+SELECT query_id,
+       STRING_AGG(CASE WHEN relevance IS NULL THEN '-' WHEN relevance < 0 THEN '.' WHEN relevance > 9 THEN '>'
+                       ELSE CAST(relevance AS VARCHAR) END, '' ORDER BY rank) AS relstring
+FROM ranked
+WHERE rank <= {{ relstring_length | number }}
+GROUP BY query_id
+{% else %},
 {% if judgment_columns %}
 judgments AS (
     SELECT qrels.query_id{% for column in judgment_columns %},
@@ -185,4 +194,5 @@ CROSS JOIN (VALUES{% for m in measures %} ({{ loop.index }}, {{ m.name | literal
 ORDER BY measures.position
 {% elif output == 'per_query' %}
 ORDER BY per_query.query_id, measures.position
+{% endif %}
 {% endif %}

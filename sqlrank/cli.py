@@ -64,7 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("-J", "--judged-only", action="store_true", default=None,
                       help="drop unjudged retrieved documents and re-rank (trec_eval -J)")
     conv.add_argument("-M", "--depth", type=int, metavar="N", help="keep the top N documents per query (trec_eval -M)")
+    conv.add_argument("--trec-eval-version", type=int, choices=(9, 10), dest="trec_eval_version",
+                      help="10 (default), or 9: 32-bit float scores and floor(x*R+0.9) recall levels, as pytrec_eval")
     ev.set_defaults(handler=_eval)
+    commands.add_parser("trec_eval", add_help=False, help="trec_eval's command line and output, computed in SQL "
+                        "(sqlrank trec_eval --help)")
     return parser
 
 
@@ -91,7 +95,8 @@ def _eval(args: argparse.Namespace) -> int:
         args.qrels, args.run, " ".join(args.measures), args.per_query,
         qrels_format=args.qrels_format, run_format=args.run_format,
         qrels_columns=args.qrels_columns, run_columns=args.run_columns,
-        rel=args.rel, missing_queries=args.missing_queries, judged_only=args.judged_only, depth=args.depth)
+        rel=args.rel, missing_queries=args.missing_queries, judged_only=args.judged_only, depth=args.depth,
+        trec_eval_version=args.trec_eval_version)
     text = format_result(result, args.format)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
@@ -118,10 +123,15 @@ def write_output(text: str, path: str | None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["trec_eval"]:  # its own trec_eval-style options
+        from . import trec_eval
+        handler, args = (lambda rest: trec_eval.main(rest)), argv[1:]
+    else:
+        parsed = build_parser().parse_args(argv)
+        handler, args = parsed.handler, parsed
     try:
-        return args.handler(args)
+        return handler(args)
     except SqlrankError as exc:
         print(f"sqlrank: error: {exc}", file=sys.stderr)
         return EXIT_ERROR

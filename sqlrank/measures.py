@@ -124,6 +124,8 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
             ["rel"], default_cutoffs=TREC_CUTOFFS, trec_name="map", trec_cut_name="map_cut"),
     _family("GMAP", "ap", "AP, averaged over queries by the geometric mean of max(AP, 1e-5)",
             ["rel"], cutoff="none", aggregate="geometric", trec_name="gm_map"),
+    _family("YAAP", "ap", "yet another AP: ln((1 + S) / (1 + R - S)), S = sum of the precision at each relevant",
+            ["rel"], cutoff="none", trec_name="yaap"),
     _family("RR", "rr", "reciprocal rank of the first relevant document", ["rel"], trec_name="recip_rank"),
     _family("Rprec", "precision_recall", "precision at rank R (the number of relevant documents)",
             ["rel"], cutoff="none", trec_name="Rprec"),

@@ -126,12 +126,14 @@ def measure_context(measure, column: str, gain_sfx: str, version: int) -> dict:
     return context
 
 
-def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions, output: str) -> str:
+def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions, output: str,
+                      relstring_length: int = 10) -> str:
     """The one SQL statement of an evaluation. ``measures`` are resolved Measure objects;
-    ``output`` is "per_query", "summary" or "both"."""
+    ``output`` is "per_query", "summary", "both", or "relstring" (trec_eval's relstring of the
+    top ``relstring_length`` documents of each query; ``measures`` is then empty)."""
     from . import __version__
 
-    if output not in ("per_query", "summary", "both"):
+    if output not in ("per_query", "summary", "both", "relstring"):
         raise ValueError(output)
     gain_sfx: dict = {}
     contexts, columns = [], set()
@@ -184,6 +186,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         extra_ctes=extra_ctes,
         measures=contexts,
         output=output,
+        relstring_length=relstring_length,
     )
 
 

@@ -1,0 +1,316 @@
+"""``sqlrank trec_eval``: trec_eval 10's command line and output, computed by sqlrank's SQL.
+
+Same options, measure names and nicknames, same measure order, number formatting and
+per-query order, so that its output can replace trec_eval's byte for byte.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import pandas as pd
+
+from .engine import execute, plan, session
+from .errors import InputError, MeasureError, SqlrankError
+from .measures import Measure, parse_measure
+from .templates import render_evaluation
+
+# trec_eval's measures in the order it computes and prints them (measures.c, version 10).
+# kind: "cut" (a list of cutoffs, one line each), "params" (one line, free parameters), "plain".
+ORDER = [
+    ("runid", "special"), ("num_q", "special"), ("num_ret", "plain"), ("num_rel", "plain"),
+    ("num_rel_ret", "plain"), ("map", "plain"), ("gm_map", "plain"), ("Rprec", "plain"), ("bpref", "plain"),
+    ("recip_rank", "plain"), ("iprec_at_recall", "cut"), ("P", "cut"), ("relstring", "special"),
+    ("recall", "cut"), ("infAP", "plain"), ("gm_bpref", "plain"), ("Rprec_mult", "cut"),
+    ("utility", "params"), ("11pt_avg", "params"), ("binG", "plain"), ("G", "params"), ("dcg", "params"),
+    ("ideal_dcg", "params"), ("ndcg", "params"), ("ndcg_rel", "params"), ("Rndcg", "params"),
+    ("ndcg_cut", "cut"), ("map_cut", "cut"), ("relative_P", "cut"), ("success", "cut"), ("set_P", "plain"),
+    ("set_relative_P", "plain"), ("set_recall", "plain"), ("set_map", "plain"), ("set_F", "params"),
+    ("num_nonrel_judged_ret", "plain"), ("yaap", "plain"), ("rbp", "params"), ("rbp_resid", "plain"),
+    ("unj", "cut"),
+]
+KIND = dict(ORDER)
+NICKNAMES = {
+    "official": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"],
+    "set": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"],
+    "all_trec": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "utility",
+                 "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
+                 "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
+                 "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj"],
+}
+ALL_ONLY = {"runid", "num_q", "gm_map", "gm_bpref"}
+QUERY_ONLY = {"relstring"}
+COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+MISSING_ZSCORE = -1000000.0
+MIN_GEO_MEAN = 1e-5
+UNSUPPORTED_FORMATS = ("prefs", "qrels_prefs", "qrels_jg")
+
+
+@dataclass
+class Line:
+    """One output line's measure: the name trec_eval prints and what computes it."""
+
+    name: str
+    trec: str  # the trec_eval measure it belongs to
+    measure: Measure | None = None  # None for runid, num_q, relstring
+
+
+@dataclass
+class Options:
+    qrels: str
+    run: str
+    per_query: bool = False
+    complete: bool = False
+    no_summary: bool = False
+    judged_only: bool = False
+    depth: int | None = None
+    rel: int = 1
+    num_docs: int = 0
+    zscores: str | None = None
+    version: int = 10
+    measures: dict[str, str | None] = field(default_factory=dict)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        self.exit(2, f"sqlrank trec_eval: error: {message} (see sqlrank trec_eval --help)\n")
+
+
+def build_parser(prog: str = "sqlrank trec_eval") -> argparse.ArgumentParser:
+    p = _Parser(prog=prog, description="trec_eval 10, computed in SQL: same options, measures and output.",
+                epilog="Nicknames: official (default), set, all_trec. Measure parameters as in trec_eval: "
+                       "-m P.5,10 -m ndcg_cut.10 -m ndcg.1=3,2=9 -m utility.2,-1,0,0 -m relstring.20.")
+    p.add_argument("qrels", metavar="QRELS", help="qrels file (any format sqlrank reads)")
+    p.add_argument("run", metavar="RUN", help="run file, or - for standard input")
+    p.add_argument("-q", action="store_true", dest="per_query", help="also print each query's values")
+    p.add_argument("-c", action="store_true", dest="complete",
+                   help="average over all qrels queries; those missing from the run score 0")
+    p.add_argument("-n", action="store_true", dest="no_summary", help="no summary (the 'all' lines)")
+    p.add_argument("-J", action="store_true", dest="judged_only", help="only judged documents, re-ranked")
+    p.add_argument("-M", type=int, dest="depth", metavar="N", help="only the top N documents per query")
+    p.add_argument("-l", type=int, dest="rel", default=1, metavar="N", help="relevant means label >= N (default 1)")
+    p.add_argument("-N", type=int, dest="num_docs", default=0, metavar="N", help="documents in the collection (utility)")
+    p.add_argument("-m", action="append", dest="measures", metavar="MEASURE[.PARAMS]",
+                   help="a measure or nickname; repeatable (default: official)")
+    p.add_argument("-R", dest="format", default="trec_results", metavar="FORMAT",
+                   help="run/qrels format: trec_results (default)")
+    p.add_argument("-Z", dest="zscores", metavar="FILE", help="print z-scores against this table of means and stddevs")
+    p.add_argument("--trec-eval-version", type=int, choices=(9, 10), default=10, dest="version",
+                   help="10 (default), or 9 to reproduce pytrec_eval and trec_eval 9.x")
+    return p
+
+
+def parse_options(argv: Sequence[str]) -> Options:
+    args = build_parser().parse_args(argv)
+    if args.format != "trec_results":
+        if args.format in UNSUPPORTED_FORMATS:
+            raise SqlrankError(f"-R {args.format} (preference and judgment-group qrels) is not supported yet; "
+                               f"only -R trec_results is")
+        raise SqlrankError(f"unknown -R format {args.format!r}; trec_eval's formats are trec_results, prefs, "
+                           f"qrels_prefs, qrels_jg")
+    options = Options(args.qrels, args.run, args.per_query, args.complete, args.no_summary, args.judged_only,
+                      args.depth, args.rel, args.num_docs, args.zscores, args.version)
+    for spec in args.measures or ["official"]:
+        _request(options.measures, spec)
+    return options
+
+
+def _request(requested: dict[str, str | None], spec: str) -> None:
+    if spec in NICKNAMES:
+        for name in NICKNAMES[spec]:
+            requested.setdefault(name, None)
+        return
+    name, dot, params = spec.partition(".")
+    if name not in KIND:
+        parse_measure(spec)  # raises the "did you mean" error for unknown names
+        raise MeasureError(f"{spec!r} is not a trec_eval measure; sqlrank trec_eval takes trec_eval's names "
+                           f"(use sqlrank eval for ir_measures names)")
+    if dot and KIND[name] in ("plain", "special") and name != "relstring":
+        raise MeasureError(f"trec_eval measure {name} takes no parameters ({spec!r})")
+    requested[name] = params if dot else None
+
+
+def expand(options: Options) -> list[Line]:
+    """The output lines, in trec_eval's order."""
+    lines: list[Line] = []
+    for trec, kind in ORDER:
+        if trec not in options.measures:
+            continue
+        params = options.measures[trec]
+        if kind == "special":
+            label = trec if trec != "relstring" or params is None else f"relstring_{params}"
+            lines.append(Line(label, trec))
+            continue
+        spec = trec if params is None else f"{trec}.{params}"
+        measures = parse_measure(spec)
+        if kind == "cut":
+            measures = sorted(measures, key=lambda m: m.cutoff)
+            seen = set()
+            for m in measures:
+                label = (f"{trec}_{m.cutoff}" if isinstance(m.cutoff, int) else f"{trec}_{m.cutoff:.2f}")
+                if label not in seen:
+                    seen.add(label)
+                    lines.append(Line(label, trec, m))
+        else:
+            (m,) = measures
+            if trec == "utility" and options.num_docs:
+                m = Measure(m.family, m.cutoff, dict(m.params) | {"num_docs": options.num_docs})
+            lines.append(Line(trec if params is None else f"{trec}_{params}", trec, m))
+    return lines
+
+
+def run(options: Options, out) -> None:
+    lines = expand(options)
+    measures = [line.measure for line in lines if line.measure is not None]
+    if "num_rel" in options.measures and options.complete and options.rel != 1:
+        measures.append(Measure("NumRel", None, {"rel": 1}))  # trec_eval -c recounts the summary (see below)
+    conventions = dict(rel=options.rel, missing_queries="zero" if options.complete else "skip",
+                       judged_only=options.judged_only, depth=options.depth, trec_eval_version=options.version)
+    with _run_file(options.run) as run_path, session(None) as (con, registry):
+        p = plan(options.qrels, run_path, measures or [Measure("NumQ")], "both", con, registry, **conventions)
+        if not options.complete:
+            _require_all_qrels_queries(p, con)
+        result = execute(p, True, con)
+        relstrings = {}
+        relstring_line = next((line for line in lines if line.trec == "relstring"), None)
+        if relstring_line is not None and options.per_query:
+            length = int(float(options.measures["relstring"] or 10))
+            sql = render_evaluation(p.qrels.sql(), p.run.sql(), [], p.conventions, "relstring", max(length, 0))
+            relstrings = dict(con.execute(sql).fetchall())
+        runid = _runid(p, con) if "runid" in options.measures else None
+    names = {str(m): str(m.resolve(options.rel)) for m in measures}
+    per_query = result.frame.assign(measure=lambda f: f.measure)
+    values = {(r.query_id, r.measure): r.value for r in per_query.itertuples()}
+    queries = sorted(set(per_query.query_id), key=lambda q: q.encode("utf-8"))
+    zscores = _read_zscores(options.zscores) if options.zscores else None
+
+    def value(line: Line, qid: str) -> float:
+        v = values[(qid, names[str(line.measure)])]
+        if line.trec in ("gm_map", "gm_bpref"):
+            v = math.log(max(v, MIN_GEO_MEAN))
+        return _zscore(zscores, qid, line.name, v) if zscores is not None else v
+
+    text = []
+    if options.per_query:
+        for qid in queries:
+            for line in lines:
+                if line.trec in ALL_ONLY:
+                    continue
+                if line.trec == "relstring":
+                    text.append(f"{line.name:<22}\t{qid}\t'{relstrings.get(qid, '')}'")
+                    continue
+                text.append(_format(line.name, qid, value(line, qid), line.trec, zscores is not None))
+    if not options.no_summary:
+        for line in lines:
+            if line.trec in QUERY_ONLY:
+                continue
+            if line.trec == "runid":
+                text.append(f"{'runid':<22}\tall\t{runid}")
+                continue
+            if line.trec == "num_q":
+                text.append(_format("num_q", "all", len(queries), "num_q", zscores is not None))
+                continue
+            per = [value(line, q) for q in queries]
+            if line.trec in ("gm_map", "gm_bpref"):
+                total = math.exp(sum(per) / len(per)) if per else 0.0
+            elif line.trec in COUNTS:
+                total = sum(per)
+                if line.trec == "num_rel" and options.complete and options.rel != 1 and zscores is None:
+                    total = sum(values[(q, "NumRel")] for q in queries)  # trec_eval 10 -c: rel > 0 recount
+            else:
+                total = sum(per) / len(per) if per else 0.0
+            text.append(_format(line.name, "all", total, line.trec, zscores is not None))
+    out.write("".join(t + "\n" for t in text))
+
+
+def _format(name: str, qid: str, value: float, trec: str, z: bool) -> str:
+    """trec_eval's "%-22s\t%s\t%6.4f" (counts "%ld"); with -Z a 'Z' goes before the padded name."""
+    if z:
+        return f"Z{name:<22}\t{qid}\t{value:6.4f}"
+    if trec in COUNTS:
+        return f"{name:<22}\t{qid}\t{int(round(value))}"
+    return f"{name:<22}\t{qid}\t{value:6.4f}"
+
+
+def _zscore(zscores: dict, qid: str, name: str, value: float) -> float:
+    entry = zscores.get(qid, {}).get(name)
+    if entry is None:
+        return MISSING_ZSCORE
+    mean, stddev = entry
+    if stddev:
+        return (value - mean) / stddev
+    return 0.0 if value == mean else MISSING_ZSCORE
+
+
+def _read_zscores(path: str) -> dict:
+    """``qid measure mean stddev`` lines; a small table, so read in Python."""
+    table: dict = {}
+    try:
+        handle = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read the z-score file: {exc.strerror}") from None
+    with handle:
+        for number, line in enumerate(handle, 1):
+            fields = line.split()
+            if not fields or fields[0].startswith("#"):
+                continue
+            if len(fields) != 4:
+                raise InputError(f"{path}:{number}: expected 'qid measure mean stddev', found {len(fields)} fields")
+            try:
+                mean, stddev = float(fields[2]), float(fields[3])
+            except ValueError:
+                raise InputError(f"{path}:{number}: mean and stddev must be numbers: {line.strip()!r}") from None
+            table.setdefault(fields[0], {})[fields[1]] = (mean, stddev)
+    return table
+
+
+def _require_all_qrels_queries(p, con) -> None:
+    missing = con.execute(
+        f"SELECT count(*), min(query_id) FROM (SELECT DISTINCT query_id FROM ({p.qrels.sql()}) AS qrels "
+        f"EXCEPT SELECT DISTINCT query_id FROM ({p.run.sql()}) AS run) AS missing").fetchone()
+    if missing[0]:
+        raise InputError(
+            f"{missing[0]} qrels queries have no results in the run ({p.run.label}), e.g. {missing[1]!r}; trec_eval 10 "
+            f"stops here too. Pass -c to score them 0 and average over all qrels queries")
+
+
+def _runid(p, con) -> str:
+    """The run tag of the last data line, as trec_eval prints it; the file name for other formats."""
+    if p.run.format == "trec":
+        row = con.execute(f"SELECT line FROM ({p.run.sql('numbered')}) AS lines ORDER BY position DESC LIMIT 1").fetchone()
+        return row[0].split()[5]
+    return os.path.splitext(os.path.basename(p.run.label))[0]
+
+
+class _run_file:
+    """The run path; standard input ('-') is first copied to a temporary file, unparsed."""
+
+    def __init__(self, path: str):
+        self.path, self.tmp = path, None
+
+    def __enter__(self) -> str:
+        if self.path != "-":
+            return self.path
+        fd, self.tmp = tempfile.mkstemp(prefix="sqlrank-stdin-", suffix=".run")
+        with os.fdopen(fd, "wb") as handle:
+            shutil.copyfileobj(sys.stdin.buffer, handle)
+        return self.tmp
+
+    def __exit__(self, *exc) -> None:
+        if self.tmp and os.path.exists(self.tmp):
+            os.unlink(self.tmp)
+
+
+def main(argv: Sequence[str]) -> int:
+    options = parse_options(argv)
+    run(options, sys.stdout)
+    return 0

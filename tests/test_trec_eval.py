@@ -1,0 +1,94 @@
+"""sqlrank trec_eval prints exactly what trec_eval 10 prints: the upstream test suite's
+command lines (../shared/conformance/trec_eval/README.md), byte for byte."""
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import pytest
+
+from conftest import CONFORMANCE, conformance_file
+from sqlrank import trec_eval
+from sqlrank.cli import main
+
+# expected output, trec_eval arguments (file names relative to the conformance folder)
+COMPARISONS = [
+    ("out.test", ["qrels.test", "results.test"]),
+    ("out.test", ["qrels.test.with-comments", "results.test"]),
+    ("out.comment.test", ["qrels.comment.test", "results.comment.test"]),
+    ("out.test.a", ["-m", "all_trec", "qrels.test", "results.test"]),
+    ("out.test.aq", ["-m", "all_trec", "-q", "qrels.test", "results.test"]),
+    ("out.test.aqc", ["-m", "all_trec", "-q", "-c", "qrels.test", "results.trunc"]),
+    ("out.test.aqcM", ["-m", "all_trec", "-q", "-c", "-M100", "qrels.test", "results.trunc"]),
+    ("out.test.aql", ["-m", "all_trec", "-m", "relstring.20", "-q", "-l2", "qrels.rel_level", "results.test"]),
+    ("out.test.meas_params", ["-q", "-m", "iprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3",
+                              "-m", "recall.20,2000", "-m", "Rprec_mult.5.0,0.2,0.35", "-m", "utility.2,-1,0,0",
+                              "-m", "11pt_avg..25,.5,.75", "-m", "ndcg.1=3,2=9,4=4.5", "-m", "ndcg_cut.10,20,23.4",
+                              "-m", "success.2,5,20", "qrels.test", "results.test"]),
+    ("out.test.aqZ", ["-q", "-m", "all_trec", "-Z", "zscores_file", "qrels.test", "results.test"]),
+]
+FILE_ARGS = {"-Z"}
+
+
+def absolute(args):
+    out, previous = [], None
+    for arg in args:
+        is_file = (not arg.startswith("-") and (previous is None or not previous.startswith("-m"))) \
+            or previous in FILE_ARGS
+        out.append(str(CONFORMANCE / arg) if is_file and (CONFORMANCE / arg).exists() else arg)
+        previous = arg
+    return out
+
+
+@pytest.mark.parametrize("expected, args", COMPARISONS, ids=[f"{e} {' '.join(a)}"[:70] for e, a in COMPARISONS])
+def test_byte_for_byte(expected, args):
+    wanted = conformance_file(expected).read_bytes()
+    out = io.StringIO()
+    trec_eval.run(trec_eval.parse_options(absolute(args)), out)
+    got = out.getvalue().encode("utf-8")
+    if got != wanted:
+        import difflib
+        diff = difflib.unified_diff(wanted.decode().splitlines(), got.decode().splitlines(), "trec_eval", "sqlrank",
+                                    lineterm="", n=0)
+        pytest.fail("\n".join(list(diff)[:40]))
+
+
+def test_run_from_standard_input():
+    qrels, run = conformance_file("qrels.test"), conformance_file("results.test")
+    proc = subprocess.run([sys.executable, "-m", "sqlrank", "trec_eval", str(qrels), "-"], input=run.read_bytes(),
+                          capture_output=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == conformance_file("out.test").read_bytes()
+
+
+@pytest.mark.parametrize("files, args, fragments", [
+    ({"q": "1 0 a 1\n2 0 b 1\n", "r": "1 Q0 a 1 1 t\n"}, [], ["1 qrels queries have no results", "'2'", "-c"]),
+    ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n1 Q0 a 2 0.5 t\n"}, [], ["r:1:", "'a' is ranked 2 times"]),
+    ({"q": "1 0 a 1\n1 0 a 0\n", "r": "1 Q0 a 1 1 t\n"}, [], ["q:1:", "judged 2 times", "again at q:2"]),
+    ({"q": "1 0 a\n", "r": "1 Q0 a 1 1 t\n"}, [], ["q:1:", "malformed qrels line"]),
+    ({"q": "1 0 a 1\n", "r": "1 Q0 a 1\n"}, [], ["r:1:", "malformed run line"]),
+    ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-m", "ndcg_cutt.10"], ["ndcg_cut"]),
+    ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-m", "nDCG@10"], ["not a trec_eval measure"]),
+    ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-m", "map.5"], ["takes no parameters"]),
+    ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-R", "qrels_jgg"], ["unknown -R format"]),
+])
+def test_errors_are_clear(tmp_path, monkeypatch, capsys, files, args, fragments):
+    for name, content in files.items():
+        (tmp_path / name).write_text(content)
+    monkeypatch.chdir(tmp_path)
+    assert main(["trec_eval", *args, "q", "r"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in err, err
+
+
+def test_missing_query_is_scored_with_c(tmp_path, capsys, monkeypatch):
+    (tmp_path / "q").write_text("1 0 a 1\n2 0 b 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 1 t\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["trec_eval", "-c", "-q", "-m", "map", "-m", "num_q", "q", "r"]) == 0
+    assert capsys.readouterr().out == (
+        "map                   \t1\t1.0000\nmap                   \t2\t0.0000\n"
+        "num_q                 \tall\t2\nmap                   \tall\t0.5000\n")
