@@ -18,6 +18,7 @@ from .errors import InputError
 from .templates import call_macro, quote_ident
 
 FORMATS = ("trec", "csv", "tsv", "parquet")
+GROUP_SEPARATOR = "\x1f"  # joins query and judgment group in trec_eval's qrels_jg format
 KINDS = {"qrels": "relevance", "run": "score"}
 _SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
 _UNSUPPORTED = {".json", ".jsonl", ".ndjson", ".xlsx", ".xls", ".arrow", ".feather", ".ipc", ".orc",
@@ -41,6 +42,7 @@ class Source:
     path: str | None = None
     columns: dict[str, str] = field(default_factory=dict)
     value_type: str = "VARCHAR"  # type of the relevance or score column as read
+    groups: bool = False  # TREC qrels_jg: query ids carry the judgment group (column 2)
 
     @property
     def value_name(self) -> str:
@@ -48,7 +50,7 @@ class Source:
 
     def sql(self, mode: str = "typed") -> str:
         if self.format == "trec":
-            return call_macro("_macros/inputs.sql", "trec", self.path, self.kind, mode).strip()
+            return call_macro("_macros/inputs.sql", "trec", self.path, self.kind, mode, self.groups).strip()
         return call_macro("_macros/inputs.sql", "tabular", self.reader, self.columns, self.kind, mode).strip()
 
     def where(self, position: int) -> str:
@@ -108,14 +110,20 @@ def detect_format(path: str) -> str:
 
 
 def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
-         format: str | None = None, columns: Mapping[str, str] | None = None) -> Source:
-    """Turn a path, DataFrame, DuckDB relation or table name into a validated ``Source``."""
+         format: str | None = None, columns: Mapping[str, str] | None = None, groups: bool = False) -> Source:
+    """Turn a path, DataFrame, DuckDB relation or table name into a validated ``Source``.
+
+    groups=True reads TREC qrels with judgment groups in column 2 (trec_eval's qrels_jg)."""
     if kind not in KINDS:
         raise ValueError(kind)
     mapping = _column_mapping(kind, columns)
     if format is not None and format not in FORMATS:
         raise InputError(f"unknown {kind} format {format!r}; choose one of {', '.join(FORMATS)}")
     source = _locate(obj, kind, con, registry, format, mapping)
+    if groups:
+        if source.format != "trec":
+            raise InputError(f"{source.label}: judgment groups are read from TREC qrels_jg text only")
+        source.groups = True
     validate(source, con)
     return source
 
@@ -305,9 +313,12 @@ def _check_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str) 
     if not dup:
         return
     query_id, doc_id, copies, pairs = dup
+    if source.groups:
+        base, group = query_id.split(GROUP_SEPARATOR, 1)
+        query_id = f"{base}' judgment group '{group}"
     positions = [r[0] for r in con.execute(
         f"SELECT position FROM ({source.sql('numbered')}) AS checked WHERE query_id = $1 AND doc_id = $2 "
-        f"ORDER BY position LIMIT 2", [query_id, doc_id]).fetchall()]
+        f"ORDER BY position LIMIT 2", [dup[0], doc_id]).fetchall()]
     where = source.where(positions[0]) if positions else source.label
     also = f" (again at {source.where(positions[1])})" if len(positions) > 1 else ""
     more = f"; {pairs - 1} more duplicated pairs" if pairs > 1 else ""

@@ -14,12 +14,14 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Sequence
 
-import pandas as pd
+import duckdb
 
-from .engine import execute, plan, session
+from .conventions import resolve_conventions
+from .engine import resolve_measures, session
 from .errors import InputError, MeasureError, SqlrankError
+from .inputs import GROUP_SEPARATOR, Source, load
 from .measures import Measure, parse_measure
-from .templates import render_evaluation
+from .templates import call_macro, render_evaluation
 
 # trec_eval's measures in the order it computes and prints them (measures.c, version 10).
 # kind: "cut" (a list of cutoffs, one line each), "params" (one line, free parameters), "plain".
@@ -32,7 +34,8 @@ ORDER = [
     ("ideal_dcg", "params"), ("ndcg", "params"), ("ndcg_rel", "params"), ("Rndcg", "params"),
     ("ndcg_cut", "cut"), ("map_cut", "cut"), ("relative_P", "cut"), ("success", "cut"), ("set_P", "plain"),
     ("set_relative_P", "plain"), ("set_recall", "plain"), ("set_map", "plain"), ("set_F", "params"),
-    ("num_nonrel_judged_ret", "plain"), ("yaap", "plain"), ("rbp", "params"), ("rbp_resid", "plain"),
+    ("num_nonrel_judged_ret", "plain"), ("map_avgjg", "plain"), ("P_avgjg", "cut"),
+    ("Rprec_mult_avgjg", "cut"), ("yaap", "plain"), ("rbp", "params"), ("rbp_resid", "plain"),
     ("unj", "cut"),
 ]
 KIND = dict(ORDER)
@@ -46,13 +49,15 @@ NICKNAMES = {
                  "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
                  "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
                  "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj"],
+    "qrels_jg": ["runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"],
 }
+JUDGMENT_GROUP_MEASURES = {"map_avgjg": "map", "P_avgjg": "P", "Rprec_mult_avgjg": "Rprec_mult"}
 ALL_ONLY = {"runid", "num_q", "gm_map", "gm_bpref"}
 QUERY_ONLY = {"relstring"}
 COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 MISSING_ZSCORE = -1000000.0
 MIN_GEO_MEAN = 1e-5
-UNSUPPORTED_FORMATS = ("prefs", "qrels_prefs", "qrels_jg")
+UNSUPPORTED_FORMATS = ("prefs", "qrels_prefs")
 
 
 @dataclass
@@ -77,6 +82,7 @@ class Options:
     num_docs: int = 0
     zscores: str | None = None
     version: int = 10
+    groups: bool = False  # -R qrels_jg
     measures: dict[str, str | None] = field(default_factory=dict)
 
 
@@ -111,14 +117,15 @@ def build_parser(prog: str = "sqlrank trec_eval") -> argparse.ArgumentParser:
 
 def parse_options(argv: Sequence[str]) -> Options:
     args = build_parser().parse_args(argv)
-    if args.format != "trec_results":
+    if args.format not in ("trec_results", "qrels_jg"):
         if args.format in UNSUPPORTED_FORMATS:
-            raise SqlrankError(f"-R {args.format} (preference and judgment-group qrels) is not supported yet; "
-                               f"only -R trec_results is")
+            raise SqlrankError(f"-R {args.format} (preference judgments) is not supported yet; "
+                               f"-R trec_results and -R qrels_jg are")
         raise SqlrankError(f"unknown -R format {args.format!r}; trec_eval's formats are trec_results, prefs, "
                            f"qrels_prefs, qrels_jg")
     options = Options(args.qrels, args.run, args.per_query, args.complete, args.no_summary, args.judged_only,
-                      args.depth, args.rel, args.num_docs, args.zscores, args.version)
+                      args.depth, args.rel, args.num_docs, args.zscores, args.version,
+                      groups=args.format == "qrels_jg")
     for spec in args.measures or ["official"]:
         _request(options.measures, spec)
     return options
@@ -150,7 +157,8 @@ def expand(options: Options) -> list[Line]:
             label = trec if trec != "relstring" or params is None else f"relstring_{params}"
             lines.append(Line(label, trec))
             continue
-        spec = trec if params is None else f"{trec}.{params}"
+        base = JUDGMENT_GROUP_MEASURES.get(trec, trec)
+        spec = base if params is None else f"{base}.{params}"
         measures = parse_measure(spec)
         if kind == "cut":
             measures = sorted(measures, key=lambda m: m.cutoff)
@@ -175,22 +183,34 @@ def run(options: Options, out) -> None:
         measures.append(Measure("NumRel", None, {"rel": 1}))  # trec_eval -c recounts the summary (see below)
     conventions = dict(rel=options.rel, missing_queries="zero" if options.complete else "skip",
                        judged_only=options.judged_only, depth=options.depth, trec_eval_version=options.version)
+    relstring_line = next((line for line in lines if line.trec == "relstring"), None)
     with _run_file(options.run) as run_path, session(None) as (con, registry):
-        p = plan(options.qrels, run_path, measures or [Measure("NumQ")], "both", con, registry, **conventions)
+        qrels = load(options.qrels, "qrels", con, registry, groups=options.groups)
+        run_source = load(run_path, "run", con, registry)
         if not options.complete:
-            _require_all_qrels_queries(p, con)
-        result = execute(p, True, con)
+            _require_all_qrels_queries(qrels, run_source, con)
+        resolved_conventions = resolve_conventions(**conventions)
+        resolved = resolve_measures(measures or [Measure("NumQ")], resolved_conventions)
+        run_sql = run_source.sql()
+        if options.groups:
+            run_sql = call_macro("_macros/inputs.sql", "run_per_group", run_sql).strip()
+        sql = render_evaluation(qrels.sql(), run_sql, resolved, resolved_conventions, "per_query")
+        try:
+            frame = con.execute(sql).df()
+        except duckdb.Error as exc:
+            raise InputError(f"evaluation failed in DuckDB: {str(exc).strip().splitlines()[0]}") from None
         relstrings = {}
-        relstring_line = next((line for line in lines if line.trec == "relstring"), None)
         if relstring_line is not None and options.per_query:
             length = int(float(options.measures["relstring"] or 10))
-            sql = render_evaluation(p.qrels.sql(), p.run.sql(), [], p.conventions, "relstring", max(length, 0))
+            sql = render_evaluation(qrels.sql(), run_sql, [], resolved_conventions, "relstring", max(length, 0))
             relstrings = dict(con.execute(sql).fetchall())
-        runid = _runid(p, con) if "runid" in options.measures else None
+        runid = _runid(run_source, con) if "runid" in options.measures else None
+    if options.groups:  # average over the judgment groups of each query
+        frame["query_id"] = frame["query_id"].str.split(GROUP_SEPARATOR, n=1).str[0]
+        frame = frame.groupby(["query_id", "measure"], as_index=False, sort=False)["value"].mean()
     names = {str(m): str(m.resolve(options.rel)) for m in measures}
-    per_query = result.frame.assign(measure=lambda f: f.measure)
-    values = {(r.query_id, r.measure): r.value for r in per_query.itertuples()}
-    queries = sorted(set(per_query.query_id), key=lambda q: q.encode("utf-8"))
+    values = {(r.query_id, r.measure): r.value for r in frame.itertuples()}
+    queries = sorted(set(frame.query_id), key=lambda q: q.encode("utf-8"))
     zscores = _read_zscores(options.zscores) if options.zscores else None
 
     def value(line: Line, qid: str) -> float:
@@ -273,22 +293,23 @@ def _read_zscores(path: str) -> dict:
     return table
 
 
-def _require_all_qrels_queries(p, con) -> None:
+def _require_all_qrels_queries(qrels: Source, run: Source, con) -> None:
+    base = "split_part(query_id, chr(31), 1)" if qrels.groups else "query_id"
     missing = con.execute(
-        f"SELECT count(*), min(query_id) FROM (SELECT DISTINCT query_id FROM ({p.qrels.sql()}) AS qrels "
-        f"EXCEPT SELECT DISTINCT query_id FROM ({p.run.sql()}) AS run) AS missing").fetchone()
+        f"SELECT count(*), min(query_id) FROM (SELECT DISTINCT {base} AS query_id FROM ({qrels.sql()}) AS qrels "
+        f"EXCEPT SELECT DISTINCT query_id FROM ({run.sql()}) AS run) AS missing").fetchone()
     if missing[0]:
         raise InputError(
-            f"{missing[0]} qrels queries have no results in the run ({p.run.label}), e.g. {missing[1]!r}; trec_eval 10 "
+            f"{missing[0]} qrels queries have no results in the run ({run.label}), e.g. {missing[1]!r}; trec_eval 10 "
             f"stops here too. Pass -c to score them 0 and average over all qrels queries")
 
 
-def _runid(p, con) -> str:
+def _runid(run: Source, con) -> str:
     """The run tag of the last data line, as trec_eval prints it; the file name for other formats."""
-    if p.run.format == "trec":
-        row = con.execute(f"SELECT line FROM ({p.run.sql('numbered')}) AS lines ORDER BY position DESC LIMIT 1").fetchone()
+    if run.format == "trec":
+        row = con.execute(f"SELECT line FROM ({run.sql('numbered')}) AS lines ORDER BY position DESC LIMIT 1").fetchone()
         return row[0].split()[5]
-    return os.path.splitext(os.path.basename(p.run.label))[0]
+    return os.path.splitext(os.path.basename(run.label))[0]
 
 
 class _run_file:

@@ -27,15 +27,17 @@ COMPARISONS = [
                               "-m", "11pt_avg..25,.5,.75", "-m", "ndcg.1=3,2=9,4=4.5", "-m", "ndcg_cut.10,20,23.4",
                               "-m", "success.2,5,20", "qrels.test", "results.test"]),
     ("out.test.aqZ", ["-q", "-m", "all_trec", "-Z", "zscores_file", "qrels.test", "results.test"]),
+    ("out.test.qrels_jg", ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.123", "results.test"]),
+    ("out.test.qrels_jg", ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.comments.123", "results.test"]),
 ]
 FILE_ARGS = {"-Z"}
+OPTION_ARGS = {"-m", "-R"}
 
 
 def absolute(args):
     out, previous = [], None
     for arg in args:
-        is_file = (not arg.startswith("-") and (previous is None or not previous.startswith("-m"))) \
-            or previous in FILE_ARGS
+        is_file = (not arg.startswith("-") and previous not in OPTION_ARGS) or previous in FILE_ARGS
         out.append(str(CONFORMANCE / arg) if is_file and (CONFORMANCE / arg).exists() else arg)
         previous = arg
     return out

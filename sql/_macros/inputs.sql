@@ -8,11 +8,13 @@
   run columns 2 (Q0) and 4 (rank) and anything after the tag are ignored.
 -#}
 
-{% macro trec(path, kind, mode) %}
+{#- With groups (trec_eval's qrels_jg), the query id is the query and the judgment group
+    (column 2) joined by the unit separator chr(31). -#}
+{% macro trec(path, kind, mode, groups=false) %}
 {% set value_field = 5 if kind == 'run' else 4 %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
 {% set value_type = 'DOUBLE' if kind == 'run' else 'INTEGER' %}
-SELECT {% if mode == 'numbered' %}position, {% endif %}fields[1] AS query_id,
+SELECT {% if mode == 'numbered' %}position, {% endif %}{% if groups %}fields[1] || chr(31) || fields[2]{% else %}fields[1]{% endif %} AS query_id,
        fields[3] AS doc_id,
 {% if mode == 'typed' %}
        CAST(fields[{{ value_field }}] AS {{ value_type }}) AS {{ value_name }}
@@ -57,3 +59,14 @@ read_parquet({{ path | literal }})
 {% macro table(parts) -%}
 {% for part in parts %}{{ part | ident }}{% if not loop.last %}.{% endif %}{% endfor %}
 {%- endmacro %}
+
+{#- The run once for every judgment group of its query (trec_eval's qrels_jg): query ids
+    become query || chr(31) || group, as in the qrels read with groups. -#}
+{% macro run_per_group(run_sql) %}
+SELECT judgment_groups.query_id, run_rows.doc_id, run_rows.score
+FROM (
+    {{ run_sql | indent(4) }}
+) AS run_rows
+JOIN (SELECT DISTINCT query_id, split_part(query_id, chr(31), 1) AS base_query_id FROM qrels) AS judgment_groups
+  ON judgment_groups.base_query_id = run_rows.query_id
+{% endmacro %}
