@@ -14,7 +14,10 @@ import pandas as pd
 QUERY_STYLES = ("{n}", "0{n}", "Q-{n}/x", "q{n}")
 
 
-def generate(seed: int, n_queries: int = 300, max_docs: int = 60) -> tuple[pd.DataFrame, pd.DataFrame]:
+def generate(seed: int, n_queries: int = 300, max_docs: int = 60,
+             near_ties: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """near_ties adds scores that differ from a tie only beyond 32-bit float precision
+    (1 + 1e-9): trec_eval 10 ranks them apart, trec_eval 9 and pytrec_eval as ties."""
     rng = random.Random(seed)
     qrels_rows, run_rows = [], []
     for n in range(n_queries):
@@ -25,7 +28,10 @@ def generate(seed: int, n_queries: int = 300, max_docs: int = 60) -> tuple[pd.Da
         pool = list(dict.fromkeys(pool))
         retrieved = rng.sample(pool, rng.randint(1, min(max_docs, len(pool)))) if in_run else []
         for doc in retrieved:
-            run_rows.append((qid, doc, rng.randrange(-8, 40) / 8))
+            score = rng.randrange(-8, 40) / 8
+            if near_ties and rng.random() < 0.3:
+                score += rng.choice((1e-9, -1e-9, 2e-9))
+            run_rows.append((qid, doc, score))
         if in_qrels:
             judged = set(rng.sample(retrieved, int(len(retrieved) * rng.random()))) if retrieved else set()
             judged |= set(rng.sample(pool, rng.randint(0, 15)))

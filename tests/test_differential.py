@@ -1,7 +1,10 @@
 """Differential tests against pytrec_eval-terrier (trec_eval's C code) on generated data."""
 from __future__ import annotations
 
+import math
 import re
+
+import pandas as pd
 
 import pytest
 
@@ -52,6 +55,52 @@ def test_per_query_values_match_pytrec_eval(seed, rel, judged_only):
                 mismatches.append(f"{qid!r} {trec_name}: pytrec_eval {measures[trec_name]!r}, sqlrank {ours!r}")
     assert compared > 5000
     assert not mismatches, f"{len(mismatches)} of {compared} differ:\n" + "\n".join(mismatches[:20])
+
+
+ALL_PYTREC = sorted(set(pytrec_eval.supported_measures) - {"relstring", "runid"})
+GEOMETRIC = {"gm_map", "gm_bpref"}  # pytrec_eval gives ln(max(value, 1e-5)) per query
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+@pytest.mark.parametrize("rel", [1, 2])
+@pytest.mark.parametrize("judged_only", [False, True])
+def test_every_pytrec_eval_measure_with_trec_eval_version_9(seed, rel, judged_only):
+    qrels, run = generate(seed, n_queries=200, near_ties=True)
+    qrels_dict, run_dict = to_dicts(qrels, run)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels_dict, set(ALL_PYTREC), relevance_level=rel,
+                                               judged_docs_only_flag=judged_only)
+    expected = evaluator.evaluate(run_dict)
+    trec_names = sorted(next(iter(expected.values())))
+    if rel != 1:
+        trec_names.remove("num_rel")
+    measures = [sqlrank.parse_measures(n)[0] for n in trec_names]
+    with pytest.warns(sqlrank.SqlrankWarning):
+        got = sqlrank.evaluate(qrels, run, measures, per_query=True, rel=rel, judged_only=judged_only,
+                               trec_eval_version=9)
+    values = {(r.query_id, r.measure): r.value for r in got.itertuples()}
+    names = [str(m.resolve(rel)) for m in measures]
+    assert len(trec_names) >= 90 and set(got.query_id) == set(expected)
+    mismatches = []
+    for qid, row in expected.items():
+        for trec_name, name in zip(trec_names, names):
+            ours = values[(qid, name)]
+            if trec_name.split("_")[0] == "gm":
+                ours = math.log(max(ours, 1e-5))
+            if math.isnan(row[trec_name]) and row["num_ret"] == 0 and trec_name.startswith(("iprec", "11pt")):
+                # -J left no document: trec_eval divides 0 by 0; sqlrank scores an empty ranking 0
+                assert ours == 0.0
+                continue
+            if not close(ours, row[trec_name]):
+                mismatches.append(f"{qid!r} {trec_name}: pytrec_eval {row[trec_name]!r}, sqlrank {ours!r}")
+    assert not mismatches, f"{len(mismatches)} differ:\n" + "\n".join(mismatches[:20])
+
+
+def test_version_10_ranks_near_ties_apart():
+    qrels = pd.DataFrame({"query_id": ["q"] * 2, "doc_id": ["d1", "d2"], "relevance": [1, 0]})
+    run = pd.DataFrame({"query_id": ["q"] * 2, "doc_id": ["d1", "d2"], "score": [1.00000001, 1.0]})
+    # SEMANTICS.md E1d: trec_eval 10 compares doubles (RR 1), version 9 32-bit floats (a tie, d2 first: RR 0.5)
+    assert sqlrank.evaluate(qrels, run, "RR").value[0] == 1.0
+    assert sqlrank.evaluate(qrels, run, "RR", trec_eval_version=9).value[0] == 0.5
 
 
 def test_generated_data_has_the_hard_cases():

@@ -4,8 +4,9 @@
     nDCG_rel = (sum over retrieved d with gain > 0 of DCG@rank(d) / IDCG@rank(d)
                 + (n+ - those retrieved) * DCG / IDCG) / n+          (0 when that sum is 0)
     Rndcg    = mean of DCG@c / IDCG@c over the ranks c where the ideal gain changes (the last
-               ideal document included), plus DCG / IDCG at the last retrieved rank when more
-               documents are retrieved than n+; 0 when R = 0 (R at the relevance level rel)
+               ideal document included), plus DCG / IDCG at the last retrieved rank when at
+               least n+ + 2 documents are retrieved (trec_eval's loop consumes rank n+ + 1 when
+               it finds the ideal gain falling to 0); 0 when R = 0 (R at the relevance level rel)
     G        = (1 / sum of ideal gains) * sum over retrieved d with gain g != 0 at rank i of
                g / log2(2 + cost(i) - gains of the top i), cost(i) = sum over the top i ideal
                positions of max(ideal gain, 1) (1 past the ideal list)
@@ -50,7 +51,7 @@ COALESCE(CASE WHEN {{ points }} > 0 THEN ({{ points }}) / ideal_count{{ m.gain.s
 {% endmacro %}
 {% macro Rndcg_value(m) %}
 {%- set sfx = m.gain.sfx -%}
-{%- set extra = 'CASE WHEN COALESCE(num_ret, 0) > ideal_count' ~ sfx ~ ' THEN 1 ELSE 0 END' -%}
+{%- set extra = 'CASE WHEN COALESCE(num_ret, 0) > ideal_count' ~ sfx ~ ' + 1 THEN 1 ELSE 0 END' -%}
 CASE WHEN COALESCE({{ judging.num_rel(m.level) }}, 0) = 0 THEN 0 ELSE COALESCE((rndcg_sum{{ sfx }} + {{ extra }} * COALESCE(dcg{{ sfx }}, 0) / ideal_dcg{{ sfx }}) / (rndcg_points{{ sfx }} + {{ extra }}), 0) END
 {%- endmacro %}
 
