@@ -35,7 +35,8 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
         ``qrels_columns``/``run_columns`` (e.g. ``{"query_id": "user_id"}``), and conventions
         (``rel``, ``missing_queries``, ``judged_only``, ``depth``).
 
-    The SQL that ran is in ``frame.attrs["sql"]``, the conventions in ``frame.attrs["conventions"]``.
+    ``frame.attrs["sql"]`` holds the statement, reading your files (sqlrank runs it on the copy of
+    each file it read and validated once); ``frame.attrs["conventions"]`` the conventions.
     """
     from .engine import evaluate_result
 
@@ -55,4 +56,4 @@ def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, **optio
 
     with session(options.pop("connection", None)) as (con, registry):
         output = "per_query" if per_query else "summary"
-        return plan(qrels, run, measures, output, con, registry, **options).sql
+        return plan(qrels, run, measures, output, con, registry, **options).text

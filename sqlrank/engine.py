@@ -3,16 +3,18 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 import duckdb
-import pandas as pd
 
 from .conventions import Conventions, resolve_conventions
 from .errors import InputError
 from .inputs import Registry, Source, load
 from .measures import Measure, parse_measures
 from .templates import render_evaluation
+
+if TYPE_CHECKING:  # pandas is imported by DuckDB when a DataFrame is asked for, not at start-up
+    import pandas as pd
 
 
 @dataclass
@@ -41,7 +43,8 @@ class Plan:
     run: Source
     measures: list[Measure]
     conventions: Conventions
-    sql: str
+    sql: str  # the statement as executed here: it reads the inputs sqlrank read and validated once
+    text: str  # the same statement reading the files themselves: what users print and run elsewhere
 
 
 def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions: Conventions) -> list[Measure]:
@@ -63,7 +66,9 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     run_source = load(run, "run", con, registry, run_format, run_columns)
     sql = render_evaluation(qrels_source.sql(), run_source.sql(), resolved_measures, resolved_conventions,
                             output)
-    return Plan(qrels_source, run_source, resolved_measures, resolved_conventions, sql)
+    text = render_evaluation(qrels_source.source_sql(), run_source.source_sql(), resolved_measures,
+                             resolved_conventions, output)
+    return Plan(qrels_source, run_source, resolved_measures, resolved_conventions, sql, text)
 
 
 def execute(p: Plan, per_query: bool, con: duckdb.DuckDBPyConnection) -> Result:
@@ -75,7 +80,7 @@ def execute(p: Plan, per_query: bool, con: duckdb.DuckDBPyConnection) -> Result:
         raise InputError(f"evaluation failed in DuckDB: {str(exc).strip().splitlines()[0]}") from None
     frame["value"] = frame["value"].astype("float64")
     if not per_query:
-        return Result(frame, frame, p.sql, p.conventions, p.measures, False, num_queries, warnings)
+        return Result(frame, frame, p.text, p.conventions, p.measures, False, num_queries, warnings)
     order = {str(m): i for i, m in enumerate(p.measures)}
     is_summary = frame["query_id"].isna()
     summary = frame[is_summary].drop(columns="query_id")
@@ -83,7 +88,7 @@ def execute(p: Plan, per_query: bool, con: duckdb.DuckDBPyConnection) -> Result:
     rows = frame[~is_summary].copy()
     rows["_position"] = rows["measure"].map(order)
     rows = rows.sort_values(["query_id", "_position"], kind="stable").drop(columns="_position")
-    return Result(rows.reset_index(drop=True), summary, p.sql, p.conventions, p.measures, True, num_queries,
+    return Result(rows.reset_index(drop=True), summary, p.text, p.conventions, p.measures, True, num_queries,
                   warnings)
 
 
@@ -97,7 +102,7 @@ def _check_queries(p: Plan, con: duckdb.DuckDBPyConnection) -> tuple[list[str], 
                min(q.query_id) FILTER (WHERE r.query_id IS NULL),
                min(r.query_id) FILTER (WHERE q.query_id IS NULL)
         FROM qrels_queries AS q FULL OUTER JOIN run_queries AS r ON q.query_id = r.query_id
-    """).fetchone()
+    """).fetchall()[0]
     zero = p.conventions.missing_queries == "zero"
     if both == 0 and not zero:
         raise InputError(

@@ -43,14 +43,24 @@ class Source:
     columns: dict[str, str] = field(default_factory=dict)
     value_type: str = "VARCHAR"  # type of the relevance or score column as read
     groups: bool = False  # TREC qrels_jg: query ids carry the judgment group (column 2)
+    split: str = "regex"  # TREC text: "space", "tab" or "regex" (any white space)
+    table: str | None = None  # the temporary table the file was read into once, if any
 
     @property
     def value_name(self) -> str:
         return KINDS[self.kind]
 
     def sql(self, mode: str = "typed") -> str:
+        """The input as SQL: from the temporary table when it was read once, else from the source."""
+        if self.table is not None and mode in ("typed", "raw"):
+            return call_macro("_macros/inputs.sql", "materialized", self.table, self.kind, mode).strip()
+        return self.source_sql(mode)
+
+    def source_sql(self, mode: str = "typed") -> str:
+        """The input as SQL that reads the file (or table) itself: what users can run elsewhere."""
         if self.format == "trec":
-            return call_macro("_macros/inputs.sql", "trec", self.path, self.kind, mode, self.groups).strip()
+            return call_macro("_macros/inputs.sql", "trec", self.path, self.kind, mode, self.groups,
+                              self.split).strip()
         return call_macro("_macros/inputs.sql", "tabular", self.reader, self.columns, self.kind, mode).strip()
 
     def where(self, position: int) -> str:
@@ -67,10 +77,25 @@ class Registry:
     def __init__(self, con: duckdb.DuckDBPyConnection):
         self.con = con
         self.names: list[str] = []
+        self.tables: list[str] = []
         self._counter = itertools.count(1)
 
+    def name(self, kind: str) -> str:
+        return f"sqlrank_{kind}_{os.getpid()}_{id(self)}_{next(self._counter)}"
+
+    def materialize(self, sql: str, kind: str) -> str:
+        """Read once into a temporary table (dropped on close); DuckDB spills it to disk if needed."""
+        name = self.name(kind)
+        self.con.execute(f"CREATE TEMP TABLE {quote_ident(name)} AS {sql}")
+        self.tables.append(name)
+        return name
+
+    def drop(self, name: str) -> None:
+        self.con.execute(f"DROP TABLE IF EXISTS {quote_ident(name)}")
+        self.tables.remove(name)
+
     def register(self, obj: Any, kind: str) -> str:
-        name = f"sqlrank_{kind}_{os.getpid()}_{id(self)}_{next(self._counter)}"
+        name = self.name(kind)
         if isinstance(obj, duckdb.DuckDBPyRelation):
             obj.create_view(name, replace=True)
         else:
@@ -79,6 +104,11 @@ class Registry:
         return name
 
     def close(self) -> None:
+        for name in list(self.tables):
+            try:
+                self.drop(name)
+            except duckdb.Error:
+                pass
         for name in self.names:
             try:
                 self.con.unregister(name)
@@ -124,8 +154,55 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
         if source.format != "trec":
             raise InputError(f"{source.label}: judgment groups are read from TREC qrels_jg text only")
         source.groups = True
-    validate(source, con)
+    if source.path is None:  # DataFrames, relations, tables: already in the database
+        validate(source, con)
+        return source
+    if source.format == "trec":
+        source.split = _guess_split(source.path, kind)
+    _read_once(source, con, registry)
+    try:
+        validate(source, con)
+    except _Irregular:  # some line is not split by the single character: read again, any white space
+        registry.drop(source.table)
+        source.split = "regex"
+        _read_once(source, con, registry)
+        validate(source, con)
     return source
+
+
+class _Irregular(Exception):
+    """A TREC file read with the fast single-character split has a line that needs the regex."""
+
+
+def _read_once(source: Source, con: duckdb.DuckDBPyConnection, registry: Registry) -> None:
+    try:
+        source.table = registry.materialize(source.source_sql("raw"), source.kind)
+    except duckdb.Error as exc:
+        raise InputError(f"{source.label}: cannot read the {source.kind}: {_first_line(exc)}") from None
+
+
+def _guess_split(path: str, kind: str, sample: int = 200) -> str:
+    """Look at the first lines: single tabs or single spaces throughout, or anything else."""
+    import gzip
+
+    want = 4 if kind == "qrels" else 6
+    opener = gzip.open if path.lower().endswith(".gz") else open
+    lines = []
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                line = line.rstrip("\r\n")
+                if line and not line.startswith("#"):
+                    lines.append(line)
+                if len(lines) >= sample:
+                    break
+    except (OSError, EOFError):
+        return "regex"  # let DuckDB report what is wrong
+    for split, char in (("tab", "\t"), ("space", " ")):
+        fields = [line.split(char) for line in lines]
+        if lines and all("" not in f and (len(f) == want if kind == "qrels" else len(f) >= want) for f in fields):
+            return split
+    return "regex"
 
 
 def _column_mapping(kind: str, columns: Mapping[str, str] | None) -> dict[str, str]:
@@ -237,27 +314,41 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
 # ---------------------------------------------------------------- validation
 
 def validate(source: Source, con: duckdb.DuckDBPyConnection) -> None:
-    """Check what would make a number wrong; raise an InputError that says where."""
+    """Check what would make a number wrong; raise an InputError that says where.
+
+    One pass: rows are grouped by (query, document), which finds duplicates, and each kind
+    of bad row is counted on the way. Only when something is wrong is the source read again,
+    with line numbers, to say where."""
     raw = source.sql("raw")
     problems = _problem_conditions(source)
-    counts_sql = ", ".join(
-        [f"count(*) AS rows"] + [f"count(*) FILTER (WHERE {cond}) AS {name}" for name, (cond, _) in problems.items()])
+    if source.format == "trec" and source.split != "regex":
+        bad_count = "field_count <> 4" if source.kind == "qrels" else "field_count < 6"
+        problems = {"irregular": (f"has_empty_field OR {bad_count}", None), **problems}
+    inner = ", ".join(["count(*) AS copies"] + [f"count(*) FILTER (WHERE {cond}) AS {name}"
+                                                  for name, (cond, _) in problems.items()])
+    outer = ", ".join(["sum(copies)", "count(*) FILTER (WHERE copies > 1)"] + [f"sum({name})" for name in problems])
     try:
-        row = con.execute(f"SELECT {counts_sql} FROM ({raw}) AS checked").fetchone()
+        row = con.execute(f"SELECT {outer} FROM (SELECT {inner} FROM ({raw}) AS checked "
+                          f"GROUP BY query_id, doc_id) AS pairs").fetchall()[0]
     except duckdb.Error as exc:
         raise InputError(f"{source.label}: cannot read the {source.kind}: {_first_line(exc)}") from None
-    if row[0] == 0:
+    total, duplicated = row[0] or 0, row[1]
+    if total == 0:
         raise InputError(f"{source.label}: the {source.kind} has no data rows")
-    for (name, (cond, message)), count in zip(problems.items(), row[1:]):
-        if count:
-            found = con.execute(
-                f"SELECT * FROM ({source.sql('numbered')}) AS checked WHERE {cond} ORDER BY position LIMIT 1"
-            ).fetchone()
-            cols = [d[0] for d in con.description]
-            record = dict(zip(cols, found))
-            more = f" ({count} rows in all)" if count > 1 else ""
-            raise InputError(f"{source.where(record['position'])}: {message(record)}{more}")
-    _check_duplicates(source, con, raw)
+    for (name, (cond, message)), count in zip(problems.items(), row[2:]):
+        if not count:
+            continue
+        if name == "irregular":
+            raise _Irregular()
+        found = con.execute(
+            f"SELECT * FROM ({source.sql('numbered')}) AS checked WHERE {cond} ORDER BY position LIMIT 1"
+        ).fetchall()[0]
+        cols = [d[0] for d in con.description]
+        record = dict(zip(cols, found))
+        more = f" ({count} rows in all)" if count > 1 else ""
+        raise InputError(f"{source.where(record['position'])}: {message(record)}{more}")
+    if duplicated:
+        _report_duplicates(source, con, raw)
 
 
 def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
@@ -306,10 +397,10 @@ def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
     return checks
 
 
-def _check_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str) -> None:
+def _report_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str) -> None:
     dup = con.execute(
         f"SELECT query_id, doc_id, count(*) AS copies, count(*) OVER () AS pairs FROM ({raw}) AS checked "
-        f"GROUP BY query_id, doc_id HAVING count(*) > 1 ORDER BY query_id, doc_id LIMIT 1").fetchone()
+        f"GROUP BY query_id, doc_id HAVING count(*) > 1 ORDER BY query_id, doc_id LIMIT 1").fetchall()[0]
     if not dup:
         return
     query_id, doc_id, copies, pairs = dup

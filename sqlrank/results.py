@@ -5,7 +5,6 @@ import io
 import json
 import math
 
-import pandas as pd
 
 from .engine import Result
 
@@ -42,7 +41,7 @@ def _json_value(value, integer: bool):
     return value
 
 
-def _delimited(frame: pd.DataFrame, sep: str, integers: set[str]) -> str:
+def _delimited(frame, sep: str, integers: set[str]) -> str:
     out = io.StringIO()
     out.write(sep.join(frame.columns) + "\n")
     for row in frame.itertuples(index=False):

@@ -50,10 +50,24 @@ def number_literal(value: object) -> str:
     return str(value) if isinstance(value, int) else repr(value)
 
 
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates kept in the user's cache folder, so that start-up does not recompile them."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "sqlrank", "jinja")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        if os.access(folder, os.W_OK):
+            return jinja2.FileSystemBytecodeCache(folder)
+    except OSError:
+        pass
+    return None
+
+
 @lru_cache(maxsize=None)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(sql_dir())),
+        bytecode_cache=_bytecode_cache(),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         trim_blocks=True,

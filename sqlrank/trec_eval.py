@@ -196,7 +196,7 @@ def run(options: Options, out) -> None:
             run_sql = call_macro("_macros/inputs.sql", "run_per_group", run_sql).strip()
         sql = render_evaluation(qrels.sql(), run_sql, resolved, resolved_conventions, "per_query")
         try:
-            frame = con.execute(sql).df()
+            rows = con.execute(sql).fetchall()  # (query_id, measure, value)
         except duckdb.Error as exc:
             raise InputError(f"evaluation failed in DuckDB: {str(exc).strip().splitlines()[0]}") from None
         relstrings = {}
@@ -206,11 +206,13 @@ def run(options: Options, out) -> None:
             relstrings = dict(con.execute(sql).fetchall())
         runid = _runid(run_source, con) if "runid" in options.measures else None
     if options.groups:  # average over the judgment groups of each query
-        frame["query_id"] = frame["query_id"].str.split(GROUP_SEPARATOR, n=1).str[0]
-        frame = frame.groupby(["query_id", "measure"], as_index=False, sort=False)["value"].mean()
+        groups: dict = {}
+        for qid, measure, value in rows:
+            groups.setdefault((qid.split(GROUP_SEPARATOR, 1)[0], measure), []).append(value)
+        rows = [(qid, measure, sum(v) / len(v)) for (qid, measure), v in groups.items()]
     names = {str(m): str(m.resolve(options.rel)) for m in measures}
-    values = {(r.query_id, r.measure): r.value for r in frame.itertuples()}
-    queries = sorted(set(frame.query_id), key=lambda q: q.encode("utf-8"))
+    values = {(qid, measure): value for qid, measure, value in rows}
+    queries = sorted({qid for qid, _, _ in rows}, key=lambda q: q.encode("utf-8"))
     zscores = _read_zscores(options.zscores) if options.zscores else None
 
     def value(line: Line, qid: str) -> float:
@@ -297,7 +299,7 @@ def _require_all_qrels_queries(qrels: Source, run: Source, con) -> None:
     base = "split_part(query_id, chr(31), 1)" if qrels.groups else "query_id"
     missing = con.execute(
         f"SELECT count(*), min(query_id) FROM (SELECT DISTINCT {base} AS query_id FROM ({qrels.sql()}) AS qrels "
-        f"EXCEPT SELECT DISTINCT query_id FROM ({run.sql()}) AS run) AS missing").fetchone()
+        f"EXCEPT SELECT DISTINCT query_id FROM ({run.sql()}) AS run) AS missing").fetchall()[0]
     if missing[0]:
         raise InputError(
             f"{missing[0]} qrels queries have no results in the run ({run.label}), e.g. {missing[1]!r}; trec_eval 10 "
@@ -306,10 +308,33 @@ def _require_all_qrels_queries(qrels: Source, run: Source, con) -> None:
 
 def _runid(run: Source, con) -> str:
     """The run tag of the last data line, as trec_eval prints it; the file name for other formats."""
-    if run.format == "trec":
-        row = con.execute(f"SELECT line FROM ({run.sql('numbered')}) AS lines ORDER BY position DESC LIMIT 1").fetchone()
-        return row[0].split()[5]
-    return os.path.splitext(os.path.basename(run.label))[0]
+    if run.format != "trec":
+        return os.path.splitext(os.path.basename(run.label))[0]
+    if not run.path.lower().endswith(".gz"):
+        line = _last_data_line(run.path)
+        if line is not None:
+            return line.split()[5]
+    row = con.execute(f"SELECT line FROM ({run.sql('numbered')}) AS lines ORDER BY position DESC LIMIT 1").fetchall()[0]
+    return row[0].split()[5]
+
+
+def _last_data_line(path: str, block: int = 1 << 16) -> str | None:
+    """The last line that is neither blank nor a comment, read from the end of the file."""
+    with open(path, "rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        end = handle.tell()
+        tail = b""
+        while end > 0:
+            start = max(0, end - block)
+            handle.seek(start)
+            tail = handle.read(end - start) + tail
+            end = start
+            lines = tail.split(b"\n")
+            for raw in reversed(lines[1:] if start > 0 else lines):
+                text = raw.decode("utf-8", errors="replace").strip()
+                if text and not text.startswith("#"):
+                    return text
+    return None
 
 
 class _run_file:

@@ -81,3 +81,16 @@ def test_render_returns_the_sql_that_evaluate_runs():
     assert [r[0] for r in rows] == list(frame.measure)
     # DuckDB sums in parallel, in no fixed order: the last bit may differ between runs.
     assert all(close(a, b, 1e-12) for a, b in zip([r[1] for r in rows], frame.value))
+
+
+@pytest.mark.parametrize("late_line", ["{q}  Q0 {d} 1 {s} gen7", "{q}\tQ0\t{d}\t1\t{s}\tgen7", " {q} Q0 {d} 1 {s} gen7 ",
+                                       "{q} Q0 {d} 1 {s} gen7 extra words"])
+def test_irregular_white_space_after_the_first_lines(tmp_path, reference, late_line):
+    # The reader splits on single spaces when the first lines allow it; a later line that does
+    # not fit must send the whole file through the any-white-space reader, not be mis-split.
+    lines = [" ".join(line.split()) for line in (DATA / "run.txt").read_text().splitlines()]
+    assert len(lines) > 250
+    q, _, d, _, s, _ = lines[300].split()
+    lines[300] = late_line.format(q=q, d=d, s=s)
+    (tmp_path / "run.txt").write_text("\n".join(lines) + "\n")
+    pd.testing.assert_frame_equal(evaluate(DATA / "qrels.txt", tmp_path / "run.txt"), reference)
