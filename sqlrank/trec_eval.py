@@ -21,7 +21,7 @@ from .engine import resolve_measures, session
 from .errors import InputError, MeasureError, SqlrankError
 from .inputs import GROUP_SEPARATOR, Source, load
 from .measures import Measure, parse_measure
-from .templates import call_macro, render_evaluation
+from .templates import call_macro, quote_ident, render_evaluation, render_template
 
 # trec_eval's measures in the order it computes and prints them (measures.c, version 10).
 # kind: "cut" (a list of cutoffs, one line each), "params" (one line, free parameters), "plain".
@@ -34,7 +34,13 @@ ORDER = [
     ("ideal_dcg", "params"), ("ndcg", "params"), ("ndcg_rel", "params"), ("Rndcg", "params"),
     ("ndcg_cut", "cut"), ("map_cut", "cut"), ("relative_P", "cut"), ("success", "cut"), ("set_P", "plain"),
     ("set_relative_P", "plain"), ("set_recall", "plain"), ("set_map", "plain"), ("set_F", "params"),
-    ("num_nonrel_judged_ret", "plain"), ("map_avgjg", "plain"), ("P_avgjg", "cut"),
+    ("num_nonrel_judged_ret", "plain"),
+    ("prefs_num_prefs_poss", "prefs"), ("prefs_num_prefs_ful", "prefs"), ("prefs_num_prefs_ful_ret", "prefs"),
+    ("prefs_simp", "prefs"), ("prefs_pair", "prefs"), ("prefs_avgjg", "prefs"), ("prefs_avgjg_Rnonrel", "prefs"),
+    ("prefs_simp_ret", "prefs"), ("prefs_pair_ret", "prefs"), ("prefs_avgjg_ret", "prefs"),
+    ("prefs_avgjg_Rnonrel_ret", "prefs"), ("prefs_simp_imp", "prefs"), ("prefs_pair_imp", "prefs"),
+    ("prefs_avgjg_imp", "prefs"),
+    ("map_avgjg", "plain"), ("P_avgjg", "cut"),
     ("Rprec_mult_avgjg", "cut"), ("yaap", "plain"), ("rbp", "params"), ("rbp_resid", "plain"),
     ("unj", "cut"),
 ]
@@ -50,14 +56,19 @@ NICKNAMES = {
                  "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
                  "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj"],
     "qrels_jg": ["runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"],
+    "prefs": ["runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+              "prefs_simp", "prefs_pair", "prefs_avgjg"],
 }
+NICKNAMES["all_prefs"] = ["runid", "num_q"] + [name for name, kind in ORDER if kind == "prefs"]
+PREFS_MEASURES = NICKNAMES["all_prefs"][2:]
 JUDGMENT_GROUP_MEASURES = {"map_avgjg": "map", "P_avgjg": "P", "Rprec_mult_avgjg": "Rprec_mult"}
 ALL_ONLY = {"runid", "num_q", "gm_map", "gm_bpref"}
 QUERY_ONLY = {"relstring"}
-COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "prefs_num_prefs_poss",
+          "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret"}
 MISSING_ZSCORE = -1000000.0
 MIN_GEO_MEAN = 1e-5
-UNSUPPORTED_FORMATS = ("prefs", "qrels_prefs")
+PREFS_FORMATS = ("prefs", "qrels_prefs")
 
 
 @dataclass
@@ -83,6 +94,7 @@ class Options:
     zscores: str | None = None
     version: int = 10
     groups: bool = False  # -R qrels_jg
+    prefs: str | None = None  # -R prefs or -R qrels_prefs
     measures: dict[str, str | None] = field(default_factory=dict)
 
 
@@ -117,17 +129,21 @@ def build_parser(prog: str = "sqlrank trec_eval") -> argparse.ArgumentParser:
 
 def parse_options(argv: Sequence[str]) -> Options:
     args = build_parser().parse_args(argv)
-    if args.format not in ("trec_results", "qrels_jg"):
-        if args.format in UNSUPPORTED_FORMATS:
-            raise SqlrankError(f"-R {args.format} (preference judgments) is not supported yet; "
-                               f"-R trec_results and -R qrels_jg are")
+    if args.format not in ("trec_results", "qrels_jg") + PREFS_FORMATS:
         raise SqlrankError(f"unknown -R format {args.format!r}; trec_eval's formats are trec_results, prefs, "
                            f"qrels_prefs, qrels_jg")
     options = Options(args.qrels, args.run, args.per_query, args.complete, args.no_summary, args.judged_only,
                       args.depth, args.rel, args.num_docs, args.zscores, args.version,
-                      groups=args.format == "qrels_jg")
+                      groups=args.format == "qrels_jg",
+                      prefs=args.format if args.format in PREFS_FORMATS else None)
     for spec in args.measures or ["official"]:
         _request(options.measures, spec)
+    kinds = {KIND[name] for name in options.measures} - {"special"}
+    if options.prefs and kinds - {"prefs"}:
+        raise MeasureError(f"-R {options.prefs} reads preference judgments: only the prefs_* measures apply "
+                           f"(-m all_prefs), not {sorted(n for n in options.measures if KIND[n] not in ('prefs', 'special'))}")
+    if not options.prefs and "prefs" in kinds:
+        raise MeasureError("the prefs_* measures need preference judgments: add -R prefs or -R qrels_prefs")
     return options
 
 
@@ -157,6 +173,9 @@ def expand(options: Options) -> list[Line]:
             label = trec if trec != "relstring" or params is None else f"relstring_{params}"
             lines.append(Line(label, trec))
             continue
+        if kind == "prefs":
+            lines.append(Line(trec, trec))
+            continue
         base = JUDGMENT_GROUP_MEASURES.get(trec, trec)
         spec = base if params is None else f"{base}.{params}"
         measures = parse_measure(spec)
@@ -183,40 +202,96 @@ def run(options: Options, out) -> None:
         measures.append(Measure("NumRel", None, {"rel": 1}))  # trec_eval -c recounts the summary (see below)
     conventions = dict(rel=options.rel, missing_queries="zero" if options.complete else "skip",
                        judged_only=options.judged_only, depth=options.depth, trec_eval_version=options.version)
-    relstring_line = next((line for line in lines if line.trec == "relstring"), None)
     with _run_file(options.run) as run_path, session(None) as (con, registry):
-        qrels = load(options.qrels, "qrels", con, registry, groups=options.groups)
-        run_source = load(run_path, "run", con, registry)
-        if not options.complete:
-            _require_all_qrels_queries(qrels, run_source, con)
-        resolved_conventions = resolve_conventions(**conventions)
-        resolved = resolve_measures(measures or [Measure("NumQ")], resolved_conventions)
-        run_sql = run_source.sql()
-        if options.groups:
-            run_sql = call_macro("_macros/inputs.sql", "run_per_group", run_sql).strip()
-        sql = render_evaluation(qrels.sql(), run_sql, resolved, resolved_conventions, "per_query")
-        try:
-            rows = con.execute(sql).fetchall()  # (query_id, measure, value)
-        except duckdb.Error as exc:
-            raise InputError(f"evaluation failed in DuckDB: {str(exc).strip().splitlines()[0]}") from None
-        relstrings = {}
-        if relstring_line is not None and options.per_query:
-            length = int(float(options.measures["relstring"] or 10))
-            sql = render_evaluation(qrels.sql(), run_sql, [], resolved_conventions, "relstring", max(length, 0))
-            relstrings = dict(con.execute(sql).fetchall())
-        runid = _runid(run_source, con) if "runid" in options.measures else None
+        evaluate = _evaluate_prefs if options.prefs else _evaluate
+        rows, relstrings, runid = evaluate(options, lines, measures, run_path, con, registry, conventions)
+    _print(options, lines, measures, rows, relstrings, runid, out)
+
+
+def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_path: str, con, registry,
+              conventions: dict) -> tuple[list, dict, str | None]:
+    """The qrels measures: (query_id, measure, value) rows, relstrings and the run id."""
+    qrels = load(options.qrels, "qrels", con, registry, groups=options.groups)
+    run_source = load(run_path, "run", con, registry)
+    if not options.complete:
+        _require_all_qrels_queries(qrels, run_source, con)
+    resolved_conventions = resolve_conventions(**conventions)
+    resolved = resolve_measures(measures or [Measure("NumQ")], resolved_conventions)
+    run_sql = run_source.sql()
+    if options.groups:
+        run_sql = call_macro("_macros/inputs.sql", "run_per_group", run_sql).strip()
+    sql = render_evaluation(qrels.sql(), run_sql, resolved, resolved_conventions, "per_query")
+    try:
+        rows = con.execute(sql).fetchall()  # (query_id, measure, value)
+    except duckdb.Error as exc:
+        raise InputError(f"evaluation failed in DuckDB: {str(exc).strip().splitlines()[0]}") from None
+    relstrings = {}
+    if "relstring" in options.measures and options.per_query:
+        length = int(float(options.measures["relstring"] or 10))
+        sql = render_evaluation(qrels.sql(), run_sql, [], resolved_conventions, "relstring", max(length, 0))
+        relstrings = dict(con.execute(sql).fetchall())
+    runid = _runid(run_source, con) if "runid" in options.measures else None
     if options.groups:  # average over the judgment groups of each query
         groups: dict = {}
         for qid, measure, value in rows:
             groups.setdefault((qid.split(GROUP_SEPARATOR, 1)[0], measure), []).append(value)
         rows = [(qid, measure, sum(v) / len(v)) for (qid, measure), v in groups.items()]
+    return rows, relstrings, runid
+
+
+def _evaluate_prefs(options: Options, lines: list[Line], measures: list[Measure], run_path: str, con, registry,
+                    conventions: dict) -> tuple[list, dict, str | None]:
+    """Preference measures: read the judgments once, validate them, run sql/prefs.sql."""
+    layout = options.prefs
+    path = options.qrels
+    if not os.path.isfile(path):
+        raise InputError(f"{path}: no such preference judgments file")
+    table = registry.materialize(call_macro("_macros/inputs.sql", "prefs", path, layout, "raw").strip(), "prefs")
+    fields = 5 if layout == "prefs" else 4
+    shape = "qid jg jsg docno rel_level" if layout == "prefs" else "qid jg docno rel_level"
+    bad = con.execute(f"SELECT count(*) FILTER (WHERE field_count <> {fields}), "
+                      f"count(*) FILTER (WHERE TRY_CAST(rel_level AS DOUBLE) IS NULL OR isnan(TRY_CAST(rel_level AS DOUBLE))), "
+                      f"count(*) FROM {quote_ident(table)}").fetchall()[0]
+    if bad[2] == 0:
+        raise InputError(f"{path}: the preference judgments have no data lines")
+    if bad[0] or bad[1]:
+        cond = f"field_count <> {fields}" if bad[0] else "TRY_CAST(rel_level AS DOUBLE) IS NULL"
+        position, line = con.execute(
+            f"SELECT position, line FROM ({call_macro('_macros/inputs.sql', 'prefs', path, layout, 'numbered')}) "
+            f"AS lines WHERE {cond} ORDER BY position LIMIT 1").fetchall()[0]
+        what = f"expected {fields} fields '{shape}'" if bad[0] else "the relevance level is not a number"
+        raise InputError(f"{path}:{position}: malformed -R {layout} line: {what}: {line.strip()!r}")
+    run_source = load(run_path, "run", con, registry)
+    prefs_sql = (f"SELECT query_id, jg, jsg, doc_id, CAST(rel_level AS DOUBLE) AS rel_level "
+                 f"FROM {quote_ident(table)}")
+    if not options.complete:
+        missing = con.execute(
+            f"SELECT count(*), min(query_id) FROM (SELECT DISTINCT query_id FROM {quote_ident(table)} "
+            f"EXCEPT SELECT DISTINCT query_id FROM ({run_source.sql()}) AS run) AS missing").fetchall()[0]
+        if missing[0]:
+            raise InputError(f"{missing[0]} queries of the preference judgments have no results in the run, e.g. "
+                             f"{missing[1]!r}; trec_eval 10 stops here too. Pass -c to score them 0")
+    resolved = resolve_conventions(**conventions)
+    sql = render_template("prefs.sql", prefs_sql=prefs_sql, run_sql=run_source.sql(),
+                          missing_queries=resolved.missing_queries, depth=resolved.depth,
+                          score_order="CAST(score AS FLOAT)" if resolved.trec_eval_version == 9 else "score",
+                          measure_names=PREFS_MEASURES)
+    runid = _runid(run_source, con) if "runid" in options.measures else None
+    try:
+        return con.execute(sql).fetchall(), {}, runid
+    except duckdb.Error as exc:
+        raise InputError(f"evaluation failed in DuckDB: {str(exc).strip().splitlines()[0]}") from None
+
+
+def _print(options: Options, lines: list[Line], measures: list[Measure], rows: list, relstrings: dict,
+           runid: str | None, out) -> None:
     names = {str(m): str(m.resolve(options.rel)) for m in measures}
     values = {(qid, measure): value for qid, measure, value in rows}
     queries = sorted({qid for qid, _, _ in rows}, key=lambda q: q.encode("utf-8"))
     zscores = _read_zscores(options.zscores) if options.zscores else None
 
     def value(line: Line, qid: str) -> float:
-        v = values[(qid, names[str(line.measure)])]
+        v = values[(qid, names[str(line.measure)] if line.measure is not None else line.trec)]
         if line.trec in ("gm_map", "gm_bpref"):
             v = math.log(max(v, MIN_GEO_MEAN))
         return _zscore(zscores, qid, line.name, v) if zscores is not None else v

@@ -29,6 +29,9 @@ COMPARISONS = [
     ("out.test.aqZ", ["-q", "-m", "all_trec", "-Z", "zscores_file", "qrels.test", "results.test"]),
     ("out.test.qrels_jg", ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.123", "results.test"]),
     ("out.test.qrels_jg", ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.comments.123", "results.test"]),
+    ("out.test.prefs", ["-m", "all_prefs", "-q", "-R", "prefs", "prefs.test", "prefs.results.test"]),
+    ("out.test.prefs", ["-m", "all_prefs", "-q", "-R", "prefs", "prefs.comment.test", "prefs.results.test"]),
+    ("out.test.qrels_prefs", ["-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.test", "results.test"]),
 ]
 FILE_ARGS = {"-Z"}
 OPTION_ARGS = {"-m", "-R"}
@@ -74,6 +77,10 @@ def test_run_from_standard_input():
     ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-m", "nDCG@10"], ["not a trec_eval measure"]),
     ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-m", "map.5"], ["takes no parameters"]),
     ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-R", "qrels_jgg"], ["unknown -R format"]),
+    ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-R", "prefs", "-m", "map"], ["only the prefs_* measures"]),
+    ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-m", "prefs_simp"], ["add -R prefs"]),
+    ({"q": "1 0 0 a x\n", "r": "1 Q0 a 1 1 t\n"}, ["-R", "prefs", "-m", "all_prefs"], ["q:1:", "not a number"]),
+    ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-R", "prefs", "-m", "all_prefs"], ["q:1:", "expected 5 fields"]),
 ])
 def test_errors_are_clear(tmp_path, monkeypatch, capsys, files, args, fragments):
     for name, content in files.items():

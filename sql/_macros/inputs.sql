@@ -94,3 +94,29 @@ FROM (
 JOIN (SELECT DISTINCT query_id, split_part(query_id, chr(31), 1) AS base_query_id FROM qrels) AS judgment_groups
   ON judgment_groups.base_query_id = run_rows.query_id
 {% endmacro %}
+
+{#- trec_eval's preference judgments: "qid jg jsg docno rel_level" (-R prefs), or qrels read as
+    preferences, "qid jg docno rel_level" with subgroup '0' (-R qrels_prefs). Levels are numbers.
+    mode "raw" keeps the level as text and the field count; "numbered" adds line numbers. -#}
+{% macro prefs(path, layout, mode) %}
+{% set n = 5 if layout == 'prefs' else 4 %}
+SELECT {% if mode == 'numbered' %}position, line, {% endif %}fields[1] AS query_id,
+       fields[2] AS jg,
+       {% if layout == 'prefs' %}fields[3]{% else %}'0'{% endif %} AS jsg,
+       fields[{{ n - 1 }}] AS doc_id,
+{% if mode == 'typed' %}
+       CAST(fields[{{ n }}] AS DOUBLE) AS rel_level
+{% else %}
+       fields[{{ n }}] AS rel_level,
+       len(fields) AS field_count
+{% endif %}
+FROM (
+    SELECT {% if mode == 'numbered' %}position, line, {% endif %}string_split_regex(trim(line, chr(32) || chr(9) || chr(11) || chr(12) || chr(13)), '\s+') AS fields
+    FROM (
+        SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}line
+        FROM read_csv({{ path | literal }}, columns = {'line': 'VARCHAR'}, header = false,
+                      delim = chr(0), quote = '', escape = '', auto_detect = false)
+    ) AS file_lines
+    WHERE NOT regexp_matches(coalesce(line, ''), '^\s*(#|$)')
+) AS data_lines
+{% endmacro %}
