@@ -105,7 +105,8 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser(prog: str = "sqlrank trec_eval") -> argparse.ArgumentParser:
     p = _Parser(prog=prog, description="trec_eval 10, computed in SQL: same options, measures and output.",
-                epilog="Nicknames: official (default), set, all_trec. Measure parameters as in trec_eval: "
+                epilog="Nicknames: official (default), set, all_trec, qrels_jg, prefs, all_prefs. "
+                       "Measure parameters as in trec_eval: "
                        "-m P.5,10 -m ndcg_cut.10 -m ndcg.1=3,2=9 -m utility.2,-1,0,0 -m relstring.20.")
     p.add_argument("qrels", metavar="QRELS", help="qrels file (any format sqlrank reads)")
     p.add_argument("run", metavar="RUN", help="run file, or - for standard input")
@@ -120,7 +121,8 @@ def build_parser(prog: str = "sqlrank trec_eval") -> argparse.ArgumentParser:
     p.add_argument("-m", action="append", dest="measures", metavar="MEASURE[.PARAMS]",
                    help="a measure or nickname; repeatable (default: official)")
     p.add_argument("-R", dest="format", default="trec_results", metavar="FORMAT",
-                   help="run/qrels format: trec_results (default)")
+                   help="judgments format: trec_results (qrels, default), qrels_jg (judgment groups in column 2), "
+                     "prefs (qid jg jsg docno level), qrels_prefs (qrels read as preferences)")
     p.add_argument("-Z", dest="zscores", metavar="FILE", help="print z-scores against this table of means and stddevs")
     p.add_argument("--trec-eval-version", type=int, choices=(9, 10), default=10, dest="version",
                    help="10 (default), or 9 to reproduce pytrec_eval and trec_eval 9.x")
