@@ -14,6 +14,7 @@
 -#}
 {% import '_macros/gain.sql' as gains %}
 {% import '_macros/dialect.sql' as dialect %}
+{% import '_macros/query_set.sql' as query_set %}
 {%- macro aggregate(m) -%}
 {%- if m.aggregate == 'sum' -%}
 SUM({{ m.column }})
@@ -32,13 +33,7 @@ qrels AS (
 run AS (
     {{ run_sql | indent(4) }}
 ),
-evaluated_queries AS (
-    SELECT DISTINCT query_id FROM qrels
-{% if missing_queries == 'skip' %}
-    INTERSECT
-    SELECT DISTINCT query_id FROM run
-{% endif %}
-),
+{{ query_set.evaluated_queries('qrels', missing_queries) }},
 judged AS (
     SELECT run.query_id,
            run.doc_id,

@@ -20,6 +20,7 @@
     for the Rnonrel measures a group whose ratio is 0/0 makes the topic 0 (a NaN in trec_eval). -#}
 CASE WHEN groups.{{ column }} > 0{% if strict %} AND groups.{{ column }}_undefined = 0{% endif %} THEN groups.{{ column }} / groups.groups ELSE 0 END
 {%- endmacro -%}
+{% import '_macros/query_set.sql' as query_set %}
 WITH RECURSIVE
 prefs AS (
     {{ prefs_sql | indent(4) }}
@@ -27,13 +28,7 @@ prefs AS (
 run AS (
     {{ run_sql | indent(4) }}
 ),
-evaluated_queries AS (
-    SELECT DISTINCT query_id FROM prefs
-{% if missing_queries == 'skip' %}
-    INTERSECT
-    SELECT DISTINCT query_id FROM run
-{% endif %}
-),
+{{ query_set.evaluated_queries('prefs', missing_queries) }},
 judged_docs AS (
     SELECT DISTINCT prefs.query_id, prefs.doc_id
     FROM prefs

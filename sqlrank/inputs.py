@@ -199,8 +199,10 @@ def _guess_split(path: str, kind: str, sample: int = 200) -> str:
     except (OSError, EOFError):
         return "regex"  # let DuckDB report what is wrong
     for split, char in (("tab", "\t"), ("space", " ")):
+        others = set(" \t\v\f") - {char}
         fields = [line.split(char) for line in lines]
-        if lines and all("" not in f and (len(f) == want if kind == "qrels" else len(f) >= want) for f in fields):
+        if lines and all("" not in f and (len(f) == want if kind == "qrels" else len(f) >= want)
+                         and not others & set(line) for f, line in zip(fields, lines)):
             return split
     return "regex"
 

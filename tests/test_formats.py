@@ -84,7 +84,8 @@ def test_render_returns_the_sql_that_evaluate_runs():
 
 
 @pytest.mark.parametrize("late_line", ["{q}  Q0 {d} 1 {s} gen7", "{q}\tQ0\t{d}\t1\t{s}\tgen7", " {q} Q0 {d} 1 {s} gen7 ",
-                                       "{q} Q0 {d} 1 {s} gen7 extra words"])
+                                       "{q} Q0 {d} 1 {s} gen7 extra words", "{q} Q0 {d}\t1 {s} gen7",
+                                       "{q} Q0\v{d} 1 {s} gen7"])
 def test_irregular_white_space_after_the_first_lines(tmp_path, reference, late_line):
     # The reader splits on single spaces when the first lines allow it; a later line that does
     # not fit must send the whole file through the any-white-space reader, not be mis-split.
@@ -94,3 +95,16 @@ def test_irregular_white_space_after_the_first_lines(tmp_path, reference, late_l
     lines[300] = late_line.format(q=q, d=d, s=s)
     (tmp_path / "run.txt").write_text("\n".join(lines) + "\n")
     pd.testing.assert_frame_equal(evaluate(DATA / "qrels.txt", tmp_path / "run.txt"), reference)
+
+
+def test_tab_separated_lines_with_spaces_inside_fields(tmp_path, reference):
+    # trec_eval splits on any white space: a tab-separated file whose fields carry spaces
+    # ('q1 \tQ0\t d7\t...') must not keep them in the ids.
+    lines = [line.split() for line in (DATA / "run.txt").read_text().splitlines()]
+    text = "".join(f"{q}\tQ0\t{d}\t{r}\t  {s}\t{t}\n" for q, _, d, r, s, t in lines[:300])
+    text += "".join(f"{q} \tQ0\t {d}\t{r}\t{s}\t{t}\n" for q, _, d, r, s, t in lines[300:])
+    (tmp_path / "run.txt").write_text(text)
+    qrels = [line.split() for line in (DATA / "qrels.txt").read_text().splitlines()]
+    (tmp_path / "qrels.txt").write_text("".join(f"{q}\t{i}\t{d}\t{r}\n" for q, i, d, r in qrels[:10])
+                                        + "".join(f"{q}\t{i}\t{d} \t {r}\n" for q, i, d, r in qrels[10:]))
+    pd.testing.assert_frame_equal(evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt"), reference)

@@ -10,9 +10,10 @@
 
 {#- With groups (trec_eval's qrels_jg), the query id is the query and the judgment group
     (column 2) joined by the unit separator chr(31).
-    split "regex" splits on any run of white space; "space" and "tab" split on that one
+    split "regex" splits on any run of white space (C's isspace: space, \t, \n, \v, \f, \r); "space" and "tab" split on that one
     character, which is several times faster and is used only for files where every line is
-    that regular (has_empty_field and field_count tell, and the reader falls back otherwise). -#}
+    that regular: has_empty_field (an empty field, or other white space in the line) and
+    field_count tell, and the reader falls back to "regex" otherwise. -#}
 {% macro trec(path, kind, mode, groups=false, split='regex') %}
 {% set value_field = 5 if kind == 'run' else 4 %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
@@ -24,15 +25,16 @@ SELECT {% if mode == 'numbered' %}position, {% endif %}{% if groups %}fields[1] 
 {% else %}
        fields[{{ value_field }}] AS {{ value_name }},
        len(fields) AS field_count{% if split != 'regex' %},
-       list_contains(fields, '') AS has_empty_field{% endif %}{% if mode == 'numbered' %},
+       list_contains(fields, '') OR contains(line, {{ 'chr(32)' if split == 'tab' else 'chr(9)' }})
+           OR contains(line, chr(11)) OR contains(line, chr(12)) AS has_empty_field{% endif %}{% if mode == 'numbered' %},
        line{% endif %}
 
 {% endif %}
 FROM (
 {% if split == 'regex' %}
-    SELECT {% if mode == 'numbered' %}position, line, {% endif %}string_split_regex(trim(line, chr(32) || chr(9) || chr(11) || chr(12) || chr(13)), '\s+') AS fields
+    SELECT {% if mode == 'numbered' %}position, line, {% endif %}string_split_regex(trim(line, chr(32) || chr(9) || chr(11) || chr(12) || chr(13)), '[ \t\n\v\f\r]+') AS fields
 {% else %}
-    SELECT {% if mode == 'numbered' %}position, line, {% endif %}string_split(line, {{ 'chr(9)' if split == 'tab' else 'chr(32)' }}) AS fields
+    SELECT {% if mode == 'numbered' %}position, {% endif %}line, string_split(line, {{ 'chr(9)' if split == 'tab' else 'chr(32)' }}) AS fields
 {% endif %}
     FROM (
         SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}line
@@ -40,7 +42,7 @@ FROM (
                       delim = chr(0), quote = '', escape = '', auto_detect = false)
     ) AS file_lines
 {% if split == 'regex' %}
-    WHERE NOT regexp_matches(coalesce(line, ''), '^\s*(#|$)')
+    WHERE NOT regexp_matches(coalesce(line, ''), '^[ \t\n\v\f\r]*(#|$)')
 {% else %}
     WHERE line IS NOT NULL AND line <> '' AND NOT starts_with(line, '#')
 {% endif %}
@@ -111,12 +113,12 @@ SELECT {% if mode == 'numbered' %}position, line, {% endif %}fields[1] AS query_
        len(fields) AS field_count
 {% endif %}
 FROM (
-    SELECT {% if mode == 'numbered' %}position, line, {% endif %}string_split_regex(trim(line, chr(32) || chr(9) || chr(11) || chr(12) || chr(13)), '\s+') AS fields
+    SELECT {% if mode == 'numbered' %}position, line, {% endif %}string_split_regex(trim(line, chr(32) || chr(9) || chr(11) || chr(12) || chr(13)), '[ \t\n\v\f\r]+') AS fields
     FROM (
         SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}line
         FROM read_csv({{ path | literal }}, columns = {'line': 'VARCHAR'}, header = false,
                       delim = chr(0), quote = '', escape = '', auto_detect = false)
     ) AS file_lines
-    WHERE NOT regexp_matches(coalesce(line, ''), '^\s*(#|$)')
+    WHERE NOT regexp_matches(coalesce(line, ''), '^[ \t\n\v\f\r]*(#|$)')
 ) AS data_lines
 {% endmacro %}
