@@ -2,11 +2,12 @@
   One evaluation as one statement. Shared steps are computed once:
     qrels, run          the inputs, typed (query_id, doc_id, relevance | score)
     evaluated_queries   which queries count (missing_queries: skip = both sides, zero = all qrels queries)
-    judged              each retrieved document with its label (NULL when unjudged)
-    ranked              rank by score desc, then doc_id desc (trec_eval's order), running counts
     judgments           per-query counts over all judgments (R)
-    ideal, ideal_dcg    the ideal ranking of the judgments and its DCG (one pair per gain map)
-    retrieved           per-query aggregates over the ranking
+    ideal*              ideal rankings (of the judgments, or of the retrieved documents) and their DCG
+    judged, ranked      each retrieved document with its label (NULL when unjudged), ranked by
+                        score desc and the tie-break (trec_eval: doc_id desc), with running counts;
+                        one pair per distinct ranking (tie_break, judged_only, depth) the measures ask for
+    retrieved           per-query aggregates over a ranking
     per_query           one column per requested measure
   then one row per (query, measure), the aggregate over queries per measure, or both;
   or (output "relstring", trec_eval's relstring) the labels of each query's top documents as text.
@@ -24,76 +25,20 @@ EXP(AVG(LN(CASE WHEN {{ m.column }} > CAST(0.00001 AS DOUBLE) THEN {{ m.column }
 AVG({{ m.column }})
 {%- endif -%}
 {%- endmacro -%}
--- sqlrank {{ version }}: {{ measure_names | join(', ') }}
--- conventions: {{ conventions }}
-WITH
-qrels AS (
-    {{ qrels_sql | indent(4) }}
-),
-run AS (
-    {{ run_sql | indent(4) }}
-),
-{{ query_set.evaluated_queries('qrels', missing_queries) }},
-judged AS (
-    SELECT run.query_id,
-           run.doc_id,
-           run.score,
-           qrels.relevance{% for column in judged_columns %},
+{%- macro columns(items) -%}
+{% for column in items %},
            {{ column }}{% endfor %}
+{%- endmacro -%}
+{%- macro population(m, value) -%}
+{%- if mixed_population and m.missing_queries == 'skip' -%}
+CASE WHEN answered_queries.query_id IS NOT NULL THEN {{ value }} END
+{%- else -%}
+{{ value }}
+{%- endif -%}
+{%- endmacro -%}
 
-    FROM run
-    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
-{% if judged_only %}
-    JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
-    WHERE qrels.relevance >= 0
-{% else %}
-    LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
-{% endif %}
-),
-ranked AS (
-{% if depth is not none or running_columns %}
-    SELECT ordered.*{% for column in running_columns %},
-           {{ column }}{% endfor %}
-
-    FROM (
-{% endif %}
-    SELECT judged.*,
-           ROW_NUMBER() OVER ranking AS rank{% for column in ranked_columns %},
-           {{ column }}{% endfor %}
-
-    FROM judged
-    WINDOW ranking AS (PARTITION BY query_id ORDER BY {{ score_order }} DESC NULLS LAST, doc_id DESC
-                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-{% if depth is not none or running_columns %}
-    ) AS ordered
-{% if depth is not none %}
-    WHERE rank <= {{ depth | number }}
-{% endif %}
-{% if running_columns %}
-    WINDOW running AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-{% endif %}
-{% endif %}
-){% if output == 'relstring' %}
-
-SELECT query_id,
-       STRING_AGG(CASE WHEN relevance IS NULL THEN '-' WHEN relevance < 0 THEN '.' WHEN relevance > 9 THEN '>'
-                       ELSE CAST(relevance AS VARCHAR) END, '' ORDER BY rank) AS relstring
-FROM ranked
-WHERE rank <= {{ relstring_length | number }}
-GROUP BY query_id
-{% else %},
-{% if judgment_columns %}
-judgments AS (
-    SELECT qrels.query_id{% for column in judgment_columns %},
-           {{ column }}{% endfor %}
-
-    FROM qrels
-    JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
-    GROUP BY qrels.query_id
-),
-{% endif %}
-{% for spec in gain_specs if spec.ideal_columns %}
-ideal{{ spec.sfx }} AS (
+{%- macro ideal_ctes(spec) -%}
+{{ spec.name }} AS (
     SELECT query_id,
            gain,
            rank{% if spec.detail %},
@@ -106,9 +51,14 @@ ideal{{ spec.sfx }} AS (
                gain,
                ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY gain DESC, doc_id DESC) AS rank
         FROM (
-            SELECT qrels.query_id, qrels.doc_id, {{ gains.gain('qrels.relevance', spec) }} AS gain
+{% if spec.source == 'qrels' %}
+            SELECT qrels.query_id, qrels.doc_id, {{ gains.gain('qrels.relevance', spec.gain) }} AS gain
             FROM qrels
             JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+{% else %}
+            SELECT query_id, doc_id, gain{{ spec.gain.sfx }} AS gain
+            FROM ranked{{ spec.ranking }}
+{% endif %}
         ) AS judged_gains
         WHERE gain > 0
     ) AS ideal_order{% if spec.detail %}
@@ -116,43 +66,145 @@ ideal{{ spec.sfx }} AS (
     WINDOW ideal_order AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW){% endif %}
 
 ),
-ideal_dcg{{ spec.sfx }} AS (
-    SELECT query_id{% for column in spec.ideal_columns %},
-           {{ column }}{% endfor %}
-
-    FROM ideal{{ spec.sfx }}
+{{ spec.name }}_dcg AS (
+    SELECT query_id{{ columns(spec.columns) }}
+    FROM {{ spec.name }}
     GROUP BY query_id
+)
+{%- endmacro -%}
+-- sqlrank {{ version }}: {{ measure_names | join(', ') }}
+-- conventions: {{ conventions }}
+WITH
+qrels AS (
+    {{ qrels_sql | indent(4) }}
 ),
-{% endfor %}
-retrieved AS (
-    SELECT ranked.query_id{% for column in retrieved_columns %},
-           {{ column }}{% endfor %}
-
-    FROM ranked
-{% if rows_need_judgments %}
-    JOIN judgments ON judgments.query_id = ranked.query_id
+run AS (
+    {{ run_sql | indent(4) }}
+),
+{{ query_set.evaluated_queries('qrels', missing_queries) }},
+{% if mixed_population %}
+answered_queries AS (
+    SELECT DISTINCT query_id FROM run
+),
 {% endif %}
-    GROUP BY ranked.query_id
+{% if judgment_columns %}
+judgments AS (
+    SELECT qrels.query_id{{ columns(judgment_columns) }}
+    FROM qrels
+    JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+    GROUP BY qrels.query_id
 ),
-{% for cte in extra_ctes %}
+{% endif %}
+{% if perfect_columns %}
+perfect_discounts AS (
+    SELECT {{ perfect_columns | join(',\n           ') }}
+    FROM {{ dialect.positions(perfect_depth) }}
+),
+{% endif %}
+{% for spec in ideals if spec.source == 'qrels' %}
+{{ ideal_ctes(spec) }},
+{% endfor %}
+{% for v in rankings %}
+judged{{ v.sfx }} AS (
+    SELECT run.query_id,
+           run.doc_id,
+           run.score{% if v.input_rank %},
+           run.input_rank{% endif %},
+           qrels.relevance{{ columns(v.judged) }}
+    FROM run
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+{% if v.judged_only %}
+    JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
+    WHERE qrels.relevance >= 0
+{% else %}
+    LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
+{% endif %}
+),
+ranked{{ v.sfx }} AS (
+{% if v.depth is not none or v.outer %}
+    SELECT ordered.*{{ columns(v.outer) }}
+    FROM (
+{% endif %}
+    SELECT judged{{ v.sfx }}.*,
+           ROW_NUMBER() OVER ranking AS rank{{ columns(v.ranked) }}
+    FROM judged{{ v.sfx }}
+    WINDOW ranking AS (PARTITION BY query_id ORDER BY {{ v.order }}
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+{% if v.depth is not none or v.outer %}
+    ) AS ordered
+{% if v.depth is not none %}
+    WHERE rank <= {{ v.depth | number }}
+{% endif %}
+{% if v.outer %}
+    WINDOW {% if v.running %}running AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW){% if v.ties %}, {% endif %}{% endif %}{% if v.ties %}tie AS (PARTITION BY query_id, {{ v.tie_key }}){% endif %}
+
+{% endif %}
+{% endif %}
+){% if output == 'relstring' %}
+
+SELECT query_id,
+       STRING_AGG(CASE WHEN relevance IS NULL THEN '-' WHEN relevance < 0 THEN '.' WHEN relevance > 9 THEN '>'
+                       ELSE CAST(relevance AS VARCHAR) END, '' ORDER BY rank) AS relstring
+FROM ranked{{ v.sfx }}
+WHERE rank <= {{ relstring_length | number }}
+GROUP BY query_id
+{% else %},
+retrieved{{ v.sfx }} AS (
+    SELECT ranked{{ v.sfx }}.query_id{{ columns(v.retrieved) }}
+    FROM ranked{{ v.sfx }}
+{% if v.join_judgments %}
+    JOIN judgments ON judgments.query_id = ranked{{ v.sfx }}.query_id
+{% endif %}
+    GROUP BY ranked{{ v.sfx }}.query_id
+),
+{% for spec in ideals if spec.source == 'run' and spec.ranking == v.sfx %}
+{{ ideal_ctes(spec) }},
+{% endfor %}
+{% for cte in v.ctes %}
 {{ cte.sql }},
 {% endfor %}
+{% if not loop.last or rankings | length > 1 %}
+per_query{{ v.sfx }} AS (
+{% else %}
 per_query AS (
-    SELECT evaluated_queries.query_id{% for m in measures %},
-           {{ m.value }} AS {{ m.column }}{% endfor %}
+{% endif %}
+    SELECT evaluated_queries.query_id{% for m in v.measures %},
+           {{ population(m, m.value) }} AS {{ m.column }}{% endfor %}
 
     FROM evaluated_queries
-    LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+    LEFT JOIN retrieved{{ v.sfx }} ON retrieved{{ v.sfx }}.query_id = evaluated_queries.query_id
 {% if judgment_columns %}
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 {% endif %}
-{% for spec in gain_specs if spec.ideal_columns %}
-    LEFT JOIN ideal_dcg{{ spec.sfx }} ON ideal_dcg{{ spec.sfx }}.query_id = evaluated_queries.query_id
+{% if mixed_population %}
+    LEFT JOIN answered_queries ON answered_queries.query_id = evaluated_queries.query_id
+{% endif %}
+{% for spec in ideals if spec.source == 'qrels' or spec.ranking == v.sfx %}
+    LEFT JOIN {{ spec.name }}_dcg ON {{ spec.name }}_dcg.query_id = evaluated_queries.query_id
 {% endfor %}
-{% for cte in extra_ctes %}
+{% if perfect_columns %}
+    CROSS JOIN perfect_discounts
+{% endif %}
+{% for cte in v.ctes %}
     LEFT JOIN {{ cte.name }} ON {{ cte.name }}.query_id = evaluated_queries.query_id
 {% endfor %}
-){% if output != 'per_query' %},
+){% if not loop.last or rankings | length > 1 %},{% endif %}
+{% endif %}
+
+{% endfor %}
+{% if output != 'relstring' %}
+{% if rankings | length > 1 %}
+per_query AS (
+    SELECT evaluated_queries.query_id{% for m in measures %},
+           per_query{{ m.ranking }}.{{ m.column }}{% endfor %}
+
+    FROM evaluated_queries
+{% for v in rankings %}
+    JOIN per_query{{ v.sfx }} ON per_query{{ v.sfx }}.query_id = evaluated_queries.query_id
+{% endfor %}
+)
+{% endif %}
+{% if output != 'per_query' %},
 summary AS (
     SELECT {% for m in measures %}{{ aggregate(m) }} AS {{ m.column }}{% if not loop.last %},
 {{ '           ' }}{% endif %}{% endfor %}
@@ -170,6 +222,9 @@ SELECT per_query.query_id,
        END AS value
 FROM per_query
 CROSS JOIN (VALUES{% for m in measures %} ({{ loop.index }}, {{ m.name | literal }}){% if not loop.last %},{% endif %}{% endfor %}) AS measures (position, measure)
+{% if mixed_population %}
+WHERE CASE measures.position{% for m in measures %} WHEN {{ loop.index }} THEN per_query.{{ m.column }}{% endfor %} END IS NOT NULL
+{% endif %}
 {% endif %}
 {% if output == 'both' %}
 UNION ALL

@@ -2,31 +2,125 @@
 
 The defaults are trec_eval's (version 10), except that queries missing from the run are
 skipped, as trec_eval 9, pytrec_eval and most libraries do (trec_eval 10 stops instead).
+Each field can be set for a whole evaluation (keyword argument, CLI flag, preset) or for one
+measure inside its name (``nDCG(gain=exponential)@10``); the measure's own setting wins.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from .errors import ConventionError
 
+TIE_BREAKS = ("trec_eval", "doc_id_asc", "input_rank", "expected")
+GAINS = ("linear", "exponential")
+DISCOUNTS = ("log", "jarvelin")
+IDEALS = ("qrels", "run", "perfect")
+AP_DENOMINATORS = ("num_rel", "retrieved_relevant", "min_num_rel_cutoff")
 MISSING_QUERIES = ("skip", "zero")
 TREC_EVAL_VERSIONS = (9, 10)
 
 
+def _choice(name: str, options: tuple) -> Any:
+    def check(value: Any) -> Any:
+        if value not in options:
+            raise ConventionError(f"{name} must be one of {', '.join(map(str, options))}, not {value!r}")
+        return value
+    return check
+
+
+def check_gain(value: Any) -> Any:
+    """'linear', 'exponential', or a mapping {label: gain} for labels >= 0 (others keep gain = label)."""
+    if isinstance(value, str):
+        return _choice("gain", GAINS)(value)
+    items = value.items() if isinstance(value, dict) else value
+    try:
+        pairs = tuple(sorted((label, gain) for label, gain in items))
+    except (TypeError, ValueError):
+        raise ConventionError(f"gain must be linear, exponential or a mapping {{label: gain}}, not {value!r}") from None
+    if not pairs:
+        raise ConventionError("gain mapping is empty; give at least one label: gain pair")
+    for label, gain in pairs:
+        if isinstance(label, bool) or not isinstance(label, int) or label < 0:
+            raise ConventionError(f"gain mapping labels must be integers >= 0, not {label!r}")
+        if isinstance(gain, bool) or not isinstance(gain, (int, float)) or not math.isfinite(gain):
+            raise ConventionError(f"the gain of label {label} must be a finite number, not {gain!r}")
+    return tuple((label, float(gain)) for label, gain in pairs)
+
+
+def check_log_base(value: Any) -> float:
+    if value == "e":
+        return math.e
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 1:
+        raise ConventionError(f"log_base must be a number > 1 (2, e, 10, ...), not {value!r}")
+    return float(value)
+
+
+def check_rel(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConventionError(f"rel must be an integer >= 0, not {value!r}")
+    return value
+
+
+def check_bool(name: str):
+    def check(value: Any) -> bool:
+        if not isinstance(value, bool):
+            raise ConventionError(f"{name} must be true or false, not {value!r}")
+        return value
+    return check
+
+
+def check_depth(value: Any) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise ConventionError(f"depth must be a positive integer or None, not {value!r}")
+    return value
+
+
+CHECKS = {
+    "tie_break": _choice("tie_break", TIE_BREAKS),
+    "gain": check_gain,
+    "discount": _choice("discount", DISCOUNTS),
+    "log_base": check_log_base,
+    "ideal": _choice("ideal", IDEALS),
+    "ap_denominator": _choice("ap_denominator", AP_DENOMINATORS),
+    "rel": check_rel,
+    "missing_queries": _choice("missing_queries", MISSING_QUERIES),
+    "judged_only": check_bool("judged_only"),
+    "depth": check_depth,
+    "trec_eval_version": _choice("trec_eval_version", TREC_EVAL_VERSIONS),
+}
+
+
 @dataclass(frozen=True)
 class Conventions:
-    """The resolved conventions of one evaluation.
+    """The resolved conventions of one evaluation (defaults: trec_eval 10's).
 
-    rel: minimum label that counts as relevant (trec_eval -l); nDCG, DCG and CG ignore it.
-    missing_queries: "skip" evaluates the queries in both qrels and run; "zero" also scores
-        qrels queries absent from the run as 0 (trec_eval -c).
+    tie_break: order of documents with equal scores: trec_eval (doc_id descending, byte order),
+        doc_id_asc, input_rank (the run's rank column), or expected (the mean over all orders
+        of tied documents).
+    gain: linear (the label), exponential (2^label - 1), or a mapping {label: gain}.
+    discount: log (1/log_b(i+1) at every rank i) or jarvelin (1 up to rank b, then 1/log_b(i)).
+    log_base: b of the discount (2; e as Burges and Croft; any number > 1).
+    ideal: the ideal ranking of nDCG: qrels (all judgments), run (the retrieved documents'
+        labels only), perfect (every position holds the top label).
+    ap_denominator: num_rel (R), retrieved_relevant (relevant retrieved within the cutoff), or
+        min_num_rel_cutoff (min(R, k)).
+    rel: minimum label that counts as relevant (trec_eval -l); gains ignore it.
+    missing_queries: skip (evaluate queries in both qrels and run) or zero (qrels queries the
+        run misses score 0, trec_eval -c).
     judged_only: drop retrieved documents without a judgment >= 0 and re-rank (trec_eval -J).
     depth: keep only the top N documents of each query after sorting (trec_eval -M).
-    trec_eval_version: 10 (default) or 9. Version 9, like pytrec_eval, compares scores as
-        32-bit floats and turns a recall level x into floor(x * R + 0.9) relevant documents
-        in IPrec and IPrecAvg; version 10 compares doubles and rounds x * R.
+    trec_eval_version: 10, or 9: 32-bit float scores and floor(x R + 0.9) recall levels, as
+        trec_eval 9 and pytrec_eval.
     """
 
+    tie_break: str = "trec_eval"
+    gain: Any = "linear"
+    discount: str = "log"
+    log_base: float = 2.0
+    ideal: str = "qrels"
+    ap_denominator: str = "num_rel"
     rel: int = 1
     missing_queries: str = "skip"
     judged_only: bool = False
@@ -34,37 +128,47 @@ class Conventions:
     trec_eval_version: int = 10
 
     def __post_init__(self) -> None:
-        if isinstance(self.rel, bool) or not isinstance(self.rel, int) or self.rel < 0:
-            raise ConventionError(f"rel must be an integer >= 0, not {self.rel!r}")
-        if self.missing_queries not in MISSING_QUERIES:
-            raise ConventionError(
-                f"missing_queries must be one of {', '.join(MISSING_QUERIES)}, not {self.missing_queries!r}")
-        if not isinstance(self.judged_only, bool):
-            raise ConventionError(f"judged_only must be true or false, not {self.judged_only!r}")
-        if self.depth is not None and (
-                isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 1):
-            raise ConventionError(f"depth must be a positive integer or None, not {self.depth!r}")
-        if self.trec_eval_version not in TREC_EVAL_VERSIONS:
-            raise ConventionError(f"trec_eval_version must be 9 or 10, not {self.trec_eval_version!r}")
+        for f in fields(self):
+            object.__setattr__(self, f.name, CHECKS[f.name](getattr(self, f.name)))
 
     def describe(self) -> str:
-        """``rel=1, missing_queries=skip, judged_only=false, depth=none`` (every field, always)."""
-        parts = []
-        for f in fields(self):
-            value = getattr(self, f.name)
-            text = "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
-            parts.append(f"{f.name}={text}")
-        return ", ".join(parts)
+        """``tie_break=trec_eval, gain=linear, ...`` (every field, always)."""
+        return ", ".join(f"{f.name}={format_value(getattr(self, f.name))}" for f in fields(self))
 
 
+DEFAULTS = Conventions()
 FIELD_NAMES = tuple(f.name for f in fields(Conventions))
+# Conventions that can also be set per measure (trec_eval_version applies to a whole evaluation).
+MEASURE_FIELDS = tuple(name for name in FIELD_NAMES if name != "trec_eval_version")
+# Conventions that decide the ranking itself: measures that differ in them get rankings of their own.
+RANKING_FIELDS = ("tie_break", "judged_only", "depth")
 
 
-def resolve_conventions(**overrides: object) -> Conventions:
-    """Defaults plus the caller's overrides; None means "keep the default"."""
+def format_value(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        if value == math.e:
+            return "e"
+        return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, tuple):
+        return "{" + ",".join(f"{k}:{format_value(v)}" for k, v in value) + "}"
+    return str(value)
+
+
+PRESETS: dict[str, dict[str, Any]] = {}  # filled by sqlrank.presets
+
+
+def resolve_conventions(preset: str | None = None, **overrides: Any) -> Conventions:
+    """A preset's conventions (default: trec_eval) plus the caller's overrides (None: keep)."""
+    from .presets import preset_conventions
+
     unknown = [k for k in overrides if k not in FIELD_NAMES]
     if unknown:
         raise ConventionError(
             f"unknown convention {unknown[0]!r}; the conventions are: {', '.join(FIELD_NAMES)}")
+    base = preset_conventions(preset) if preset is not None else {}
     given = {k: v for k, v in overrides.items() if v is not None}
-    return replace(Conventions(), **given)
+    return replace(DEFAULTS, **{**base, **given})

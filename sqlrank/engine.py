@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 import duckdb
@@ -11,6 +11,7 @@ from .conventions import Conventions, resolve_conventions
 from .errors import InputError
 from .inputs import Registry, Source, load
 from .measures import Measure, parse_measures
+from .presets import preset_family_conventions
 from .templates import render_evaluation
 
 if TYPE_CHECKING:  # pandas is imported by DuckDB when a DataFrame is asked for, not at start-up
@@ -47,10 +48,14 @@ class Plan:
     text: str  # the same statement reading the files themselves: what users print and run elsewhere
 
 
-def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions: Conventions) -> list[Measure]:
+def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions: Conventions,
+                     preset: str | None = None, explicit: Iterable[str] = ()) -> list[Measure]:
+    """Measures with conventions filled in. Precedence: the measure's own parameters, then the
+    caller's explicit conventions, then the preset's setting for the family, then the rest."""
     resolved: list[Measure] = []
     for measure in parse_measures(spec):
-        measure = measure.resolve(conventions.rel)
+        family = {k: v for k, v in preset_family_conventions(preset, measure.family).items() if k not in explicit}
+        measure = measure.resolve(replace(conventions, **family) if family else conventions)
         if measure not in resolved:
             resolved.append(measure)
     return resolved
@@ -59,9 +64,10 @@ def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions:
 def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyConnection,
          registry: Registry, *, qrels_format: str | None = None, run_format: str | None = None,
          qrels_columns: Mapping[str, str] | None = None, run_columns: Mapping[str, str] | None = None,
-         **conventions: Any) -> Plan:
-    resolved_conventions = resolve_conventions(**conventions)
-    resolved_measures = resolve_measures(measures, resolved_conventions)
+         preset: str | None = None, **conventions: Any) -> Plan:
+    resolved_conventions = resolve_conventions(preset, **conventions)
+    explicit = {k for k, v in conventions.items() if v is not None}
+    resolved_measures = resolve_measures(measures, resolved_conventions, preset, explicit)
     qrels_source = load(qrels, "qrels", con, registry, qrels_format, qrels_columns)
     run_source = load(run, "run", con, registry, run_format, run_columns)
     sql = render_evaluation(qrels_source.sql(), run_source.sql(), resolved_measures, resolved_conventions,

@@ -13,7 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from .errors import MeasureError
+from .conventions import CHECKS, DEFAULTS, RANKING_FIELDS, Conventions
+from .errors import ConventionError, MeasureError
 
 # trec_eval's default parameter lists, used when a measure is named without them.
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -49,16 +50,14 @@ def _real(low: float | None = None, high: float | None = None, open_low: bool = 
     return check
 
 
-def _gain_map(value: Any, what: str) -> tuple[tuple[int, float], ...]:
-    if isinstance(value, tuple) and all(isinstance(v, tuple) and len(v) == 2 for v in value):
-        value = dict(value)
-    if not isinstance(value, dict) or not value:
-        raise MeasureError(f"{what} must be a mapping of labels to gains such as {{1: 3, 2: 9}}, not {value!r}")
-    items = []
-    for label, gain in value.items():
-        label = _integer(0)(label, f"label {label!r} of {what}")
-        items.append((label, _real()(gain, f"gain of label {label} in {what}")))
-    return tuple(sorted(items))
+def _convention(name: str) -> Callable[[Any, str], Any]:
+    """A convention field used as a measure parameter: the same values, the same checks."""
+    def check(value: Any, what: str) -> Any:
+        try:
+            return CHECKS[name](value)
+        except ConventionError as exc:
+            raise MeasureError(f"{exc} (in {what.split(' of ', 1)[-1]})") from None
+    return check
 
 
 def _levels(value: Any, what: str) -> tuple[float, ...]:
@@ -83,8 +82,11 @@ class Param:
     default: Any = None
 
 
-REL = Param(_integer(0))
-GAIN = Param(_gain_map)
+# Convention fields as parameters: None means "from the evaluation's conventions".
+CONVENTION_PARAMS = {name: Param(_convention(name)) for name in
+                     ("rel", "gain", "discount", "log_base", "ideal", "ap_denominator", *RANKING_FIELDS,
+                      "missing_queries")}
+EVALUATION_PARAMS = (*RANKING_FIELDS, "missing_queries")  # every family takes these
 
 
 @dataclass(frozen=True)
@@ -105,9 +107,10 @@ class Family:
 
 
 def _family(name, template, description, params=(), **kw) -> Family:
-    """A Family whose params are named: "rel" and "gain" are shared, others come as (name, Param)."""
-    shared = {"rel": REL, "gain": GAIN}
-    resolved = dict((p, shared[p]) if isinstance(p, str) else p for p in params)
+    """A Family whose params are named: convention fields by name, others as (name, Param).
+    Every family also takes the conventions that decide the ranking and the query set."""
+    resolved = dict((p, CONVENTION_PARAMS[p]) if isinstance(p, str) else p for p in params)
+    resolved.update({p: CONVENTION_PARAMS[p] for p in EVALUATION_PARAMS})
     return Family(name, template, description, resolved, **kw)
 
 
@@ -121,7 +124,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     _family("relative_P", "precision_recall", "relevant documents in the top k, divided by min(k, R)",
             ["rel"], cutoff="required", default_cutoffs=TREC_CUTOFFS, trec_cut_name="relative_P"),
     _family("AP", "ap", "average precision: mean of the precision at each relevant document, over R",
-            ["rel"], default_cutoffs=TREC_CUTOFFS, trec_name="map", trec_cut_name="map_cut"),
+            ["rel", "ap_denominator"], default_cutoffs=TREC_CUTOFFS, trec_name="map", trec_cut_name="map_cut"),
     _family("GMAP", "ap", "AP, averaged over queries by the geometric mean of max(AP, 1e-5)",
             ["rel"], cutoff="none", aggregate="geometric", trec_name="gm_map"),
     _family("YAAP", "ap", "yet another AP: ln((1 + S) / (1 + R - S)), S = sum of the precision at each relevant",
@@ -146,9 +149,11 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     _family("binG", "ndcg", "binary G: sum over relevant of 1 / log2(2 + non-relevant above), over R",
             ["rel"], cutoff="none", trec_name="binG"),
     _family("nDCG", "ndcg", "DCG divided by the DCG of the ideal ranking of all judgments",
-            ["gain"], default_cutoffs=TREC_CUTOFFS, trec_name="ndcg", trec_cut_name="ndcg_cut"),
-    _family("DCG", "ndcg", "discounted cumulative gain: sum of gain / log2(rank + 1)", ["gain"], trec_name="dcg"),
-    _family("IdealDCG", "ndcg", "DCG of the ideal ranking of all judgments", ["gain"], trec_name="ideal_dcg"),
+            ["gain", "discount", "log_base", "ideal"], default_cutoffs=TREC_CUTOFFS, trec_name="ndcg", trec_cut_name="ndcg_cut"),
+    _family("DCG", "ndcg", "discounted cumulative gain: sum of gain / log2(rank + 1)",
+            ["gain", "discount", "log_base"], trec_name="dcg"),
+    _family("IdealDCG", "ndcg", "DCG of the ideal ranking of all judgments",
+            ["gain", "discount", "log_base", "ideal"], trec_name="ideal_dcg"),
     _family("CG", "ndcg", "cumulative gain: sum of the gains of the retrieved documents", ["gain"]),
     _family("nDCG_rel", "ndcg_variants", "nDCG averaged at each relevant document (trec_eval ndcg_rel)",
             ["gain"], cutoff="none", trec_name="ndcg_rel"),
@@ -157,7 +162,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     _family("G", "ndcg_variants", "normalized gain G (trec_eval, experimental)", ["gain"], cutoff="none",
             trec_name="G"),
     _family("RBP", "rbp", "rank-biased precision (1 - p) * sum of gain * p^(rank - 1)",
-            ["gain", ("p", Param(_real(0.0, 1.0, open_low=True, open_high=True), 0.9))], cutoff="none",
+            [("p", Param(_real(0.0, 1.0, open_low=True, open_high=True), 0.9))], cutoff="none",
             trec_name="rbp"),
     _family("RBPResid", "rbp", "RBP residual: the mass RBP leaves to unjudged documents and the tail",
             [("p", Param(_real(0.0, 1.0, open_low=True, open_high=True), 0.9))], cutoff="none",
@@ -242,9 +247,12 @@ class Measure:
         return FAMILIES[self.family]
 
     def param(self, name: str) -> Any:
-        """The parameter's value: given, or the family's default (None: from the conventions)."""
+        """The parameter's value: given, else the family's default, else trec_eval's convention."""
         given = dict(self.params)
-        return given[name] if name in given else self.spec.params[name].default
+        if name in given:
+            return given[name]
+        default = self.spec.params[name].default
+        return getattr(DEFAULTS, name) if default is None and name in CHECKS else default
 
     @property
     def rel(self) -> int | None:
@@ -255,23 +263,43 @@ class Measure:
         return 1 if self.rel is None else self.rel
 
     def __str__(self) -> str:
-        params = ",".join(f"{k}={_format_value(v)}" for k, v in self.params)
+        params = ",".join(f"{k}={_format_value(v)}" for k, v in _display_order(self.params))
         params = f"({params})" if params else ""
         cutoff = f"@{_format_value(self.cutoff)}" if self.cutoff is not None else ""
         return f"{self.family}{params}{cutoff}"
 
-    def resolve(self, rel: int) -> "Measure":
-        """This measure with conventions filled in; defaults are left out of the name."""
-        params = {k: v for k, v in self.params if v != self.spec.params[k].default}
-        if "rel" in self.spec.params:
-            level = self.rel if self.rel is not None else rel
-            params.pop("rel", None)
-            if level != 1:
-                params["rel"] = level
+    def resolve(self, conventions: Conventions | int) -> "Measure":
+        """This measure with the evaluation's conventions filled in where it sets none of its own.
+        The name keeps what differs from trec_eval's conventions (an int is a relevance level)."""
+        if isinstance(conventions, int):
+            conventions = Conventions(rel=conventions)
+        given = dict(self.params)
+        params = {}
+        for name, param in self.spec.params.items():
+            if name in given:
+                value = given[name]
+            elif name in CHECKS:
+                value = getattr(conventions, name)
+            else:
+                continue
+            default = getattr(DEFAULTS, name) if name in CHECKS else param.default
+            if value != default:
+                params[name] = value
         return Measure(self.family, self.cutoff, tuple(params.items()))
 
 
+_ORDER = ("rel", "gain", "discount", "log_base", "ideal", "ap_denominator", "tie_break", "judged_only", "depth",
+          "missing_queries")
+
+
+def _display_order(params: tuple) -> list:
+    """Conventions first in a fixed order, then the family's own parameters by name."""
+    return sorted(params, key=lambda kv: (_ORDER.index(kv[0]) if kv[0] in _ORDER else len(_ORDER), kv[0]))
+
+
 def _format_value(value: Any) -> str:
+    if isinstance(value, float) and value == math.e:
+        return "e"
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, float):

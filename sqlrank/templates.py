@@ -95,20 +95,97 @@ def call_macro(template: str, macro: str, *args: object) -> str:
 
 _RESERVED = {"dcg", "cg", "ideal_dcg", "num_ret", "rank", "gain", "score", "relevance", "query_id", "doc_id",
              "position", "measure", "value", "point"}
-_STANDARD_BLOCKS = ("judged", "ranked", "running", "retrieved", "judgments", "join")
-# Blocks that are CTEs of their own: the template and macro that render them, and the CTE name.
+_RANKING_BLOCKS = ("judged", "ranked", "tie", "running", "retrieved", "join")
+# Blocks that are CTEs of their own: the template and macro that render them.
 _FAMILY_CTES = {
-    "iprec": ("measures/iprec.sql", "cte_iprec", "iprec_{}"),
-    "graded": ("measures/ndcg_variants.sql", "cte_graded", "graded{}"),
-    "rndcg": ("measures/ndcg_variants.sql", "cte_rndcg", "rndcg{}"),
+    "iprec": ("measures/iprec.sql", "cte_iprec"),
+    "graded": ("measures/ndcg_variants.sql", "cte_graded"),
+    "rndcg": ("measures/ndcg_variants.sql", "cte_rndcg"),
 }
 _PART = re.compile(r"^\[([a-z_]+)(?::([A-Za-z0-9_]*))?\]\s+(.*)$")
-_GAIN_FAMILIES_WITH_DETAIL = {"nDCG_rel", "Rndcg", "G"}
+_DETAIL_FAMILIES = {"nDCG_rel", "Rndcg", "G"}  # read the ideal ranking position by position
+# No closed form for the mean over all orders of tied documents (yet): tie_break=expected is refused.
+_NO_EXPECTED = {"Bpref", "GMBpref", "infAP", "IPrec", "IPrecAvg", "binG", "G", "nDCG_rel", "Rndcg", "YAAP"}
 
 
-def measure_context(measure, column: str, gain_sfx: str, version: int) -> dict:
+def _order(tie_break: str, score: str) -> str:
+    return {
+        "trec_eval": f"{score} DESC NULLS LAST, doc_id DESC",
+        "expected": f"{score} DESC NULLS LAST, doc_id DESC",
+        "doc_id_asc": f"{score} DESC NULLS LAST, doc_id ASC",
+        "input_rank": "input_rank ASC NULLS LAST, doc_id DESC",
+    }[tie_break]
+
+
+class _Plan:
+    """Python decides: which rankings, gains, discounts and ideal rankings the measures need."""
+
+    def __init__(self, conventions):
+        self.score = "CAST(score AS FLOAT)" if conventions.trec_eval_version == 9 else "score"
+        self.rankings: dict = {}
+        self.gains: dict = {}
+        self.discounts: dict = {}
+        self.ideals: dict = {}
+
+    def ranking(self, tie_break: str, judged_only: bool, depth) -> dict:
+        key = (tie_break, judged_only, depth)
+        if key not in self.rankings:
+            sfx = "" if not self.rankings else f"_r{len(self.rankings)}"
+            self.rankings[key] = {
+                "sfx": sfx, "order": _order(tie_break, self.score), "tie_key": self.score,
+                "expected": tie_break == "expected", "input_rank": tie_break == "input_rank",
+                "judged_only": judged_only, "depth": depth, "judged": [], "ranked": [], "outer": [],
+                "running": False, "ties": False, "retrieved": [], "join_judgments": False, "ctes": [],
+                "measures": [], "cte_lines": {},
+            }
+        return self.rankings[key]
+
+    def gain(self, value) -> dict:
+        if value not in self.gains:
+            if value == "linear":
+                spec = {"sfx": "", "kind": "linear", "map": None}
+            elif value == "exponential":
+                spec = {"sfx": "_exp", "kind": "exponential", "map": None}
+            else:
+                spec = {"sfx": f"_g{sum(1 for g in self.gains if isinstance(g, tuple)) + 1}", "kind": "map",
+                        "map": list(value)}
+            self.gains[value] = spec
+        return self.gains[value]
+
+    def discount(self, kind: str, base: float) -> dict:
+        key = (kind, base)
+        if key not in self.discounts:
+            self.discounts[key] = {"key": "" if key == ("log", 2.0) else f"_d{len(self.discounts) + 1}",
+                                   "kind": kind, "base": base}
+        return self.discounts[key]
+
+    def ideal(self, source: str, gain: dict, ranking: str) -> dict:
+        name = "ideal" + gain["sfx"] if source == "qrels" else "ideal_run" + gain["sfx"] + ranking
+        if name not in self.ideals:
+            self.ideals[name] = {"name": name, "source": source, "gain": gain, "ranking": ranking,
+                                 "detail": False, "columns": []}
+        return self.ideals[name]
+
+
+def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
     """What a family template needs to know of one (resolved) measure."""
+    from .errors import MeasureError
+
     spec = measure.spec
+    tie_break = measure.param("tie_break")
+    if tie_break == "expected":
+        if measure.family in _NO_EXPECTED:
+            raise MeasureError(f"tie_break=expected is not available for {measure.family} (no exact mean over "
+                               f"the orders of tied documents is implemented); use another tie_break for it")
+        if measure.param("depth") is not None:
+            raise MeasureError(f"tie_break=expected cannot be combined with depth in {measure}: a depth cut "
+                               f"through a tie group has no single retrieved set")
+        if measure.family in ("AP", "GMAP") and measure.param("ap_denominator") == "retrieved_relevant" \
+                and measure.cutoff is not None:
+            raise MeasureError(f"tie_break=expected with ap_denominator=retrieved_relevant and a cutoff ({measure}) "
+                               f"would average a ratio of random counts; not implemented")
+    ranking = plan.ranking(tie_break, measure.param("judged_only"), measure.param("depth"))
+    v = ranking["sfx"]
     context = {
         "family": measure.family,
         "level": measure.relevance_level,
@@ -118,17 +195,34 @@ def measure_context(measure, column: str, gain_sfx: str, version: int) -> dict:
         "name": str(measure),
         "aggregate": spec.aggregate,
         "version": version,
+        "expected": ranking["expected"],
+        "ranking": v,
+        "ranked": f"ranked{v}",
+        "retrieved": f"retrieved{v}",
+        "missing_queries": measure.param("missing_queries"),
     }
     for name in spec.params:
-        if name != "rel":
+        if name not in context:
             context[name] = measure.param(name)
-    if "gain" in spec.params:
-        mapping = measure.param("gain")
-        context["gain"] = {"sfx": gain_sfx, "map": list(mapping) if mapping else None}
+    from .conventions import DEFAULTS, FIELD_NAMES
+    for name in FIELD_NAMES:  # conventions a family does not take keep trec_eval's value
+        context.setdefault(name, getattr(DEFAULTS, name))
+    gain = plan.gain(measure.param("gain") if "gain" in spec.params else "linear")
+    context["gain"] = gain
+    context["disc"] = plan.discount(measure.param("discount") if "discount" in spec.params else "log",
+                                    measure.param("log_base") if "log_base" in spec.params else 2.0)
+    ideal_kind = measure.param("ideal") if "ideal" in spec.params else "qrels"
+    ideal = plan.ideal("run" if ideal_kind == "run" else "qrels", gain, v)
+    if measure.family in _DETAIL_FAMILIES:
+        ideal["detail"] = True
+    cut = f"_top_{measure.cutoff}" if measure.cutoff is not None else ""
+    context["ideal"] = {"kind": ideal_kind, "spec": ideal["name"],
+                        "column": f"{ideal['name']}_dcg{context['disc']['key']}{cut}"}
+    context["cte"] = {"iprec": f"iprec_{context['level']}{v}", "graded": f"graded{gain['sfx']}{v}",
+                      "rndcg": f"rndcg{gain['sfx']}{v}"}
     template = f"measures/{spec.template}.sql"
-    parts = call_macro(template, f"{measure.family}_parts", context)
     context["parts"] = []
-    for line in parts.splitlines():
+    for line in call_macro(template, f"{measure.family}_parts", context).splitlines():
         if line.strip():
             match = _PART.match(line.strip())
             if not match:
@@ -140,6 +234,11 @@ def measure_context(measure, column: str, gain_sfx: str, version: int) -> dict:
     return context
 
 
+def _add(lines: list, line: str) -> None:
+    if line not in lines:
+        lines.append(line)
+
+
 def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions, output: str,
                       relstring_length: int = 10) -> str:
     """The one SQL statement of an evaluation. ``measures`` are resolved Measure objects;
@@ -149,36 +248,46 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
 
     if output not in ("per_query", "summary", "both", "relstring"):
         raise ValueError(output)
-    gain_sfx: dict = {}
+    plan = _Plan(conventions)
     contexts, columns = [], set()
     for measure in measures:
         column = column_name(str(measure), columns)
         columns.add(column)
-        sfx = ""
-        if "gain" in measure.spec.params and measure.param("gain"):
-            sfx = gain_sfx.setdefault(measure.param("gain"), f"_g{len(gain_sfx) + 1}")
-        contexts.append(measure_context(measure, column, sfx, conventions.trec_eval_version))
+        contexts.append(measure_context(measure, column, plan, conventions.trec_eval_version))
+    if not plan.rankings:  # relstring: the evaluation's own ranking
+        plan.ranking(conventions.tie_break, conventions.judged_only, conventions.depth)
 
-    blocks: dict[tuple, list[str]] = {}
+    judgment_columns: list = []
+    perfect_columns: list = []
+    perfect_depth = 0
     for context in contexts:
+        ranking = plan.rankings[next(k for k, r in plan.rankings.items() if r["sfx"] == context["ranking"])]
+        ranking["measures"].append(context)
         for kind, arg, line in context["parts"]:
-            lines = blocks.setdefault((kind, arg or ""), [])
-            if line not in lines:
-                lines.append(line)
-    gain_specs = [{"sfx": "", "map": None}] + [{"sfx": sfx, "map": list(mapping)} for mapping, sfx in gain_sfx.items()]
-    for spec in gain_specs:
-        spec["ideal_columns"] = blocks.get(("ideal", spec["sfx"]), [])
-        spec["detail"] = any(c["family"] in _GAIN_FAMILIES_WITH_DETAIL and c["gain"]["sfx"] == spec["sfx"]
-                             for c in contexts)
-    extra_ctes = []
-    for (kind, arg), lines in blocks.items():
-        if kind in _FAMILY_CTES:
-            template, macro, name = _FAMILY_CTES[kind]
-            argument = int(arg) if kind == "iprec" else arg
-            sql = call_macro(template, macro, argument, lines).strip()
-            extra_ctes.append({"name": name.format(arg), "sql": sql})
-        elif kind not in _STANDARD_BLOCKS and kind != "ideal":
-            raise RuntimeError(f"unknown block [{kind}] in a measure template")
+            if kind in ("judged", "ranked", "retrieved"):
+                _add(ranking[kind], line)
+            elif kind in ("tie", "running"):
+                _add(ranking["outer"], line)
+                ranking["ties" if kind == "tie" else "running"] = True
+            elif kind == "join":
+                ranking["join_judgments"] = True
+            elif kind == "judgments":
+                _add(judgment_columns, line)
+            elif kind == "ideal":
+                _add(plan.ideals[arg]["columns"], line)
+            elif kind == "perfect":
+                _add(perfect_columns, line)
+                perfect_depth = max(perfect_depth, context["cutoff"])
+            elif kind in _FAMILY_CTES:
+                lines, _ = ranking["cte_lines"].setdefault((kind, arg), ([], context))
+                _add(lines, line)
+            else:
+                raise RuntimeError(f"unknown block [{kind}] in a measure template")
+    for ranking in plan.rankings.values():
+        for (kind, name), (lines, context) in ranking["cte_lines"].items():
+            template, macro = _FAMILY_CTES[kind]
+            ranking["ctes"].append({"name": name, "sql": call_macro(template, macro, name, lines, context).strip()})
+    populations = {c["missing_queries"] for c in contexts} or {conventions.missing_queries}
     return render_template(
         "evaluate.sql",
         version=__version__,
@@ -186,18 +295,13 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         conventions=conventions.describe(),
         qrels_sql=qrels_sql,
         run_sql=run_sql,
-        missing_queries=conventions.missing_queries,
-        judged_only=conventions.judged_only,
-        depth=conventions.depth,
-        score_order="CAST(score AS FLOAT)" if conventions.trec_eval_version == 9 else "score",
-        judged_columns=blocks.get(("judged", ""), []),
-        ranked_columns=blocks.get(("ranked", ""), []),
-        running_columns=blocks.get(("running", ""), []),
-        retrieved_columns=blocks.get(("retrieved", ""), []),
-        judgment_columns=blocks.get(("judgments", ""), []),
-        rows_need_judgments=bool(blocks.get(("join", ""))),
-        gain_specs=gain_specs,
-        extra_ctes=extra_ctes,
+        missing_queries="zero" if "zero" in populations else "skip",
+        mixed_population=len(populations) > 1,
+        judgment_columns=judgment_columns,
+        perfect_columns=perfect_columns,
+        perfect_depth=perfect_depth,
+        ideals=[spec for spec in plan.ideals.values() if spec["columns"]],
+        rankings=list(plan.rankings.values()),
         measures=contexts,
         output=output,
         relstring_length=relstring_length,

@@ -207,7 +207,7 @@ def run(options: Options, out) -> None:
     with _run_file(options.run) as run_path, session(None) as (con, registry):
         evaluate = _evaluate_prefs if options.prefs else _evaluate
         rows, relstrings, runid = evaluate(options, lines, measures, run_path, con, registry, conventions)
-    _print(options, lines, measures, rows, relstrings, runid, out)
+    _print(options, lines, measures, rows, relstrings, runid, out, resolve_conventions(**conventions))
 
 
 def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_path: str, con, registry,
@@ -286,8 +286,8 @@ def _evaluate_prefs(options: Options, lines: list[Line], measures: list[Measure]
 
 
 def _print(options: Options, lines: list[Line], measures: list[Measure], rows: list, relstrings: dict,
-           runid: str | None, out) -> None:
-    names = {str(m): str(m.resolve(options.rel)) for m in measures}
+           runid: str | None, out, conventions) -> None:
+    names = {str(m): str(m.resolve(conventions)) for m in measures}
     values = {(qid, measure): value for qid, measure, value in rows}
     queries = sorted({qid for qid, _, _ in rows}, key=lambda q: q.encode("utf-8"))
     zscores = _read_zscores(options.zscores) if options.zscores else None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import sqlrank
+from sqlrank.conventions import resolve_conventions
 from conftest import conformance_file
 
 def to_measure(trec_name: str) -> str | None:
@@ -35,7 +36,8 @@ def check(out_name, qrels_name, run_name, rel=1, **conventions):
     assert len(measures) >= 10
     per_query = sqlrank.evaluate(qrels, run, measures, per_query=True, rel=rel, **conventions)
     summary = sqlrank.evaluate(qrels, run, measures, rel=rel, **conventions)
-    name_of = {m: str(sqlrank.parse_measures(m)[0].resolve(rel)) for m in measures}
+    resolved = resolve_conventions(rel=rel, **conventions)
+    name_of = {m: str(sqlrank.parse_measures(m)[0].resolve(resolved)) for m in measures}
     got = {(r.measure, r.query_id): r.value for r in per_query.itertuples()}
     got.update({(r.measure, "all"): r.value for r in summary.itertuples()})
     mismatches = []

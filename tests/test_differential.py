@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 import sqlrank
+from sqlrank.conventions import resolve_conventions
 from conftest import close
 from generate import generate, to_dicts
 
@@ -43,7 +44,8 @@ def test_per_query_values_match_pytrec_eval(seed, rel, judged_only):
     names = [sqlrank_name(n) for n in trec_names]
     with pytest.warns(sqlrank.SqlrankWarning):
         got = sqlrank.evaluate(qrels, run, names, per_query=True, rel=rel, judged_only=judged_only)
-    canonical = {n: str(sqlrank.parse_measures(n)[0].resolve(rel)) for n in names}
+    resolved = resolve_conventions(rel=rel, judged_only=judged_only)
+    canonical = {n: str(sqlrank.parse_measures(n)[0].resolve(resolved)) for n in names}
     values = {(r.query_id, r.measure): r.value for r in got.itertuples()}
     assert set(got.query_id) == set(expected), "evaluated queries differ"
     mismatches, compared = [], 0
@@ -78,7 +80,8 @@ def test_every_pytrec_eval_measure_with_trec_eval_version_9(seed, rel, judged_on
         got = sqlrank.evaluate(qrels, run, measures, per_query=True, rel=rel, judged_only=judged_only,
                                trec_eval_version=9)
     values = {(r.query_id, r.measure): r.value for r in got.itertuples()}
-    names = [str(m.resolve(rel)) for m in measures]
+    resolved = resolve_conventions(rel=rel, judged_only=judged_only, trec_eval_version=9)
+    names = [str(m.resolve(resolved)) for m in measures]
     assert len(trec_names) >= 90 and set(got.query_id) == set(expected)
     mismatches = []
     for qid, row in expected.items():

@@ -44,8 +44,12 @@ def test_bare_cutoff_measures_take_trec_eval_defaults():
     assert names("ndcg_cut") == [f"nDCG@{k}" for k in TREC_CUTOFFS]
 
 
-EXAMPLE_PARAMS = {"rel": [0, 3], "gain": [{1: 3, 2: 9.5}], "p": [0.8], "beta": [0.5], "a": [2.0], "b": [-2.0], "c": [0.5], "d": [1.0],
-                  "num_docs": [1000], "levels": [(0.25, 0.5)], "relative": [True]}
+EXAMPLE_PARAMS = {"rel": [0, 3], "gain": [{1: 3, 2: 9.5}, "exponential"], "p": [0.8], "beta": [0.5], "a": [2.0],
+                  "b": [-2.0], "c": [0.5], "d": [1.0], "num_docs": [1000], "levels": [(0.25, 0.5)],
+                  "relative": [True], "discount": ["jarvelin"], "log_base": [10.0, "e"], "ideal": ["run", "perfect"],
+                  "ap_denominator": ["retrieved_relevant", "min_num_rel_cutoff"],
+                  "tie_break": ["doc_id_asc", "expected", "input_rank"], "judged_only": [True], "depth": [100],
+                  "missing_queries": ["zero"]}
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
@@ -104,13 +108,21 @@ def test_parse_trec_eval_measures(spec, expected):
     ("P@1.5", "bad cutoff"),
     ("P(2)@5", "must be named"),
     ("AP(gain=1)", "no parameter 'gain'"),
-    ("AP(rel=-1)", "rel of AP must be an integer >= 0"),
-    ("AP(rel=1.5)", "rel of AP must be an integer >= 0"),
-    ("AP(rel=True)", "rel of AP must be an integer >= 0"),
+    ("AP(rel=-1)", "rel must be an integer >= 0, not -1"),
+    ("AP(rel=1.5)", "rel must be an integer >= 0, not 1.5"),
+    ("AP(rel=True)", "rel must be an integer >= 0, not True"),
+    ("nDCG(gain=quadratic)@10", "gain must be one of linear, exponential"),
+    ("nDCG(discount=log3)", "discount must be one of log, jarvelin"),
+    ("nDCG(log_base=1)", "log_base must be a number > 1"),
+    ("nDCG(ideal=best)", "ideal must be one of qrels, run, perfect"),
+    ("AP(ap_denominator=R)", "ap_denominator must be one of"),
+    ("P(tie_break=random)@5", "tie_break must be one of"),
+    ("P(depth=0)@5", "depth must be a positive integer"),
+    ("AP(gain=exponential)", "AP has no parameter 'gain'"),
     ("IPrec@1.5", "must be <= 1"),
     ("RBP(p=1)", "must be < 1"),
-    ("nDCG(gain={-1: 2})", "must be an integer >= 0"),
-    ("nDCG(gain=3)", "mapping of labels to gains"),
+    ("nDCG(gain={-1: 2})", "labels must be integers >= 0"),
+    ("nDCG(gain=3)", "gain must be linear, exponential or a mapping"),
     ("set_F.1,2", "one parameter"),
     ("utility.1,2", "four coefficients"),
     ("NumQ@5", "takes no cutoff"),

@@ -1,15 +1,32 @@
 {#-
-  Discount: DCG weighs the gain at rank i by 1 / log2(i + 1), so rank 1 is undiscounted.
-  Reference: Jarvelin & Kekalainen (2002); trec_eval 10 m_ndcg.c (SEMANTICS.md sec. 6).
+  Discount of the gain at rank i, by the discount convention with log base b:
+    log       gain / log_b(i + 1) at every rank (rank 1 undiscounted when b = 2; trec_eval)
+    jarvelin  gain undiscounted up to rank b, then gain / log_b(i) (Jarvelin & Kekalainen 2002;
+              with b = 2 the seeds' "rel_1 + sum rel_i / log2 i")
+  Base 2 uses LOG2; other bases LN(x) / LN(b).
+  Reference: Jarvelin & Kekalainen (2002); trec_eval 10 m_ndcg.c; seeds 000-004.
 -#}
 {% import '_macros/dialect.sql' as dialect %}
-{% macro discounted(gain, rank) %}{{ gain }} / {{ dialect.log2(rank ~ ' + 1') }}{% endmacro %}
+{% macro log_b(x, base) -%}
+{%- if base == 2 -%}{{ dialect.log2(x) }}{%- else -%}(LN({{ x }}) / LN(CAST({{ base | number }} AS DOUBLE))){%- endif -%}
+{%- endmacro %}
 
-{#- Sum of discounted gains over the rows of one query up to rank k (all ranks when k is none). -#}
-{% macro dcg_column(gain, k, name) %}
-{% if k is none %}
-SUM({{ discounted(gain, 'rank') }}) AS {{ name }}
+{% macro discounted(gain, rank, d) -%}
+{%- if d.kind == 'jarvelin' -%}
+CASE WHEN {{ rank }} <= CAST({{ d.base | number }} AS DOUBLE) THEN {{ gain }} ELSE {{ gain }} / {{ log_b(rank, d.base) }} END
+{%- else -%}
+{{ gain }} / {{ log_b(rank ~ ' + 1', d.base) }}
+{%- endif -%}
+{%- endmacro %}
+
+{#- Sum of discounted gains over the rows of one query up to rank k (all ranks when k is none);
+    with tie_break=expected each row's discount is the mean over its tie group's positions. -#}
+{% macro dcg_column(gain, k, name, d, expected=false, weight=none) %}
+{% if expected %}
+SUM({{ gain }} * {{ weight }}) AS {{ name }}
+{% elif k is none %}
+SUM({{ discounted(gain, 'rank', d) }}) AS {{ name }}
 {% else %}
-SUM(CASE WHEN rank <= {{ k | number }} THEN {{ discounted(gain, 'rank') }} ELSE 0 END) AS {{ name }}
+SUM(CASE WHEN rank <= {{ k | number }} THEN {{ discounted(gain, 'rank', d) }} ELSE 0 END) AS {{ name }}
 {% endif %}
 {% endmacro %}

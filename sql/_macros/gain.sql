@@ -1,12 +1,16 @@
 {#-
-  Gain of a document from its label. Linear by default: the label itself, 0 for labels <= 0
-  and for unjudged documents. A gain map (trec_eval ndcg.1=3,2=9) replaces the gain of the
-  labels it names; other labels >= 0 keep gain = label; unjudged and negative labels gain 0.
-  Reference: trec_eval 10 m_ndcg.c, gain_init.c (SEMANTICS.md sec. 6).
+  Gain of a document from its label, by the gain convention:
+    linear       the label itself (Jarvelin & Kekalainen; trec_eval)
+    exponential  2^label - 1 (Burges et al.; common in industry)
+    a mapping    the gain of each label it names; other labels keep gain = label
+  Labels <= 0, negative labels and unjudged documents gain 0 (a mapping may give label 0 a gain).
+  Reference: trec_eval 10 m_ndcg.c, gain_init.c (SEMANTICS.md sec. 6); seeds 000, 002, 004.
 -#}
 {% macro gain(relevance, spec) %}
 {%- if spec.map -%}
 CASE{% for label, value in spec.map %} WHEN {{ relevance }} = {{ label | number }} THEN CAST({{ value | number }} AS DOUBLE){% endfor %} WHEN {{ relevance }} > 0 THEN CAST({{ relevance }} AS DOUBLE) ELSE 0 END
+{%- elif spec.kind == 'exponential' -%}
+CASE WHEN {{ relevance }} > 0 THEN POWER(CAST(2 AS DOUBLE), {{ relevance }}) - 1 ELSE 0 END
 {%- else -%}
 CASE WHEN {{ relevance }} > 0 THEN CAST({{ relevance }} AS DOUBLE) ELSE 0 END
 {%- endif -%}

@@ -24,11 +24,15 @@
 {% macro num_nonrel(level) %}num_nonrel_{{ level | number }}{% endmacro %}
 {% macro num_nonrel_column(level) %}SUM(CASE WHEN relevance >= 0 AND relevance < {{ level | number }} THEN 1 ELSE 0 END) AS {{ num_nonrel(level) }}{% endmacro %}
 
-{#- Relevant documents in the top k (or in the whole ranking when k is none). -#}
+{% import '_macros/ties.sql' as ties %}
+{#- Relevant documents in the top k (or in the whole ranking when k is none); with
+    tie_break=expected, their expected number. -#}
 {% macro relevant_in_top(level, k) %}rel_{{ level | number }}_{% if k is none %}retrieved{% else %}top_{{ k | number }}{% endif %}{% endmacro %}
-{% macro relevant_in_top_column(level, k) %}
+{% macro relevant_in_top_column(level, k, m) %}
 {% if k is none %}
 SUM({{ is_relevant(level) }}) AS {{ relevant_in_top(level, k) }}
+{% elif m.expected %}
+SUM({{ is_relevant(level) }} * {{ ties.within(k | number, m) }}) AS {{ relevant_in_top(level, k) }}
 {% else %}
 SUM(CASE WHEN rank <= {{ k | number }} THEN {{ is_relevant(level) }} ELSE 0 END) AS {{ relevant_in_top(level, k) }}
 {% endif %}

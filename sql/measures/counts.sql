@@ -13,6 +13,7 @@
              m_num_nonrel_judged_ret.c, m_unjudged.c.
 -#}
 {% import '_macros/judging.sql' as judging %}
+{% import '_macros/ties.sql' as ties %}
 
 {% macro NumQ_parts(m) %}{% endmacro %}
 {% macro NumQ_value(m) %}CAST(1 AS DOUBLE){% endmacro %}
@@ -29,7 +30,7 @@
 
 {% macro NumRelRet_parts(m) %}
 [judged] {{ judging.is_relevant_column(m.level) }}
-[retrieved] {{ judging.relevant_in_top_column(m.level, none) }}
+[retrieved] {{ judging.relevant_in_top_column(m.level, none, m) }}
 {% endmacro %}
 {% macro NumRelRet_value(m) %}CAST(COALESCE({{ judging.relevant_in_top(m.level, none) }}, 0) AS DOUBLE){% endmacro %}
 
@@ -41,6 +42,7 @@
 
 {% macro Unj_parts(m) %}
 [judged] {{ judging.is_unjudged_column() }}
-[retrieved] SUM(CASE WHEN rank <= {{ m.cutoff | number }} THEN is_unjudged ELSE 0 END) AS unjudged_top_{{ m.cutoff | number }}
+{% if m.expected %}{{ ties.group_columns() }}{% endif %}
+[retrieved] SUM(is_unjudged * {{ ties.within(m.cutoff | number, m) }}) AS unjudged_top_{{ m.cutoff | number }}
 {% endmacro %}
 {% macro Unj_value(m) %}CAST(COALESCE(unjudged_top_{{ m.cutoff | number }}, 0) AS DOUBLE) / {{ m.cutoff | number }}{% endmacro %}

@@ -27,30 +27,30 @@ ROUND({{ judging.real(x) }} * {{ judging.num_rel(m.level) }})
 {% endmacro %}
 
 {% macro IPrec_parts(m) %}{{ common_parts(m) }}
-[iprec:{{ m.level | number }}] {{ at_level(m.cutoff, m) }} AS {{ m.column }}_at_level
+[iprec:{{ m.cte.iprec }}] {{ at_level(m.cutoff, m) }} AS {{ m.column }}_at_level
 {% endmacro %}
 {% macro IPrec_value(m) %}COALESCE({{ m.column }}_at_level, 0){% endmacro %}
 
 {% macro IPrecAvg_parts(m) %}{{ common_parts(m) }}
-[iprec:{{ m.level | number }}] ({% for x in m.levels %}{{ at_level(x, m) }}{% if not loop.last %} + {% endif %}{% endfor %}) / {{ m.levels | length }} AS {{ m.column }}_average
+[iprec:{{ m.cte.iprec }}] ({% for x in m.levels %}{{ at_level(x, m) }}{% if not loop.last %} + {% endif %}{% endfor %}) / {{ m.levels | length }} AS {{ m.column }}_average
 {% endmacro %}
 {% macro IPrecAvg_value(m) %}COALESCE({{ m.column }}_average, 0){% endmacro %}
 
-{% macro cte_iprec(level, columns) %}
-interpolated_{{ level | number }} AS (
+{% macro cte_iprec(name, columns, m) %}
+{{ name }}_interpolated AS (
     SELECT query_id,
-           {{ judging.relevant_so_far(level) }} AS relevant_seen,
-           MAX(CAST({{ judging.relevant_so_far(level) }} AS DOUBLE) / rank) OVER (
+           {{ judging.relevant_so_far(m.level) }} AS relevant_seen,
+           MAX(CAST({{ judging.relevant_so_far(m.level) }} AS DOUBLE) / rank) OVER (
                PARTITION BY query_id ORDER BY rank DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS precision
-    FROM ranked
-    WHERE {{ judging.is_relevant(level) }} = 1
+    FROM {{ m.ranked }}
+    WHERE {{ judging.is_relevant(m.level) }} = 1
 ),
-iprec_{{ level | number }} AS (
-    SELECT interpolated_{{ level | number }}.query_id{% for column in columns %},
+{{ name }} AS (
+    SELECT interpolated.query_id{% for column in columns %},
            {{ column }}{% endfor %}
 
-    FROM interpolated_{{ level | number }}
-    JOIN judgments ON judgments.query_id = interpolated_{{ level | number }}.query_id
-    GROUP BY interpolated_{{ level | number }}.query_id
+    FROM {{ name }}_interpolated AS interpolated
+    JOIN judgments ON judgments.query_id = interpolated.query_id
+    GROUP BY interpolated.query_id
 )
 {% endmacro %}

@@ -20,18 +20,18 @@
 
 {% macro running_parts(m) %}
 [judged] {{ gains.gain('relevance', m.gain) }} AS gain{{ m.gain.sfx }}
-[running] SUM({{ discount.discounted('gain' ~ m.gain.sfx, 'rank') }}) OVER running AS dcg{{ m.gain.sfx }}_so_far
+[running] SUM({{ discount.discounted('gain' ~ m.gain.sfx, 'rank', m.disc) }}) OVER running AS dcg{{ m.gain.sfx }}_so_far
 [running] SUM(gain{{ m.gain.sfx }}) OVER running AS gain{{ m.gain.sfx }}_so_far
-[retrieved] {{ discount.dcg_column('gain' ~ m.gain.sfx, none, 'dcg' ~ m.gain.sfx) }}
-[ideal:{{ m.gain.sfx }}] {{ discount.dcg_column('gain', none, 'ideal_dcg' ~ m.gain.sfx) }}
-[ideal:{{ m.gain.sfx }}] SUM(gain) AS ideal_gain{{ m.gain.sfx }}
-[ideal:{{ m.gain.sfx }}] SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) AS ideal_excess{{ m.gain.sfx }}
-[ideal:{{ m.gain.sfx }}] COUNT(*) AS ideal_count{{ m.gain.sfx }}
+[retrieved] {{ discount.dcg_column('gain' ~ m.gain.sfx, none, 'dcg' ~ m.gain.sfx, m.disc) }}
+[ideal:{{ m.ideal.spec }}] {{ discount.dcg_column('gain', none, 'ideal_dcg' ~ m.gain.sfx, m.disc) }}
+[ideal:{{ m.ideal.spec }}] SUM(gain) AS ideal_gain{{ m.gain.sfx }}
+[ideal:{{ m.ideal.spec }}] SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) AS ideal_excess{{ m.gain.sfx }}
+[ideal:{{ m.ideal.spec }}] COUNT(*) AS ideal_count{{ m.gain.sfx }}
 {% endmacro %}
 
 {% macro nDCG_rel_parts(m) %}{{ running_parts(m) }}
-[graded:{{ m.gain.sfx }}] SUM(CASE WHEN ranked.gain{{ m.gain.sfx }} > 0 THEN ranked.dcg{{ m.gain.sfx }}_so_far / COALESCE(ideal{{ m.gain.sfx }}.dcg_so_far, ideal_dcg{{ m.gain.sfx }}.ideal_dcg{{ m.gain.sfx }}) ELSE 0 END) AS ndcg_rel_points{{ m.gain.sfx }}
-[graded:{{ m.gain.sfx }}] SUM(CASE WHEN ranked.gain{{ m.gain.sfx }} > 0 THEN 1 ELSE 0 END) AS positive_retrieved{{ m.gain.sfx }}
+[graded:{{ m.cte.graded }}] SUM(CASE WHEN ranked.gain{{ m.gain.sfx }} > 0 THEN ranked.dcg{{ m.gain.sfx }}_so_far / COALESCE({{ m.ideal.spec }}.dcg_so_far, {{ m.ideal.spec }}_dcg.ideal_dcg{{ m.gain.sfx }}) ELSE 0 END) AS ndcg_rel_points{{ m.gain.sfx }}
+[graded:{{ m.cte.graded }}] SUM(CASE WHEN ranked.gain{{ m.gain.sfx }} > 0 THEN 1 ELSE 0 END) AS positive_retrieved{{ m.gain.sfx }}
 {% endmacro %}
 {% macro nDCG_rel_value(m) %}
 {%- set points = 'COALESCE(ndcg_rel_points' ~ m.gain.sfx ~ ', 0) + (ideal_count' ~ m.gain.sfx ~ ' - COALESCE(positive_retrieved' ~ m.gain.sfx ~ ', 0)) * COALESCE(dcg' ~ m.gain.sfx ~ ', 0) / ideal_dcg' ~ m.gain.sfx -%}
@@ -39,15 +39,15 @@ COALESCE(CASE WHEN {{ points }} > 0 THEN ({{ points }}) / ideal_count{{ m.gain.s
 {%- endmacro %}
 
 {% macro G_parts(m) %}{{ running_parts(m) }}
-[graded:{{ m.gain.sfx }}] SUM(ranked.gain{{ m.gain.sfx }} / {{ dialect.log2('2 + ranked.rank + COALESCE(ideal' ~ m.gain.sfx ~ '.excess_so_far, ideal_dcg' ~ m.gain.sfx ~ '.ideal_excess' ~ m.gain.sfx ~ ') - ranked.gain' ~ m.gain.sfx ~ '_so_far') }}) AS g_sum{{ m.gain.sfx }}
+[graded:{{ m.cte.graded }}] SUM(ranked.gain{{ m.gain.sfx }} / {{ dialect.log2('2 + ranked.rank + COALESCE(' ~ m.ideal.spec ~ '.excess_so_far, ' ~ m.ideal.spec ~ '_dcg.ideal_excess' ~ m.gain.sfx ~ ') - ranked.gain' ~ m.gain.sfx ~ '_so_far') }}) AS g_sum{{ m.gain.sfx }}
 {% endmacro %}
 {% macro G_value(m) %}COALESCE(g_sum{{ m.gain.sfx }} / NULLIF(ideal_gain{{ m.gain.sfx }}, 0), 0){% endmacro %}
 
 {% macro Rndcg_parts(m) %}{{ running_parts(m) }}
 [judgments] {{ judging.num_rel_column(m.level) }}
 [retrieved] {{ judging.num_ret_column() }}
-[rndcg:{{ m.gain.sfx }}] SUM(point) AS rndcg_sum{{ m.gain.sfx }}
-[rndcg:{{ m.gain.sfx }}] COUNT(*) AS rndcg_points{{ m.gain.sfx }}
+[rndcg:{{ m.cte.rndcg }}] SUM(point) AS rndcg_sum{{ m.gain.sfx }}
+[rndcg:{{ m.cte.rndcg }}] COUNT(*) AS rndcg_points{{ m.gain.sfx }}
 {% endmacro %}
 {% macro Rndcg_value(m) %}
 {%- set sfx = m.gain.sfx -%}
@@ -55,33 +55,33 @@ COALESCE(CASE WHEN {{ points }} > 0 THEN ({{ points }}) / ideal_count{{ m.gain.s
 CASE WHEN COALESCE({{ judging.num_rel(m.level) }}, 0) = 0 THEN 0 ELSE COALESCE((rndcg_sum{{ sfx }} + {{ extra }} * COALESCE(dcg{{ sfx }}, 0) / ideal_dcg{{ sfx }}) / (rndcg_points{{ sfx }} + {{ extra }}), 0) END
 {%- endmacro %}
 
-{% macro cte_graded(sfx, columns) %}
-graded{{ sfx }} AS (
+{% macro cte_graded(name, columns, m) %}
+{{ name }} AS (
     SELECT ranked.query_id{% for column in columns %},
            {{ column }}{% endfor %}
 
-    FROM ranked
-    JOIN ideal_dcg{{ sfx }} ON ideal_dcg{{ sfx }}.query_id = ranked.query_id
-    LEFT JOIN ideal{{ sfx }} ON ideal{{ sfx }}.query_id = ranked.query_id AND ideal{{ sfx }}.rank = ranked.rank
-    WHERE ranked.gain{{ sfx }} <> 0
+    FROM {{ m.ranked }} AS ranked
+    JOIN {{ m.ideal.spec }}_dcg ON {{ m.ideal.spec }}_dcg.query_id = ranked.query_id
+    LEFT JOIN {{ m.ideal.spec }} ON {{ m.ideal.spec }}.query_id = ranked.query_id AND {{ m.ideal.spec }}.rank = ranked.rank
+    WHERE ranked.gain{{ m.gain.sfx }} <> 0
     GROUP BY ranked.query_id
 )
 {% endmacro %}
 
-{% macro cte_rndcg(sfx, columns) %}
-rndcg_points{{ sfx }} AS (
-    SELECT ideal{{ sfx }}.query_id,
-           COALESCE(ranked.dcg{{ sfx }}_so_far, retrieved.dcg{{ sfx }}, 0) / ideal{{ sfx }}.dcg_so_far AS point
-    FROM ideal{{ sfx }}
-    LEFT JOIN ranked ON ranked.query_id = ideal{{ sfx }}.query_id AND ranked.rank = ideal{{ sfx }}.rank
-    LEFT JOIN retrieved ON retrieved.query_id = ideal{{ sfx }}.query_id
-    WHERE ideal{{ sfx }}.next_gain IS NULL OR ideal{{ sfx }}.next_gain <> ideal{{ sfx }}.gain
+{% macro cte_rndcg(name, columns, m) %}
+{{ name }}_points AS (
+    SELECT ideal.query_id,
+           COALESCE(ranked.dcg{{ m.gain.sfx }}_so_far, retrieved.dcg{{ m.gain.sfx }}, 0) / ideal.dcg_so_far AS point
+    FROM {{ m.ideal.spec }} AS ideal
+    LEFT JOIN {{ m.ranked }} AS ranked ON ranked.query_id = ideal.query_id AND ranked.rank = ideal.rank
+    LEFT JOIN {{ m.retrieved }} AS retrieved ON retrieved.query_id = ideal.query_id
+    WHERE ideal.next_gain IS NULL OR ideal.next_gain <> ideal.gain
 ),
-rndcg{{ sfx }} AS (
+{{ name }} AS (
     SELECT query_id{% for column in columns %},
            {{ column }}{% endfor %}
 
-    FROM rndcg_points{{ sfx }}
+    FROM {{ name }}_points
     GROUP BY query_id
 )
 {% endmacro %}

@@ -12,7 +12,7 @@
 
 {% macro counts(m) %}
 [judged] {{ judging.is_relevant_column(m.level) }}
-[retrieved] {{ judging.relevant_in_top_column(m.level, none) }}
+[retrieved] {{ judging.relevant_in_top_column(m.level, none, m) }}
 [retrieved] {{ judging.num_ret_column() }}
 [judgments] {{ judging.num_rel_column(m.level) }}
 {% endmacro %}

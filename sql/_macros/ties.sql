@@ -1,0 +1,22 @@
+{#-
+  tie_break=expected: the mean of a measure over every order of the documents that share a
+  score. Linear measures take, for each document, the mean of its weight over the positions
+  its tie group occupies (tie_first .. tie_last); AP, RR and Success use closed forms.
+  Reference: McSherry & Najork, "Computing information retrieval performance measures
+  efficiently in the presence of tied scores" (ECIR 2008); sklearn ndcg_score.
+-#}
+{% macro group_columns() %}
+[tie] MIN(rank) OVER tie AS tie_first
+[tie] MAX(rank) OVER tie AS tie_last
+[tie] COUNT(*) OVER tie AS tie_size
+{% endmacro %}
+
+{#- The weight of "this document is within the top k": 1/0, or with ties the share of its
+    group's positions that are within the top k. k may be an expression. -#}
+{% macro within(k, m) -%}
+{%- if m.expected -%}
+CAST(GREATEST(0, LEAST(tie_last, {{ k }}) - tie_first + 1) AS DOUBLE) / tie_size
+{%- else -%}
+CASE WHEN rank <= {{ k }} THEN 1 ELSE 0 END
+{%- endif -%}
+{%- endmacro %}

@@ -1,0 +1,83 @@
+"""Presets: each tool's conventions as one named bundle (preset="ranx", --preset ranx).
+
+A preset sets conventions for the whole evaluation and, where a tool computes one measure
+family differently from the others, for that family. What the caller sets explicitly wins,
+and a measure's own parameters win over everything. Sources: CONVENTIONS_IN_THE_WILD.md in
+../shared, checked against the libraries where they install (tests/test_presets.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ConventionError
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    description: str
+    conventions: dict[str, Any] = field(default_factory=dict)
+    families: dict[str, dict[str, Any]] = field(default_factory=dict)  # family -> conventions
+    notes: str = ""
+
+
+PRESETS: dict[str, Preset] = {p.name: p for p in (
+    Preset("trec_eval", "trec_eval 10 (the default): score desc, ties by doc_id desc; linear gain, "
+           "1/log2(i+1); ideal from all judgments; AP over R; queries in both qrels and run."),
+    Preset("trec_eval_c", "trec_eval 10 with -c: qrels queries missing from the run score 0 and count "
+           "in every mean.", {"missing_queries": "zero"}),
+    Preset("pytrec_eval", "pytrec_eval-terrier 0.5: trec_eval 9's code: scores compared as 32-bit floats, "
+           "recall levels to ranks by floor(x R + 0.9); queries in both qrels and run.",
+           {"trec_eval_version": 9}),
+    Preset("ir_measures", "ir_measures 0.4 with its default pytrec_eval provider: trec_eval 9's code, and "
+           "qrels queries missing from the run score 0.", {"trec_eval_version": 9, "missing_queries": "zero"},
+           notes="Judged@k counts negative labels as judged, unlike trec_eval's unj; not modelled."),
+    Preset("ranx", "ranx 0.3 (make_comparable=True): linear gain, ideal from all judgments cut at k, AP over "
+           "R, qrels queries missing from the run score 0.", {"missing_queries": "zero"},
+           notes="ranx orders tied scores by an unstable sort (the order depends on dict insertion), which "
+                 "no convention reproduces; its ndcg with a relevance level also zeroes lower labels' gains, "
+                 "and it treats negative labels as judged non-relevant (bpref 0.25 where trec_eval says 0.5)."),
+    Preset("sklearn", "scikit-learn ndcg_score/dcg_score: ties averaged over all their orders, linear gain, "
+           "1/log2(i+1), the ideal from the labels of the documents passed (the retrieved ones).",
+           {"tie_break": "expected", "ideal": "run"},
+           notes="Only nDCG and DCG exist there; other measures keep trec_eval's conventions with ties averaged."),
+    Preset("torchmetrics", "TorchMetrics retrieval: nDCG tie-averaged with the ideal from the targets passed "
+           "(the retrieved documents); AP divides by the relevant documents retrieved (within top_k); "
+           "other measures rank ties like torch.topk.", {"ideal": "run", "ap_denominator": "retrieved_relevant"},
+           {"nDCG": {"tie_break": "expected"}, "DCG": {"tie_break": "expected"}},
+           notes="torch.topk's order among tied scores is not specified; sqlrank uses trec_eval's there."),
+    Preset("elasticsearch", "Elasticsearch _rank_eval: DCG with gain 2^r - 1 and 1/log2(i+1), ideal from all "
+           "ratings.", {"gain": "exponential"},
+           notes="Its nDCG truncates the ideal to the number of hits returned (elasticsearch#154362), and its "
+                 "precision divides by the hits returned; neither is a convention here."),
+    Preset("spark_mllib", "Spark MLlib RankingMetrics (3.4+ with relevance values): gain 2^r - 1, MAP over "
+           "|ground truth|, MAP@k over min(|ground truth|, k).",
+           {"gain": "exponential", "ap_denominator": "min_num_rel_cutoff"},
+           notes="Graded ideal DCG follows the order the user supplies the ground truth in (not sorted); "
+                 "sqlrank sorts it, as the ideal should be."),
+    Preset("recbole", "RecBole: binary relevance; NDCG ideal of min(|R|, K) ones (the judgments' ideal cut at "
+           "K); MAP@K over min(|R|, K).", {"ap_denominator": "min_num_rel_cutoff"}),
+    Preset("ms_recommenders", "Microsoft Recommenders: map over all relevant, map_at_k over min(R, k); nDCG "
+           "with natural log (cancels in nDCG); users in both truth and predictions.",
+           {"ap_denominator": "min_num_rel_cutoff", "log_base": "e"}),
+    Preset("gdeval", "gdeval.pl (TREC Web track): nDCG with gain 2^r - 1 and 1/log2(i+1), ideal from all "
+           "judgments.", {"gain": "exponential"}),
+)}
+
+
+def get_preset(name: str) -> Preset:
+    if name not in PRESETS:
+        import difflib
+        close = difflib.get_close_matches(name, list(PRESETS), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ConventionError(f"unknown preset {name!r}{hint} (presets: {', '.join(PRESETS)})")
+    return PRESETS[name]
+
+
+def preset_conventions(name: str) -> dict[str, Any]:
+    return dict(get_preset(name).conventions)
+
+
+def preset_family_conventions(name: str | None, family: str) -> dict[str, Any]:
+    return dict(get_preset(name).families.get(family, {})) if name else {}
