@@ -163,11 +163,7 @@ retrieved{{ v.sfx }} AS (
 {% for cte in v.ctes %}
 {{ cte.sql }},
 {% endfor %}
-{% if not loop.last or rankings | length > 1 %}
-per_query{{ v.sfx }} AS (
-{% else %}
-per_query AS (
-{% endif %}
+{{ v.part }} AS (
     SELECT evaluated_queries.query_id{% for m in v.measures %},
            {{ population(m, m.value) }} AS {{ m.column }}{% endfor %}
 
@@ -196,11 +192,11 @@ per_query AS (
 {% if rankings | length > 1 %}
 per_query AS (
     SELECT evaluated_queries.query_id{% for m in measures %},
-           per_query{{ m.ranking }}.{{ m.column }}{% endfor %}
+           {{ m.part }}.{{ m.column }}{% endfor %}
 
     FROM evaluated_queries
 {% for v in rankings %}
-    JOIN per_query{{ v.sfx }} ON per_query{{ v.sfx }}.query_id = evaluated_queries.query_id
+    JOIN {{ v.part }} ON {{ v.part }}.query_id = evaluated_queries.query_id
 {% endfor %}
 )
 {% endif %}

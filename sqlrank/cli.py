@@ -11,7 +11,8 @@ import sys
 import tempfile
 from typing import Sequence
 
-from .conventions import MISSING_QUERIES
+from .conventions import AP_DENOMINATORS, DISCOUNTS, GAINS, IDEALS, MISSING_QUERIES, TIE_BREAKS
+from .presets import PRESETS
 from .errors import SqlrankError
 from .inputs import FORMATS
 from .measures import FAMILIES
@@ -66,6 +67,16 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("-M", "--depth", type=int, metavar="N", help="keep the top N documents per query (trec_eval -M)")
     conv.add_argument("--trec-eval-version", type=int, choices=(9, 10), dest="trec_eval_version",
                       help="10 (default), or 9: 32-bit float scores and floor(x*R+0.9) recall levels, as pytrec_eval")
+    conv.add_argument("--preset", choices=sorted(PRESETS), help="another tool's conventions (default: trec_eval)")
+    conv.add_argument("--tie-break", choices=TIE_BREAKS, help="order of tied scores (default trec_eval: doc_id desc)")
+    conv.add_argument("--gain", type=_gain, metavar="GAIN",
+                      help="linear (default), exponential (2^label - 1), or LABEL=GAIN pairs such as 1=3,2=9")
+    conv.add_argument("--discount", choices=DISCOUNTS, help="log: 1/log_b(i+1) (default); jarvelin: 1 up to rank b, "
+                      "then 1/log_b(i)")
+    conv.add_argument("--log-base", type=_log_base, metavar="B", help="base b of the discount: 2 (default), e, 10, ...")
+    conv.add_argument("--ideal", choices=IDEALS, help="nDCG's ideal ranking: qrels (default), run, perfect")
+    conv.add_argument("--ap-denominator", choices=AP_DENOMINATORS,
+                      help="AP divides by num_rel (default), retrieved_relevant or min_num_rel_cutoff")
     ev.set_defaults(handler=_eval)
     commands.add_parser("trec_eval", add_help=False, help="trec_eval's command line and output, computed in SQL "
                         "(sqlrank trec_eval --help)")
@@ -82,6 +93,25 @@ def _mapping(text: str) -> dict[str, str]:
     return mapping
 
 
+def _gain(text: str):
+    if text in GAINS:
+        return text
+    try:
+        return {int(k): float(v) for k, v in (_mapping(text)).items()}
+    except (ValueError, argparse.ArgumentTypeError):
+        raise argparse.ArgumentTypeError(f"expected linear, exponential or LABEL=GAIN pairs such as 1=3,2=9, "
+                                         f"got {text!r}") from None
+
+
+def _log_base(text: str):
+    if text == "e":
+        return "e"
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 1 or e, got {text!r}") from None
+
+
 def _version() -> str:
     from . import __version__
     return __version__
@@ -96,7 +126,8 @@ def _eval(args: argparse.Namespace) -> int:
         qrels_format=args.qrels_format, run_format=args.run_format,
         qrels_columns=args.qrels_columns, run_columns=args.run_columns,
         rel=args.rel, missing_queries=args.missing_queries, judged_only=args.judged_only, depth=args.depth,
-        trec_eval_version=args.trec_eval_version)
+        trec_eval_version=args.trec_eval_version, preset=args.preset, tie_break=args.tie_break, gain=args.gain,
+        discount=args.discount, log_base=args.log_base, ideal=args.ideal, ap_denominator=args.ap_denominator)
     text = format_result(result, args.format)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)

@@ -70,11 +70,24 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     resolved_measures = resolve_measures(measures, resolved_conventions, preset, explicit)
     qrels_source = load(qrels, "qrels", con, registry, qrels_format, qrels_columns)
     run_source = load(run, "run", con, registry, run_format, run_columns)
+    if any(m.param("tie_break") == "input_rank" for m in resolved_measures):
+        _require_ranks(run_source, con)
     sql = render_evaluation(qrels_source.sql(), run_source.sql(), resolved_measures, resolved_conventions,
                             output)
     text = render_evaluation(qrels_source.source_sql(), run_source.source_sql(), resolved_measures,
                              resolved_conventions, output)
     return Plan(qrels_source, run_source, resolved_measures, resolved_conventions, sql, text)
+
+
+def _require_ranks(run: Source, con: duckdb.DuckDBPyConnection) -> None:
+    missing = con.execute(f"SELECT count(*) FILTER (WHERE input_rank IS NULL), count(*) FROM ({run.sql()}) AS run"
+                          ).fetchall()[0]
+    if missing[0] == missing[1]:
+        raise InputError(f"{run.label}: tie_break=input_rank needs the run's rank column; TREC runs have it "
+                         f"(column 4), tables need one named rank or mapped with run_columns={{'rank': ...}}")
+    if missing[0]:
+        raise InputError(f"{run.label}: {missing[0]} rows have no integer rank; tie_break=input_rank needs one "
+                         f"on every row")
 
 
 def execute(p: Plan, per_query: bool, con: duckdb.DuckDBPyConnection) -> Result:

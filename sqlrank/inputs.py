@@ -208,8 +208,8 @@ def _guess_split(path: str, kind: str, sample: int = 200) -> str:
 
 
 def _column_mapping(kind: str, columns: Mapping[str, str] | None) -> dict[str, str]:
-    canonical = ("query_id", "doc_id", KINDS[kind])
-    mapping = {c: c for c in canonical}
+    canonical = ("query_id", "doc_id", KINDS[kind]) + (("rank",) if kind == "run" else ())
+    mapping = {c: c for c in canonical if c != "rank"}
     for key, value in (columns or {}).items():
         if key not in canonical:
             raise InputError(f"cannot map {kind} column {key!r}: the {kind} columns are {', '.join(canonical)} "
@@ -298,6 +298,8 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
             if close:
                 hint = f"did you mean {close[0]!r}? Column names are case-sensitive; " + hint
             raise InputError(f"{source.label}: no column {actual!r} for {canonical} (columns: {available}); {hint}")
+    if source.kind == "run" and "rank" not in mapping and "rank" in types:
+        mapping["rank"] = "rank"  # used only by tie_break=input_rank
     source.columns = mapping
     value_type = types[mapping[source.value_name]]
     base = value_type.split("(")[0]

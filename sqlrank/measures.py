@@ -481,6 +481,9 @@ def _parse_ir_measures(name: str) -> list[Measure]:
     cutoff = None
     if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
         cutoff_node, tree = tree.right, tree.left
+        if isinstance(cutoff_node, ast.Call):
+            raise MeasureError(f"bad cutoff in {name!r}: parameters go before the cutoff, as in "
+                               f"nDCG(gain=exponential)@10")
         if not (isinstance(cutoff_node, ast.Constant) and type(cutoff_node.value) in (int, float)):
             raise MeasureError(f"bad cutoff in {name!r}: the cutoff after '@' must be a number")
         cutoff = cutoff_node.value

@@ -283,7 +283,11 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
                 _add(lines, line)
             else:
                 raise RuntimeError(f"unknown block [{kind}] in a measure template")
-    for ranking in plan.rankings.values():
+    several = len(plan.rankings) > 1
+    for number, ranking in enumerate(plan.rankings.values()):
+        ranking["part"] = f"per_query_ranking_{number + 1}" if several else "per_query"
+        for context in ranking["measures"]:
+            context["part"] = ranking["part"]
         for (kind, name), (lines, context) in ranking["cte_lines"].items():
             template, macro = _FAMILY_CTES[kind]
             ranking["ctes"].append({"name": name, "sql": call_macro(template, macro, name, lines, context).strip()})

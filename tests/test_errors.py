@@ -24,7 +24,7 @@ CASES = [
      ["qrels.txt", "run.csv", "-m", "AP", "--run-columns", "query_id=user,doc_id=item,score=Pred"],
      ["no column 'Pred'", "did you mean 'pred'"]),
     ("mapping a column that does not exist", {"qrels.txt": GOOD_QRELS, "run.csv": "a,b,c\nq1,d1,1\n"},
-     ["qrels.txt", "run.csv", "-m", "AP", "--run-columns", "rank=a"], ["cannot map run column 'rank'"]),
+     ["qrels.txt", "run.csv", "-m", "AP", "--run-columns", "label=a"], ["cannot map run column 'label'"]),
     ("malformed run line", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN + "q2 Q0 d7\n"},
      ["qrels.txt", "run.txt", "-m", "AP"], ["run.txt:4:", "malformed run line", "found 3", "q2 Q0 d7"]),
     ("malformed qrels line after comments", {"qrels.txt": "# c\n\n" + GOOD_QRELS + "q3 d9 1\n", "run.txt": GOOD_RUN},

@@ -108,3 +108,16 @@ def test_tab_separated_lines_with_spaces_inside_fields(tmp_path, reference):
     (tmp_path / "qrels.txt").write_text("".join(f"{q}\t{i}\t{d}\t{r}\n" for q, i, d, r in qrels[:10])
                                         + "".join(f"{q}\t{i}\t{d} \t {r}\n" for q, i, d, r in qrels[10:]))
     pd.testing.assert_frame_equal(evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt"), reference)
+
+
+def test_input_rank_from_trec_and_tables(tmp_path):
+    # The TREC run's fourth column, or a table's rank column, orders documents for tie_break=input_rank.
+    (tmp_path / "q.txt").write_text("q 0 a 1\nq 0 b 0\nq 0 c 0\n")
+    (tmp_path / "r.txt").write_text("q Q0 a 1 0.1 t\nq Q0 b 2 0.9 t\nq Q0 c 3 0.5 t\n")
+    got = sqlrank.evaluate(tmp_path / "q.txt", tmp_path / "r.txt", "RR RR(tie_break=input_rank)")
+    assert list(got.value) == [1 / 3, 1.0]
+    table = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": list("abc"), "score": [0.1, 0.9, 0.5], "pos": [1, 2, 3]})
+    got = sqlrank.evaluate(tmp_path / "q.txt", table, "RR", tie_break="input_rank", run_columns={"rank": "pos"})
+    assert list(got.value) == [1.0]
+    with pytest.raises(sqlrank.InputError, match="needs the run's rank column"):
+        sqlrank.evaluate(tmp_path / "q.txt", table.drop(columns="pos"), "RR", tie_break="input_rank")

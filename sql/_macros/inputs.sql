@@ -21,9 +21,12 @@
 SELECT {% if mode == 'numbered' %}position, {% endif %}{% if groups %}fields[1] || chr(31) || fields[2]{% else %}fields[1]{% endif %} AS query_id,
        fields[3] AS doc_id,
 {% if mode == 'typed' %}
-       CAST(fields[{{ value_field }}] AS {{ value_type }}) AS {{ value_name }}
+       CAST(fields[{{ value_field }}] AS {{ value_type }}) AS {{ value_name }}{% if kind == 'run' %},
+       TRY_CAST(fields[4] AS BIGINT) AS input_rank{% endif %}
+
 {% else %}
-       fields[{{ value_field }}] AS {{ value_name }},
+       fields[{{ value_field }}] AS {{ value_name }},{% if kind == 'run' %}
+       fields[4] AS input_rank,{% endif %}
        len(fields) AS field_count{% if split != 'regex' %},
        list_contains(fields, '') OR contains(line, {{ 'chr(32)' if split == 'tab' else 'chr(9)' }})
            OR contains(line, chr(11)) OR contains(line, chr(12)) AS has_empty_field{% endif %}{% if mode == 'numbered' %},
@@ -54,7 +57,9 @@ FROM (
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
 {% set value_type = 'DOUBLE' if kind == 'run' else 'INTEGER' %}
 {% if mode == 'typed' %}
-SELECT query_id, doc_id, CAST({{ value_name }} AS {{ value_type }}) AS {{ value_name }}
+SELECT query_id, doc_id, CAST({{ value_name }} AS {{ value_type }}) AS {{ value_name }}{% if kind == 'run' %},
+       TRY_CAST(input_rank AS BIGINT) AS input_rank{% endif %}
+
 FROM {{ table | ident }}
 {% else %}
 SELECT * FROM {{ table | ident }}
@@ -67,9 +72,13 @@ SELECT * FROM {{ table | ident }}
 SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}CAST({{ columns.query_id | ident }} AS VARCHAR) AS query_id,
        CAST({{ columns.doc_id | ident }} AS VARCHAR) AS doc_id,
 {% if mode == 'typed' %}
-       CAST({{ columns[value_name] | ident }} AS {{ value_type }}) AS {{ value_name }}
+       CAST({{ columns[value_name] | ident }} AS {{ value_type }}) AS {{ value_name }}{% if kind == 'run' %},
+       {% if columns.get('rank') %}TRY_CAST({{ columns.get('rank') | ident }} AS BIGINT){% else %}CAST(NULL AS BIGINT){% endif %} AS input_rank{% endif %}
+
 {% else %}
-       {{ columns[value_name] | ident }} AS {{ value_name }}
+       {{ columns[value_name] | ident }} AS {{ value_name }}{% if kind == 'run' %},
+       {% if columns.get('rank') %}CAST({{ columns.get('rank') | ident }} AS VARCHAR){% else %}CAST(NULL AS VARCHAR){% endif %} AS input_rank{% endif %}
+
 {% endif %}
 FROM {{ reader }}
 {% endmacro %}

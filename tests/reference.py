@@ -1,0 +1,75 @@
+"""A small, obviously-correct reference of measures over one explicit ranking (pure Python).
+
+labels: the label of each retrieved document in rank order; None for unjudged documents.
+judged: every label of the query's judgments (for R and the ideal ranking).
+"""
+from __future__ import annotations
+
+import math
+
+
+def relevant(label, rel=1):
+    return label is not None and label >= rel
+
+
+def precision(labels, k, rel=1):
+    return sum(relevant(x, rel) for x in labels[:k]) / k
+
+
+def recall(labels, judged, k, rel=1):
+    r = sum(relevant(x, rel) for x in judged)
+    return sum(relevant(x, rel) for x in labels[:k]) / r if r else 0.0
+
+
+def average_precision(labels, judged, k=None, rel=1):
+    r = sum(relevant(x, rel) for x in judged)
+    hits, total = 0, 0.0
+    for i, x in enumerate(labels[:k] if k else labels, 1):
+        if relevant(x, rel):
+            hits += 1
+            total += hits / i
+    return total / r if r else 0.0
+
+
+def reciprocal_rank(labels, k=None, rel=1):
+    for i, x in enumerate(labels[:k] if k else labels, 1):
+        if relevant(x, rel):
+            return 1.0 / i
+    return 0.0
+
+
+def success(labels, k, rel=1):
+    return 1.0 if any(relevant(x, rel) for x in labels[:k]) else 0.0
+
+
+def gain(label):
+    return float(label) if label is not None and label > 0 else 0.0
+
+
+def dcg(labels, k=None):
+    return sum(gain(x) / math.log2(i + 1) for i, x in enumerate(labels[:k] if k else labels, 1))
+
+
+def ndcg(labels, judged, k=None):
+    ideal = sorted((gain(x) for x in judged if gain(x) > 0), reverse=True)
+    best = sum(g / math.log2(i + 1) for i, g in enumerate(ideal[:k] if k else ideal, 1))
+    return dcg(labels, k) / best if best else 0.0
+
+
+def cumulative_gain(labels, k):
+    return sum(gain(x) for x in labels[:k])
+
+
+def rprec(labels, judged, rel=1):
+    r = sum(relevant(x, rel) for x in judged)
+    return sum(relevant(x, rel) for x in labels[:r]) / r if r else 0.0
+
+
+def unjudged(labels, k):
+    return sum(x is None or x < 0 for x in labels[:k]) / k
+
+
+def rbp(labels, judged, p=0.9):
+    top = max([x for x in judged if x >= 0], default=0)
+    scale = top if top > 1 else 1
+    return (1 - p) * sum((x / scale if x is not None and x > 0 else 0.0) * p ** i for i, x in enumerate(labels))
