@@ -499,6 +499,8 @@ def _parse_ir_measures(name: str) -> list[Measure]:
     if not isinstance(tree, ast.Name):
         raise MeasureError(f"cannot parse measure {name!r}; write for example nDCG@10 or AP(rel=2)@100")
     family = FAMILIES[_family_name(tree.id)]
+    if family.name == "NumRet" and "rel" in kwargs:  # ir_measures spells NumRelRet as NumRet(rel=1)
+        family = FAMILIES["NumRelRet"]
     if cutoff is not None and family.cutoff_kind == "rank" and type(cutoff) is not int:
         raise MeasureError(f"bad cutoff in {name!r}: the cutoff after '@' must be a positive integer")
     params = tuple(kwargs.items())

@@ -46,7 +46,9 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            "(the retrieved documents); AP divides by the relevant documents retrieved (within top_k); "
            "other measures rank ties like torch.topk.", {"ideal": "run", "ap_denominator": "retrieved_relevant"},
            {"nDCG": {"tie_break": "expected"}, "DCG": {"tie_break": "expected"}},
-           notes="torch.topk's order among tied scores is not specified; sqlrank uses trec_eval's there."),
+           notes="torch.topk's order among tied scores is not specified; sqlrank uses trec_eval's there. "
+                 "TorchMetrics 1.9 also treats documents scored <= 0 as not retrieved in precision, recall, MAP "
+                 "and MRR (not in nDCG): drop them from the run to reproduce it."),
     Preset("elasticsearch", "Elasticsearch _rank_eval: DCG with gain 2^r - 1 and 1/log2(i+1), ideal from all "
            "ratings.", {"gain": "exponential"},
            notes="Its nDCG truncates the ideal to the number of hits returned (elasticsearch#154362), and its "

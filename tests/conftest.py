@@ -27,3 +27,16 @@ def conformance_file(name: str) -> Path:
     if not path.is_file():
         pytest.skip(f"{path} is not here (it comes with ../shared)")
     return path
+
+
+def peer(module: str):
+    """Import a peer library the differential tests compare with. Skipped where it is not
+    installed (a user's clone), but a failure when SQLRANK_REQUIRE_PEERS is set (CI installs them)."""
+    import importlib
+    import os
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        if os.environ.get("SQLRANK_REQUIRE_PEERS"):
+            pytest.fail(f"{module} is required here (SQLRANK_REQUIRE_PEERS) but cannot be imported: {exc}")
+        pytest.skip(f"{module} is not installed", allow_module_level=True)

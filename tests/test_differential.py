@@ -10,10 +10,10 @@ import pytest
 
 import sqlrank
 from sqlrank.conventions import resolve_conventions
-from conftest import close
+from conftest import close, peer
 from generate import generate, to_dicts
 
-pytrec_eval = pytest.importorskip("pytrec_eval")
+pytrec_eval = peer("pytrec_eval")
 
 TREC_MEASURES = {"map", "P", "recall", "ndcg", "ndcg_cut", "recip_rank", "Rprec", "success", "map_cut",
                  "num_ret", "num_rel", "num_rel_ret", "num_q"}
