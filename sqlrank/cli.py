@@ -78,6 +78,24 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--ap-denominator", choices=AP_DENOMINATORS,
                       help="AP divides by num_rel (default), retrieved_relevant or min_num_rel_cutoff")
     ev.set_defaults(handler=_eval)
+    ex = commands.add_parser(
+        "explain", help="which conventions reproduce a number; what makes two presets differ",
+        description="With --target: try every combination of the conventions that apply to the measure and "
+                    "list those that reproduce the number (within half a unit of its last printed decimal, or "
+                    "--tolerance). With --between: walk from one set of conventions to another, one convention "
+                    "at a time, and show how much each step moves the value, per query and in the mean.")
+    ex.add_argument("qrels", metavar="QRELS")
+    ex.add_argument("run", metavar="RUN")
+    ex.add_argument("-m", "--measure", required=True, help="one measure, e.g. nDCG@10")
+    what = ex.add_mutually_exclusive_group(required=True)
+    what.add_argument("--target", help="the number to reproduce, as printed (its decimals set the precision)")
+    what.add_argument("--between", nargs=2, metavar=("FROM", "TO"),
+                      help="two presets, or preset=NAME,field=value,... settings")
+    ex.add_argument("--tolerance", type=float, help="with --target: accept |value - target| <= this")
+    ex.add_argument("--query", help="with --target: reproduce this query's value instead of the mean")
+    ex.add_argument("--all", action="store_true", help="with --target: list every match, not the ten simplest")
+    ex.add_argument("-f", "--format", choices=("table", "csv"), default="table")
+    ex.set_defaults(handler=_explain)
     commands.add_parser("trec_eval", add_help=False, help="trec_eval's command line and output, computed in SQL "
                         "(sqlrank trec_eval --help)")
     return parser
@@ -133,6 +151,54 @@ def _eval(args: argparse.Namespace) -> int:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     write_output(text, args.output)
     return 0
+
+
+def _explain(args: argparse.Namespace) -> int:
+    import warnings
+
+    from . import explain
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if args.target is not None:
+            frame = explain.reproduce(args.qrels, args.run, args.measure, args.target, args.tolerance, args.query)
+        else:
+            frame = explain.attribute(args.qrels, args.run, args.measure, *args.between)
+    if args.format == "csv":
+        write_output(frame.to_csv(index=False), None)
+        return 0
+    if args.target is not None:
+        matches = frame[frame.matches]
+        shown = matches if args.all else matches.head(10)
+        lines = [f"{len(matches)} of {frame.attrs['tried']} convention combinations give {args.target} "
+                 f"(within {frame.attrs['tolerance']:.2g}){', simplest first' if len(matches) else ''}:"]
+        lines += [f"  {row.measure:<60} {row.value:.6f}" for row in shown.itertuples()]
+        if len(matches) > len(shown):
+            lines.append(f"  ... {len(matches) - len(shown)} more (--all)")
+        if not len(matches):
+            lines += ["closest:"] + [f"  {row.measure:<60} {row.value:.6f}" for row in frame.head(5).itertuples()]
+        write_output("\n".join(lines) + "\n", None)
+        return 0
+    wide = frame.pivot(index="query_id", columns="convention", values="delta")[frame.convention.unique()]
+    start = frame[frame.step == 1].set_index("query_id")["before"]
+    end = frame[frame.step == frame.step.max()].set_index("query_id")["after"]
+    order = sorted((q for q in wide.index if q != "all"), key=lambda q: q.encode("utf-8")) + ["all"]
+    header = ["query_id", "from"] + [f"+ {c}" for c in wide.columns] + ["= to"]
+    rows = [[q, _cell(start.get(q))] + [_cell(wide.at[q, c], signed=True) for c in wide.columns] + [_cell(end.get(q))]
+            for q in order]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    text = [f"from {frame.attrs['start']} to {frame.attrs['end']}:"]
+    text += ["  ".join(f"{c:>{w}}" if i else f"{c:<{w}}" for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+             for r in [header] + rows]
+    text.append("(a query evaluated on one side only shows an empty cell where it enters or leaves)")
+    write_output("\n".join(text) + "\n", None)
+    return 0
+
+
+def _cell(value, signed: bool = False) -> str:
+    if value is None or value != value:
+        return ""
+    return f"{value:+.4f}" if signed else f"{value:.4f}"
 
 
 def write_output(text: str, path: str | None) -> None:

@@ -251,6 +251,8 @@ class Measure:
         given = dict(self.params)
         if name in given:
             return given[name]
+        if name not in self.spec.params:  # a convention this family does not take
+            return getattr(DEFAULTS, name) if name in CHECKS else None
         default = self.spec.params[name].default
         return getattr(DEFAULTS, name) if default is None and name in CHECKS else default
 

@@ -1,0 +1,73 @@
+"""sqlrank explain: finds the seeds' conventions from their numbers alone, and attributes a gap
+between two presets to the conventions that cause it."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from conftest import FIXTURES, close
+from sqlrank.cli import main
+from sqlrank.explain import attribute, reproduce
+
+GOLDEN = FIXTURES / "golden"
+
+
+@pytest.mark.parametrize("case, measure, target, query, convention", [
+    ("seed_002_004_dcg", "nDCG@6", "0.960808", None, "nDCG@6"),
+    ("seed_002_004_dcg", "nDCG@6", "0.932", None, "nDCG(discount=jarvelin)@6"),
+    ("seed_002_004_dcg", "nDCG@6", "0.948811", None, "nDCG(gain=exponential)@6"),
+    ("seed_003_jarvelin", "nDCG@5", "0.88", None, "nDCG(discount=jarvelin)@5"),
+    ("seed_001_ndcg", "nDCG@5", "0.639945", None, "nDCG(ideal=perfect)@5"),
+    ("seed_002_map", "AP", "0.755556", "2", "AP(ap_denominator=retrieved_relevant)"),
+])
+def test_finds_the_seeds_convention_from_the_number(case, measure, target, query, convention):
+    frame = reproduce(GOLDEN / case / "qrels.txt", GOLDEN / case / "run.txt", measure, target, query=query)
+    matches = frame[frame.matches]
+    assert frame.attrs["tried"] > 20
+    assert matches.measure.iloc[0] == convention, list(matches.measure[:5])
+    assert all(abs(v - float(target)) <= frame.attrs["tolerance"] for v in matches.value)
+
+
+def test_nothing_matches_an_impossible_number():
+    frame = reproduce(GOLDEN / "seed_002_004_dcg" / "qrels.txt", GOLDEN / "seed_002_004_dcg" / "run.txt",
+                      "nDCG@6", "1.5")  # nDCG never exceeds 1
+    assert not frame.matches.any()
+
+
+CRAFTED_QRELS = pd.DataFrame({"query_id": ["q1"] * 5 + ["q2"], "doc_id": list("abcdz") + ["x"],
+                              "relevance": [3, 0, 1, 2, 3, 1]})
+# q1: b and c tie (ties matter), labels are graded (gain matters), z is relevant but not
+# retrieved (the ideal matters); q2 is judged but not retrieved (the query set matters).
+CRAFTED_RUN = pd.DataFrame({"query_id": ["q1"] * 4, "doc_id": list("abcd"), "score": [2.0, 1.0, 1.0, 0.5]})
+
+
+def test_attributes_the_gap_to_each_convention():
+    frame = attribute(CRAFTED_QRELS, CRAFTED_RUN, "nDCG@3", "trec_eval",
+                      "preset=sklearn,gain=exponential,missing_queries=zero")
+    means = frame[frame.query_id == "all"].set_index("convention")
+    assert list(means.index) == ["missing_queries=zero", "tie_break=expected", "gain=exponential", "ideal=run"]
+    assert all(abs(d) > 1e-3 for d in means.delta), means
+    # the steps add up to the whole gap
+    assert close(means.before.iloc[0] + means.delta.sum(), means.after.iloc[-1])
+    # per query: q1's ties cost the mean over the two orders of b and c
+    q1 = frame[(frame.query_id == "q1")].set_index("convention")
+    exp_ties = (1 / math.log2(3) + 1 / math.log2(4)) / 2
+    dcg_trec = 3 + 1 / math.log2(4)  # b (0) and c (1) tie; trec_eval puts c (doc_id desc) first -> rank 2
+    assert close(q1.at["tie_break=expected", "before"], (3 + 1 / math.log2(3)) / (3 + 3 / math.log2(3) + 2 / 2))
+    assert close(q1.at["tie_break=expected", "after"], (3 + 1 * exp_ties) / (3 + 3 / math.log2(3) + 2 / 2))
+    assert dcg_trec != 0
+
+
+def test_explain_command(tmp_path, capsys):
+    case = GOLDEN / "seed_002_004_dcg"
+    assert main(["explain", str(case / "qrels.txt"), str(case / "run.txt"), "-m", "nDCG@6", "--target", "0.932"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[1].split()[0] == "nDCG(discount=jarvelin)@6"
+    assert main(["explain", str(case / "qrels.txt"), str(case / "run.txt"), "-m", "nDCG@6",
+                 "--between", "trec_eval", "gdeval"]) == 0
+    assert "+ gain=exponential" in capsys.readouterr().out
+    assert main(["explain", str(case / "qrels.txt"), str(case / "run.txt"), "-m", "nDCG@6",
+                 "--between", "trec_eval", "pytrec_eval"]) == 1  # differ only in trec_eval_version
+    assert "trec_eval_version" in capsys.readouterr().err
