@@ -54,8 +54,9 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            notes="Its nDCG truncates the ideal to the number of hits returned (elasticsearch#154362), and its "
                  "precision divides by the hits returned; neither is a convention here."),
     Preset("spark_mllib", "Spark MLlib RankingMetrics (3.4+ with relevance values): gain 2^r - 1, MAP over "
-           "|ground truth|, MAP@k over min(|ground truth|, k).",
-           {"gain": "exponential", "ap_denominator": "min_num_rel_cutoff"},
+           "|ground truth|, MAP@k over min(|ground truth|, k); every ground-truth document is relevant "
+           "whatever its value (rel=0); queries with no predictions score 0.",
+           {"gain": "exponential", "ap_denominator": "min_num_rel_cutoff", "rel": 0, "missing_queries": "zero"},
            notes="Graded ideal DCG follows the order the user supplies the ground truth in (not sorted); "
                  "sqlrank sorts it, as the ideal should be."),
     Preset("recbole", "RecBole: binary relevance; NDCG ideal of min(|R|, K) ones (the judgments' ideal cut at "

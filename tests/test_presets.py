@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from conftest import close, peer
+from conftest import FIXTURES, close, peer
 from generate import generate, to_dicts
 from sqlrank.conventions import resolve_conventions
 from sqlrank.presets import PRESETS
@@ -190,6 +190,28 @@ def test_torchmetrics_retrieval(seed):
 
 
 # ---------------------------------------------------------------- tools that do not run here
+
+PRESET_CASES = sorted(p for p in (FIXTURES / "presets").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("case", PRESET_CASES, ids=[c.name for c in PRESET_CASES])
+def test_worked_examples_from_the_tools_own_tests(case):
+    import csv
+    rows = list(csv.DictReader(open(case / "expected.tsv"), delimiter="\t"))
+    assert rows and (case / "NOTE.md").read_text().startswith("Source:")
+    preset = rows[0]["preset"]
+    measures = sorted({r["measure"] for r in rows})
+    resolved = dict(zip(measures, names(measures, preset)))
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = sqlrank.evaluate(case / "qrels.txt", case / "run.txt", measures, per_query=True, preset=preset)
+        summary = sqlrank.evaluate(case / "qrels.txt", case / "run.txt", measures, preset=preset)
+    values = {(r.query_id, r.measure): r.value for r in frame.itertuples()}
+    values.update({("all", r.measure): r.value for r in summary.itertuples()})
+    for row in rows:
+        got = values[(row["query_id"], resolved[row["measure"]])]
+        assert close(got, float(row["value"]), float(row["tolerance"])), (row, got)
 
 def test_every_preset_is_documented():
     assert set(PRESETS) == {"trec_eval", "trec_eval_c", "pytrec_eval", "ir_measures", "ranx", "sklearn",
