@@ -63,7 +63,9 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            "K); MAP@K over min(|R|, K).", {"ap_denominator": "min_num_rel_cutoff"}),
     Preset("ms_recommenders", "Microsoft Recommenders: map over all relevant, map_at_k over min(R, k); nDCG "
            "with natural log (cancels in nDCG); users in both truth and predictions.",
-           {"ap_denominator": "min_num_rel_cutoff", "log_base": "e"}),
+           {"ap_denominator": "min_num_rel_cutoff", "log_base": "e"},
+           notes="ndcg_at_k's default score_type 'binary' gives every truth row gain 1 (use binary labels or a "
+                 "gain mapping); score_type='raw' is the preset's linear gain."),
     Preset("gdeval", "gdeval.pl (TREC Web track): nDCG with gain 2^r - 1 and 1/log2(i+1), ideal from all "
            "judgments.", {"gain": "exponential"}),
 )}
