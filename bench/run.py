@@ -1,0 +1,111 @@
+"""Benchmark sqlrank against the peers on the same files, in one run.
+
+    python bench/run.py --rows 10000000 [--repeat 3] [--tools sqlrank-parquet,sqlrank-trec,pytrec_eval,...]
+
+Generates the data if missing (bench/generate.py), then runs each tool as a whole process, from
+files to printed means, `repeat` times: wall time (median), peak memory (max resident set of
+the process, from wait4), and the means it prints, which must agree across tools to 1e-6
+(ranx's order of tied scores differs; see the ranx preset). Prints a table with the ratio of
+pytrec_eval's time to each tool's.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from generate import generate  # noqa: E402
+
+MEASURES = ["nDCG@10", "AP", "P@10", "R@1000", "RR"]
+
+SCRIPTS = {
+    "pytrec_eval": """
+import json, sys, pytrec_eval
+with open(sys.argv[1]) as f: qrels = pytrec_eval.parse_qrel(f)
+with open(sys.argv[2]) as f: run = pytrec_eval.parse_run(f)
+names = {"ndcg_cut_10": "nDCG@10", "map": "AP", "P_10": "P@10", "recall_1000": "R@1000", "recip_rank": "RR"}
+res = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "P.10", "recall.1000", "recip_rank"}).evaluate(run)
+print(json.dumps({ours: sum(r[name] for r in res.values()) / len(res) for name, ours in names.items()}))
+""",
+    "ir_measures": """
+import json, sys, ir_measures
+measures = [ir_measures.parse_measure(m) for m in ["nDCG@10", "AP", "P@10", "R@1000", "RR"]]
+res = ir_measures.calc_aggregate(measures, ir_measures.read_trec_qrels(sys.argv[1]), ir_measures.read_trec_run(sys.argv[2]))
+print(json.dumps({str(m): v for m, v in res.items()}))
+""",
+    "ranx": """
+import json, sys, ranx
+qrels, run = ranx.Qrels.from_file(sys.argv[1], kind="trec"), ranx.Run.from_file(sys.argv[2], kind="trec")
+names = {"ndcg@10": "nDCG@10", "map": "AP", "precision@10": "P@10", "recall@1000": "R@1000", "mrr": "RR"}
+res = ranx.evaluate(qrels, run, list(names), make_comparable=True)
+print(json.dumps({ours: float(res[name]) for name, ours in names.items()}))
+""",
+}
+
+
+def command(tool: str, paths: dict, script_dir: Path) -> list[str]:
+    if tool.startswith("sqlrank"):
+        fmt = "parquet" if tool.endswith("parquet") else "txt"
+        return [sys.executable, "-m", "sqlrank", "eval", paths[f"qrels.{fmt}"], paths[f"run.{fmt}"],
+                "-m", " ".join(MEASURES), "-f", "json"]
+    script = script_dir / f"bench_{tool}.py"  # not {tool}.py: it would shadow the module it imports
+    script.write_text(SCRIPTS[tool])
+    return [sys.executable, str(script), paths["qrels.txt"], paths["run.txt"]]
+
+
+def measure(cmd: list[str]) -> tuple[float, float, dict]:
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    out, err = proc.stdout.read(), proc.stderr.read()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{cmd[:3]} failed: {err[-2000:]}")
+    data = json.loads(out)
+    if isinstance(data, list):  # sqlrank's JSON: [{"measure": ..., "value": ...}]
+        data = {row["measure"]: row["value"] for row in data}
+    return elapsed, usage.ru_maxrss / 1024, data
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--tools", default="sqlrank-parquet,sqlrank-trec,pytrec_eval,ir_measures,ranx")
+    parser.add_argument("--data", default=str(HERE / "data"))
+    args = parser.parse_args()
+    tag = f"{args.rows // 1_000_000}M" if args.rows >= 1_000_000 else f"{args.rows // 1000}k"
+    paths = {name: os.path.join(args.data, f"{tag}.{name}") for name in
+             ("run.parquet", "qrels.parquet", "run.txt", "qrels.txt")}
+    if not all(os.path.exists(p) for p in paths.values()):
+        paths = generate(args.rows, 1000, 1, args.data)
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for tool in args.tools.split(","):
+            runs = [measure(command(tool, paths, Path(tmp))) for _ in range(args.repeat)]
+            results[tool] = (statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[-1][2])
+    reference = results.get("pytrec_eval")
+    print(f"{args.rows:,} run rows ({tag}), measures {' '.join(MEASURES)}; {platform.machine()}, "
+          f"{os.cpu_count()} cores, {date.today()}; median of {args.repeat} runs, whole process")
+    print(f"{'tool':<18} {'seconds':>8} {'peak MB':>8} {'pytrec_eval / tool':>19}  means agree")
+    for tool, (seconds, peak, means) in results.items():
+        ratio = f"{reference[0] / seconds:.2f}x" if reference else "-"
+        agree = "-"
+        if reference and tool != "pytrec_eval":
+            worst = max(abs(means[m] - reference[2][m]) for m in MEASURES)
+            agree = "yes" if worst <= 1e-6 else f"no (max diff {worst:.2g})"
+        print(f"{tool:<18} {seconds:8.2f} {peak:8.0f} {ratio:>19}  {agree}")
+
+
+if __name__ == "__main__":
+    main()
