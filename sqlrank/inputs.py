@@ -154,7 +154,7 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
         if source.format != "trec":
             raise InputError(f"{source.label}: judgment groups are read from TREC qrels_jg text only")
         source.groups = True
-    if source.path is None:  # DataFrames, relations, tables: already in the database
+    if source.path is None or source.format == "parquet":  # in the database already, or cheap to scan again
         validate(source, con)
         return source
     if source.format == "trec":
