@@ -1,6 +1,6 @@
 """Synthetic benchmark data: a run and qrels at a chosen scale, as Parquet and TREC text.
 
-    python bench/generate.py --rows 10000000 [--docs 1000] [--seed 1] [--out bench/data]
+    python bench/generate.py --rows 10000000 [--docs 1000] [--seed 1] [--out bench/data] [--parquet-only]
 
 Queries get `docs` documents each (rows / docs queries). Scores are multiples of 2^-20, exact
 as 32-bit floats, so that trec_eval 9/pytrec_eval and trec_eval 10 rank them alike; about 5%
@@ -18,15 +18,17 @@ import time
 import duckdb
 
 
-def generate(rows: int, docs: int, seed: int, out: str) -> dict[str, str]:
+def generate(rows: int, docs: int, seed: int, out: str, text: bool = True) -> dict[str, str]:
+    """Write the files (TREC text too unless text=False) and return their paths. The tables are
+    views over range(), streamed to each file, so any scale fits in memory."""
     queries = max(1, rows // docs)
     tag = f"{rows // 1_000_000}M" if rows >= 1_000_000 else f"{rows // 1000}k"
     os.makedirs(out, exist_ok=True)
     paths = {name: os.path.join(out, f"{tag}.{name}") for name in
-             ("run.parquet", "qrels.parquet", "run.txt", "qrels.txt")}
-    con = duckdb.connect()
+             ("run.parquet", "qrels.parquet") + (("run.txt", "qrels.txt") if text else ())}
+    con = duckdb.connect(config={"memory_limit": "4GB"})
     con.execute(f"""
-        CREATE TABLE run AS
+        CREATE VIEW run AS
         SELECT 'q' || q AS query_id,
                'd' || d AS doc_id,
                CASE WHEN hash(q, d, {seed}, 'tie') % 20 = 0
@@ -35,7 +37,7 @@ def generate(rows: int, docs: int, seed: int, out: str) -> dict[str, str]:
         FROM range({queries}) AS queries (q), range({docs}) AS documents (d)
     """)
     con.execute(f"""
-        CREATE TABLE qrels AS
+        CREATE VIEW qrels AS
         SELECT 'q' || q AS query_id,
                'd' || d AS doc_id,
                CAST(CASE WHEN hash(q, d, {seed}, 'label') % 10 < 6 THEN 0
@@ -45,6 +47,8 @@ def generate(rows: int, docs: int, seed: int, out: str) -> dict[str, str]:
     """)
     con.execute(f"COPY run TO '{paths['run.parquet']}' (FORMAT parquet)")
     con.execute(f"COPY qrels TO '{paths['qrels.parquet']}' (FORMAT parquet)")
+    if not text:
+        return paths
     con.execute(f"""COPY (SELECT query_id, 'Q0', doc_id,
                                  row_number() OVER (PARTITION BY query_id ORDER BY score DESC, doc_id DESC),
                                  score, 'bench' FROM run)
@@ -60,9 +64,10 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "data"))
+    parser.add_argument("--parquet-only", action="store_true", help="no TREC text files (they are 43 bytes a row)")
     args = parser.parse_args()
     start = time.perf_counter()
-    paths = generate(args.rows, args.docs, args.seed, args.out)
+    paths = generate(args.rows, args.docs, args.seed, args.out, text=not args.parquet_only)
     print(f"{args.rows:,} run rows in {time.perf_counter() - start:.1f} s:")
     for path in paths.values():
         print(f"  {path} ({os.path.getsize(path) / 1e6:.0f} MB)")

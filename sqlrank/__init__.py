@@ -11,12 +11,12 @@ from typing import Any
 __version__ = "0.1.0"
 
 from .conventions import Conventions  # noqa: E402
-from .errors import ConventionError, InputError, MeasureError, SqlrankError  # noqa: E402
+from .errors import ConventionError, InputError, MeasureError, OptionError, SqlrankError  # noqa: E402
 from .measures import Measure, parse_measures  # noqa: E402
 
 __all__ = [
     "evaluate", "render", "parse_measures", "Measure", "Conventions",
-    "SqlrankError", "InputError", "MeasureError", "ConventionError", "SqlrankWarning",
+    "SqlrankError", "InputError", "MeasureError", "ConventionError", "OptionError", "SqlrankWarning",
 ]
 
 
@@ -33,7 +33,9 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
     per_query: columns ``query_id, measure, value`` instead of ``measure, value``.
     options: ``connection``, ``qrels_format``/``run_format`` (trec, csv, tsv, parquet),
         ``qrels_columns``/``run_columns`` (e.g. ``{"query_id": "user_id"}``), and conventions
-        (``rel``, ``missing_queries``, ``judged_only``, ``depth``).
+        (``rel``, ``missing_queries``, ``judged_only``, ``depth``, ...). Engine options for a
+        private connection: ``memory_limit`` (e.g. "4GB"; larger work spills to disk),
+        ``temp_directory`` (where it spills), ``threads``, ``progress`` (DuckDB's progress bar).
 
     ``frame.attrs["sql"]`` holds the statement, reading your files (sqlrank runs it on the copy of
     each file it read and validated once); ``frame.attrs["conventions"]`` the conventions.
@@ -52,8 +54,9 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
 def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, **options: Any) -> str:
     """The SQL statement of this evaluation (inputs are validated). With per_query=True it returns
     ``query_id, measure, value`` rows ordered by query; otherwise ``measure, value`` rows."""
-    from .engine import plan, session
+    from .engine import session_options, plan, session
 
-    with session(options.pop("connection", None)) as (con, registry):
+    engine = session_options(options)
+    with session(engine.pop("connection", None), **engine) as (con, registry):
         output = "per_query" if per_query else "summary"
         return plan(qrels, run, measures, output, con, registry, **options).text

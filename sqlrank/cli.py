@@ -13,6 +13,7 @@ from typing import Sequence
 
 from .conventions import AP_DENOMINATORS, DISCOUNTS, GAINS, IDEALS, MISSING_QUERIES, TIE_BREAKS
 from .presets import PRESETS
+from .engine import add_engine_arguments, engine_arguments
 from .errors import SqlrankError
 from .inputs import FORMATS
 from .measures import FAMILIES
@@ -77,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--ideal", choices=IDEALS, help="nDCG's ideal ranking: qrels (default), run, perfect")
     conv.add_argument("--ap-denominator", choices=AP_DENOMINATORS,
                       help="AP divides by num_rel (default), retrieved_relevant or min_num_rel_cutoff")
+    add_engine_arguments(ev)
     ev.set_defaults(handler=_eval)
     ex = commands.add_parser(
         "explain", help="which conventions reproduce a number; what makes two presets differ",
@@ -145,7 +147,8 @@ def _eval(args: argparse.Namespace) -> int:
         qrels_columns=args.qrels_columns, run_columns=args.run_columns,
         rel=args.rel, missing_queries=args.missing_queries, judged_only=args.judged_only, depth=args.depth,
         trec_eval_version=args.trec_eval_version, preset=args.preset, tie_break=args.tie_break, gain=args.gain,
-        discount=args.discount, log_base=args.log_base, ideal=args.ideal, ap_denominator=args.ap_denominator)
+        discount=args.discount, log_base=args.log_base, ideal=args.ideal, ap_denominator=args.ap_denominator,
+        **engine_arguments(args))
     text = format_result(result, args.format)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
@@ -212,11 +215,22 @@ def write_output(text: str, path: str | None) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+        os.chmod(tmp, _file_mode(path))  # mkstemp makes it private (0600); a results file is not
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _file_mode(path: str) -> int:
+    """The mode of the file being replaced, or what open() would give a new one (0666 - umask)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,14 +1,18 @@
 """Engine: run one evaluation in DuckDB and hand back a Result."""
 from __future__ import annotations
 
+import os
+import re
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 import duckdb
 
 from .conventions import Conventions, resolve_conventions
-from .errors import InputError
+from .errors import InputError, OptionError, duckdb_reason
 from .inputs import Registry, Source, load
 from .measures import Measure, parse_measures
 from .presets import preset_family_conventions
@@ -96,7 +100,7 @@ def execute(p: Plan, per_query: bool, con: duckdb.DuckDBPyConnection) -> Result:
     try:
         frame = con.execute(p.sql).df()
     except duckdb.Error as exc:
-        raise InputError(f"evaluation failed in DuckDB: {str(exc).strip().splitlines()[0]}") from None
+        raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
     frame["value"] = frame["value"].astype("float64")
     if not per_query:
         return Result(frame, frame, p.text, p.conventions, p.measures, False, num_queries, warnings)
@@ -138,10 +142,53 @@ def _check_queries(p: Plan, con: duckdb.DuckDBPyConnection) -> tuple[list[str], 
     return warnings, both + (qrels_only if zero else 0)
 
 
+_SIZE = re.compile(r"\s*[0-9]+(\.[0-9]+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*", re.IGNORECASE)
+
+
+def engine_config(memory_limit: str | None = None, temp_directory: str | os.PathLike | None = None,
+                  threads: int | None = None) -> dict[str, Any]:
+    """DuckDB settings for a private connection, checked first so that a typo is a clear error.
+
+    memory_limit: e.g. "4GB"; beyond it DuckDB spills sorts, joins and aggregates to
+    temp_directory (default: a .tmp folder DuckDB makes in the working directory).
+    threads: worker threads (default: all cores)."""
+    config: dict[str, Any] = {}
+    if memory_limit is not None:
+        if not isinstance(memory_limit, str) or not _SIZE.fullmatch(memory_limit):
+            raise OptionError(f"memory_limit {memory_limit!r} is not a size; write it like 4GB, 500MB or 2GiB")
+        config["memory_limit"] = memory_limit.strip()
+    if temp_directory is not None:
+        folder = Path(temp_directory)
+        if folder.exists() and not folder.is_dir():
+            raise OptionError(f"temp_directory {str(folder)!r} is a file; give a folder for spilled data")
+        config["temp_directory"] = str(folder)
+    if threads is not None:
+        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+            raise OptionError(f"threads {threads!r} must be a whole number of at least 1")
+        config["threads"] = threads
+    return config
+
+
 @contextmanager
-def session(connection: duckdb.DuckDBPyConnection | None) -> Iterator[tuple[duckdb.DuckDBPyConnection, Registry]]:
-    """The caller's connection (left as it was found) or a private in-memory one."""
-    con = connection if connection is not None else duckdb.connect()
+def session(connection: duckdb.DuckDBPyConnection | None, memory_limit: str | None = None,
+            temp_directory: str | os.PathLike | None = None, threads: int | None = None,
+            progress: bool = False) -> Iterator[tuple[duckdb.DuckDBPyConnection, Registry]]:
+    """The caller's connection (left as it was found) or a private in-memory one.
+
+    Resource settings apply to the private connection; a caller who passes a connection
+    sets them on it (SET memory_limit = '4GB'), so sqlrank refuses to override them."""
+    config = engine_config(memory_limit, temp_directory, threads)
+    if connection is not None and config:
+        raise OptionError(f"{', '.join(config)} cannot be changed on your connection; set them on it "
+                              f"(e.g. SET memory_limit = '4GB') or leave out connection=")
+    if connection is None:
+        try:
+            con = duckdb.connect(config=config)
+        except duckdb.Error as exc:
+            raise OptionError(f"DuckDB refused the settings {config}: {duckdb_reason(exc)}") from None
+        con.execute(f"SET enable_progress_bar = {'true' if progress else 'false'}")
+    else:
+        con = connection
     registry = Registry(con)
     try:
         yield con, registry
@@ -151,8 +198,32 @@ def session(connection: duckdb.DuckDBPyConnection | None) -> Iterator[tuple[duck
             con.close()
 
 
-def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False, *,
-                    connection: duckdb.DuckDBPyConnection | None = None, **options: Any) -> Result:
-    with session(connection) as (con, registry):
+def add_engine_arguments(parser) -> None:
+    """The resource flags of the command lines (sqlrank eval, sqlrank trec_eval)."""
+    group = parser.add_argument_group("engine")
+    group.add_argument("--memory-limit", metavar="SIZE",
+                       help="DuckDB's memory limit, e.g. 4GB (default: 80%% of RAM); larger work spills to disk")
+    group.add_argument("--temp-directory", metavar="DIR",
+                       help="where spilled data goes (default: .tmp in the working directory)")
+    group.add_argument("--threads", type=int, metavar="N", help="worker threads (default: all cores)")
+
+
+def engine_arguments(args) -> dict[str, Any]:
+    """session() options from parsed command-line flags. DuckDB draws its progress bar (for
+    queries longer than about 2 s) on standard output, so it is on only when that is a terminal
+    and never mixes with results written to a pipe or a file."""
+    return dict(memory_limit=args.memory_limit, temp_directory=args.temp_directory, threads=args.threads,
+                progress=sys.stdout.isatty())
+
+
+def session_options(options: dict[str, Any]) -> dict[str, Any]:
+    """Take the engine options (connection and resources) out of an evaluation's options."""
+    return {name: options.pop(name) for name in ("connection", "memory_limit", "temp_directory", "threads",
+                                                 "progress") if name in options}
+
+
+def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False, **options: Any) -> Result:
+    engine = session_options(options)
+    with session(engine.pop("connection", None), **engine) as (con, registry):
         output = "both" if per_query else "summary"
         return execute(plan(qrels, run, measures, output, con, registry, **options), per_query, con)

@@ -15,3 +15,19 @@ class MeasureError(SqlrankError):
 
 class ConventionError(SqlrankError):
     """A convention is unknown or has an invalid value."""
+
+
+class OptionError(SqlrankError):
+    """An engine option (memory limit, spill folder, threads) has an invalid value."""
+
+
+def duckdb_reason(exc: BaseException) -> str:
+    """DuckDB's first line, with what to do when the machine, not the input, is the limit."""
+    text = str(exc).strip()
+    reason = text.splitlines()[0] if text else type(exc).__name__
+    if "Out of Memory" in reason or type(exc).__name__ == "OutOfMemoryException":
+        reason += ("; raise the limit (--memory-limit, memory_limit=) or use fewer threads (--threads); "
+                   "DuckDB spills what it can to --temp-directory")
+    elif "No space left on device" in text:
+        reason += "; free disk space there or point --temp-directory (temp_directory=) at a larger disk"
+    return reason

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import duckdb
 
-from .errors import InputError
+from .errors import InputError, duckdb_reason
 from .templates import call_macro, quote_ident
 
 FORMATS = ("trec", "csv", "tsv", "parquet")
@@ -178,7 +178,7 @@ def _read_once(source: Source, con: duckdb.DuckDBPyConnection, registry: Registr
     try:
         source.table = registry.materialize(source.source_sql("raw"), source.kind)
     except duckdb.Error as exc:
-        raise InputError(f"{source.label}: cannot read the {source.kind}: {_first_line(exc)}") from None
+        raise InputError(f"{source.label}: cannot read the {source.kind}: {duckdb_reason(exc)}") from None
 
 
 def _guess_split(path: str, kind: str, sample: int = 200) -> str:
@@ -287,7 +287,7 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
     try:
         described = con.execute(f"DESCRIBE SELECT * FROM {source.reader}").fetchall()
     except duckdb.Error as exc:
-        raise InputError(f"{source.label}: cannot read it as {source.format}: {_first_line(exc)}") from None
+        raise InputError(f"{source.label}: cannot read it as {source.format}: {duckdb_reason(exc)}") from None
     types = {row[0]: row[1] for row in described}
     for canonical, actual in mapping.items():
         if actual not in types:
@@ -320,9 +320,11 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
 def validate(source: Source, con: duckdb.DuckDBPyConnection) -> None:
     """Check what would make a number wrong; raise an InputError that says where.
 
-    One pass: rows are grouped by (query, document), which finds duplicates, and each kind
-    of bad row is counted on the way. Only when something is wrong is the source read again,
-    with line numbers, to say where."""
+    One pass: rows are grouped by a 64-bit hash of (query, document), which is cheaper than
+    grouping the strings and finds every duplicate (two copies of a pair share their hash),
+    and each kind of bad row is counted on the way. Only when something looks wrong is the
+    source read again: duplicates are confirmed on the exact ids (a hash collision alone is
+    not an error) and problems are located by line number, to say where."""
     raw = source.sql("raw")
     problems = _problem_conditions(source)
     if source.format == "trec" and source.split != "regex":
@@ -333,9 +335,9 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection) -> None:
     outer = ", ".join(["sum(copies)", "count(*) FILTER (WHERE copies > 1)"] + [f"sum({name})" for name in problems])
     try:
         row = con.execute(f"SELECT {outer} FROM (SELECT {inner} FROM ({raw}) AS checked "
-                          f"GROUP BY query_id, doc_id) AS pairs").fetchall()[0]
+                          f"GROUP BY hash(query_id, doc_id)) AS pairs").fetchall()[0]
     except duckdb.Error as exc:
-        raise InputError(f"{source.label}: cannot read the {source.kind}: {_first_line(exc)}") from None
+        raise InputError(f"{source.label}: cannot read the {source.kind}: {duckdb_reason(exc)}") from None
     total, duplicated = row[0] or 0, row[1]
     if total == 0:
         raise InputError(f"{source.label}: the {source.kind} has no data rows")
@@ -402,11 +404,12 @@ def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
 
 
 def _report_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str) -> None:
-    dup = con.execute(
+    found = con.execute(
         f"SELECT query_id, doc_id, count(*) AS copies, count(*) OVER () AS pairs FROM ({raw}) AS checked "
-        f"GROUP BY query_id, doc_id HAVING count(*) > 1 ORDER BY query_id, doc_id LIMIT 1").fetchall()[0]
-    if not dup:
-        return
+        f"GROUP BY query_id, doc_id HAVING count(*) > 1 ORDER BY query_id, doc_id LIMIT 1").fetchall()
+    if not found:
+        return  # only a hash collision: every (query, document) pair is distinct
+    dup = found[0]
     query_id, doc_id, copies, pairs = dup
     if source.groups:
         base, group = query_id.split(GROUP_SEPARATOR, 1)
@@ -423,5 +426,3 @@ def _report_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str)
         f"(query, document) pair must appear once: remove the duplicates (trec_eval stops on them too)")
 
 
-def _first_line(exc: BaseException) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

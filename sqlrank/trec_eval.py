@@ -17,8 +17,8 @@ from typing import Sequence
 import duckdb
 
 from .conventions import resolve_conventions
-from .engine import resolve_measures, session
-from .errors import InputError, MeasureError, SqlrankError
+from .engine import add_engine_arguments, engine_arguments, resolve_measures, session
+from .errors import InputError, MeasureError, SqlrankError, duckdb_reason
 from .inputs import GROUP_SEPARATOR, Source, load
 from .measures import Measure, parse_measure
 from .templates import call_macro, quote_ident, render_evaluation, render_template
@@ -96,6 +96,7 @@ class Options:
     groups: bool = False  # -R qrels_jg
     prefs: str | None = None  # -R prefs or -R qrels_prefs
     measures: dict[str, str | None] = field(default_factory=dict)
+    engine: dict = field(default_factory=dict)  # session() options: memory_limit, temp_directory, threads
 
 
 class _Parser(argparse.ArgumentParser):
@@ -126,6 +127,7 @@ def build_parser(prog: str = "sqlrank trec_eval") -> argparse.ArgumentParser:
     p.add_argument("-Z", dest="zscores", metavar="FILE", help="print z-scores against this table of means and stddevs")
     p.add_argument("--trec-eval-version", type=int, choices=(9, 10), default=10, dest="version",
                    help="10 (default), or 9 to reproduce pytrec_eval and trec_eval 9.x")
+    add_engine_arguments(p)
     return p
 
 
@@ -137,7 +139,7 @@ def parse_options(argv: Sequence[str]) -> Options:
     options = Options(args.qrels, args.run, args.per_query, args.complete, args.no_summary, args.judged_only,
                       args.depth, args.rel, args.num_docs, args.zscores, args.version,
                       groups=args.format == "qrels_jg",
-                      prefs=args.format if args.format in PREFS_FORMATS else None)
+                      prefs=args.format if args.format in PREFS_FORMATS else None, engine=engine_arguments(args))
     for spec in args.measures or ["official"]:
         _request(options.measures, spec)
     kinds = {KIND[name] for name in options.measures} - {"special"}
@@ -204,7 +206,7 @@ def run(options: Options, out) -> None:
         measures.append(Measure("NumRel", None, {"rel": 1}))  # trec_eval -c recounts the summary (see below)
     conventions = dict(rel=options.rel, missing_queries="zero" if options.complete else "skip",
                        judged_only=options.judged_only, depth=options.depth, trec_eval_version=options.version)
-    with _run_file(options.run) as run_path, session(None) as (con, registry):
+    with _run_file(options.run) as run_path, session(None, **options.engine) as (con, registry):
         evaluate = _evaluate_prefs if options.prefs else _evaluate
         rows, relstrings, runid = evaluate(options, lines, measures, run_path, con, registry, conventions)
     _print(options, lines, measures, rows, relstrings, runid, out, resolve_conventions(**conventions))
@@ -226,7 +228,7 @@ def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_
     try:
         rows = con.execute(sql).fetchall()  # (query_id, measure, value)
     except duckdb.Error as exc:
-        raise InputError(f"evaluation failed in DuckDB: {str(exc).strip().splitlines()[0]}") from None
+        raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
     relstrings = {}
     if "relstring" in options.measures and options.per_query:
         length = int(float(options.measures["relstring"] or 10))
@@ -282,7 +284,7 @@ def _evaluate_prefs(options: Options, lines: list[Line], measures: list[Measure]
     try:
         return con.execute(sql).fetchall(), {}, runid
     except duckdb.Error as exc:
-        raise InputError(f"evaluation failed in DuckDB: {str(exc).strip().splitlines()[0]}") from None
+        raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
 
 
 def _print(options: Options, lines: list[Line], measures: list[Measure], rows: list, relstrings: dict,

@@ -59,6 +59,27 @@ def test_per_query_values_match_pytrec_eval(seed, rel, judged_only):
     assert not mismatches, f"{len(mismatches)} of {compared} differ:\n" + "\n".join(mismatches[:20])
 
 
+def test_values_are_the_same_under_a_small_memory_limit(tmp_path):
+    """380,000 run rows in 60 MB of DuckDB memory on one thread: the engine options reach DuckDB
+    (20 MB is refused with a clear error, so the limit is real) and the values do not change."""
+    qrels, run = generate(4, n_queries=2000, max_docs=400)
+    qrels.to_parquet(tmp_path / "qrels.parquet")
+    run.to_parquet(tmp_path / "run.parquet")
+    files = (str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"))
+    with pytest.raises(sqlrank.SqlrankError, match="Out of Memory.*--memory-limit"):
+        sqlrank.evaluate(*files, "AP", memory_limit="20MB", threads=1)
+    expected = pytrec_eval.RelevanceEvaluator(*to_dicts(qrels, run)[:1], {"map", "ndcg_cut.10", "P.10"}).evaluate(
+        to_dicts(qrels, run)[1])
+    with pytest.warns(sqlrank.SqlrankWarning):
+        got = sqlrank.evaluate(*files, "AP nDCG@10 P@10", per_query=True, memory_limit="60MB", threads=1,
+                               temp_directory=tmp_path / "spill")
+    values = {(r.query_id, r.measure): r.value for r in got.itertuples()}
+    assert len(values) == 3 * len(expected) > 5000
+    for qid, measures in expected.items():
+        for trec_name, name in (("map", "AP"), ("ndcg_cut_10", "nDCG@10"), ("P_10", "P@10")):
+            assert close(values[(qid, name)], measures[trec_name]), (qid, name)
+
+
 ALL_PYTREC = sorted(set(pytrec_eval.supported_measures) - {"relstring", "runid"})
 GEOMETRIC = {"gm_map", "gm_bpref"}  # pytrec_eval gives ln(max(value, 1e-5)) per query
 

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from sqlrank.cli import main
+from sqlrank.errors import InputError
 
 GOOD_QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\n"
 GOOD_RUN = "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\nq2 Q0 d1 1 0.5 t\n"
@@ -79,6 +80,15 @@ CASES = [
      ["query_id", "DOUBLE", "store them as strings"]),
     ("decimal ids", {"qrels.txt": GOOD_QRELS, "run.parquet": "decimal"}, ["qrels.txt", "run.parquet", "-m", "AP"],
      ["query_id", "DECIMAL", "store them as strings"]),
+    ("memory limit not a size", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN},
+     ["qrels.txt", "run.txt", "-m", "AP", "--memory-limit", "lots"], ["memory_limit 'lots' is not a size", "4GB"]),
+    ("memory limit too small", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN},
+     ["qrels.txt", "run.txt", "-m", "AP", "--memory-limit", "100KB"], ["Out of Memory", "raise the limit",
+                                                                      "--memory-limit"]),
+    ("no threads", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN},
+     ["qrels.txt", "run.txt", "-m", "AP", "--threads", "0"], ["threads 0", "at least 1"]),
+    ("temp directory is a file", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN},
+     ["qrels.txt", "run.txt", "-m", "AP", "--temp-directory", "run.txt"], ["temp_directory 'run.txt' is a file"]),
 ]
 
 
@@ -117,6 +127,26 @@ def test_real_process_exit_status_and_no_traceback(tmp_path):
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
 
 
+def test_engine_options_are_not_forced_on_the_callers_connection():
+    import duckdb
+
+    import sqlrank
+
+    con = duckdb.connect()
+    with pytest.raises(sqlrank.OptionError, match="memory_limit cannot be changed on your connection"):
+        sqlrank.evaluate(pd_frame(GOOD_QRELS, 4), pd_frame(GOOD_RUN, 6), "AP", connection=con, memory_limit="1GB")
+    assert con.execute("SELECT current_setting('threads')").fetchall()[0][0] >= 1  # still usable
+
+
+def pd_frame(text, width):
+    import pandas as pd
+
+    rows = [line.split() for line in text.splitlines()]
+    if width == 4:
+        return pd.DataFrame([(q, d, int(r)) for q, _, d, r in rows], columns=["query_id", "doc_id", "relevance"])
+    return pd.DataFrame([(q, d, float(s)) for q, _, d, _, s, _ in rows], columns=["query_id", "doc_id", "score"])
+
+
 def test_usage_errors_exit_2_without_traceback(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["eval", "q", "r", "-m", "AP", "--format", "xml"])
@@ -135,3 +165,37 @@ def test_output_file_written_only_on_success(tmp_path, monkeypatch, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.txt", "out.csv", "qrels.txt", "run.txt"]
     # inputs are never modified
     assert (tmp_path / "run.txt").read_text() == GOOD_RUN
+
+
+def test_a_hash_collision_alone_is_not_reported_as_a_duplicate(tmp_path):
+    """validate() groups rows by a 64-bit hash of (query, document); a group of two means a
+    duplicate or a collision, and the exact check that follows must tell them apart."""
+    import duckdb
+
+    from sqlrank import inputs
+
+    write_files(tmp_path, {"run.txt": GOOD_RUN, "dup.txt": GOOD_RUN + "q2 Q0 d1 2 0.1 t\n"})
+    con = duckdb.connect()
+    registry = inputs.Registry(con)
+    clean = inputs.load(str(tmp_path / "run.txt"), "run", con, registry)
+    assert inputs._report_duplicates(clean, con, clean.sql("raw")) is None  # what a collision leads to
+    with pytest.raises(InputError, match=r"dup.txt:3: document 'd1' is ranked 2 times"):
+        inputs.load(str(tmp_path / "dup.txt"), "run", con, registry)
+
+
+def test_output_file_gets_ordinary_permissions(tmp_path, monkeypatch):
+    import os
+    import stat
+
+    write_files(tmp_path, {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN})
+    monkeypatch.chdir(tmp_path)
+    umask = os.umask(0o022)
+    try:
+        assert main(["eval", "qrels.txt", "run.txt", "-m", "AP", "-o", "new.txt"]) == 0
+        assert stat.S_IMODE(os.stat("new.txt").st_mode) == 0o644
+        (tmp_path / "kept.txt").write_text("old")
+        os.chmod("kept.txt", 0o640)
+        assert main(["eval", "qrels.txt", "run.txt", "-m", "AP", "-o", "kept.txt"]) == 0
+        assert stat.S_IMODE(os.stat("kept.txt").st_mode) == 0o640
+    finally:
+        os.umask(umask)

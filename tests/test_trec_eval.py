@@ -59,6 +59,13 @@ def test_byte_for_byte(expected, args):
         pytest.fail("\n".join(list(diff)[:40]))
 
 
+def test_engine_flags_leave_the_output_unchanged():
+    args = ["-m", "all_trec", "-q", "--memory-limit", "200MB", "--threads", "1", "qrels.test", "results.test"]
+    out = io.StringIO()
+    trec_eval.run(trec_eval.parse_options(absolute(args)), out)
+    assert out.getvalue().encode("utf-8") == conformance_file("out.test.aq").read_bytes()
+
+
 def test_run_from_standard_input():
     qrels, run = conformance_file("qrels.test"), conformance_file("results.test")
     proc = subprocess.run([sys.executable, "-m", "sqlrank", "trec_eval", str(qrels), "-"], input=run.read_bytes(),

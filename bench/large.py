@@ -1,0 +1,106 @@
+"""A run far larger than memory: evaluate it under a memory limit and check a sample of queries.
+
+    python bench/large.py [--rows 500000000] [--memory-limit 4GB] [--sample 50]
+
+Generates the Parquet files if missing (bench/generate.py --parquet-only; 500M rows are about
+2.6 GB of Parquet, 21 GB as TREC text, so no text is written), runs `sqlrank eval -q` on them as
+a whole process with --memory-limit (DuckDB spills to bench/data/spill), and reports wall time,
+peak memory (max resident set, from wait4) and the means. Then it draws `sample` queries at
+random (seeded), reads their rows back from the Parquet files and evaluates them with
+pytrec_eval-terrier: every per-query value must agree to 1e-9.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import os
+import platform
+import random
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from datetime import date
+from pathlib import Path
+
+import duckdb
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from generate import generate  # noqa: E402
+
+MEASURES = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@10": "P_10", "R@1000": "recall_1000", "RR": "recip_rank"}
+
+
+def evaluate(qrels: str, run: str, memory_limit: str, spill: str, out: str) -> tuple[float, float]:
+    cmd = [sys.executable, "-m", "sqlrank", "eval", qrels, run, "-m", " ".join(MEASURES), "-q", "-f", "csv",
+           "-o", out, "--memory-limit", memory_limit, "--temp-directory", spill]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    err = proc.stderr.read()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"sqlrank failed:\n{err}")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def check_sample(qrels: str, run: str, values: dict, sample: int, seed: int = 7) -> tuple[int, float]:
+    """Per-query values of `sample` random queries against pytrec_eval; (compared, worst difference)."""
+    import pytrec_eval
+
+    queries = sorted(random.Random(seed).sample(sorted({q for q, _ in values}), sample))
+    con = duckdb.connect()
+    qrels_dict, run_dict = defaultdict(dict), defaultdict(dict)
+    for qid, doc, rel in con.execute("SELECT query_id, doc_id, relevance FROM read_parquet($1) "
+                                     "WHERE query_id IN (SELECT unnest($2::VARCHAR[]))", [qrels, queries]).fetchall():
+        qrels_dict[qid][doc] = int(rel)
+    for qid, doc, score in con.execute("SELECT query_id, doc_id, score FROM read_parquet($1) "
+                                       "WHERE query_id IN (SELECT unnest($2::VARCHAR[]))", [run, queries]).fetchall():
+        run_dict[qid][doc] = float(score)
+    expected = pytrec_eval.RelevanceEvaluator(dict(qrels_dict), {"ndcg_cut.10", "map", "P.10", "recall.1000",
+                                                                 "recip_rank"}).evaluate(dict(run_dict))
+    if set(expected) != set(queries):
+        raise SystemExit(f"pytrec_eval evaluated {len(expected)} of the {len(queries)} sampled queries")
+    worst, compared = 0.0, 0
+    for qid, row in expected.items():
+        for ours, theirs in MEASURES.items():
+            worst = max(worst, abs(values[(qid, ours)] - row[theirs]))
+            compared += 1
+    return compared, worst
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=500_000_000)
+    parser.add_argument("--memory-limit", default="4GB")
+    parser.add_argument("--sample", type=int, default=50)
+    parser.add_argument("--data", default=str(HERE / "data"))
+    args = parser.parse_args()
+    tag = f"{args.rows // 1_000_000}M" if args.rows >= 1_000_000 else f"{args.rows // 1000}k"
+    qrels, run = (os.path.join(args.data, f"{tag}.{name}.parquet") for name in ("qrels", "run"))
+    if not (os.path.exists(qrels) and os.path.exists(run)):
+        print(f"generating {args.rows:,} rows ...", flush=True)
+        generate(args.rows, 1000, 1, args.data, text=False)
+    out = os.path.join(args.data, f"{tag}.per_query.csv")
+    seconds, peak = evaluate(qrels, run, args.memory_limit, os.path.join(args.data, "spill"), out)
+    values = {}
+    with open(out, newline="") as f:
+        for row in csv.DictReader(f):
+            values[(row["query_id"], row["measure"])] = float(row["value"])
+    queries = {q for q, _ in values}
+    means = {m: math.fsum(values[(q, m)] for q in queries) / len(queries) for m in MEASURES}
+    compared, worst = check_sample(qrels, run, values, args.sample)
+    print(f"{args.rows:,} run rows ({tag}), {len(queries):,} queries; {platform.machine()}, {os.cpu_count()} cores, "
+          f"{date.today()}; sqlrank eval --memory-limit {args.memory_limit}, whole process")
+    print(f"  {seconds:.1f} s, peak memory {peak:,.0f} MB")
+    print("  means: " + ", ".join(f"{m} {v:.6f}" for m, v in means.items()))
+    print(f"  {compared} per-query values of {args.sample} random queries against pytrec_eval: "
+          f"max difference {worst:.1e} ({'agree' if worst <= 1e-9 else 'DISAGREE'} to 1e-9)")
+    if worst > 1e-9:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
