@@ -2,6 +2,8 @@
 
     python bench/run.py --rows 10000000 [--repeat 3] [--tools sqlrank-parquet,sqlrank-trec,pytrec_eval,...]
 
+sqlrank-parquet@600MB is sqlrank on the Parquet files with --memory-limit 600MB.
+
 Generates the data if missing (bench/generate.py), then runs each tool as a whole process, from
 files to printed means, `repeat` times: wall time (median), peak memory (max resident set of
 the process, from wait4), and the means it prints, which must agree across tools to 1e-6
@@ -54,10 +56,11 @@ print(json.dumps({ours: float(res[name]) for name, ours in names.items()}))
 
 
 def command(tool: str, paths: dict, script_dir: Path) -> list[str]:
-    if tool.startswith("sqlrank"):
-        fmt = "parquet" if tool.endswith("parquet") else "txt"
+    if tool.startswith("sqlrank"):  # sqlrank-parquet, sqlrank-trec, with @LIMIT: sqlrank-parquet@600MB
+        name, _, limit = tool.partition("@")
+        fmt = "parquet" if name.endswith("parquet") else "txt"
         return [sys.executable, "-m", "sqlrank", "eval", paths[f"qrels.{fmt}"], paths[f"run.{fmt}"],
-                "-m", " ".join(MEASURES), "-f", "json"]
+                "-m", " ".join(MEASURES), "-f", "json"] + (["--memory-limit", limit] if limit else [])
     script = script_dir / f"bench_{tool}.py"  # not {tool}.py: it would shadow the module it imports
     script.write_text(SCRIPTS[tool])
     return [sys.executable, str(script), paths["qrels.txt"], paths["run.txt"]]
@@ -81,7 +84,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--tools", default="sqlrank-parquet,sqlrank-trec,pytrec_eval,ir_measures,ranx")
+    parser.add_argument("--tools", default="sqlrank-parquet,sqlrank-parquet@600MB,sqlrank-trec,pytrec_eval,"
+                                           "ir_measures,ranx")
     parser.add_argument("--data", default=str(HERE / "data"))
     args = parser.parse_args()
     tag = f"{args.rows // 1_000_000}M" if args.rows >= 1_000_000 else f"{args.rows // 1000}k"
@@ -97,14 +101,14 @@ def main() -> None:
     reference = results.get("pytrec_eval")
     print(f"{args.rows:,} run rows ({tag}), measures {' '.join(MEASURES)}; {platform.machine()}, "
           f"{os.cpu_count()} cores, {date.today()}; median of {args.repeat} runs, whole process")
-    print(f"{'tool':<18} {'seconds':>8} {'peak MB':>8} {'pytrec_eval / tool':>19}  means agree")
+    print(f"{'tool':<22} {'seconds':>8} {'peak MB':>8} {'pytrec_eval / tool':>19}  means agree")
     for tool, (seconds, peak, means) in results.items():
         ratio = f"{reference[0] / seconds:.2f}x" if reference else "-"
         agree = "-"
         if reference and tool != "pytrec_eval":
             worst = max(abs(means[m] - reference[2][m]) for m in MEASURES)
             agree = "yes" if worst <= 1e-6 else f"no (max diff {worst:.2g})"
-        print(f"{tool:<18} {seconds:8.2f} {peak:8.0f} {ratio:>19}  {agree}")
+        print(f"{tool:<22} {seconds:8.2f} {peak:8.0f} {ratio:>19}  {agree}")
 
 
 if __name__ == "__main__":
