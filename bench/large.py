@@ -1,10 +1,11 @@
 """A run far larger than memory: evaluate it under a memory limit and check a sample of queries.
 
-    python bench/large.py [--rows 500000000] [--memory-limit 4GB] [--threads N] [--sample 50]
+    python bench/large.py [--rows 500000000] [--memory-limit 4GB] [--slices 10] [--threads N] [--sample 50]
 
 Generates the Parquet files if missing (bench/generate.py --parquet-only; 500M rows are about
 2.6 GB of Parquet, 21 GB as TREC text, so no text is written), runs `sqlrank eval -q` on them as
-a whole process with --memory-limit (DuckDB spills to bench/data/spill), and reports wall time,
+a whole process with --memory-limit (DuckDB spills to bench/data/spill) and --slices (the
+queries in groups, one statement each), and reports wall time,
 peak memory (max resident set, from wait4) and the means. Then it draws `sample` queries at
 random (seeded), reads their rows back from the Parquet files and evaluates them with
 pytrec_eval-terrier: every per-query value must agree to 1e-9.
@@ -33,12 +34,14 @@ from generate import generate  # noqa: E402
 MEASURES = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@10": "P_10", "R@1000": "recall_1000", "RR": "recip_rank"}
 
 
-def evaluate(qrels: str, run: str, memory_limit: str, threads: int | None, spill: str,
+def evaluate(qrels: str, run: str, memory_limit: str, threads: int | None, slices: int, spill: str,
              out: str) -> tuple[float, float]:
     cmd = [sys.executable, "-m", "sqlrank", "eval", qrels, run, "-m", " ".join(MEASURES), "-q", "-f", "csv",
            "-o", out, "--memory-limit", memory_limit, "--temp-directory", spill]
     if threads:
         cmd += ["--threads", str(threads)]
+    if slices > 1:
+        cmd += ["--slices", str(slices)]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -79,6 +82,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=500_000_000)
     parser.add_argument("--memory-limit", default="4GB")
     parser.add_argument("--threads", type=int, help="DuckDB threads (default: all cores)")
+    parser.add_argument("--slices", type=int, default=10, help="sqlrank --slices (default 10)")
     parser.add_argument("--sample", type=int, default=50)
     parser.add_argument("--data", default=str(HERE / "data"))
     args = parser.parse_args()
@@ -88,7 +92,7 @@ def main() -> None:
         print(f"generating {args.rows:,} rows ...", flush=True)
         generate(args.rows, 1000, 1, args.data, text=False)
     out = os.path.join(args.data, f"{tag}.per_query.csv")
-    seconds, peak = evaluate(qrels, run, args.memory_limit, args.threads, os.path.join(args.data, "spill"), out)
+    seconds, peak = evaluate(qrels, run, args.memory_limit, args.threads, args.slices, os.path.join(args.data, "spill"), out)
     values = {}
     with open(out, newline="") as f:
         for row in csv.DictReader(f):
@@ -98,7 +102,7 @@ def main() -> None:
     compared, worst = check_sample(qrels, run, values, args.sample)
     print(f"{args.rows:,} run rows ({tag}), {len(queries):,} queries; {platform.machine()}, {os.cpu_count()} cores, "
           f"{date.today()}; sqlrank eval --memory-limit {args.memory_limit}"
-          f"{f' --threads {args.threads}' if args.threads else ''}, whole process")
+          f"{f' --threads {args.threads}' if args.threads else ''} --slices {args.slices}, whole process")
     print(f"  {seconds:.1f} s, peak memory {peak:,.0f} MB")
     print("  means: " + ", ".join(f"{m} {v:.6f}" for m, v in means.items()))
     print(f"  {compared} per-query values of {args.sample} random queries against pytrec_eval: "

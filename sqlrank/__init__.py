@@ -35,7 +35,9 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
         ``qrels_columns``/``run_columns`` (e.g. ``{"query_id": "user_id"}``), and conventions
         (``rel``, ``missing_queries``, ``judged_only``, ``depth``, ...). Engine options for a
         private connection: ``memory_limit`` (e.g. "4GB"; larger work spills to disk),
-        ``temp_directory`` (where it spills), ``threads``, ``progress`` (DuckDB's progress bar).
+        ``temp_directory`` (where it spills), ``threads``, ``progress`` (DuckDB's progress bar);
+        ``slices=N`` evaluates the queries in N groups, one statement each, for runs far larger
+        than memory.
 
     ``frame.attrs["sql"]`` holds the statement, reading your files (sqlrank runs it on the copy of
     each file it read and validated once); ``frame.attrs["conventions"]`` the conventions.

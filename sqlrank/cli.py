@@ -78,7 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--ideal", choices=IDEALS, help="nDCG's ideal ranking: qrels (default), run, perfect")
     conv.add_argument("--ap-denominator", choices=AP_DENOMINATORS,
                       help="AP divides by num_rel (default), retrieved_relevant or min_num_rel_cutoff")
-    add_engine_arguments(ev)
+    engine = add_engine_arguments(ev)
+    engine.add_argument("--slices", type=int, metavar="N",
+                        help="evaluate the queries in N groups, one after another, so that each step holds "
+                             "1/N of the run (for runs far larger than memory; default 1)")
     ev.set_defaults(handler=_eval)
     ex = commands.add_parser(
         "explain", help="which conventions reproduce a number; what makes two presets differ",
@@ -148,7 +151,7 @@ def _eval(args: argparse.Namespace) -> int:
         rel=args.rel, missing_queries=args.missing_queries, judged_only=args.judged_only, depth=args.depth,
         trec_eval_version=args.trec_eval_version, preset=args.preset, tie_break=args.tie_break, gain=args.gain,
         discount=args.discount, log_base=args.log_base, ideal=args.ideal, ap_denominator=args.ap_denominator,
-        **engine_arguments(args))
+        slices=args.slices, **engine_arguments(args))
     text = format_result(result, args.format)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)

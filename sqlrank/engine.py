@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,7 +17,7 @@ from .errors import InputError, OptionError, duckdb_reason
 from .inputs import Registry, Source, load
 from .measures import Measure, parse_measures
 from .presets import preset_family_conventions
-from .templates import render_evaluation
+from .templates import quote_ident, render_evaluation, render_slice, render_slices_summary
 
 if TYPE_CHECKING:  # pandas is imported by DuckDB when a DataFrame is asked for, not at start-up
     import pandas as pd
@@ -50,6 +51,7 @@ class Plan:
     conventions: Conventions
     sql: str  # the statement as executed here: it reads the inputs sqlrank read and validated once
     text: str  # the same statement reading the files themselves: what users print and run elsewhere
+    slices: int = 1  # evaluate the queries in this many groups, one statement each (memory)
 
 
 def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions: Conventions,
@@ -68,7 +70,7 @@ def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions:
 def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyConnection,
          registry: Registry, *, qrels_format: str | None = None, run_format: str | None = None,
          qrels_columns: Mapping[str, str] | None = None, run_columns: Mapping[str, str] | None = None,
-         preset: str | None = None, **conventions: Any) -> Plan:
+         preset: str | None = None, slices: int | None = None, **conventions: Any) -> Plan:
     resolved_conventions = resolve_conventions(preset, **conventions)
     explicit = {k for k, v in conventions.items() if v is not None}
     resolved_measures = resolve_measures(measures, resolved_conventions, preset, explicit)
@@ -80,7 +82,16 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
                             output)
     text = render_evaluation(qrels_source.source_sql(), run_source.source_sql(), resolved_measures,
                              resolved_conventions, output)
-    return Plan(qrels_source, run_source, resolved_measures, resolved_conventions, sql, text)
+    return Plan(qrels_source, run_source, resolved_measures, resolved_conventions, sql, text,
+                _check_slices(slices))
+
+
+def _check_slices(slices: Any) -> int:
+    if slices is None:
+        return 1
+    if isinstance(slices, bool) or not isinstance(slices, int) or not 1 <= slices <= 100_000:
+        raise OptionError(f"slices {slices!r} must be a whole number from 1 to 100000")
+    return slices
 
 
 def _require_ranks(run: Source, con: duckdb.DuckDBPyConnection) -> None:
@@ -94,14 +105,35 @@ def _require_ranks(run: Source, con: duckdb.DuckDBPyConnection) -> None:
                          f"on every row")
 
 
+def _execute_slices(p: Plan, con: duckdb.DuckDBPyConnection) -> "pd.DataFrame":
+    """The evaluation as p.slices statements, each over the queries of one slice, whose
+    per-query rows are collected in a temporary table; then the summary over all of them.
+    Rows in the layout of output "both" (summary rows have query_id NULL)."""
+    table = f"sqlrank_slices_{uuid.uuid4().hex}"
+    con.execute(f"CREATE TEMPORARY TABLE {quote_ident(table)} (query_id VARCHAR, measure VARCHAR, value DOUBLE)")
+    try:
+        for index in range(p.slices):
+            statement = render_evaluation(render_slice(p.qrels.sql(), p.slices, index),
+                                          render_slice(p.run.sql(), p.slices, index),
+                                          p.measures, p.conventions, "per_query")
+            con.execute(f"INSERT INTO {quote_ident(table)}\n{statement}")
+        return con.execute(render_slices_summary(table, p.measures)).df()
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {quote_ident(table)}")
+
+
 def execute(p: Plan, per_query: bool, con: duckdb.DuckDBPyConnection) -> Result:
     """Run the plan's statement (rendered with output="both" for per-query results)."""
     warnings, num_queries = _check_queries(p, con)
     try:
-        frame = con.execute(p.sql).df()
+        frame = con.execute(p.sql).df() if p.slices == 1 else _execute_slices(p, con)
     except duckdb.Error as exc:
         raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
     frame["value"] = frame["value"].astype("float64")
+    if p.slices > 1 and not per_query:  # the slices come back per query; keep the summary rows
+        order = {str(m): i for i, m in enumerate(p.measures)}
+        frame = frame[frame["query_id"].isna()].drop(columns="query_id")
+        frame = frame.sort_values("measure", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
     if not per_query:
         return Result(frame, frame, p.text, p.conventions, p.measures, False, num_queries, warnings)
     order = {str(m): i for i, m in enumerate(p.measures)}
@@ -198,7 +230,7 @@ def session(connection: duckdb.DuckDBPyConnection | None, memory_limit: str | No
             con.close()
 
 
-def add_engine_arguments(parser) -> None:
+def add_engine_arguments(parser):
     """The resource flags of the command lines (sqlrank eval, sqlrank trec_eval)."""
     group = parser.add_argument_group("engine")
     group.add_argument("--memory-limit", metavar="SIZE",
@@ -206,6 +238,7 @@ def add_engine_arguments(parser) -> None:
     group.add_argument("--temp-directory", metavar="DIR",
                        help="where spilled data goes (default: .tmp in the working directory)")
     group.add_argument("--threads", type=int, metavar="N", help="worker threads (default: all cores)")
+    return group
 
 
 def engine_arguments(args) -> dict[str, Any]:
@@ -220,6 +253,7 @@ def session_options(options: dict[str, Any]) -> dict[str, Any]:
     """Take the engine options (connection and resources) out of an evaluation's options."""
     return {name: options.pop(name) for name in ("connection", "memory_limit", "temp_directory", "threads",
                                                  "progress") if name in options}
+
 
 
 def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False, **options: Any) -> Result:

@@ -312,6 +312,20 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
     )
 
 
+def render_slice(source_sql: str, slices: int, index: int) -> str:
+    """One slice of an input: the rows whose query falls in slice ``index`` of ``slices`` (a
+    hash of the query id, so each query and all its rows land in the same slice on both sides)."""
+    return call_macro("_macros/query_set.sql", "slice", source_sql, int(slices), int(index)).strip()
+
+
+def render_slices_summary(table: str, measures: list) -> str:
+    """Per-query rows and the summary of an evaluation run in slices (see sql/slices.sql)."""
+    from .measures import FAMILIES
+
+    names = [{"name": str(m), "aggregate": FAMILIES[m.family].aggregate} for m in measures]
+    return render_template("slices.sql", table=quote_ident(table), measures=names)
+
+
 def column_name(name: str, taken: set) -> str:
     """A plain SQL column name for a measure: ``nDCG@10`` -> ``ndcg_at_10``."""
     slug = re.sub(r"[^a-z0-9]+", "_", name.lower().replace("@", "_at_")).strip("_") or "measure"

@@ -29,13 +29,13 @@ def read_out(path):
     return rows
 
 
-def check(out_name, qrels_name, run_name, rel=1, **conventions):
+def check(out_name, qrels_name, run_name, rel=1, slices=None, **conventions):
     expected = read_out(conformance_file(out_name))
     qrels, run = conformance_file(qrels_name), conformance_file(run_name)
     measures = sorted({m for m, _, _ in expected})
     assert len(measures) >= 10
-    per_query = sqlrank.evaluate(qrels, run, measures, per_query=True, rel=rel, **conventions)
-    summary = sqlrank.evaluate(qrels, run, measures, rel=rel, **conventions)
+    per_query = sqlrank.evaluate(qrels, run, measures, per_query=True, rel=rel, slices=slices, **conventions)
+    summary = sqlrank.evaluate(qrels, run, measures, rel=rel, slices=slices, **conventions)
     resolved = resolve_conventions(rel=rel, **conventions)
     name_of = {m: str(sqlrank.parse_measures(m)[0].resolve(resolved)) for m in measures}
     got = {(r.measure, r.query_id): r.value for r in per_query.itertuples()}
@@ -84,6 +84,17 @@ def test_out_test_aql_relevance_level_2():
 def test_out_test_aqc_missing_query_scores_zero():
     # -c: topic 302 is missing from results.trunc and scores 0.
     check("out.test.aqc", "qrels.test", "results.trunc", missing_queries="zero")
+
+
+def test_out_test_aqc_in_slices_of_queries():
+    # slices=3: three statements of one to two queries each, then the summary over all of them
+    # (means, sums for the num_* counts, gm_map's geometric mean, -c's zero for topic 302).
+    check("out.test.aqc", "qrels.test", "results.trunc", missing_queries="zero", slices=3)
+
+
+def test_comment_test_in_slices_of_queries():
+    with pytest.warns(sqlrank.SqlrankWarning, match="270 run queries have no judgments"):
+        check("out.comment.test", "qrels.comment.test", "results.comment.test", slices=7)
 
 
 def test_out_test_aqcm_depth_100():

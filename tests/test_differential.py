@@ -80,6 +80,35 @@ def test_values_are_the_same_under_a_small_memory_limit(tmp_path):
             assert close(values[(qid, name)], measures[trec_name]), (qid, name)
 
 
+def test_slices_of_queries_give_pytrec_eval_values_and_means(monkeypatch):
+    """slices=5: five statements, each over the queries of one hash slice; per-query values and
+    the means over all queries are pytrec_eval's."""
+    import sqlrank.engine as engine
+
+    qrels, run = generate(5)
+    expected = pytrec_eval.RelevanceEvaluator(to_dicts(qrels, run)[0], {"map", "ndcg_cut.10", "P.10",
+                                                                         "num_rel_ret"}).evaluate(to_dicts(qrels, run)[1])
+    statements = []
+    render = engine.render_evaluation
+    monkeypatch.setattr(engine, "render_evaluation", lambda *a, **k: statements.append(a[4]) or render(*a, **k))
+    with pytest.warns(sqlrank.SqlrankWarning):
+        got = sqlrank.evaluate(qrels, run, "AP nDCG@10 P@10 NumRelRet", per_query=True, slices=5)
+        summary = sqlrank.evaluate(qrels, run, "AP nDCG@10 P@10 NumRelRet", slices=5)
+    assert statements.count("per_query") == 10  # five slices, twice
+    values = {(r.query_id, r.measure): r.value for r in got.itertuples()}
+    names = (("map", "AP"), ("ndcg_cut_10", "nDCG@10"), ("P_10", "P@10"), ("num_rel_ret", "NumRelRet"))
+    assert len(values) == 4 * len(expected)
+    for qid, measures in expected.items():
+        for trec_name, name in names:
+            assert close(values[(qid, name)], measures[trec_name]), (qid, name)
+    means = dict(zip(summary.measure, summary.value))
+    assert list(summary.measure) == ["AP", "nDCG@10", "P@10", "NumRelRet"]
+    for trec_name, name in names:
+        column = [m[trec_name] for m in expected.values()]
+        wanted = sum(column) if name == "NumRelRet" else sum(column) / len(column)
+        assert close(means[name], wanted), name
+
+
 ALL_PYTREC = sorted(set(pytrec_eval.supported_measures) - {"relstring", "runid"})
 GEOMETRIC = {"gm_map", "gm_bpref"}  # pytrec_eval gives ln(max(value, 1e-5)) per query
 

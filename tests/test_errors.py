@@ -85,6 +85,8 @@ CASES = [
     ("memory limit too small", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN},
      ["qrels.txt", "run.txt", "-m", "AP", "--memory-limit", "100KB"], ["Out of Memory", "raise the limit",
                                                                       "--memory-limit"]),
+    ("no slices", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN},
+     ["qrels.txt", "run.txt", "-m", "AP", "--slices", "0"], ["slices 0", "from 1 to 100000"]),
     ("no threads", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN},
      ["qrels.txt", "run.txt", "-m", "AP", "--threads", "0"], ["threads 0", "at least 1"]),
     ("temp directory is a file", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN},

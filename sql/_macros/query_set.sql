@@ -13,3 +13,17 @@ evaluated_queries AS (
 {% endif %}
 )
 {%- endmacro %}
+
+{#-
+  One slice of an input for an evaluation run in slices (sqlrank's slices= option): the rows
+  whose query id hashes to slice `index` of `slices`. Every row of a query, in the run and in
+  the judgments, lands in the same slice, so each slice is a complete evaluation of its queries.
+  DuckDB's hash(); used only inside sqlrank, never in the SQL it shows.
+-#}
+{% macro slice(source_sql, slices, index) %}
+SELECT *
+FROM (
+    {{ source_sql | indent(4) }}
+) AS sliced
+WHERE hash(query_id) % {{ slices | number }} = {{ index | number }}
+{%- endmacro %}
