@@ -1,0 +1,39 @@
+"""The README shows real output: every `$ sqlrank ...` example that runs on shipped files is run
+here, and what it prints must be what the README shows."""
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def examples():
+    """(command, shown output) of each console block whose command reads fixtures/."""
+    found = []
+    for block in re.findall(r"```console\n(.*?)```", (ROOT / "README.md").read_text(), re.S):
+        lines = block.splitlines()
+        command = lines[0].removeprefix("$ ").split(" && ")[-1]
+        if command.startswith("sqlrank ") and "fixtures/" in command:
+            found.append((command, "\n".join(lines[1:]).rstrip()))
+    return found
+
+
+@pytest.mark.parametrize("command, shown", examples(), ids=[c[:60] for c, _ in examples()])
+def test_readme_example_prints_what_it_shows(command, shown):
+    command, _, pipe = command.partition(" | ")
+    proc = subprocess.run([sys.executable, "-m", "sqlrank", *shlex.split(command)[1:]], cwd=ROOT,
+                          capture_output=True, text=True)
+    out = proc.stdout if proc.returncode == 0 else proc.stderr
+    if pipe:  # only "head -N"
+        out = "\n".join(out.splitlines()[:int(pipe.split("-")[1])])
+    assert out.rstrip() == shown
+
+
+def test_the_readme_has_examples_to_check():
+    assert len(examples()) >= 7
