@@ -170,7 +170,7 @@ def test_output_file_written_only_on_success(tmp_path, monkeypatch, capsys):
 
 
 def test_a_hash_collision_alone_is_not_reported_as_a_duplicate(tmp_path):
-    """validate() groups rows by a 64-bit hash of (query, document); a group of two means a
+    """validate() sorts a 64-bit hash of each (query, document); two equal neighbours mean a
     duplicate or a collision, and the exact check that follows must tell them apart."""
     import duckdb
 
