@@ -111,10 +111,11 @@ def _execute_slices(p: Plan, con: duckdb.DuckDBPyConnection) -> "pd.DataFrame":
     Rows in the layout of output "both" (summary rows have query_id NULL)."""
     table = f"sqlrank_slices_{uuid.uuid4().hex}"
     con.execute(f"CREATE TEMPORARY TABLE {quote_ident(table)} (query_id VARCHAR, measure VARCHAR, value DOUBLE)")
+    qrels_sql, run_sql = p.qrels.sql(), p.run.sql()
     try:
         for index in range(p.slices):
-            statement = render_evaluation(render_slice(p.qrels.sql(), p.slices, index),
-                                          render_slice(p.run.sql(), p.slices, index),
+            statement = render_evaluation(render_slice(qrels_sql, p.slices, index),
+                                          render_slice(run_sql, p.slices, index),
                                           p.measures, p.conventions, "per_query")
             con.execute(f"INSERT INTO {quote_ident(table)}\n{statement}")
         return con.execute(render_slices_summary(table, p.measures)).df()
@@ -130,16 +131,15 @@ def execute(p: Plan, per_query: bool, con: duckdb.DuckDBPyConnection) -> Result:
     except duckdb.Error as exc:
         raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
     frame["value"] = frame["value"].astype("float64")
-    if p.slices > 1 and not per_query:  # the slices come back per query; keep the summary rows
-        order = {str(m): i for i, m in enumerate(p.measures)}
-        frame = frame[frame["query_id"].isna()].drop(columns="query_id")
-        frame = frame.sort_values("measure", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
-    if not per_query:
+    if not per_query and p.slices == 1:
         return Result(frame, frame, p.text, p.conventions, p.measures, False, num_queries, warnings)
+    # rows of output "both" (also what slices return): per-query rows, summary rows with query_id NULL
     order = {str(m): i for i, m in enumerate(p.measures)}
     is_summary = frame["query_id"].isna()
     summary = frame[is_summary].drop(columns="query_id")
     summary = summary.sort_values("measure", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
+    if not per_query:
+        return Result(summary, summary, p.text, p.conventions, p.measures, False, num_queries, warnings)
     rows = frame[~is_summary].copy()
     rows["_position"] = rows["measure"].map(order)
     rows = rows.sort_values(["query_id", "_position"], kind="stable").drop(columns="_position")
