@@ -10,6 +10,8 @@
     retrieved           per-query aggregates over a ranking
     per_query           one column per requested measure
   then one row per (query, measure), the aggregate over queries per measure, or both;
+  or (output "segments") the aggregate over all queries and over each segment's queries
+  (segment, num_queries, measure, value; the overall row has segment NULL);
   or (output "relstring", trec_eval's relstring) the labels of each query's top documents as text.
   Context: built by sqlrank.templates.render_evaluation; every value is validated there.
 -#}
@@ -200,6 +202,37 @@ per_query AS (
 {% endfor %}
 )
 {% endif %}
+{% if output == 'segments' %},
+segments AS (
+    {{ segments_sql | indent(4) }}
+),
+summary AS (
+    SELECT CAST(NULL AS VARCHAR) AS segment,
+           COUNT(*) AS num_queries{% for m in measures %},
+           {{ aggregate(m) }} AS {{ m.column }}{% endfor %}
+
+    FROM per_query
+    UNION ALL
+    SELECT segments.segment,
+           COUNT(*) AS num_queries{% for m in measures %},
+           {{ aggregate(m) }} AS {{ m.column }}{% endfor %}
+
+    FROM per_query
+    JOIN segments ON segments.query_id = per_query.query_id
+    GROUP BY segments.segment
+)
+SELECT summary.segment,
+       summary.num_queries,
+       measures.measure,
+       CASE measures.position{% for m in measures %}
+
+           WHEN {{ loop.index }} THEN summary.{{ m.column }}{% endfor %}
+
+       END AS value
+FROM summary
+CROSS JOIN (VALUES{% for m in measures %} ({{ loop.index }}, {{ m.name | literal }}){% if not loop.last %},{% endif %}{% endfor %}) AS measures (position, measure)
+ORDER BY summary.segment NULLS FIRST, measures.position
+{% else %}
 {% if output != 'per_query' %},
 summary AS (
     SELECT {% for m in measures %}{{ aggregate(m) }} AS {{ m.column }}{% if not loop.last %},
@@ -240,5 +273,6 @@ CROSS JOIN (VALUES{% for m in measures %} ({{ loop.index }}, {{ m.name | literal
 ORDER BY measures.position
 {% elif output == 'per_query' %}
 ORDER BY per_query.query_id, measures.position
+{% endif %}
 {% endif %}
 {% endif %}

@@ -15,7 +15,7 @@ from .errors import ConventionError, InputError, MeasureError, OptionError, Sqlr
 from .measures import Measure, parse_measures  # noqa: E402
 
 __all__ = [
-    "evaluate", "render", "parse_measures", "Measure", "Conventions",
+    "evaluate", "render", "compare", "gsb", "report", "parse_measures", "Measure", "Conventions",
     "SqlrankError", "InputError", "MeasureError", "ConventionError", "OptionError", "SqlrankWarning",
 ]
 
@@ -62,3 +62,58 @@ def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, **optio
     with session(engine.pop("connection", None), **engine) as (con, registry):
         output = "per_query" if per_query else "summary"
         return plan(qrels, run, measures, output, con, registry, **options).text
+
+
+def compare(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction: str = "none",
+            trials: int = 10_000, seed: int | None = 0, gsb: bool = False, tolerance: float = 0.0, **options: Any):
+    """Compare runs with the first (the baseline), per measure, with a paired test per comparison.
+
+    runs: a list of runs (paths, DataFrames, ...; named by file name) or a dict of name: run.
+    test: "t" (paired t-test), "wilcoxon", "sign", "permutation" (paired randomization, ``trials``
+        sign flips with ``seed``) or "bootstrap" (``trials`` resamples, BCa interval).
+    correction: "none", "bonferroni", "holm" or "bh" (Benjamini-Hochberg), over all comparisons.
+    gsb: add good, same, bad and gsb columns (a query is "same" when its values differ by at
+        most ``tolerance``; the same tolerance decides wins, ties and losses).
+    options: as for evaluate(), plus ``names=[...]``, and ``queries=`` with ``by=`` for a table
+        per segment (columns segment and num_queries first; the overall rows have segment NaN).
+
+    Returns a DataFrame with the columns measure, run, mean, delta, wins, ties, losses, p_value,
+    p_value_adjusted, ci_low, ci_high, effect_size (comparison columns empty on the baseline row).
+    Needs SciPy: pip install 'sqlrank[stats]'.
+    """
+    from .comparison import compare_result
+
+    result = compare_result(qrels, runs, measures, test=test, correction=correction, trials=trials, seed=seed,
+                            gsb=gsb, tolerance=tolerance, **options)
+    for message in result.warnings:
+        _warnings.warn(message, SqlrankWarning, stacklevel=2)
+    frame = result.table
+    frame.attrs.update(conventions=result.conventions, test=test, correction=correction,
+                       num_queries=result.num_queries)
+    return frame
+
+
+def gsb(verdicts: Any, by: str | None = None, **options: Any):
+    """GSB = (good - bad) / (good + same + bad) from side-by-side verdicts (a table with a
+    ``verdict`` column: good/same/bad or G/S/B, any case), overall and per value of ``by``.
+    Returns a DataFrame with the columns [by,] good, same, bad, gsb (overall row first)."""
+    from .comparison import gsb_frame
+
+    return gsb_frame(verdicts, by, **options)
+
+
+def report(qrels: Any, runs: Any, measures: Any, path: str, format: str = "html", **options: Any) -> None:
+    """Write a comparison report (compare()'s options) to ``path``: one self-contained HTML page
+    with the table and plots, or a Markdown or LaTeX table. Written atomically."""
+    from .cli import write_output
+    from .comparison import compare_result
+    from .reports import html_page, latex, markdown
+
+    if format not in ("html", "markdown", "latex"):
+        raise OptionError(f"format {format!r} is not one of html, markdown, latex")
+    gsb_columns = bool(options.get("gsb"))
+    result = compare_result(qrels, runs, measures, **options)
+    for message in result.warnings:
+        _warnings.warn(message, SqlrankWarning, stacklevel=2)
+    text = {"html": html_page, "markdown": markdown, "latex": latex}[format](result, gsb_columns)
+    write_output(text, path)

@@ -18,6 +18,7 @@ from .errors import SqlrankError
 from .inputs import FORMATS
 from .measures import FAMILIES
 from .results import OUTPUT_FORMATS
+from .statistics import CORRECTIONS, TESTS
 
 EXIT_ERROR = 1
 
@@ -44,45 +45,47 @@ def build_parser() -> argparse.ArgumentParser:
                "or trec_eval syntax (ndcg_cut.10, P.5,10, map, recip_rank).")
     ev.add_argument("qrels", metavar="QRELS", help="relevance judgments: query_id, doc_id, relevance")
     ev.add_argument("run", metavar="RUN", help="ranked results: query_id, doc_id, score")
-    ev.add_argument("-m", "--measures", action="append", required=True, metavar="MEASURES",
-                    help='measures, separated by spaces; repeatable (e.g. -m "nDCG@10 AP P@10")')
+    add_evaluation_arguments(ev)
     ev.add_argument("-q", "--per-query", action="store_true", help="one value per query and measure")
     ev.add_argument("-f", "--format", choices=OUTPUT_FORMATS, default="table",
                     help="output layout (default: table); csv/tsv/json have the columns of the Python DataFrame")
     ev.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
-    ev.add_argument("--qrels-format", choices=FORMATS, help="format of QRELS (default: from the file name)")
-    ev.add_argument("--run-format", choices=FORMATS, help="format of RUN (default: from the file name)")
-    ev.add_argument("--qrels-columns", metavar="MAP", type=_mapping,
-                    help="column names of QRELS, e.g. query_id=qid,doc_id=docno,relevance=label")
-    ev.add_argument("--run-columns", metavar="MAP", type=_mapping,
-                    help="column names of RUN, e.g. query_id=user_id,doc_id=item_id,score=pred")
-    conv = ev.add_argument_group("conventions (defaults: trec_eval's)")
-    conv.add_argument("-l", "--rel", type=int, metavar="N",
-                      help="minimum label that counts as relevant (default 1; nDCG ignores it)")
-    conv.add_argument("--missing-queries", choices=MISSING_QUERIES,
-                      help="qrels queries without results: skip them (default) or score them 0 (trec_eval -c)")
-    conv.add_argument("-c", dest="missing_queries", action="store_const", const="zero",
-                      help="same as --missing-queries zero")
-    conv.add_argument("-J", "--judged-only", action="store_true", default=None,
-                      help="drop unjudged retrieved documents and re-rank (trec_eval -J)")
-    conv.add_argument("-M", "--depth", type=int, metavar="N", help="keep the top N documents per query (trec_eval -M)")
-    conv.add_argument("--trec-eval-version", type=int, choices=(9, 10), dest="trec_eval_version",
-                      help="10 (default), or 9: 32-bit float scores and floor(x*R+0.9) recall levels, as pytrec_eval")
-    conv.add_argument("--preset", choices=sorted(PRESETS), help="another tool's conventions (default: trec_eval)")
-    conv.add_argument("--tie-break", choices=TIE_BREAKS, help="order of tied scores (default trec_eval: doc_id desc)")
-    conv.add_argument("--gain", type=_gain, metavar="GAIN",
-                      help="linear (default), exponential (2^label - 1), or LABEL=GAIN pairs such as 1=3,2=9")
-    conv.add_argument("--discount", choices=DISCOUNTS, help="log: 1/log_b(i+1) (default); jarvelin: 1 up to rank b, "
-                      "then 1/log_b(i)")
-    conv.add_argument("--log-base", type=_log_base, metavar="B", help="base b of the discount: 2 (default), e, 10, ...")
-    conv.add_argument("--ideal", choices=IDEALS, help="nDCG's ideal ranking: qrels (default), run, perfect")
-    conv.add_argument("--ap-denominator", choices=AP_DENOMINATORS,
-                      help="AP divides by num_rel (default), retrieved_relevant or min_num_rel_cutoff")
-    engine = add_engine_arguments(ev)
-    engine.add_argument("--slices", type=int, metavar="N",
-                        help="evaluate the queries in N groups, one after another, so that each step holds "
-                             "1/N of the run (for runs far larger than memory; default 1)")
+    ev.add_argument("--slices", type=int, metavar="N",
+                    help="evaluate the queries in N groups, one after another, so that each step holds "
+                         "1/N of the run (for runs far larger than memory; default 1)")
     ev.set_defaults(handler=_eval)
+    co = commands.add_parser(
+        "compare", help="compare runs with a baseline: means, deltas, paired tests, GSB",
+        description="Compare each RUN with the first (the baseline) per measure over the queries evaluated "
+                    "for every run: mean, delta, wins/ties/losses, a two-sided paired test, the p-value adjusted "
+                    "over all comparisons, a 95%% confidence interval of the mean difference and an effect size.")
+    co.add_argument("qrels", metavar="QRELS", help="relevance judgments: query_id, doc_id, relevance")
+    co.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs; the first is the baseline")
+    add_comparison_arguments(co)
+    co.add_argument("-f", "--format", choices=COMPARE_FORMATS, default="table",
+                    help="output layout (default: table); csv/tsv/json have the columns of sqlrank.compare()")
+    co.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
+    co.set_defaults(handler=_compare)
+    rp = commands.add_parser(
+        "report", help="a comparison as one self-contained HTML page (or Markdown, LaTeX)",
+        description="Write the comparison of sqlrank compare as an HTML page with the table, significance marks, "
+                    "per-query difference plots, score distributions and per-segment tables (no scripts, nothing "
+                    "fetched), or as a Markdown or LaTeX table for papers.")
+    rp.add_argument("qrels", metavar="QRELS")
+    rp.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs; the first is the baseline")
+    add_comparison_arguments(rp)
+    rp.add_argument("-f", "--format", choices=("html", "markdown", "latex"), default="html")
+    rp.add_argument("-o", "--output", metavar="FILE", required=True, help="the report file (written atomically)")
+    rp.set_defaults(handler=_report)
+    gs = commands.add_parser(
+        "gsb", help="GSB = (good - bad) / (good + same + bad) from side-by-side verdicts",
+        description="Count side-by-side verdicts of a new system against the current one (column verdict: "
+                    "good/same/bad or G/S/B, any case), overall and per value of --by.")
+    gs.add_argument("verdicts", metavar="VERDICTS", help="CSV, TSV or Parquet with a verdict column")
+    gs.add_argument("--by", metavar="COLUMN", help="also count per value of this column (e.g. query_id)")
+    gs.add_argument("-f", "--format", choices=("table", "csv", "tsv", "json"), default="table")
+    gs.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
+    gs.set_defaults(handler=_gsb)
     ex = commands.add_parser(
         "explain", help="which conventions reproduce a number; what makes two presets differ",
         description="With --target: try every combination of the conventions that apply to the measure and "
@@ -104,6 +107,140 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("trec_eval", add_help=False, help="trec_eval's command line and output, computed in SQL "
                         "(sqlrank trec_eval --help)")
     return parser
+
+
+def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
+    """Measures, input layout, segments, conventions and engine flags: shared by eval, compare, report."""
+    parser.add_argument("-m", "--measures", action="append", required=True, metavar="MEASURES",
+                        help='measures, separated by spaces; repeatable (e.g. -m "nDCG@10 AP P@10")')
+    parser.add_argument("--qrels-format", choices=FORMATS, help="format of QRELS (default: from the file name)")
+    parser.add_argument("--run-format", choices=FORMATS, help="format of the runs (default: from the file name)")
+    parser.add_argument("--qrels-columns", metavar="MAP", type=_mapping,
+                        help="column names of QRELS, e.g. query_id=qid,doc_id=docno,relevance=label")
+    parser.add_argument("--run-columns", metavar="MAP", type=_mapping,
+                        help="column names of the runs, e.g. query_id=user_id,doc_id=item_id,score=pred")
+    seg = parser.add_argument_group("segments")
+    seg.add_argument("--queries", metavar="FILE",
+                     help="query table (CSV, TSV or Parquet) with a query_id column and attributes to group by")
+    seg.add_argument("--by", metavar="COLUMN", help="results overall and per value of this column of --queries")
+    conv = parser.add_argument_group("conventions (defaults: trec_eval's)")
+    conv.add_argument("-l", "--rel", type=int, metavar="N",
+                      help="minimum label that counts as relevant (default 1; nDCG ignores it)")
+    conv.add_argument("--missing-queries", choices=MISSING_QUERIES,
+                      help="qrels queries without results: skip them (default) or score them 0 (trec_eval -c)")
+    conv.add_argument("-c", dest="missing_queries", action="store_const", const="zero",
+                      help="same as --missing-queries zero")
+    conv.add_argument("-J", "--judged-only", action="store_true", default=None,
+                      help="drop unjudged retrieved documents and re-rank (trec_eval -J)")
+    conv.add_argument("-M", "--depth", type=int, metavar="N", help="keep the top N documents per query (trec_eval -M)")
+    conv.add_argument("--trec-eval-version", type=int, choices=(9, 10), dest="trec_eval_version",
+                      help="10 (default), or 9: 32-bit float scores and floor(x*R+0.9) recall levels, as pytrec_eval")
+    conv.add_argument("--preset", choices=sorted(PRESETS), help="another tool's conventions (default: trec_eval)")
+    conv.add_argument("--tie-break", choices=TIE_BREAKS, help="order of tied scores (default trec_eval: doc_id desc)")
+    conv.add_argument("--gain", type=_gain, metavar="GAIN",
+                      help="linear (default), exponential (2^label - 1), or LABEL=GAIN pairs such as 1=3,2=9")
+    conv.add_argument("--discount", choices=DISCOUNTS, help="log: 1/log_b(i+1) (default); jarvelin: 1 up to rank b, "
+                      "then 1/log_b(i)")
+    conv.add_argument("--log-base", type=_log_base, metavar="B", help="base b of the discount: 2 (default), e, 10, ...")
+    conv.add_argument("--ideal", choices=IDEALS, help="nDCG's ideal ranking: qrels (default), run, perfect")
+    conv.add_argument("--ap-denominator", choices=AP_DENOMINATORS,
+                      help="AP divides by num_rel (default), retrieved_relevant or min_num_rel_cutoff")
+    add_engine_arguments(parser)
+
+
+def evaluation_options(args: argparse.Namespace) -> dict:
+    """The keyword arguments of sqlrank.evaluate() (and compare()) from the shared flags."""
+    return dict(qrels_format=args.qrels_format, run_format=args.run_format,
+                qrels_columns=args.qrels_columns, run_columns=args.run_columns, queries=args.queries, by=args.by,
+                rel=args.rel, missing_queries=args.missing_queries, judged_only=args.judged_only,
+                depth=args.depth, trec_eval_version=args.trec_eval_version, preset=args.preset,
+                tie_break=args.tie_break, gain=args.gain, discount=args.discount, log_base=args.log_base,
+                ideal=args.ideal, ap_denominator=args.ap_denominator, **engine_arguments(args))
+
+
+COMPARE_FORMATS = ("table", "csv", "tsv", "json", "markdown", "latex")
+
+
+def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
+    add_evaluation_arguments(parser)
+    group = parser.add_argument_group("comparison")
+    group.add_argument("--names", type=lambda text: text.split(","), metavar="A,B,...",
+                       help="names of the runs in the output (default: their file names)")
+    group.add_argument("--test", choices=TESTS, default="t",
+                       help="paired test: t (default), wilcoxon, sign, permutation (randomization), bootstrap")
+    group.add_argument("--correction", choices=CORRECTIONS, default="none",
+                       help="adjust p-values over all comparisons: none (default), bonferroni, holm, bh")
+    group.add_argument("--trials", type=int, default=10_000, metavar="N",
+                       help="resamples of the permutation and bootstrap tests (default 10000)")
+    group.add_argument("--seed", type=int, default=0, metavar="S", help="random seed of those resamples (default 0)")
+    group.add_argument("--gsb", action="store_true",
+                       help="add good/same/bad counts of queries and GSB = (good - bad) / queries")
+    group.add_argument("--tolerance", type=float, default=0.0, metavar="X",
+                       help="a query is a tie (same) when its values differ by at most X (default 0)")
+
+
+def _comparison(args: argparse.Namespace):
+    from .comparison import compare_result
+
+    result = compare_result(args.qrels, args.runs, " ".join(args.measures), test=args.test,
+                            correction=args.correction, trials=args.trials, seed=args.seed, gsb=args.gsb,
+                            tolerance=args.tolerance, names=args.names, **evaluation_options(args))
+    for message in result.warnings:
+        print(f"sqlrank: warning: {message}", file=sys.stderr)
+    return result
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from . import reports as report
+
+    result = _comparison(args)
+    if args.format in ("csv", "tsv", "json"):
+        text = _frame_text(result.table, args.format)
+    elif args.format == "markdown":
+        text = report.markdown(result, args.gsb)
+    elif args.format == "latex":
+        text = report.latex(result, args.gsb)
+    else:
+        text = report.text_table(result, args.gsb)
+    write_output(text, args.output)
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from . import reports as report
+
+    result = _comparison(args)
+    page = {"html": report.html_page, "markdown": report.markdown, "latex": report.latex}[args.format]
+    write_output(page(result, args.gsb), args.output)
+    print(f"sqlrank: wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def _frame_text(frame, fmt: str) -> str:
+    """A DataFrame as CSV/TSV (floats in full precision: the shortest text that reads back the
+    same, as sqlrank eval -f csv) or JSON records."""
+    if fmt == "json":
+        return frame.to_json(orient="records", indent=2, double_precision=15) + "\n"
+    return frame.to_csv(index=False, sep="," if fmt == "csv" else "\t", float_format=lambda v: repr(float(v)),
+                        lineterminator="\n")
+
+
+def _gsb(args: argparse.Namespace) -> int:
+    from .comparison import gsb_frame
+
+    frame = gsb_frame(args.verdicts, args.by)
+    if args.format in ("csv", "tsv", "json"):
+        text = _frame_text(frame, args.format)
+    else:
+        header = list(frame.columns)
+        rows = [["all" if v is None or v != v else str(v) for v in row[:-1]] + [f"{row[-1]:+.4f}"]
+                for row in frame.itertuples(index=False)]
+        widths = [max(len(x) for x in col) for col in zip(header, *rows)]
+        lines = ["  ".join(f"{x:{'<' if i == 0 and args.by else '>'}{w}}" for i, (x, w) in enumerate(zip(r, widths)))
+                 for r in [header, ["-" * w for w in widths]] + rows]
+        text = "\n".join(line.rstrip() for line in lines) + "\n"
+    write_output(text, args.output)
+    return 0
 
 
 def _mapping(text: str) -> dict[str, str]:
@@ -144,14 +281,8 @@ def _eval(args: argparse.Namespace) -> int:
     from .engine import evaluate_result
     from .results import format_result
 
-    result = evaluate_result(
-        args.qrels, args.run, " ".join(args.measures), args.per_query,
-        qrels_format=args.qrels_format, run_format=args.run_format,
-        qrels_columns=args.qrels_columns, run_columns=args.run_columns,
-        rel=args.rel, missing_queries=args.missing_queries, judged_only=args.judged_only, depth=args.depth,
-        trec_eval_version=args.trec_eval_version, preset=args.preset, tie_break=args.tie_break, gain=args.gain,
-        discount=args.discount, log_base=args.log_base, ideal=args.ideal, ap_denominator=args.ap_denominator,
-        slices=args.slices, **engine_arguments(args))
+    result = evaluate_result(args.qrels, args.run, " ".join(args.measures), args.per_query,
+                             slices=args.slices, **evaluation_options(args))
     text = format_result(result, args.format)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)

@@ -14,10 +14,10 @@ import duckdb
 
 from .conventions import Conventions, resolve_conventions
 from .errors import InputError, OptionError, duckdb_reason
-from .inputs import Registry, Source, load
+from .inputs import Registry, Source, load, load_table
 from .measures import Measure, parse_measures
 from .presets import preset_family_conventions
-from .templates import quote_ident, render_evaluation, render_slice, render_slices_summary
+from .templates import quote_ident, render_evaluation, render_segments, render_slice, render_slices_summary
 
 if TYPE_CHECKING:  # pandas is imported by DuckDB when a DataFrame is asked for, not at start-up
     import pandas as pd
@@ -52,6 +52,7 @@ class Plan:
     sql: str  # the statement as executed here: it reads the inputs sqlrank read and validated once
     text: str  # the same statement reading the files themselves: what users print and run elsewhere
     slices: int = 1  # evaluate the queries in this many groups, one statement each (memory)
+    segments: str | None = None  # SQL of (query_id, segment) rows when results are per segment
 
 
 def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions: Conventions,
@@ -70,20 +71,45 @@ def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions:
 def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyConnection,
          registry: Registry, *, qrels_format: str | None = None, run_format: str | None = None,
          qrels_columns: Mapping[str, str] | None = None, run_columns: Mapping[str, str] | None = None,
-         preset: str | None = None, slices: int | None = None, **conventions: Any) -> Plan:
+         preset: str | None = None, slices: int | None = None, queries: Any = None, by: str | None = None,
+         **conventions: Any) -> Plan:
+    """Everything an evaluation needs but running it. ``qrels`` may be a Source loaded before
+    (several runs against the same judgments read them once). With ``by``, results are per
+    segment of the query table ``queries`` (output "segments")."""
     resolved_conventions = resolve_conventions(preset, **conventions)
     explicit = {k for k, v in conventions.items() if v is not None}
     resolved_measures = resolve_measures(measures, resolved_conventions, preset, explicit)
-    qrels_source = load(qrels, "qrels", con, registry, qrels_format, qrels_columns)
+    segments = segments_sql(queries, by, con, registry)
+    if segments is not None:
+        if output not in ("summary", "segments"):
+            raise OptionError("results per segment (by=) are aggregates; they cannot be per query too")
+        if slices not in (None, 1):
+            raise OptionError("results per segment (by=) are computed in one statement; leave out slices=")
+        output = "segments"
+    qrels_source = qrels if isinstance(qrels, Source) else load(qrels, "qrels", con, registry, qrels_format,
+                                                                  qrels_columns)
     run_source = load(run, "run", con, registry, run_format, run_columns)
     if any(m.param("tie_break") == "input_rank" for m in resolved_measures):
         _require_ranks(run_source, con)
     sql = render_evaluation(qrels_source.sql(), run_source.sql(), resolved_measures, resolved_conventions,
-                            output)
+                            output, segments_sql=segments)
     text = render_evaluation(qrels_source.source_sql(), run_source.source_sql(), resolved_measures,
-                             resolved_conventions, output)
+                             resolved_conventions, output, segments_sql=segments)
     return Plan(qrels_source, run_source, resolved_measures, resolved_conventions, sql, text,
-                _check_slices(slices))
+                _check_slices(slices), segments)
+
+
+def segments_sql(queries: Any, by: str | None, con: duckdb.DuckDBPyConnection, registry: Registry) -> str | None:
+    """SQL of (query_id, segment) rows from the column ``by`` of the query table ``queries``."""
+    if queries is None and by is None:
+        return None
+    if queries is None or by is None:
+        raise OptionError("segments need both a query table (queries=, --queries FILE) with a query_id column "
+                          "and the column to group by (by=, --by COLUMN)")
+    if not isinstance(by, str) or not by or "\x00" in by:
+        raise OptionError(f"by={by!r} must be a column name of the query table")
+    table = load_table(queries, "query table", con, registry, ("query_id", by))
+    return render_segments(table.reader, by)
 
 
 def _check_slices(slices: Any) -> int:
@@ -131,6 +157,10 @@ def execute(p: Plan, per_query: bool, con: duckdb.DuckDBPyConnection) -> Result:
     except duckdb.Error as exc:
         raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
     frame["value"] = frame["value"].astype("float64")
+    if p.segments is not None:
+        warnings += _check_segments(p, con)
+        summary = frame[frame["segment"].isna()].drop(columns=["segment", "num_queries"]).reset_index(drop=True)
+        return Result(frame, summary, p.text, p.conventions, p.measures, False, num_queries, warnings)
     if not per_query and p.slices == 1:
         return Result(frame, frame, p.text, p.conventions, p.measures, False, num_queries, warnings)
     # rows of output "both" (also what slices return): per-query rows, summary rows with query_id NULL
@@ -145,6 +175,22 @@ def execute(p: Plan, per_query: bool, con: duckdb.DuckDBPyConnection) -> Result:
     rows = rows.sort_values(["query_id", "_position"], kind="stable").drop(columns="_position")
     return Result(rows.reset_index(drop=True), summary, p.text, p.conventions, p.measures, True, num_queries,
                   warnings)
+
+
+def _check_segments(p: Plan, con: duckdb.DuckDBPyConnection) -> list[str]:
+    skip = p.conventions.missing_queries == "skip"
+    outside, example = con.execute(f"""
+        WITH evaluated AS (
+            SELECT DISTINCT query_id FROM ({p.qrels.sql()}) AS qrels
+            {"INTERSECT SELECT DISTINCT query_id FROM (" + p.run.sql() + ") AS run" if skip else ""}
+        )
+        SELECT count(*), min(query_id) FROM evaluated
+        WHERE query_id NOT IN (SELECT query_id FROM ({p.segments}) AS segments)
+    """).fetchall()[0]
+    if not outside:
+        return []
+    return [f"{outside} evaluated queries have no segment in the query table (no row, or an empty value) "
+            f"and count only in the overall row, e.g. {example!r}"]
 
 
 def _check_queries(p: Plan, con: duckdb.DuckDBPyConnection) -> tuple[list[str], int]:

@@ -427,3 +427,54 @@ def _report_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str)
         f"(query, document) pair must appear once: remove the duplicates (trec_eval stops on them too)")
 
 
+
+
+# ---------------------------------------------------------------- plain tables
+
+@dataclass
+class Table:
+    """A plain table read by DuckDB: query attributes (segments) or side-by-side verdicts."""
+
+    label: str
+    reader: str  # FROM-clause expression
+    types: dict[str, str]
+
+
+def load_table(obj: Any, what: str, con: duckdb.DuckDBPyConnection, registry: Registry,
+               required: tuple[str, ...], format: str | None = None) -> Table:
+    """A CSV/TSV/Parquet file, DataFrame, DuckDB relation or table name with the columns
+    ``required`` (exact names). ``what`` names it in messages ("query table", "verdicts")."""
+    kind = what.replace(" ", "_")
+    if isinstance(obj, duckdb.DuckDBPyRelation):
+        label, reader = "DuckDB relation", quote_ident(registry.register(obj, kind))
+    elif _is_dataframe(obj):
+        label, reader = "DataFrame", quote_ident(registry.register(obj, kind))
+    elif isinstance(obj, (str, os.PathLike)):
+        path = label = os.fspath(obj)
+        if format is None and not os.path.exists(path) and _is_table(con, path):
+            reader = call_macro("_macros/inputs.sql", "table", path.split(".")).strip()
+        else:
+            if not os.path.exists(path) and not any(ch in path for ch in "*?["):
+                raise InputError(f"{path}: no such {what} file")
+            fmt = format or detect_format(path)
+            if fmt == "trec":
+                raise InputError(f"{path}: a {what} is read from CSV, TSV (with a header) or Parquet; "
+                                 f"name the file .csv, .tsv or .parquet")
+            absolute = os.path.abspath(path) if os.path.exists(path) else path
+            reader = (call_macro("_macros/inputs.sql", "read_parquet", absolute) if fmt == "parquet" else
+                      call_macro("_macros/inputs.sql", "read_csv", absolute, "tab" if fmt == "tsv" else "comma")
+                      ).strip()
+    else:
+        raise InputError(f"cannot read a {what} from a {type(obj).__name__}: pass a file path, a pandas "
+                         f"DataFrame, a DuckDB relation or a table name")
+    try:
+        types = {row[0]: row[1] for row in con.execute(f"DESCRIBE SELECT * FROM {reader}").fetchall()}
+    except duckdb.Error as exc:
+        raise InputError(f"{label}: cannot read the {what}: {duckdb_reason(exc)}") from None
+    for column in required:
+        if column not in types:
+            close = [c for c in types if c.lower() == column.lower()]
+            hint = f"; did you mean {close[0]!r}? Column names are case-sensitive" if close else ""
+            raise InputError(f"{label}: the {what} has no column {column!r} (columns: {', '.join(types) or 'none'})"
+                             f"{hint}")
+    return Table(label, reader, types)

@@ -7,6 +7,7 @@ import math
 
 
 from .engine import Result
+from .errors import OptionError
 
 OUTPUT_FORMATS = ("table", "csv", "tsv", "json", "trec")
 
@@ -23,7 +24,11 @@ def format_result(result: Result, fmt: str) -> str:
                    for row in frame.to_dict(orient="records")]
         return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
     if fmt == "trec":
+        if "segment" in frame.columns:
+            raise OptionError("trec_eval's layout has no place for segments; use -f table, csv, tsv or json")
         return _trec(result, integers)
+    if "segment" in frame.columns:
+        return _segments_table(result, integers)
     return _table(result, integers)
 
 
@@ -49,6 +54,8 @@ def _delimited(frame, sep: str, integers: set[str]) -> str:
         for column, value in zip(frame.columns, row):
             if column == "value":
                 cells.append(_number(value, row.measure in integers))
+            elif value is None or (isinstance(value, float) and math.isnan(value)):
+                cells.append("")
             else:
                 cells.append(_escape(str(value), sep))
         out.write(sep.join(cells) + "\n")
@@ -75,6 +82,32 @@ def _trec(result: Result, integers: set[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _segments_table(result: Result, integers: set[str]) -> str:
+    """One row per segment (the overall row first, as "all"), one column per measure."""
+    names = [str(m) for m in result.measures]
+    frame = result.frame
+    rows = []
+    for segment, group in frame.groupby(frame["segment"].fillna("\x00"), sort=False):
+        values = dict(zip(group["measure"], group["value"]))
+        label = "all" if segment == "\x00" else str(segment)
+        rows.append([label, str(int(group["num_queries"].iloc[0]))]
+                    + [_number(values[n], n in integers, 4) for n in names])
+    return _aligned(["segment", "queries"] + names, rows, ["<", ">"] + [">"] * len(names), result)
+
+
+def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result: Result) -> str:
+    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
+
+    def line(cells):
+        return "  ".join(f"{c:{a}{w}}" for c, a, w in zip(cells, aligns, widths)).rstrip()
+
+    text = [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
+    text.append("")
+    text.append(f"queries: {result.num_queries}")
+    text.append(f"conventions: {result.conventions.describe()}")
+    return "\n".join(text) + "\n"
+
+
 def _table(result: Result, integers: set[str]) -> str:
     names = [str(m) for m in result.measures]
     if result.per_query:
@@ -89,13 +122,4 @@ def _table(result: Result, integers: set[str]) -> str:
         rows = [[row.measure, _number(row.value, row.measure in integers, 4)]
                 for row in result.frame.itertuples(index=False)]
         aligns = ["<", ">"]
-    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
-
-    def line(cells):
-        return "  ".join(f"{c:{a}{w}}" for c, a, w in zip(cells, aligns, widths)).rstrip()
-
-    text = [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
-    text.append("")
-    text.append(f"queries: {result.num_queries}")
-    text.append(f"conventions: {result.conventions.describe()}")
-    return "\n".join(text) + "\n"
+    return _aligned(header, rows, aligns, result)

@@ -240,14 +240,18 @@ def _add(lines: list, line: str) -> None:
 
 
 def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions, output: str,
-                      relstring_length: int = 10) -> str:
+                      relstring_length: int = 10, segments_sql: str | None = None) -> str:
     """The one SQL statement of an evaluation. ``measures`` are resolved Measure objects;
-    ``output`` is "per_query", "summary", "both", or "relstring" (trec_eval's relstring of the
-    top ``relstring_length`` documents of each query; ``measures`` is then empty)."""
+    ``output`` is "per_query", "summary", "both", "segments" (the summary over all queries and
+    over each segment of ``segments_sql``, rows of query_id and segment), or "relstring"
+    (trec_eval's relstring of the top ``relstring_length`` documents of each query; ``measures``
+    is then empty)."""
     from . import __version__
 
-    if output not in ("per_query", "summary", "both", "relstring"):
+    if output not in ("per_query", "summary", "both", "segments", "relstring"):
         raise ValueError(output)
+    if (output == "segments") != (segments_sql is not None):
+        raise ValueError("segments_sql goes with output 'segments'")
     plan = _Plan(conventions)
     contexts, columns = [], set()
     for measure in measures:
@@ -309,7 +313,13 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         measures=contexts,
         output=output,
         relstring_length=relstring_length,
+        segments_sql=segments_sql,
     )
+
+
+def render_segments(reader: str, by: str) -> str:
+    """Rows of (query_id, segment) from a query table's column ``by`` (a validated column name)."""
+    return call_macro("_macros/query_set.sql", "segments", reader, by).strip()
 
 
 def render_slice(source_sql: str, slices: int, index: int) -> str:

@@ -1,0 +1,196 @@
+"""Comparison: several runs against one baseline, per measure (and per segment), with paired
+tests, corrections for multiple comparisons, and GSB.
+
+The per-query values come from sqlrank's SQL evaluation of each run (the judgments are read
+once); the statistics are computed here from those values (see ``statistics``).
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .engine import execute, plan, segments_sql, session, session_options
+from .errors import InputError, OptionError
+from .inputs import load, load_table
+from .measures import FAMILIES
+from .statistics import adjust, check_test, paired_test, scipy_stats
+from .templates import render_template
+
+COLUMNS = ["measure", "run", "mean", "delta", "wins", "ties", "losses", "p_value", "p_value_adjusted",
+           "ci_low", "ci_high", "effect_size"]
+GSB_COLUMNS = ["good", "same", "bad", "gsb"]
+VERDICTS = {"good": "good", "g": "good", "same": "same", "s": "same", "bad": "bad", "b": "bad"}
+
+
+@dataclass
+class Comparison:
+    """What compare() computed: the table, and what it was computed from (for reports)."""
+
+    table: pd.DataFrame
+    scores: pd.DataFrame  # query_id, run, measure, value: the paired per-query values
+    segments: pd.DataFrame | None  # query_id, segment
+    runs: list[str]
+    measures: list[str]
+    conventions: str
+    test: str
+    correction: str
+    num_queries: int
+    warnings: list[str] = field(default_factory=list)
+
+
+def run_names(runs: Any, names: list[str] | None) -> tuple[list[str], list[Any]]:
+    if isinstance(runs, Mapping):
+        labels, objects = [str(k) for k in runs], list(runs.values())
+    elif isinstance(runs, (list, tuple)):
+        objects = list(runs)
+        labels = [str(r) if isinstance(r, str) else f"run_{i + 1}" for i, r in enumerate(objects)]
+    else:
+        raise OptionError("runs must be a list of runs (paths, DataFrames, ...) or a dict of name: run")
+    if not isinstance(runs, Mapping):  # file names without folder and suffix, when that keeps them apart
+        stems = [os.path.splitext(os.path.basename(x))[0] if isinstance(o, str) else x
+                 for x, o in zip(labels, objects)]
+        if len(set(stems)) == len(stems) and all(stems):
+            labels = stems
+    if names is not None:
+        if len(names) != len(objects):
+            raise OptionError(f"{len(names)} names for {len(objects)} runs; give one name per run")
+        labels = [str(n) for n in names]
+    if len(objects) < 2:
+        raise OptionError("a comparison needs at least two runs: the baseline first, then the others")
+    if len(set(labels)) != len(labels):
+        raise OptionError(f"run names must differ: {labels}; name them with names= (--names a,b,...)")
+    return labels, objects
+
+
+def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction: str = "none",
+                   trials: int = 10_000, seed: int | None = 0, gsb: bool = False, tolerance: float = 0.0,
+                   names: list[str] | None = None, queries: Any = None, by: str | None = None,
+                   **options: Any) -> Comparison:
+    check_test(test, trials, seed)
+    adjust([], correction)
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < math.inf:
+        raise OptionError(f"tolerance {tolerance!r} must be a number of at least 0")
+    scipy_stats()
+    labels, objects = run_names(runs, names)
+    engine = session_options(options)
+    warnings: list[str] = []
+    frames = []
+    with session(engine.pop("connection", None), **engine) as (con, registry):
+        segments = None
+        sql = segments_sql(queries, by, con, registry)
+        if sql is not None:
+            segments = con.execute(sql).df()
+        qrels_source = load(qrels, "qrels", con, registry, options.pop("qrels_format", None),
+                            options.pop("qrels_columns", None))
+        for label, run in zip(labels, objects):
+            result = execute(plan(qrels_source, run, measures, "both", con, registry, **options), True, con)
+            warnings += [f"{label}: {w}" for w in result.warnings]
+            frame = result.frame.assign(run=label)
+            frames.append(frame)
+            measure_list, conventions = result.measures, result.conventions.describe()
+    scores = pd.concat(frames, ignore_index=True)
+    names_ = [str(m) for m in measure_list]
+    aggregates = {str(m): FAMILIES[m.family].aggregate for m in measure_list}
+    wide = scores.pivot_table(index="query_id", columns=["measure", "run"], values="value", aggfunc="first")
+    complete = wide.dropna()
+    dropped = len(wide) - len(complete)
+    if dropped:
+        example = sorted(set(wide.index) - set(complete.index))[0]
+        warnings.append(f"{dropped} queries are evaluated for some runs only and are left out of the comparison, "
+                        f"e.g. {example!r}; score missing queries 0 with missing_queries='zero' (-c) to keep them")
+    if complete.empty:
+        raise InputError("no query is evaluated for every run, so there is nothing to compare pairwise")
+    groups = [(None, complete)]
+    if segments is not None:
+        for segment, ids in segments.groupby("segment", sort=True)["query_id"]:
+            rows = complete[complete.index.isin(set(ids))]
+            if len(rows):
+                groups.append((segment, rows))
+    records = []
+    for segment, rows in groups:
+        for measure in names_:
+            base = rows[(measure, labels[0])].to_numpy(dtype=float)
+            for label in labels:
+                values = rows[(measure, label)].to_numpy(dtype=float)
+                records.append(_row(segment, len(rows), measure, label, values, base, label == labels[0],
+                                    aggregates[measure], test, trials, seed, tolerance))
+    table = pd.DataFrame.from_records(records)
+    is_comparison = table["run"] != labels[0]
+    table["p_value_adjusted"] = np.nan
+    table.loc[is_comparison, "p_value_adjusted"] = adjust(table.loc[is_comparison, "p_value"].tolist(), correction)
+    columns = (["segment", "num_queries"] if segments is not None else []) + COLUMNS + (GSB_COLUMNS if gsb else [])
+    table = table[columns]
+    for column in ("wins", "ties", "losses", "good", "same", "bad", "num_queries"):
+        if column in table:
+            table[column] = table[column].astype("Int64")
+    kept = scores[scores["query_id"].isin(set(complete.index))].reset_index(drop=True)
+    return Comparison(table, kept[["query_id", "run", "measure", "value"]], segments, labels, names_, conventions,
+                      test, correction, len(complete), warnings)
+
+
+def _row(segment, count, measure, label, values, base, is_baseline, aggregate, test, trials, seed, tolerance):
+    mean = _mean(values, aggregate)
+    row: dict[str, Any] = {"segment": segment, "num_queries": count, "measure": measure, "run": label,
+                           "mean": mean}
+    if is_baseline:
+        return row
+    diff = values - base
+    wins, losses = int(np.sum(diff > tolerance)), int(np.sum(diff < -tolerance))
+    ties = len(diff) - wins - losses
+    outcome = paired_test(values, base, test, trials, seed)
+    row.update(delta=mean - _mean(base, aggregate), wins=wins, ties=ties, losses=losses, p_value=outcome.p_value,
+               ci_low=outcome.ci_low, ci_high=outcome.ci_high, effect_size=outcome.effect_size,
+               good=wins, same=ties, bad=losses, gsb=(wins - losses) / len(diff))
+    return row
+
+
+def _mean(values: np.ndarray, aggregate: str) -> float:
+    """The mean as sqlrank eval reports it: geometric (floor 1e-5, as trec_eval) for GMAP and
+    GMBpref, arithmetic otherwise (for counts too: the mean per query)."""
+    if aggregate == "geometric":
+        return float(np.exp(np.mean(np.log(np.maximum(values, 1e-5)))))
+    return float(np.mean(values))
+
+
+# ------------------------------------------------------------------- GSB from verdicts
+
+def gsb_frame(verdicts: Any, by: str | None = None, *, format: str | None = None,
+              connection: Any = None) -> pd.DataFrame:
+    """Good-same-bad from side-by-side verdicts: columns [by,] good, same, bad, gsb, the overall
+    row first (its ``by`` is missing), then one row per value of ``by``."""
+    with session(connection) as (con, registry):
+        required = ("verdict",) + ((by,) if by is not None else ())
+        if by is not None and (not isinstance(by, str) or not by or "\x00" in by):
+            raise OptionError(f"by={by!r} must be a column name of the verdicts")
+        table = load_table(verdicts, "verdicts", con, registry, required, format)
+        _check_verdicts(table, con)
+        sql = render_template("gsb.sql", reader=table.reader, by=by)
+        frame = con.execute(sql).df()
+    for column in ("good", "same", "bad"):
+        frame[column] = frame[column].astype("int64")
+    frame.attrs["sql"] = sql
+    return frame
+
+
+def _check_verdicts(table, con) -> None:
+    row = con.execute(f"""
+        SELECT position, verdict, total FROM (
+            SELECT row_number() OVER () AS position, CAST(verdict AS VARCHAR) AS verdict, count(*) OVER () AS total
+            FROM {table.reader}
+        ) AS numbered
+        WHERE verdict IS NULL OR lower(trim(verdict)) NOT IN ({", ".join(repr(v) for v in VERDICTS)})
+        ORDER BY position
+        LIMIT 1
+    """).fetchall()
+    if row:
+        position, verdict, _ = row[0]
+        where = f"{table.label}:{position + 1}" if table.label.endswith((".csv", ".tsv")) else \
+            f"{table.label} (row {position})"
+        raise InputError(f"{where}: verdict {verdict!r} is not good, same or bad (G, S, B; any case)")
+    if not con.execute(f"SELECT count(*) FROM {table.reader}").fetchall()[0][0]:
+        raise InputError(f"{table.label}: there are no verdicts")

@@ -1,0 +1,85 @@
+"""sqlrank report: one self-contained HTML page, checked in headless Chromium (skipped where
+Chromium is missing, required in CI), plus the Markdown and LaTeX layouts."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import FIXTURES, peer
+
+COMPARE = FIXTURES / "compare"
+RUNS = [str(COMPARE / f"{name}.run") for name in ("baseline", "rerank", "rerank_v2")]
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--enable-logging=stderr", "--v=0"]
+UP, DOWN, FIRST_RUN = (0x2E, 0x8B, 0x57), (0xC0, 0x39, 0x2B), (0x4C, 0x72, 0xB0)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    path = tmp_path_factory.mktemp("report") / "report.html"
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "report", str(COMPARE / "qrels.txt"), *RUNS,
+                           "-m", "nDCG@10 AP", "--queries", str(COMPARE / "topics.csv"), "--by", "segment",
+                           "--correction", "holm", "-o", str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+def test_report_is_self_contained(report):
+    text = report.read_text()
+    assert "<script" not in text and "<link" not in text and "@import" not in text and "url(" not in text
+    assert set(re.findall(r"https?://[^\s\"'<>]+", text)) == {"http://www.w3.org/2000/svg"}  # a namespace name
+    assert text.count("<table>") == 4  # overall and three segments
+    assert text.count("<svg") == 6  # 4 difference plots (2 measures x 2 runs) and 2 distributions
+
+
+def _chromium(tmp_path, url: str, *args: str) -> subprocess.CompletedProcess:
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    if binary is None:
+        if os.environ.get("SQLRANK_REQUIRE_PEERS"):
+            pytest.fail("chromium is required here (SQLRANK_REQUIRE_PEERS)")
+        pytest.skip("chromium is not installed")
+    profile = tmp_path / f"profile-{len(list(tmp_path.iterdir()))}"
+    return subprocess.run([binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args, url],
+                          capture_output=True, text=True, timeout=120)
+
+
+def _console(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if ":CONSOLE" in line or "Failed to load resource" in line]
+
+
+def test_report_opens_in_chromium_without_console_errors_and_shows_table_and_plots(report, tmp_path):
+    control = tmp_path / "control.html"  # the console check itself must be able to fail
+    control.write_text("<html><body><script>console.error('control-error'); missing();</script></body></html>")
+    assert any("control-error" in line for line in _console(_chromium(tmp_path, control.as_uri(), "--dump-dom").stderr))
+
+    dom = _chromium(tmp_path, report.as_uri(), "--dump-dom")
+    assert dom.returncode == 0 and _console(dom.stderr) == []
+    assert "Comparison with the baseline" in dom.stdout and "rerank_v2" in dom.stdout and "torso (20 queries)" in dom.stdout
+    shot = tmp_path / "report.png"
+    done = _chromium(tmp_path, report.as_uri(), f"--screenshot={shot}", "--window-size=1200,2400")
+    assert done.returncode == 0 and shot.stat().st_size > 10_000 and _console(done.stderr) == []
+
+    image = peer("PIL.Image").open(shot).convert("RGB")
+    pixels = list(image.get_flattened_data() if hasattr(image, "get_flattened_data") else image.getdata())
+    counts = {color: sum(1 for p in pixels if p == color) for color in (UP, DOWN)}
+    assert counts[UP] > 2000 and counts[DOWN] > 500, counts  # the bars of the difference plots
+    box = tuple(round(255 - 0.35 * (255 - c)) for c in FIRST_RUN)  # the baseline's box: its colour at 35%
+    filled = sum(1 for p in pixels if all(abs(a - b) <= 3 for a, b in zip(p, box)))
+    assert filled > 500, filled
+    top = image.crop((0, 0, 1200, 500)).getcolors(1_000_000)
+    assert len(top) > 20  # text and the comparison table render at the top, not a blank page
+
+
+def test_markdown_and_latex_reports(tmp_path):
+    for fmt, needle in (("markdown", "| AP | rerank |"), ("latex", "\\toprule")):
+        path = tmp_path / f"report.{fmt}"
+        done = subprocess.run([sys.executable, "-m", "sqlrank", "report", str(COMPARE / "qrels.txt"), *RUNS[:2],
+                               "-m", "AP", "-f", fmt, "-o", str(path)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert needle in path.read_text()
