@@ -13,6 +13,8 @@
   or (output "segments") the aggregate over all queries and over each segment's queries
   (segment, num_queries, measure, value; the overall row has segment NULL);
   or (output "relstring", trec_eval's relstring) the labels of each query's top documents as text.
+  With by_run (runs stored together), run query keys are run_id || chr(31) || query_id, the
+  judgments are repeated for each run under the same keys, and the results carry run_id.
   Context: built by sqlrank.templates.render_evaluation; every value is validated there.
 -#}
 {% import '_macros/gain.sql' as gains %}
@@ -77,12 +79,27 @@ CASE WHEN answered_queries.query_id IS NOT NULL THEN {{ value }} END
 -- sqlrank {{ version }}: {{ measure_names | join(', ') }}
 -- conventions: {{ conventions }}
 WITH
+{% if by_run %}
+run AS (
+    {{ run_sql | indent(4) }}
+),
+qrels AS (
+    SELECT run_ids.run_id || chr(31) || judged.query_id AS query_id,
+           judged.doc_id,
+           judged.relevance
+    FROM (
+        {{ qrels_sql | indent(8) }}
+    ) AS judged
+    CROSS JOIN (SELECT DISTINCT {{ dialect.before_separator('query_id') }} AS run_id FROM run) AS run_ids
+),
+{% else %}
 qrels AS (
     {{ qrels_sql | indent(4) }}
 ),
 run AS (
     {{ run_sql | indent(4) }}
 ),
+{% endif %}
 {{ query_set.evaluated_queries('qrels', missing_queries) }},
 {% if mixed_population %}
 answered_queries AS (
@@ -207,7 +224,7 @@ segments AS (
     {{ segments_sql | indent(4) }}
 ),
 summary AS (
-    SELECT CAST(NULL AS VARCHAR) AS segment,
+    SELECT CAST(NULL AS {{ dialect.text() }}) AS segment,
            COUNT(*) AS num_queries{% for m in measures %},
            {{ aggregate(m) }} AS {{ m.column }}{% endfor %}
 
@@ -235,14 +252,19 @@ ORDER BY summary.segment NULLS FIRST, measures.position
 {% else %}
 {% if output != 'per_query' %},
 summary AS (
-    SELECT {% for m in measures %}{{ aggregate(m) }} AS {{ m.column }}{% if not loop.last %},
+    SELECT {% if by_run %}{{ dialect.before_separator('query_id') }} AS run_id,
+           {% endif %}{% for m in measures %}{{ aggregate(m) }} AS {{ m.column }}{% if not loop.last %},
 {{ '           ' }}{% endif %}{% endfor %}
 
-    FROM per_query
+    FROM per_query{% if by_run %}
+
+    GROUP BY {{ dialect.before_separator('query_id') }}{% endif %}
+
 ){% endif %}
 
 {% if output != 'summary' %}
-SELECT per_query.query_id,
+SELECT {% if by_run %}{{ dialect.before_separator('per_query.query_id') }} AS run_id,
+       {{ dialect.after_separator('per_query.query_id') }} AS query_id{% else %}per_query.query_id{% endif %},
        measures.measure,
        CASE measures.position{% for m in measures %}
 
@@ -259,7 +281,8 @@ WHERE CASE measures.position{% for m in measures %} WHEN {{ loop.index }} THEN p
 UNION ALL
 {% endif %}
 {% if output != 'per_query' %}
-SELECT {% if output == 'both' %}CAST(NULL AS VARCHAR) AS query_id,
+SELECT {% if by_run %}summary.run_id,
+       {% endif %}{% if output == 'both' %}CAST(NULL AS {{ dialect.text() }}) AS query_id,
        {% endif %}measures.measure,
        CASE measures.position{% for m in measures %}
 
@@ -270,7 +293,7 @@ FROM summary
 CROSS JOIN (VALUES{% for m in measures %} ({{ loop.index }}, {{ m.name | literal }}){% if not loop.last %},{% endif %}{% endfor %}) AS measures (position, measure)
 {% endif %}
 {% if output == 'summary' %}
-ORDER BY measures.position
+ORDER BY {% if by_run %}summary.run_id, {% endif %}measures.position
 {% elif output == 'per_query' %}
 ORDER BY per_query.query_id, measures.position
 {% endif %}

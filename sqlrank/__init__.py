@@ -15,7 +15,7 @@ from .errors import ConventionError, InputError, MeasureError, OptionError, Sqlr
 from .measures import Measure, parse_measures  # noqa: E402
 
 __all__ = [
-    "evaluate", "render", "compare", "gsb", "report", "parse_measures", "Measure", "Conventions",
+    "evaluate", "render", "compare", "gsb", "report", "install", "parse_measures", "Measure", "Conventions",
     "SqlrankError", "InputError", "MeasureError", "ConventionError", "OptionError", "SqlrankWarning",
 ]
 
@@ -53,15 +53,18 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
     return frame
 
 
-def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, **options: Any) -> str:
-    """The SQL statement of this evaluation (inputs are validated). With per_query=True it returns
-    ``query_id, measure, value`` rows ordered by query; otherwise ``measure, value`` rows."""
+def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect: str = "duckdb",
+           **options: Any) -> str:
+    """The SQL statement of this evaluation, reading the inputs themselves (which are validated).
+    With per_query=True it returns ``query_id, measure, value`` rows ordered by query; otherwise
+    ``measure, value`` rows. dialect: "duckdb" (default) or "spark" (Spark SQL: files are read
+    with parquet.`path` and text.`path`; CSV files must be registered as tables first)."""
     from .engine import session_options, plan, session
 
     engine = session_options(options)
     with session(engine.pop("connection", None), **engine) as (con, registry):
         output = "per_query" if per_query else "summary"
-        return plan(qrels, run, measures, output, con, registry, **options).text
+        return plan(qrels, run, measures, output, con, registry, dialect=dialect, **options).text
 
 
 def compare(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction: str = "none",
@@ -117,3 +120,17 @@ def report(qrels: Any, runs: Any, measures: Any, path: str, format: str = "html"
         _warnings.warn(message, SqlrankWarning, stacklevel=2)
     text = {"html": html_page, "markdown": markdown, "latex": latex}[format](result, gsb_columns)
     write_output(text, path)
+
+
+def install(connection: Any, measures: Any = None, schema: str = "sqlrank", **conventions: Any) -> list[str]:
+    """Create sqlrank's table macros in a DuckDB connection (or a database file path), so that
+    plain SQL can call them: ``SELECT * FROM sqlrank.evaluate('my_run', 'my_qrels', ['nDCG@10', 'AP'])``,
+    ``sqlrank.evaluate_per_query(...)``, and per family ``sqlrank.ndcg('my_run', 'my_qrels', 10)``,
+    ``sqlrank.p``, ``sqlrank.recall``, ``sqlrank.ap``, ``sqlrank.rr``, ... (``sqlrank.measures()``
+    lists the measures evaluate() knows; ``measures=`` adds more). Conventions apply to all.
+    Returns the macro names."""
+    from .macros import install as install_macros, install_file
+
+    if isinstance(connection, str):
+        return install_file(connection, measures, schema, **conventions)
+    return install_macros(connection, measures, schema, **conventions)

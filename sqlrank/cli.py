@@ -14,11 +14,12 @@ from typing import Sequence
 from .conventions import AP_DENOMINATORS, DISCOUNTS, GAINS, IDEALS, MISSING_QUERIES, TIE_BREAKS
 from .presets import PRESETS
 from .engine import add_engine_arguments, engine_arguments
-from .errors import SqlrankError
+from .errors import OptionError, SqlrankError
 from .inputs import FORMATS
 from .measures import FAMILIES
 from .results import OUTPUT_FORMATS
 from .statistics import CORRECTIONS, TESTS
+from .templates import DIALECTS
 
 EXIT_ERROR = 1
 
@@ -50,10 +51,39 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-f", "--format", choices=OUTPUT_FORMATS, default="table",
                     help="output layout (default: table); csv/tsv/json have the columns of the Python DataFrame")
     ev.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
+    ev.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb",
+                    help="where the statement runs: DuckDB (default) or a local Spark session (pip install "
+                         "'sqlrank[spark]'; needs Java 17+)")
     ev.add_argument("--slices", type=int, metavar="N",
                     help="evaluate the queries in N groups, one after another, so that each step holds "
                          "1/N of the run (for runs far larger than memory; default 1)")
     ev.set_defaults(handler=_eval)
+    sq = commands.add_parser(
+        "sql", help="print the SQL statement of an evaluation (DuckDB or Spark SQL)",
+        description="Print the exact statement sqlrank eval runs for these arguments, reading QRELS and RUN "
+                    "themselves (files, or table names); pasted into a DuckDB shell (or spark.sql) it returns the "
+                    "rows of sqlrank eval -f csv: query_id, measure, value with -q, else measure, value.")
+    sq.add_argument("qrels", metavar="QRELS", help="relevance judgments: a file or a table name")
+    sq.add_argument("run", metavar="RUN", help="ranked results: a file or a table name")
+    add_evaluation_arguments(sq)
+    sq.add_argument("-q", "--per-query", action="store_true", help="one row per query and measure")
+    sq.add_argument("--dialect", choices=DIALECTS, default="duckdb", help="duckdb (default) or spark")
+    sq.add_argument("--database", metavar="DB_FILE",
+                    help="a DuckDB database file in which QRELS and RUN are table names (opened read-only)")
+    sq.add_argument("-o", "--output", metavar="FILE", help="write the SQL to FILE (atomically) instead of stdout")
+    sq.set_defaults(handler=_sql)
+    ins = commands.add_parser(
+        "install", help="create sqlrank's table macros in a DuckDB database file, for plain SQL",
+        description="Create table macros in schema sqlrank of DB_FILE (made if absent): sqlrank.evaluate(run, qrels, "
+                    "measures) and sqlrank.evaluate_per_query(...) for the installed measures (trec_eval's usual "
+                    "cutoffs, and -m), and per family with a cutoff parameter: sqlrank.ndcg(run, qrels, k), "
+                    "sqlrank.p, sqlrank.recall, sqlrank.ap(run, qrels), ... run and qrels are table or view names.")
+    ins.add_argument("database", metavar="DB_FILE", help="the DuckDB database file")
+    ins.add_argument("-m", "--measures", action="append", metavar="MEASURES",
+                     help="more measures for sqlrank.evaluate (e.g. -m 'nDCG@7 RBP(p=0.8)')")
+    ins.add_argument("--print", action="store_true", dest="print_sql",
+                     help="print the CREATE statements instead of running them")
+    ins.set_defaults(handler=_install)
     co = commands.add_parser(
         "compare", help="compare runs with a baseline: means, deltas, paired tests, GSB",
         description="Compare each RUN with the first (the baseline) per measure over the queries evaluated "
@@ -190,6 +220,41 @@ def _comparison(args: argparse.Namespace):
     return result
 
 
+def _sql(args: argparse.Namespace) -> int:
+    import duckdb
+
+    from . import render
+
+    options = evaluation_options(args)
+    for name in ("memory_limit", "temp_directory", "threads", "progress"):
+        options.pop(name)
+    connection = None
+    if args.database:
+        if not os.path.isfile(args.database):
+            raise OptionError(f"{args.database}: no such DuckDB database file")
+        connection = duckdb.connect(args.database, read_only=True)
+    try:
+        text = render(args.qrels, args.run, " ".join(args.measures), args.per_query, dialect=args.dialect,
+                      connection=connection, **options)
+    finally:
+        if connection is not None:
+            connection.close()
+    write_output(text.rstrip("\n") + (";\n" if args.dialect == "duckdb" else "\n"), args.output)
+    return 0
+
+
+def _install(args: argparse.Namespace) -> int:
+    from .macros import install_file, install_statements
+
+    measures = " ".join(args.measures) if args.measures else None
+    if args.print_sql:
+        write_output("".join(statement + ";\n\n" for statement in install_statements(measures)), None)
+        return 0
+    names = install_file(args.database, measures)
+    print(f"sqlrank: created {len(names)} macros in {args.database}: {', '.join(names)}", file=sys.stderr)
+    return 0
+
+
 def _compare(args: argparse.Namespace) -> int:
     from . import reports as report
 
@@ -281,8 +346,14 @@ def _eval(args: argparse.Namespace) -> int:
     from .engine import evaluate_result
     from .results import format_result
 
-    result = evaluate_result(args.qrels, args.run, " ".join(args.measures), args.per_query,
-                             slices=args.slices, **evaluation_options(args))
+    options = evaluation_options(args)
+    if args.engine == "spark":  # DuckDB's resource flags do not apply; Spark takes its own configuration
+        for name, default in (("memory_limit", None), ("temp_directory", None), ("threads", None)):
+            if options.pop(name) is not default:
+                raise OptionError(f"--{name.replace('_', '-')} is a DuckDB setting; it does not apply with --engine spark")
+        options.pop("progress")
+    result = evaluate_result(args.qrels, args.run, " ".join(args.measures), args.per_query, engine=args.engine,
+                             slices=args.slices, **options)
     text = format_result(result, args.format)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)

@@ -17,7 +17,8 @@ from .errors import InputError, OptionError, duckdb_reason
 from .inputs import Registry, Source, load, load_table
 from .measures import Measure, parse_measures
 from .presets import preset_family_conventions
-from .templates import quote_ident, render_evaluation, render_segments, render_slice, render_slices_summary
+from .templates import DIALECTS, call_macro, quote_ident, render_evaluation, render_segments, render_slice, render_slices_summary
+from .templates import dialect as sql_dialect
 
 if TYPE_CHECKING:  # pandas is imported by DuckDB when a DataFrame is asked for, not at start-up
     import pandas as pd
@@ -72,7 +73,7 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
          registry: Registry, *, qrels_format: str | None = None, run_format: str | None = None,
          qrels_columns: Mapping[str, str] | None = None, run_columns: Mapping[str, str] | None = None,
          preset: str | None = None, slices: int | None = None, queries: Any = None, by: str | None = None,
-         **conventions: Any) -> Plan:
+         dialect: str = "duckdb", **conventions: Any) -> Plan:
     """Everything an evaluation needs but running it. ``qrels`` may be a Source loaded before
     (several runs against the same judgments read them once). With ``by``, results are per
     segment of the query table ``queries`` (output "segments")."""
@@ -88,13 +89,22 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
         output = "segments"
     qrels_source = qrels if isinstance(qrels, Source) else load(qrels, "qrels", con, registry, qrels_format,
                                                                   qrels_columns)
-    run_source = load(run, "run", con, registry, run_format, run_columns)
-    if any(m.param("tie_break") == "input_rank" for m in resolved_measures):
+    run_source = run if isinstance(run, Source) else load(run, "run", con, registry, run_format, run_columns)
+    if any(m.param("tie_break") == "input_rank" for m in resolved_measures) and run_source.format != "spark":
         _require_ranks(run_source, con)
+    by_run = run_source.per_run
+    if by_run and slices not in (None, 1):
+        raise OptionError("runs stored together (run_id) are evaluated in one statement; leave out slices=")
+    if by_run and (segments is not None or qrels_source.groups):
+        raise OptionError("runs stored together (run_id) are evaluated per run; segments and judgment groups "
+                          "cannot be combined with them")
     sql = render_evaluation(qrels_source.sql(), run_source.sql(), resolved_measures, resolved_conventions,
-                            output, segments_sql=segments)
-    text = render_evaluation(qrels_source.source_sql(), run_source.source_sql(), resolved_measures,
-                             resolved_conventions, output, segments_sql=segments)
+                            output, segments_sql=segments, by_run=by_run)
+    if dialect not in DIALECTS:
+        raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
+    with sql_dialect(dialect):
+        text = render_evaluation(qrels_source.source_sql(), run_source.source_sql(), resolved_measures,
+                                 resolved_conventions, output, segments_sql=segments, by_run=by_run)
     return Plan(qrels_source, run_source, resolved_measures, resolved_conventions, sql, text,
                 _check_slices(slices), segments)
 
@@ -151,28 +161,42 @@ def _execute_slices(p: Plan, con: duckdb.DuckDBPyConnection) -> "pd.DataFrame":
 
 def execute(p: Plan, per_query: bool, con: duckdb.DuckDBPyConnection) -> Result:
     """Run the plan's statement (rendered with output="both" for per-query results)."""
-    warnings, num_queries = _check_queries(p, con)
+    warnings, num_queries = _check_queries(p, lambda sql: con.execute(sql).fetchall()[0], p.qrels.sql(),
+                                           run_queries_sql(p.run.sql(), p.run.per_run))
     try:
         frame = con.execute(p.sql).df() if p.slices == 1 else _execute_slices(p, con)
     except duckdb.Error as exc:
         raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
-    frame["value"] = frame["value"].astype("float64")
     if p.segments is not None:
         warnings += _check_segments(p, con)
+    return shape(frame, p, per_query, num_queries, warnings)
+
+
+def run_queries_sql(run_sql: str, per_run: bool) -> str:
+    """The run's rows with plain query ids (runs stored together key them run_id || chr(31) || query_id)."""
+    if not per_run:
+        return run_sql
+    return f"SELECT {call_macro('_macros/dialect.sql', 'after_separator', 'query_id')} AS query_id FROM ({run_sql}) AS runs"
+
+
+def shape(frame: "pd.DataFrame", p: Plan, per_query: bool, num_queries: int, warnings: list[str]) -> Result:
+    """The rows of a statement as a Result: the frame asked for and the summary, in measure order."""
+    frame["value"] = frame["value"].astype("float64")
+    if p.segments is not None:
         summary = frame[frame["segment"].isna()].drop(columns=["segment", "num_queries"]).reset_index(drop=True)
         return Result(frame, summary, p.text, p.conventions, p.measures, False, num_queries, warnings)
-    if not per_query and p.slices == 1:
+    if not per_query and "query_id" not in frame.columns:
         return Result(frame, frame, p.text, p.conventions, p.measures, False, num_queries, warnings)
     # rows of output "both" (also what slices return): per-query rows, summary rows with query_id NULL
+    runs = ["run_id"] if "run_id" in frame.columns else []
     order = {str(m): i for i, m in enumerate(p.measures)}
+    frame["_position"] = frame["measure"].map(order)
     is_summary = frame["query_id"].isna()
-    summary = frame[is_summary].drop(columns="query_id")
-    summary = summary.sort_values("measure", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
+    summary = frame[is_summary].drop(columns="query_id").sort_values(runs + ["_position"], kind="stable")
+    summary = summary.drop(columns="_position").reset_index(drop=True)
     if not per_query:
         return Result(summary, summary, p.text, p.conventions, p.measures, False, num_queries, warnings)
-    rows = frame[~is_summary].copy()
-    rows["_position"] = rows["measure"].map(order)
-    rows = rows.sort_values(["query_id", "_position"], kind="stable").drop(columns="_position")
+    rows = frame[~is_summary].sort_values(runs + ["query_id", "_position"], kind="stable").drop(columns="_position")
     return Result(rows.reset_index(drop=True), summary, p.text, p.conventions, p.measures, True, num_queries,
                   warnings)
 
@@ -193,17 +217,19 @@ def _check_segments(p: Plan, con: duckdb.DuckDBPyConnection) -> list[str]:
             f"and count only in the overall row, e.g. {example!r}"]
 
 
-def _check_queries(p: Plan, con: duckdb.DuckDBPyConnection) -> tuple[list[str], int]:
-    both, qrels_only, run_only, example_qrels, example_run = con.execute(f"""
-        WITH qrels_queries AS (SELECT DISTINCT query_id FROM ({p.qrels.sql()}) AS qrels),
-             run_queries AS (SELECT DISTINCT query_id FROM ({p.run.sql()}) AS run)
+def _check_queries(p: Plan, fetch_one, qrels_sql: str, run_sql: str) -> tuple[list[str], int]:
+    """Which queries are on one side only (a warning each), in a portable query run by
+    ``fetch_one`` (DuckDB or Spark)."""
+    both, qrels_only, run_only, example_qrels, example_run = fetch_one(f"""
+        WITH qrels_queries AS (SELECT DISTINCT query_id FROM ({qrels_sql}) AS qrels),
+             run_queries AS (SELECT DISTINCT query_id FROM ({run_sql}) AS run)
         SELECT count(*) FILTER (WHERE q.query_id IS NOT NULL AND r.query_id IS NOT NULL),
                count(*) FILTER (WHERE r.query_id IS NULL),
                count(*) FILTER (WHERE q.query_id IS NULL),
                min(q.query_id) FILTER (WHERE r.query_id IS NULL),
                min(r.query_id) FILTER (WHERE q.query_id IS NULL)
         FROM qrels_queries AS q FULL OUTER JOIN run_queries AS r ON q.query_id = r.query_id
-    """).fetchall()[0]
+    """)
     zero = p.conventions.missing_queries == "zero"
     if both == 0 and not zero:
         raise InputError(
@@ -302,7 +328,17 @@ def session_options(options: dict[str, Any]) -> dict[str, Any]:
 
 
 
-def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False, **options: Any) -> Result:
+ENGINES = ("duckdb", "spark")
+
+
+def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False, engine: str = "duckdb",
+                    spark: Any = None, **options: Any) -> Result:
+    """One evaluation on DuckDB (default) or on Spark (engine="spark", or a SparkSession in spark=)."""
+    if engine not in ENGINES:
+        raise OptionError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
+    if engine == "spark" or spark is not None:
+        from .spark import evaluate_spark
+        return evaluate_spark(qrels, run, measures, per_query, spark=spark, **options)
     engine = session_options(options)
     with session(engine.pop("connection", None), **engine) as (con, registry):
         output = "both" if per_query else "summary"

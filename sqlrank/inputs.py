@@ -14,8 +14,8 @@ from typing import Any, Mapping
 
 import duckdb
 
-from .errors import InputError, duckdb_reason
-from .templates import call_macro, quote_ident
+from .errors import InputError, OptionError, duckdb_reason
+from .templates import call_macro, current_dialect, quote_ident
 
 FORMATS = ("trec", "csv", "tsv", "parquet")
 GROUP_SEPARATOR = "\x1f"  # joins query and judgment group in trec_eval's qrels_jg format
@@ -45,6 +45,13 @@ class Source:
     groups: bool = False  # TREC qrels_jg: query ids carry the judgment group (column 2)
     split: str = "regex"  # TREC text: "space", "tab" or "regex" (any white space)
     table: str | None = None  # the temporary table the file was read into once, if any
+    parts: tuple[str, ...] = ()  # a table's name: [catalog.][schema.]table
+    run_from_file: bool = False  # runs stored together, one file each: run_id is the file's name
+
+    @property
+    def per_run(self) -> bool:
+        """Several runs in one input: query keys are run_id || chr(31) || query_id."""
+        return self.kind == "run" and bool(self.columns.get("run_id"))
 
     @property
     def value_name(self) -> str:
@@ -57,11 +64,28 @@ class Source:
         return self.source_sql(mode)
 
     def source_sql(self, mode: str = "typed") -> str:
-        """The input as SQL that reads the file (or table) itself: what users can run elsewhere."""
+        """The input as SQL that reads the file (or table) itself: what users can run elsewhere,
+        in the dialect being rendered (templates.dialect)."""
         if self.format == "trec":
             return call_macro("_macros/inputs.sql", "trec", self.path, self.kind, mode, self.groups,
                               self.split).strip()
-        return call_macro("_macros/inputs.sql", "tabular", self.reader, self.columns, self.kind, mode).strip()
+        reader = self.reader
+        if self.format == "spark":  # a view or table in the Spark session
+            reader = call_macro("_macros/inputs.sql", "table", self.parts).strip()
+        elif current_dialect() != "duckdb":
+            if self.format == "parquet":
+                reader = call_macro("_macros/inputs.sql", "read_parquet", self.path, self.run_from_file).strip()
+            elif self.format == "table":
+                reader = call_macro("_macros/inputs.sql", "table", self.parts).strip()
+            elif self.format in ("csv", "tsv"):
+                raise OptionError(f"{self.label}: Spark SQL cannot read a CSV header inside a query; load it as a "
+                                  f"table or view first (spark.read.csv(path, header=True).createOrReplaceTempView"
+                                  f"(name)) and give that name, or use Parquet")
+            else:
+                raise OptionError(f"{self.label}: a {self.format} exists only in this Python process; for SQL to run "
+                                  f"elsewhere give a file path or a table name")
+        return call_macro("_macros/inputs.sql", "tabular", reader, self.columns, self.kind, mode,
+                          self.run_from_file).strip()
 
     def where(self, position: int) -> str:
         if self.format == "trec":
@@ -208,8 +232,8 @@ def _guess_split(path: str, kind: str, sample: int = 200) -> str:
 
 
 def _column_mapping(kind: str, columns: Mapping[str, str] | None) -> dict[str, str]:
-    canonical = ("query_id", "doc_id", KINDS[kind]) + (("rank",) if kind == "run" else ())
-    mapping = {c: c for c in canonical if c != "rank"}
+    canonical = ("query_id", "doc_id", KINDS[kind]) + (("rank", "run_id") if kind == "run" else ())
+    mapping = {c: c for c in canonical if c not in ("rank", "run_id")}
     for key, value in (columns or {}).items():
         if key not in canonical:
             raise InputError(f"cannot map {kind} column {key!r}: the {kind} columns are {', '.join(canonical)} "
@@ -233,7 +257,7 @@ def _locate(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Regis
         if format is None and not os.path.exists(text) and _is_table(con, text):
             parts = text.split(".")
             reader = call_macro("_macros/inputs.sql", "table", parts).strip()
-            return _tabular(Source(kind, f"table {text}", "table", reader=reader), con, mapping)
+            return _tabular(Source(kind, f"table {text}", "table", reader=reader, parts=tuple(parts)), con, mapping)
         return _file(text, kind, con, format, mapping)
     raise InputError(f"cannot read {kind} from a {type(obj).__name__}: pass a file path, a pandas DataFrame, "
                      f"a DuckDB relation or a table name")
@@ -289,6 +313,12 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
     except duckdb.Error as exc:
         raise InputError(f"{source.label}: cannot read it as {source.format}: {duckdb_reason(exc)}") from None
     types = {row[0]: row[1] for row in described}
+    if mapping.get("run_id") == "filename" and "filename" not in types:
+        if source.format != "parquet":
+            raise InputError(f"{source.label}: run_id=filename (one run per file) works with Parquet files")
+        source.run_from_file = True
+        source.reader = call_macro("_macros/inputs.sql", "read_parquet", source.path, True).strip()
+        types["filename"] = "VARCHAR"
     for canonical, actual in mapping.items():
         if actual not in types:
             available = ", ".join(types) or "none"
@@ -300,6 +330,8 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
             raise InputError(f"{source.label}: no column {actual!r} for {canonical} (columns: {available}); {hint}")
     if source.kind == "run" and "rank" not in mapping and "rank" in types:
         mapping["rank"] = "rank"  # used only by tie_break=input_rank
+    if source.kind == "run" and "run_id" not in mapping and "run_id" in types:
+        mapping["run_id"] = "run_id"  # runs stored together (also hive folders run_id=...)
     source.columns = mapping
     value_type = types[mapping[source.value_name]]
     base = value_type.split("(")[0]
@@ -372,6 +404,10 @@ def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
                 f"malformed qrels line: expected 4 fields '{layout}', found {r['field_count']}: {r['line']!r}; "
                 f"fix the line, or name the format with --qrels-format if this is not TREC qrels"))
     col = source.columns.get
+    if source.per_run:
+        checks["bad_run_id"] = ("run_id IS NULL OR run_id = '' OR contains(run_id, chr(31))", lambda r: (
+            f"empty run_id (column {col('run_id')!r}) or one holding the character chr(31); every row of runs "
+            f"stored together needs the name of its run"))
     for canonical in ("query_id", "doc_id"):
         name = col(canonical, canonical)
         checks[f"null_{canonical}"] = (f"{canonical} IS NULL OR {canonical} = ''", lambda r, c=canonical, n=name: (

@@ -24,11 +24,16 @@ def format_result(result: Result, fmt: str) -> str:
                    for row in frame.to_dict(orient="records")]
         return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
     if fmt == "trec":
+        if "run_id" in frame.columns:
+            raise OptionError("trec_eval's layout has one run; runs stored together print with -f table, csv, tsv "
+                              "or json")
         if "segment" in frame.columns:
             raise OptionError("trec_eval's layout has no place for segments; use -f table, csv, tsv or json")
         return _trec(result, integers)
     if "segment" in frame.columns:
         return _segments_table(result, integers)
+    if "run_id" in frame.columns:
+        return _runs_table(result, integers)
     return _table(result, integers)
 
 
@@ -93,6 +98,22 @@ def _segments_table(result: Result, integers: set[str]) -> str:
         rows.append([label, str(int(group["num_queries"].iloc[0]))]
                     + [_number(values[n], n in integers, 4) for n in names])
     return _aligned(["segment", "queries"] + names, rows, ["<", ">"] + [">"] * len(names), result)
+
+
+def _runs_table(result: Result, integers: set[str]) -> str:
+    """Runs stored together: one row per run (per run and query with -q), one column per measure."""
+    names = [str(m) for m in result.measures]
+    keys = ["run_id", "query_id"] if result.per_query else ["run_id"]
+    rows = []
+    for key, group in result.frame.groupby(keys, sort=False):
+        values = dict(zip(group["measure"], group["value"]))
+        key = key if isinstance(key, tuple) else (key,)
+        rows.append([str(k) for k in key] + [_number(values.get(n), n in integers, 4) for n in names])
+    if result.per_query:
+        for run_id, group in result.summary.groupby("run_id", sort=False):
+            values = dict(zip(group["measure"], group["value"]))
+            rows.append([str(run_id), "all"] + [_number(values.get(n), n in integers, 4) for n in names])
+    return _aligned(keys + names, rows, ["<"] * len(keys) + [">"] * len(names), result)
 
 
 def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result: Result) -> str:

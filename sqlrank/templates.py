@@ -6,11 +6,14 @@ literals such as file paths (through ``literal``), and numbers Python has valida
 """
 from __future__ import annotations
 
+import contextvars
 import math
-import re
 import os
+import re
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 
 import jinja2
 
@@ -24,20 +27,44 @@ def sql_dir() -> Path:
     raise RuntimeError(f"sqlrank's SQL templates are missing (looked in {here / 'sql'} and {here.parent / 'sql'})")
 
 
-def quote_ident(name: str, quote: str = '"') -> str:
-    """A quoted SQL identifier; the quote character is doubled inside."""
+DIALECTS = ("duckdb", "spark")
+_DIALECT: contextvars.ContextVar[str] = contextvars.ContextVar("sqlrank_dialect", default="duckdb")
+
+
+@contextmanager
+def dialect(name: str) -> Iterator[None]:
+    """Render for this SQL dialect inside the block: quoting and the macros of _macros/dialect.sql."""
+    if name not in DIALECTS:
+        raise ValueError(name)
+    token = _DIALECT.set(name)
+    try:
+        yield
+    finally:
+        _DIALECT.reset(token)
+
+
+def current_dialect() -> str:
+    return _DIALECT.get()
+
+
+def quote_ident(name: str, quote: str | None = None) -> str:
+    """A quoted SQL identifier (double quotes; backticks in Spark SQL); the quote is doubled inside."""
     if not isinstance(name, str) or not name or "\x00" in name:
         raise ValueError(f"invalid identifier {name!r}")
+    quote = quote or ("`" if _DIALECT.get() == "spark" else '"')
     return quote + name.replace(quote, quote * 2) + quote
 
 
 def quote_literal(value: str) -> str:
-    """A SQL string literal; single quotes are doubled (no backslash escapes in standard SQL)."""
+    """A SQL string literal. Standard SQL (DuckDB) doubles single quotes and has no backslash
+    escapes; Spark SQL reads backslash escapes, so there both are escaped with a backslash."""
     if not isinstance(value, (str, os.PathLike)):
         raise ValueError(f"not a string: {value!r}")
     text = os.fspath(value)
     if "\x00" in text:
         raise ValueError("a string literal cannot hold a NUL character")
+    if _DIALECT.get() == "spark":
+        return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
     return "'" + text.replace("'", "''") + "'"
 
 
@@ -77,6 +104,7 @@ def environment() -> jinja2.Environment:
     env.filters["ident"] = quote_ident
     env.filters["literal"] = quote_literal
     env.filters["number"] = number_literal
+    env.globals["dialect_name"] = current_dialect
     return env
 
 
@@ -240,7 +268,7 @@ def _add(lines: list, line: str) -> None:
 
 
 def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions, output: str,
-                      relstring_length: int = 10, segments_sql: str | None = None) -> str:
+                      relstring_length: int = 10, segments_sql: str | None = None, by_run: bool = False) -> str:
     """The one SQL statement of an evaluation. ``measures`` are resolved Measure objects;
     ``output`` is "per_query", "summary", "both", "segments" (the summary over all queries and
     over each segment of ``segments_sql``, rows of query_id and segment), or "relstring"
@@ -252,6 +280,8 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         raise ValueError(output)
     if (output == "segments") != (segments_sql is not None):
         raise ValueError("segments_sql goes with output 'segments'")
+    if by_run and output not in ("per_query", "summary", "both"):
+        raise ValueError("runs stored together give per-query or summary rows")
     plan = _Plan(conventions)
     contexts, columns = [], set()
     for measure in measures:
@@ -314,6 +344,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         output=output,
         relstring_length=relstring_length,
         segments_sql=segments_sql,
+        by_run=by_run,
     )
 
 

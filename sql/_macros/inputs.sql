@@ -18,6 +18,9 @@
 {% set value_field = 5 if kind == 'run' else 4 %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
 {% set value_type = 'DOUBLE' if kind == 'run' else 'INTEGER' %}
+{% if dialect_name() == 'spark' %}
+{{ trec_spark(path, kind, groups) }}
+{%- else %}
 SELECT {% if mode == 'numbered' %}position, {% endif %}{% if groups %}fields[1] || chr(31) || fields[2]{% else %}fields[1]{% endif %} AS query_id,
        fields[3] AS doc_id,
 {% if mode == 'typed' %}
@@ -50,7 +53,27 @@ FROM (
     WHERE line IS NOT NULL AND line <> '' AND NOT starts_with(line, '#')
 {% endif %}
 ) AS data_lines
+{% endif %}
 {% endmacro %}
+
+{#- TREC text in Spark SQL (typed only: sqlrank validates inputs in DuckDB): Spark's text source
+    gives one row per line in column value; arrays are read with element_at (1-based). The regex
+    is Java's, its backslashes escaped once more for Spark's string literals. -#}
+{% macro trec_spark(path, kind, groups) %}
+{% set value_field = 5 if kind == 'run' else 4 %}
+{% set value_name = 'score' if kind == 'run' else 'relevance' %}
+{% set value_type = 'DOUBLE' if kind == 'run' else 'INT' %}
+SELECT {% if groups %}element_at(fields, 1) || chr(31) || element_at(fields, 2){% else %}element_at(fields, 1){% endif %} AS query_id,
+       element_at(fields, 3) AS doc_id,
+       CAST(element_at(fields, {{ value_field }}) AS {{ value_type }}) AS {{ value_name }}{% if kind == 'run' %},
+       TRY_CAST(element_at(fields, 4) AS BIGINT) AS input_rank{% endif %}
+
+FROM (
+    SELECT split(regexp_replace(value, '^[ \\t\\n\\x0B\\f\\r]+|[ \\t\\n\\x0B\\f\\r]+$', ''), '[ \\t\\n\\x0B\\f\\r]+') AS fields
+    FROM text.{{ path | ident }}
+    WHERE NOT value RLIKE '^[ \\t\\n\\x0B\\f\\r]*(#|$)'
+) AS data_lines
+{%- endmacro %}
 
 {#- An input already read once into a temporary table (raw columns), typed for evaluation. -#}
 {% macro materialized(table, kind, mode) %}
@@ -66,11 +89,21 @@ SELECT * FROM {{ table | ident }}
 {% endif %}
 {% endmacro %}
 
-{% macro tabular(reader, columns, kind, mode) %}
+{% import '_macros/dialect.sql' as dialect %}
+{#- Runs stored together (a run_id column, hive folders run_id=..., or one file per run with
+    run_from_file): the query key is run_id || chr(31) || query_id, so that every step keys each
+    run's queries apart, as trec_eval's judgment groups do; evaluate.sql splits the key again. -#}
+{% macro run_key(columns, run_from_file) -%}
+{% if run_from_file %}{{ dialect.file_stem(dialect.file_name()) }}{% else %}CAST({{ columns.run_id | ident }} AS {{ dialect.text() }}){% endif %}
+{%- endmacro %}
+
+{% macro tabular(reader, columns, kind, mode, run_from_file=false) %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
 {% set value_type = 'DOUBLE' if kind == 'run' else 'INTEGER' %}
-SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}CAST({{ columns.query_id | ident }} AS VARCHAR) AS query_id,
-       CAST({{ columns.doc_id | ident }} AS VARCHAR) AS doc_id,
+SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}{% if columns.get('run_id') %}{{ run_key(columns, run_from_file) }} || chr(31) || {% endif %}CAST({{ columns.query_id | ident }} AS {{ dialect.text() }}) AS query_id,
+       CAST({{ columns.doc_id | ident }} AS {{ dialect.text() }}) AS doc_id,{% if columns.get('run_id') and mode != 'typed' %}
+
+       {{ run_key(columns, run_from_file) }} AS run_id,{% endif %}
 {% if mode == 'typed' %}
        CAST({{ columns[value_name] | ident }} AS {{ value_type }}) AS {{ value_name }}{% if kind == 'run' %},
        {% if columns.get('rank') %}TRY_CAST({{ columns.get('rank') | ident }} AS BIGINT){% else %}CAST(NULL AS BIGINT){% endif %} AS input_rank{% endif %}
@@ -87,8 +120,8 @@ FROM {{ reader }}
 read_csv({{ path | literal }}, header = true, delim = {{ 'chr(9)' if delimiter == 'tab' else "','" }}, quote = '"', all_varchar = true)
 {%- endmacro %}
 
-{% macro read_parquet(path) -%}
-read_parquet({{ path | literal }})
+{% macro read_parquet(path, filename=false) -%}
+{% if dialect_name() == 'spark' %}parquet.{{ path | ident }}{% else %}read_parquet({{ path | literal }}{% if filename %}, filename = true{% endif %}){% endif %}
 {%- endmacro %}
 
 {% macro table(parts) -%}

@@ -1,0 +1,139 @@
+"""Macros: sqlrank's measures as DuckDB table macros, callable from plain SQL.
+
+``sqlrank install DB_FILE`` (``sqlrank.install(connection)``) creates, in a schema ``sqlrank``:
+
+- ``sqlrank.evaluate(run, qrels, measures)``: the mean of each measure (``measure, value``), and
+  ``sqlrank.evaluate_per_query(run, qrels, measures)`` (``query_id, measure, value``), for the
+  installed catalogue of measures (trec_eval's usual cutoffs, plus any given with -m);
+- one macro per family with the cutoff as a parameter, per query (``query_id, measure, value``):
+  ``sqlrank.ndcg(run, qrels, k)``, ``sqlrank.p(run, qrels, k)``, ``sqlrank.ap(run, qrels)``, ...
+
+``run`` and ``qrels`` are names of tables or views (a view over Parquet files works), read with
+DuckDB's ``query_table``; their columns are query_id, doc_id, score and query_id, doc_id,
+relevance. Every macro body is the statement ``sqlrank sql`` prints for that measure, with the
+installing conventions; a family macro is rendered once with a placeholder cutoff that becomes
+the parameter ``k``.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import duckdb
+
+from .conventions import resolve_conventions
+from .engine import resolve_measures
+from .errors import InputError, OptionError, duckdb_reason
+from .measures import Measure
+from .templates import call_macro, quote_ident, quote_literal, render_evaluation
+
+SCHEMA = "sqlrank"
+_PLACEHOLDER = 987654321  # a cutoff no one asks for, replaced by the macro parameter k
+# macro name -> (family, has a cutoff parameter)
+FAMILY_MACROS = {
+    "p": ("P", True), "recall": ("R", True), "ndcg": ("nDCG", True), "dcg": ("DCG", True),
+    "success": ("Success", True), "ap_at": ("AP", True), "rr_at": ("RR", True), "cg": ("CG", True),
+    "unjudged": ("Unj", True),
+    "ap": ("AP", False), "rr": ("RR", False), "ndcg_all": ("nDCG", False), "rprec": ("Rprec", False),
+    "bpref": ("Bpref", False), "num_rel": ("NumRel", False), "num_ret": ("NumRet", False),
+    "num_rel_ret": ("NumRelRet", False),
+}
+CUTOFFS = (1, 3, 5, 10, 15, 20, 30, 100, 200, 500, 1000)
+CATALOGUE = ([f"{family}@{k}" for family in ("P", "R", "nDCG", "Success") for k in CUTOFFS]
+             + [f"AP@{k}" for k in (10, 100, 1000)] + [f"RR@{k}" for k in (10, 100)] + ["Unj@10"]
+             + ["AP", "GMAP", "RR", "nDCG", "Rprec", "Bpref", "infAP", "NumQ", "NumRel", "NumRet", "NumRelRet"])
+
+
+def _inputs() -> tuple[str, str]:
+    qrels = call_macro("_macros/inputs.sql", "tabular", "query_table(qrels)",
+                       {"query_id": "query_id", "doc_id": "doc_id", "relevance": "relevance"}, "qrels", "typed")
+    run = call_macro("_macros/inputs.sql", "tabular", "query_table(run)",
+                     {"query_id": "query_id", "doc_id": "doc_id", "score": "score"}, "run", "typed")
+    return qrels.strip(), run.strip()
+
+
+def _statement(measures: list[Measure], conventions, output: str) -> str:
+    qrels, run = _inputs()
+    body = render_evaluation(qrels, run, measures, conventions, output).strip()
+    return "\n".join(line for line in body.splitlines() if not line.startswith("-- "))
+
+
+def _with_cutoff_parameter(sql: str) -> str:
+    """The placeholder cutoff becomes the parameter k: in names ('P@' || k) and in numbers."""
+    text = re.sub(r"'([^']*)" + str(_PLACEHOLDER) + r"([^']*)'",
+                  lambda m: f"'{m.group(1)}' || CAST(k AS VARCHAR) || '{m.group(2)}'", sql)
+    text = re.sub(r"(?<![0-9A-Za-z_])" + str(_PLACEHOLDER) + r"(?![0-9])", "k", text)
+    return text.replace(f"_{_PLACEHOLDER}", "_k")
+
+
+def install_statements(measures: Any = None, schema: str = SCHEMA, **conventions: Any) -> list[str]:
+    """The CREATE statements of ``install``: readable SQL that can also be run by hand."""
+    resolved = resolve_conventions(**conventions)
+    name = quote_ident(schema)
+    statements = [f"CREATE SCHEMA IF NOT EXISTS {name}"]
+    for macro, (family, has_cutoff) in FAMILY_MACROS.items():
+        measure = Measure(family, _PLACEHOLDER if has_cutoff else None, {})
+        body = _statement(resolve_measures([measure], resolved), resolved, "per_query")
+        params = "run, qrels, k" if has_cutoff else "run, qrels"
+        statements.append(f"CREATE OR REPLACE MACRO {name}.{quote_ident(macro)}({params}) AS TABLE\n"
+                          f"{_with_cutoff_parameter(body) if has_cutoff else body}")
+    catalogue = resolve_measures(CATALOGUE + list(_names(measures)), resolved)
+    names = [str(m) for m in catalogue]
+    for macro, output in (("evaluate", "summary"), ("evaluate_per_query", "per_query")):
+        branches = []
+        for measure in catalogue:
+            body = _statement([measure], resolved, output).replace("\n", "\n    ")
+            branches.append(f"SELECT * FROM (\n    {body}\n) AS {quote_ident(column_alias(measure))}\n"
+                            f"WHERE list_contains(measures, {quote_literal(str(measure))})")
+        known = "[" + ", ".join(quote_literal(n) for n in names) + "]"
+        check = (f"SELECT {'NULL AS query_id, ' if output == 'per_query' else ''}NULL AS measure, "
+                 f"CAST(error('sqlrank: measure ' || requested || ' is not installed (SELECT * FROM "
+                 f"{schema}.measures() lists those that are; add it with sqlrank install DB_FILE -m ...)') "
+                 f"AS DOUBLE) AS value\n"
+                 f"FROM (SELECT unnest(measures) AS requested) AS asked\n"
+                 f"WHERE NOT list_contains({known}, requested)")
+        order = "list_position(measures, measure)" if output == "summary" else \
+            "query_id, list_position(measures, measure)"
+        statements.append(f"CREATE OR REPLACE MACRO {name}.{quote_ident(macro)}(run, qrels, measures) AS TABLE\n"
+                          f"SELECT * FROM (\n{chr(10).join(b + chr(10) + 'UNION ALL' for b in branches)}\n{check}\n)"
+                          f" AS evaluated\nORDER BY {order}")
+    statements.append(f"CREATE OR REPLACE MACRO {name}.measures() AS TABLE\n"
+                      f"SELECT unnest({known}) AS measure")
+    return statements
+
+
+def column_alias(measure: Measure) -> str:
+    return "m_" + re.sub(r"[^A-Za-z0-9]+", "_", str(measure)).strip("_")
+
+
+def _names(measures: Any) -> list:
+    if measures is None:
+        return []
+    from .measures import parse_measures
+    return parse_measures(measures)
+
+
+def install(connection: duckdb.DuckDBPyConnection, measures: Any = None, schema: str = SCHEMA,
+            **conventions: Any) -> list[str]:
+    """Create the macros in ``connection`` (a database file keeps them); returns their names."""
+    if not isinstance(schema, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", schema):
+        raise OptionError(f"schema {schema!r} must be a plain name (letters, digits, _)")
+    try:
+        for statement in install_statements(measures, schema, **conventions):
+            connection.execute(statement)
+    except duckdb.Error as exc:
+        raise InputError(f"cannot create the macros: {duckdb_reason(exc)}") from None
+    return [f"{schema}.{m}" for m in list(FAMILY_MACROS) + ["evaluate", "evaluate_per_query", "measures"]]
+
+
+def install_file(path: str, measures: Any = None, schema: str = SCHEMA, **conventions: Any) -> list[str]:
+    """Install into a DuckDB database file (made if absent, in DuckDB 1.0's storage format so that
+    any DuckDB shell from 1.0 on opens it)."""
+    try:
+        con = duckdb.connect(path, config={"storage_compatibility_version": "v1.0.0"})
+    except duckdb.Error as exc:
+        raise InputError(f"{path}: cannot open it as a DuckDB database: {duckdb_reason(exc)}") from None
+    try:
+        return install(con, measures, schema, **conventions)
+    finally:
+        con.close()

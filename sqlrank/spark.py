@@ -1,0 +1,160 @@
+"""Spark: the same evaluation statement, rendered in Spark SQL and run by a SparkSession.
+
+pyspark is the optional extra ``sqlrank[spark]`` (it needs Java 17 or newer). With no session
+given, a local one is started: all cores of this machine, bound to the loopback interface, no
+web UI, a temporary warehouse folder. Point sqlrank at a cluster by passing your own session.
+
+Inputs: Spark DataFrames and table or view names are read where they are; Parquet files and
+TREC text are read by Spark from the statement (``parquet.`path` ``, ``text.`path` ``) after
+DuckDB has validated them; CSV/TSV files are read with ``spark.read.csv(header=True)``.
+Spark DataFrames and tables are validated by a Spark query (missing ids or values,
+duplicate documents).
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+from typing import Any
+
+from .engine import Plan, Result, _check_queries, plan, run_queries_sql, session, session_options, shape
+from .errors import InputError, OptionError
+from .inputs import Source, _column_mapping, _is_dataframe, detect_format, load
+from .templates import dialect
+
+_SESSION = None
+
+
+def local_session():
+    """A local SparkSession for trying sqlrank on Spark (one per process, reused)."""
+    global _SESSION
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise OptionError("the Spark engine needs pyspark (and Java 17+): pip install 'sqlrank[spark]'") from None
+    if _SESSION is None or _SESSION.sparkContext._jsc is None:
+        warehouse = tempfile.mkdtemp(prefix="sqlrank-spark-")
+        logging = os.path.join(warehouse, "log4j2.properties")  # errors only, on stderr
+        with open(logging, "w", encoding="utf-8") as handle:
+            handle.write("rootLogger.level = error\nrootLogger.appenderRef.stderr.ref = console\n"
+                         "appender.console.type = Console\nappender.console.name = console\n"
+                         "appender.console.target = SYSTEM_ERR\nappender.console.layout.type = PatternLayout\n"
+                         "appender.console.layout.pattern = spark: %p %c{1}: %m%n\n"
+                         "logger.query.name = SQLQueryContextLogger\nlogger.query.level = off\n")
+        try:
+            _SESSION = (SparkSession.builder.master("local[*]").appName("sqlrank")
+                        .config("spark.ui.enabled", "false")
+                        .config("spark.ui.showConsoleProgress", "false")
+                        .config("spark.driver.bindAddress", "127.0.0.1")
+                        .config("spark.driver.host", "127.0.0.1")
+                        .config("spark.sql.warehouse.dir", warehouse)
+                        .config("spark.sql.shuffle.partitions", str(max(2, (os.cpu_count() or 2) * 2)))
+                        .config("spark.sql.session.timeZone", "UTC")
+                        .config("spark.log.structuredLogging.enabled", "false")
+                        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{logging}")
+                        .getOrCreate())
+        except Exception as exc:  # no Java, or it cannot start
+            raise OptionError(f"cannot start a local Spark session (is Java 17+ installed?): "
+                              f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        _SESSION.sparkContext.setLogLevel("ERROR")
+    return _SESSION
+
+
+def _is_spark_dataframe(obj: Any) -> bool:
+    return type(obj).__module__.startswith("pyspark.") and hasattr(obj, "createOrReplaceTempView")
+
+
+def spark_source(obj: Any, kind: str, spark, con, registry, format: str | None,
+                 columns: dict[str, str] | None) -> Source:
+    """A Source the Spark statement reads: a view of a Spark DataFrame or CSV file, a table,
+    or a Parquet/TREC file (validated by DuckDB, read by Spark from the statement)."""
+    mapping = _column_mapping(kind, columns)
+    if isinstance(obj, (str, os.PathLike)):
+        text = os.fspath(obj)
+        if format is None and not os.path.exists(text) and not any(ch in text for ch in "*?[") \
+                and spark.catalog.tableExists(text):
+            return _validated(Source(kind, f"table {text}", "spark", parts=tuple(text.split(".")), columns=mapping),
+                              spark.table(text).columns, spark)
+        fmt = format or (detect_format(text) if os.path.exists(text) else None)
+        if fmt in ("csv", "tsv"):
+            frame = spark.read.csv(text, header=True, sep="\t" if fmt == "tsv" else ",")
+            return _view(frame, kind, text, mapping, spark)
+        source = load(text, kind, con, registry, format, columns)
+        if source.format not in ("trec", "parquet"):
+            raise InputError(f"{text}: Spark reads Parquet, TREC text and CSV/TSV files")
+        return source
+    if _is_spark_dataframe(obj):
+        return _view(obj, kind, "Spark DataFrame", mapping, spark)
+    if _is_dataframe(obj):
+        return _view(spark.createDataFrame(obj), kind, "DataFrame", mapping, spark)
+    raise InputError(f"cannot read {kind} from a {type(obj).__name__} on Spark: pass a path, a Spark or pandas "
+                     f"DataFrame, or a table name")
+
+
+def _view(frame, kind: str, label: str, mapping: dict[str, str], spark) -> Source:
+    name = f"sqlrank_{kind}_{uuid.uuid4().hex}"
+    frame.createOrReplaceTempView(name)
+    return _validated(Source(kind, label, "spark", parts=(name,), columns=mapping), frame.columns, spark)
+
+
+def _validated(source: Source, available: list[str], spark) -> Source:
+    for canonical, actual in source.columns.items():
+        if actual not in available:
+            raise InputError(f"{source.label}: no column {actual!r} for {canonical} (columns: {', '.join(available)}); "
+                             f"map it with {source.kind}_columns={{'{canonical}': NAME}}")
+    if source.kind == "run" and "rank" not in source.columns and "rank" in available:
+        source.columns["rank"] = "rank"
+    if source.kind == "run" and "run_id" not in source.columns and "run_id" in available:
+        source.columns["run_id"] = "run_id"
+    with dialect("spark"):
+        typed = source.source_sql()
+    value = source.value_name
+    try:
+        row = spark.sql(f"""
+            SELECT count(*) FILTER (WHERE query_id IS NULL OR doc_id IS NULL) AS missing_ids,
+                   count(*) FILTER (WHERE {value} IS NULL OR isnan({value})) AS missing_values,
+                   count(*) AS total_rows,
+                   count(DISTINCT query_id, doc_id) AS distinct_pairs  -- query_id holds run_id too
+            FROM ({typed}) AS typed
+        """).collect()[0]
+    except Exception as exc:
+        raise InputError(f"{source.label}: Spark cannot read the {source.kind} as query_id, doc_id, {value}: "
+                         f"{str(exc).splitlines()[0]}") from None
+    if row.missing_ids:
+        raise InputError(f"{source.label}: {row.missing_ids} rows have no query_id or doc_id")
+    if row.missing_values:
+        raise InputError(f"{source.label}: {row.missing_values} rows have no {value} (NULL or NaN)")
+    if row.total_rows != row.distinct_pairs:
+        raise InputError(f"{source.label}: {row.total_rows - row.distinct_pairs} rows repeat a (query_id, doc_id) "
+                         f"pair; each document may appear once per query")
+    return source
+
+
+def evaluate_spark(qrels: Any, run: Any, measures: Any, per_query: bool = False, spark=None,
+                   **options: Any) -> Result:
+    """evaluate() on Spark: the statement ``sqlrank sql --dialect spark`` prints, run by ``spark``
+    (default: a local session)."""
+    if session_options(options):
+        raise OptionError("memory_limit, temp_directory, threads and connection are DuckDB settings; "
+                          "configure Spark through the session you pass (spark=)")
+    if options.get("slices") not in (None, 1):
+        raise OptionError("slices= is for DuckDB; Spark partitions the work itself")
+    if options.get("queries") is not None:
+        raise OptionError("segments (queries=, by=) run on DuckDB only")
+    spark = spark or local_session()
+    qrels_format, run_format = options.pop("qrels_format", None), options.pop("run_format", None)
+    qrels_columns, run_columns = options.pop("qrels_columns", None), options.pop("run_columns", None)
+    with session(None) as (con, registry):
+        qrels_source = spark_source(qrels, "qrels", spark, con, registry, qrels_format, qrels_columns)
+        run_source = spark_source(run, "run", spark, con, registry, run_format, run_columns)
+        p: Plan = plan(qrels_source, run_source, measures, "both" if per_query else "summary", con, registry,
+                       dialect="spark", **options)
+        with dialect("spark"):
+            qrels_sql = p.qrels.source_sql()
+            run_sql = run_queries_sql(p.run.source_sql(), p.run.per_run)
+    warnings, num_queries = _check_queries(p, lambda sql: tuple(spark.sql(sql).collect()[0]), qrels_sql, run_sql)
+    try:
+        frame = spark.sql(p.text).toPandas()
+    except Exception as exc:
+        raise InputError(f"evaluation failed in Spark: {str(exc).splitlines()[0]}") from None
+    return shape(frame, p, per_query, num_queries, warnings)

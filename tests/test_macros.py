@@ -1,0 +1,97 @@
+"""sqlrank install: the table macros, called from plain SQL on a database file made by
+sqlrank install, against views over Parquet files, give sqlrank eval's values; from the
+duckdb command-line shell too (where it is installed: the duckdb-cli test dependency)."""
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import subprocess
+import sys
+
+import duckdb
+import pytest
+
+import sqlrank
+from sqlrank.macros import CATALOGUE, FAMILY_MACROS
+from generate import generate
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("macros")
+    qrels, run = generate(47, n_queries=120)
+    qrels_path, run_path = folder / "qrels.parquet", folder / "run.parquet"
+    qrels.to_parquet(qrels_path)
+    run.to_parquet(run_path)
+    path = folder / "eval.duckdb"
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "install", str(path), "-m", "nDCG@7 RBP(p=0.8)"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    with duckdb.connect(str(path)) as con:
+        con.execute(f"CREATE VIEW my_run AS SELECT * FROM read_parquet('{run_path}')")
+        con.execute(f"CREATE VIEW my_qrels AS SELECT * FROM read_parquet('{qrels_path}')")
+    return path, str(qrels_path), str(run_path)
+
+
+def _close(rows, frame, per_query: bool):
+    keys = [tuple(r[:-1]) for r in rows]
+    expected_keys = list(zip(frame.query_id, frame.measure)) if per_query else [(m,) for m in frame.measure]
+    assert keys == expected_keys
+    assert all(abs(r[-1] - v) <= 1e-12 for r, v in zip(rows, frame.value))
+
+
+def test_evaluate_macro_equals_sqlrank_eval(database):
+    path, qrels, run = database
+    names = ["nDCG@10", "AP", "P@5", "R@1000", "RR", "Bpref", "nDCG@7", "RBP(p=0.8)", "GMAP", "NumRelRet"]
+    listed = "[" + ", ".join(f"'{n}'" for n in names) + "]"
+    with duckdb.connect(str(path), read_only=True) as con:
+        summary = con.execute(f"SELECT * FROM sqlrank.evaluate('my_run', 'my_qrels', {listed})").fetchall()
+        per_query = con.execute(f"SELECT * FROM sqlrank.evaluate_per_query('my_run', 'my_qrels', {listed})").fetchall()
+    _close(summary, sqlrank.evaluate(qrels, run, names), False)
+    _close(per_query, sqlrank.evaluate(qrels, run, names, per_query=True), True)
+
+
+@pytest.mark.parametrize("macro", list(FAMILY_MACROS))
+def test_family_macros_equal_sqlrank_eval(database, macro):
+    path, qrels, run = database
+    family, has_cutoff = FAMILY_MACROS[macro]
+    for k in ((1, 7, 25) if has_cutoff else (None,)):
+        call = f"sqlrank.{macro}('my_run', 'my_qrels'{f', {k}' if k else ''})"
+        with duckdb.connect(str(path), read_only=True) as con:
+            rows = con.execute(f"SELECT * FROM {call}").fetchall()
+        name = f"{family}@{k}" if k else family
+        _close(rows, sqlrank.evaluate(qrels, run, name, per_query=True), True)
+
+
+def test_unknown_measure_is_a_clear_error(database):
+    path, _, _ = database
+    with duckdb.connect(str(path), read_only=True) as con:
+        with pytest.raises(duckdb.Error, match="measure nDCG@9 is not installed"):
+            con.execute("SELECT * FROM sqlrank.evaluate('my_run', 'my_qrels', ['AP', 'nDCG@9'])").fetchall()
+        listed = [row[0] for row in con.execute("SELECT * FROM sqlrank.measures()").fetchall()]
+    assert set(CATALOGUE) <= set(listed) and "nDCG@7" in listed
+
+
+def test_macros_from_the_duckdb_shell(database):
+    shell = shutil.which("duckdb")
+    if shell is None:
+        pytest.skip("the duckdb command-line shell is not installed (pip install duckdb-cli)")
+    path, qrels, run = database
+    done = subprocess.run([shell, "-csv", str(path), "-c",
+                           "SELECT * FROM sqlrank.evaluate('my_run', 'my_qrels', ['nDCG@10', 'AP', 'P@5'])"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    rows = [(m, float(v)) for m, v in list(csv.reader(io.StringIO(done.stdout)))[1:]]
+    _close(rows, sqlrank.evaluate(qrels, run, "nDCG@10 AP P@5"), False)
+    done = subprocess.run([shell, str(path), "-c", "SELECT * FROM sqlrank.evaluate('my_run', 'my_qrels', ['x'])"],
+                          capture_output=True, text=True)
+    assert done.returncode != 0 and "measure x is not installed" in done.stderr
+
+
+def test_install_prints_its_sql():
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "install", "unused.duckdb", "--print"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0
+    assert "CREATE OR REPLACE MACRO \"sqlrank\".\"ndcg\"(run, qrels, k) AS TABLE" in done.stdout
+    assert "'nDCG@' || CAST(k AS VARCHAR)" in done.stdout and "987654321" not in done.stdout

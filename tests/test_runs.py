@@ -1,0 +1,90 @@
+"""Runs stored together: one table with a run_id column, hive-partitioned folders run_id=...,
+or one Parquet file per run evaluate in one statement, one result per run, equal to
+evaluating each run alone."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+import sqlrank
+from conftest import FIXTURES
+
+COMPARE = FIXTURES / "compare"
+NAMES = ("baseline", "rerank", "rerank_v2")
+MEASURES = "nDCG@10 AP P@10 RR Bpref R@50"
+
+
+@pytest.fixture(scope="module")
+def alone():
+    return {name: sqlrank.evaluate(str(COMPARE / "qrels.txt"), str(COMPARE / f"{name}.run"), MEASURES, per_query=True)
+            for name in NAMES}
+
+
+@pytest.fixture(scope="module")
+def layouts(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("runs")
+    table = pd.read_parquet(COMPARE / "runs.parquet")
+    table.to_parquet(folder / "hive", partition_cols=["run_id"], index=False)
+    (folder / "files").mkdir()
+    for name, rows in table.groupby("run_id"):
+        rows.drop(columns="run_id").to_parquet(folder / "files" / f"{name}.parquet", index=False)
+    return {"column": (str(COMPARE / "runs.parquet"), {}),
+            "dataframe": (table.rename(columns={"run_id": "system"}), {"run_columns": {"run_id": "system"}}),
+            "hive": (str(folder / "hive" / "*" / "*.parquet"), {}),
+            "files": (str(folder / "files" / "*.parquet"), {"run_columns": {"run_id": "filename"}})}
+
+
+@pytest.mark.parametrize("layout", ["column", "dataframe", "hive", "files"])
+def test_runs_stored_together_equal_each_run_alone(alone, layouts, layout):
+    run, options = layouts[layout]
+    together = sqlrank.evaluate(str(COMPARE / "qrels.txt"), run, MEASURES, per_query=True, **options)
+    assert list(together.columns) == ["run_id", "query_id", "measure", "value"]
+    assert sorted(together.run_id.unique()) == list(NAMES)
+    for name in NAMES:
+        mine = together[together.run_id == name].drop(columns="run_id").reset_index(drop=True)
+        pd.testing.assert_frame_equal(mine, alone[name], check_exact=False, atol=1e-12, rtol=0)
+    summary = sqlrank.evaluate(str(COMPARE / "qrels.txt"), run, MEASURES, **options)
+    assert list(summary.columns) == ["run_id", "measure", "value"] and len(summary) == 3 * 6
+    for name in NAMES:
+        expected = sqlrank.evaluate(str(COMPARE / "qrels.txt"), str(COMPARE / f"{name}.run"), MEASURES)
+        assert (summary[summary.run_id == name].value.to_numpy() - expected.value.to_numpy()).max() <= 1e-12
+
+
+def test_missing_queries_per_run(tmp_path):
+    table = pd.read_parquet(COMPARE / "runs.parquet")
+    table = table[~((table.run_id == "rerank") & (table.query_id == "q05"))]
+    path = tmp_path / "runs.parquet"
+    table.to_parquet(path, index=False)
+    skip = sqlrank.evaluate(str(COMPARE / "qrels.txt"), str(path), "AP", per_query=True)
+    assert len(skip[skip.run_id == "rerank"]) == 59 and len(skip[skip.run_id == "baseline"]) == 60
+    zero = sqlrank.evaluate(str(COMPARE / "qrels.txt"), str(path), "AP", per_query=True, missing_queries="zero")
+    row = zero[(zero.run_id == "rerank") & (zero.query_id == "q05")]
+    assert len(row) == 1 and row.value.iloc[0] == 0.0
+
+
+def test_duplicates_are_per_run_and_bad_run_ids_are_errors(tmp_path):
+    table = pd.read_parquet(COMPARE / "runs.parquet")
+    doubled = pd.concat([table, table[(table.run_id == "rerank")].head(1)])
+    doubled.to_parquet(tmp_path / "dup.parquet", index=False)
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(COMPARE / "qrels.txt"),
+                           str(tmp_path / "dup.parquet"), "-m", "AP"], capture_output=True, text=True)
+    assert done.returncode == 1 and "is ranked 2 times for query 'rerank\\x1fq01'" in done.stderr or \
+        "is ranked 2 times" in done.stderr, done.stderr
+    missing = table.copy()
+    missing.loc[missing.index[5], "run_id"] = None
+    missing.to_parquet(tmp_path / "missing.parquet", index=False)
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(COMPARE / "qrels.txt"),
+                           str(tmp_path / "missing.parquet"), "-m", "AP"], capture_output=True, text=True)
+    assert done.returncode == 1 and "empty run_id" in done.stderr, done.stderr
+
+
+def test_runs_table_on_the_command_line():
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(COMPARE / "qrels.txt"),
+                           str(COMPARE / "runs.parquet"), "-m", "nDCG@10 AP"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == ["run_id", "nDCG@10", "AP"]
+    assert [line.split()[0] for line in lines[2:5]] == list(NAMES)

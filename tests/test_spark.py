@@ -1,0 +1,133 @@
+"""Spark: the statement rendered in Spark SQL, run by a local Spark session, gives DuckDB's
+per-query values to 1e-12 for every measure under every convention, on generated data with
+ties, graded and negative labels, unjudged documents and queries on one side only.
+
+Marked spark: skipped where pyspark or Java is missing, required in CI (SQLRANK_REQUIRE_PEERS)."""
+from __future__ import annotations
+
+import math
+import os
+import shutil
+
+import pandas as pd
+import pytest
+
+import sqlrank
+from generate import generate
+from test_templates import all_measures
+
+pytestmark = pytest.mark.spark
+
+# Each statement evaluates every measure at once (80 columns) under one set of conventions.
+CONVENTIONS = [
+    {},
+    {"tie_break": "doc_id_asc", "missing_queries": "zero", "rel": 2},
+    {"tie_break": "expected"},
+    {"gain": "exponential", "discount": "jarvelin", "log_base": math.e, "ideal": "run"},
+    {"ideal": "perfect", "ap_denominator": "retrieved_relevant", "judged_only": True},
+    {"depth": 7, "ap_denominator": "min_num_rel_cutoff", "trec_eval_version": 9},
+    {"tie_break": "input_rank", "gain": {1: 3, 2: 9, 3: 20}, "rel": 0},
+]
+
+
+@pytest.fixture(scope="module")
+def spark():
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        if os.environ.get("SQLRANK_REQUIRE_PEERS"):
+            pytest.fail("Java is required here (SQLRANK_REQUIRE_PEERS)")
+        pytest.skip("Java is not installed")
+    from conftest import peer
+    peer("pyspark")
+    from sqlrank.spark import local_session
+    return local_session()
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("spark")
+    qrels, run = generate(41, n_queries=120)
+    run["rank"] = run.groupby("query_id").cumcount() + 1  # the input order, for tie_break=input_rank
+    paths = folder / "qrels.parquet", folder / "run.parquet"
+    qrels.to_parquet(paths[0])
+    run.to_parquet(paths[1])
+    return qrels, run, paths
+
+
+def _measures(conventions):
+    families_without_expected = {"Bpref", "GMBpref", "infAP", "IPrec", "IPrecAvg", "binG", "G", "nDCG_rel", "Rndcg",
+                                 "YAAP"}
+    measures = [m for m in all_measures()
+                if conventions.get("tie_break") not in ("expected",) or m.family not in families_without_expected]
+    return [str(m) for m in measures]
+
+
+def _compare(duck: pd.DataFrame, spark: pd.DataFrame):
+    merged = duck.merge(spark, on=["query_id", "measure"], how="outer", suffixes=("_duckdb", "_spark"),
+                        indicator=True)
+    assert (merged["_merge"] == "both").all(), merged[merged["_merge"] != "both"].head()
+    bad = merged[~merged.apply(lambda r: abs(r.value_duckdb - r.value_spark) <= 1e-12
+                               or (math.isnan(r.value_duckdb) and math.isnan(r.value_spark)), axis=1)]
+    assert bad.empty, bad.head(10).to_string()
+
+
+@pytest.mark.parametrize("conventions", CONVENTIONS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()) or "trec_eval")
+def test_every_measure_on_spark_equals_duckdb(spark, data, conventions):
+    _, _, (qrels, run) = data
+    measures = _measures(conventions)
+    duck = sqlrank.evaluate(str(qrels), str(run), measures, per_query=True, **conventions)
+    on_spark = sqlrank.evaluate(str(qrels), str(run), measures, per_query=True, spark=spark, **conventions)
+    assert len(duck) > 1000
+    _compare(duck, on_spark)
+    duck_summary = sqlrank.evaluate(str(qrels), str(run), measures, **conventions)
+    spark_summary = sqlrank.evaluate(str(qrels), str(run), measures, spark=spark, **conventions)
+    assert list(duck_summary.measure) == list(spark_summary.measure)
+    assert all(abs(a - b) <= 1e-12 for a, b in zip(duck_summary.value, spark_summary.value))
+
+
+def test_spark_dataframes_tables_and_trec_text(spark, data, tmp_path):
+    qrels, run, (qrels_path, run_path) = data
+    expected = sqlrank.evaluate(qrels, run, "nDCG@10 AP P@5 RR", per_query=True)
+    qrels_frame, run_frame = spark.createDataFrame(qrels), spark.createDataFrame(run)
+    _compare(expected, sqlrank.evaluate(qrels_frame, run_frame, "nDCG@10 AP P@5 RR", per_query=True, spark=spark))
+    run_frame.createOrReplaceTempView("my_run")
+    qrels_frame.withColumnRenamed("relevance", "label").createOrReplaceTempView("my_qrels")
+    _compare(expected, sqlrank.evaluate("my_qrels", "my_run", "nDCG@10 AP P@5 RR", per_query=True, spark=spark,
+                                        qrels_columns={"relevance": "label"}))
+    trec_qrels, trec_run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    trec_qrels.write_text("".join(f"{r.query_id} 0 {r.doc_id} {r.relevance}\n" for r in qrels.itertuples()))
+    trec_run.write_text("".join(f"{r.query_id}\tQ0\t{r.doc_id}\t{r.rank}\t{r.score!r}\ttag\n" for r in run.itertuples()))
+    _compare(expected, sqlrank.evaluate(str(trec_qrels), str(trec_run), "nDCG@10 AP P@5 RR", per_query=True,
+                                        spark=spark))
+
+
+def test_bad_spark_input_is_an_error(spark, data):
+    qrels, run, _ = data
+    doubled = spark.createDataFrame(pd.concat([run, run.head(3)]))
+    with pytest.raises(sqlrank.InputError, match="3 rows repeat a \\(query_id, doc_id\\) pair"):
+        sqlrank.evaluate(spark.createDataFrame(qrels), doubled, "AP", spark=spark)
+    with pytest.raises(sqlrank.InputError, match="no column 'score'"):
+        sqlrank.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run.rename(columns={"score": "s"})),
+                         "AP", spark=spark)
+
+
+def test_runs_stored_together_on_spark(spark, tmp_path):
+    from conftest import FIXTURES
+    compare = FIXTURES / "compare"
+    expected = sqlrank.evaluate(str(compare / "qrels.txt"), str(compare / "runs.parquet"), "nDCG@10 AP P@5",
+                                per_query=True)
+    on_spark = sqlrank.evaluate(str(compare / "qrels.txt"), str(compare / "runs.parquet"), "nDCG@10 AP P@5",
+                                per_query=True, spark=spark)
+    assert list(on_spark.columns) == ["run_id", "query_id", "measure", "value"]
+    merged = expected.merge(on_spark, on=["run_id", "query_id", "measure"])
+    assert len(merged) == len(expected) == 3 * 60 * 3
+    assert (merged.value_x - merged.value_y).abs().max() <= 1e-12
+    table = pd.read_parquet(compare / "runs.parquet")
+    files = tmp_path / "files"
+    files.mkdir()
+    for name, rows in table.groupby("run_id"):
+        rows.drop(columns="run_id").to_parquet(files / f"{name}.parquet", index=False)
+    by_file = sqlrank.evaluate(str(compare / "qrels.txt"), str(files / "*.parquet"), "nDCG@10 AP P@5", spark=spark,
+                               run_columns={"run_id": "filename"})
+    summary = sqlrank.evaluate(str(compare / "qrels.txt"), str(compare / "runs.parquet"), "nDCG@10 AP P@5")
+    assert list(by_file.run_id) == list(summary.run_id)
+    assert (by_file.value - summary.value).abs().max() <= 1e-12

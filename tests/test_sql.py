@@ -1,0 +1,116 @@
+"""sqlrank sql / sqlrank.render: the printed statement, run by hand, returns what sqlrank eval
+returns, for every measure under every convention; every dialect parses with sqlglot."""
+from __future__ import annotations
+
+import csv
+import io
+import math
+import subprocess
+import sys
+
+import duckdb
+import pytest
+
+import sqlrank
+from conftest import FIXTURES, peer
+from generate import generate
+from test_spark import CONVENTIONS, _measures
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("sql")
+    qrels, run = generate(43, n_queries=150)
+    run["rank"] = run.groupby("query_id").cumcount() + 1
+    paths = {"parquet": (folder / "qrels.parquet", folder / "run.parquet"),
+             "trec": (folder / "qrels.txt", folder / "run.txt")}
+    qrels.to_parquet(paths["parquet"][0])
+    run.to_parquet(paths["parquet"][1])
+    paths["trec"][0].write_text("".join(f"{r.query_id} 0 {r.doc_id} {r.relevance}\n" for r in qrels.itertuples()))
+    paths["trec"][1].write_text("".join(f"{r.query_id} Q0 {r.doc_id} {r.rank} {r.score!r} t\n" for r in run.itertuples()))
+    return paths
+
+
+def _same(a, b) -> bool:
+    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "trec"])
+@pytest.mark.parametrize("conventions", CONVENTIONS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()) or "trec_eval")
+def test_printed_sql_run_by_hand_equals_eval_per_query(files, fmt, conventions):
+    """Bit for bit on one thread from Parquet (both read the same file). With several threads
+    DuckDB adds a query's partial sums in the order its threads finish, so the last bit of a sum
+    of fractions may differ from run to run (of sqlrank eval too), and TREC text reaches the
+    sums in another order when read from the file than from sqlrank's validated copy: those
+    agree to 1e-14 (relative)."""
+    qrels, run = map(str, files[fmt])
+    measures = _measures(conventions)
+    expected = sqlrank.evaluate(qrels, run, measures, per_query=True, threads=1, **conventions)
+    text = sqlrank.render(qrels, run, measures, per_query=True, **conventions)
+    single = duckdb.connect(config={"threads": 1})
+    rows = single.execute(text).fetchall()
+    assert [(q, m) for q, m, _ in rows] == list(zip(expected.query_id, expected.measure))
+    if fmt == "parquet":
+        assert all(_same(v, e) for (_, _, v), e in zip(rows, expected.value))  # exactly
+    parallel = duckdb.connect().execute(text).fetchall()
+    assert all(_same(v, e) or abs(v - e) <= 1e-14 * max(1.0, abs(e)) for (_, _, v), e in zip(parallel, expected.value))
+    summary = single.execute(sqlrank.render(qrels, run, measures, **conventions)).fetchall()
+    expected_summary = sqlrank.evaluate(qrels, run, measures, threads=1, **conventions)
+    assert [m for m, _ in summary] == list(expected_summary.measure)
+    assert all(_same(v, e) or abs(v - e) <= 1e-14 * max(1.0, abs(e)) for (_, v), e in zip(summary, expected_summary.value))
+
+
+def test_cli_sql_output_equals_eval_csv(files, tmp_path):
+    qrels, run = map(str, files["trec"])
+    args = [qrels, run, "-m", "nDCG@10 AP P@10 Bpref RBP(p=0.8)", "--gain", "exponential", "-c"]
+    printed = subprocess.run([sys.executable, "-m", "sqlrank", "sql", *args, "-q"], capture_output=True, text=True)
+    evaluated = subprocess.run([sys.executable, "-m", "sqlrank", "eval", *args, "-q", "-f", "csv"],
+                               capture_output=True, text=True)
+    assert printed.returncode == 0 and evaluated.returncode == 0, printed.stderr + evaluated.stderr
+    rows = duckdb.connect(config={"threads": 1}).execute(printed.stdout).fetchall()
+    shown = list(csv.reader(io.StringIO(evaluated.stdout)))[1:]
+    assert [(q, m) for q, m, _ in rows] == [tuple(r[:2]) for r in shown]
+    assert all(abs(v - float(r[2])) <= 1e-15 for (_, _, v), r in zip(rows, shown))
+
+
+def test_sql_with_table_names_refers_to_those_tables(files, tmp_path):
+    database = tmp_path / "eval.duckdb"
+    qrels, run = map(str, files["parquet"])
+    with duckdb.connect(str(database)) as con:
+        con.execute(f"CREATE TABLE judgments AS SELECT * FROM read_parquet('{qrels}')")
+        con.execute(f"CREATE VIEW my_run AS SELECT * FROM read_parquet('{run}')")
+    printed = subprocess.run([sys.executable, "-m", "sqlrank", "sql", "judgments", "my_run", "-m", "AP nDCG@5",
+                              "--database", str(database)], capture_output=True, text=True)
+    assert printed.returncode == 0, printed.stderr
+    assert 'FROM "judgments"' in printed.stdout and 'FROM "my_run"' in printed.stdout
+    with duckdb.connect(str(database), read_only=True) as con:
+        rows = con.execute(printed.stdout).fetchall()
+    expected = sqlrank.evaluate(qrels, run, "AP nDCG@5")
+    assert [m for m, _ in rows] == list(expected.measure)
+    assert all(abs(v - e) <= 1e-12 for (_, v), e in zip(rows, expected.value))
+
+
+@pytest.mark.parametrize("dialect, read", [("duckdb", "duckdb"), ("spark", "spark")])
+def test_every_rendered_dialect_parses_with_sqlglot(files, dialect, read):
+    sqlglot = peer("sqlglot")
+    qrels, run = map(str, files["parquet"])
+    for conventions in CONVENTIONS:
+        for per_query in (False, True):
+            text = sqlrank.render(qrels, run, _measures(conventions), per_query=per_query, dialect=dialect,
+                                  **conventions)
+            parsed = sqlglot.parse(text, read=read)
+            assert len(parsed) == 1 and parsed[0] is not None
+    trec = sqlrank.render(*map(str, files["trec"]), "AP", dialect=dialect)
+    assert len(sqlglot.parse(trec, read=read)) == 1
+
+
+def test_spark_dialect_refuses_what_spark_cannot_read(files):
+    qrels = str(FIXTURES / "formats" / "qrels.csv") if (FIXTURES / "formats" / "qrels.csv").exists() else None
+    if qrels:
+        with pytest.raises(sqlrank.OptionError, match="Spark SQL cannot read a CSV header"):
+            sqlrank.render(qrels, str(files["parquet"][1]), "AP", dialect="spark")
+    import pandas as pd
+    with pytest.raises(sqlrank.OptionError, match="exists only in this Python process"):
+        sqlrank.render(pd.read_parquet(files["parquet"][0]), str(files["parquet"][1]), "AP", dialect="spark")
+    with pytest.raises(sqlrank.OptionError, match="dialect 'oracle'"):
+        sqlrank.render(str(files["parquet"][0]), str(files["parquet"][1]), "AP", dialect="oracle")
