@@ -8,7 +8,10 @@ a whole process with --memory-limit (DuckDB spills to bench/data/spill) and --sl
 queries in groups, one statement each), and reports wall time,
 peak memory (max resident set, from wait4) and the means. Then it draws `sample` queries at
 random (seeded), reads their rows back from the Parquet files and evaluates them with
-pytrec_eval-terrier: every per-query value must agree to 1e-9.
+pytrec_eval-terrier (every per-query value must agree to 1e-9) and with sqlrank on those rows
+alone (equal to 1e-12).
+
+Issue 8's check: python bench/large.py --rows 100000000 --memory-limit 2GB --slices 10
 """
 from __future__ import annotations
 
@@ -77,6 +80,21 @@ def check_sample(qrels: str, run: str, values: dict, sample: int, seed: int = 7)
     return compared, worst
 
 
+def check_alone(qrels: str, run: str, values: dict, sample: int, seed: int = 7) -> tuple[int, float]:
+    """The same sampled queries evaluated by sqlrank on just their own rows (a few thousand rows,
+    in memory): every per-query value must equal the large run's."""
+    import sqlrank
+
+    queries = sorted(random.Random(seed).sample(sorted({q for q, _ in values}), sample))
+    con = duckdb.connect()
+    picked = "WHERE query_id IN (SELECT unnest($2::VARCHAR[]))"
+    q = con.execute(f"SELECT query_id, doc_id, relevance FROM read_parquet($1) {picked}", [qrels, queries]).df()
+    r = con.execute(f"SELECT query_id, doc_id, score FROM read_parquet($1) {picked}", [run, queries]).df()
+    alone = sqlrank.evaluate(q, r, list(MEASURES), per_query=True)
+    worst = max(abs(values[(row.query_id, row.measure)] - row.value) for row in alone.itertuples())
+    return len(alone), worst
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=500_000_000)
@@ -107,7 +125,10 @@ def main() -> None:
     print("  means: " + ", ".join(f"{m} {v:.6f}" for m, v in means.items()))
     print(f"  {compared} per-query values of {args.sample} random queries against pytrec_eval: "
           f"max difference {worst:.1e} ({'agree' if worst <= 1e-9 else 'DISAGREE'} to 1e-9)")
-    if worst > 1e-9:
+    alone, worst_alone = check_alone(qrels, run, values, args.sample)
+    print(f"  {alone} per-query values of the same queries evaluated on their rows alone: "
+          f"max difference {worst_alone:.1e} ({'equal' if worst_alone <= 1e-12 else 'DIFFERENT'} to 1e-12)")
+    if worst > 1e-9 or worst_alone > 1e-12:
         raise SystemExit(1)
 
 

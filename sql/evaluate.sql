@@ -6,6 +6,8 @@
     ideal*              ideal rankings (of the judgments, or of the retrieved documents) and their DCG
     judged, ranked      each retrieved document with its label (NULL when unjudged), ranked by
                         score desc and the tie-break (trec_eval: doc_id desc), with running counts;
+                        depth (-M) cuts the ranking before judged_only (-J) drops unjudged documents,
+                        as trec_eval does (SEMANTICS.md sec. 1, steps 4 and 8);
                         one pair per distinct ranking (tie_break, judged_only, depth) the measures ask for
     retrieved           per-query aggregates over a ranking
     per_query           one column per requested measure
@@ -130,11 +132,20 @@ judged{{ v.sfx }} AS (
            run.score{% if v.input_rank %},
            run.input_rank{% endif %},
            qrels.relevance{{ columns(v.judged) }}
+{% if v.judged_only and v.depth is not none %}
+    FROM (
+        SELECT run.*,
+               ROW_NUMBER() OVER (PARTITION BY run.query_id ORDER BY {{ v.order }}) AS depth_rank
+        FROM run
+    ) AS run
+{% else %}
     FROM run
+{% endif %}
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
 {% if v.judged_only %}
     JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
-    WHERE qrels.relevance >= 0
+    WHERE qrels.relevance >= 0{% if v.depth is not none %} AND run.depth_rank <= {{ v.depth | number }}{% endif %}
+
 {% else %}
     LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
 {% endif %}

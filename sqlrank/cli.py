@@ -51,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-f", "--format", choices=OUTPUT_FORMATS, default="table",
                     help="output layout (default: table); csv/tsv/json have the columns of the Python DataFrame")
     ev.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
+    ev.add_argument("--strict", action="store_true",
+                    help="fail (exit 1, nothing written) instead of warning about what can change a number")
     ev.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb",
                     help="where the statement runs: DuckDB (default) or a local Spark session (pip install "
                          "'sqlrank[spark]'; needs Java 17+)")
@@ -84,6 +86,23 @@ def build_parser() -> argparse.ArgumentParser:
     ins.add_argument("--print", action="store_true", dest="print_sql",
                      help="print the CREATE statements instead of running them")
     ins.set_defaults(handler=_install)
+    ck = commands.add_parser(
+        "check", help="a data-quality report on qrels and runs: what could change a number",
+        description="Check QRELS and each RUN for duplicates, conflicting labels, queries on one side only, "
+                    "queries without relevant documents, ties across cutoffs, a rank column that disagrees with "
+                    "the scores, unjudged documents in the top k, ids that differ only by white space or leading "
+                    "zeros, and the label histogram.")
+    ck.add_argument("qrels", metavar="QRELS")
+    ck.add_argument("runs", metavar="RUN", nargs="+")
+    ck.add_argument("-m", "--measures", action="append", metavar="MEASURES",
+                    help="count ties at these measures' cutoffs (default: 5, 10, 20, 100, 1000)")
+    ck.add_argument("-l", "--rel", type=int, metavar="N", help="minimum relevant label (default 1)")
+    ck.add_argument("--strict", action="store_true", help="exit 1 when anything found can change a number")
+    ck.add_argument("-f", "--format", choices=("table", "json", "csv"), default="table")
+    ck.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
+    ck.add_argument("--qrels-format", choices=FORMATS)
+    ck.add_argument("--run-format", choices=FORMATS)
+    ck.set_defaults(handler=_check)
     co = commands.add_parser(
         "compare", help="compare runs with a baseline: means, deltas, paired tests, GSB",
         description="Compare each RUN with the first (the baseline) per measure over the queries evaluated "
@@ -255,6 +274,38 @@ def _install(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check(args: argparse.Namespace) -> int:
+    import json
+    from dataclasses import asdict
+
+    from .checks import check, check_error, findings_frame
+
+    findings = check(args.qrels, args.runs, " ".join(args.measures) if args.measures else None, rel=args.rel,
+                     qrels_format=args.qrels_format, run_format=args.run_format)
+    if args.format == "json":
+        text = json.dumps([asdict(f) | {"problem": f.problem} for f in findings], indent=2, ensure_ascii=False) + "\n"
+    elif args.format == "csv":
+        text = _frame_text(findings_frame(findings), "csv")
+    else:
+        lines, current = [], None
+        for f in findings:
+            if f.input != current:
+                lines.append(("" if current is None else "\n") + f.input)
+                current = f.input
+            status = "FAIL" if f.problem else ("ok" if f.count == 0 or not f.changes_numbers else "info")
+            status = "info" if not f.changes_numbers else status
+            lines.append(f"  {status:<4}  {f.check:<52}  {f.message}")
+        problems = sum(f.problem for f in findings)
+        lines.append(f"\n{problems} findings can change a number" + (" (--strict fails on them)" if problems else ""))
+        text = "\n".join(lines) + "\n"
+    write_output(text, args.output)
+    error = check_error(findings)
+    if args.strict and error is not None:
+        print(f"sqlrank: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    return 0
+
+
 def _compare(args: argparse.Namespace) -> int:
     from . import reports as report
 
@@ -353,7 +404,7 @@ def _eval(args: argparse.Namespace) -> int:
                 raise OptionError(f"--{name.replace('_', '-')} is a DuckDB setting; it does not apply with --engine spark")
         options.pop("progress")
     result = evaluate_result(args.qrels, args.run, " ".join(args.measures), args.per_query, engine=args.engine,
-                             slices=args.slices, **options)
+                             slices=args.slices, strict=args.strict, **options)
     text = format_result(result, args.format)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)

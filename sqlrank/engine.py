@@ -15,7 +15,7 @@ import duckdb
 from .conventions import Conventions, resolve_conventions
 from .errors import InputError, OptionError, duckdb_reason
 from .inputs import Registry, Source, load, load_table
-from .measures import Measure, parse_measures
+from .measures import FAMILIES, Measure, parse_measures
 from .presets import preset_family_conventions
 from .templates import DIALECTS, call_macro, quote_ident, render_evaluation, render_segments, render_slice, render_slices_summary
 from .templates import dialect as sql_dialect
@@ -169,7 +169,44 @@ def execute(p: Plan, per_query: bool, con: duckdb.DuckDBPyConnection) -> Result:
         raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
     if p.segments is not None:
         warnings += _check_segments(p, con)
+    warnings += _check_data(p, con, bool(warnings))
     return shape(frame, p, per_query, num_queries, warnings)
+
+
+def _check_data(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool) -> list[str]:
+    """The data-quality warnings that can change this evaluation's numbers and are cheap to find
+    (sqlrank check finds all): ties across the requested cutoffs, query ids that match only after
+    removing white space or leading zeros, queries without a relevant document. If a check
+    itself runs out of resources, that is a warning too: the values are computed already."""
+    from .checks import count_ties, near_query_ids, no_relevant
+
+    warnings = []
+    qrels_sql, run_sql = p.qrels.sql(), p.run.sql()
+    cutoffs = sorted({int(m.cutoff) for m in p.measures if isinstance(m.cutoff, int) and not isinstance(m.cutoff, bool)
+                      and m.param("tie_break") != "expected" and FAMILIES[m.family].cutoff_kind == "rank"})
+    try:
+        if cutoffs:
+            for k, count in zip(cutoffs, count_ties(con, run_sql, cutoffs, p.slices)):
+                if count:
+                    warnings.append(f"in {count} queries the documents at ranks {k} and {k + 1} have the same score, "
+                                    f"so @{k} values depend on the tie-break ({p.conventions.tie_break}; see "
+                                    f"--tie-break)")
+        if one_sided and not p.run.per_run:
+            near, example = near_query_ids(con, qrels_sql, run_sql)
+            if near:
+                warnings.append(f"{near} run query ids match a judged query only after removing white space or "
+                                f"leading zeros, e.g. {example}; ids are compared exactly, so they are not evaluated "
+                                f"together")
+        rels = sorted({int(m.param("rel")) for m in p.measures if m.param("rel") is not None})
+        for rel in rels[:1]:
+            count, example, queries = no_relevant(con, qrels_sql, rel)
+            if count:
+                warnings.append(f"{count} of {queries} judged queries have no document labelled >= {rel}, e.g. "
+                                f"{example!r}; measures that divide by the relevant documents are 0 there")
+    except duckdb.Error as exc:
+        warnings.append(f"the data checks after the evaluation did not finish ({duckdb_reason(exc)}); "
+                        f"sqlrank check tells what they would have found")
+    return warnings
 
 
 def run_queries_sql(run_sql: str, per_run: bool) -> str:
@@ -332,14 +369,20 @@ ENGINES = ("duckdb", "spark")
 
 
 def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False, engine: str = "duckdb",
-                    spark: Any = None, **options: Any) -> Result:
-    """One evaluation on DuckDB (default) or on Spark (engine="spark", or a SparkSession in spark=)."""
+                    spark: Any = None, strict: bool = False, **options: Any) -> Result:
+    """One evaluation on DuckDB (default) or on Spark (engine="spark", or a SparkSession in spark=).
+    strict=True: every warning (something that can change a number) is an error instead."""
     if engine not in ENGINES:
         raise OptionError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
     if engine == "spark" or spark is not None:
         from .spark import evaluate_spark
-        return evaluate_spark(qrels, run, measures, per_query, spark=spark, **options)
-    engine = session_options(options)
-    with session(engine.pop("connection", None), **engine) as (con, registry):
-        output = "both" if per_query else "summary"
-        return execute(plan(qrels, run, measures, output, con, registry, **options), per_query, con)
+        result = evaluate_spark(qrels, run, measures, per_query, spark=spark, **options)
+    else:
+        resources = session_options(options)
+        with session(resources.pop("connection", None), **resources) as (con, registry):
+            output = "both" if per_query else "summary"
+            result = execute(plan(qrels, run, measures, output, con, registry, **options), per_query, con)
+    if strict and result.warnings:
+        raise InputError(f"strict: {len(result.warnings)} findings can change the numbers: "
+                         + "; ".join(result.warnings))
+    return result

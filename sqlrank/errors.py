@@ -25,9 +25,11 @@ def duckdb_reason(exc: BaseException) -> str:
     """DuckDB's first line, with what to do when the machine, not the input, is the limit."""
     text = str(exc).strip()
     reason = text.splitlines()[0] if text else type(exc).__name__
-    if "Out of Memory" in reason or type(exc).__name__ == "OutOfMemoryException":
+    if "failed to offload" in text or "max_temp_directory_size" in text or "No space left on device" in text:
+        reason += ("; the spill space is full (the disk, or DuckDB's max_temp_directory_size): free space, point "
+                   "--temp-directory (temp_directory=) at a larger disk, or use --slices N so that each step "
+                   "holds less")
+    elif "Out of Memory" in reason or type(exc).__name__ == "OutOfMemoryException":
         reason += ("; raise the limit (--memory-limit, memory_limit=) or use fewer threads (--threads); "
                    "DuckDB spills what it can to --temp-directory")
-    elif "No space left on device" in text:
-        reason += "; free disk space there or point --temp-directory (temp_directory=) at a larger disk"
     return reason

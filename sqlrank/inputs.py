@@ -164,10 +164,12 @@ def detect_format(path: str) -> str:
 
 
 def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
-         format: str | None = None, columns: Mapping[str, str] | None = None, groups: bool = False) -> Source:
+         format: str | None = None, columns: Mapping[str, str] | None = None, groups: bool = False,
+         allow_duplicates: bool = False) -> Source:
     """Turn a path, DataFrame, DuckDB relation or table name into a validated ``Source``.
 
-    groups=True reads TREC qrels with judgment groups in column 2 (trec_eval's qrels_jg)."""
+    groups=True reads TREC qrels with judgment groups in column 2 (trec_eval's qrels_jg).
+    allow_duplicates=True skips the duplicate check (sqlrank check counts them itself)."""
     if kind not in KINDS:
         raise ValueError(kind)
     mapping = _column_mapping(kind, columns)
@@ -179,18 +181,18 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
             raise InputError(f"{source.label}: judgment groups are read from TREC qrels_jg text only")
         source.groups = True
     if source.path is None or source.format == "parquet":  # in the database already, or cheap to scan again
-        validate(source, con)
+        validate(source, con, allow_duplicates)
         return source
     if source.format == "trec":
         source.split = _guess_split(source.path, kind)
     _read_once(source, con, registry)
     try:
-        validate(source, con)
+        validate(source, con, allow_duplicates)
     except _Irregular:  # some line is not split by the single character: read again, any white space
         registry.drop(source.table)
         source.split = "regex"
         _read_once(source, con, registry)
-        validate(source, con)
+        validate(source, con, allow_duplicates)
     return source
 
 
@@ -349,7 +351,7 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
 
 # ---------------------------------------------------------------- validation
 
-def validate(source: Source, con: duckdb.DuckDBPyConnection) -> None:
+def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: bool = False) -> None:
     """Check what would make a number wrong; raise an InputError that says where.
 
     Two passes, both cheap: one counts each kind of bad row; the other sorts a 64-bit hash of
@@ -365,7 +367,7 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection) -> None:
     counts = ", ".join(["count(*)"] + [f"count(*) FILTER (WHERE {cond})" for cond, _ in problems.values()])
     try:
         total, *bad = con.execute(f"SELECT {counts} FROM ({raw}) AS checked").fetchall()[0]
-        duplicated = bool(total) and not any(bad) and con.execute(
+        duplicated = bool(total) and not any(bad) and not allow_duplicates and con.execute(
             f"SELECT count(*) FILTER (WHERE pair = previous) "
             f"FROM (SELECT pair, LAG(pair) OVER (ORDER BY pair) AS previous "
             f"FROM (SELECT hash(query_id, doc_id) AS pair FROM ({raw}) AS checked) AS pairs) AS sorted"

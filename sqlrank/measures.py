@@ -7,6 +7,7 @@ Each family declares its parameters and how to validate them; nothing else reach
 from __future__ import annotations
 
 import ast
+import warnings
 import difflib
 import math
 import re
@@ -475,8 +476,10 @@ def _trec_params(family: Family, params: str, name: str) -> tuple:
 
 
 def _parse_ir_measures(name: str) -> list[Measure]:
-    try:
-        tree = ast.parse(name, mode="eval").body
+    try:  # parsed as an expression tree, never evaluated; Python's own warnings about it are not ours
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(name, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise MeasureError(f"cannot parse measure {name!r}; write for example nDCG@10, AP(rel=2)@100 "
                            f"or ndcg_cut.10{_suggest(name)}") from None

@@ -1,0 +1,228 @@
+"""Checks: a data-quality report on qrels and runs before evaluating them (``sqlrank check``).
+
+Each finding says what it is, how often it occurs, an example, and whether it can change a
+number (``changes_numbers``): ``sqlrank check --strict`` fails on those. Everything is computed
+by DuckDB from the inputs as sqlrank reads them; nothing is modified.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Iterable
+
+import duckdb
+
+from .engine import resolve_measures, session, session_options
+from .conventions import resolve_conventions
+from .errors import InputError, OptionError, duckdb_reason
+from .inputs import Source, load
+
+DEFAULT_CUTOFFS = (5, 10, 20, 100, 1000)
+
+
+@dataclass
+class Finding:
+    check: str  # what was checked
+    input: str  # which file (or "qrels + run")
+    count: int  # how many queries, rows or pairs are affected (0: all is well)
+    changes_numbers: bool  # could it change an evaluation's value?
+    message: str  # one line: what, how many, an example, what to do
+
+    @property
+    def problem(self) -> bool:
+        return self.count > 0 and self.changes_numbers
+
+
+def _normalized(column: str) -> str:
+    """An id with surrounding white space and leading zeros removed (how ids get mangled)."""
+    return f"coalesce(nullif(ltrim(trim({column}, ' ' || chr(9) || chr(13) || chr(10)), '0'), ''), '0')"
+
+
+def check(qrels: Any, runs: Iterable[Any], measures: Any = None, rel: int | None = None, **options: Any
+          ) -> list[Finding]:
+    """Every check on the qrels and each run. ``measures`` set the cutoffs whose ties are counted
+    (default: 5, 10, 20, 100, 1000); ``rel`` the minimum relevant label (default 1)."""
+    runs = list(runs)
+    if not runs:
+        raise OptionError("give at least one run to check")
+    conventions = resolve_conventions(rel=rel)
+    cutoffs = sorted({int(m.cutoff) for m in resolve_measures(measures, conventions)
+                      if isinstance(m.cutoff, int)}) if measures else list(DEFAULT_CUTOFFS)
+    engine = session_options(options)
+    with session(engine.pop("connection", None), **engine) as (con, registry):
+        try:
+            return _findings(qrels, runs, cutoffs, conventions.rel, con, registry, options)
+        except duckdb.Error as exc:
+            raise InputError(f"the checks failed in DuckDB: {duckdb_reason(exc)}") from None
+
+
+def _findings(qrels, runs, cutoffs, rel, con, registry, options) -> list[Finding]:
+    qrels_source = load(qrels, "qrels", con, registry, options.get("qrels_format"), options.get("qrels_columns"),
+                        allow_duplicates=True)
+    findings = _qrels_findings(qrels_source, con, rel)
+    for run in runs:
+        run_source = load(run, "run", con, registry, options.get("run_format"), options.get("run_columns"),
+                          allow_duplicates=True)
+        findings += _run_findings(qrels_source, run_source, con, cutoffs)
+    return findings
+
+
+def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> tuple:
+    return con.execute(sql, params or []).fetchall()[0]
+
+
+def count_ties(con, run_sql: str, cutoffs: list[int], slices: int = 1) -> list[int]:
+    """Per cutoff k, the queries whose documents at ranks k and k + 1 have the same score (so that
+    which documents are in the top k depends on the tie-break). One pass, keeping each query's
+    k + 1 highest scores (DuckDB's max(score, n)), not a sort; in ``slices`` groups of queries
+    (as the evaluation itself) when the run is larger than memory."""
+    from .templates import render_slice
+
+    longest = _one(con, f"SELECT max(n) FROM (SELECT count(*) AS n FROM ({run_sql}) AS run GROUP BY query_id) AS q")[0]
+    wanted = [k for k in cutoffs if longest is not None and k < longest]  # no rank k + 1: no tie across k
+    if not wanted:
+        return [0] * len(cutoffs)
+    tops = ", ".join(f"count(*) FILTER (WHERE len(top) > {int(k)} AND top[{int(k)}] = top[{int(k) + 1}])"
+                     for k in wanted)
+    totals = [0] * len(wanted)
+    for index in range(slices):
+        rows = run_sql if slices == 1 else render_slice(run_sql, slices, index)
+        counts = _one(con, f"SELECT {tops} FROM (SELECT query_id, max(score, {int(max(wanted)) + 1}) AS top "
+                           f"FROM ({rows}) AS run GROUP BY query_id) AS per_query")
+        totals = [a + b for a, b in zip(totals, counts)]
+    found = dict(zip(wanted, totals))
+    return [found.get(k, 0) for k in cutoffs]
+
+
+def near_query_ids(con, qrels_sql: str, run_sql: str) -> tuple[int, str | None]:
+    """Run query ids that match no judged query exactly but one after removing white space and
+    leading zeros (and the other way round): '01' and '1', 'q1 ' and 'q1'."""
+    return _one(con, f"""
+        WITH rq AS (SELECT DISTINCT query_id FROM ({run_sql}) AS run),
+             qq AS (SELECT DISTINCT query_id FROM ({qrels_sql}) AS qrels)
+        SELECT count(*), min(rq.query_id || ' ~ ' || qq.query_id)
+        FROM rq JOIN qq ON {_normalized('rq.query_id')} = {_normalized('qq.query_id')}
+        WHERE rq.query_id NOT IN (SELECT query_id FROM qq) AND qq.query_id NOT IN (SELECT query_id FROM rq)""")
+
+
+def no_relevant(con, qrels_sql: str, rel: int) -> tuple[int, str | None, int]:
+    """Judged queries with no document labelled >= rel: (how many, an example, of how many)."""
+    return _one(con, f"""
+        SELECT count(*) FILTER (WHERE best < $1), min(query_id) FILTER (WHERE best < $1), count(*)
+        FROM (SELECT query_id, max(relevance) AS best FROM ({qrels_sql}) AS qrels GROUP BY query_id) AS per_query""",
+                [rel])
+
+
+def _qrels_findings(q: Source, con, rel: int) -> list[Finding]:
+    qrels, label = q.sql(), q.label
+    pairs, conflicting, example = _one(con, f"""
+        SELECT count(*), count(*) FILTER (WHERE labels > 1), min(query_id || ' / ' || doc_id)
+        FROM (SELECT query_id, doc_id, count(DISTINCT relevance) AS labels FROM ({qrels}) AS qrels
+              GROUP BY query_id, doc_id HAVING count(*) > 1) AS repeated""")
+    none_relevant, no_relevant_example, queries = no_relevant(con, qrels, rel)
+    histogram = con.execute(f"SELECT relevance, count(*) FROM ({qrels}) AS qrels GROUP BY relevance "
+                            f"ORDER BY relevance").fetchall()
+    labels = ", ".join(f"{value}: {count}" for value, count in histogram)
+    return [
+        Finding("duplicate judgments", label, pairs, True,
+                f"{pairs} (query, document) pairs are judged more than once, e.g. {example!r}; sqlrank eval refuses "
+                f"them, other tools count them twice or keep one" if pairs else "every (query, document) pair once"),
+        Finding("conflicting labels", label, conflicting, True,
+                f"{conflicting} of those pairs have different labels: which one counts decides the value"
+                if conflicting else "no document has two different labels for one query"),
+        Finding("queries without relevant documents", label, none_relevant, True,
+                f"{none_relevant} of {queries} queries have no document labelled >= {rel}, e.g. "
+                f"{no_relevant_example!r}; AP, R, nDCG are 0 there (trec_eval) or skipped (other tools)"
+                if none_relevant else
+                f"all {queries} queries have a document labelled >= {rel}"),
+        Finding("label histogram", label, 0, False, f"labels {labels}"),
+    ]
+
+
+def _run_findings(q: Source, r: Source, con, cutoffs: list[int]) -> list[Finding]:
+    qrels, run, label = q.sql(), r.sql(), r.label
+    pairs, example = _one(con, f"""
+        SELECT count(*), min(query_id || ' / ' || doc_id)
+        FROM (SELECT query_id, doc_id FROM ({run}) AS run GROUP BY query_id, doc_id HAVING count(*) > 1) AS repeated""")
+    findings = [Finding("duplicate documents", label, pairs, True,
+                        f"{pairs} (query, document) pairs are ranked more than once, e.g. {example!r}; sqlrank eval "
+                        f"refuses them, other tools count them twice (nDCG above 1)" if pairs else
+                        "every document once per query")]
+    run_only, qrels_only, run_example, qrels_example, both = _one(con, f"""
+        WITH rq AS (SELECT DISTINCT query_id FROM ({run}) AS run),
+             qq AS (SELECT DISTINCT query_id FROM ({qrels}) AS qrels)
+        SELECT count(*) FILTER (WHERE qq.query_id IS NULL), count(*) FILTER (WHERE rq.query_id IS NULL),
+               min(rq.query_id) FILTER (WHERE qq.query_id IS NULL), min(qq.query_id) FILTER (WHERE rq.query_id IS NULL),
+               count(*) FILTER (WHERE rq.query_id IS NOT NULL AND qq.query_id IS NOT NULL)
+        FROM rq FULL OUTER JOIN qq ON rq.query_id = qq.query_id""")
+    findings.append(Finding("queries only in the run", label, run_only, True,
+                            f"{run_only} run queries have no judgments, e.g. {run_example!r}; they are not evaluated"
+                            if run_only else "every run query is judged"))
+    findings.append(Finding("queries only in the qrels", label, qrels_only, True,
+                            f"{qrels_only} judged queries are not in the run, e.g. {qrels_example!r}; skipped by "
+                            f"default, 0 with -c (missing_queries=zero): the mean depends on it" if qrels_only else
+                            "the run answers every judged query"))
+    near, near_example = near_query_ids(con, qrels, run)
+    near_docs, near_doc_example = _one(con, f"""
+        WITH rd AS (SELECT DISTINCT query_id, doc_id FROM ({run}) AS run),
+             qd AS (SELECT DISTINCT query_id, doc_id FROM ({qrels}) AS qrels)
+        SELECT count(*), min(rd.query_id || ': ' || rd.doc_id || ' ~ ' || qd.doc_id)
+        FROM rd JOIN qd ON rd.query_id = qd.query_id AND {_normalized('rd.doc_id')} = {_normalized('qd.doc_id')}
+        WHERE rd.doc_id <> qd.doc_id
+          AND NOT EXISTS (SELECT 1 FROM qd AS exact WHERE exact.query_id = rd.query_id AND exact.doc_id = rd.doc_id)""")
+    total = near + near_docs
+    findings.append(Finding("ids that differ only by white space or leading zeros", label, total, True,
+                            f"{near} query ids and {near_docs} document ids of the run match the qrels only after "
+                            f"removing white space or leading zeros, e.g. "
+                            f"{near_example or near_doc_example!r}; ids are compared exactly" if total else
+                            "no id matches only after removing white space or leading zeros"))
+    for k, count in zip(cutoffs, count_ties(con, run, cutoffs)):
+        findings.append(Finding(f"ties at cutoff {k}", label, count, True,
+                                f"in {count} of {both + run_only} queries the documents at ranks {k} and {k + 1} have "
+                                f"the same score: @{k} values depend on how ties are broken (--tie-break)" if count
+                                else f"no tie straddles rank {k}"))
+    inverted, inverted_example, ranked = _one(con, f"""
+        SELECT count(DISTINCT query_id) FILTER (WHERE score > previous),
+               min(query_id) FILTER (WHERE score > previous),
+               count(*) FILTER (WHERE input_rank IS NOT NULL)
+        FROM (SELECT query_id, score, input_rank,
+                     LAG(score) OVER (PARTITION BY query_id ORDER BY input_rank, doc_id) AS previous
+              FROM ({run}) AS run) AS ordered""")
+    if ranked:
+        findings.append(Finding("rank column disagrees with the scores", label, inverted, True,
+                                f"in {inverted} queries a document has a higher score than one ranked above it, e.g. "
+                                f"{inverted_example!r}; trec_eval ranks by score and ignores the rank column, "
+                                f"--tie-break input_rank uses it" if inverted else
+                                "the rank column follows the scores"))
+    judged = ", ".join(f"avg(judged_{k})" for k in cutoffs)
+    per_query = ", ".join(f"avg(CASE WHEN rank <= {k} THEN judged END) AS judged_{k}" for k in cutoffs)
+    shares = _one(con, f"""
+        SELECT {judged} FROM (
+            SELECT query_id, {per_query}
+            FROM (SELECT run.query_id, CASE WHEN qrels.doc_id IS NULL THEN 0 ELSE 1 END AS judged,
+                         ROW_NUMBER() OVER (PARTITION BY run.query_id ORDER BY run.score DESC, run.doc_id DESC) AS rank
+                  FROM ({run}) AS run
+                  JOIN (SELECT DISTINCT query_id FROM ({qrels}) AS q) AS judged_queries
+                    ON judged_queries.query_id = run.query_id
+                  LEFT JOIN ({qrels}) AS qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
+            ) AS ranked
+            GROUP BY query_id) AS per_query""")
+    text = ", ".join(f"Judged@{k} {share:.3f}" for k, share in zip(cutoffs, shares) if share is not None)
+    unjudged = sum(1 for share in shares if share is not None and share < 1)
+    findings.append(Finding("unjudged documents in the top k", label, unjudged, False,
+                            f"mean share of judged documents: {text}; unjudged documents count as not relevant"))
+    return findings
+
+
+def findings_frame(findings: list[Finding]):
+    import pandas as pd
+
+    return pd.DataFrame([asdict(f) for f in findings], columns=["check", "input", "count", "changes_numbers",
+                                                                "message"])
+
+
+def check_error(findings: list[Finding]) -> InputError | None:
+    problems = [f for f in findings if f.problem]
+    if not problems:
+        return None
+    return InputError(f"--strict: {len(problems)} checks found something that can change a number: "
+                      + "; ".join(f"{f.check} ({f.input}: {f.count})" for f in problems))

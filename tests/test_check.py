@@ -1,0 +1,127 @@
+"""sqlrank check and eval --strict: a crafted data set whose every problem is counted by hand,
+and the tie counts against pandas on generated data."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+import sqlrank
+from sqlrank.checks import check
+from generate import generate
+
+# By hand: q1 has d1 judged twice (labels 1 and 0: conflicting); q2 twice the same label;
+# q3 has only label 0 (no relevant document); q4 is judged but not in the run; the run has
+# d5 twice for q1, query 'q5' not judged and ' 5' ... see below.
+QRELS = """q1 0 d1 1
+q1 0 d1 0
+q1 0 d2 2
+q2 0 d3 1
+q2 0 d3 1
+q3 0 d4 0
+q4 0 d9 1
+7 0 d1 1
+"""
+# ranks 1-3 of q1 have scores 3, 2, 2 (a tie across rank 2), q1's rank column disagrees with the
+# scores (rank 1 has score 1); '07' matches the judged query '7' only after removing a zero;
+# q5 is not judged; d5 appears twice in q2.
+RUN = """q1 Q0 d0 1 1 t
+q1 Q0 d1 2 3 t
+q1 Q0 d2 3 2 t
+q1 Q0 d3 4 2 t
+q2 Q0 d3 1 5 t
+q2 Q0 d5 2 4 t
+q2 Q0 d5 3 3 t
+q3 Q0 d4 1 1 t
+q5 Q0 d1 1 1 t
+07 Q0 d1 1 1 t
+"""
+
+
+@pytest.fixture()
+def files(tmp_path):
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text(QRELS)
+    run.write_text(RUN)
+    return str(qrels), str(run)
+
+
+def test_every_check_counts_what_was_planted(files):
+    qrels, run = files
+    found = {f.check: f for f in check(qrels, [run], "P@2 nDCG@3")}
+    assert found["duplicate judgments"].count == 2 and found["conflicting labels"].count == 1
+    assert found["queries without relevant documents"].count == 1  # q3
+    assert found["label histogram"].message == "labels 0: 2, 1: 5, 2: 1"
+    assert found["duplicate documents"].count == 1  # q2 / d5
+    assert found["queries only in the run"].count == 2  # q5, 07
+    assert found["queries only in the qrels"].count == 2  # q4, 7
+    assert found["ids that differ only by white space or leading zeros"].count == 1  # 07 ~ 7
+    assert found["ties at cutoff 2"].count == 1 and found["ties at cutoff 3"].count == 0  # q1: 3, 2, 2, 1
+    assert found["rank column disagrees with the scores"].count == 1  # q1
+    assert not found["label histogram"].problem and not found["unjudged documents in the top k"].problem
+
+
+def test_check_cli_strict_and_json(files):
+    qrels, run = files
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "check", qrels, run, "-f", "json"], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert {"check", "input", "count", "changes_numbers", "message", "problem"} <= set(report[0])
+    strict = subprocess.run([sys.executable, "-m", "sqlrank", "check", qrels, run, "--strict"], capture_output=True,
+                            text=True)
+    assert strict.returncode == 1 and "--strict" in strict.stderr and "FAIL" in strict.stdout
+
+
+def test_clean_data_passes_strict(tmp_path):
+    (tmp_path / "q.txt").write_text("q1 0 a 1\nq1 0 b 0\n")
+    (tmp_path / "r.txt").write_text("q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n")
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "check", str(tmp_path / "q.txt"), str(tmp_path / "r.txt"),
+                           "--strict"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(tmp_path / "q.txt"), str(tmp_path / "r.txt"),
+                           "-m", "P@1 AP", "--strict"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr == ""
+
+
+def test_eval_warns_and_strict_fails_without_writing(tmp_path):
+    (tmp_path / "q.txt").write_text("1 0 a 1\n1 0 b 0\nq2 0 a 1\n")
+    (tmp_path / "r.txt").write_text("01 Q0 a 1 2 t\nq2 Q0 a 1 1 t\nq2 Q0 b 2 1 t\n")
+    args = [sys.executable, "-m", "sqlrank", "eval", str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), "-m", "P@1"]
+    done = subprocess.run(args, capture_output=True, text=True)
+    assert done.returncode == 0
+    assert "ranks 1 and 2 have the same score" in done.stderr and "leading zeros, e.g. 01 ~ 1" in done.stderr
+    out = tmp_path / "out.csv"
+    done = subprocess.run(args + ["--strict", "-o", str(out)], capture_output=True, text=True)
+    assert done.returncode == 1 and not out.exists() and "Traceback" not in done.stderr
+
+
+def test_tie_counts_match_pandas():
+    qrels, run = generate(53, n_queries=200)
+    expected = {}
+    for k in (1, 3, 10):
+        count = 0
+        for _, rows in run.groupby("query_id"):
+            scores = sorted(rows.score, reverse=True)
+            count += len(scores) > k and scores[k - 1] == scores[k]
+        expected[k] = count
+    found = {f.check: f.count for f in check(qrels, [run], "P@1 P@3 P@10")}
+    assert {k: found[f"ties at cutoff {k}"] for k in (1, 3, 10)} == expected
+    assert all(expected.values())
+
+
+def test_a_full_spill_disk_is_a_clear_error(tmp_path):
+    """DuckDB's own cap on the spill folder stands in for a small disk: the evaluation stops with
+    one line saying what to do, not a crash."""
+    import duckdb
+
+    qrels, run = generate(59, n_queries=3000, max_docs=60)
+    con = duckdb.connect()
+    for setting in ("SET memory_limit = '20MB'", "SET threads = 1", f"SET temp_directory = '{tmp_path}'",
+                    "SET max_temp_directory_size = '1MB'"):
+        con.execute(setting)
+    with pytest.raises(sqlrank.InputError, match="the spill space is full"):
+        sqlrank.evaluate(qrels, run, "AP nDCG@10 P@5 Bpref", per_query=True, connection=con)
