@@ -66,15 +66,16 @@ class Source:
     def source_sql(self, mode: str = "typed") -> str:
         """The input as SQL that reads the file (or table) itself: what users can run elsewhere,
         in the dialect being rendered (templates.dialect)."""
+        path = spark_path(self.path) if current_dialect() == "spark" and self.path else self.path
         if self.format == "trec":
-            return call_macro("_macros/inputs.sql", "trec", self.path, self.kind, mode, self.groups,
+            return call_macro("_macros/inputs.sql", "trec", path, self.kind, mode, self.groups,
                               self.split).strip()
         reader = self.reader
         if self.format == "spark":  # a view or table in the Spark session
             reader = call_macro("_macros/inputs.sql", "table", self.parts).strip()
         elif current_dialect() != "duckdb":
             if self.format == "parquet":
-                reader = call_macro("_macros/inputs.sql", "read_parquet", self.path, self.run_from_file).strip()
+                reader = call_macro("_macros/inputs.sql", "read_parquet", path, self.run_from_file).strip()
             elif self.format == "table":
                 reader = call_macro("_macros/inputs.sql", "table", self.parts).strip()
             elif self.format in ("csv", "tsv"):
@@ -161,6 +162,14 @@ def detect_format(path: str) -> str:
                          f"and Parquet (each but Parquet also .gz); convert the file or name its format "
                          f"with --qrels-format/--run-format")
     return "trec"
+
+
+def spark_path(path: str) -> str:
+    """A path for Spark's file sources, which always expand Hadoop globs: a file that exists as
+    written has its glob characters escaped; a pattern (no such file) is left a pattern."""
+    if not os.path.exists(path):
+        return path
+    return "".join("\\" + ch if ch in "\\*?[]{}" else ch for ch in path)
 
 
 def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,

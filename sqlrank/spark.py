@@ -75,10 +75,12 @@ def spark_source(obj: Any, kind: str, spark, con, registry, format: str | None,
                 and spark.catalog.tableExists(text):
             return _validated(Source(kind, f"table {text}", "spark", parts=tuple(text.split(".")), columns=mapping),
                               spark.table(text).columns, spark)
-        fmt = format or (detect_format(text) if os.path.exists(text) else None)
+        fmt = format or detect_format(text)
         if fmt in ("csv", "tsv"):
             frame = spark.read.csv(text, header=True, sep="\t" if fmt == "tsv" else ",")
             return _view(frame, kind, text, mapping, spark)
+        if fmt == "parquet" and any(ch in text for ch in "*?[") and not os.path.exists(text):
+            return _parquet_glob(text, kind, mapping, spark)
         source = load(text, kind, con, registry, format, columns)
         if source.format not in ("trec", "parquet"):
             raise InputError(f"{text}: Spark reads Parquet, TREC text and CSV/TSV files")
@@ -89,6 +91,26 @@ def spark_source(obj: Any, kind: str, spark, con, registry, format: str | None,
         return _view(spark.createDataFrame(obj), kind, "DataFrame", mapping, spark)
     raise InputError(f"cannot read {kind} from a {type(obj).__name__} on Spark: pass a path, a Spark or pandas "
                      f"DataFrame, or a table name")
+
+
+def _parquet_glob(pattern: str, kind: str, mapping: dict[str, str], spark) -> Source:
+    """Parquet files matching a pattern, read by Spark with partition discovery from the folder
+    before the first wildcard (hive folders run_id=... give a run_id column); with
+    run_id=filename, each row's run is its file's name without suffix."""
+    from pyspark.sql import functions
+
+    parts = pattern.split(os.sep)
+    first = next(i for i, part in enumerate(parts) if any(ch in part for ch in "*?["))
+    base = os.sep.join(parts[:first]) or os.sep
+    try:
+        frame = spark.read.option("basePath", base).parquet(pattern)
+    except Exception as exc:
+        raise InputError(f"{pattern}: Spark cannot read these Parquet files: {str(exc).splitlines()[0]}") from None
+    if mapping.get("run_id") == "filename" and "filename" not in frame.columns:
+        frame = frame.withColumn("sqlrank_run_id", functions.regexp_extract(functions.input_file_name(),
+                                                                             r"([^/]+?)([.][^./]*)?$", 1))
+        mapping = {**mapping, "run_id": "sqlrank_run_id"}
+    return _view(frame, kind, pattern, mapping, spark)
 
 
 def _view(frame, kind: str, label: str, mapping: dict[str, str], spark) -> Source:
@@ -152,9 +174,12 @@ def evaluate_spark(qrels: Any, run: Any, measures: Any, per_query: bool = False,
         with dialect("spark"):
             qrels_sql = p.qrels.source_sql()
             run_sql = run_queries_sql(p.run.source_sql(), p.run.per_run)
-    warnings, num_queries = _check_queries(p, lambda sql: tuple(spark.sql(sql).collect()[0]), qrels_sql, run_sql)
     try:
+        warnings, num_queries = _check_queries(p, lambda sql: tuple(spark.sql(sql).collect()[0]), qrels_sql,
+                                               run_sql)
         frame = spark.sql(p.text).toPandas()
     except Exception as exc:
+        if isinstance(exc, InputError):
+            raise
         raise InputError(f"evaluation failed in Spark: {str(exc).splitlines()[0]}") from None
     return shape(frame, p, per_query, num_queries, warnings)

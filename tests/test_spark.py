@@ -131,3 +131,23 @@ def test_runs_stored_together_on_spark(spark, tmp_path):
     summary = sqlrank.evaluate(str(compare / "qrels.txt"), str(compare / "runs.parquet"), "nDCG@10 AP P@5")
     assert list(by_file.run_id) == list(summary.run_id)
     assert (by_file.value - summary.value).abs().max() <= 1e-12
+    table.to_parquet(tmp_path / "hive", partition_cols=["run_id"], index=False)
+    hive = sqlrank.evaluate(str(compare / "qrels.txt"), str(tmp_path / "hive" / "*" / "*.parquet"), "nDCG@10 AP P@5",
+                            spark=spark)
+    assert list(hive.run_id) == list(summary.run_id)
+    assert (hive.value - summary.value).abs().max() <= 1e-12
+
+
+def test_hostile_paths_and_names_on_spark(spark, data, tmp_path):
+    """Quotes, backticks, semicolons, comments and backslashes in paths and column names keep
+    their meaning in Spark SQL (backtick identifiers, backslash-escaped literals)."""
+    qrels, run, _ = data
+    folder = tmp_path / "it's `odd`; -- * x \\ y"
+    folder.mkdir()
+    q, r = folder / "q.parquet", folder / "r.parquet"
+    qrels.rename(columns={"relevance": "rel`; DROP TABLE x --"}).to_parquet(q)
+    run.to_parquet(r)
+    expected = sqlrank.evaluate(qrels, run, "AP nDCG@10", per_query=True)
+    got = sqlrank.evaluate(str(q), str(r), "AP nDCG@10", per_query=True, spark=spark,
+                           qrels_columns={"relevance": "rel`; DROP TABLE x --"})
+    _compare(expected, got)
