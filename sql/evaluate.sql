@@ -43,6 +43,26 @@ CASE WHEN answered_queries.query_id IS NOT NULL THEN {{ value }} END
 {%- endif -%}
 {%- endmacro -%}
 
+{#- Results one row per (.., measure): the measure's column picked by position, against the
+    rows of the requested measures, in order. -#}
+{%- macro measure_case(source) -%}
+CASE measures.position{% for m in measures %} WHEN {{ loop.index }} THEN {{ source }}.{{ m.column }}{% endfor %} END
+{%- endmacro -%}
+{%- macro measure_value(source) -%}
+CASE measures.position{% for m in measures %}
+
+           WHEN {{ loop.index }} THEN {{ source }}.{{ m.column }}{% endfor %}
+
+       END AS value
+{%- endmacro -%}
+{%- macro measure_rows() -%}
+CROSS JOIN (VALUES{% for m in measures %} ({{ loop.index }}, {{ m.name | literal }}){% if not loop.last %},{% endif %}{% endfor %}) AS measures (position, measure)
+{%- endmacro -%}
+{%- macro summary_columns() -%}
+{% for m in measures %},
+           {{ aggregate(m) }} AS {{ m.column }}{% endfor %}
+{%- endmacro -%}
+
 {%- macro ideal_ctes(spec) -%}
 {{ spec.name }} AS (
     SELECT query_id,
@@ -236,15 +256,11 @@ segments AS (
 ),
 summary AS (
     SELECT CAST(NULL AS {{ dialect.text() }}) AS segment,
-           COUNT(*) AS num_queries{% for m in measures %},
-           {{ aggregate(m) }} AS {{ m.column }}{% endfor %}
-
+           COUNT(*) AS num_queries{{ summary_columns() }}
     FROM per_query
     UNION ALL
     SELECT segments.segment,
-           COUNT(*) AS num_queries{% for m in measures %},
-           {{ aggregate(m) }} AS {{ m.column }}{% endfor %}
-
+           COUNT(*) AS num_queries{{ summary_columns() }}
     FROM per_query
     JOIN segments ON segments.query_id = per_query.query_id
     GROUP BY segments.segment
@@ -252,13 +268,9 @@ summary AS (
 SELECT summary.segment,
        summary.num_queries,
        measures.measure,
-       CASE measures.position{% for m in measures %}
-
-           WHEN {{ loop.index }} THEN summary.{{ m.column }}{% endfor %}
-
-       END AS value
+       {{ measure_value('summary') }}
 FROM summary
-CROSS JOIN (VALUES{% for m in measures %} ({{ loop.index }}, {{ m.name | literal }}){% if not loop.last %},{% endif %}{% endfor %}) AS measures (position, measure)
+{{ measure_rows() }}
 ORDER BY summary.segment NULLS FIRST, measures.position
 {% else %}
 {% if output != 'per_query' %},
@@ -277,15 +289,11 @@ summary AS (
 SELECT {% if by_run %}{{ dialect.before_separator('per_query.query_id') }} AS run_id,
        {{ dialect.after_separator('per_query.query_id') }} AS query_id{% else %}per_query.query_id{% endif %},
        measures.measure,
-       CASE measures.position{% for m in measures %}
-
-           WHEN {{ loop.index }} THEN per_query.{{ m.column }}{% endfor %}
-
-       END AS value
+       {{ measure_value('per_query') }}
 FROM per_query
-CROSS JOIN (VALUES{% for m in measures %} ({{ loop.index }}, {{ m.name | literal }}){% if not loop.last %},{% endif %}{% endfor %}) AS measures (position, measure)
+{{ measure_rows() }}
 {% if mixed_population %}
-WHERE CASE measures.position{% for m in measures %} WHEN {{ loop.index }} THEN per_query.{{ m.column }}{% endfor %} END IS NOT NULL
+WHERE {{ measure_case('per_query') }} IS NOT NULL
 {% endif %}
 {% endif %}
 {% if output == 'both' %}
@@ -295,13 +303,9 @@ UNION ALL
 SELECT {% if by_run %}summary.run_id,
        {% endif %}{% if output == 'both' %}CAST(NULL AS {{ dialect.text() }}) AS query_id,
        {% endif %}measures.measure,
-       CASE measures.position{% for m in measures %}
-
-           WHEN {{ loop.index }} THEN summary.{{ m.column }}{% endfor %}
-
-       END AS value
+       {{ measure_value('summary') }}
 FROM summary
-CROSS JOIN (VALUES{% for m in measures %} ({{ loop.index }}, {{ m.name | literal }}){% if not loop.last %},{% endif %}{% endfor %}) AS measures (position, measure)
+{{ measure_rows() }}
 {% endif %}
 {% if output == 'summary' %}
 ORDER BY {% if by_run %}summary.run_id, {% endif %}measures.position

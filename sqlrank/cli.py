@@ -108,8 +108,6 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compare each RUN with the first (the baseline) per measure over the queries evaluated "
                     "for every run: mean, delta, wins/ties/losses, a two-sided paired test, the p-value adjusted "
                     "over all comparisons, a 95%% confidence interval of the mean difference and an effect size.")
-    co.add_argument("qrels", metavar="QRELS", help="relevance judgments: query_id, doc_id, relevance")
-    co.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs; the first is the baseline")
     add_comparison_arguments(co)
     co.add_argument("-f", "--format", choices=COMPARE_FORMATS, default="table",
                     help="output layout (default: table); csv/tsv/json have the columns of sqlrank.compare()")
@@ -120,8 +118,6 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write the comparison of sqlrank compare as an HTML page with the table, significance marks, "
                     "per-query difference plots, score distributions and per-segment tables (no scripts, nothing "
                     "fetched), or as a Markdown or LaTeX table for papers.")
-    rp.add_argument("qrels", metavar="QRELS")
-    rp.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs; the first is the baseline")
     add_comparison_arguments(rp)
     rp.add_argument("-f", "--format", choices=("html", "markdown", "latex"), default="html")
     rp.add_argument("-o", "--output", metavar="FILE", required=True, help="the report file (written atomically)")
@@ -211,6 +207,9 @@ COMPARE_FORMATS = ("table", "csv", "tsv", "json", "markdown", "latex")
 
 
 def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
+    """The inputs and options of compare and report."""
+    parser.add_argument("qrels", metavar="QRELS", help="relevance judgments: query_id, doc_id, relevance")
+    parser.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs; the first is the baseline")
     add_evaluation_arguments(parser)
     group = parser.add_argument_group("comparison")
     group.add_argument("--names", type=lambda text: text.split(","), metavar="A,B,...",

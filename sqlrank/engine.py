@@ -163,13 +163,14 @@ def execute(p: Plan, per_query: bool, con: duckdb.DuckDBPyConnection) -> Result:
     """Run the plan's statement (rendered with output="both" for per-query results)."""
     warnings, num_queries = _check_queries(p, lambda sql: con.execute(sql).fetchall()[0], p.qrels.sql(),
                                            run_queries_sql(p.run.sql(), p.run.per_run))
+    one_sided = bool(warnings)  # _check_queries warns only about queries on one side
     try:
         frame = con.execute(p.sql).df() if p.slices == 1 else _execute_slices(p, con)
     except duckdb.Error as exc:
         raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
     if p.segments is not None:
         warnings += _check_segments(p, con)
-    warnings += _check_data(p, con, bool(warnings))
+    warnings += _check_data(p, con, one_sided)
     return shape(frame, p, per_query, num_queries, warnings)
 
 

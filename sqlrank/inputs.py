@@ -257,21 +257,36 @@ def _column_mapping(kind: str, columns: Mapping[str, str] | None) -> dict[str, s
 
 def _locate(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
             format: str | None, mapping: dict[str, str]) -> Source:
+    found = _registered(obj, kind, kind, con, registry, format)
+    if found is None:
+        return _file(os.fspath(obj), kind, con, format, mapping)
+    label, fmt, reader, parts = found
+    return _tabular(Source(kind, label, fmt, reader=reader, parts=parts), con, mapping)
+
+
+def _registered(obj: Any, kind: str, noun: str, con: duckdb.DuckDBPyConnection, registry: Registry,
+                format: str | None) -> tuple[str, str, str, tuple[str, ...]] | None:
+    """A DuckDB relation, a DataFrame (both registered in the connection) or a table name, as
+    (label, format, reader, table name parts); None for a path. ``noun`` names it in errors."""
     if isinstance(obj, duckdb.DuckDBPyRelation):
-        name = registry.register(obj, kind)
-        return _tabular(Source(kind, "DuckDB relation", "relation", reader=quote_ident(name)), con, mapping)
+        return "DuckDB relation", "relation", quote_ident(registry.register(obj, kind)), ()
     if _is_dataframe(obj):
-        name = registry.register(obj, kind)
-        return _tabular(Source(kind, "DataFrame", "dataframe", reader=quote_ident(name)), con, mapping)
+        return "DataFrame", "dataframe", quote_ident(registry.register(obj, kind)), ()
     if isinstance(obj, (str, os.PathLike)):
         text = os.fspath(obj)
         if format is None and not os.path.exists(text) and _is_table(con, text):
-            parts = text.split(".")
-            reader = call_macro("_macros/inputs.sql", "table", parts).strip()
-            return _tabular(Source(kind, f"table {text}", "table", reader=reader, parts=tuple(parts)), con, mapping)
-        return _file(text, kind, con, format, mapping)
-    raise InputError(f"cannot read {kind} from a {type(obj).__name__}: pass a file path, a pandas DataFrame, "
+            parts = tuple(text.split("."))
+            return f"table {text}", "table", call_macro("_macros/inputs.sql", "table", parts).strip(), parts
+        return None
+    raise InputError(f"cannot read {noun} from a {type(obj).__name__}: pass a file path, a pandas DataFrame, "
                      f"a DuckDB relation or a table name")
+
+
+def _file_reader(path: str, fmt: str) -> str:
+    """The FROM-clause reader of a Parquet, CSV or TSV file (or pattern)."""
+    if fmt == "parquet":
+        return call_macro("_macros/inputs.sql", "read_parquet", path).strip()
+    return call_macro("_macros/inputs.sql", "read_csv", path, "tab" if fmt == "tsv" else "comma").strip()
 
 
 def _is_dataframe(obj: Any) -> bool:
@@ -311,11 +326,7 @@ def _file(path: str, kind: str, con: duckdb.DuckDBPyConnection, format: str | No
             raise InputError(f"{path}: TREC {kind} files have fixed columns ({TREC_LAYOUT[kind]}); "
                              f"column mappings apply to CSV, TSV, Parquet and tables")
         return Source(kind, path, "trec", path=absolute)
-    if fmt == "parquet":
-        reader = call_macro("_macros/inputs.sql", "read_parquet", absolute).strip()
-    else:
-        reader = call_macro("_macros/inputs.sql", "read_csv", absolute, "tab" if fmt == "tsv" else "comma").strip()
-    return _tabular(Source(kind, path, fmt, reader=reader, path=absolute), con, mapping)
+    return _tabular(Source(kind, path, fmt, reader=_file_reader(absolute, fmt), path=absolute), con, mapping)
 
 
 def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, str]) -> Source:
@@ -491,29 +502,19 @@ def load_table(obj: Any, what: str, con: duckdb.DuckDBPyConnection, registry: Re
                required: tuple[str, ...], format: str | None = None) -> Table:
     """A CSV/TSV/Parquet file, DataFrame, DuckDB relation or table name with the columns
     ``required`` (exact names). ``what`` names it in messages ("query table", "verdicts")."""
-    kind = what.replace(" ", "_")
-    if isinstance(obj, duckdb.DuckDBPyRelation):
-        label, reader = "DuckDB relation", quote_ident(registry.register(obj, kind))
-    elif _is_dataframe(obj):
-        label, reader = "DataFrame", quote_ident(registry.register(obj, kind))
-    elif isinstance(obj, (str, os.PathLike)):
-        path = label = os.fspath(obj)
-        if format is None and not os.path.exists(path) and _is_table(con, path):
-            reader = call_macro("_macros/inputs.sql", "table", path.split(".")).strip()
-        else:
-            if not os.path.exists(path) and not any(ch in path for ch in "*?["):
-                raise InputError(f"{path}: no such {what} file")
-            fmt = format or detect_format(path)
-            if fmt == "trec":
-                raise InputError(f"{path}: a {what} is read from CSV, TSV (with a header) or Parquet; "
-                                 f"name the file .csv, .tsv or .parquet")
-            absolute = os.path.abspath(path) if os.path.exists(path) else path
-            reader = (call_macro("_macros/inputs.sql", "read_parquet", absolute) if fmt == "parquet" else
-                      call_macro("_macros/inputs.sql", "read_csv", absolute, "tab" if fmt == "tsv" else "comma")
-                      ).strip()
+    found = _registered(obj, what.replace(" ", "_"), f"a {what}", con, registry, format)
+    if found is not None:
+        label, _, reader, parts = found
+        label = ".".join(parts) or label
     else:
-        raise InputError(f"cannot read a {what} from a {type(obj).__name__}: pass a file path, a pandas "
-                         f"DataFrame, a DuckDB relation or a table name")
+        path = label = os.fspath(obj)
+        if not os.path.exists(path) and not any(ch in path for ch in "*?["):
+            raise InputError(f"{path}: no such {what} file")
+        fmt = format or detect_format(path)
+        if fmt == "trec":
+            raise InputError(f"{path}: a {what} is read from CSV, TSV (with a header) or Parquet; "
+                             f"name the file .csv, .tsv or .parquet")
+        reader = _file_reader(os.path.abspath(path) if os.path.exists(path) else path, fmt)
     try:
         types = {row[0]: row[1] for row in con.execute(f"DESCRIBE SELECT * FROM {reader}").fetchall()}
     except duckdb.Error as exc:

@@ -36,14 +36,15 @@ def _p(value) -> str:
     return "<0.0001" if value < 0.0001 else f"{value:.4f}"
 
 
-def display_rows(c: Comparison, gsb: bool) -> tuple[list[str], list[list[str]]]:
-    """The comparison as text cells: what every layout shows."""
-    segmented = "segment" in c.table.columns
+def display_rows(table: pd.DataFrame, gsb: bool) -> tuple[list[str], list[list[str]]]:
+    """A comparison table (Comparison.table, or some of its rows) as text cells: what every
+    layout shows."""
+    segmented = "segment" in table.columns
     header = (["segment", "queries"] if segmented else []) + ["measure", "run", "mean", "delta"]
     header += ["good", "same", "bad", "gsb"] if gsb else ["wins", "ties", "losses"]
     header += ["p", "p adj.", "95% CI of delta", "effect"]
     rows = []
-    for row in c.table.itertuples(index=False):
+    for row in table.itertuples(index=False):
         cells = []
         if segmented:
             cells += ["all" if row.segment is None or row.segment != row.segment else str(row.segment),
@@ -80,7 +81,7 @@ def _interval_name(test: str) -> str:
 
 
 def text_table(c: Comparison, gsb: bool) -> str:
-    header, rows = display_rows(c, gsb)
+    header, rows = display_rows(c.table, gsb)
     left = {"segment", "measure", "run", "95% CI of delta"}
     widths = [max(len(x) for x in column) for column in zip(header, *rows)]
     aligns = ["<" if h in left else ">" for h in header]
@@ -99,7 +100,7 @@ def text_table(c: Comparison, gsb: bool) -> str:
 
 
 def markdown(c: Comparison, gsb: bool) -> str:
-    header, rows = display_rows(c, gsb)
+    header, rows = display_rows(c.table, gsb)
 
     def line(cells):
         return "| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |"
@@ -121,7 +122,7 @@ def _tex(text: str) -> str:
 
 def latex(c: Comparison, gsb: bool) -> str:
     """A booktabs tabular (\\usepackage{booktabs})."""
-    header, rows = display_rows(c, gsb)
+    header, rows = display_rows(c.table, gsb)
     spec = "".join("l" if h in ("segment", "measure", "run", "95% CI of delta") else "r" for h in header)
     out = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", " & ".join(_tex(h) for h in header) + " \\\\",
            "\\midrule"]
@@ -149,16 +150,16 @@ svg text { font-family: inherit; font-size: 11px; fill: #333; }
 """
 
 
-def _html_table(c: Comparison, gsb: bool, segment=None, segmented: bool = False) -> str:
+def _html_table(c: Comparison, gsb: bool, segment=None) -> str:
+    """The rows of one segment (None: overall) as an HTML table."""
     table = c.table
     if "segment" in table.columns:
         table = table[table["segment"].isna()] if segment is None else table[table["segment"] == segment]
-    sub = Comparison(table.drop(columns=["segment", "num_queries"], errors="ignore"), c.scores, None, c.runs,
-                     c.measures, c.conventions, c.test, c.correction, c.num_queries)
-    header, rows = display_rows(sub, gsb)
+        table = table.drop(columns=["segment", "num_queries"])
+    header, rows = display_rows(table, gsb)
     out = ["<table>", "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead>",
            "<tbody>"]
-    for cells, record in zip(rows, sub.table.itertuples(index=False)):
+    for cells, record in zip(rows, table.itertuples(index=False)):
         baseline = record.run == c.runs[0]
         tds = []
         for h, x in zip(header, cells):
