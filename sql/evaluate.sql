@@ -6,6 +6,9 @@
     ideal*              ideal rankings (of the judgments, or of the retrieved documents) and their DCG
     judged, ranked      each retrieved document with its label (NULL when unjudged), ranked by
                         score desc and the tie-break (trec_eval: doc_id desc), with running counts;
+                        when the measures read judged documents only (templates._sparse), the run
+                        is ranked on its own (run_ranked) and only its judged documents go on, so
+                        the label join and running counts see a fraction of the rows;
                         depth (-M) cuts the ranking before judged_only (-J) drops unjudged documents,
                         as trec_eval does (SEMANTICS.md sec. 1, steps 4 and 8);
                         one pair per distinct ranking (tie_break, judged_only, depth) the measures ask for
@@ -102,10 +105,10 @@ CROSS JOIN (VALUES{% for m in measures %} ({{ loop.index }}, {{ m.name | literal
 -- conventions: {{ conventions }}
 WITH
 {% if by_run %}
-run AS (
+run AS {{ dialect.inline() }}(
     {{ run_sql | indent(4) }}
 ),
-qrels AS (
+qrels AS {{ dialect.inline() }}(
     SELECT run_ids.run_id || chr(31) || judged.query_id AS query_id,
            judged.doc_id,
            judged.relevance
@@ -115,10 +118,10 @@ qrels AS (
     CROSS JOIN (SELECT DISTINCT {{ dialect.before_separator('query_id') }} AS run_id FROM run) AS run_ids
 ),
 {% else %}
-qrels AS (
+qrels AS {{ dialect.inline() }}(
     {{ qrels_sql | indent(4) }}
 ),
-run AS (
+run AS {{ dialect.inline() }}(
     {{ run_sql | indent(4) }}
 ),
 {% endif %}
@@ -146,6 +149,30 @@ perfect_discounts AS (
 {{ ideal_ctes(spec) }},
 {% endfor %}
 {% for v in rankings %}
+{% if v.sparse %}
+run_ranked{{ v.sfx }} AS (
+    SELECT run.query_id,
+           run.doc_id,
+           ROW_NUMBER() OVER (PARTITION BY run.query_id ORDER BY {{ v.order }}) AS rank
+    FROM run
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+),
+judged{{ v.sfx }} AS (
+    SELECT run_ranked{{ v.sfx }}.*,
+           qrels.relevance{{ columns(v.judged) }}
+    FROM run_ranked{{ v.sfx }}
+    JOIN qrels ON qrels.query_id = run_ranked{{ v.sfx }}.query_id AND qrels.doc_id = run_ranked{{ v.sfx }}.doc_id
+{% if v.depth is not none %}
+    WHERE run_ranked{{ v.sfx }}.rank <= {{ v.depth | number }}
+{% endif %}
+),
+ranked{{ v.sfx }} AS (
+    SELECT judged{{ v.sfx }}.*{{ columns(v.ranked) }}
+    FROM judged{{ v.sfx }}{% if v.ranked %}
+
+    WINDOW ranking AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW){% endif %}
+
+{% else %}
 judged{{ v.sfx }} AS (
     SELECT run.query_id,
            run.doc_id,
@@ -188,6 +215,7 @@ ranked{{ v.sfx }} AS (
 {% if v.outer %}
     WINDOW {% if v.running %}running AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW){% if v.ties %}, {% endif %}{% endif %}{% if v.ties %}tie AS (PARTITION BY query_id, {{ v.tie_key }}){% endif %}
 
+{% endif %}
 {% endif %}
 {% endif %}
 ){% if output == 'relstring' %}

@@ -133,6 +133,13 @@ _FAMILY_CTES = {
 _PART = re.compile(r"^\[([a-z_]+)(?::([A-Za-z0-9_]*))?\]\s+(.*)$")
 _DETAIL_FAMILIES = {"nDCG_rel", "Rndcg", "G"}  # read the ideal ranking position by position
 # No closed form for the mean over all orders of tied documents (yet): tie_break=expected is refused.
+# Families whose values read only the judged documents of a ranking (and their ranks): their
+# ranking ranks every retrieved document by score but keeps only the judged ones for the
+# running counts and aggregates (see _sparse). The others also count unjudged
+# documents (num_ret, Unj, RBPResid, set measures) or read every position (IPrec, nDCG_rel, G).
+_JUDGED_FAMILIES = {"P", "R", "Success", "relative_P", "AP", "GMAP", "YAAP", "RR", "Rprec", "Rprec_mult",
+                    "Bpref", "GMBpref", "infAP", "binG", "nDCG", "DCG", "IdealDCG", "CG", "RBP", "NumQ",
+                    "NumRel", "NumRelRet", "NumNonRelJudgedRet"}
 _NO_EXPECTED = {"Bpref", "GMBpref", "infAP", "IPrec", "IPrecAvg", "binG", "G", "nDCG_rel", "Rndcg", "YAAP"}
 
 
@@ -267,6 +274,20 @@ def _add(lines: list, line: str) -> None:
         lines.append(line)
 
 
+def _sparse(ranking: dict) -> bool:
+    """Whether a ranking's measures need only its judged documents (with their ranks among all
+    retrieved documents): then unjudged documents are ranked and dropped before the running
+    counts and aggregates, which run over about a tenth of the rows. Not with judged_only
+    (the ranking is then of judged documents anyway), tie_break=expected (tie groups count
+    unjudged documents), family CTEs, or nDCG's perfect ideal without cutoff (it sums the
+    discounts of every retrieved position)."""
+    if ranking["judged_only"] or ranking["expected"] or ranking["outer"] or ranking["cte_lines"]:
+        return False
+    return all(c["family"] in _JUDGED_FAMILIES
+               and not (c["ideal"]["kind"] == "perfect" and c["cutoff"] is None and c["family"] in ("nDCG", "IdealDCG"))
+               for c in ranking["measures"])
+
+
 def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions, output: str,
                       relstring_length: int = 10, segments_sql: str | None = None, by_run: bool = False) -> str:
     """The one SQL statement of an evaluation. ``measures`` are resolved Measure objects;
@@ -317,6 +338,8 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
                 _add(lines, line)
             else:
                 raise RuntimeError(f"unknown block [{kind}] in a measure template")
+    for ranking in plan.rankings.values():
+        ranking["sparse"] = output != "relstring" and _sparse(ranking)
     several = len(plan.rankings) > 1
     for number, ranking in enumerate(plan.rankings.values()):
         ranking["part"] = f"per_query_ranking_{number + 1}" if several else "per_query"

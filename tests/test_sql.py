@@ -114,3 +114,26 @@ def test_spark_dialect_refuses_what_spark_cannot_read(files):
         sqlrank.render(pd.read_parquet(files["parquet"][0]), str(files["parquet"][1]), "AP", dialect="spark")
     with pytest.raises(sqlrank.OptionError, match="dialect 'oracle'"):
         sqlrank.render(str(files["parquet"][0]), str(files["parquet"][1]), "AP", dialect="oracle")
+
+
+@pytest.mark.parametrize("conventions", CONVENTIONS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()) or "trec_eval")
+def test_ranking_of_judged_documents_only_equals_ranking_every_document(files, conventions, monkeypatch):
+    """Measures that read only judged documents rank the run on its own and carry only its judged
+    documents on (templates._sparse); the values equal the full ranking's, query by query."""
+    from sqlrank import templates
+    from sqlrank.templates import _JUDGED_FAMILIES
+
+    qrels, run = map(str, files["parquet"])
+    measures = [m for m in _measures(conventions) if sqlrank.parse_measures(m)[0].family in _JUDGED_FAMILIES]
+    text = sqlrank.render(qrels, run, measures, per_query=True, **conventions)
+    expect_sparse = not conventions.get("judged_only") and conventions.get("tie_break") != "expected" \
+        and conventions.get("ideal") != "perfect"
+    assert ("run_ranked" in text) == expect_sparse
+    sparse = sqlrank.evaluate(qrels, run, measures, per_query=True, **conventions)
+    monkeypatch.setattr(templates, "_sparse", lambda ranking: False)
+    assert "run_ranked" not in sqlrank.render(qrels, run, measures, per_query=True, **conventions)
+    dense = sqlrank.evaluate(qrels, run, measures, per_query=True, **conventions)
+    assert list(zip(sparse.query_id, sparse.measure)) == list(zip(dense.query_id, dense.measure))
+    assert all(abs(a - b) <= 1e-12 for a, b in zip(sparse.value, dense.value))
+    if expect_sparse:  # a family that counts unjudged documents keeps the full ranking
+        assert "run_ranked" not in sqlrank.render(qrels, run, measures + ["NumRet"], **conventions)

@@ -16,3 +16,6 @@
     file: URI), and its name without folders and suffix. -#}
 {% macro file_name() %}{% if dialect_name() == 'spark' %}input_file_name(){% else %}filename{% endif %}{% endmacro %}
 {% macro file_stem(x) %}regexp_extract({{ x }}, '([^/]+?)([.][^./]*)?$', 1){% endmacro %}
+{#- A CTE DuckDB reads again where it is used instead of materializing it: the inputs, whose
+    scans are cheap next to holding ten million rows in memory. -#}
+{% macro inline() %}{% if dialect_name() != 'spark' %}NOT MATERIALIZED {% endif %}{% endmacro %}
