@@ -7,6 +7,7 @@ import sys
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
@@ -24,22 +25,53 @@ if TYPE_CHECKING:  # pandas is imported by DuckDB when a DataFrame is asked for,
     import pandas as pd
 
 
+@dataclass(frozen=True)
+class Rows:
+    """Rows of a result as fetched (no pandas: the command line prints them as they are)."""
+
+    columns: tuple[str, ...]
+    rows: list[tuple]
+
+    def column(self, name: str) -> list:
+        index = self.columns.index(name)
+        return [row[index] for row in self.rows]
+
+    def records(self) -> list[dict]:
+        return [dict(zip(self.columns, row)) for row in self.rows]
+
+    def frame(self) -> "pd.DataFrame":
+        import pandas as pd
+
+        frame = pd.DataFrame.from_records(self.rows, columns=list(self.columns))
+        frame["value"] = frame["value"].astype("float64")
+        return frame
+
+
 @dataclass
 class Result:
     """What an evaluation produced: the values, the SQL that computed them, and how.
 
-    ``frame`` is what was asked for (per query, or the summary); ``summary`` is the aggregate
-    over queries, computed in the same statement.
+    ``table`` is what was asked for (per query, or the summary); ``summary_table`` is the
+    aggregate over queries, computed in the same statement; ``frame`` and ``summary`` are
+    the same as pandas DataFrames.
     """
 
-    frame: pd.DataFrame
-    summary: pd.DataFrame
+    table: Rows
+    summary_table: Rows
     sql: str
     conventions: Conventions
     measures: list[Measure]
     per_query: bool
     num_queries: int
     warnings: list[str] = field(default_factory=list)
+
+    @cached_property
+    def frame(self) -> "pd.DataFrame":
+        return self.table.frame()
+
+    @cached_property
+    def summary(self) -> "pd.DataFrame":
+        return self.summary_table.frame()
 
 
 @dataclass
@@ -141,7 +173,13 @@ def _require_ranks(run: Source, con: duckdb.DuckDBPyConnection) -> None:
                          f"on every row")
 
 
-def _execute_slices(p: Plan, con: duckdb.DuckDBPyConnection) -> "pd.DataFrame":
+def fetch(cursor) -> Rows:
+    """All rows of an executed statement (a DuckDB connection after execute)."""
+    rows = cursor.fetchall()
+    return Rows(tuple(d[0] for d in cursor.description), rows)
+
+
+def _execute_slices(p: Plan, con: duckdb.DuckDBPyConnection) -> Rows:
     """The evaluation as p.slices statements, each over the queries of one slice, whose
     per-query rows are collected in a temporary table; then the summary over all of them.
     Rows in the layout of output "both" (summary rows have query_id NULL)."""
@@ -154,7 +192,7 @@ def _execute_slices(p: Plan, con: duckdb.DuckDBPyConnection) -> "pd.DataFrame":
                                           render_slice(run_sql, p.slices, index),
                                           p.measures, p.conventions, "per_query")
             con.execute(f"INSERT INTO {quote_ident(table)}\n{statement}")
-        return con.execute(render_slices_summary(table, p.measures)).df()
+        return fetch(con.execute(render_slices_summary(table, p.measures)))
     finally:
         con.execute(f"DROP TABLE IF EXISTS {quote_ident(table)}")
 
@@ -165,13 +203,13 @@ def execute(p: Plan, per_query: bool, con: duckdb.DuckDBPyConnection) -> Result:
                                            run_queries_sql(p.run.sql(), p.run.per_run))
     one_sided = bool(warnings)  # _check_queries warns only about queries on one side
     try:
-        frame = con.execute(p.sql).df() if p.slices == 1 else _execute_slices(p, con)
+        table = fetch(con.execute(p.sql)) if p.slices == 1 else _execute_slices(p, con)
     except duckdb.Error as exc:
         raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
     if p.segments is not None:
         warnings += _check_segments(p, con)
     warnings += _check_data(p, con, one_sided)
-    return shape(frame, p, per_query, num_queries, warnings)
+    return shape(table, p, per_query, num_queries, warnings)
 
 
 def _check_data(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool) -> list[str]:
@@ -217,26 +255,39 @@ def run_queries_sql(run_sql: str, per_run: bool) -> str:
     return f"SELECT {call_macro('_macros/dialect.sql', 'after_separator', 'query_id')} AS query_id FROM ({run_sql}) AS runs"
 
 
-def shape(frame: "pd.DataFrame", p: Plan, per_query: bool, num_queries: int, warnings: list[str]) -> Result:
-    """The rows of a statement as a Result: the frame asked for and the summary, in measure order."""
-    frame["value"] = frame["value"].astype("float64")
-    if p.segments is not None:
-        summary = frame[frame["segment"].isna()].drop(columns=["segment", "num_queries"]).reset_index(drop=True)
-        return Result(frame, summary, p.text, p.conventions, p.measures, False, num_queries, warnings)
-    if not per_query and "query_id" not in frame.columns:
-        return Result(frame, frame, p.text, p.conventions, p.measures, False, num_queries, warnings)
+def shape(table: Rows, p: Plan, per_query: bool, num_queries: int, warnings: list[str]) -> Result:
+    """The rows of a statement as a Result: the rows asked for and the summary, in measure order."""
+    columns = table.columns
+    value = columns.index("value")
+    rows = [row[:value] + (None if row[value] is None else float(row[value]),) + row[value + 1:] for row in table.rows]
+
+    def result(asked: Rows, summary: Rows, by_query: bool) -> Result:
+        return Result(asked, summary, p.text, p.conventions, p.measures, by_query, num_queries, warnings)
+
+    if p.segments is not None:  # the summary is the overall row (segment NULL) without the segment columns
+        keep = [i for i, c in enumerate(columns) if c not in ("segment", "num_queries")]
+        segment = columns.index("segment")
+        overall = [tuple(row[i] for i in keep) for row in rows if row[segment] is None]
+        return result(Rows(columns, rows), Rows(tuple(columns[i] for i in keep), overall), False)
+    if "query_id" not in columns:
+        return result(Rows(columns, rows), Rows(columns, rows), False)
     # rows of output "both" (also what slices return): per-query rows, summary rows with query_id NULL
-    runs = ["run_id"] if "run_id" in frame.columns else []
-    order = {str(m): i for i, m in enumerate(p.measures)}
-    frame["_position"] = frame["measure"].map(order)
-    is_summary = frame["query_id"].isna()
-    summary = frame[is_summary].drop(columns="query_id").sort_values(runs + ["_position"], kind="stable")
-    summary = summary.drop(columns="_position").reset_index(drop=True)
+    position = {str(m): i for i, m in enumerate(p.measures)}
+
+    def order(names: tuple[str, ...], keys: tuple[str, ...]):
+        at = [names.index(k) for k in keys if k in names]
+        measure = names.index("measure")
+        return lambda row: tuple(row[i] for i in at) + (position[row[measure]],)
+
+    query = columns.index("query_id")
+    summary_columns = columns[:query] + columns[query + 1:]
+    summary = sorted((row[:query] + row[query + 1:] for row in rows if row[query] is None),
+                     key=order(summary_columns, ("run_id",)))
+    summary_rows = Rows(summary_columns, summary)
     if not per_query:
-        return Result(summary, summary, p.text, p.conventions, p.measures, False, num_queries, warnings)
-    rows = frame[~is_summary].sort_values(runs + ["query_id", "_position"], kind="stable").drop(columns="_position")
-    return Result(rows.reset_index(drop=True), summary, p.text, p.conventions, p.measures, True, num_queries,
-                  warnings)
+        return result(summary_rows, summary_rows, False)
+    asked = sorted((row for row in rows if row[query] is not None), key=order(columns, ("run_id", "query_id")))
+    return result(Rows(columns, asked), summary_rows, True)
 
 
 def _check_segments(p: Plan, con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -6,7 +6,7 @@ import json
 import math
 
 
-from .engine import Result
+from .engine import Result, Rows
 from .errors import OptionError
 
 OUTPUT_FORMATS = ("table", "csv", "tsv", "json", "trec")
@@ -15,24 +15,24 @@ OUTPUT_FORMATS = ("table", "csv", "tsv", "json", "trec")
 def format_result(result: Result, fmt: str) -> str:
     if fmt not in OUTPUT_FORMATS:
         raise ValueError(fmt)
-    frame = result.frame
+    table = result.table
     integers = {str(m) for m in result.measures if m.spec.integer}
     if fmt in ("csv", "tsv"):
-        return _delimited(frame, "," if fmt == "csv" else "\t", integers)
+        return _delimited(table, "," if fmt == "csv" else "\t", integers)
     if fmt == "json":
         records = [{k: _json_value(v, row.get("measure") in integers) for k, v in row.items()}
-                   for row in frame.to_dict(orient="records")]
+                   for row in table.records()]
         return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
     if fmt == "trec":
-        if "run_id" in frame.columns:
+        if "run_id" in table.columns:
             raise OptionError("trec_eval's layout has one run; runs stored together print with -f table, csv, tsv "
                               "or json")
-        if "segment" in frame.columns:
+        if "segment" in table.columns:
             raise OptionError("trec_eval's layout has no place for segments; use -f table, csv, tsv or json")
         return _trec(result, integers)
-    if "segment" in frame.columns:
+    if "segment" in table.columns:
         return _segments_table(result, integers)
-    if "run_id" in frame.columns:
+    if "run_id" in table.columns:
         return _runs_table(result, integers)
     return _table(result, integers)
 
@@ -47,18 +47,21 @@ def _number(value: float, integer: bool, decimals: int | None = None) -> str:
 
 def _json_value(value, integer: bool):
     if isinstance(value, float):
+        if math.isnan(value):
+            return None
         return int(value) if integer and value.is_integer() else value
     return value
 
 
-def _delimited(frame, sep: str, integers: set[str]) -> str:
+def _delimited(table: Rows, sep: str, integers: set[str]) -> str:
     out = io.StringIO()
-    out.write(sep.join(frame.columns) + "\n")
-    for row in frame.itertuples(index=False):
+    out.write(sep.join(table.columns) + "\n")
+    measure = table.columns.index("measure")
+    for row in table.rows:
         cells = []
-        for column, value in zip(frame.columns, row):
+        for column, value in zip(table.columns, row):
             if column == "value":
-                cells.append(_number(value, row.measure in integers))
+                cells.append(_number(value, row[measure] in integers))
             elif value is None or (isinstance(value, float) and math.isnan(value)):
                 cells.append("")
             else:
@@ -75,28 +78,31 @@ def _escape(text: str, sep: str) -> str:
 
 def _trec(result: Result, integers: set[str]) -> str:
     lines = []
-    frame = result.frame
     if result.per_query:
-        for row in frame.itertuples(index=False):
-            lines.append(f"{row.measure:<22}\t{row.query_id}\t{_number(row.value, row.measure in integers, 4)}")
-        summary = result.summary
-    else:
-        summary = frame
-    for row in summary.itertuples(index=False):
-        lines.append(f"{row.measure:<22}\tall\t{_number(row.value, row.measure in integers, 4)}")
+        for row in result.table.records():
+            measure = row["measure"]
+            lines.append(f"{measure:<22}\t{row['query_id']}\t{_number(row['value'], measure in integers, 4)}")
+    for row in result.summary_table.records():
+        measure = row["measure"]
+        lines.append(f"{measure:<22}\tall\t{_number(row['value'], measure in integers, 4)}")
     return "\n".join(lines) + "\n"
+
+
+def _grouped(table: Rows, keys: list[str]) -> dict[tuple, dict[str, float]]:
+    """{key values: {measure: value}} in the order the keys first appear."""
+    groups: dict[tuple, dict[str, float]] = {}
+    for row in table.records():
+        groups.setdefault(tuple(row[k] for k in keys), {})[row["measure"]] = row["value"]
+    return groups
 
 
 def _segments_table(result: Result, integers: set[str]) -> str:
     """One row per segment (the overall row first, as "all"), one column per measure."""
     names = [str(m) for m in result.measures]
-    frame = result.frame
     rows = []
-    for segment, group in frame.groupby(frame["segment"].fillna("\x00"), sort=False):
-        values = dict(zip(group["measure"], group["value"]))
-        label = "all" if segment == "\x00" else str(segment)
-        rows.append([label, str(int(group["num_queries"].iloc[0]))]
-                    + [_number(values[n], n in integers, 4) for n in names])
+    for (segment, num_queries), values in _grouped(result.table, ["segment", "num_queries"]).items():
+        label = "all" if segment is None else str(segment)
+        rows.append([label, str(int(num_queries))] + [_number(values[n], n in integers, 4) for n in names])
     return _aligned(["segment", "queries"] + names, rows, ["<", ">"] + [">"] * len(names), result)
 
 
@@ -104,14 +110,10 @@ def _runs_table(result: Result, integers: set[str]) -> str:
     """Runs stored together: one row per run (per run and query with -q), one column per measure."""
     names = [str(m) for m in result.measures]
     keys = ["run_id", "query_id"] if result.per_query else ["run_id"]
-    rows = []
-    for key, group in result.frame.groupby(keys, sort=False):
-        values = dict(zip(group["measure"], group["value"]))
-        key = key if isinstance(key, tuple) else (key,)
-        rows.append([str(k) for k in key] + [_number(values.get(n), n in integers, 4) for n in names])
+    rows = [[str(k) for k in key] + [_number(values.get(n), n in integers, 4) for n in names]
+            for key, values in _grouped(result.table, keys).items()]
     if result.per_query:
-        for run_id, group in result.summary.groupby("run_id", sort=False):
-            values = dict(zip(group["measure"], group["value"]))
+        for (run_id,), values in _grouped(result.summary_table, ["run_id"]).items():
             rows.append([str(run_id), "all"] + [_number(values.get(n), n in integers, 4) for n in names])
     return _aligned(keys + names, rows, ["<"] * len(keys) + [">"] * len(names), result)
 
@@ -132,15 +134,15 @@ def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result
 def _table(result: Result, integers: set[str]) -> str:
     names = [str(m) for m in result.measures]
     if result.per_query:
-        wide = result.frame.pivot(index="query_id", columns="measure", values="value")
-        summary = result.summary.set_index("measure")["value"]
         header = ["query_id"] + names
-        rows = [[str(qid)] + [_number(wide.at[qid, n], n in integers, 4) for n in names] for qid in wide.index]
+        rows = [[str(query_id)] + [_number(values.get(n), n in integers, 4) for n in names]
+                for (query_id,), values in _grouped(result.table, ["query_id"]).items()]
+        summary = {row["measure"]: row["value"] for row in result.summary_table.records()}
         rows.append(["all"] + [_number(summary[n], n in integers, 4) for n in names])
         aligns = ["<"] + [">"] * len(names)
     else:
         header = ["measure", "value"]
-        rows = [[row.measure, _number(row.value, row.measure in integers, 4)]
-                for row in result.frame.itertuples(index=False)]
+        rows = [[row["measure"], _number(row["value"], row["measure"] in integers, 4)]
+                for row in result.table.records()]
         aligns = ["<", ">"]
     return _aligned(header, rows, aligns, result)

@@ -17,7 +17,7 @@ import tempfile
 import uuid
 from typing import Any
 
-from .engine import Plan, Result, _check_queries, plan, run_queries_sql, session, session_options, shape
+from .engine import Plan, Result, Rows, _check_queries, plan, run_queries_sql, session, session_options, shape
 from .errors import InputError, OptionError
 from .inputs import Source, _column_mapping, _is_dataframe, detect_format, load
 from .templates import dialect
@@ -177,9 +177,10 @@ def evaluate_spark(qrels: Any, run: Any, measures: Any, per_query: bool = False,
     try:
         warnings, num_queries = _check_queries(p, lambda sql: tuple(spark.sql(sql).collect()[0]), qrels_sql,
                                                run_sql)
-        frame = spark.sql(p.text).toPandas()
+        evaluated = spark.sql(p.text)
+        table = Rows(tuple(evaluated.columns), [tuple(row) for row in evaluated.collect()])
     except Exception as exc:
         if isinstance(exc, InputError):
             raise
         raise InputError(f"evaluation failed in Spark: {str(exc).splitlines()[0]}") from None
-    return shape(frame, p, per_query, num_queries, warnings)
+    return shape(table, p, per_query, num_queries, warnings)
