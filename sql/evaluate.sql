@@ -7,8 +7,9 @@
     judged, ranked      each retrieved document with its label (NULL when unjudged), ranked by
                         score desc and the tie-break (trec_eval: doc_id desc), with running counts;
                         when the measures read judged documents only (templates._sparse), the run
-                        is ranked on its own (run_ranked) and only its judged documents go on, so
-                        the label join and running counts see a fraction of the rows;
+                        is ranked on its own (run_ranked, partitioned by query_number) and only its
+                        judged documents go on (joined to numbered_qrels), so the label join and
+                        running counts see a fraction of the rows;
                         depth (-M) cuts the ranking before judged_only (-J) drops unjudged documents,
                         as trec_eval does (SEMANTICS.md sec. 1, steps 4 and 8);
                         one pair per distinct ranking (tie_break, judged_only, depth) the measures ask for
@@ -148,20 +149,33 @@ perfect_discounts AS (
 {% for spec in ideals if spec.source == 'qrels' %}
 {{ ideal_ctes(spec) }},
 {% endfor %}
+{% if rankings | selectattr('sparse') | list %}
+numbered_qrels AS (
+    SELECT qrels.query_id,
+           evaluated_queries.query_number,
+           qrels.doc_id,
+           qrels.relevance
+    FROM qrels
+    JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+),
+{% endif %}
 {% for v in rankings %}
 {% if v.sparse %}
 run_ranked{{ v.sfx }} AS (
-    SELECT run.query_id,
+    SELECT evaluated_queries.query_number,
            run.doc_id,
-           ROW_NUMBER() OVER (PARTITION BY run.query_id ORDER BY {{ v.order }}) AS rank
+           ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_number ORDER BY {{ v.order }}) AS rank
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
 ),
 judged{{ v.sfx }} AS (
-    SELECT run_ranked{{ v.sfx }}.*,
-           qrels.relevance{{ columns(v.judged) }}
+    SELECT numbered_qrels.query_id,
+           run_ranked{{ v.sfx }}.doc_id,
+           run_ranked{{ v.sfx }}.rank,
+           numbered_qrels.relevance{{ columns(v.judged) }}
     FROM run_ranked{{ v.sfx }}
-    JOIN qrels ON qrels.query_id = run_ranked{{ v.sfx }}.query_id AND qrels.doc_id = run_ranked{{ v.sfx }}.doc_id
+    JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked{{ v.sfx }}.query_number
+                       AND numbered_qrels.doc_id = run_ranked{{ v.sfx }}.doc_id
 {% if v.depth is not none %}
     WHERE run_ranked{{ v.sfx }}.rank <= {{ v.depth | number }}
 {% endif %}

@@ -2,15 +2,21 @@
   Which queries are evaluated: those of the judgments that the run answers (missing_queries
   "skip", as trec_eval 9 and pytrec_eval), or every query of the judgments ("zero": those the
   run misses score 0, as trec_eval -c). Queries only in the run are never evaluated.
+  Each gets a number, query_number (1, 2, ... in query id order): rankings partition by it,
+  which sorts faster than by the text of the id (a 4-byte integer: measured fastest).
   Reference: SEMANTICS.md sec. 2.
 -#}
 {% macro evaluated_queries(judgments, missing_queries) %}
 evaluated_queries AS (
-    SELECT DISTINCT query_id FROM {{ judgments }}
+    SELECT query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    FROM (
+        SELECT DISTINCT query_id FROM {{ judgments }}
 {% if missing_queries == 'skip' %}
-    INTERSECT
-    SELECT DISTINCT query_id FROM run
+        INTERSECT
+        SELECT DISTINCT query_id FROM run
 {% endif %}
+    ) AS query_ids
 )
 {%- endmacro %}
 
