@@ -189,6 +189,7 @@ ranked{{ v.sfx }} AS (
 {% else %}
 judged{{ v.sfx }} AS (
     SELECT run.query_id,
+           evaluated_queries.query_number,
            run.doc_id,
            run.score{% if v.input_rank %},
            run.input_rank{% endif %},
@@ -219,7 +220,7 @@ ranked{{ v.sfx }} AS (
     SELECT judged{{ v.sfx }}.*,
            ROW_NUMBER() OVER ranking AS rank{{ columns(v.ranked) }}
     FROM judged{{ v.sfx }}
-    WINDOW ranking AS (PARTITION BY query_id ORDER BY {{ v.order }}
+    WINDOW ranking AS (PARTITION BY query_number ORDER BY {{ v.order }}
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 {% if v.depth is not none or v.outer %}
     ) AS ordered
