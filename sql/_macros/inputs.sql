@@ -1,7 +1,9 @@
 {#-
   Readers: each turns one input into rows of query_id, doc_id and the judgment or score.
   mode "typed"    -> query_id VARCHAR, doc_id VARCHAR, relevance INTEGER | score DOUBLE
-  mode "raw"      -> the value as written, for validation (plus field_count for TREC text)
+  mode "raw"      -> the value as written, for validation (plus field_count for TREC text);
+                     a TREC run's score already as DOUBLE (NULL where it is not a number): the
+                     copy sqlrank keeps is then ranked without parsing ten million scores again
   mode "numbered" -> raw, plus the position (line or row number) for error messages
   Reference: trec_eval 10 get_qrels.c / get_trec_results.c (SEMANTICS.md sec. 1):
   fields are split on any white space, lines starting with '#' and blank lines are skipped,
@@ -28,7 +30,11 @@ SELECT {% if mode == 'numbered' %}position, {% endif %}{% if groups %}fields[1] 
        TRY_CAST(fields[4] AS BIGINT) AS input_rank{% endif %}
 
 {% else %}
-       fields[{{ value_field }}] AS {{ value_name }},{% if kind == 'run' %}
+{% if kind == 'run' and mode == 'raw' %}
+       TRY_CAST(fields[{{ value_field }}] AS DOUBLE) AS {{ value_name }},
+{% else %}
+       fields[{{ value_field }}] AS {{ value_name }},
+{% endif %}{% if kind == 'run' %}
        fields[4] AS input_rank,{% endif %}
        len(fields) AS field_count{% if split != 'regex' %},
        list_contains(fields, '') OR contains(line, {{ 'chr(32)' if split == 'tab' else 'chr(9)' }})
