@@ -106,10 +106,10 @@ CROSS JOIN (VALUES{% for m in measures %} ({{ loop.index }}, {{ m.name | literal
 -- conventions: {{ conventions }}
 WITH
 {% if by_run %}
-run AS {{ dialect.inline() }}(
+run AS {% if reread_inputs %}{{ dialect.inline() }}{% endif %}(
     {{ run_sql | indent(4) }}
 ),
-qrels AS {{ dialect.inline() }}(
+qrels AS {% if reread_inputs %}{{ dialect.inline() }}{% endif %}(
     SELECT run_ids.run_id || chr(31) || judged.query_id AS query_id,
            judged.doc_id,
            judged.relevance
@@ -119,10 +119,10 @@ qrels AS {{ dialect.inline() }}(
     CROSS JOIN (SELECT DISTINCT {{ dialect.before_separator('query_id') }} AS run_id FROM run) AS run_ids
 ),
 {% else %}
-qrels AS {{ dialect.inline() }}(
+qrels AS {% if reread_inputs %}{{ dialect.inline() }}{% endif %}(
     {{ qrels_sql | indent(4) }}
 ),
-run AS {{ dialect.inline() }}(
+run AS {% if reread_inputs %}{{ dialect.inline() }}{% endif %}(
     {{ run_sql | indent(4) }}
 ),
 {% endif %}

@@ -11,14 +11,13 @@ import sys
 import tempfile
 from typing import Sequence
 
-from .conventions import AP_DENOMINATORS, DISCOUNTS, GAINS, IDEALS, MISSING_QUERIES, TIE_BREAKS
+from .conventions import AP_DENOMINATORS, CORRECTIONS, DISCOUNTS, GAINS, IDEALS, MISSING_QUERIES, TESTS, TIE_BREAKS
 from .presets import PRESETS
 from .engine import add_engine_arguments, engine_arguments
 from .errors import OptionError, SqlrankError
 from .inputs import FORMATS
 from .measures import FAMILIES
 from .results import OUTPUT_FORMATS
-from .statistics import CORRECTIONS, TESTS
 from .templates import DIALECTS
 
 EXIT_ERROR = 1

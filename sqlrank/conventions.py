@@ -20,6 +20,10 @@ IDEALS = ("qrels", "run", "perfect")
 AP_DENOMINATORS = ("num_rel", "retrieved_relevant", "min_num_rel_cutoff")
 MISSING_QUERIES = ("skip", "zero")
 TREC_EVAL_VERSIONS = (9, 10)
+# How sqlrank compare judges a difference (sqlrank/statistics.py): the paired test and the
+# correction for many comparisons. Named here so that the command line starts without numpy.
+TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
+CORRECTIONS = ("none", "bonferroni", "holm", "bh")
 
 
 def _choice(name: str, options: tuple) -> Any:

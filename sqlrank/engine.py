@@ -130,13 +130,15 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     if by_run and (segments is not None or qrels_source.groups):
         raise OptionError("runs stored together (run_id) are evaluated per run; segments and judgment groups "
                           "cannot be combined with them")
+    reread = qrels_source.rescannable and run_source.rescannable
     sql = render_evaluation(qrels_source.sql(), run_source.sql(), resolved_measures, resolved_conventions,
-                            output, segments_sql=segments, by_run=by_run)
+                            output, segments_sql=segments, by_run=by_run, reread_inputs=reread)
     if dialect not in DIALECTS:
         raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
     with sql_dialect(dialect):
         text = render_evaluation(qrels_source.source_sql(), run_source.source_sql(), resolved_measures,
-                                 resolved_conventions, output, segments_sql=segments, by_run=by_run)
+                                 resolved_conventions, output, segments_sql=segments, by_run=by_run,
+                                 reread_inputs=reread)
     return Plan(qrels_source, run_source, resolved_measures, resolved_conventions, sql, text,
                 _check_slices(slices), segments)
 
@@ -190,7 +192,8 @@ def _execute_slices(p: Plan, con: duckdb.DuckDBPyConnection) -> Rows:
         for index in range(p.slices):
             statement = render_evaluation(render_slice(qrels_sql, p.slices, index),
                                           render_slice(run_sql, p.slices, index),
-                                          p.measures, p.conventions, "per_query")
+                                          p.measures, p.conventions, "per_query",
+                                          reread_inputs=p.qrels.rescannable and p.run.rescannable)
             con.execute(f"INSERT INTO {quote_ident(table)}\n{statement}")
         return fetch(con.execute(render_slices_summary(table, p.measures)))
     finally:

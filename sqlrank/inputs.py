@@ -54,6 +54,12 @@ class Source:
         return self.kind == "run" and bool(self.columns.get("run_id"))
 
     @property
+    def rescannable(self) -> bool:
+        """Reading it again gives the same rows: a file, sqlrank's copy of one, a DataFrame. A
+        relation or view may not (USING SAMPLE, random()), so a statement reads those once."""
+        return self.format in ("trec", "csv", "tsv", "parquet", "dataframe")
+
+    @property
     def value_name(self) -> str:
         return KINDS[self.kind]
 

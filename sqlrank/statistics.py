@@ -17,10 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .conventions import CORRECTIONS, TESTS  # noqa: F401  (also imported from here)
 from .errors import OptionError
 
-TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
-CORRECTIONS = ("none", "bonferroni", "holm", "bh")
 NAN = float("nan")
 
 

@@ -289,12 +289,14 @@ def _sparse(ranking: dict) -> bool:
 
 
 def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions, output: str,
-                      relstring_length: int = 10, segments_sql: str | None = None, by_run: bool = False) -> str:
+                      relstring_length: int = 10, segments_sql: str | None = None, by_run: bool = False,
+                      reread_inputs: bool = False) -> str:
     """The one SQL statement of an evaluation. ``measures`` are resolved Measure objects;
     ``output`` is "per_query", "summary", "both", "segments" (the summary over all queries and
     over each segment of ``segments_sql``, rows of query_id and segment), or "relstring"
     (trec_eval's relstring of the top ``relstring_length`` documents of each query; ``measures``
-    is then empty)."""
+    is then empty). ``reread_inputs``: the inputs give the same rows each time they are read
+    (Source.rescannable), so DuckDB may scan them where they are used instead of holding them."""
     from . import __version__
 
     if output not in ("per_query", "summary", "both", "segments", "relstring"):
@@ -368,6 +370,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         relstring_length=relstring_length,
         segments_sql=segments_sql,
         by_run=by_run,
+        reread_inputs=reread_inputs,
     )
 
 

@@ -137,3 +137,14 @@ def test_ranking_of_judged_documents_only_equals_ranking_every_document(files, c
     assert all(abs(a - b) <= 1e-12 for a, b in zip(sparse.value, dense.value))
     if expect_sparse:  # a family that counts unjudged documents keeps the full ranking
         assert "run_ranked" not in sqlrank.render(qrels, run, measures + ["NumRet"], **conventions)
+
+
+def test_inputs_are_reread_only_when_they_give_the_same_rows(files):
+    """Files and DataFrames are scanned where the statement uses them (NOT MATERIALIZED); a
+    DuckDB relation may differ from one scan to the next (USING SAMPLE), so it is read once."""
+    qrels, run = map(str, files["parquet"])
+    assert sqlrank.render(qrels, run, "AP").count("NOT MATERIALIZED") == 2
+    con = duckdb.connect()
+    sampled = con.sql(f"SELECT * FROM read_parquet('{run}') USING SAMPLE 50 PERCENT (bernoulli)")
+    assert "NOT MATERIALIZED" not in sqlrank.render(qrels, sampled, "AP", connection=con)
+    assert "NOT MATERIALIZED" not in sqlrank.render(qrels, run, "AP", dialect="spark")
