@@ -104,12 +104,13 @@ CROSS JOIN (VALUES{% for m in measures %} ({{ loop.index }}, {{ m.name | literal
 {%- endmacro -%}
 -- sqlrank {{ version }}: {{ measure_names | join(', ') }}
 -- conventions: {{ conventions }}
+{% set input_hint = dialect.inline() if reread_inputs else '' %}
 WITH
 {% if by_run %}
-run AS {% if reread_inputs %}{{ dialect.inline() }}{% endif %}(
+run AS {{ input_hint }}(
     {{ run_sql | indent(4) }}
 ),
-qrels AS {% if reread_inputs %}{{ dialect.inline() }}{% endif %}(
+qrels AS {{ input_hint }}(
     SELECT run_ids.run_id || chr(31) || judged.query_id AS query_id,
            judged.doc_id,
            judged.relevance
@@ -119,10 +120,10 @@ qrels AS {% if reread_inputs %}{{ dialect.inline() }}{% endif %}(
     CROSS JOIN (SELECT DISTINCT {{ dialect.before_separator('query_id') }} AS run_id FROM run) AS run_ids
 ),
 {% else %}
-qrels AS {% if reread_inputs %}{{ dialect.inline() }}{% endif %}(
+qrels AS {{ input_hint }}(
     {{ qrels_sql | indent(4) }}
 ),
-run AS {% if reread_inputs %}{{ dialect.inline() }}{% endif %}(
+run AS {{ input_hint }}(
     {{ run_sql | indent(4) }}
 ),
 {% endif %}

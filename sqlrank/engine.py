@@ -32,10 +32,6 @@ class Rows:
     columns: tuple[str, ...]
     rows: list[tuple]
 
-    def column(self, name: str) -> list:
-        index = self.columns.index(name)
-        return [row[index] for row in self.rows]
-
     def records(self) -> list[dict]:
         return [dict(zip(self.columns, row)) for row in self.rows]
 

@@ -224,8 +224,8 @@ def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_
     run_sql = run_source.sql()
     if options.groups:
         run_sql = call_macro("_macros/inputs.sql", "run_per_group", run_sql).strip()
-    sql = render_evaluation(qrels.sql(), run_sql, resolved, resolved_conventions, "per_query",
-                            reread_inputs=qrels.rescannable and run_source.rescannable)
+    reread = qrels.rescannable and run_source.rescannable
+    sql = render_evaluation(qrels.sql(), run_sql, resolved, resolved_conventions, "per_query", reread_inputs=reread)
     try:
         rows = con.execute(sql).fetchall()  # (query_id, measure, value)
     except duckdb.Error as exc:
@@ -234,7 +234,7 @@ def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_
     if "relstring" in options.measures and options.per_query:
         length = int(float(options.measures["relstring"] or 10))
         sql = render_evaluation(qrels.sql(), run_sql, [], resolved_conventions, "relstring", max(length, 0),
-                                reread_inputs=qrels.rescannable and run_source.rescannable)
+                                reread_inputs=reread)
         relstrings = dict(con.execute(sql).fetchall())
     runid = _runid(run_source, con) if "runid" in options.measures else None
     if options.groups:  # average over the judgment groups of each query
