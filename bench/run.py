@@ -80,6 +80,16 @@ def measure(cmd: list[str]) -> tuple[float, float, dict]:
     return elapsed, usage.ru_maxrss / 1024, data
 
 
+def data_files(rows: int, data: str) -> tuple[str, dict[str, str]]:
+    """The scale's tag (10M) and its four files, generated if any is missing."""
+    tag = f"{rows // 1_000_000}M" if rows >= 1_000_000 else f"{rows // 1000}k"
+    paths = {name: os.path.join(data, f"{tag}.{name}") for name in
+             ("run.parquet", "qrels.parquet", "run.txt", "qrels.txt")}
+    if not all(os.path.exists(p) for p in paths.values()):
+        paths = generate(rows, 1000, 1, data)
+    return tag, paths
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000_000)
@@ -88,11 +98,7 @@ def main() -> None:
                                            "ir_measures,ranx")
     parser.add_argument("--data", default=str(HERE / "data"))
     args = parser.parse_args()
-    tag = f"{args.rows // 1_000_000}M" if args.rows >= 1_000_000 else f"{args.rows // 1000}k"
-    paths = {name: os.path.join(args.data, f"{tag}.{name}") for name in
-             ("run.parquet", "qrels.parquet", "run.txt", "qrels.txt")}
-    if not all(os.path.exists(p) for p in paths.values()):
-        paths = generate(args.rows, 1000, 1, args.data)
+    tag, paths = data_files(args.rows, args.data)
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for tool in args.tools.split(","):

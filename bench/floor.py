@@ -1,0 +1,143 @@
+"""How fast can any Python + DuckDB evaluator be? The steps no correct evaluation can skip, timed
+alone, next to pytrec_eval and sqlrank on the same files, in one run.
+
+    python bench/floor.py --rows 10000000 [--repeat 3]
+
+Every correct evaluation (trec_eval's semantics, the bench's measures: AP and RR need each
+relevant document's rank among all retrieved documents) pays at least:
+
+  start     a Python process that imports DuckDB and opens a connection;
+  rank      each query's documents sorted by score, ties by document id: the ranking window
+            exactly as sqlrank's statement writes it (queries numbered, 4-byte partition key),
+            nothing else computed;
+  unique    the duplicate check (trec_eval stops on a document listed twice in a query):
+            sqlrank's, a sorted 64-bit hash of every (query, document) pair, the cheapest exact
+            check measured (grouping or counting distinct pairs is slower);
+  read      (TREC text only) the text read into a typed table by DuckDB's own CSV reader,
+            the fastest reader measured; rank and unique then run on that table.
+
+Their sum is a floor: it leaves out the label join, the measures, validation of ids and
+values, and output. pytrec_eval's time divided by the floor is the largest ratio that any
+evaluator built this way could show on this machine. Each step is timed in a fresh
+connection, median of `repeat`; the whole processes as in bench/run.py.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+import duckdb
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from run import command, data_files, measure  # noqa: E402
+
+TARGETS = {"Parquet": 6.0, "TREC text": 3.5}  # issue 5's ratios to pytrec_eval
+
+RANK = """
+SELECT count(*), max(rank) FROM (
+    SELECT row_number() OVER (PARTITION BY queries.query_number ORDER BY run.score DESC, run.doc_id DESC) AS rank
+    FROM {run} AS run
+    JOIN (SELECT query_id, CAST(row_number() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+          FROM (SELECT DISTINCT query_id FROM {run} AS ids) AS distinct_ids) AS queries
+      ON queries.query_id = run.query_id
+) AS ranked"""
+
+UNIQUE = """
+SELECT count(*) FILTER (WHERE pair = previous) FROM (
+    SELECT pair, LAG(pair) OVER (ORDER BY pair) AS previous
+    FROM (SELECT hash(query_id, doc_id) AS pair FROM {run} AS run) AS pairs
+) AS sorted"""
+
+READ = """
+CREATE TEMP TABLE run AS
+SELECT query_id, doc_id, score
+FROM read_csv({path}, delim = ' ', header = false, quote = '', escape = '', auto_detect = false,
+              columns = {{'query_id': 'VARCHAR', 'iteration': 'VARCHAR', 'doc_id': 'VARCHAR',
+                         'rank': 'VARCHAR', 'score': 'DOUBLE', 'tag': 'VARCHAR'}})"""
+
+START = "import duckdb; duckdb.connect().execute('SELECT 1').fetchall()"
+
+
+def literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def timed(steps: list[str]) -> list[float]:
+    """Seconds of each statement, run one after the other in one fresh connection."""
+    con = duckdb.connect()
+    times = []
+    for sql in steps:
+        start = time.perf_counter()
+        con.execute(sql).fetchall()
+        times.append(time.perf_counter() - start)
+    con.close()
+    return times
+
+
+def median_steps(steps: list[str], repeat: int) -> list[float]:
+    runs = [timed(steps) for _ in range(repeat)]
+    return [statistics.median(run[i] for run in runs) for i in range(len(steps))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--data", default=str(HERE / "data"))
+    args = parser.parse_args()
+    tag, paths = data_files(args.rows, args.data)
+
+    whole = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for tool in ("pytrec_eval", "sqlrank-parquet", "sqlrank-trec"):
+            whole[tool] = statistics.median(measure(command(tool, paths, Path(tmp)))[0] for _ in range(args.repeat))
+    start = statistics.median(
+        _process([sys.executable, "-c", START]) for _ in range(args.repeat))
+    parquet = f"read_parquet({literal(paths['run.parquet'])})"
+    rank_parquet, unique_parquet = median_steps(
+        [RANK.format(run=parquet), UNIQUE.format(run=parquet)], args.repeat)
+    read, rank_table, unique_table = median_steps(
+        [READ.format(path=literal(paths["run.txt"])), RANK.format(run="run"), UNIQUE.format(run="run")], args.repeat)
+
+    reference = whole["pytrec_eval"]
+    print(f"{args.rows:,} run rows ({tag}); {platform.machine()}, {os.cpu_count()} cores, {date.today()}; "
+          f"median of {args.repeat}")
+    rows = [
+        ("pytrec_eval, whole process (TREC text)", reference, ""),
+        ("sqlrank, whole process, Parquet", whole["sqlrank-parquet"], f"{reference / whole['sqlrank-parquet']:.2f}x"),
+        ("sqlrank, whole process, TREC text", whole["sqlrank-trec"], f"{reference / whole['sqlrank-trec']:.2f}x"),
+        ("start Python, import DuckDB, connect", start, ""),
+        ("rank every run row, from Parquet", rank_parquet, ""),
+        ("duplicate check, from Parquet", unique_parquet, ""),
+        ("read the TREC text into a table", read, ""),
+        ("rank every run row, from that table", rank_table, ""),
+        ("duplicate check, from that table", unique_table, ""),
+    ]
+    floors = {"Parquet": start + rank_parquet + unique_parquet,
+              "TREC text": start + read + rank_table + unique_table}
+    for fmt, floor in floors.items():
+        target = TARGETS[fmt]
+        rows.append((f"floor from {fmt} (sum of its steps)", floor,
+                     f"at most {reference / floor:.2f}x; {target}x needs {reference / target:.2f} s"))
+    print(f"{'step':<44} {'seconds':>8}  pytrec_eval / it")
+    for name, seconds, note in rows:
+        print(f"{name:<44} {seconds:8.2f}  {note}".rstrip())
+
+
+def _process(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,41 @@
+"""The benchmark commands the README quotes run, on small data: bench/run.py's tools print the
+same means, and bench/floor.py's floors are the sums of their steps."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import peer
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def bench(script: str, data: Path, *args: str) -> str:
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / script), "--rows", "100000", "--repeat", "1",
+                           "--data", str(data), *args], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def test_benchmark_tools_print_the_same_means(tmp_path):
+    peer("pytrec_eval")
+    out = bench("run.py", tmp_path, "--tools", "sqlrank-parquet,sqlrank-trec,pytrec_eval")
+    rows = {line.split()[0]: line for line in out.splitlines()[2:]}
+    assert set(rows) == {"sqlrank-parquet", "sqlrank-trec", "pytrec_eval"}, out
+    assert rows["sqlrank-parquet"].endswith("yes") and rows["sqlrank-trec"].endswith("yes"), out
+
+
+def test_floor_is_the_sum_of_its_steps(tmp_path):
+    peer("pytrec_eval")
+    out = bench("floor.py", tmp_path)
+    seconds = {m[1].strip(): float(m[2]) for m in re.finditer(r"^(.{44}) +(\d+\.\d\d)", out, re.M)}
+    steps = {"Parquet": ["start Python, import DuckDB, connect", "rank every run row, from Parquet",
+                         "duplicate check, from Parquet"],
+             "TREC text": ["start Python, import DuckDB, connect", "read the TREC text into a table",
+                           "rank every run row, from that table", "duplicate check, from that table"]}
+    for fmt, names in steps.items():
+        assert all(seconds[name] >= 0 for name in names), out
+        assert abs(seconds[f"floor from {fmt} (sum of its steps)"] - sum(seconds[n] for n in names)) <= 0.02, out
+    assert re.search(r"at most \d+\.\d\dx; 6\.0x needs", out), out
