@@ -1,5 +1,5 @@
-"""How fast can any Python + DuckDB evaluator be? The steps no correct evaluation can skip, timed
-alone, next to pytrec_eval and sqlrank on the same files, in one run.
+"""The steps no correct evaluation can skip, timed alone, next to pytrec_eval and sqlrank on the
+same files, in one run: how fast a Python + DuckDB evaluator can be on this machine.
 
     python bench/floor.py --rows 10000000 [--repeat 3]
 
@@ -17,8 +17,8 @@ relevant document's rank among all retrieved documents) pays at least:
             the fastest reader measured; rank and unique then run on that table.
 
 Their sum is a floor: it leaves out the label join, the measures, validation of ids and
-values, and output. pytrec_eval's time divided by the floor is the largest ratio that any
-evaluator built this way could show on this machine. Each step is timed in a fresh
+values, and output. pytrec_eval's time divided by the floor is the largest ratio an evaluator
+that takes these steps the fastest ways measured can show on this machine. Each step is timed in a fresh
 connection, median of `repeat`; the whole processes as in bench/run.py.
 """
 from __future__ import annotations
