@@ -7,19 +7,20 @@ Every correct evaluation (trec_eval's semantics, the bench's measures: AP and RR
 relevant document's rank among all retrieved documents) pays at least:
 
   start     a Python process that imports DuckDB and opens a connection;
-  rank      each query's documents sorted by score, ties by document id: the ranking window
-            exactly as sqlrank's statement writes it (queries numbered, 4-byte partition key),
-            nothing else computed;
+  rank      each query's documents sorted by score, ties by document id: the window of
+            run_ranked in sql/evaluate.sql (queries numbered, 4-byte partition key), written out
+            here with nothing else computed;
   unique    the duplicate check (trec_eval stops on a document listed twice in a query):
-            sqlrank's, a sorted 64-bit hash of every (query, document) pair, the cheapest exact
-            check measured (grouping or counting distinct pairs is slower);
+            sqlrank's own statement (inputs.neighbour_pairs_sql, a sorted 64-bit hash of every
+            (query, document) pair), the cheapest exact check measured (grouping or counting
+            distinct pairs is slower);
   read      (TREC text only) the text read into a typed table by DuckDB's own CSV reader,
             the fastest reader measured; rank and unique then run on that table.
 
 Their sum is a floor: it leaves out the label join, the measures, validation of ids and
 values, and output. pytrec_eval's time divided by the floor is the largest ratio an evaluator
-that takes these steps the fastest ways measured can show on this machine. Each step is timed in a fresh
-connection, median of `repeat`; the whole processes as in bench/run.py.
+that takes these steps the fastest ways measured can show on this machine. Each step is timed in
+a fresh connection, median of `repeat`; the whole processes as in bench/run.py.
 """
 from __future__ import annotations
 
@@ -29,7 +30,6 @@ import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from datetime import date
 from pathlib import Path
@@ -38,7 +38,10 @@ import duckdb
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from run import command, data_files, measure  # noqa: E402
+from run import data_files, run_tools  # noqa: E402
+
+from sqlrank.inputs import neighbour_pairs_sql  # noqa: E402
+from sqlrank.templates import quote_literal  # noqa: E402
 
 TARGETS = {"Parquet": 6.0, "TREC text": 3.5}  # issue 5's ratios to pytrec_eval
 
@@ -51,12 +54,6 @@ SELECT count(*), max(rank) FROM (
       ON queries.query_id = run.query_id
 ) AS ranked"""
 
-UNIQUE = """
-SELECT count(*) FILTER (WHERE pair = previous) FROM (
-    SELECT pair, LAG(pair) OVER (ORDER BY pair) AS previous
-    FROM (SELECT hash(query_id, doc_id) AS pair FROM {run} AS run) AS pairs
-) AS sorted"""
-
 READ = """
 CREATE TEMP TABLE run AS
 SELECT query_id, doc_id, score
@@ -65,10 +62,6 @@ FROM read_csv({path}, delim = ' ', header = false, quote = '', escape = '', auto
                          'rank': 'VARCHAR', 'score': 'DOUBLE', 'tag': 'VARCHAR'}})"""
 
 START = "import duckdb; duckdb.connect().execute('SELECT 1').fetchall()"
-
-
-def literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def timed(steps: list[str]) -> list[float]:
@@ -96,17 +89,16 @@ def main() -> None:
     args = parser.parse_args()
     tag, paths = data_files(args.rows, args.data)
 
-    whole = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for tool in ("pytrec_eval", "sqlrank-parquet", "sqlrank-trec"):
-            whole[tool] = statistics.median(measure(command(tool, paths, Path(tmp)))[0] for _ in range(args.repeat))
+    whole = {tool: seconds for tool, (seconds, _, _) in
+             run_tools(["pytrec_eval", "sqlrank-parquet", "sqlrank-trec"], paths, args.repeat).items()}
     start = statistics.median(
         _process([sys.executable, "-c", START]) for _ in range(args.repeat))
-    parquet = f"read_parquet({literal(paths['run.parquet'])})"
+    parquet = f"read_parquet({quote_literal(paths['run.parquet'])})"
     rank_parquet, unique_parquet = median_steps(
-        [RANK.format(run=parquet), UNIQUE.format(run=parquet)], args.repeat)
+        [RANK.format(run=parquet), neighbour_pairs_sql(f"SELECT * FROM {parquet}")], args.repeat)
     read, rank_table, unique_table = median_steps(
-        [READ.format(path=literal(paths["run.txt"])), RANK.format(run="run"), UNIQUE.format(run="run")], args.repeat)
+        [READ.format(path=quote_literal(paths["run.txt"])), RANK.format(run="run"),
+         neighbour_pairs_sql("SELECT * FROM run")], args.repeat)
 
     reference = whole["pytrec_eval"]
     print(f"{args.rows:,} run rows ({tag}); {platform.machine()}, {os.cpu_count()} cores, {date.today()}; "

@@ -90,6 +90,16 @@ def data_files(rows: int, data: str) -> tuple[str, dict[str, str]]:
     return tag, paths
 
 
+def run_tools(tools: list[str], paths: dict, repeat: int) -> dict[str, tuple[float, float, dict]]:
+    """Each tool `repeat` times as a whole process: (median seconds, peak MB, the means it printed)."""
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for tool in tools:
+            runs = [measure(command(tool, paths, Path(tmp))) for _ in range(repeat)]
+            results[tool] = (statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[-1][2])
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000_000)
@@ -99,11 +109,7 @@ def main() -> None:
     parser.add_argument("--data", default=str(HERE / "data"))
     args = parser.parse_args()
     tag, paths = data_files(args.rows, args.data)
-    results = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for tool in args.tools.split(","):
-            runs = [measure(command(tool, paths, Path(tmp))) for _ in range(args.repeat)]
-            results[tool] = (statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[-1][2])
+    results = run_tools(args.tools.split(","), paths, args.repeat)
     reference = results.get("pytrec_eval")
     print(f"{args.rows:,} run rows ({tag}), measures {' '.join(MEASURES)}; {platform.machine()}, "
           f"{os.cpu_count()} cores, {date.today()}; median of {args.repeat} runs, whole process")

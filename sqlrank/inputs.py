@@ -394,10 +394,7 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
     try:
         total, *bad = con.execute(f"SELECT {counts} FROM ({raw}) AS checked").fetchall()[0]
         duplicated = bool(total) and not any(bad) and not allow_duplicates and con.execute(
-            f"SELECT count(*) FILTER (WHERE pair = previous) "
-            f"FROM (SELECT pair, LAG(pair) OVER (ORDER BY pair) AS previous "
-            f"FROM (SELECT hash(query_id, doc_id) AS pair FROM ({raw}) AS checked) AS pairs) AS sorted"
-        ).fetchall()[0][0] > 0
+            neighbour_pairs_sql(raw)).fetchall()[0][0] > 0
     except duckdb.Error as exc:
         raise InputError(f"{source.label}: cannot read the {source.kind}: {duckdb_reason(exc)}") from None
     if not total:
@@ -416,6 +413,14 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
         raise InputError(f"{source.where(record['position'])}: {message(record)}{more}")
     if duplicated:
         _report_duplicates(source, con, raw)
+
+
+def neighbour_pairs_sql(rows_sql: str) -> str:
+    """How many rows, sorted by a 64-bit hash of (query_id, doc_id), share their hash with the
+    row before: 0 means no pair repeats; more means a duplicate or a hash collision."""
+    return (f"SELECT count(*) FILTER (WHERE pair = previous) "
+            f"FROM (SELECT pair, LAG(pair) OVER (ORDER BY pair) AS previous "
+            f"FROM (SELECT hash(query_id, doc_id) AS pair FROM ({rows_sql}) AS checked) AS pairs) AS sorted")
 
 
 def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
