@@ -1,5 +1,5 @@
 {#-
-  GSB (good-same-bad), seed 004: side-by-side verdicts of system B against system A, one per
+  GSB (good-same-bad): side-by-side verdicts of system B against system A, one per
   (query, document) pair or per query, counted overall and per value of the `by` column;
   GSB = (good - bad) / (good + same + bad), from -1 (B always worse) to 1 (always better).
   Verdicts are good/same/bad or G/S/B in any case, with surrounding white space ignored

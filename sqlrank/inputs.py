@@ -412,7 +412,7 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
         more = f" ({count} rows in all)" if count > 1 else ""
         raise InputError(f"{source.where(record['position'])}: {message(record)}{more}")
     if duplicated:
-        _report_duplicates(source, con, raw)
+        report_duplicates(source, con, raw)
 
 
 def neighbour_pairs_sql(rows_sql: str) -> str:
@@ -473,7 +473,9 @@ def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
     return checks
 
 
-def _report_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str) -> None:
+def report_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str) -> None:
+    """Raise the error for the first (query, document) pair that raw (SQL of query_id, doc_id rows)
+    holds more than once; return when none does (a hash collision only)."""
     found = con.execute(
         f"SELECT query_id, doc_id, count(*) AS copies, count(*) OVER () AS pairs FROM ({raw}) AS checked "
         f"GROUP BY query_id, doc_id HAVING count(*) > 1 ORDER BY query_id, doc_id LIMIT 1").fetchall()

@@ -2,8 +2,8 @@
 
 A preset sets conventions for the whole evaluation and, where a tool computes one measure
 family differently from the others, for that family. What the caller sets explicitly wins,
-and a measure's own parameters win over everything. Sources: CONVENTIONS_IN_THE_WILD.md in
-../shared, checked against the libraries where they install (tests/test_presets.py).
+and a measure's own parameters win over everything. Sources: each tool's own code and
+documentation, checked against the libraries where they install (tests/test_presets.py).
 """
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ import duckdb
 from .conventions import resolve_conventions
 from .engine import add_engine_arguments, engine_arguments, resolve_measures, session
 from .errors import InputError, MeasureError, SqlrankError, duckdb_reason
-from .inputs import GROUP_SEPARATOR, Source, load
+from .inputs import GROUP_SEPARATOR, Source, load, report_duplicates
 from .measures import Measure, parse_measure
 from .templates import call_macro, quote_ident, render_evaluation, render_template
 
@@ -69,6 +69,7 @@ COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret",
 MISSING_ZSCORE = -1000000.0
 MIN_GEO_MEAN = 1e-5
 PREFS_FORMATS = ("prefs", "qrels_prefs")
+NUM_REL_RECOUNT = Measure("NumRel", None, {"rel": 1})
 
 
 @dataclass
@@ -121,9 +122,11 @@ def build_parser(prog: str = "sqlrank trec_eval") -> argparse.ArgumentParser:
     p.add_argument("-N", type=int, dest="num_docs", default=0, metavar="N", help="documents in the collection (utility)")
     p.add_argument("-m", action="append", dest="measures", metavar="MEASURE[.PARAMS]",
                    help="a measure or nickname; repeatable (default: official)")
-    p.add_argument("-R", dest="format", default="trec_results", metavar="FORMAT",
-                   help="judgments format: trec_results (qrels, default), qrels_jg (judgment groups in column 2), "
-                     "prefs (qid jg jsg docno level), qrels_prefs (qrels read as preferences)")
+    p.add_argument("-R", dest="format", default="qrels", metavar="FORMAT",
+                   help="judgments format: qrels (default), qrels_jg (judgment groups in column 2), "
+                        "prefs (qid jg jsg docno level), qrels_prefs (qrels read as preferences)")
+    p.add_argument("-T", dest="results_format", default="trec_results", metavar="FORMAT",
+                   help="results format: trec_results (the only one, as in trec_eval)")
     p.add_argument("-Z", dest="zscores", metavar="FILE", help="print z-scores against this table of means and stddevs")
     p.add_argument("--trec-eval-version", type=int, choices=(9, 10), default=10, dest="version",
                    help="10 (default), or 9 to reproduce pytrec_eval and trec_eval 9.x")
@@ -133,9 +136,12 @@ def build_parser(prog: str = "sqlrank trec_eval") -> argparse.ArgumentParser:
 
 def parse_options(argv: Sequence[str]) -> Options:
     args = build_parser().parse_args(argv)
-    if args.format not in ("trec_results", "qrels_jg") + PREFS_FORMATS:
-        raise SqlrankError(f"unknown -R format {args.format!r}; trec_eval's formats are trec_results, prefs, "
-                           f"qrels_prefs, qrels_jg")
+    if args.format not in ("qrels", "qrels_jg") + PREFS_FORMATS:
+        hint = " (trec_results is the -T results format)" if args.format == "trec_results" else ""
+        raise SqlrankError(f"unknown -R format {args.format!r}; trec_eval's judgment formats are qrels (the "
+                           f"default), qrels_jg, prefs, qrels_prefs{hint}")
+    if args.results_format != "trec_results":
+        raise SqlrankError(f"unknown -T format {args.results_format!r}; trec_eval's only results format is trec_results")
     options = Options(args.qrels, args.run, args.per_query, args.complete, args.no_summary, args.judged_only,
                       args.depth, args.rel, args.num_docs, args.zscores, args.version,
                       groups=args.format == "qrels_jg",
@@ -203,7 +209,7 @@ def run(options: Options, out) -> None:
     lines = expand(options)
     measures = [line.measure for line in lines if line.measure is not None]
     if "num_rel" in options.measures and options.complete and options.rel != 1:
-        measures.append(Measure("NumRel", None, {"rel": 1}))  # trec_eval -c recounts the summary (see below)
+        measures.append(NUM_REL_RECOUNT)  # trec_eval -c recounts the summary (see below)
     conventions = dict(rel=options.rel, missing_queries="zero" if options.complete else "skip",
                        judged_only=options.judged_only, depth=options.depth, trec_eval_version=options.version)
     with _run_file(options.run) as run_path, session(None, **options.engine) as (con, registry):
@@ -216,10 +222,13 @@ def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_
               conventions: dict) -> tuple[list, dict, str | None]:
     """The qrels measures: (query_id, measure, value) rows, relstrings and the run id."""
     qrels = load(options.qrels, "qrels", con, registry, groups=options.groups)
-    run_source = load(run_path, "run", con, registry)
+    # trec_eval cuts each query at -M before it looks for duplicates: a copy below the cut is dropped.
+    run_source = load(run_path, "run", con, registry, allow_duplicates=options.depth is not None)
+    resolved_conventions = resolve_conventions(**conventions)
+    if options.depth is not None:
+        _require_no_duplicates_within(run_source, options.depth, resolved_conventions, con)
     if not options.complete:
         _require_all_qrels_queries(qrels, run_source, con)
-    resolved_conventions = resolve_conventions(**conventions)
     resolved = resolve_measures(measures or [Measure("NumQ")], resolved_conventions)
     run_sql = run_source.sql()
     if options.groups:
@@ -328,7 +337,8 @@ def _print(options: Options, lines: list[Line], measures: list[Measure], rows: l
             elif line.trec in COUNTS:
                 total = sum(per)
                 if line.trec == "num_rel" and options.complete and options.rel != 1 and zscores is None:
-                    total = sum(values[(q, "NumRel")] for q in queries)  # trec_eval 10 -c: rel > 0 recount
+                    recount = names[str(NUM_REL_RECOUNT)]  # trec_eval 10 -c: rel > 0 recount
+                    total = sum(values[(q, recount)] for q in queries)
             else:
                 total = sum(per) / len(per) if per else 0.0
             text.append(_format(line.name, "all", total, line.trec, zscores is not None))
@@ -385,6 +395,15 @@ def _require_all_qrels_queries(qrels: Source, run: Source, con) -> None:
         raise InputError(
             f"{missing[0]} qrels queries have no results in the run ({run.label}), e.g. {missing[1]!r}; trec_eval 10 "
             f"stops here too. Pass -c to score them 0 and average over all qrels queries")
+
+
+def _require_no_duplicates_within(run: Source, depth: int, conventions, con) -> None:
+    """Duplicates among the top `depth` documents of a query (in trec_eval's order) stop it."""
+    score = "CAST(score AS FLOAT)" if conventions.trec_eval_version == 9 else "score"
+    top = (f"SELECT query_id, doc_id FROM (SELECT query_id, doc_id, ROW_NUMBER() OVER (PARTITION BY query_id "
+           f"ORDER BY {score} DESC NULLS LAST, doc_id DESC) AS rank FROM ({run.sql()}) AS run) AS ranked "
+           f"WHERE rank <= {int(depth)}")
+    report_duplicates(run, con, top)
 
 
 def _runid(run: Source, con) -> str:

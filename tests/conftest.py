@@ -8,8 +8,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
-SHARED = ROOT.parent / "shared"
-CONFORMANCE = SHARED / "conformance" / "trec_eval"
+CONFORMANCE = FIXTURES / "trec_eval"  # trec_eval 10.0's own test suite, vendored
 
 
 def close(actual, expected, tol: float = 1e-9) -> bool:
@@ -22,10 +21,9 @@ def close(actual, expected, tol: float = 1e-9) -> bool:
 
 
 def conformance_file(name: str) -> Path:
-    """A file of trec_eval's test suite, or a skip when ../shared is absent (a user's clone)."""
+    """A file of trec_eval's test suite (fixtures/trec_eval/, shipped with the project)."""
     path = CONFORMANCE / name
-    if not path.is_file():
-        pytest.skip(f"{path} is not here (it comes with ../shared)")
+    assert path.is_file(), f"{path} is missing from the checkout"
     return path
 
 
@@ -40,3 +38,8 @@ def peer(module: str):
         if os.environ.get("SQLRANK_REQUIRE_PEERS"):
             pytest.fail(f"{module} is required here (SQLRANK_REQUIRE_PEERS) but cannot be imported: {exc}")
         pytest.skip(f"{module} is not installed", allow_module_level=True)
+
+
+def pytest_report_header(config):
+    import oracle
+    return f"trec_eval oracle seed: {oracle.SEED} (repeat with SQLRANK_ORACLE_SEED={oracle.SEED})"

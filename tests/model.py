@@ -1,7 +1,7 @@
 """A small, obviously-correct pure-Python model of sqlrank's measures under its conventions.
 
-Written from trec_eval's documented behaviour (../shared/conformance/trec_eval/SEMANTICS.md)
-and ../shared/DESIGN.md, not from sqlrank's SQL: plain loops over one explicit ranking per
+Written from trec_eval's documented behaviour (docs/trec_eval_semantics.md)
+and the conventions sqlrank names, not from sqlrank's SQL: plain loops over one explicit ranking per
 query. The property tests compare it with sqlrank on generated data.
 
 qrels: {query: {doc: label}}; run: {query: {doc: score}}.

@@ -1,5 +1,5 @@
 """sqlrank compare / gsb / segments: statistics against SciPy, statsmodels and ranx, GSB against
-seed 004 and hand counts, segments against evaluating each segment's queries separately."""
+a published GSB example and hand counts, segments against evaluating each segment's queries separately."""
 from __future__ import annotations
 
 import itertools
@@ -29,9 +29,9 @@ def _sqlrank(*args: str) -> subprocess.CompletedProcess:
 
 # ---------------------------------------------------------------------------------- GSB
 
-def test_seed_004_gsb_example():
+def test_published_gsb_example():
     """Seed 004: verdicts Good, Same, Bad, Bad give (1 - 2) / (1 + 1 + 2) = -0.25."""
-    frame = sqlrank.gsb(COMPARE / "seed004_verdicts.csv")
+    frame = sqlrank.gsb(COMPARE / "gsb_verdicts.csv")
     assert frame.to_dict("records") == [{"good": 1, "same": 1, "bad": 2, "gsb": -0.25}]
 
 

@@ -1,4 +1,4 @@
-"""trec_eval 10's own test suite (../shared/conformance/trec_eval), through sqlrank.evaluate:
+"""trec_eval 10's own test suite (fixtures/trec_eval/), through sqlrank.evaluate:
 every numeric line must match to the printed four decimals (counts exactly). (sqlrank
 trec_eval's byte-for-byte output is tested in test_trec_eval.py.)"""
 from __future__ import annotations

@@ -180,7 +180,7 @@ def test_a_hash_collision_alone_is_not_reported_as_a_duplicate(tmp_path):
     con = duckdb.connect()
     registry = inputs.Registry(con)
     clean = inputs.load(str(tmp_path / "run.txt"), "run", con, registry)
-    assert inputs._report_duplicates(clean, con, clean.sql("raw")) is None  # what a collision leads to
+    assert inputs.report_duplicates(clean, con, clean.sql("raw")) is None  # what a collision leads to
     with pytest.raises(InputError, match=r"dup.txt:3: document 'd1' is ranked 2 times"):
         inputs.load(str(tmp_path / "dup.txt"), "run", con, registry)
 

@@ -1,4 +1,4 @@
-"""sqlrank explain: finds the seeds' conventions from their numbers alone, and attributes a gap
+"""sqlrank explain: finds the worked examples' conventions from their numbers alone, and attributes a gap
 between two presets to the conventions that cause it."""
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ GOLDEN = FIXTURES / "golden"
 
 
 @pytest.mark.parametrize("case, measure, target, query, convention", [
-    ("seed_002_004_dcg", "nDCG@6", "0.960808", None, "nDCG@6"),
-    ("seed_002_004_dcg", "nDCG@6", "0.932", None, "nDCG(discount=jarvelin)@6"),
-    ("seed_002_004_dcg", "nDCG@6", "0.948811", None, "nDCG(gain=exponential)@6"),
-    ("seed_003_jarvelin", "nDCG@5", "0.88", None, "nDCG(discount=jarvelin)@5"),
-    ("seed_001_ndcg", "nDCG@5", "0.639945", None, "nDCG(ideal=perfect)@5"),
-    ("seed_002_map", "AP", "0.755556", "2", "AP(ap_denominator=retrieved_relevant)"),
+    ("ndcg_tutorial_dcg", "nDCG@6", "0.960808", None, "nDCG@6"),
+    ("ndcg_tutorial_dcg", "nDCG@6", "0.932", None, "nDCG(discount=jarvelin)@6"),
+    ("ndcg_tutorial_dcg", "nDCG@6", "0.948811", None, "nDCG(gain=exponential)@6"),
+    ("ranking_article_jarvelin", "nDCG@5", "0.88", None, "nDCG(discount=jarvelin)@5"),
+    ("tools_differ_ndcg", "nDCG@5", "0.639945", None, "nDCG(ideal=perfect)@5"),
+    ("map_ndcg_post_map", "AP", "0.755556", "2", "AP(ap_denominator=retrieved_relevant)"),
 ])
 def test_finds_the_seeds_convention_from_the_number(case, measure, target, query, convention):
     frame = reproduce(GOLDEN / case / "qrels.txt", GOLDEN / case / "run.txt", measure, target, query=query)
@@ -31,7 +31,7 @@ def test_finds_the_seeds_convention_from_the_number(case, measure, target, query
 
 
 def test_nothing_matches_an_impossible_number():
-    frame = reproduce(GOLDEN / "seed_002_004_dcg" / "qrels.txt", GOLDEN / "seed_002_004_dcg" / "run.txt",
+    frame = reproduce(GOLDEN / "ndcg_tutorial_dcg" / "qrels.txt", GOLDEN / "ndcg_tutorial_dcg" / "run.txt",
                       "nDCG@6", "1.5")  # nDCG never exceeds 1
     assert not frame.matches.any()
 
@@ -61,7 +61,7 @@ def test_attributes_the_gap_to_each_convention():
 
 
 def test_explain_command(tmp_path, capsys):
-    case = GOLDEN / "seed_002_004_dcg"
+    case = GOLDEN / "ndcg_tutorial_dcg"
     assert main(["explain", str(case / "qrels.txt"), str(case / "run.txt"), "-m", "nDCG@6", "--target", "0.932"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[1].split()[0] == "nDCG(discount=jarvelin)@6"

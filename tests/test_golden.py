@@ -1,4 +1,4 @@
-"""Worked examples from the seeds (fixtures/golden/<case>/), each value derived in derive.py."""
+"""Worked examples published in explanations of the measures (fixtures/golden/<case>/), each value derived in derive.py."""
 from __future__ import annotations
 
 import csv
@@ -32,9 +32,9 @@ def test_golden_case(case):
         assert len(got) == 1, f"{case.name}: no value for {row['measure']} of {row['query_id']}"
         value = float(got.iloc[0])
         assert close(value, float(row["value"])), f"{case.name} {row}: got {value!r}"
-        # The seed's printed number is the exact value rounded to its decimals.
+        # The source's printed number is the exact value rounded to its decimals.
         half_unit = 0.5 * 10 ** -int(row["decimals"]) + 1e-12
-        assert abs(value - float(row["seed_value"])) <= half_unit, f"{case.name} {row}: seed rounding"
+        assert abs(value - float(row["printed_value"])) <= half_unit, f"{case.name} {row}: printed rounding"
 
 
 def test_every_case_is_documented():

@@ -1,5 +1,5 @@
 """sqlrank trec_eval prints exactly what trec_eval 10 prints: the upstream test suite's
-command lines (../shared/conformance/trec_eval/README.md), byte for byte."""
+command lines (fixtures/trec_eval/README.md), byte for byte."""
 from __future__ import annotations
 
 import io
@@ -108,3 +108,43 @@ def test_missing_query_is_scored_with_c(tmp_path, capsys, monkeypatch):
     assert capsys.readouterr().out == (
         "map                   \t1\t1.0000\nmap                   \t2\t0.0000\n"
         "num_q                 \tall\t2\nmap                   \tall\t0.5000\n")
+
+
+# Found by the comparison with the real trec_eval 10 (tests/test_oracle.py); each expected output is
+# what trec_eval 10.0 printed for these files.
+@pytest.mark.parametrize("files, args, expected", [
+    # -c with -l above every label: num_rel's summary is recounted at level 1 (was a KeyError)
+    ({"q": "q1 0 d1 1\n", "r": "q1 Q0 d1 1 1 t\n"}, ["-c", "-q", "-l", "2", "-m", "num_rel", "-m", "map"],
+     "num_rel               \tq1\t0\nmap                   \tq1\t0.0000\n"
+     "num_rel               \tall\t1\nmap                   \tall\t0.0000\n"),
+    # -R qrels is trec_eval's name for its default judgments format
+    ({"q": "q1 0 d1 1\n", "r": "q1 Q0 d1 1 1 t\n"}, ["-R", "qrels", "-T", "trec_results", "-m", "map"],
+     "map                   \tall\t1.0000\n"),
+    # -M cuts each query before the duplicate check: a copy below the cut is dropped
+    ({"q": "q1 0 d1 1\nq1 0 d2 1\n", "r": "q1 Q0 d1 1 3 t\nq1 Q0 d2 2 2 t\nq1 Q0 d1 3 1 t\n"},
+     ["-M", "2", "-q", "-m", "map", "-m", "num_ret"],
+     "num_ret               \tq1\t2\nmap                   \tq1\t1.0000\n"
+     "num_ret               \tall\t2\nmap                   \tall\t1.0000\n"),
+])
+def test_what_trec_eval_prints(tmp_path, monkeypatch, capsys, files, args, expected):
+    for name, content in files.items():
+        (tmp_path / name).write_text(content)
+    monkeypatch.chdir(tmp_path)
+    assert main(["trec_eval", *args, "q", "r"]) == 0
+    assert capsys.readouterr().out == expected
+
+
+def test_duplicates_within_the_depth_still_stop_it(tmp_path, monkeypatch, capsys):
+    (tmp_path / "q").write_text("q1 0 d1 1\n")
+    (tmp_path / "r").write_text("q1 Q0 d1 1 3 t\nq1 Q0 d1 2 2 t\nq1 Q0 d2 3 1 t\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["trec_eval", "-M", "2", "q", "r"]) == 1
+    assert "'d1' is ranked 2 times" in capsys.readouterr().err
+
+
+def test_trec_results_is_not_a_judgments_format(tmp_path, monkeypatch, capsys):
+    (tmp_path / "q").write_text("q1 0 d1 1\n")
+    (tmp_path / "r").write_text("q1 Q0 d1 1 1 t\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["trec_eval", "-R", "trec_results", "q", "r"]) == 1
+    assert "-T results format" in capsys.readouterr().err

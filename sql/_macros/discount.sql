@@ -2,9 +2,9 @@
   Discount of the gain at rank i, by the discount convention with log base b:
     log       gain / log_b(i + 1) at every rank (rank 1 undiscounted when b = 2; trec_eval)
     jarvelin  gain undiscounted up to rank b, then gain / log_b(i) (Jarvelin & Kekalainen 2002;
-              with b = 2 the seeds' "rel_1 + sum rel_i / log2 i")
+              with b = 2 the tutorials' "rel_1 + sum rel_i / log2 i")
   Base 2 uses LOG2; other bases LN(x) / LN(b).
-  Reference: Jarvelin & Kekalainen (2002); trec_eval 10 m_ndcg.c; seeds 000-004.
+  Reference: Jarvelin & Kekalainen (2002); trec_eval 10 m_ndcg.c.
 -#}
 {% import '_macros/dialect.sql' as dialect %}
 {% macro log_b(x, base) -%}

@@ -4,7 +4,7 @@
     exponential  2^label - 1 (Burges et al.; common in industry)
     a mapping    the gain of each label it names; other labels keep gain = label
   Labels <= 0, negative labels and unjudged documents gain 0 (a mapping may give label 0 a gain).
-  Reference: trec_eval 10 m_ndcg.c, gain_init.c (SEMANTICS.md sec. 6); seeds 000, 002, 004.
+  Reference: trec_eval 10 m_ndcg.c, gain_init.c (docs/trec_eval_semantics.md sec. 6).
 -#}
 {% macro gain(relevance, spec) %}
 {%- if spec.map -%}
