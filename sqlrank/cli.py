@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
+import stat
 import sys
 import tempfile
 from typing import Sequence
@@ -464,17 +466,25 @@ def write_output(text: str, path: str | None) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".sqlrank-", dir=directory)
+    try:
+        special = os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode)
+        if special:  # a device, FIFO or socket: write into it, never replace it with a file
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            return
+        fd, tmp = tempfile.mkstemp(prefix=".sqlrank-", dir=os.path.dirname(os.path.abspath(path)))
+    except OSError as exc:
+        raise OptionError(f"{path}: cannot write the output: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.chmod(tmp, _file_mode(path))  # mkstemp makes it private (0600); a results file is not
         os.replace(tmp, path)
-    except BaseException:
+    except OSError as exc:
+        raise OptionError(f"{path}: cannot write the output: {exc.strerror or exc}") from None
+    finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-        raise
 
 
 def _file_mode(path: str) -> int:
@@ -495,8 +505,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         parsed = build_parser().parse_args(argv)
         handler, args = parsed.handler, parsed
+    previous = signal.signal(signal.SIGTERM, _terminated)  # unwind, so that DuckDB removes its spill files
     try:
         return handler(args)
+    except _Terminated:
+        print("sqlrank: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    except RuntimeError as exc:  # Ctrl-C or SIGTERM inside DuckDB: it stops the query and says so
+        if "interrupted" not in str(exc).lower():
+            raise
+        terminated = _Terminated.received
+        print(f"sqlrank: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        return 128 + (signal.SIGTERM if terminated else signal.SIGINT)
     except SqlrankError as exc:
         print(f"sqlrank: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -506,6 +526,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("sqlrank: interrupted", file=sys.stderr)
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised where Python (or DuckDB's check for signals) next looks."""
+
+    received = False
+
+
+def _terminated(signum, frame) -> None:
+    _Terminated.received = True
+    raise _Terminated()
 
 
 if __name__ == "__main__":

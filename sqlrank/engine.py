@@ -1,6 +1,7 @@
 """Engine: run one evaluation in DuckDB and hand back a Result."""
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -155,8 +156,9 @@ def segments_sql(queries: Any, by: str | None, con: duckdb.DuckDBPyConnection, r
 def _check_slices(slices: Any) -> int:
     if slices is None:
         return 1
-    if isinstance(slices, bool) or not isinstance(slices, int) or not 1 <= slices <= 100_000:
-        raise OptionError(f"slices {slices!r} must be a whole number from 1 to 100000")
+    if isinstance(slices, bool) or not isinstance(slices, int) or not 1 <= slices <= MAX_SLICES:
+        raise OptionError(f"slices {slices!r} must be a whole number from 1 to {MAX_SLICES} (each slice is one "
+                          f"statement; 10 hold 500M run rows in 4 GB)")
     return slices
 
 
@@ -205,10 +207,26 @@ def execute(p: Plan, per_query: bool, con: duckdb.DuckDBPyConnection) -> Result:
         table = fetch(con.execute(p.sql)) if p.slices == 1 else _execute_slices(p, con)
     except duckdb.Error as exc:
         raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
+    _require_finite(table)
     if p.segments is not None:
         warnings += _check_segments(p, con)
     warnings += _check_data(p, con, one_sided)
     return shape(table, p, per_query, num_queries, warnings)
+
+
+def _require_finite(table: Rows) -> None:
+    """A value that is infinite or NaN comes from gains beyond a double (2^label - 1 for labels of
+    1,024 and more, or a gain map's sums): an error, never an empty or infinite number."""
+    at = table.columns.index("value")
+    for row in table.rows:
+        value = row[at]
+        if value is not None and not math.isfinite(value):
+            record = dict(zip(table.columns, row))
+            query = f" for query {record['query_id']!r}" if record.get("query_id") is not None else ""
+            raise InputError(
+                f"{record.get('measure')}{query} is {value}, not a number: its gains overflow a double "
+                f"(gain=exponential, 2^label - 1, is finite for labels up to 1023; a gain map's gains must sum to "
+                f"less than 1.8e308); use gain=linear, a smaller gain map, or smaller labels")
 
 
 def _check_data(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool) -> list[str]:
@@ -334,6 +352,7 @@ def _check_queries(p: Plan, fetch_one, qrels_sql: str, run_sql: str) -> tuple[li
     return warnings, both + (qrels_only if zero else 0)
 
 
+MAX_SLICES = 1000
 _SIZE = re.compile(r"\s*[0-9]+(\.[0-9]+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*", re.IGNORECASE)
 
 
@@ -355,8 +374,10 @@ def engine_config(memory_limit: str | None = None, temp_directory: str | os.Path
             raise OptionError(f"temp_directory {str(folder)!r} is a file; give a folder for spilled data")
         config["temp_directory"] = str(folder)
     if threads is not None:
-        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-            raise OptionError(f"threads {threads!r} must be a whole number of at least 1")
+        most = max(8, 4 * (os.cpu_count() or 1))
+        if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= most:
+            raise OptionError(f"threads {threads!r} must be a whole number from 1 to {most} (four per core of "
+                              f"this machine; more only add overhead)")
         config["threads"] = threads
     return config
 

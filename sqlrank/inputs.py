@@ -312,6 +312,12 @@ def _is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 
 def _file(path: str, kind: str, con: duckdb.DuckDBPyConnection, format: str | None,
           mapping: dict[str, str]) -> Source:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        raise InputError(f"{shown}: the file name is not valid UTF-8, and DuckDB opens UTF-8 paths only; rename the "
+                         f"file (or link it under a UTF-8 name) and try again") from None
     if any(ch in path for ch in "*?["):
         matches = sorted(globlib.glob(path, recursive=True))
         if not matches:

@@ -16,6 +16,7 @@ the parameter ``k``.
 """
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
@@ -128,7 +129,16 @@ def install(connection: duckdb.DuckDBPyConnection, measures: Any = None, schema:
 
 def install_file(path: str, measures: Any = None, schema: str = SCHEMA, **conventions: Any) -> list[str]:
     """Install into a DuckDB database file (made if absent, in DuckDB 1.0's storage format so that
-    any DuckDB shell from 1.0 on opens it)."""
+    any DuckDB shell from 1.0 on opens it). A file that is not a DuckDB database (CSV, Parquet, ...)
+    is refused: DuckDB would open it read-only and the macros would vanish with the connection."""
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a folder; give a DuckDB database file (made if absent)")
+    if os.path.exists(path):
+        with open(path, "rb") as handle:
+            head = handle.read(12)
+        if os.path.getsize(path) and head[8:12] != b"DUCK":
+            raise InputError(f"{path}: is not a DuckDB database file (a data file?); give a .duckdb file to store the "
+                             f"macros in (made if absent)")
     try:
         con = duckdb.connect(path, config={"storage_compatibility_version": "v1.0.0"})
     except duckdb.Error as exc:

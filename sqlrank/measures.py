@@ -306,7 +306,7 @@ def _format_value(value: Any) -> str:
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, float):
-        return repr(int(value)) + ".0" if value.is_integer() else repr(value)
+        return repr(int(value)) + ".0" if value.is_integer() and abs(value) < 1e16 else repr(value)
     if isinstance(value, tuple) and value and isinstance(value[0], tuple):
         return "{" + ",".join(f"{k}:{_format_value(v)}" for k, v in value) + "}"
     if isinstance(value, tuple):
@@ -424,11 +424,18 @@ def parse_trec_measure(name: str) -> list[Measure] | None:
 def _trec_cutoff(text: str, family: Family, name: str) -> int | float:
     if not _NUMBER_RE.match(text):
         raise MeasureError(f"bad cutoff {text!r} in {name!r}: cutoffs are numbers, as in {family.trec_cut_name}.10")
-    value = float(text)
+    value = _finite(text, name)
     if family.cutoff_kind == "rank":
         if value < 1:
             raise MeasureError(f"bad cutoff {text!r} in {name!r}: cutoffs are positive integers")
         return int(value)  # trec_eval truncates: ndcg_cut.23.4 is ndcg_cut_23
+    return value
+
+
+def _finite(text: str, name: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise MeasureError(f"{text!r} in {name!r} is too large for a number (it must be finite)")
     return value
 
 
@@ -444,9 +451,9 @@ def _trec_params(family: Family, params: str, name: str) -> tuple:
             if not sep or not _NUMBER_RE.match(value):
                 raise MeasureError(f"bad parameter {part!r} in {name!r}: write label=gain, as in ndcg.1=3,2=9")
             if key == "p" and family.name == "RBP":
-                p = float(value)
+                p = _finite(value, name)
             elif re.fullmatch(r"[+-]?[0-9]+", key):
-                gains[int(key)] = float(value)
+                gains[int(key)] = _finite(value, name)
             else:
                 raise MeasureError(f"bad parameter {part!r} in {name!r}: the label must be an integer")
         out = []
@@ -459,7 +466,7 @@ def _trec_params(family: Family, params: str, name: str) -> tuple:
     for part in parts:
         if not _NUMBER_RE.match(part):
             raise MeasureError(f"bad parameter {part!r} in {name!r}: expected numbers separated by commas")
-        numbers.append(float(part))
+        numbers.append(_finite(part, name))
     if family.name == "SetF":
         if len(numbers) != 1:
             raise MeasureError(f"set_F takes one parameter, beta, in {name!r}")

@@ -143,6 +143,15 @@ _JUDGED_FAMILIES = {"P", "R", "Success", "relative_P", "AP", "GMAP", "YAAP", "RR
 _NO_EXPECTED = {"Bpref", "GMBpref", "infAP", "IPrec", "IPrecAvg", "binG", "G", "nDCG_rel", "Rndcg", "YAAP"}
 
 
+def score_expression(trec_eval_version: int) -> str:
+    """The score as ranked: trec_eval 9 (and pytrec_eval) compare 32-bit floats, and C's (float) cast
+    turns a double at or beyond FLT_MAX + half an ulp into infinity where SQL's CAST fails."""
+    if trec_eval_version != 9:
+        return "score"
+    return ("CASE WHEN score >= 3.4028235677973366e38 THEN CAST('inf' AS FLOAT) "
+            "WHEN score <= -3.4028235677973366e38 THEN CAST('-inf' AS FLOAT) ELSE CAST(score AS FLOAT) END")
+
+
 def _order(tie_break: str, score: str) -> str:
     return {
         "trec_eval": f"{score} DESC NULLS LAST, doc_id DESC",
@@ -156,7 +165,7 @@ class _Plan:
     """Python decides: which rankings, gains, discounts and ideal rankings the measures need."""
 
     def __init__(self, conventions):
-        self.score = "CAST(score AS FLOAT)" if conventions.trec_eval_version == 9 else "score"
+        self.score = score_expression(conventions.trec_eval_version)
         self.rankings: dict = {}
         self.gains: dict = {}
         self.discounts: dict = {}

@@ -21,7 +21,7 @@ from .engine import add_engine_arguments, engine_arguments, resolve_measures, se
 from .errors import InputError, MeasureError, SqlrankError, duckdb_reason
 from .inputs import GROUP_SEPARATOR, Source, load, report_duplicates
 from .measures import Measure, parse_measure
-from .templates import call_macro, quote_ident, render_evaluation, render_template
+from .templates import call_macro, quote_ident, render_evaluation, render_template, score_expression
 
 # trec_eval's measures in the order it computes and prints them (measures.c, version 10).
 # kind: "cut" (a list of cutoffs, one line each), "params" (one line, free parameters), "plain".
@@ -289,7 +289,7 @@ def _evaluate_prefs(options: Options, lines: list[Line], measures: list[Measure]
     resolved = resolve_conventions(**conventions)
     sql = render_template("prefs.sql", prefs_sql=prefs_sql, run_sql=run_source.sql(),
                           missing_queries=resolved.missing_queries, depth=resolved.depth,
-                          score_order="CAST(score AS FLOAT)" if resolved.trec_eval_version == 9 else "score",
+                          score_order=score_expression(resolved.trec_eval_version),
                           measure_names=PREFS_MEASURES)
     runid = _runid(run_source, con) if "runid" in options.measures else None
     try:
@@ -399,7 +399,7 @@ def _require_all_qrels_queries(qrels: Source, run: Source, con) -> None:
 
 def _require_no_duplicates_within(run: Source, depth: int, conventions, con) -> None:
     """Duplicates among the top `depth` documents of a query (in trec_eval's order) stop it."""
-    score = "CAST(score AS FLOAT)" if conventions.trec_eval_version == 9 else "score"
+    score = score_expression(conventions.trec_eval_version)
     top = (f"SELECT query_id, doc_id FROM (SELECT query_id, doc_id, ROW_NUMBER() OVER (PARTITION BY query_id "
            f"ORDER BY {score} DESC NULLS LAST, doc_id DESC) AS rank FROM ({run.sql()}) AS run) AS ranked "
            f"WHERE rank <= {int(depth)}")

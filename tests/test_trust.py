@@ -1,0 +1,132 @@
+"""Inputs that once gave a traceback, a damaged file, runaway resources or a silent wrong number:
+each now gives the right number or a one-line error that says what to do."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import duckdb
+import pytest
+
+import sqlrank
+from sqlrank.cli import main
+
+QRELS = "q1 0 d1 1\nq1 0 d3 1\n"
+RUN = "q1 Q0 d1 1 1 t\nq1 Q0 d2 2 0.5 t\n"
+
+
+def run_cli(tmp_path, monkeypatch, capsys, args, files=None):
+    for name, content in (files or {"qrels": QRELS, "run": RUN}).items():
+        (tmp_path / name).write_bytes(content if isinstance(content, bytes) else content.encode())
+    monkeypatch.chdir(tmp_path)
+    status = main(args)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return status, out, err
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["eval", "qrels", "run", "-m", "P.1e400"], "too large for a number"),
+    (["trec_eval", "-m", "P.1e400", "qrels", "run"], "too large for a number"),
+    (["trec_eval", "-m", "ndcg.1=1e400", "qrels", "run"], "too large for a number"),
+    (["eval", "qrels", "run", "-m", "AP", "--threads", "100000"], "threads 100000 must be a whole number from 1 to"),
+    (["eval", "qrels", "run", "-m", "AP", "--slices", "100000000"], "slices 100000000 must be a whole number from 1 to"),
+    (["eval", "qrels", "run", "-m", "AP", "-o", "no-such-folder/out.txt"], "no-such-folder/out.txt: cannot write"),
+])
+def test_bad_numbers_and_bounds_are_one_line_errors(tmp_path, monkeypatch, capsys, args, fragment):
+    status, out, err = run_cli(tmp_path, monkeypatch, capsys, args)
+    assert status == 1 and out == "" and err.count("\n") == 1 and fragment in err, err
+
+
+@pytest.mark.parametrize("command", [["eval", "qrels", "RUN", "-m", "AP"], ["check", "qrels", "RUN"],
+                                     ["sql", "qrels", "RUN", "-m", "AP"], ["trec_eval", "qrels", "RUN"]])
+def test_a_file_name_that_is_not_utf8_is_named_not_a_crash(tmp_path, monkeypatch, capsys, command):
+    name = os.fsdecode(b"r\xe9.txt")
+    (tmp_path / name).write_text(RUN)
+    args = [name if a == "RUN" else a for a in command]
+    status, out, err = run_cli(tmp_path, monkeypatch, capsys, args)
+    assert status == 1 and "not valid UTF-8" in err and "rename" in err
+
+
+def test_output_into_a_device_or_fifo_writes_into_it(tmp_path, monkeypatch, capsys):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(open(fifo).read()))
+    reader.start()
+    status, _, _ = run_cli(tmp_path, monkeypatch, capsys, ["eval", "qrels", "run", "-m", "AP", "-f", "csv", "-o", "fifo"])
+    reader.join(10)
+    assert status == 0 and received == ["measure,value\nAP,0.5\n"]
+    assert fifo.is_fifo()  # still a FIFO, not replaced by a regular file
+    status, _, _ = run_cli(tmp_path, monkeypatch, capsys, ["eval", "qrels", "run", "-m", "AP", "-o", os.devnull])
+    assert status == 0 and not os.path.isfile(os.devnull)
+
+
+@pytest.mark.parametrize("name, content", [("data.csv", "a,b\n1,2\n"), ("data.parquet", None)])
+def test_install_refuses_a_data_file(tmp_path, monkeypatch, capsys, name, content):
+    if content is None:
+        duckdb.sql(f"COPY (SELECT 1 AS a) TO '{tmp_path / name}' (FORMAT parquet)")
+    before = (tmp_path / name).read_bytes() if content is None else content.encode()
+    status, _, err = run_cli(tmp_path, monkeypatch, capsys, ["install", name], {name: before})
+    assert status == 1 and "is not a DuckDB database file" in err
+    assert (tmp_path / name).read_bytes() == before
+
+
+def test_float32_scores_overflow_to_infinity_as_in_c(tmp_path):
+    # pytrec_eval compares (float) scores: 1e308 and 1e39 both become +inf and tie, broken by doc id
+    # (expected 0.5833 = (1/2 + 2/3) / 2, what pytrec_eval-terrier gives for these dicts).
+    (tmp_path / "q").write_text(QRELS)
+    (tmp_path / "r").write_text("q1 Q0 d1 1 1e308 t\nq1 Q0 d2 2 1e39 t\nq1 Q0 d3 3 1 t\n")
+    got = sqlrank.evaluate(tmp_path / "q", tmp_path / "r", "AP", preset="pytrec_eval")
+    assert got.value.iloc[0] == pytest.approx((1 / 2 + 2 / 3) / 2, abs=1e-12)
+
+
+@pytest.mark.parametrize("qrels, measure", [
+    ("q1 0 d1 1024\nq1 0 d2 3\n", "nDCG(gain=exponential)@10"),
+    ("q1 0 d1 1\nq1 0 d2 2\n", "nDCG(gain={1: 1.7e308, 2: 1.7e308})"),
+])
+def test_gains_beyond_a_double_are_an_error_not_an_empty_value(tmp_path, qrels, measure):
+    (tmp_path / "q").write_text(qrels)
+    (tmp_path / "r").write_text("q1 Q0 d1 1 2 t\nq1 Q0 d2 2 1 t\n")
+    with pytest.raises(sqlrank.SqlrankError, match="gains overflow a double"):
+        sqlrank.evaluate(tmp_path / "q", tmp_path / "r", measure)
+
+
+def test_exponential_gain_of_label_1023_is_exact(tmp_path):
+    (tmp_path / "q").write_text("q1 0 d1 1023\nq1 0 d2 3\n")
+    (tmp_path / "r").write_text("q1 Q0 d2 1 2 t\nq1 Q0 d1 2 1 t\n")
+    got = sqlrank.evaluate(tmp_path / "q", tmp_path / "r", "nDCG(gain=exponential)")
+    dcg, ideal = 7 + (2.0 ** 1023 - 1) / 1.584962500721156, (2.0 ** 1023 - 1) + 7 / 1.584962500721156
+    assert got.value.iloc[0] == pytest.approx(dcg / ideal, rel=1e-12)
+
+
+@pytest.fixture(scope="module")
+def large_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("large")
+    duckdb.sql(f"COPY (SELECT 'q' || (i % 5000) AS query_id, 'd' || i AS doc_id, hash(i) % 1000 / 7.0 AS score "
+               f"FROM range(4000000) t(i)) TO '{folder / 'run.parquet'}' (FORMAT parquet)")
+    duckdb.sql(f"COPY (SELECT 'q' || (i % 5000) AS query_id, 'd' || i AS doc_id, (i % 3)::INTEGER AS relevance "
+               f"FROM range(0, 4000000, 9) t(i)) TO '{folder / 'qrels.parquet'}' (FORMAT parquet)")
+    return folder
+
+
+@pytest.mark.parametrize("sig, status, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_during_a_query_stops_cleanly_and_removes_spill_files(large_run, tmp_path, sig, status, word):
+    spill = tmp_path / "spill"
+    proc = subprocess.Popen([sys.executable, "-m", "sqlrank", "eval", str(large_run / "qrels.parquet"),
+                             str(large_run / "run.parquet"), "-m", "AP nDCG@10 IPrec@0.5", "--threads", "1",
+                             "--memory-limit", "40MB", "--temp-directory", str(spill)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 60
+    while time.time() < deadline and proc.poll() is None and not any(spill.rglob("*")):
+        time.sleep(0.05)
+    if proc.poll() is not None:
+        pytest.fail(f"the evaluation ended before it spilled: {proc.communicate()[1].decode()[-300:]}")
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == status and err.decode() == f"sqlrank: {word}\n"
+    assert not [p for p in spill.rglob("*") if p.is_file()]
