@@ -1,10 +1,10 @@
-"""What each tool does with bad input: sqlrank, pytrec_eval-terrier and ranx, measured here on
-the same small TREC files (one case per row), each tool in a child process so that a crash is
-seen as a crash. trec_eval itself cannot be built on this machine (its build fetches its source
-from GitHub); its column quotes ../shared/conformance/trec_eval/SEMANTICS.md, whose entries were
-verified against trec_eval 10.
+"""What each tool does with bad input: sqlrank, the real trec_eval 10, pytrec_eval-terrier and ranx,
+measured here on the same small TREC files (one case per row), each tool in a child process so
+that a crash is seen as a crash. trec_eval is the binary SQLRANK_TREC_EVAL names, or built from
+the source tarball SQLRANK_TREC_EVAL_SOURCE names (as the oracle tests do); without either its
+column says so.
 
-    python bench/bad_inputs.py            # prints the Markdown table of the README
+    SQLRANK_TREC_EVAL_SOURCE=trec_eval-10.0.tar.gz python bench/bad_inputs.py   # the README's table
 """
 from __future__ import annotations
 
@@ -14,24 +14,27 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+from pathlib import Path
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\nq2 0 d1 1\nq2 0 d4 0\n"
 RUN = "q1 Q0 d1 1 3.0 t\nq1 Q0 d2 2 2.0 t\nq1 Q0 d3 3 1.0 t\nq2 Q0 d4 1 2.0 t\nq2 Q0 d1 2 1.0 t\n"
 
-# (case, qrels text, run text, what trec_eval 10 does according to SEMANTICS.md)
+# (case, qrels text, run text): bytes where the case needs bytes that are not UTF-8
 CASES = [
-    ("duplicate document in the run", QRELS, RUN + "q1 Q0 d1 4 0.5 t\n", "fatal `duplicate docs`, exit 4 (E4)"),
-    ("the same document judged twice, with different labels", QRELS + "q1 0 d1 0\n", RUN,
-     "fatal, exit 4 (E4c)"),
-    ("query id `01` in the run, `1` in the qrels", QRELS.replace("q1", "1"), RUN.replace("q1", "01"),
-     "ids are strings, so `1` has no results: exit 4 without -c (§2, E6)"),
-    ("score `nan`", QRELS, RUN.replace("2.0 t", "nan t", 1), "not in SEMANTICS.md"),
-    ("label `R` (not a number)", QRELS.replace("d3 2", "d3 R"), RUN, "`rel` is read with `atol` (§1.1): `R` is 0"),
-    ("run line with 5 fields", QRELS, RUN + "q2 Q0 d9 3 0.5\n", "not in SEMANTICS.md"),
-    ("empty run file", QRELS, "", "every judged query is missing: exit 4 without -c (§2)"),
-    ("judged query missing from the run", QRELS + "q3 0 d1 1\n", RUN, "exit 4 without -c; -c scores it 0 (§2, E6)"),
-    ("negative labels", QRELS.replace("d2 0", "d2 -1"), RUN,
-     "neither relevant nor judged non-relevant (E3)"),
+    ("duplicate document in the run", QRELS, RUN + "q1 Q0 d1 4 0.5 t\n"),
+    ("the same document judged twice, with different labels", QRELS + "q1 0 d1 0\n", RUN),
+    ("query id `01` in the run, `1` in the qrels", QRELS.replace("q1", "1"), RUN.replace("q1", "01")),
+    ("score `nan`", QRELS, RUN.replace("2.0 t", "nan t", 1)),
+    ("label `R` (not a number)", QRELS.replace("d3 2", "d3 R"), RUN),
+    ("run line with 5 fields", QRELS, RUN + "q2 Q0 d9 3 0.5\n"),
+    ("empty run file", QRELS, ""),
+    ("judged query missing from the run", QRELS + "q3 0 d1 1\n", RUN),
+    ("negative labels", QRELS.replace("d2 0", "d2 -1"), RUN),
+    ("a query whose judgments are all negative", QRELS.replace("q2 0 d1 1", "q2 0 d1 -1").replace("d4 0", "d4 -2"), RUN),
+    ("score `1e308` next to `1e39`", QRELS, RUN.replace("3.0 t", "1e308 t", 1).replace("2.0 t", "1e39 t", 1)),
+    ("a Latin-1 byte in a document id", QRELS, RUN.encode() + b"q2 Q0 d\xe9 3 0.5 t\n"),
+    ("a lone carriage return inside a run line", QRELS, RUN + "q2 Q0 d9 3\r0.5 t\n"),
+    ("label `1.7` (not an integer)", QRELS.replace("d3 2", "d3 1.7"), RUN),
 ]
 
 SQLRANK = "import sys, sqlrank.cli; sys.exit(sqlrank.cli.main(sys.argv[1:]))"
@@ -79,6 +82,20 @@ def _sqlrank(qrels: str, run: str) -> str:
     return text + (f" + warning: `{_short(warned[0])}`{more}" if warned else "")
 
 
+def _trec_eval(binary, qrels: str, run: str) -> str:
+    if binary is None:
+        return "not run (no trec_eval configured)"
+    done = subprocess.run([str(binary), "-m", "P.5", "-m", "ndcg_cut.10", "-m", "map", qrels, run],
+                          capture_output=True, timeout=300)
+    if done.returncode < 0:
+        return f"crashes (signal {-done.returncode})"
+    err = [line for line in done.stderr.decode(errors="replace").strip().splitlines() if line.strip()]
+    if done.returncode != 0:
+        return f"exit {done.returncode}: `{_short(err[-1] if err else '')}`"
+    values = {line.split()[0]: line.split()[2] for line in done.stdout.decode(errors="replace").splitlines()}
+    return "numbers: " + ", ".join(values.get(m, "-") for m in ("P_5", "ndcg_cut_10", "map"))
+
+
 def _short(text: str, width: int = 110) -> str:
     text = text.replace("|", "/").replace("`", "'")
     text = text.replace(tempfile.gettempdir(), "").replace("//", "/")
@@ -86,17 +103,22 @@ def _short(text: str, width: int = 110) -> str:
 
 
 def main() -> int:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
+    from oracle import find_trec_eval  # builds trec_eval 10 from its source, as the oracle tests do
+
     folder = tempfile.mkdtemp(prefix="bad-")
-    print("| bad input | sqlrank | trec_eval 10 (from SEMANTICS.md, not run here) | pytrec_eval-terrier 0.5.11 "
+    binary, why = find_trec_eval(Path(tempfile.mkdtemp(prefix="trec_eval-")))
+    if binary is None:
+        print(f"(trec_eval not run: {why})", file=sys.stderr)
+    print("| bad input | sqlrank | trec_eval 10.0 (built from its source) | pytrec_eval-terrier 0.5.11 "
           "(its parse_qrel/parse_run) | ranx 0.3.21 (from_file) |")
     print("|---|---|---|---|---|")
-    for name, qrels_text, run_text, trec_eval in CASES:
+    for name, qrels_text, run_text in CASES:
         qrels, run = os.path.join(folder, "qrels.txt"), os.path.join(folder, "run.txt")
-        with open(qrels, "w") as handle:
-            handle.write(qrels_text)
-        with open(run, "w") as handle:
-            handle.write(run_text)
-        cells = [_sqlrank(qrels, run), trec_eval, _run(PYTREC, qrels, run), _run(RANX, qrels, run)]
+        for path, text in ((qrels, qrels_text), (run, run_text)):
+            with open(path, "wb") as handle:
+                handle.write(text if isinstance(text, bytes) else text.encode())
+        cells = [_sqlrank(qrels, run), _trec_eval(binary, qrels, run), _run(PYTREC, qrels, run), _run(RANX, qrels, run)]
         print(f"| {name} | " + " | ".join(cells) + " |")
     print("\nValues are P@5, nDCG@10, AP (means); the same files for every tool.")
     return 0

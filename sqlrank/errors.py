@@ -1,4 +1,5 @@
 """Errors that reach users. Each message says what is wrong, where, and what to do."""
+import re
 
 
 class SqlrankError(Exception):
@@ -25,6 +26,10 @@ def duckdb_reason(exc: BaseException) -> str:
     """DuckDB's first line, with what to do when the machine, not the input, is the limit."""
     text = str(exc).strip()
     reason = text.splitlines()[0] if text else type(exc).__name__
+    line = re.search(r"CSV Error on Line: (\d+)", text)
+    if "Invalid unicode" in text and line:
+        return (f"line {line.group(1)} is not UTF-8 text (a Latin-1 or other byte?); sqlrank reads UTF-8: convert the "
+                f"file, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8")
     if "failed to offload" in text or "max_temp_directory_size" in text or "No space left on device" in text:
         reason += ("; the spill space is full (the disk, or DuckDB's max_temp_directory_size): free space, point "
                    "--temp-directory (temp_directory=) at a larger disk, or use --slices N so that each step "

@@ -72,7 +72,7 @@ class Source:
     def source_sql(self, mode: str = "typed") -> str:
         """The input as SQL that reads the file (or table) itself: what users can run elsewhere,
         in the dialect being rendered (templates.dialect)."""
-        path = spark_path(self.path) if current_dialect() == "spark" and self.path else self.path
+        path = (spark_path if current_dialect() == "spark" else duckdb_path)(self.path) if self.path else self.path
         if self.format == "trec":
             return call_macro("_macros/inputs.sql", "trec", path, self.kind, mode, self.groups,
                               self.split).strip()
@@ -170,6 +170,14 @@ def detect_format(path: str) -> str:
     return "trec"
 
 
+def duckdb_path(path: str) -> str:
+    """A path for DuckDB's readers, which expand globs: a file that exists as written has its glob
+    characters put in brackets (run[1].txt is that file, not run1.txt); a pattern is left a pattern."""
+    if not os.path.exists(path):
+        return path
+    return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in path)
+
+
 def spark_path(path: str) -> str:
     """A path for Spark's file sources, which always expand Hadoop globs: a file that exists as
     written has its glob characters escaped; a pattern (no such file) is left a pattern."""
@@ -222,23 +230,22 @@ def _read_once(source: Source, con: duckdb.DuckDBPyConnection, registry: Registr
         raise InputError(f"{source.label}: cannot read the {source.kind}: {duckdb_reason(exc)}") from None
 
 
-def _guess_split(path: str, kind: str, sample: int = 200) -> str:
-    """Look at the first lines: single tabs or single spaces throughout, or anything else."""
+def _guess_split(path: str, kind: str, sample: int = 200, budget: int = 1 << 20) -> str:
+    """Look at the first lines (at most `budget` bytes, however long or blank the lines): single
+    tabs or single spaces throughout, or anything else."""
     import gzip
 
     want = 4 if kind == "qrels" else 6
     opener = gzip.open if path.lower().endswith(".gz") else open
-    lines = []
     try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                line = line.rstrip("\r\n")
-                if line and not line.startswith("#"):
-                    lines.append(line)
-                if len(lines) >= sample:
-                    break
+        with opener(path, "rb") as handle:
+            head = handle.read(budget)
     except (OSError, EOFError):
         return "regex"  # let DuckDB report what is wrong
+    text = head.decode("utf-8", errors="replace").split("\n")
+    if len(head) == budget:
+        text = text[:-1]  # the last line may be cut
+    lines = [line.rstrip("\r") for line in text if line.rstrip("\r") and not line.startswith("#")][:sample]
     for split, char in (("tab", "\t"), ("space", " ")):
         others = set(" \t\v\f") - {char}
         fields = [line.split(char) for line in lines]
@@ -318,7 +325,8 @@ def _file(path: str, kind: str, con: duckdb.DuckDBPyConnection, format: str | No
         shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         raise InputError(f"{shown}: the file name is not valid UTF-8, and DuckDB opens UTF-8 paths only; rename the "
                          f"file (or link it under a UTF-8 name) and try again") from None
-    if any(ch in path for ch in "*?["):
+    pattern = any(ch in path for ch in "*?[") and not os.path.exists(path)  # a file's name is never a pattern
+    if pattern:
         matches = sorted(globlib.glob(path, recursive=True))
         if not matches:
             raise InputError(f"{path}: no file matches this pattern")
@@ -332,13 +340,35 @@ def _file(path: str, kind: str, con: duckdb.DuckDBPyConnection, format: str | No
             raise InputError(f"{path}: the {kind} file is empty")
         probe = path
     fmt = format or detect_format(probe)
-    absolute = os.path.abspath(path) if not any(ch in path for ch in "*?[") else path
+    absolute = path if pattern else os.path.abspath(path)
+    if fmt in ("csv", "tsv"):
+        _require_distinct_header(probe, fmt)
     if fmt == "trec":
         if mapping != {c: c for c in mapping}:
             raise InputError(f"{path}: TREC {kind} files have fixed columns ({TREC_LAYOUT[kind]}); "
                              f"column mappings apply to CSV, TSV, Parquet and tables")
         return Source(kind, path, "trec", path=absolute)
-    return _tabular(Source(kind, path, fmt, reader=_file_reader(absolute, fmt), path=absolute), con, mapping)
+    return _tabular(Source(kind, path, fmt, reader=_file_reader(duckdb_path(absolute), fmt), path=absolute), con,
+                    mapping)
+
+
+def _require_distinct_header(path: str, fmt: str) -> None:
+    """DuckDB renames a repeated header name (score, score_1): which one was meant is unknown."""
+    import csv
+    import gzip
+
+    opener = gzip.open if path.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as handle:
+            header = next(csv.reader(handle, delimiter="\t" if fmt == "tsv" else ","), [])
+    except (OSError, EOFError, csv.Error):
+        return  # DuckDB reports what is wrong with the file
+    seen: dict[str, int] = {}
+    for number, name in enumerate(header, 1):
+        if name in seen:
+            raise InputError(f"{path}:1: the header names column {name!r} twice (columns {seen[name]} and {number}); "
+                             f"rename one of them so that sqlrank reads the one you mean")
+        seen[name] = number
 
 
 def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, str]) -> Source:
@@ -454,8 +484,10 @@ def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
     vname = col(value, value)
     if kind == "run":
         if source.value_type in _TEXT_TYPES:
-            checks["bad_score"] = (f"TRY_CAST(score AS DOUBLE) IS NULL", lambda r: (
-                f"score {r['score']!r} (column {vname!r}) is not a number"))
+            checks["bad_score"] = ("TRY_CAST(score AS DOUBLE) IS NULL", lambda r: (
+                f"score {r['score']!r} (column {vname!r}) is not a number" if r["score"] not in (None, "") else
+                f"empty score (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; every "
+                f"row needs a score: fill it in or drop the row"))
             checks["nan_score"] = ("isnan(TRY_CAST(score AS DOUBLE))", lambda r: (
                 f"score is NaN (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; "
                 f"NaN cannot be ranked: replace it with a number"))
@@ -533,7 +565,7 @@ def load_table(obj: Any, what: str, con: duckdb.DuckDBPyConnection, registry: Re
         if fmt == "trec":
             raise InputError(f"{path}: a {what} is read from CSV, TSV (with a header) or Parquet; "
                              f"name the file .csv, .tsv or .parquet")
-        reader = _file_reader(os.path.abspath(path) if os.path.exists(path) else path, fmt)
+        reader = _file_reader(duckdb_path(os.path.abspath(path)) if os.path.exists(path) else path, fmt)
     try:
         types = {row[0]: row[1] for row in con.execute(f"DESCRIBE SELECT * FROM {reader}").fetchall()}
     except duckdb.Error as exc:

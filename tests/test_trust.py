@@ -130,3 +130,43 @@ def test_a_signal_during_a_query_stops_cleanly_and_removes_spill_files(large_run
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == status and err.decode() == f"sqlrank: {word}\n"
     assert not [p for p in spill.rglob("*") if p.is_file()]
+
+
+def test_a_path_that_exists_is_that_file_whatever_its_characters(tmp_path):
+    (tmp_path / "q").write_text(QRELS)
+    (tmp_path / "run[1].txt").write_text("q1 Q0 d1 1 1 t\nq1 Q0 d3 2 0.5 t\n")
+    (tmp_path / "run1.txt").write_text("q1 Q0 d2 1 1 t\n")  # what the pattern run[1].txt would match
+    (tmp_path / "what?.csv").write_text("query_id,doc_id,score\nq1,d1,1\nq1,d3,0.5\n")
+    (tmp_path / "whatX.csv").write_text("query_id,doc_id,score\nq1,d2,1\n")
+    for name in ("run[1].txt", "what?.csv"):
+        got = sqlrank.evaluate(tmp_path / "q", tmp_path / name, "AP")
+        assert got.value.iloc[0] == 1.0, name
+    (tmp_path / "what?.csv").unlink()  # now a pattern: it matches whatX.csv
+    assert sqlrank.evaluate(tmp_path / "q", str(tmp_path / "what?.csv"), "AP").value.iloc[0] == 0.0
+
+
+@pytest.mark.parametrize("files, fragments", [
+    ({"run.csv": "query_id,doc_id,score,score\nq1,d1,1,2\n"}, ["run.csv:1:", "'score' twice", "columns 3 and 4"]),
+    ({"run.csv": "query_id,doc_id,score\nq1,d1,\n"}, ["run.csv:2:", "empty score", "'d1'"]),
+    ({"run.csv": b"query_id,doc_id,score\nq1,d1,1\nq1,d\xe92,1\n"}, ["run.csv:", "line 3 is not UTF-8", "iconv"]),
+    ({"run.csv": b"q1 Q0 d\xe91 1 1 t\n"}, ["line 1 is not UTF-8"]),
+])
+def test_unclear_input_errors_say_where_and_what_to_do(tmp_path, monkeypatch, capsys, files, fragments):
+    status, _, err = run_cli(tmp_path, monkeypatch, capsys, ["eval", "qrels", "run.csv", "-m", "AP"],
+                             {"qrels": QRELS, **files})
+    assert status == 1 and err.count("\n") == 1
+    for fragment in fragments:
+        assert fragment in err, err
+
+
+def test_the_format_sniffing_reads_a_bounded_head_of_the_file(tmp_path):
+    import gzip
+
+    from sqlrank import inputs
+    with gzip.open(tmp_path / "blank.gz", "wb") as f:
+        f.write(b"\n" * 50_000_000 + b"q1 Q0 d1 1 1 t\n")
+    start = time.perf_counter()
+    assert inputs._guess_split(str(tmp_path / "blank.gz"), "run") == "regex"
+    assert time.perf_counter() - start < 1.0  # reads one MiB, not 50 million blank lines
+    (tmp_path / "long").write_bytes(b"q1 Q0 " + b"d" * (8 << 20) + b" 1 1 t\n")
+    assert inputs._guess_split(str(tmp_path / "long"), "run") == "regex"  # a cut line is not looked at
