@@ -282,7 +282,9 @@ def read_case_files(qrels: str, run: str) -> tuple[dict, dict]:
 
 def _small_lowest_class(case: Case) -> bool:
     """A judgment group of one subgroup with N > R non-relevant documents (level <= 0) whose lowest
-    level holds fewer than R: trec_eval's prefs_avgjg_Rnonrel takes R documents from that class."""
+    level holds fewer than R: trec_eval's prefs_avgjg_Rnonrel takes R documents from that class;
+    prefs_avgjg_Rnonrel_ret does the same with retrieved counts wherever the non-relevant documents
+    are split over several levels (negative labels)."""
     groups: dict = {}
     for qid, jg, jsg, doc, label in case.judgments:
         groups.setdefault((qid, jg), []).append((jsg, label))
@@ -292,5 +294,7 @@ def _small_lowest_class(case: Case) -> bool:
         labels = [label for _, label in entries]
         relevant = sum(1 for label in labels if label > 0)
         if len(labels) - relevant > relevant and labels.count(min(labels)) < relevant:
+            return True
+        if len({label for label in labels if label <= 0}) > 1:  # the _ret variant counts retrieved ones
             return True
     return False
