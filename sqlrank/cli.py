@@ -467,21 +467,23 @@ def write_output(text: str, path: str | None) -> None:
         sys.stdout.flush()
         return
     try:
-        special = os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode)
-        if special:  # a device, FIFO or socket: write into it, never replace it with a file
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            return
-        fd, tmp = tempfile.mkstemp(prefix=".sqlrank-", dir=os.path.dirname(os.path.abspath(path)))
+        if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
+            with open(path, "w", encoding="utf-8") as handle:  # a device, FIFO or socket: write into it,
+                handle.write(text)                             # never replace it with a file
+        else:
+            _replace(path, text)
     except OSError as exc:
         raise OptionError(f"{path}: cannot write the output: {exc.strerror or exc}") from None
+
+
+def _replace(path: str, text: str) -> None:
+    """Write a temporary file beside PATH and rename it over PATH once complete."""
+    fd, tmp = tempfile.mkstemp(prefix=".sqlrank-", dir=os.path.dirname(os.path.abspath(path)))
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.chmod(tmp, _file_mode(path))  # mkstemp makes it private (0600); a results file is not
         os.replace(tmp, path)
-    except OSError as exc:
-        raise OptionError(f"{path}: cannot write the output: {exc.strerror or exc}") from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

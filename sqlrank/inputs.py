@@ -172,8 +172,9 @@ def detect_format(path: str) -> str:
 
 def duckdb_path(path: str) -> str:
     """A path for DuckDB's readers, which expand globs: a file that exists as written has its glob
-    characters put in brackets (run[1].txt is that file, not run1.txt); a pattern is left a pattern."""
-    if not os.path.exists(path) or globlib.glob(path) == [path]:  # the pattern reads this one file anyway
+    characters put in brackets (run[1].txt is that file, not run1.txt); a pattern is left a pattern.
+    DuckDB expands no glob in a path holding a backslash, so such a path is left as it is."""
+    if "\\" in path or not os.path.exists(path):
         return path
     return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in path)
 

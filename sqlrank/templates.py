@@ -152,7 +152,8 @@ def score_expression(trec_eval_version: int) -> str:
             "WHEN score <= -3.4028235677973366e38 THEN CAST('-inf' AS FLOAT) ELSE CAST(score AS FLOAT) END")
 
 
-def _order(tie_break: str, score: str) -> str:
+def ranking_order(tie_break: str, score: str) -> str:
+    """The ORDER BY of a ranking under a tie-break convention."""
     return {
         "trec_eval": f"{score} DESC NULLS LAST, doc_id DESC",
         "expected": f"{score} DESC NULLS LAST, doc_id DESC",
@@ -176,7 +177,7 @@ class _Plan:
         if key not in self.rankings:
             sfx = "" if not self.rankings else f"_r{len(self.rankings)}"
             self.rankings[key] = {
-                "sfx": sfx, "order": _order(tie_break, self.score), "tie_key": self.score,
+                "sfx": sfx, "order": ranking_order(tie_break, self.score), "tie_key": self.score,
                 "expected": tie_break == "expected", "input_rank": tie_break == "input_rank",
                 "judged_only": judged_only, "depth": depth, "judged": [], "ranked": [], "outer": [],
                 "running": False, "ties": False, "retrieved": [], "join_judgments": False, "ctes": [],

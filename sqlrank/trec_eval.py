@@ -21,7 +21,7 @@ from .engine import add_engine_arguments, engine_arguments, resolve_measures, se
 from .errors import InputError, MeasureError, SqlrankError, duckdb_reason
 from .inputs import GROUP_SEPARATOR, Source, load, report_duplicates
 from .measures import Measure, parse_measure
-from .templates import call_macro, quote_ident, render_evaluation, render_template, score_expression
+from .templates import call_macro, quote_ident, ranking_order, render_evaluation, render_template, score_expression
 
 # trec_eval's measures in the order it computes and prints them (measures.c, version 10).
 # kind: "cut" (a list of cutoffs, one line each), "params" (one line, free parameters), "plain".
@@ -399,10 +399,9 @@ def _require_all_qrels_queries(qrels: Source, run: Source, con) -> None:
 
 def _require_no_duplicates_within(run: Source, depth: int, conventions, con) -> None:
     """Duplicates among the top `depth` documents of a query (in trec_eval's order) stop it."""
-    score = score_expression(conventions.trec_eval_version)
+    order = ranking_order("trec_eval", score_expression(conventions.trec_eval_version))
     top = (f"SELECT query_id, doc_id FROM (SELECT query_id, doc_id, ROW_NUMBER() OVER (PARTITION BY query_id "
-           f"ORDER BY {score} DESC NULLS LAST, doc_id DESC) AS rank FROM ({run.sql()}) AS run) AS ranked "
-           f"WHERE rank <= {int(depth)}")
+           f"ORDER BY {order}) AS rank FROM ({run.sql()}) AS run) AS ranked WHERE rank <= {int(depth)}")
     report_duplicates(run, con, top)
 
 

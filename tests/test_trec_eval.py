@@ -84,6 +84,10 @@ def test_run_from_standard_input():
     ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-m", "nDCG@10"], ["not a trec_eval measure"]),
     ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-m", "map.5"], ["takes no parameters"]),
     ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-R", "qrels_jgg"], ["unknown -R format"]),
+    ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-R", "trec_results"], ["-T results format"]),
+    # -M cuts before the duplicate check, but a duplicate within the top M still stops it
+    ({"q": "q1 0 d1 1\n", "r": "q1 Q0 d1 1 3 t\nq1 Q0 d1 2 2 t\nq1 Q0 d2 3 1 t\n"}, ["-M", "2"],
+     ["'d1' is ranked 2 times"]),
     ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-R", "prefs", "-m", "map"], ["only the prefs_* measures"]),
     ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-m", "prefs_simp"], ["add -R prefs"]),
     ({"q": "1 0 0 a x\n", "r": "1 Q0 a 1 1 t\n"}, ["-R", "prefs", "-m", "all_prefs"], ["q:1:", "not a number"]),
@@ -132,19 +136,3 @@ def test_what_trec_eval_prints(tmp_path, monkeypatch, capsys, files, args, expec
     monkeypatch.chdir(tmp_path)
     assert main(["trec_eval", *args, "q", "r"]) == 0
     assert capsys.readouterr().out == expected
-
-
-def test_duplicates_within_the_depth_still_stop_it(tmp_path, monkeypatch, capsys):
-    (tmp_path / "q").write_text("q1 0 d1 1\n")
-    (tmp_path / "r").write_text("q1 Q0 d1 1 3 t\nq1 Q0 d1 2 2 t\nq1 Q0 d2 3 1 t\n")
-    monkeypatch.chdir(tmp_path)
-    assert main(["trec_eval", "-M", "2", "q", "r"]) == 1
-    assert "'d1' is ranked 2 times" in capsys.readouterr().err
-
-
-def test_trec_results_is_not_a_judgments_format(tmp_path, monkeypatch, capsys):
-    (tmp_path / "q").write_text("q1 0 d1 1\n")
-    (tmp_path / "r").write_text("q1 Q0 d1 1 1 t\n")
-    monkeypatch.chdir(tmp_path)
-    assert main(["trec_eval", "-R", "trec_results", "q", "r"]) == 1
-    assert "-T results format" in capsys.readouterr().err

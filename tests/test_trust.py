@@ -144,6 +144,13 @@ def test_a_path_that_exists_is_that_file_whatever_its_characters(tmp_path):
     (tmp_path / "what?.csv").unlink()  # now a pattern: it matches whatX.csv
     assert sqlrank.evaluate(tmp_path / "q", str(tmp_path / "what?.csv"), "AP").value.iloc[0] == 0.0
 
+    # DuckDB expands no glob in a path holding a backslash: it reads such a file as written
+    folder = tmp_path / "a \\ b"
+    folder.mkdir()
+    (folder / "q*.csv").write_text("query_id,doc_id,score\nq1,d1,1\nq1,d3,0.5\n")
+    (folder / "qZ.csv").write_text("query_id,doc_id,score\nq1,d2,1\n")
+    assert sqlrank.evaluate(tmp_path / "q", folder / "q*.csv", "AP").value.iloc[0] == 1.0
+
 
 @pytest.mark.parametrize("files, fragments", [
     ({"run.csv": "query_id,doc_id,score,score\nq1,d1,1,2\n"}, ["run.csv:1:", "'score' twice", "columns 3 and 4"]),
