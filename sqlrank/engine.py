@@ -203,6 +203,7 @@ def execute(p: Plan, per_query: bool, con: duckdb.DuckDBPyConnection) -> Result:
     warnings, num_queries = _check_queries(p, lambda sql: con.execute(sql).fetchall()[0], p.qrels.sql(),
                                            run_queries_sql(p.run.sql(), p.run.per_run))
     one_sided = bool(warnings)  # _check_queries warns only about queries on one side
+    warnings = p.qrels.warnings + p.run.warnings + warnings
     try:
         table = fetch(con.execute(p.sql)) if p.slices == 1 else _execute_slices(p, con)
     except duckdb.Error as exc:

@@ -27,6 +27,12 @@ def duckdb_reason(exc: BaseException) -> str:
     text = str(exc).strip()
     reason = text.splitlines()[0] if text else type(exc).__name__
     line = re.search(r"CSV Error on Line: (\d+)", text)
+    if "Maximum line size" in text and line:
+        return (f"line {line.group(1)} is longer than DuckDB's limit of 2,000,000 bytes; no judgment or result line is "
+                f"that long: check that the file is what you meant")
+    if "does not support a full read" in text:
+        return ("a line is too long for DuckDB's reader (lines must be shorter than 2,000,000 bytes); no judgment or "
+                "result line is that long: check that the file is what you meant")
     if "Invalid unicode" in text and line:
         return (f"line {line.group(1)} is not UTF-8 text (a Latin-1 or other byte?); sqlrank reads UTF-8: convert the "
                 f"file, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8")

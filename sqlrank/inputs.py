@@ -9,6 +9,7 @@ from __future__ import annotations
 import glob as globlib
 import itertools
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -17,7 +18,8 @@ import duckdb
 from .errors import InputError, OptionError, duckdb_reason
 from .templates import call_macro, current_dialect, quote_ident
 
-FORMATS = ("trec", "csv", "tsv", "parquet")
+FORMATS = ("trec", "csv", "tsv", "parquet", "csv-noheader", "tsv-noheader")
+DELIMITED = ("csv", "tsv", "csv-noheader", "tsv-noheader")  # -noheader: no header line, columns by position
 GROUP_SEPARATOR = "\x1f"  # joins query and judgment group in trec_eval's qrels_jg format
 KINDS = {"qrels": "relevance", "run": "score"}
 _SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
@@ -44,9 +46,12 @@ class Source:
     value_type: str = "VARCHAR"  # type of the relevance or score column as read
     groups: bool = False  # TREC qrels_jg: query ids carry the judgment group (column 2)
     split: str = "regex"  # TREC text: "space", "tab" or "regex" (any white space)
+    lines: str = "csv"  # TREC text: lines from DuckDB's CSV reader, or "text": the file split at line feeds
     table: str | None = None  # the temporary table the file was read into once, if any
     parts: tuple[str, ...] = ()  # a table's name: [catalog.][schema.]table
     run_from_file: bool = False  # runs stored together, one file each: run_id is the file's name
+    score_from_rank: bool = False  # a rank-only run: its "score" column is the rank (1 = best), negated
+    warnings: list[str] = field(default_factory=list)  # what was noticed while reading it
 
     @property
     def per_run(self) -> bool:
@@ -57,7 +62,7 @@ class Source:
     def rescannable(self) -> bool:
         """Reading it again gives the same rows: a file, sqlrank's copy of one, a DataFrame. A
         relation or view may not (USING SAMPLE, random()), so a statement reads those once."""
-        return self.format in ("trec", "csv", "tsv", "parquet", "dataframe")
+        return self.format in ("trec", "parquet", "dataframe") + DELIMITED
 
     @property
     def value_name(self) -> str:
@@ -66,7 +71,8 @@ class Source:
     def sql(self, mode: str = "typed") -> str:
         """The input as SQL: from the temporary table when it was read once, else from the source."""
         if self.table is not None and mode in ("typed", "raw"):
-            return call_macro("_macros/inputs.sql", "materialized", self.table, self.kind, mode).strip()
+            return call_macro("_macros/inputs.sql", "materialized", self.table, self.kind, mode,
+                              self.score_from_rank).strip()
         return self.source_sql(mode)
 
     def source_sql(self, mode: str = "typed") -> str:
@@ -75,7 +81,7 @@ class Source:
         path = (spark_path if current_dialect() == "spark" else duckdb_path)(self.path) if self.path else self.path
         if self.format == "trec":
             return call_macro("_macros/inputs.sql", "trec", path, self.kind, mode, self.groups,
-                              self.split).strip()
+                              self.split, self.lines).strip()
         reader = self.reader
         if self.format == "spark":  # a view or table in the Spark session
             reader = call_macro("_macros/inputs.sql", "table", self.parts).strip()
@@ -84,7 +90,7 @@ class Source:
                 reader = call_macro("_macros/inputs.sql", "read_parquet", path, self.run_from_file).strip()
             elif self.format == "table":
                 reader = call_macro("_macros/inputs.sql", "table", self.parts).strip()
-            elif self.format in ("csv", "tsv"):
+            elif self.format in DELIMITED:
                 raise OptionError(f"{self.label}: Spark SQL cannot read a CSV header inside a query; load it as a "
                                   f"table or view first (spark.read.csv(path, header=True).createOrReplaceTempView"
                                   f"(name)) and give that name, or use Parquet")
@@ -92,13 +98,15 @@ class Source:
                 raise OptionError(f"{self.label}: a {self.format} exists only in this Python process; for SQL to run "
                                   f"elsewhere give a file path or a table name")
         return call_macro("_macros/inputs.sql", "tabular", reader, self.columns, self.kind, mode,
-                          self.run_from_file).strip()
+                          self.run_from_file, self.score_from_rank).strip()
 
     def where(self, position: int) -> str:
         if self.format == "trec":
             return f"{self.label}:{position}"
         if self.format in ("csv", "tsv"):
             return f"{self.label}:{position + 1}"  # line 1 is the header
+        if self.format in DELIMITED:
+            return f"{self.label}:{position}"
         return f"{self.label} (row {position})"
 
 
@@ -228,7 +236,13 @@ def _read_once(source: Source, con: duckdb.DuckDBPyConnection, registry: Registr
     try:
         source.table = registry.materialize(source.source_sql("raw"), source.kind)
     except duckdb.Error as exc:
-        raise InputError(f"{source.label}: cannot read the {source.kind}: {duckdb_reason(exc)}") from None
+        reason = duckdb_reason(exc)
+        if not (source.format == "trec" and source.lines == "csv" and "reached an invalid state" in str(exc)
+                and not source.path.lower().endswith(".gz")):
+            raise InputError(f"{source.label}: cannot read the {source.kind}: {reason}") from None
+        # DuckDB's CSV reader ends a line at a lone carriage return; trec_eval takes it for white space
+        source.lines, source.split = "text", "regex"
+        _read_once(source, con, registry)
 
 
 def _guess_split(path: str, kind: str, sample: int = 200, budget: int = 1 << 20) -> str:
@@ -300,7 +314,8 @@ def _file_reader(path: str, fmt: str) -> str:
     """The FROM-clause reader of a Parquet, CSV or TSV file (or pattern)."""
     if fmt == "parquet":
         return call_macro("_macros/inputs.sql", "read_parquet", path).strip()
-    return call_macro("_macros/inputs.sql", "read_csv", path, "tab" if fmt == "tsv" else "comma").strip()
+    return call_macro("_macros/inputs.sql", "read_csv", path, "tab" if fmt.startswith("tsv") else "comma",
+                      not fmt.endswith("-noheader")).strip()
 
 
 def _is_dataframe(obj: Any) -> bool:
@@ -344,6 +359,8 @@ def _file(path: str, kind: str, con: duckdb.DuckDBPyConnection, format: str | No
     absolute = path if pattern else os.path.abspath(path)
     if fmt in ("csv", "tsv"):
         _require_distinct_header(probe, fmt)
+    if fmt != "parquet" and not pattern:
+        _require_short_last_line(path)
     if fmt == "trec":
         if mapping != {c: c for c in mapping}:
             raise InputError(f"{path}: TREC {kind} files have fixed columns ({TREC_LAYOUT[kind]}); "
@@ -351,6 +368,23 @@ def _file(path: str, kind: str, con: duckdb.DuckDBPyConnection, format: str | No
         return Source(kind, path, "trec", path=absolute)
     return _tabular(Source(kind, path, fmt, reader=_file_reader(duckdb_path(absolute), fmt), path=absolute), con,
                     mapping)
+
+
+MAX_LINE = 2_000_000  # DuckDB's max_line_size: a longer line is an error, or at the end of a file lost
+
+
+def _require_short_last_line(path: str) -> None:
+    """DuckDB stops on a line longer than MAX_LINE, except a last line longer than its read buffer,
+    which it drops without a word; the tail of the file says whether the last line is that long."""
+    if path.lower().endswith(".gz"):
+        return  # no cheap way to the end of a compressed file
+    with open(path, "rb") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, size - MAX_LINE - 2))
+        tail = handle.read().rstrip(b"\r\n")
+    if len(tail) > MAX_LINE and b"\n" not in tail:
+        raise InputError(f"{path}: its last line is longer than DuckDB's limit of {MAX_LINE:,} bytes; no judgment or "
+                         f"result line is that long: check that the file is what you meant")
 
 
 def _require_distinct_header(path: str, fmt: str) -> None:
@@ -372,18 +406,64 @@ def _require_distinct_header(path: str, fmt: str) -> None:
         seen[name] = number
 
 
+RANK_NAMES = ("rank", "rnk", "ranking", "position", "pos")
+
+
+def _read_rank_only(source: Source, mapping: dict[str, str], types: dict[str, str]) -> None:
+    """A run with a rank column (1 = best) and no score, as most recommenders' top-k output is,
+    ranks by the rank; a score mapped to a column named like a rank is warned about."""
+    rank = mapping.get("rank", "rank")
+    if mapping["score"] == "score" and "score" not in types and rank in types:
+        mapping["score"] = rank
+        source.score_from_rank = True
+    elif mapping["score"] != "score" and mapping["score"].lower().strip("_ ").rsplit("_", 1)[-1] in RANK_NAMES:
+        source.warnings.append(
+            f"{source.label}: the score is column {mapping['score']!r}, named like a rank; higher scores rank first, "
+            f"so a rank (1 = best) ranks backwards: map it with rank={mapping['score']} instead of score= (a run "
+            f"with a rank column and no score ranks by the rank)")
+
+
+def positional_mapping(kind: str, mapping: dict[str, str]) -> dict[str, str]:
+    """A headerless file's columns are column0, column1, ...: unless mapped otherwise, they hold
+    query_id, doc_id and the relevance (qrels) or score (run), in that order."""
+    order = ("query_id", "doc_id", KINDS[kind])
+    return {c: f"column{order.index(c)}" if c in order and a == c else a for c, a in mapping.items()}
+
+
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def _require_header(source: Source, names: list[str]) -> None:
+    """A CSV whose first line is data (a column named 0.5) would lose that row and be read wrong."""
+    numbers = [name for name in names if _NUMBER.fullmatch(name.strip())]
+    if numbers:
+        headerless = source.format + "-noheader"
+        raise InputError(
+            f"{source.label}:1: the first line looks like data, not a header (columns: {', '.join(names)}; "
+            f"{numbers[0]!r} is a number); add a header line such as query_id,doc_id,{source.value_name}, or read the "
+            f"file as headerless with --{source.kind}-format {headerless} ({source.kind}_format={headerless!r}): "
+            f"columns query_id, doc_id, {source.value_name} in that order, or mapped by position with "
+            f"--{source.kind}-columns {source.value_name}=column2")
+
+
 def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, str]) -> Source:
     try:
         described = con.execute(f"DESCRIBE SELECT * FROM {source.reader}").fetchall()
     except duckdb.Error as exc:
         raise InputError(f"{source.label}: cannot read it as {source.format}: {duckdb_reason(exc)}") from None
     types = {row[0]: row[1] for row in described}
+    if source.format in ("csv", "tsv"):
+        _require_header(source, list(types))
+    elif source.format in DELIMITED:
+        mapping = positional_mapping(source.kind, mapping)
     if mapping.get("run_id") == "filename" and "filename" not in types:
         if source.format != "parquet":
             raise InputError(f"{source.label}: run_id=filename (one run per file) works with Parquet files")
         source.run_from_file = True
         source.reader = call_macro("_macros/inputs.sql", "read_parquet", source.path, True).strip()
         types["filename"] = "VARCHAR"
+    if source.kind == "run":
+        _read_rank_only(source, mapping, types)
     for canonical, actual in mapping.items():
         if actual not in types:
             available = ", ".join(types) or "none"

@@ -19,7 +19,7 @@ from typing import Any
 
 from .engine import Plan, Result, Rows, _check_queries, plan, run_queries_sql, session, session_options, shape
 from .errors import InputError, OptionError
-from .inputs import Source, _column_mapping, _is_dataframe, detect_format, load
+from .inputs import DELIMITED, Source, _column_mapping, _is_dataframe, detect_format, load, positional_mapping
 from .templates import dialect
 
 _SESSION = None
@@ -76,8 +76,12 @@ def spark_source(obj: Any, kind: str, spark, con, registry, format: str | None,
             return _validated(Source(kind, f"table {text}", "spark", parts=tuple(text.split(".")), columns=mapping),
                               spark.table(text).columns, spark)
         fmt = format or detect_format(text)
-        if fmt in ("csv", "tsv"):
-            frame = spark.read.csv(text, header=True, sep="\t" if fmt == "tsv" else ",")
+        if fmt in DELIMITED:
+            header = not fmt.endswith("-noheader")
+            frame = spark.read.csv(text, header=header, sep="\t" if fmt.startswith("tsv") else ",")
+            if not header:  # the names DuckDB gives a headerless file's columns
+                frame = frame.toDF(*[f"column{i}" for i in range(len(frame.columns))])
+                mapping = positional_mapping(kind, mapping)
             return _view(frame, kind, text, mapping, spark)
         if fmt == "parquet" and any(ch in text for ch in "*?[") and not os.path.exists(text):
             return _parquet_glob(text, kind, mapping, spark)

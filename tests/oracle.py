@@ -90,8 +90,9 @@ def _score(rng: random.Random, style: str) -> str:
     return f"{rng.randrange(0, 50) / 16:.{rng.choice((1, 3, 6))}f}"
 
 
-def _sep(rng: random.Random) -> str:
-    return rng.choice((" ", " ", "\t", "  ", " \t"))
+def _sep(rng: random.Random, cr: bool = False) -> str:
+    """Field separators; with cr, now and then a lone carriage return (white space to trec_eval)."""
+    return "\r" if cr and rng.random() < 0.02 else rng.choice((" ", " ", "\t", "  ", " \t"))
 
 
 def generate(seed: int, index: int, folder: Path) -> Case:
@@ -131,11 +132,13 @@ def generate(seed: int, index: int, folder: Path) -> Case:
     qrels_path, run_path = folder / "qrels", folder / "run"
     judgments = _write_judgments(rng, qrels, layout, qrels_path)
     tag = rng.choice(("runA", "tag_2", "x"))
-    with open(run_path, "w", encoding="utf-8") as f:
+    end = "\r\n" if rng.random() < 0.05 else "\n"  # some runs come with Windows line ends
+    cr = rng.random() < 0.1  # and some with a carriage return inside a line
+    with open(run_path, "w", encoding="utf-8", newline="") as f:
         for qid in rng.sample(sorted(run), len(run)):  # files need not be sorted
             for rank, (doc, score) in enumerate(run[qid], 1):
-                s = _sep(rng)
-                f.write(f"{qid}{s}Q0{s}{doc}{s}{rank}{s}{score}{s}{tag}\n")
+                s = _sep(rng, cr)
+                f.write(f"{qid}{s}Q0{s}{doc}{s}{rank}{s}{score}{s}{tag}{end}")
     zscores: dict = {}
     args = []
     for flag in flags:

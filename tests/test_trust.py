@@ -177,3 +177,71 @@ def test_the_format_sniffing_reads_a_bounded_head_of_the_file(tmp_path):
     assert time.perf_counter() - start < 1.0  # reads one MiB, not 50 million blank lines
     (tmp_path / "long").write_bytes(b"q1 Q0 " + b"d" * (8 << 20) + b" 1 1 t\n")
     assert inputs._guess_split(str(tmp_path / "long"), "run") == "regex"  # a cut line is not looked at
+
+
+# A recommender's top-k output: ranks, no score. Expected by hand: user u1 ranks i1 (relevant), i9, i2
+# (relevant): P@1 = 1, AP = (1/1 + 2/3) / 2; u2 ranks i4, i3 (relevant): P@1 = 0, AP = 1/2.
+RANKED = "user_id,item_id,rank\nu1,i1,1\nu1,i9,2\nu1,i2,3\nu2,i4,1\nu2,i3,2\n"
+RANKED_QRELS = "u1 0 i1 1\nu1 0 i2 1\nu2 0 i3 1\n"
+RANKED_EXPECTED = {"P@1": 0.5, "AP": ((1 + 2 / 3) / 2 + 1 / 2) / 2}
+
+
+@pytest.mark.parametrize("layout", ["csv", "parquet", "dataframe"])
+def test_a_rank_only_run_ranks_by_its_rank(tmp_path, layout):
+    import pandas as pd
+    (tmp_path / "q").write_text(RANKED_QRELS)
+    (tmp_path / "r.csv").write_text(RANKED)
+    run = {"csv": tmp_path / "r.csv", "parquet": tmp_path / "r.parquet",
+           "dataframe": pd.read_csv(tmp_path / "r.csv")}[layout]
+    if layout == "parquet":
+        pd.read_csv(tmp_path / "r.csv").to_parquet(run)
+    got = sqlrank.evaluate(tmp_path / "q", run, "P@1 AP", run_columns={"query_id": "user_id", "doc_id": "item_id"})
+    assert dict(zip(got.measure, got.value)) == pytest.approx(RANKED_EXPECTED, abs=1e-12)
+
+
+def test_a_score_mapped_to_a_rank_column_is_warned_about(tmp_path, monkeypatch, capsys):
+    args = ["eval", "q", "r.csv", "-m", "P@1", "--run-columns", "query_id=user_id,doc_id=item_id,score=rank"]
+    status, _, err = run_cli(tmp_path, monkeypatch, capsys, args, {"q": RANKED_QRELS, "r.csv": RANKED})
+    assert status == 0 and "named like a rank" in err and "rank=rank" in err
+    status, out, err = run_cli(tmp_path, monkeypatch, capsys, args + ["--strict"], {"q": RANKED_QRELS, "r.csv": RANKED})
+    assert status == 1 and out == "" and "named like a rank" in err
+
+
+@pytest.mark.parametrize("fmt, text", [("csv-noheader", "u1,i1,0.5\nu1,i2,0.4\nu2,i3,0.9\n"),
+                                       ("tsv-noheader", "u1\ti1\t0.5\nu1\ti2\t0.4\nu2\ti3\t0.9\n")])
+def test_a_headerless_file_is_named_and_read_by_position(tmp_path, monkeypatch, capsys, fmt, text):
+    suffix = fmt[:3]
+    files = {"q": "u1 0 i2 1\nu2 0 i3 1\n", f"r.{suffix}": text}
+    status, _, err = run_cli(tmp_path, monkeypatch, capsys, ["eval", "q", f"r.{suffix}", "-m", "AP"], files)
+    assert status == 1 and "looks like data, not a header" in err and f"--run-format {fmt}" in err
+    # u1: i1, then i2 (relevant): AP 1/2; u2: i3 (relevant): AP 1; no row is lost to a header
+    got = sqlrank.evaluate(tmp_path / "q", tmp_path / f"r.{suffix}", "AP NumRet", run_format=fmt, per_query=True)
+    assert dict(zip(zip(got.query_id, got.measure), got.value)) == {
+        ("u1", "AP"): 0.5, ("u1", "NumRet"): 2, ("u2", "AP"): 1.0, ("u2", "NumRet"): 1}
+
+
+def test_a_carriage_return_inside_a_trec_line_is_white_space(tmp_path):
+    # trec_eval splits lines at line feeds and fields at any white space, \r included
+    (tmp_path / "q").write_text(QRELS)
+    (tmp_path / "cr").write_bytes(b"q1 Q0 d1 1\r1 t\nq1 Q0 d2 2 0.5 t\r\nq1\rQ0\rd3 3 0.25 t\n")
+    (tmp_path / "plain").write_text("q1 Q0 d1 1 1 t\nq1 Q0 d2 2 0.5 t\nq1 Q0 d3 3 0.25 t\n")
+    measures = "AP NumRet P@2"
+    got = sqlrank.evaluate(tmp_path / "q", tmp_path / "cr", measures)
+    assert got.equals(sqlrank.evaluate(tmp_path / "q", tmp_path / "plain", measures))
+    (tmp_path / "bad").write_bytes(b"q1 Q0 d1 1\r1 t\nq1 Q0 d2 2 0.5\n")
+    with pytest.raises(sqlrank.SqlrankError, match=r"bad:2: malformed run line"):
+        sqlrank.evaluate(tmp_path / "q", tmp_path / "bad", "AP")
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("q1 Q0 d1 1 1 t\nq1 Q0 " + "x" * 3_000_000 + " 2 0.5 t\nq1 Q0 d3 3 0.25 t\n", "line 2 is longer than DuckDB's limit"),
+    ("q1 Q0 d1 1 1 t\nq1 Q0 " + "x" * 33_000_000 + " 2 0.5 t\nq1 Q0 d3 3 0.25 t\n", "a line is too long"),
+    # DuckDB drops a last line longer than its 32 MB buffer without a word (NumRet 10 instead of 11)
+    ("".join(f"q1 Q0 d{i} {i} 1 t\n" for i in range(10)) + "q1 Q0 " + "x" * 33_000_000 + " 2 0.5 t\n",
+     "its last line is longer"),
+    ("q1 Q0 " + "x" * 33_000_000 + " 1 1 t\n", "its last line is longer"),
+])
+def test_a_line_longer_than_duckdbs_limit_is_named_never_dropped(tmp_path, monkeypatch, capsys, text, fragment):
+    status, _, err = run_cli(tmp_path, monkeypatch, capsys, ["eval", "qrels", "run", "-m", "NumRet"],
+                             {"qrels": QRELS, "run": text})
+    assert status == 1 and fragment in err, err

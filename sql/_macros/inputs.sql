@@ -15,8 +15,11 @@
     split "regex" splits on any run of white space (C's isspace: space, \t, \n, \v, \f, \r); "space" and "tab" split on that one
     character, which is several times faster and is used only for files where every line is
     that regular: has_empty_field (an empty field, or other white space in the line) and
-    field_count tell, and the reader falls back to "regex" otherwise. -#}
-{% macro trec(path, kind, mode, groups=false, split='regex') %}
+    field_count tell, and the reader falls back to "regex" otherwise.
+    lines "csv" reads lines with DuckDB's CSV reader, which also ends a line at a lone carriage
+    return; "text" reads the whole file and splits it at line feeds only, as trec_eval does (the
+    fallback for files with a carriage return inside a line). -#}
+{% macro trec(path, kind, mode, groups=false, split='regex', lines='csv') %}
 {% set value_field = 5 if kind == 'run' else 4 %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
 {% set value_type = 'DOUBLE' if kind == 'run' else 'INTEGER' %}
@@ -49,9 +52,14 @@ FROM (
     SELECT {% if mode == 'numbered' %}position, {% endif %}line, string_split(line, {{ 'chr(9)' if split == 'tab' else 'chr(32)' }}) AS fields
 {% endif %}
     FROM (
+{% if lines == 'text' %}
+        SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}line
+        FROM (SELECT unnest(string_split(content, chr(10))) AS line FROM read_text({{ path | literal }})) AS split_lines
+{% else %}
         SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}line
         FROM read_csv({{ path | literal }}, columns = {'line': 'VARCHAR'}, header = false,
                       delim = chr(0), quote = '', escape = '', auto_detect = false)
+{% endif %}
     ) AS file_lines
 {% if split == 'regex' %}
     WHERE NOT regexp_matches(coalesce(line, ''), '^[ \t\n\v\f\r]*(#|$)')
@@ -82,11 +90,11 @@ FROM (
 {%- endmacro %}
 
 {#- An input already read once into a temporary table (raw columns), typed for evaluation. -#}
-{% macro materialized(table, kind, mode) %}
+{% macro materialized(table, kind, mode, score_from_rank=false) %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
 {% set value_type = 'DOUBLE' if kind == 'run' else 'INTEGER' %}
 {% if mode == 'typed' %}
-SELECT query_id, doc_id, CAST({{ value_name }} AS {{ value_type }}) AS {{ value_name }}{% if kind == 'run' %},
+SELECT query_id, doc_id, {{ '-' if score_from_rank }}CAST({{ value_name }} AS {{ value_type }}) AS {{ value_name }}{% if kind == 'run' %},
        TRY_CAST(input_rank AS BIGINT) AS input_rank{% endif %}
 
 FROM {{ table | ident }}
@@ -103,7 +111,8 @@ SELECT * FROM {{ table | ident }}
 {% if run_from_file %}{{ dialect.file_stem(dialect.file_name()) }}{% else %}CAST({{ columns.run_id | ident }} AS {{ dialect.text() }}){% endif %}
 {%- endmacro %}
 
-{% macro tabular(reader, columns, kind, mode, run_from_file=false) %}
+{#- A rank-only run (score_from_rank): the score is the rank's negative, so that rank 1 comes first. -#}
+{% macro tabular(reader, columns, kind, mode, run_from_file=false, score_from_rank=false) %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
 {% set value_type = 'DOUBLE' if kind == 'run' else 'INTEGER' %}
 SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}{% if columns.get('run_id') %}{{ run_key(columns, run_from_file) }} || chr(31) || {% endif %}CAST({{ columns.query_id | ident }} AS {{ dialect.text() }}) AS query_id,
@@ -111,7 +120,7 @@ SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}{
 
        {{ run_key(columns, run_from_file) }} AS run_id,{% endif %}
 {% if mode == 'typed' %}
-       CAST({{ columns[value_name] | ident }} AS {{ value_type }}) AS {{ value_name }}{% if kind == 'run' %},
+       {{ '-' if score_from_rank }}CAST({{ columns[value_name] | ident }} AS {{ value_type }}) AS {{ value_name }}{% if kind == 'run' %},
        {% if columns.get('rank') %}TRY_CAST({{ columns.get('rank') | ident }} AS BIGINT){% else %}CAST(NULL AS BIGINT){% endif %} AS input_rank{% endif %}
 
 {% else %}
@@ -122,8 +131,9 @@ SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}{
 FROM {{ reader }}
 {% endmacro %}
 
-{% macro read_csv(path, delimiter) -%}
-read_csv({{ path | literal }}, header = true, delim = {{ 'chr(9)' if delimiter == 'tab' else "','" }}, quote = '"', all_varchar = true)
+{#- CSV/TSV with a header line, or without one (header=false: columns column0, column1, ...). -#}
+{% macro read_csv(path, delimiter, header=true) -%}
+read_csv({{ path | literal }}, header = {{ 'true' if header else 'false' }}, delim = {{ 'chr(9)' if delimiter == 'tab' else "','" }}, quote = '"', all_varchar = true)
 {%- endmacro %}
 
 {% macro read_parquet(path, filename=false) -%}
