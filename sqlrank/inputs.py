@@ -409,7 +409,7 @@ def _require_distinct_header(path: str, fmt: str) -> None:
 RANK_NAMES = ("rank", "rnk", "ranking", "position", "pos")
 
 
-def _read_rank_only(source: Source, mapping: dict[str, str], types: dict[str, str]) -> None:
+def read_rank_only(source: Source, mapping: dict[str, str], types: Mapping[str, Any]) -> None:
     """A run with a rank column (1 = best) and no score, as most recommenders' top-k output is,
     ranks by the rank; a score mapped to a column named like a rank is warned about."""
     rank = mapping.get("rank", "rank")
@@ -463,7 +463,7 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
         source.reader = call_macro("_macros/inputs.sql", "read_parquet", source.path, True).strip()
         types["filename"] = "VARCHAR"
     if source.kind == "run":
-        _read_rank_only(source, mapping, types)
+        read_rank_only(source, mapping, types)
     for canonical, actual in mapping.items():
         if actual not in types:
             available = ", ".join(types) or "none"

@@ -19,7 +19,8 @@ from typing import Any
 
 from .engine import Plan, Result, Rows, _check_queries, plan, run_queries_sql, session, session_options, shape
 from .errors import InputError, OptionError
-from .inputs import DELIMITED, Source, _column_mapping, _is_dataframe, detect_format, load, positional_mapping
+from .inputs import (DELIMITED, Source, _column_mapping, _is_dataframe, detect_format, load, positional_mapping,
+                     read_rank_only)
 from .templates import dialect
 
 _SESSION = None
@@ -124,6 +125,8 @@ def _view(frame, kind: str, label: str, mapping: dict[str, str], spark) -> Sourc
 
 
 def _validated(source: Source, available: list[str], spark) -> Source:
+    if source.kind == "run":
+        read_rank_only(source, source.columns, dict.fromkeys(available))
     for canonical, actual in source.columns.items():
         if actual not in available:
             raise InputError(f"{source.label}: no column {actual!r} for {canonical} (columns: {', '.join(available)}); "

@@ -105,9 +105,19 @@ def test_bad_spark_input_is_an_error(spark, data):
     doubled = spark.createDataFrame(pd.concat([run, run.head(3)]))
     with pytest.raises(sqlrank.InputError, match="3 rows repeat a \\(query_id, doc_id\\) pair"):
         sqlrank.evaluate(spark.createDataFrame(qrels), doubled, "AP", spark=spark)
-    with pytest.raises(sqlrank.InputError, match="no column 'score'"):
-        sqlrank.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run.rename(columns={"score": "s"})),
-                         "AP", spark=spark)
+    with pytest.raises(sqlrank.InputError, match="no column 'score'"):  # and no rank to rank by
+        sqlrank.evaluate(spark.createDataFrame(qrels),
+                         spark.createDataFrame(run.rename(columns={"score": "s"}).drop(columns="rank")), "AP", spark=spark)
+
+
+def test_a_rank_only_run_on_spark_equals_duckdb(spark, data):
+    qrels, run, _ = data
+    ranked = run.drop(columns="score")  # a rank column only: rank 1 first
+    expected = sqlrank.evaluate(qrels, ranked, "nDCG@10 AP P@5", per_query=True)
+    _compare(expected, sqlrank.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(ranked), "nDCG@10 AP P@5",
+                                        per_query=True, spark=spark))
+    by_score = sqlrank.evaluate(qrels, run.assign(score=-run["rank"].astype(float)), "nDCG@10 AP P@5", per_query=True)
+    assert expected.equals(by_score)
 
 
 def test_runs_stored_together_on_spark(spark, tmp_path):
