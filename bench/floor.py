@@ -43,7 +43,7 @@ from run import data_files, run_tools  # noqa: E402
 from sqlrank.inputs import neighbour_pairs_sql  # noqa: E402
 from sqlrank.templates import quote_literal  # noqa: E402
 
-TARGETS = {"Parquet": 6.0, "TREC text": 3.5}  # issue 5's ratios to pytrec_eval
+TARGETS = {"Parquet": 6.0, "TREC text": 3.5}  # the ratios to pytrec_eval aimed for
 
 RANK = """
 SELECT count(*), max(rank) FROM (

@@ -8,7 +8,7 @@ from __future__ import annotations
 import warnings as _warnings
 from typing import Any
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402
 
 from .conventions import Conventions  # noqa: E402
 from .errors import ConventionError, InputError, MeasureError, OptionError, SqlrankError  # noqa: E402
@@ -42,7 +42,7 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
     ``frame.attrs["sql"]`` holds the statement, reading your files (sqlrank runs it on the copy of
     each file it read and validated once); ``frame.attrs["conventions"]`` the conventions.
     """
-    from .engine import evaluate_result
+    from .evaluation import evaluate_result
 
     result = evaluate_result(qrels, run, measures, per_query, **options)
     for message in result.warnings:
@@ -59,7 +59,8 @@ def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect
     With per_query=True it returns ``query_id, measure, value`` rows ordered by query; otherwise
     ``measure, value`` rows. dialect: "duckdb" (default) or "spark" (Spark SQL: files are read
     with parquet.`path` and text.`path`; CSV files must be registered as tables first)."""
-    from .engine import session_options, plan, session
+    from .engine import session, session_options
+    from .planner import plan
 
     engine = session_options(options)
     with session(engine.pop("connection", None), **engine) as (con, registry):
@@ -108,7 +109,7 @@ def gsb(verdicts: Any, by: str | None = None, **options: Any):
 def report(qrels: Any, runs: Any, measures: Any, path: str, format: str = "html", **options: Any) -> None:
     """Write a comparison report (compare()'s options) to ``path``: one self-contained HTML page
     with the table and plots, or a Markdown or LaTeX table. Written atomically."""
-    from .cli import write_output
+    from .results import write_output
     from .comparison import compare_result
     from .reports import html_page, latex, markdown
 

@@ -11,10 +11,13 @@ from typing import Any, Iterable
 
 import duckdb
 
-from .engine import resolve_measures, session, session_options
 from .conventions import resolve_conventions
+from .engine import session, session_options
 from .errors import InputError, OptionError, duckdb_reason
 from .inputs import Source, load
+from .measures import FAMILIES
+from .planner import Plan, resolve_measures
+from .templates import call_macro, render_slice
 
 DEFAULT_CUTOFFS = (5, 10, 20, 100, 1000)
 
@@ -75,8 +78,6 @@ def count_ties(con, run_sql: str, cutoffs: list[int], slices: int = 1) -> list[i
     which documents are in the top k depends on the tie-break). One pass, keeping each query's
     k + 1 highest scores (DuckDB's max(score, n)), not a sort; in ``slices`` groups of queries
     (as the evaluation itself) when the run is larger than memory."""
-    from .templates import render_slice
-
     longest = _one(con, f"SELECT max(n) FROM (SELECT count(*) AS n FROM ({run_sql}) AS run GROUP BY query_id) AS q")[0]
     wanted = [k for k in cutoffs if longest is not None and k < longest]  # no rank k + 1: no tie across k
     if not wanted:
@@ -226,3 +227,103 @@ def check_error(findings: list[Finding]) -> InputError | None:
         return None
     return InputError(f"--strict: {len(problems)} checks found something that can change a number: "
                       + "; ".join(f"{f.check} ({f.input}: {f.count})" for f in problems))
+
+
+def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str) -> tuple[list[str], int]:
+    """Which queries are on one side only (a warning each), in a portable query run by
+    ``fetch_one`` (DuckDB or Spark)."""
+    both, qrels_only, run_only, example_qrels, example_run = fetch_one(f"""
+        WITH qrels_queries AS (SELECT DISTINCT query_id FROM ({qrels_sql}) AS qrels),
+             run_queries AS (SELECT DISTINCT query_id FROM ({run_sql}) AS run)
+        SELECT count(*) FILTER (WHERE q.query_id IS NOT NULL AND r.query_id IS NOT NULL),
+               count(*) FILTER (WHERE r.query_id IS NULL),
+               count(*) FILTER (WHERE q.query_id IS NULL),
+               min(q.query_id) FILTER (WHERE r.query_id IS NULL),
+               min(r.query_id) FILTER (WHERE q.query_id IS NULL)
+        FROM qrels_queries AS q FULL OUTER JOIN run_queries AS r ON q.query_id = r.query_id
+    """)
+    zero = p.conventions.missing_queries == "zero"
+    if both == 0 and not zero:
+        raise InputError(
+            f"no query is in both the qrels ({p.qrels.label}) and the run ({p.run.label}): qrels queries look like "
+            f"{example_qrels!r}, run queries like {example_run!r}; ids are compared as exact strings "
+            f"('01' is not '1')")
+    warnings = []
+    if qrels_only:
+        action = "scored 0 (missing_queries=zero)" if zero else "skipped (missing_queries=skip; use zero to score them 0)"
+        warnings.append(f"{qrels_only} qrels queries have no results in the run and are {action}, "
+                        f"e.g. {example_qrels!r}")
+    if run_only:
+        warnings.append(f"{run_only} run queries have no judgments and are ignored, e.g. {example_run!r}")
+    return warnings, both + (qrels_only if zero else 0)
+
+
+def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool) -> list[str]:
+    """The data-quality warnings that can change this evaluation's numbers and are cheap to find
+    (sqlrank check finds all): ties across the requested cutoffs, query ids that match only after
+    removing white space or leading zeros, queries without a relevant document. If a check
+    itself runs out of resources, that is a warning too: the values are computed already."""
+    warnings = []
+    qrels_sql, run_sql = p.qrels.sql(), p.run.sql()
+    cutoffs = sorted({int(m.cutoff) for m in p.measures if isinstance(m.cutoff, int) and not isinstance(m.cutoff, bool)
+                      and m.param("tie_break") != "expected" and FAMILIES[m.family].cutoff_kind == "rank"})
+    try:
+        if cutoffs:
+            for k, count in zip(cutoffs, count_ties(con, run_sql, cutoffs, p.slices)):
+                if count:
+                    warnings.append(f"in {count} queries the documents at ranks {k} and {k + 1} have the same score, "
+                                    f"so @{k} values depend on the tie-break ({p.conventions.tie_break}; see "
+                                    f"--tie-break)")
+        if one_sided and not p.run.per_run:
+            near, example = near_query_ids(con, qrels_sql, run_sql)
+            if near:
+                warnings.append(f"{near} run query ids match a judged query only after removing white space or "
+                                f"leading zeros, e.g. {example}; ids are compared exactly, so they are not evaluated "
+                                f"together")
+        rels = sorted({int(m.param("rel")) for m in p.measures if m.param("rel") is not None})
+        for rel in rels[:1]:
+            count, example, queries = no_relevant(con, qrels_sql, rel)
+            if count:
+                warnings.append(f"{count} of {queries} judged queries have no document labelled >= {rel}, e.g. "
+                                f"{example!r}; measures that divide by the relevant documents are 0 there")
+    except duckdb.Error as exc:
+        warnings.append(f"the data checks after the evaluation did not finish ({duckdb_reason(exc)}); "
+                        f"sqlrank check tells what they would have found")
+    return warnings
+
+
+def segment_warnings(p: Plan, con: duckdb.DuckDBPyConnection) -> list[str]:
+    skip = p.conventions.missing_queries == "skip"
+    outside, example = con.execute(f"""
+        WITH evaluated AS (
+            SELECT DISTINCT query_id FROM ({p.qrels.sql()}) AS qrels
+            {"INTERSECT SELECT DISTINCT query_id FROM (" + p.run.sql() + ") AS run" if skip else ""}
+        )
+        SELECT count(*), min(query_id) FROM evaluated
+        WHERE query_id NOT IN (SELECT query_id FROM ({p.segments}) AS segments)
+    """).fetchall()[0]
+    if not outside:
+        return []
+    return [f"{outside} evaluated queries have no segment in the query table (no row, or an empty value) "
+            f"and count only in the overall row, e.g. {example!r}"]
+
+
+def run_queries_sql(run_sql: str, per_run: bool) -> str:
+    """The run's rows with plain query ids (runs stored together key them run_id || chr(31) || query_id)."""
+    if not per_run:
+        return run_sql
+    return f"SELECT {call_macro('_macros/dialect.sql', 'after_separator', 'query_id')} AS query_id FROM ({run_sql}) AS runs"
+
+
+def require_labels_within_limits(p: Plan, fetch_one, qrels_sql: str) -> None:
+    """Measures whose definition bounds the labels (the registry's label_limit: ERR's max_rel) refuse
+    judgments above the bound rather than compute a number outside the measure's range."""
+    limits = {str(m): (m.spec.label_limit, m.param(m.spec.label_limit)) for m in p.measures if m.spec.label_limit}
+    if not limits:
+        return
+    top = fetch_one(f"SELECT max(relevance) FROM ({qrels_sql}) AS qrels")[0]
+    for measure, (name, limit) in limits.items():
+        if top is not None and top > limit:
+            family = measure.split("(")[0].split("@")[0]
+            raise InputError(f"{p.qrels.label}: a judgment has label {top}, above {name}={limit} of {measure}; give "
+                             f"the highest label of the scale, as in {family}({name}={top})")

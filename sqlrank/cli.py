@@ -8,18 +8,15 @@ from __future__ import annotations
 import argparse
 import os
 import signal
-import stat
 import sys
-import tempfile
-from typing import Sequence
+from typing import Any, Sequence
 
 from .conventions import AP_DENOMINATORS, CORRECTIONS, DISCOUNTS, GAINS, IDEALS, MISSING_QUERIES, TESTS, TIE_BREAKS
 from .presets import PRESETS
-from .engine import add_engine_arguments, engine_arguments
-from .errors import OptionError, SqlrankError
+from .errors import MeasureError, OptionError, SqlrankError
 from .inputs import FORMATS
 from .measures import FAMILIES
-from .results import OUTPUT_FORMATS
+from .results import OUTPUT_FORMATS, write_output
 from .templates import DIALECTS
 
 EXIT_ERROR = 1
@@ -150,6 +147,15 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--all", action="store_true", help="with --target: list every match, not the ten simplest")
     ex.add_argument("-f", "--format", choices=("table", "csv"), default="table")
     ex.set_defaults(handler=_explain)
+    ms = commands.add_parser(
+        "measures", help="list the measures: names, trec_eval names, parameters, definitions",
+        description="List every measure family sqlrank computes: its names (ir_measures syntax, other spellings, "
+                    "trec_eval's), its own parameters with their defaults (besides the conventions), how it is "
+                    "averaged over queries, and its definition.")
+    ms.add_argument("-f", "--format", choices=("table", "markdown", "csv", "json"), default="table",
+                    help="output layout (default: table; markdown is the README's table)")
+    ms.add_argument("-o", "--output", metavar="FILE", help="write the list to FILE (atomically) instead of stdout")
+    ms.set_defaults(handler=_measures)
     commands.add_parser("trec_eval", add_help=False, help="trec_eval's command line and output, computed in SQL "
                         "(sqlrank trec_eval --help)")
     return parser
@@ -226,6 +232,86 @@ def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
                        help="add good/same/bad counts of queries and GSB = (good - bad) / queries")
     group.add_argument("--tolerance", type=float, default=0.0, metavar="X",
                        help="a query is a tie (same) when its values differ by at most X (default 0)")
+
+
+def add_engine_arguments(parser):
+    """The resource flags of the command lines (sqlrank eval, sqlrank trec_eval)."""
+    group = parser.add_argument_group("engine")
+    group.add_argument("--memory-limit", metavar="SIZE",
+                       help="DuckDB's memory limit, e.g. 4GB (default: 80%% of RAM); larger work spills to disk")
+    group.add_argument("--temp-directory", metavar="DIR",
+                       help="where spilled data goes (default: .tmp in the working directory)")
+    group.add_argument("--threads", type=int, metavar="N", help="worker threads (default: all cores)")
+    return group
+
+
+def engine_arguments(args) -> dict[str, Any]:
+    """session() options from parsed command-line flags. DuckDB draws its progress bar (for
+    queries longer than about 2 s) on standard output, so it is on only when that is a terminal
+    and never mixes with results written to a pipe or a file."""
+    return dict(memory_limit=args.memory_limit, temp_directory=args.temp_directory, threads=args.threads,
+                progress=sys.stdout.isatty())
+
+
+class _TrecEvalParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        self.exit(2, f"sqlrank trec_eval: error: {message} (see sqlrank trec_eval --help)\n")
+
+
+def trec_eval_parser(prog: str = "sqlrank trec_eval") -> argparse.ArgumentParser:
+    """trec_eval 10's command line."""
+    p = _TrecEvalParser(prog=prog, description="trec_eval 10, computed in SQL: same options, measures and output.",
+                epilog="Nicknames: official (default), set, all_trec, qrels_jg, prefs, all_prefs. "
+                       "Measure parameters as in trec_eval: "
+                       "-m P.5,10 -m ndcg_cut.10 -m ndcg.1=3,2=9 -m utility.2,-1,0,0 -m relstring.20.")
+    p.add_argument("qrels", metavar="QRELS", help="qrels file (any format sqlrank reads)")
+    p.add_argument("run", metavar="RUN", help="run file, or - for standard input")
+    p.add_argument("-q", action="store_true", dest="per_query", help="also print each query's values")
+    p.add_argument("-c", action="store_true", dest="complete",
+                   help="average over all qrels queries; those missing from the run score 0")
+    p.add_argument("-n", action="store_true", dest="no_summary", help="no summary (the 'all' lines)")
+    p.add_argument("-J", action="store_true", dest="judged_only", help="only judged documents, re-ranked")
+    p.add_argument("-M", type=int, dest="depth", metavar="N", help="only the top N documents per query")
+    p.add_argument("-l", type=int, dest="rel", default=1, metavar="N", help="relevant means label >= N (default 1)")
+    p.add_argument("-N", type=int, dest="num_docs", default=0, metavar="N", help="documents in the collection (utility)")
+    p.add_argument("-m", action="append", dest="measures", metavar="MEASURE[.PARAMS]",
+                   help="a measure or nickname; repeatable (default: official)")
+    p.add_argument("-R", dest="format", default="qrels", metavar="FORMAT",
+                   help="judgments format: qrels (default), qrels_jg (judgment groups in column 2), "
+                        "prefs (qid jg jsg docno level), qrels_prefs (qrels read as preferences)")
+    p.add_argument("-T", dest="results_format", default="trec_results", metavar="FORMAT",
+                   help="results format: trec_results (the only one, as in trec_eval)")
+    p.add_argument("-Z", dest="zscores", metavar="FILE", help="print z-scores against this table of means and stddevs")
+    p.add_argument("--trec-eval-version", type=int, choices=(9, 10), default=10, dest="version",
+                   help="10 (default), or 9 to reproduce pytrec_eval and trec_eval 9.x")
+    add_engine_arguments(p)
+    return p
+
+
+def trec_eval_options(argv: Sequence[str]):
+    """The options of `sqlrank trec_eval ARGS` (a trec_eval.Options)."""
+    from .trec_eval import KIND, PREFS_FORMATS, Options, request_measure
+
+    args = trec_eval_parser().parse_args(argv)
+    if args.format not in ("qrels", "qrels_jg") + PREFS_FORMATS:
+        hint = " (trec_results is the -T results format)" if args.format == "trec_results" else ""
+        raise SqlrankError(f"unknown -R format {args.format!r}; trec_eval's judgment formats are qrels (the "
+                           f"default), qrels_jg, prefs, qrels_prefs{hint}")
+    if args.results_format != "trec_results":
+        raise SqlrankError(f"unknown -T format {args.results_format!r}; trec_eval's only results format is trec_results")
+    options = Options(args.qrels, args.run, args.per_query, args.complete, args.no_summary, args.judged_only,
+                      args.depth, args.rel, args.num_docs, args.zscores, args.version,
+                      groups=args.format == "qrels_jg",
+                      prefs=args.format if args.format in PREFS_FORMATS else None, engine=engine_arguments(args))
+    for spec in args.measures or ["official"]:
+        request_measure(options.measures, spec)
+    kinds = {KIND[name] for name in options.measures} - {"special"}
+    if options.prefs and kinds - {"prefs"}:
+        raise MeasureError(f"-R {options.prefs} reads preference judgments: only the prefs_* measures apply "
+                           f"(-m all_prefs), not {sorted(n for n in options.measures if KIND[n] not in ('prefs', 'special'))}")
+    if not options.prefs and "prefs" in kinds:
+        raise MeasureError("the prefs_* measures need preference judgments: add -R prefs or -R qrels_prefs")
+    return options
 
 
 def _comparison(args: argparse.Namespace):
@@ -389,12 +475,12 @@ def _log_base(text: str):
 
 
 def _version() -> str:
-    from . import __version__
+    from .version import __version__
     return __version__
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from .engine import evaluate_result
+    from .evaluation import evaluate_result
     from .results import format_result
 
     options = evaluation_options(args)
@@ -408,6 +494,33 @@ def _eval(args: argparse.Namespace) -> int:
     text = format_result(result, args.format)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
+    write_output(text, args.output)
+    return 0
+
+
+def _measures(args: argparse.Namespace) -> int:
+    import csv
+    import io
+    import json
+
+    from .registry import listing, markdown_table
+
+    rows = listing()
+    if args.format == "markdown":
+        text = markdown_table()
+    elif args.format == "json":
+        text = json.dumps(rows, indent=2) + "\n"
+    elif args.format == "csv":
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        text = out.getvalue()
+    else:
+        text = "".join(f"{row['measure']}\n    {row['definition']}\n"
+                       + "".join(f"    {key}: {row[key]}\n" for key in ("also", "trec_eval", "parameters", "averaged")
+                                 if row[key])
+                       for row in rows)
     write_output(text, args.output)
     return 0
 
@@ -460,50 +573,17 @@ def _cell(value, signed: bool = False) -> str:
     return f"{value:+.4f}" if signed else f"{value:.4f}"
 
 
-def write_output(text: str, path: str | None) -> None:
-    """Write to stdout, or to a temporary file beside PATH renamed over it once complete."""
-    if path is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    try:
-        if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
-            with open(path, "w", encoding="utf-8") as handle:  # a device, FIFO or socket: write into it,
-                handle.write(text)                             # never replace it with a file
-        else:
-            _replace(path, text)
-    except OSError as exc:
-        raise OptionError(f"{path}: cannot write the output: {exc.strerror or exc}") from None
+def _trec_eval(argv: Sequence[str]) -> int:
+    from . import trec_eval
 
-
-def _replace(path: str, text: str) -> None:
-    """Write a temporary file beside PATH and rename it over PATH once complete."""
-    fd, tmp = tempfile.mkstemp(prefix=".sqlrank-", dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, _file_mode(path))  # mkstemp makes it private (0600); a results file is not
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def _file_mode(path: str) -> int:
-    """The mode of the file being replaced, or what open() would give a new one (0666 - umask)."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+    trec_eval.run(trec_eval_options(argv), sys.stdout)
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["trec_eval"]:  # its own trec_eval-style options
-        from . import trec_eval
-        handler, args = (lambda rest: trec_eval.main(rest)), argv[1:]
+        handler, args = _trec_eval, argv[1:]
     else:
         parsed = build_parser().parse_args(argv)
         handler, args = parsed.handler, parsed

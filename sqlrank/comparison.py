@@ -14,7 +14,9 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from .engine import execute, plan, segments_sql, session, session_options
+from .engine import DuckDBEngine, session, session_options
+from .evaluation import run_plan
+from .planner import plan, segments_sql
 from .errors import InputError, OptionError
 from .inputs import load, load_table
 from .measures import FAMILIES
@@ -88,7 +90,7 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
         qrels_source = load(qrels, "qrels", con, registry, options.pop("qrels_format", None),
                             options.pop("qrels_columns", None))
         for label, run in zip(labels, objects):
-            result = execute(plan(qrels_source, run, measures, "both", con, registry, **options), True, con)
+            result = run_plan(plan(qrels_source, run, measures, "both", con, registry, **options), DuckDBEngine(con), True)
             warnings += [f"{label}: {w}" for w in result.warnings]
             frame = result.frame.assign(run=label)
             frames.append(frame)

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import fields, replace
 from typing import Any
 
 from .conventions import DEFAULTS, Conventions, format_value, resolve_conventions
-from .engine import evaluate_result, resolve_measures
+from .evaluation import evaluate_result
+from .planner import resolve_measures
 from .errors import ConventionError, MeasureError
 from .measures import Measure, parse_measures
 from .presets import get_preset
+from .templates import check_tie_break
 
 # Values tried for each convention, in the order they are tried.
 CANDIDATES: dict[str, tuple] = {
@@ -54,17 +55,13 @@ def candidates(measure: Measure) -> list[Measure]:
             candidate = Measure(measure.family, measure.cutoff, params).resolve(DEFAULTS)
         except MeasureError:
             continue
-        if candidate.param("tie_break") == "expected" and measure.family in _NO_EXPECTED:
-            continue
-        if (candidate.param("tie_break") == "expected" and candidate.param("ap_denominator") == "retrieved_relevant"
-                and measure.cutoff is not None):
+        try:
+            check_tie_break(candidate)
+        except MeasureError:
             continue
         if candidate not in out:
             out.append(candidate)
     return out
-
-
-from .templates import _NO_EXPECTED  # noqa: E402  (the families without an exact tie mean)
 
 
 def reproduce(qrels: Any, run: Any, measure: Any, target: float | str, tolerance: float | None = None,
@@ -72,8 +69,6 @@ def reproduce(qrels: Any, run: Any, measure: Any, target: float | str, tolerance
     """The convention combinations whose value equals ``target`` within ``tolerance`` (default:
     half a unit of the target's last printed decimal). Returns a DataFrame with the columns
     measure (its canonical name: the conventions), value and matches, best matches first."""
-    import pandas as pd
-
     base = _single(measure)
     text = str(target)
     value = float(target)

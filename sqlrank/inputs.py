@@ -204,7 +204,7 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
     allow_duplicates=True skips the duplicate check (sqlrank check counts them itself)."""
     if kind not in KINDS:
         raise ValueError(kind)
-    mapping = _column_mapping(kind, columns)
+    mapping = column_mapping(kind, columns)
     if format is not None and format not in FORMATS:
         raise InputError(f"unknown {kind} format {format!r}; choose one of {', '.join(FORMATS)}")
     source = _locate(obj, kind, con, registry, format, mapping)
@@ -270,7 +270,7 @@ def _guess_split(path: str, kind: str, sample: int = 200, budget: int = 1 << 20)
     return "regex"
 
 
-def _column_mapping(kind: str, columns: Mapping[str, str] | None) -> dict[str, str]:
+def column_mapping(kind: str, columns: Mapping[str, str] | None) -> dict[str, str]:
     canonical = ("query_id", "doc_id", KINDS[kind]) + (("rank", "run_id") if kind == "run" else ())
     mapping = {c: c for c in canonical if c not in ("rank", "run_id")}
     for key, value in (columns or {}).items():
@@ -298,7 +298,7 @@ def _registered(obj: Any, kind: str, noun: str, con: duckdb.DuckDBPyConnection, 
     (label, format, reader, table name parts); None for a path. ``noun`` names it in errors."""
     if isinstance(obj, duckdb.DuckDBPyRelation):
         return "DuckDB relation", "relation", quote_ident(registry.register(obj, kind)), ()
-    if _is_dataframe(obj):
+    if is_dataframe(obj):
         return "DataFrame", "dataframe", quote_ident(registry.register(obj, kind)), ()
     if isinstance(obj, (str, os.PathLike)):
         text = os.fspath(obj)
@@ -318,7 +318,7 @@ def _file_reader(path: str, fmt: str) -> str:
                       not fmt.endswith("-noheader")).strip()
 
 
-def _is_dataframe(obj: Any) -> bool:
+def is_dataframe(obj: Any) -> bool:
     return type(obj).__name__ == "DataFrame" and hasattr(obj, "columns")
 
 

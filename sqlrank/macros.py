@@ -23,22 +23,16 @@ from typing import Any
 import duckdb
 
 from .conventions import resolve_conventions
-from .engine import resolve_measures
+from .planner import resolve_measures
 from .errors import InputError, OptionError, duckdb_reason
 from .measures import Measure
+from .registry import REGISTRY
 from .templates import call_macro, quote_ident, quote_literal, render_evaluation
 
 SCHEMA = "sqlrank"
 _PLACEHOLDER = 987654321  # a cutoff no one asks for, replaced by the macro parameter k
-# macro name -> (family, has a cutoff parameter)
-FAMILY_MACROS = {
-    "p": ("P", True), "recall": ("R", True), "ndcg": ("nDCG", True), "dcg": ("DCG", True),
-    "success": ("Success", True), "ap_at": ("AP", True), "rr_at": ("RR", True), "cg": ("CG", True),
-    "unjudged": ("Unj", True),
-    "ap": ("AP", False), "rr": ("RR", False), "ndcg_all": ("nDCG", False), "rprec": ("Rprec", False),
-    "bpref": ("Bpref", False), "num_rel": ("NumRel", False), "num_ret": ("NumRet", False),
-    "num_rel_ret": ("NumRelRet", False),
-}
+# macro name -> (family, has a cutoff parameter), from the registry
+FAMILY_MACROS = {name: (family.name, cutoff) for family in REGISTRY for name, cutoff in family.macros}
 CUTOFFS = (1, 3, 5, 10, 15, 20, 30, 100, 200, 500, 1000)
 CATALOGUE = ([f"{family}@{k}" for family in ("P", "R", "nDCG", "Success") for k in CUTOFFS]
              + [f"AP@{k}" for k in (10, 100, 1000)] + [f"RR@{k}" for k in (10, 100)] + ["Unj@10"]

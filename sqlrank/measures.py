@@ -7,203 +7,29 @@ Each family declares its parameters and how to validate them; nothing else reach
 from __future__ import annotations
 
 import ast
-import warnings
 import difflib
 import math
 import re
+import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
-from .conventions import CHECKS, DEFAULTS, RANKING_FIELDS, Conventions
-from .errors import ConventionError, MeasureError
+from .conventions import CHECKS, DEFAULTS, Conventions
+from .errors import MeasureError
 
-# trec_eval's default parameter lists, used when a measure is named without them.
-TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-SUCCESS_CUTOFFS = (1, 5, 10)
-UNJ_CUTOFFS = (5, 10, 20)
-RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-R_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+from .registry import FAMILIES, Family, real
 
 MAX_NAME_LENGTH = 200
 
-
-# ----------------------------------------------------------------- parameter kinds
-
-def _integer(minimum: int) -> Callable[[Any, str], int]:
-    def check(value: Any, what: str) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise MeasureError(f"{what} must be an integer >= {minimum}, not {value!r}")
-        return value
-    return check
-
-
-def _real(low: float | None = None, high: float | None = None, open_low: bool = False,
-          open_high: bool = False) -> Callable[[Any, str], float]:
-    def check(value: Any, what: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise MeasureError(f"{what} must be a finite number, not {value!r}")
-        value = float(value)
-        if low is not None and (value < low or (open_low and value == low)):
-            raise MeasureError(f"{what} must be {'>' if open_low else '>='} {low:g}, not {value:g}")
-        if high is not None and (value > high or (open_high and value == high)):
-            raise MeasureError(f"{what} must be {'<' if open_high else '<='} {high:g}, not {value:g}")
-        return value
-    return check
-
-
-def _convention(name: str) -> Callable[[Any, str], Any]:
-    """A convention field used as a measure parameter: the same values, the same checks."""
-    def check(value: Any, what: str) -> Any:
-        try:
-            return CHECKS[name](value)
-        except ConventionError as exc:
-            raise MeasureError(f"{exc} (in {what.split(' of ', 1)[-1]})") from None
-    return check
-
-
-def _levels(value: Any, what: str) -> tuple[float, ...]:
-    if isinstance(value, (int, float)):
-        value = (value,)
-    if not isinstance(value, (tuple, list)) or not value:
-        raise MeasureError(f"{what} must be a list of recall levels such as (0.25, 0.5, 0.75), not {value!r}")
-    return tuple(_real(0.0, 1.0)(v, f"a level of {what}") for v in value)
-
-
-def _boolean(value: Any, what: str) -> bool:
-    if not isinstance(value, bool):
-        raise MeasureError(f"{what} must be True or False, not {value!r}")
-    return value
-
-
-@dataclass(frozen=True)
-class Param:
-    """One parameter of a family: its check and its default (None: from the conventions)."""
-
-    check: Callable[[Any, str], Any]
-    default: Any = None
-
-
-# Convention fields as parameters: None means "from the evaluation's conventions".
-CONVENTION_PARAMS = {name: Param(_convention(name)) for name in
-                     ("rel", "gain", "discount", "log_base", "ideal", "ap_denominator", *RANKING_FIELDS,
-                      "missing_queries")}
-EVALUATION_PARAMS = (*RANKING_FIELDS, "missing_queries")  # every family takes these
-
-
-@dataclass(frozen=True)
-class Family:
-    """What a measure family is: its parameters, cutoff rule, aggregation and SQL template."""
-
-    name: str
-    template: str
-    description: str
-    params: dict[str, Param]
-    cutoff: str = "optional"  # "none", "optional" or "required"
-    cutoff_kind: str = "rank"  # "rank" (positive integer), "fraction" (0..1), "multiple" (>= 0)
-    default_cutoffs: tuple = ()  # required cutoffs: when named without; optional: trec_eval's cut name
-    aggregate: str = "mean"  # "mean", "sum" (counts) or "geometric" (gm_map, gm_bpref)
-    integer: bool = False
-    trec_name: str | None = None  # trec_eval name without cutoff (``map``, ``ndcg``)
-    trec_cut_name: str | None = None  # trec_eval name with cutoffs (``map_cut``, ``ndcg_cut``)
-
-
-def _family(name, template, description, params=(), **kw) -> Family:
-    """A Family whose params are named: convention fields by name, others as (name, Param).
-    Every family also takes the conventions that decide the ranking and the query set."""
-    resolved = dict((p, CONVENTION_PARAMS[p]) if isinstance(p, str) else p for p in params)
-    resolved.update({p: CONVENTION_PARAMS[p] for p in EVALUATION_PARAMS})
-    return Family(name, template, description, resolved, **kw)
-
-
-FAMILIES: dict[str, Family] = {f.name: f for f in (
-    _family("P", "precision_recall", "precision: relevant documents in the top k, divided by k",
-            ["rel"], cutoff="required", default_cutoffs=TREC_CUTOFFS, trec_cut_name="P"),
-    _family("R", "precision_recall", "recall: relevant documents in the top k, divided by all relevant (R)",
-            ["rel"], cutoff="required", default_cutoffs=TREC_CUTOFFS, trec_cut_name="recall"),
-    _family("Success", "precision_recall", "1 if any relevant document is in the top k, else 0",
-            ["rel"], cutoff="required", default_cutoffs=SUCCESS_CUTOFFS, trec_cut_name="success"),
-    _family("relative_P", "precision_recall", "relevant documents in the top k, divided by min(k, R)",
-            ["rel"], cutoff="required", default_cutoffs=TREC_CUTOFFS, trec_cut_name="relative_P"),
-    _family("AP", "ap", "average precision: mean of the precision at each relevant document, over R",
-            ["rel", "ap_denominator"], default_cutoffs=TREC_CUTOFFS, trec_name="map", trec_cut_name="map_cut"),
-    _family("GMAP", "ap", "AP, averaged over queries by the geometric mean of max(AP, 1e-5)",
-            ["rel"], cutoff="none", aggregate="geometric", trec_name="gm_map"),
-    _family("YAAP", "ap", "yet another AP: ln((1 + S) / (1 + R - S)), S = sum of the precision at each relevant",
-            ["rel"], cutoff="none", trec_name="yaap"),
-    _family("RR", "rr", "reciprocal rank of the first relevant document", ["rel"], trec_name="recip_rank"),
-    _family("Rprec", "precision_recall", "precision at rank R (the number of relevant documents)",
-            ["rel"], cutoff="none", trec_name="Rprec"),
-    _family("Rprec_mult", "precision_recall", "precision at rank floor(x * R + 0.9)",
-            ["rel"], cutoff="required", cutoff_kind="multiple", default_cutoffs=R_MULTIPLES,
-            trec_cut_name="Rprec_mult"),
-    _family("IPrec", "iprec", "interpolated precision at recall level x (max precision at recall >= x)",
-            ["rel"], cutoff="required", cutoff_kind="fraction", default_cutoffs=RECALL_LEVELS,
-            trec_cut_name="iprec_at_recall"),
-    _family("IPrecAvg", "iprec", "mean interpolated precision over recall levels (11-point average)",
-            ["rel", ("levels", Param(_levels, RECALL_LEVELS))], cutoff="none", trec_name="11pt_avg"),
-    _family("Bpref", "bpref", "binary preference: 1 - judged non-relevant above each relevant, over R",
-            ["rel"], cutoff="none", trec_name="bpref"),
-    _family("GMBpref", "bpref", "Bpref, averaged over queries by the geometric mean of max(bpref, 1e-5)",
-            ["rel"], cutoff="none", aggregate="geometric", trec_name="gm_bpref"),
-    _family("infAP", "bpref", "inferred AP (Yilmaz and Aslam): AP estimated from a sampled pool",
-            ["rel"], cutoff="none", trec_name="infAP"),
-    _family("binG", "ndcg", "binary G: sum over relevant of 1 / log2(2 + non-relevant above), over R",
-            ["rel"], cutoff="none", trec_name="binG"),
-    _family("nDCG", "ndcg", "DCG divided by the DCG of the ideal ranking of all judgments",
-            ["gain", "discount", "log_base", "ideal"], default_cutoffs=TREC_CUTOFFS, trec_name="ndcg", trec_cut_name="ndcg_cut"),
-    _family("DCG", "ndcg", "discounted cumulative gain: sum of gain / log2(rank + 1)",
-            ["gain", "discount", "log_base"], trec_name="dcg"),
-    _family("IdealDCG", "ndcg", "DCG of the ideal ranking of all judgments",
-            ["gain", "discount", "log_base", "ideal"], trec_name="ideal_dcg"),
-    _family("CG", "ndcg", "cumulative gain: sum of the gains of the retrieved documents", ["gain"]),
-    _family("nDCG_rel", "ndcg_variants", "nDCG averaged at each relevant document (trec_eval ndcg_rel)",
-            ["gain"], cutoff="none", trec_name="ndcg_rel"),
-    _family("Rndcg", "ndcg_variants", "nDCG averaged at the ranks where the ideal gain changes (0 when R = 0)",
-            ["gain", "rel"], cutoff="none", trec_name="Rndcg"),
-    _family("G", "ndcg_variants", "normalized gain G (trec_eval, experimental)", ["gain"], cutoff="none",
-            trec_name="G"),
-    _family("RBP", "rbp", "rank-biased precision (1 - p) * sum of gain * p^(rank - 1)",
-            [("p", Param(_real(0.0, 1.0, open_low=True, open_high=True), 0.9))], cutoff="none",
-            trec_name="rbp"),
-    _family("RBPResid", "rbp", "RBP residual: the mass RBP leaves to unjudged documents and the tail",
-            [("p", Param(_real(0.0, 1.0, open_low=True, open_high=True), 0.9))], cutoff="none",
-            trec_name="rbp_resid"),
-    _family("Unj", "counts", "fraction of the top k not judged (absent from the qrels or negative)",
-            cutoff="required", default_cutoffs=UNJ_CUTOFFS, trec_cut_name="unj"),
-    _family("SetP", "set", "num_rel_ret / num_ret (relative=True: / min(num_ret, R))",
-            ["rel", ("relative", Param(_boolean, False))], cutoff="none", trec_name="set_P"),
-    _family("SetR", "set", "num_rel_ret / R", ["rel"], cutoff="none", trec_name="set_recall"),
-    _family("SetAP", "set", "num_rel_ret^2 / (num_ret * R)", ["rel"], cutoff="none", trec_name="set_map"),
-    _family("SetF", "set", "(beta + 1) * P * R / (beta * P + R) on the whole retrieved set (beta unsquared)",
-            ["rel", ("beta", Param(_real(0.0, open_low=True), 1.0))], cutoff="none", trec_name="set_F"),
-    _family("Utility", "set", "a * rel_ret + b * nonrel_ret + c * rel_not_ret + d * nonrel_not_ret",
-            ["rel", ("a", Param(_real(), 1.0)), ("b", Param(_real(), -1.0)), ("c", Param(_real(), 0.0)),
-             ("d", Param(_real(), 0.0)), ("num_docs", Param(_integer(0), 0))], cutoff="none",
-            trec_name="utility"),
-    _family("NumQ", "counts", "number of queries evaluated", cutoff="none", aggregate="sum", integer=True,
-            trec_name="num_q"),
-    _family("NumRet", "counts", "number of documents retrieved", cutoff="none", aggregate="sum",
-            integer=True, trec_name="num_ret"),
-    _family("NumRel", "counts", "number of relevant documents in the judgments (R)", ["rel"],
-            cutoff="none", aggregate="sum", integer=True, trec_name="num_rel"),
-    _family("NumRelRet", "counts", "number of relevant documents retrieved", ["rel"], cutoff="none",
-            aggregate="sum", integer=True, trec_name="num_rel_ret"),
-    _family("NumNonRelJudgedRet", "counts", "retrieved documents judged non-relevant (0 <= label < rel)",
-            ["rel"], cutoff="none", aggregate="sum", integer=True, trec_name="num_nonrel_judged_ret"),
-)}
-
 # Other spellings people use for the same families (matched case-insensitively).
-ALIASES = {
-    "precision": "P", "recall": "R", "map": "AP", "mrr": "RR", "recip_rank": "RR",
-    "ndcg": "nDCG", "hit_rate": "Success", "hitrate": "Success", "r-prec": "Rprec",
-}
+ALIASES = {alias: f.name for f in FAMILIES.values() for alias in f.aliases}
 _BY_LOWER = {name.lower(): name for name in FAMILIES}
 _BY_LOWER.update(ALIASES)
 
-_TREC_PLAIN = {f.trec_name: f.name for f in FAMILIES.values() if f.trec_name}
+_TREC_PLAIN = {t.name: f.name for f in FAMILIES.values() for t in f.trec if t.kind != "cut" and not t.params}
 # trec_eval names that are a family with a parameter set.
-_TREC_VARIANTS = {"set_relative_P": ("SetP", (("relative", True),))}
-_TREC_CUT = {f.trec_cut_name: f.name for f in FAMILIES.values() if f.trec_cut_name}
+_TREC_VARIANTS = {t.name: (f.name, t.params) for f in FAMILIES.values() for t in f.trec if t.params}
+_TREC_CUT = {t.name: f.name for f in FAMILIES.values() for t in f.trec if t.kind == "cut"}
 
 
 @dataclass(frozen=True)
@@ -321,8 +147,8 @@ def _check_cutoff(value: Any, spec: Family) -> int | float:
             raise MeasureError(f"bad cutoff: the {what} must be a positive integer, not {value!r}")
         return value
     if spec.cutoff_kind == "fraction":
-        return _real(0.0, 1.0)(value, f"the {what} (a recall level)")
-    return _real(0.0)(value, f"the {what} (a multiple of R)")
+        return real(0.0, 1.0)(value, f"the {what} (a recall level)")
+    return real(0.0)(value, f"the {what} (a multiple of R)")
 
 
 # ------------------------------------------------------------------------- parsing
@@ -444,13 +270,14 @@ def _trec_params(family: Family, params: str, name: str) -> tuple:
     parts = [p for p in params.split(",") if p]
     if not parts:
         raise MeasureError(f"no parameters after the dot in {name!r}")
-    if family.name in ("nDCG", "DCG", "IdealDCG", "nDCG_rel", "Rndcg", "G", "RBP"):
+    kind = family.trec_params
+    if kind in ("gains", "gains_p"):
         gains, p = {}, None
         for part in parts:
             key, sep, value = part.partition("=")
             if not sep or not _NUMBER_RE.match(value):
                 raise MeasureError(f"bad parameter {part!r} in {name!r}: write label=gain, as in ndcg.1=3,2=9")
-            if key == "p" and family.name == "RBP":
+            if key == "p" and kind == "gains_p":
                 p = _finite(value, name)
             elif re.fullmatch(r"[+-]?[0-9]+", key):
                 gains[int(key)] = _finite(value, name)
@@ -467,22 +294,25 @@ def _trec_params(family: Family, params: str, name: str) -> tuple:
         if not _NUMBER_RE.match(part):
             raise MeasureError(f"bad parameter {part!r} in {name!r}: expected numbers separated by commas")
         numbers.append(_finite(part, name))
-    if family.name == "SetF":
+    if kind == "beta":
         if len(numbers) != 1:
             raise MeasureError(f"set_F takes one parameter, beta, in {name!r}")
         return (("beta", numbers[0]),)
-    if family.name == "Utility":
+    if kind == "coefficients":
         if len(numbers) != 4:
             raise MeasureError(f"utility takes four coefficients, as in utility.1,-1,0,0, in {name!r}")
         return tuple(zip("abcd", numbers))
-    if family.name == "IPrecAvg":
+    if kind == "levels":
         return (("levels", tuple(numbers)),)
-    if family.name == "RBPResid":
+    if kind == "p":
         return (("p", numbers[0]),)
     raise MeasureError(f"{family.trec_name} takes no parameters in trec_eval syntax ({name!r})")
 
 
 def _parse_ir_measures(name: str) -> list[Measure]:
+    head, at, tail = name.partition("@")
+    if not head.isidentifier() and head.lower() in ALIASES:  # spellings that are no Python name: r-prec
+        name = ALIASES[head.lower()] + at + tail
     try:  # parsed as an expression tree, never evaluated; Python's own warnings about it are not ours
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SyntaxWarning)

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from . import __version__
+from .version import __version__
 from .comparison import Comparison
 from .statistics import CORRECTIONS
 

@@ -1,15 +1,107 @@
-"""Results: print an evaluation as a table, CSV, TSV, JSON or trec_eval's layout."""
+"""Results: what an evaluation gives back (Rows, Result), printed as a table, CSV, TSV, JSON or
+trec_eval's layout, and written to standard output or atomically to a file."""
 from __future__ import annotations
 
 import io
 import json
 import math
+import os
+import stat
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
 
-
-from .engine import Result, Rows
+from .conventions import Conventions
 from .errors import OptionError
+from .measures import Measure
+
+if TYPE_CHECKING:  # pandas is imported by DuckDB when a DataFrame is asked for, not at start-up
+    import pandas as pd
 
 OUTPUT_FORMATS = ("table", "csv", "tsv", "json", "trec")
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Rows of a result as fetched (no pandas: the command line prints them as they are)."""
+
+    columns: tuple[str, ...]
+    rows: list[tuple]
+
+    def records(self) -> list[dict]:
+        return [dict(zip(self.columns, row)) for row in self.rows]
+
+    def frame(self) -> "pd.DataFrame":
+        import pandas as pd
+
+        frame = pd.DataFrame.from_records(self.rows, columns=list(self.columns))
+        frame["value"] = frame["value"].astype("float64")
+        return frame
+
+
+@dataclass
+class Result:
+    """What an evaluation produced: the values, the SQL that computed them, and how.
+
+    ``table`` is what was asked for (per query, or the summary); ``summary_table`` is the
+    aggregate over queries, computed in the same statement; ``frame`` and ``summary`` are
+    the same as pandas DataFrames.
+    """
+
+    table: Rows
+    summary_table: Rows
+    sql: str
+    conventions: Conventions
+    measures: list[Measure]
+    per_query: bool
+    num_queries: int
+    warnings: list[str] = field(default_factory=list)
+
+    @cached_property
+    def frame(self) -> "pd.DataFrame":
+        return self.table.frame()
+
+    @cached_property
+    def summary(self) -> "pd.DataFrame":
+        return self.summary_table.frame()
+
+
+def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]) -> Result:
+    """The rows of a statement as a Result: the rows asked for and the summary, in measure order.
+    ``p`` is the evaluation's plan (planner.Plan: its text, conventions, measures, segments)."""
+    columns = table.columns
+    value = columns.index("value")
+    rows = [row[:value] + (None if row[value] is None else float(row[value]),) + row[value + 1:] for row in table.rows]
+
+    def result(asked: Rows, summary: Rows, by_query: bool) -> Result:
+        return Result(asked, summary, p.text, p.conventions, p.measures, by_query, num_queries, warnings)
+
+    if p.segments is not None:  # the summary is the overall row (segment NULL) without the segment columns
+        keep = [i for i, c in enumerate(columns) if c not in ("segment", "num_queries")]
+        segment = columns.index("segment")
+        overall = [tuple(row[i] for i in keep) for row in rows if row[segment] is None]
+        return result(Rows(columns, rows), Rows(tuple(columns[i] for i in keep), overall), False)
+    if "query_id" not in columns:
+        return result(Rows(columns, rows), Rows(columns, rows), False)
+    # rows of output "both" (also what slices return): per-query rows, summary rows with query_id NULL
+    position = {str(m): i for i, m in enumerate(p.measures)}
+
+    def order(names: tuple[str, ...], keys: tuple[str, ...]):
+        at = [names.index(k) for k in keys if k in names]
+        measure = names.index("measure")
+        return lambda row: tuple(row[i] for i in at) + (position[row[measure]],)
+
+    query = columns.index("query_id")
+    summary_columns = columns[:query] + columns[query + 1:]
+    summary = sorted((row[:query] + row[query + 1:] for row in rows if row[query] is None),
+                     key=order(summary_columns, ("run_id",)))
+    summary_rows = Rows(summary_columns, summary)
+    if not per_query:
+        return result(summary_rows, summary_rows, False)
+    asked = sorted((row for row in rows if row[query] is not None), key=order(columns, ("run_id", "query_id")))
+    return result(Rows(columns, asked), summary_rows, True)
 
 
 def format_result(result: Result, fmt: str) -> str:
@@ -146,3 +238,42 @@ def _table(result: Result, integers: set[str]) -> str:
                 for row in result.table.records()]
         aligns = ["<", ">"]
     return _aligned(header, rows, aligns, result)
+
+
+def write_output(text: str, path: str | None) -> None:
+    """Write to stdout, or to a temporary file beside PATH renamed over it once complete."""
+    if path is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
+            with open(path, "w", encoding="utf-8") as handle:  # a device, FIFO or socket: write into it,
+                handle.write(text)                             # never replace it with a file
+        else:
+            _replace(path, text)
+    except OSError as exc:
+        raise OptionError(f"{path}: cannot write the output: {exc.strerror or exc}") from None
+
+
+def _replace(path: str, text: str) -> None:
+    """Write a temporary file beside PATH and rename it over PATH once complete."""
+    fd, tmp = tempfile.mkstemp(prefix=".sqlrank-", dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, _file_mode(path))  # mkstemp makes it private (0600); a results file is not
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _file_mode(path: str) -> int:
+    """The mode of the file being replaced, or what open() would give a new one (0666 - umask)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

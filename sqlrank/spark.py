@@ -17,10 +17,12 @@ import tempfile
 import uuid
 from typing import Any
 
-from .engine import Plan, Result, Rows, _check_queries, plan, run_queries_sql, session, session_options, shape
+from .engine import session, session_options
 from .errors import InputError, OptionError
-from .inputs import (DELIMITED, Source, _column_mapping, _is_dataframe, detect_format, load, positional_mapping,
+from .inputs import (DELIMITED, Source, column_mapping, detect_format, is_dataframe, load, positional_mapping,
                      read_rank_only)
+from .planner import Plan, plan
+from .results import Rows
 from .templates import dialect
 
 _SESSION = None
@@ -69,7 +71,7 @@ def spark_source(obj: Any, kind: str, spark, con, registry, format: str | None,
                  columns: dict[str, str] | None) -> Source:
     """A Source the Spark statement reads: a view of a Spark DataFrame or CSV file, a table,
     or a Parquet/TREC file (validated by DuckDB, read by Spark from the statement)."""
-    mapping = _column_mapping(kind, columns)
+    mapping = column_mapping(kind, columns)
     if isinstance(obj, (str, os.PathLike)):
         text = os.fspath(obj)
         if format is None and not os.path.exists(text) and not any(ch in text for ch in "*?[") \
@@ -92,7 +94,7 @@ def spark_source(obj: Any, kind: str, spark, con, registry, format: str | None,
         return source
     if _is_spark_dataframe(obj):
         return _view(obj, kind, "Spark DataFrame", mapping, spark)
-    if _is_dataframe(obj):
+    if is_dataframe(obj):
         return _view(spark.createDataFrame(obj), kind, "DataFrame", mapping, spark)
     raise InputError(f"cannot read {kind} from a {type(obj).__name__} on Spark: pass a path, a Spark or pandas "
                      f"DataFrame, or a table name")
@@ -159,10 +161,32 @@ def _validated(source: Source, available: list[str], spark) -> Source:
     return source
 
 
-def evaluate_spark(qrels: Any, run: Any, measures: Any, per_query: bool = False, spark=None,
-                   **options: Any) -> Result:
-    """evaluate() on Spark: the statement ``sqlrank sql --dialect spark`` prints, run by ``spark``
-    (default: a local session)."""
+class SparkEngine:
+    """Runs the Spark SQL text of a plan on a SparkSession; Spark's errors become InputErrors."""
+
+    dialect = "spark"
+
+    def __init__(self, spark):
+        self.spark = spark
+
+    def one(self, sql: str) -> tuple:
+        try:
+            return tuple(self.spark.sql(sql).collect()[0])
+        except Exception as exc:
+            raise InputError(f"evaluation failed in Spark: {str(exc).splitlines()[0]}") from None
+
+    def evaluate(self, p: Plan) -> Rows:
+        try:
+            evaluated = self.spark.sql(p.text)
+            return Rows(tuple(evaluated.columns), [tuple(row) for row in evaluated.collect()])
+        except Exception as exc:
+            raise InputError(f"evaluation failed in Spark: {str(exc).splitlines()[0]}") from None
+
+
+def plan_on_spark(qrels: Any, run: Any, measures: Any, output: str, spark=None, **options: Any
+                  ) -> tuple[Plan, SparkEngine]:
+    """The plan of an evaluation on Spark (the statement ``sqlrank sql --dialect spark`` prints) and
+    the engine that runs it on ``spark`` (default: a local session)."""
     if session_options(options):
         raise OptionError("memory_limit, temp_directory, threads and connection are DuckDB settings; "
                           "configure Spark through the session you pass (spark=)")
@@ -176,18 +200,5 @@ def evaluate_spark(qrels: Any, run: Any, measures: Any, per_query: bool = False,
     with session(None) as (con, registry):
         qrels_source = spark_source(qrels, "qrels", spark, con, registry, qrels_format, qrels_columns)
         run_source = spark_source(run, "run", spark, con, registry, run_format, run_columns)
-        p: Plan = plan(qrels_source, run_source, measures, "both" if per_query else "summary", con, registry,
-                       dialect="spark", **options)
-        with dialect("spark"):
-            qrels_sql = p.qrels.source_sql()
-            run_sql = run_queries_sql(p.run.source_sql(), p.run.per_run)
-    try:
-        warnings, num_queries = _check_queries(p, lambda sql: tuple(spark.sql(sql).collect()[0]), qrels_sql,
-                                               run_sql)
-        evaluated = spark.sql(p.text)
-        table = Rows(tuple(evaluated.columns), [tuple(row) for row in evaluated.collect()])
-    except Exception as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise InputError(f"evaluation failed in Spark: {str(exc).splitlines()[0]}") from None
-    return shape(table, p, per_query, num_queries, warnings)
+        p = plan(qrels_source, run_source, measures, output, con, registry, dialect="spark", **options)
+    return p, SparkEngine(spark)

@@ -17,6 +17,10 @@ from typing import Iterator
 
 import jinja2
 
+from .conventions import DEFAULTS, FIELD_NAMES
+from .errors import MeasureError
+from .registry import FAMILIES, FAMILY_STEPS
+
 
 def sql_dir() -> Path:
     """The templates: ``sqlrank/sql`` inside a wheel, ``sql/`` beside the package in a checkout."""
@@ -123,24 +127,16 @@ def call_macro(template: str, macro: str, *args: object) -> str:
 
 _RESERVED = {"dcg", "cg", "ideal_dcg", "num_ret", "rank", "gain", "score", "relevance", "query_id", "doc_id",
              "position", "measure", "value", "point"}
-_RANKING_BLOCKS = ("judged", "ranked", "tie", "running", "retrieved", "join")
-# Blocks that are CTEs of their own: the template and macro that render them.
-_FAMILY_CTES = {
-    "iprec": ("measures/iprec.sql", "cte_iprec"),
-    "graded": ("measures/ndcg_variants.sql", "cte_graded"),
-    "rndcg": ("measures/ndcg_variants.sql", "cte_rndcg"),
-}
-_PART = re.compile(r"^\[([a-z_]+)(?::([A-Za-z0-9_]*))?\]\s+(.*)$")
-_DETAIL_FAMILIES = {"nDCG_rel", "Rndcg", "G"}  # read the ideal ranking position by position
-# No closed form for the mean over all orders of tied documents (yet): tie_break=expected is refused.
-# Families whose values read only the judged documents of a ranking (and their ranks): their
-# ranking ranks every retrieved document by score but keeps only the judged ones for the
-# running counts and aggregates (see _sparse). The others also count unjudged
-# documents (num_ret, Unj, RBPResid, set measures) or read every position (IPrec, nDCG_rel, G).
-_JUDGED_FAMILIES = {"P", "R", "Success", "relative_P", "AP", "GMAP", "YAAP", "RR", "Rprec", "Rprec_mult",
-                    "Bpref", "GMBpref", "infAP", "binG", "nDCG", "DCG", "IdealDCG", "CG", "RBP", "NumQ",
-                    "NumRel", "NumRelRet", "NumNonRelJudgedRet"}
-_NO_EXPECTED = {"Bpref", "GMBpref", "infAP", "IPrec", "IPrecAvg", "binG", "G", "nDCG_rel", "Rndcg", "YAAP"}
+# A measure template's steps (sql/measures/<family>.sql): each a macro listing its columns, one per line.
+#   judgments  per-query aggregates over all judgments      judged   per retrieved document, from its label
+#   ranked     windows over the ranking (OVER ranking)       tie      windows over tie groups (OVER tie)
+#   running    running sums (OVER running)                   retrieved  per-query aggregates over the ranking
+#   ideal      per-query aggregates over the ideal ranking   perfect  over positions 1..k of the perfect ranking
+#   interpolated, graded, rndcg: per-query aggregates of the family steps of the same names
+# and value, the measure's value from those columns.
+STEPS = ("judgments", "judged", "ranked", "tie", "running", "retrieved", "ideal", "perfect", *FAMILY_STEPS)
+OUTPUTS = ("per_query", "summary", "both", "segments", "relstring")
+WIDTH = 140  # rendered lines are wrapped beyond this (and never reach 160 characters)
 
 
 def score_expression(trec_eval_version: int) -> str:
@@ -181,7 +177,7 @@ class _Plan:
                 "expected": tie_break == "expected", "input_rank": tie_break == "input_rank",
                 "judged_only": judged_only, "depth": depth, "judged": [], "ranked": [], "outer": [],
                 "running": False, "ties": False, "retrieved": [], "join_judgments": False, "ctes": [],
-                "measures": [], "cte_lines": {},
+                "measures": [], "step_columns": {},
             }
         return self.rankings[key]
 
@@ -212,24 +208,27 @@ class _Plan:
         return self.ideals[name]
 
 
-def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
-    """What a family template needs to know of one (resolved) measure."""
-    from .errors import MeasureError
+def check_tie_break(measure) -> None:
+    """tie_break=expected needs a closed form (the registry's tie_expected) and a single retrieved set."""
+    if measure.param("tie_break") != "expected":
+        return
+    if not measure.spec.tie_expected:
+        raise MeasureError(f"tie_break=expected is not available for {measure.family} (no exact mean over "
+                           f"the orders of tied documents is implemented); use another tie_break for it")
+    if measure.param("depth") is not None:
+        raise MeasureError(f"tie_break=expected cannot be combined with depth in {measure}: a depth cut "
+                           f"through a tie group has no single retrieved set")
+    if measure.family in ("AP", "GMAP") and measure.param("ap_denominator") == "retrieved_relevant" \
+            and measure.cutoff is not None:
+        raise MeasureError(f"tie_break=expected with ap_denominator=retrieved_relevant and a cutoff ({measure}) "
+                           f"would average a ratio of random counts; not implemented")
 
+
+def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
+    """What a family template needs to know of one (resolved) measure, and its steps' columns."""
     spec = measure.spec
-    tie_break = measure.param("tie_break")
-    if tie_break == "expected":
-        if measure.family in _NO_EXPECTED:
-            raise MeasureError(f"tie_break=expected is not available for {measure.family} (no exact mean over "
-                               f"the orders of tied documents is implemented); use another tie_break for it")
-        if measure.param("depth") is not None:
-            raise MeasureError(f"tie_break=expected cannot be combined with depth in {measure}: a depth cut "
-                               f"through a tie group has no single retrieved set")
-        if measure.family in ("AP", "GMAP") and measure.param("ap_denominator") == "retrieved_relevant" \
-                and measure.cutoff is not None:
-            raise MeasureError(f"tie_break=expected with ap_denominator=retrieved_relevant and a cutoff ({measure}) "
-                               f"would average a ratio of random counts; not implemented")
-    ranking = plan.ranking(tie_break, measure.param("judged_only"), measure.param("depth"))
+    check_tie_break(measure)
+    ranking = plan.ranking(measure.param("tie_break"), measure.param("judged_only"), measure.param("depth"))
     v = ranking["sfx"]
     context = {
         "family": measure.family,
@@ -249,7 +248,6 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
     for name in spec.params:
         if name not in context:
             context[name] = measure.param(name)
-    from .conventions import DEFAULTS, FIELD_NAMES
     for name in FIELD_NAMES:  # conventions a family does not take keep trec_eval's value
         context.setdefault(name, getattr(DEFAULTS, name))
     gain = plan.gain(measure.param("gain") if "gain" in spec.params else "linear")
@@ -258,30 +256,23 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
                                     measure.param("log_base") if "log_base" in spec.params else 2.0)
     ideal_kind = measure.param("ideal") if "ideal" in spec.params else "qrels"
     ideal = plan.ideal("run" if ideal_kind == "run" else "qrels", gain, v)
-    if measure.family in _DETAIL_FAMILIES:
+    if "ideal_positions" in spec.reads:
         ideal["detail"] = True
     cut = f"_top_{measure.cutoff}" if measure.cutoff is not None else ""
     context["ideal"] = {"kind": ideal_kind, "spec": ideal["name"],
                         "column": f"{ideal['name']}_dcg{context['disc']['key']}{cut}"}
-    context["cte"] = {"iprec": f"iprec_{context['level']}{v}", "graded": f"graded{gain['sfx']}{v}",
-                      "rndcg": f"rndcg{gain['sfx']}{v}"}
-    template = f"measures/{spec.template}.sql"
-    context["parts"] = []
-    for line in call_macro(template, f"{measure.family}_parts", context).splitlines():
-        if line.strip():
-            match = _PART.match(line.strip())
-            if not match:
-                raise RuntimeError(f"{template}: {measure.family}_parts gave a line without a [block]: {line!r}")
-            context["parts"].append(match.groups())
-    context["value"] = " ".join(call_macro(template, f"{measure.family}_value", context).split())
+    context["step_names"] = {"interpolated": f"iprec_{context['level']}{v}", "graded": f"graded{gain['sfx']}{v}",
+                             "rndcg": f"rndcg{gain['sfx']}{v}"}
+    context["steps"] = {step: [line.strip() for line in call_macro(spec.template, step, context).splitlines()
+                               if line.strip()] for step in STEPS}
+    context["value"] = " ".join(call_macro(spec.template, "value", context).split())
     if not context["value"]:
-        raise RuntimeError(f"template {template} has no macro {measure.family}_value")
+        raise RuntimeError(f"template {spec.template} has no macro value")
     return context
 
 
-def _add(lines: list, line: str) -> None:
-    if line not in lines:
-        lines.append(line)
+def _add(lines: list, new: list) -> None:
+    lines.extend(line for line in new if line not in lines)
 
 
 def _sparse(ranking: dict) -> bool:
@@ -289,13 +280,49 @@ def _sparse(ranking: dict) -> bool:
     retrieved documents): then unjudged documents are ranked and dropped before the running
     counts and aggregates, which run over about a tenth of the rows. Not with judged_only
     (the ranking is then of judged documents anyway), tie_break=expected (tie groups count
-    unjudged documents), family CTEs, or nDCG's perfect ideal without cutoff (it sums the
+    unjudged documents), family steps, measures that read every retrieved document (the
+    registry's "all_retrieved"), or nDCG's perfect ideal without cutoff (it sums the
     discounts of every retrieved position)."""
-    if ranking["judged_only"] or ranking["expected"] or ranking["outer"] or ranking["cte_lines"]:
+    if ranking["judged_only"] or ranking["expected"] or ranking["outer"] or ranking["step_columns"]:
         return False
-    return all(c["family"] in _JUDGED_FAMILIES
+    return all("all_retrieved" not in FAMILIES[c["family"]].reads
                and not (c["ideal"]["kind"] == "perfect" and c["cutoff"] is None and c["family"] in ("nDCG", "IdealDCG"))
                for c in ranking["measures"])
+
+
+def _pieces(plan: _Plan, output: str, judgments: bool, perfect: bool, mixed: bool) -> list[dict]:
+    """The parts of the statement, in order: a file of sql/evaluation/ each, with what it renders."""
+    rankings = list(plan.rankings.values())
+    pieces = [{"template": "evaluation/inputs.sql"}, {"template": "evaluation/evaluated_queries.sql"}]
+    if mixed:
+        pieces.append({"template": "evaluation/answered_queries.sql"})
+    if judgments:
+        pieces.append({"template": "evaluation/judgments.sql"})
+    if perfect:
+        pieces.append({"template": "evaluation/perfect_discounts.sql"})
+    pieces += [{"template": "evaluation/ideal.sql", "ideal": spec} for spec in plan.ideals.values()
+               if spec["columns"] and spec["source"] == "qrels"]
+    if any(ranking["sparse"] for ranking in rankings):
+        pieces.append({"template": "evaluation/numbered_qrels.sql"})
+    for ranking in rankings:
+        form = "ranking_sparse" if ranking["sparse"] else "ranking"
+        pieces.append({"template": f"evaluation/{form}.sql", "ranking": ranking})
+        if output == "relstring":
+            continue
+        pieces.append({"template": "evaluation/retrieved.sql", "ranking": ranking})
+        pieces += [{"template": "evaluation/ideal.sql", "ideal": spec} for spec in plan.ideals.values()
+                   if spec["columns"] and spec["source"] == "run" and spec["ranking"] == ranking["sfx"]]
+        pieces += [{"template": f"evaluation/{cte['step']}.sql", **cte} for cte in ranking["ctes"]]
+        pieces.append({"template": "evaluation/values.sql", "ranking": ranking})
+    if output == "relstring":
+        return pieces
+    if len(rankings) > 1:
+        pieces.append({"template": "evaluation/per_query.sql"})
+    if output in ("summary", "both"):
+        pieces.append({"template": "evaluation/summary.sql"})
+    if output == "segments":
+        pieces.append({"template": "evaluation/segments.sql"})
+    return pieces
 
 
 def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions, output: str,
@@ -307,9 +334,9 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
     (trec_eval's relstring of the top ``relstring_length`` documents of each query; ``measures``
     is then empty). ``reread_inputs``: the inputs give the same rows each time they are read
     (Source.rescannable), so DuckDB may scan them where they are used instead of holding them."""
-    from . import __version__
+    from .version import __version__
 
-    if output not in ("per_query", "summary", "both", "segments", "relstring"):
+    if output not in OUTPUTS:
         raise ValueError(output)
     if (output == "segments") != (segments_sql is not None):
         raise ValueError("segments_sql goes with output 'segments'")
@@ -327,29 +354,26 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
     judgment_columns: list = []
     perfect_columns: list = []
     perfect_depth = 0
+    rankings = {ranking["sfx"]: ranking for ranking in plan.rankings.values()}
     for context in contexts:
-        ranking = plan.rankings[next(k for k, r in plan.rankings.items() if r["sfx"] == context["ranking"])]
+        ranking, steps = rankings[context["ranking"]], context["steps"]
         ranking["measures"].append(context)
-        for kind, arg, line in context["parts"]:
-            if kind in ("judged", "ranked", "retrieved"):
-                _add(ranking[kind], line)
-            elif kind in ("tie", "running"):
-                _add(ranking["outer"], line)
-                ranking["ties" if kind == "tie" else "running"] = True
-            elif kind == "join":
-                ranking["join_judgments"] = True
-            elif kind == "judgments":
-                _add(judgment_columns, line)
-            elif kind == "ideal":
-                _add(plan.ideals[arg]["columns"], line)
-            elif kind == "perfect":
-                _add(perfect_columns, line)
-                perfect_depth = max(perfect_depth, context["cutoff"])
-            elif kind in _FAMILY_CTES:
-                lines, _ = ranking["cte_lines"].setdefault((kind, arg), ([], context))
-                _add(lines, line)
-            else:
-                raise RuntimeError(f"unknown block [{kind}] in a measure template")
+        for step in ("judged", "ranked", "retrieved"):
+            _add(ranking[step], steps[step])
+        _add(ranking["outer"], steps["tie"] + steps["running"])
+        ranking["ties"] |= bool(steps["tie"])
+        ranking["running"] |= bool(steps["running"])
+        ranking["join_judgments"] |= "judgments_in_ranking" in FAMILIES[context["family"]].reads
+        _add(judgment_columns, steps["judgments"])
+        _add(plan.ideals[context["ideal"]["spec"]]["columns"], steps["ideal"])
+        if steps["perfect"]:
+            _add(perfect_columns, steps["perfect"])
+            perfect_depth = max(perfect_depth, context["cutoff"])
+        for step in FAMILY_STEPS:
+            if steps[step]:
+                name = context["step_names"][step]
+                lines, _ = ranking["step_columns"].setdefault((step, name), ([], context))
+                _add(lines, steps[step])
     for ranking in plan.rankings.values():
         ranking["sparse"] = output != "relstring" and _sparse(ranking)
     several = len(plan.rankings) > 1
@@ -357,19 +381,20 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         ranking["part"] = f"per_query_ranking_{number + 1}" if several else "per_query"
         for context in ranking["measures"]:
             context["part"] = ranking["part"]
-        for (kind, name), (lines, context) in ranking["cte_lines"].items():
-            template, macro = _FAMILY_CTES[kind]
-            ranking["ctes"].append({"name": name, "sql": call_macro(template, macro, name, lines, context).strip()})
+        ranking["ctes"] = [{"step": step, "name": name, "columns": lines, "measure": context}
+                           for (step, name), (lines, context) in ranking["step_columns"].items()]
     populations = {c["missing_queries"] for c in contexts} or {conventions.missing_queries}
-    return render_template(
+    mixed = len(populations) > 1
+    text = render_template(
         "evaluate.sql",
         version=__version__,
         measure_names=[c["name"] for c in contexts],
         conventions=conventions.describe(),
+        pieces=_pieces(plan, output, bool(judgment_columns), bool(perfect_columns), mixed),
         qrels_sql=qrels_sql,
         run_sql=run_sql,
         missing_queries="zero" if "zero" in populations else "skip",
-        mixed_population=len(populations) > 1,
+        mixed_population=mixed,
         judgment_columns=judgment_columns,
         perfect_columns=perfect_columns,
         perfect_depth=perfect_depth,
@@ -377,11 +402,78 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         rankings=list(plan.rankings.values()),
         measures=contexts,
         output=output,
+        both=output == "both",
         relstring_length=relstring_length,
         segments_sql=segments_sql,
         by_run=by_run,
         reread_inputs=reread_inputs,
     )
+    return wrap_sql(text)
+
+
+_BREAK_BEFORE = {"WHEN", "ELSE", "END", "AND", "OR", "THEN", "+", "-", "*", "/"}
+
+
+def wrap_sql(text: str, width: int = WIDTH) -> str:
+    """Lines longer than ``width`` broken at spaces outside quotes, preferably before WHEN, ELSE,
+    AND, OR and arithmetic operators, continued four spaces further in; comment lines stay
+    comments. A line that starts or ends inside a quoted string is left as it is."""
+    out, quote = [], None
+    for line in text.split("\n"):
+        words, end = _words(line, quote)
+        out.append(line if words is None or len(line) <= width else _wrap(line, words, width))
+        quote = end
+    return "\n".join(out)
+
+
+def _words(line: str, quote: str | None) -> tuple[list[str] | None, str | None]:
+    """The line's words (quoted strings whole), or None when it starts or ends inside quotes;
+    and the quote open at its end."""
+    words, current, i = ([] if quote is None else None), "", 0
+    while i < len(line):
+        ch = line[i]
+        if quote is None and ch == "-" and line.startswith("--", i):
+            if words is not None:  # a comment line wraps as a comment; a trailing comment stays whole
+                comment = line[i:].split() if not (words or current) else [line[i:].strip()]
+                words += ([current] if current else []) + comment
+            return words, None
+        if quote is not None:
+            current += ch
+            if ch == quote:
+                quote = None
+        elif ch in "'\"`":
+            quote, current = ch, current + ch
+        elif ch.isspace():
+            if current and words is not None:
+                words.append(current)
+            current = ""
+        else:
+            current += ch
+        i += 1
+    if quote is not None:
+        return None, quote
+    if words is not None and current:
+        words.append(current)
+    return words, None
+
+
+def _wrap(line: str, words: list[str], width: int) -> str:
+    indent = line[:len(line) - len(line.lstrip())]
+    comment = words[0].startswith("--")
+    prefix = indent + ("--   " if comment else "    ")
+    lines, current, best = [], [], None  # best: where the current line may break (an index into current)
+    for word in words:
+        head = indent if not lines else prefix
+        if current and len(head) + len(" ".join(current + [word])) > width:
+            cut = best if best and best > len(current) // 3 else len(current)
+            cut -= cut > 1 and current[cut - 1] == "AS"  # keep AS with its name
+            lines.append(head + " ".join(current[:cut]))
+            current, best = current[cut:], None
+        if current and word in _BREAK_BEFORE:
+            best = len(current)
+        current.append(word)
+    lines.append((indent if not lines else prefix) + " ".join(current))
+    return "\n".join(lines)
 
 
 def render_segments(reader: str, by: str) -> str:
@@ -397,8 +489,6 @@ def render_slice(source_sql: str, slices: int, index: int) -> str:
 
 def render_slices_summary(table: str, measures: list) -> str:
     """Per-query rows and the summary of an evaluation run in slices (see sql/slices.sql)."""
-    from .measures import FAMILIES
-
     names = [{"name": str(m), "aggregate": FAMILIES[m.family].aggregate} for m in measures]
     return render_template("slices.sql", table=quote_ident(table), measures=names)
 

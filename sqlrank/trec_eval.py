@@ -5,45 +5,34 @@ per-query order, so that its output can replace trec_eval's byte for byte.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import shutil
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from typing import Sequence
-
-import duckdb
 
 from .conventions import resolve_conventions
-from .engine import add_engine_arguments, engine_arguments, resolve_measures, session
-from .errors import InputError, MeasureError, SqlrankError, duckdb_reason
+from .engine import DuckDBEngine, session
+from .errors import InputError, MeasureError
 from .inputs import GROUP_SEPARATOR, Source, load, report_duplicates
 from .measures import Measure, parse_measure
-from .templates import call_macro, quote_ident, ranking_order, render_evaluation, render_template, score_expression
+from .registry import REGISTRY
+from .planner import plan
+from .templates import call_macro, quote_ident, ranking_order, render_template, score_expression
 
-# trec_eval's measures in the order it computes and prints them (measures.c, version 10).
-# kind: "cut" (a list of cutoffs, one line each), "params" (one line, free parameters), "plain".
-ORDER = [
-    ("runid", "special"), ("num_q", "special"), ("num_ret", "plain"), ("num_rel", "plain"),
-    ("num_rel_ret", "plain"), ("map", "plain"), ("gm_map", "plain"), ("Rprec", "plain"), ("bpref", "plain"),
-    ("recip_rank", "plain"), ("iprec_at_recall", "cut"), ("P", "cut"), ("relstring", "special"),
-    ("recall", "cut"), ("infAP", "plain"), ("gm_bpref", "plain"), ("Rprec_mult", "cut"),
-    ("utility", "params"), ("11pt_avg", "params"), ("binG", "plain"), ("G", "params"), ("dcg", "params"),
-    ("ideal_dcg", "params"), ("ndcg", "params"), ("ndcg_rel", "params"), ("Rndcg", "params"),
-    ("ndcg_cut", "cut"), ("map_cut", "cut"), ("relative_P", "cut"), ("success", "cut"), ("set_P", "plain"),
-    ("set_relative_P", "plain"), ("set_recall", "plain"), ("set_map", "plain"), ("set_F", "params"),
-    ("num_nonrel_judged_ret", "plain"),
-    ("prefs_num_prefs_poss", "prefs"), ("prefs_num_prefs_ful", "prefs"), ("prefs_num_prefs_ful_ret", "prefs"),
-    ("prefs_simp", "prefs"), ("prefs_pair", "prefs"), ("prefs_avgjg", "prefs"), ("prefs_avgjg_Rnonrel", "prefs"),
-    ("prefs_simp_ret", "prefs"), ("prefs_pair_ret", "prefs"), ("prefs_avgjg_ret", "prefs"),
-    ("prefs_avgjg_Rnonrel_ret", "prefs"), ("prefs_simp_imp", "prefs"), ("prefs_pair_imp", "prefs"),
-    ("prefs_avgjg_imp", "prefs"),
-    ("map_avgjg", "plain"), ("P_avgjg", "cut"),
-    ("Rprec_mult_avgjg", "cut"), ("yaap", "plain"), ("rbp", "params"), ("rbp_resid", "plain"),
-    ("unj", "cut"),
-]
+# trec_eval's measures in the order it computes and prints them (measures.c, version 10): the
+# registry's trec_eval names, and those that are not a measure family of their own here.
+# kind: "cut" (a list of cutoffs, one line each), "params" (one line, free parameters), "plain",
+# "special" (runid, num_q, relstring), "prefs" (preference judgments).
+_OTHERS = [("runid", 0, "special"), ("relstring", 12, "special"),
+           *((name, 36 + i, "prefs") for i, name in enumerate((
+               "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
+               "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+               "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp"))),
+           ("map_avgjg", 50, "plain"), ("P_avgjg", 51, "cut"), ("Rprec_mult_avgjg", 52, "cut")]
+ORDER = [(name, kind) for name, _, kind in sorted(
+    [*_OTHERS, *((t.name, t.order, t.kind) for family in REGISTRY for t in family.trec)], key=lambda e: e[1])]
 KIND = dict(ORDER)
 NICKNAMES = {
     "official": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
@@ -100,64 +89,7 @@ class Options:
     engine: dict = field(default_factory=dict)  # session() options: memory_limit, temp_directory, threads
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        self.exit(2, f"sqlrank trec_eval: error: {message} (see sqlrank trec_eval --help)\n")
-
-
-def build_parser(prog: str = "sqlrank trec_eval") -> argparse.ArgumentParser:
-    p = _Parser(prog=prog, description="trec_eval 10, computed in SQL: same options, measures and output.",
-                epilog="Nicknames: official (default), set, all_trec, qrels_jg, prefs, all_prefs. "
-                       "Measure parameters as in trec_eval: "
-                       "-m P.5,10 -m ndcg_cut.10 -m ndcg.1=3,2=9 -m utility.2,-1,0,0 -m relstring.20.")
-    p.add_argument("qrels", metavar="QRELS", help="qrels file (any format sqlrank reads)")
-    p.add_argument("run", metavar="RUN", help="run file, or - for standard input")
-    p.add_argument("-q", action="store_true", dest="per_query", help="also print each query's values")
-    p.add_argument("-c", action="store_true", dest="complete",
-                   help="average over all qrels queries; those missing from the run score 0")
-    p.add_argument("-n", action="store_true", dest="no_summary", help="no summary (the 'all' lines)")
-    p.add_argument("-J", action="store_true", dest="judged_only", help="only judged documents, re-ranked")
-    p.add_argument("-M", type=int, dest="depth", metavar="N", help="only the top N documents per query")
-    p.add_argument("-l", type=int, dest="rel", default=1, metavar="N", help="relevant means label >= N (default 1)")
-    p.add_argument("-N", type=int, dest="num_docs", default=0, metavar="N", help="documents in the collection (utility)")
-    p.add_argument("-m", action="append", dest="measures", metavar="MEASURE[.PARAMS]",
-                   help="a measure or nickname; repeatable (default: official)")
-    p.add_argument("-R", dest="format", default="qrels", metavar="FORMAT",
-                   help="judgments format: qrels (default), qrels_jg (judgment groups in column 2), "
-                        "prefs (qid jg jsg docno level), qrels_prefs (qrels read as preferences)")
-    p.add_argument("-T", dest="results_format", default="trec_results", metavar="FORMAT",
-                   help="results format: trec_results (the only one, as in trec_eval)")
-    p.add_argument("-Z", dest="zscores", metavar="FILE", help="print z-scores against this table of means and stddevs")
-    p.add_argument("--trec-eval-version", type=int, choices=(9, 10), default=10, dest="version",
-                   help="10 (default), or 9 to reproduce pytrec_eval and trec_eval 9.x")
-    add_engine_arguments(p)
-    return p
-
-
-def parse_options(argv: Sequence[str]) -> Options:
-    args = build_parser().parse_args(argv)
-    if args.format not in ("qrels", "qrels_jg") + PREFS_FORMATS:
-        hint = " (trec_results is the -T results format)" if args.format == "trec_results" else ""
-        raise SqlrankError(f"unknown -R format {args.format!r}; trec_eval's judgment formats are qrels (the "
-                           f"default), qrels_jg, prefs, qrels_prefs{hint}")
-    if args.results_format != "trec_results":
-        raise SqlrankError(f"unknown -T format {args.results_format!r}; trec_eval's only results format is trec_results")
-    options = Options(args.qrels, args.run, args.per_query, args.complete, args.no_summary, args.judged_only,
-                      args.depth, args.rel, args.num_docs, args.zscores, args.version,
-                      groups=args.format == "qrels_jg",
-                      prefs=args.format if args.format in PREFS_FORMATS else None, engine=engine_arguments(args))
-    for spec in args.measures or ["official"]:
-        _request(options.measures, spec)
-    kinds = {KIND[name] for name in options.measures} - {"special"}
-    if options.prefs and kinds - {"prefs"}:
-        raise MeasureError(f"-R {options.prefs} reads preference judgments: only the prefs_* measures apply "
-                           f"(-m all_prefs), not {sorted(n for n in options.measures if KIND[n] not in ('prefs', 'special'))}")
-    if not options.prefs and "prefs" in kinds:
-        raise MeasureError("the prefs_* measures need preference judgments: add -R prefs or -R qrels_prefs")
-    return options
-
-
-def _request(requested: dict[str, str | None], spec: str) -> None:
+def request_measure(requested: dict[str, str | None], spec: str) -> None:
     if spec in NICKNAMES:
         for name in NICKNAMES[spec]:
             requested.setdefault(name, None)
@@ -229,22 +161,14 @@ def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_
         _require_no_duplicates_within(run_source, options.depth, resolved_conventions, con)
     if not options.complete:
         _require_all_qrels_queries(qrels, run_source, con)
-    resolved = resolve_measures(measures or [Measure("NumQ")], resolved_conventions)
-    run_sql = run_source.sql()
-    if options.groups:
-        run_sql = call_macro("_macros/inputs.sql", "run_per_group", run_sql).strip()
-    reread = qrels.rescannable and run_source.rescannable
-    sql = render_evaluation(qrels.sql(), run_sql, resolved, resolved_conventions, "per_query", reread_inputs=reread)
-    try:
-        rows = con.execute(sql).fetchall()  # (query_id, measure, value)
-    except duckdb.Error as exc:
-        raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
+    engine = DuckDBEngine(con)
+    p = plan(qrels, run_source, measures or [Measure("NumQ")], "per_query", con, registry, **conventions)
+    rows = engine.rows(p.sql).rows  # (query_id, measure, value)
     relstrings = {}
     if "relstring" in options.measures and options.per_query:
         length = int(float(options.measures["relstring"] or 10))
-        sql = render_evaluation(qrels.sql(), run_sql, [], resolved_conventions, "relstring", max(length, 0),
-                                reread_inputs=reread)
-        relstrings = dict(con.execute(sql).fetchall())
+        p = plan(qrels, run_source, [], "relstring", con, registry, relstring_length=max(length, 0), **conventions)
+        relstrings = dict(engine.rows(p.sql).rows)
     runid = _runid(run_source, con) if "runid" in options.measures else None
     if options.groups:  # average over the judgment groups of each query
         groups: dict = {}
@@ -292,10 +216,7 @@ def _evaluate_prefs(options: Options, lines: list[Line], measures: list[Measure]
                           score_order=score_expression(resolved.trec_eval_version),
                           measure_names=PREFS_MEASURES)
     runid = _runid(run_source, con) if "runid" in options.measures else None
-    try:
-        return con.execute(sql).fetchall(), {}, runid
-    except duckdb.Error as exc:
-        raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
+    return DuckDBEngine(con).rows(sql).rows, {}, runid
 
 
 def _print(options: Options, lines: list[Line], measures: list[Measure], rows: list, relstrings: dict,
@@ -453,9 +374,3 @@ class _run_file:
     def __exit__(self, *exc) -> None:
         if self.tmp and os.path.exists(self.tmp):
             os.unlink(self.tmp)
-
-
-def main(argv: Sequence[str]) -> int:
-    options = parse_options(argv)
-    run(options, sys.stdout)
-    return 0

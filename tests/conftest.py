@@ -11,13 +11,14 @@ FIXTURES = ROOT / "fixtures"
 CONFORMANCE = FIXTURES / "trec_eval"  # trec_eval 10.0's own test suite, vendored
 
 
-def close(actual, expected, tol: float = 1e-9) -> bool:
-    """True when both are missing, or both are numbers within tol (absolute)."""
+def close(actual, expected, tol: float = 1e-9, rel: float = 0.0) -> bool:
+    """True when both are missing, or both are numbers within tol (absolute) or rel * |expected|
+    (relative, when given). tol=0: exactly equal. The one tolerance rule of the tests."""
     missing_a = actual is None or (isinstance(actual, float) and math.isnan(actual))
     missing_e = expected is None or (isinstance(expected, float) and math.isnan(expected))
     if missing_a or missing_e:
         return missing_a and missing_e
-    return abs(float(actual) - float(expected)) <= tol
+    return abs(float(actual) - float(expected)) <= max(tol, rel * abs(float(expected)))
 
 
 def conformance_file(name: str) -> Path:

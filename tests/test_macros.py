@@ -14,6 +14,7 @@ import pytest
 
 import sqlrank
 from sqlrank.macros import CATALOGUE, FAMILY_MACROS
+from conftest import close
 from generate import generate
 
 
@@ -38,7 +39,7 @@ def _close(rows, frame, per_query: bool):
     keys = [tuple(r[:-1]) for r in rows]
     expected_keys = list(zip(frame.query_id, frame.measure)) if per_query else [(m,) for m in frame.measure]
     assert keys == expected_keys
-    assert all(abs(r[-1] - v) <= 1e-12 for r, v in zip(rows, frame.value))
+    assert all(close(r[-1], v, 1e-12) for r, v in zip(rows, frame.value))
 
 
 def test_evaluate_macro_equals_sqlrank_eval(database):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from sqlrank import Measure, MeasureError, parse_measures
-from sqlrank.measures import FAMILIES, TREC_CUTOFFS
+from sqlrank.registry import FAMILIES, TREC_CUTOFFS
 
 
 def names(spec):
@@ -52,12 +52,21 @@ EXAMPLE_PARAMS = {"rel": [0, 3], "gain": [{1: 3, 2: 9.5}, "exponential"], "p": [
                   "missing_queries": ["zero"]}
 
 
+def examples(param, name):
+    """Values to try for a parameter: the table's, else one next to its default (a new family's own)."""
+    if name in EXAMPLE_PARAMS:
+        return EXAMPLE_PARAMS[name]
+    default = param.default
+    assert default is not None and not isinstance(default, tuple), f"give EXAMPLE_PARAMS an example of {name}"
+    return [not default] if isinstance(default, bool) else [default + 1] if isinstance(default, int) else [default / 2]
+
+
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_canonical_names_parse_back(family):
     spec = FAMILIES[family]
     k = {"rank": 7, "fraction": 0.25, "multiple": 1.5}[spec.cutoff_kind]
     cutoffs = [None] if spec.cutoff == "none" else ([k] if spec.cutoff == "required" else [None, k])
-    variants = [{}] + [{name: value} for name in spec.params for value in EXAMPLE_PARAMS[name]]
+    variants = [{}] + [{name: value} for name in spec.params for value in examples(spec.params[name], name)]
     for cutoff in cutoffs:
         for params in variants:
             m = Measure(family, cutoff, params)

@@ -21,7 +21,7 @@ def per_query(qrels, run, measures, **options):
 
 def names(measures, preset, **conventions):
     """Canonical names as the preset resolves them (family settings included)."""
-    from sqlrank.engine import resolve_measures
+    from sqlrank.planner import resolve_measures
     resolved = resolve_conventions(preset, **conventions)
     return [str(m) for m in resolve_measures(measures, resolved, preset)]
 
@@ -96,6 +96,32 @@ def test_ir_measures_default_provider(seed):
     mismatches = [(key, value, got[(key[0], ours[key[1]])]) for key, value in expected.items()
                   if not close(got[(key[0], ours[key[1]])], value)]
     assert len(expected) > 1000 and not mismatches, mismatches[:10]
+
+
+@pytest.mark.parametrize("seed", [24, 25])
+def test_err_equals_gdeval_per_query(seed):
+    """ERR@k against gdeval.pl through ir_measures' gdeval provider, per query, on generated data with
+    ties, unjudged documents and labels -2..4. gdeval.pl prints five decimals and takes numeric
+    query ids; ir_measures scores the qrels queries gdeval.pl does not report (those missing from
+    the run or without a relevant judgment) 0, as missing_queries=zero does."""
+    ir_measures = peer("ir_measures")
+    import shutil
+    if shutil.which("perl") is None:
+        pytest.skip("perl is not installed (gdeval.pl is a Perl script)")
+    qrels, run = generate(seed, n_queries=150)
+    numbers = {q: str(n + 1) for n, q in enumerate(sorted(set(qrels.query_id) | set(run.query_id)))}
+    qrels["query_id"], run["query_id"] = qrels.query_id.map(numbers), run.query_id.map(numbers)
+    for k in (5, 20):
+        measure = ir_measures.parse_measure(f"ERR@{k}")
+        theirs = {m.query_id: m.value for m in ir_measures.gdeval.iter_calc(
+            [measure], [ir_measures.Qrel(*x) for x in qrels.itertuples(index=False)],
+            [ir_measures.ScoredDoc(*x) for x in run.itertuples(index=False)])}
+        with pytest.warns(sqlrank.SqlrankWarning):
+            ours = per_query(qrels, run, [f"ERR@{k}"], missing_queries="zero")
+        assert len(theirs) > 100 and set(theirs) == {q for q, _ in ours}
+        assert sum(value > 0 for value in theirs.values()) > 50
+        name = names([f"ERR@{k}"], None, missing_queries="zero")[0]
+        assert all(close(ours[(q, name)], value, 0.5e-5 + 1e-12) for q, value in theirs.items())
 
 
 def _ir_measures_in_child(seed, n_queries, measures):

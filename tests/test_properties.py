@@ -15,7 +15,7 @@ import pytest
 
 import sqlrank
 import model
-from conftest import peer
+from conftest import close, peer
 
 hypothesis = peer("hypothesis")
 st = hypothesis.strategies
@@ -96,5 +96,5 @@ def test_sqlrank_equals_the_model(connection, case, conventions):
         assert set(expected_values) == set(per_query), (family, k)
         for query, expected in expected_values.items():
             actual = per_query[query][position]
-            assert math.isclose(actual, expected, rel_tol=1e-12, abs_tol=1e-12), \
+            assert close(actual, expected, 1e-12, rel=1e-12), \
                 (family, k, query, actual, expected, conventions, qrels, run)

@@ -1,5 +1,5 @@
-"""The README shows real output: every `$ sqlrank ...` example that runs on shipped files is run
-here, and what it prints must be what the README shows."""
+"""The README (and CONTRIBUTING.md) show real output: every `$ sqlrank ...` example that runs on
+shipped files is run here, and what it prints must be what they show."""
 from __future__ import annotations
 
 import re
@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def examples():
     """(command, shown output) of each console block whose command reads fixtures/."""
     found = []
-    for block in re.findall(r"```console\n(.*?)```", (ROOT / "README.md").read_text(), re.S):
+    text = (ROOT / "README.md").read_text() + (ROOT / "CONTRIBUTING.md").read_text()
+    for block in re.findall(r"```console\n(.*?)```", text, re.S):
         lines = block.splitlines()
         command = lines[0].removeprefix("$ ").split(" && ")[-1]
         if command.startswith("sqlrank ") and "fixtures/" in command:

@@ -5,7 +5,6 @@ ties, graded and negative labels, unjudged documents and queries on one side onl
 Marked spark: skipped where pyspark or Java is missing, required in CI (SQLRANK_REQUIRE_PEERS)."""
 from __future__ import annotations
 
-import math
 import os
 import shutil
 
@@ -14,21 +13,10 @@ import pytest
 
 import sqlrank
 from generate import generate
-from test_templates import all_measures
+from cases import CONVENTIONS, convention_id, measures_for
+from conftest import close
 
 pytestmark = pytest.mark.spark
-
-# Each statement evaluates every measure at once (80 columns) under one set of conventions.
-CONVENTIONS = [
-    {},
-    {"tie_break": "doc_id_asc", "missing_queries": "zero", "rel": 2},
-    {"tie_break": "expected"},
-    {"gain": "exponential", "discount": "jarvelin", "log_base": math.e, "ideal": "run"},
-    {"ideal": "perfect", "ap_denominator": "retrieved_relevant", "judged_only": True},
-    {"depth": 7, "ap_denominator": "min_num_rel_cutoff", "trec_eval_version": 9},
-    {"tie_break": "input_rank", "gain": {1: 3, 2: 9, 3: 20}, "rel": 0},
-]
-
 
 @pytest.fixture(scope="module")
 def spark():
@@ -53,27 +41,18 @@ def data(tmp_path_factory):
     return qrels, run, paths
 
 
-def _measures(conventions):
-    families_without_expected = {"Bpref", "GMBpref", "infAP", "IPrec", "IPrecAvg", "binG", "G", "nDCG_rel", "Rndcg",
-                                 "YAAP"}
-    measures = [m for m in all_measures()
-                if conventions.get("tie_break") not in ("expected",) or m.family not in families_without_expected]
-    return [str(m) for m in measures]
-
-
 def _compare(duck: pd.DataFrame, spark: pd.DataFrame):
     merged = duck.merge(spark, on=["query_id", "measure"], how="outer", suffixes=("_duckdb", "_spark"),
                         indicator=True)
     assert (merged["_merge"] == "both").all(), merged[merged["_merge"] != "both"].head()
-    bad = merged[~merged.apply(lambda r: abs(r.value_duckdb - r.value_spark) <= 1e-12
-                               or (math.isnan(r.value_duckdb) and math.isnan(r.value_spark)), axis=1)]
+    bad = merged[~merged.apply(lambda r: close(r.value_duckdb, r.value_spark, 1e-12), axis=1)]
     assert bad.empty, bad.head(10).to_string()
 
 
-@pytest.mark.parametrize("conventions", CONVENTIONS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()) or "trec_eval")
+@pytest.mark.parametrize("conventions", CONVENTIONS, ids=convention_id)
 def test_every_measure_on_spark_equals_duckdb(spark, data, conventions):
     _, _, (qrels, run) = data
-    measures = _measures(conventions)
+    measures = measures_for(conventions)
     duck = sqlrank.evaluate(str(qrels), str(run), measures, per_query=True, **conventions)
     on_spark = sqlrank.evaluate(str(qrels), str(run), measures, per_query=True, spark=spark, **conventions)
     assert len(duck) > 1000
@@ -81,7 +60,7 @@ def test_every_measure_on_spark_equals_duckdb(spark, data, conventions):
     duck_summary = sqlrank.evaluate(str(qrels), str(run), measures, **conventions)
     spark_summary = sqlrank.evaluate(str(qrels), str(run), measures, spark=spark, **conventions)
     assert list(duck_summary.measure) == list(spark_summary.measure)
-    assert all(abs(a - b) <= 1e-12 for a, b in zip(duck_summary.value, spark_summary.value))
+    assert all(close(a, b, 1e-12) for a, b in zip(duck_summary.value, spark_summary.value))
 
 
 def test_spark_dataframes_tables_and_trec_text(spark, data, tmp_path):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import subprocess
 import sys
 
@@ -12,9 +11,9 @@ import duckdb
 import pytest
 
 import sqlrank
-from conftest import FIXTURES, peer
+from cases import CONVENTIONS, convention_id, measures_for
+from conftest import FIXTURES, close, peer
 from generate import generate
-from test_spark import CONVENTIONS, _measures
 
 
 @pytest.fixture(scope="module")
@@ -31,12 +30,8 @@ def files(tmp_path_factory):
     return paths
 
 
-def _same(a, b) -> bool:
-    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
-
-
 @pytest.mark.parametrize("fmt", ["parquet", "trec"])
-@pytest.mark.parametrize("conventions", CONVENTIONS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()) or "trec_eval")
+@pytest.mark.parametrize("conventions", CONVENTIONS, ids=convention_id)
 def test_printed_sql_run_by_hand_equals_eval_per_query(files, fmt, conventions):
     """Bit for bit on one thread from Parquet (both read the same file). With several threads
     DuckDB adds a query's partial sums in the order its threads finish, so the last bit of a sum
@@ -44,20 +39,20 @@ def test_printed_sql_run_by_hand_equals_eval_per_query(files, fmt, conventions):
     sums in another order when read from the file than from sqlrank's validated copy: those
     agree to 1e-14 (relative)."""
     qrels, run = map(str, files[fmt])
-    measures = _measures(conventions)
+    measures = measures_for(conventions)
     expected = sqlrank.evaluate(qrels, run, measures, per_query=True, threads=1, **conventions)
     text = sqlrank.render(qrels, run, measures, per_query=True, **conventions)
     single = duckdb.connect(config={"threads": 1})
     rows = single.execute(text).fetchall()
     assert [(q, m) for q, m, _ in rows] == list(zip(expected.query_id, expected.measure))
     if fmt == "parquet":
-        assert all(_same(v, e) for (_, _, v), e in zip(rows, expected.value))  # exactly
+        assert all(close(v, e, 0) for (_, _, v), e in zip(rows, expected.value))  # exactly
     parallel = duckdb.connect().execute(text).fetchall()
-    assert all(_same(v, e) or abs(v - e) <= 1e-14 * max(1.0, abs(e)) for (_, _, v), e in zip(parallel, expected.value))
+    assert all(close(v, e, 1e-14, rel=1e-14) for (_, _, v), e in zip(parallel, expected.value))
     summary = single.execute(sqlrank.render(qrels, run, measures, **conventions)).fetchall()
     expected_summary = sqlrank.evaluate(qrels, run, measures, threads=1, **conventions)
     assert [m for m, _ in summary] == list(expected_summary.measure)
-    assert all(_same(v, e) or abs(v - e) <= 1e-14 * max(1.0, abs(e)) for (_, v), e in zip(summary, expected_summary.value))
+    assert all(close(v, e, 1e-14, rel=1e-14) for (_, v), e in zip(summary, expected_summary.value))
 
 
 def test_cli_sql_output_equals_eval_csv(files, tmp_path):
@@ -70,7 +65,7 @@ def test_cli_sql_output_equals_eval_csv(files, tmp_path):
     rows = duckdb.connect(config={"threads": 1}).execute(printed.stdout).fetchall()
     shown = list(csv.reader(io.StringIO(evaluated.stdout)))[1:]
     assert [(q, m) for q, m, _ in rows] == [tuple(r[:2]) for r in shown]
-    assert all(abs(v - float(r[2])) <= 1e-15 for (_, _, v), r in zip(rows, shown))
+    assert all(close(v, float(r[2]), 1e-15) for (_, _, v), r in zip(rows, shown))
 
 
 def test_sql_with_table_names_refers_to_those_tables(files, tmp_path):
@@ -87,7 +82,7 @@ def test_sql_with_table_names_refers_to_those_tables(files, tmp_path):
         rows = con.execute(printed.stdout).fetchall()
     expected = sqlrank.evaluate(qrels, run, "AP nDCG@5")
     assert [m for m, _ in rows] == list(expected.measure)
-    assert all(abs(v - e) <= 1e-12 for (_, v), e in zip(rows, expected.value))
+    assert all(close(v, e, 1e-12) for (_, v), e in zip(rows, expected.value))
 
 
 @pytest.mark.parametrize("dialect, read", [("duckdb", "duckdb"), ("spark", "spark")])
@@ -96,7 +91,7 @@ def test_every_rendered_dialect_parses_with_sqlglot(files, dialect, read):
     qrels, run = map(str, files["parquet"])
     for conventions in CONVENTIONS:
         for per_query in (False, True):
-            text = sqlrank.render(qrels, run, _measures(conventions), per_query=per_query, dialect=dialect,
+            text = sqlrank.render(qrels, run, measures_for(conventions), per_query=per_query, dialect=dialect,
                                   **conventions)
             parsed = sqlglot.parse(text, read=read)
             assert len(parsed) == 1 and parsed[0] is not None
@@ -116,15 +111,16 @@ def test_spark_dialect_refuses_what_spark_cannot_read(files):
         sqlrank.render(str(files["parquet"][0]), str(files["parquet"][1]), "AP", dialect="oracle")
 
 
-@pytest.mark.parametrize("conventions", CONVENTIONS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()) or "trec_eval")
+@pytest.mark.parametrize("conventions", CONVENTIONS, ids=convention_id)
 def test_ranking_of_judged_documents_only_equals_ranking_every_document(files, conventions, monkeypatch):
     """Measures that read only judged documents rank the run on its own and carry only its judged
     documents on (templates._sparse); the values equal the full ranking's, query by query."""
     from sqlrank import templates
-    from sqlrank.templates import _JUDGED_FAMILIES
+    from sqlrank.registry import FAMILIES
 
     qrels, run = map(str, files["parquet"])
-    measures = [m for m in _measures(conventions) if sqlrank.parse_measures(m)[0].family in _JUDGED_FAMILIES]
+    measures = [m for m in measures_for(conventions)
+                if "all_retrieved" not in FAMILIES[sqlrank.parse_measures(m)[0].family].reads]
     text = sqlrank.render(qrels, run, measures, per_query=True, **conventions)
     expect_sparse = not conventions.get("judged_only") and conventions.get("tie_break") != "expected" \
         and conventions.get("ideal") != "perfect"
@@ -134,7 +130,7 @@ def test_ranking_of_judged_documents_only_equals_ranking_every_document(files, c
     assert "run_ranked" not in sqlrank.render(qrels, run, measures, per_query=True, **conventions)
     dense = sqlrank.evaluate(qrels, run, measures, per_query=True, **conventions)
     assert list(zip(sparse.query_id, sparse.measure)) == list(zip(dense.query_id, dense.measure))
-    assert all(abs(a - b) <= 1e-12 for a, b in zip(sparse.value, dense.value))
+    assert all(close(a, b, 1e-12) for a, b in zip(sparse.value, dense.value))
     if expect_sparse:  # a family that counts unjudged documents keeps the full ranking
         assert "run_ranked" not in sqlrank.render(qrels, run, measures + ["NumRet"], **conventions)
 

@@ -9,26 +9,12 @@ import duckdb
 import pytest
 
 from sqlrank.conventions import resolve_conventions
-from sqlrank.engine import resolve_measures
-from sqlrank.measures import FAMILIES, Measure
+from sqlrank.planner import resolve_measures
+from cases import all_measures
 from sqlrank.templates import render_evaluation
 
 QRELS = "SELECT query_id, doc_id, relevance FROM qrels_table"
 RUN = "SELECT query_id, doc_id, score FROM run_table"
-
-
-def all_measures():
-    out = []
-    for family, spec in FAMILIES.items():
-        k = 10 if spec.cutoff_kind == "rank" else 0.5
-        cutoffs = [None] if spec.cutoff == "none" else ([k] if spec.cutoff == "required" else [None, k])
-        variants = [{}]
-        if "rel" in spec.params:
-            variants.append({"rel": 2})
-        if "gain" in spec.params:
-            variants.append({"gain": {1: 3, 2: 9}})
-        out += [Measure(family, c, v) for c in cutoffs for v in variants]
-    return out
 
 
 CONVENTIONS = [dict(zip(("missing_queries", "judged_only", "depth", "rel", "trec_eval_version"), combo))

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import CONFORMANCE, conformance_file
 from sqlrank import trec_eval
-from sqlrank.cli import main
+from sqlrank.cli import main, trec_eval_options
 
 # expected output, trec_eval arguments (file names relative to the conformance folder)
 COMPARISONS = [
@@ -50,7 +50,7 @@ def absolute(args):
 def test_byte_for_byte(expected, args):
     wanted = conformance_file(expected).read_bytes()
     out = io.StringIO()
-    trec_eval.run(trec_eval.parse_options(absolute(args)), out)
+    trec_eval.run(trec_eval_options(absolute(args)), out)
     got = out.getvalue().encode("utf-8")
     if got != wanted:
         import difflib
@@ -62,7 +62,7 @@ def test_byte_for_byte(expected, args):
 def test_engine_flags_leave_the_output_unchanged():
     args = ["-m", "all_trec", "-q", "--memory-limit", "200MB", "--threads", "1", "qrels.test", "results.test"]
     out = io.StringIO()
-    trec_eval.run(trec_eval.parse_options(absolute(args)), out)
+    trec_eval.run(trec_eval_options(absolute(args)), out)
     assert out.getvalue().encode("utf-8") == conformance_file("out.test.aq").read_bytes()
 
 

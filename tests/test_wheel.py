@@ -21,7 +21,8 @@ def test_wheel_installs_and_evaluates(tmp_path):
     import zipfile
     with zipfile.ZipFile(wheel) as z:
         assert "sqlrank/sql/evaluate.sql" in z.namelist()
-        assert "sqlrank/sql/measures/ndcg.sql" in z.namelist()
+        assert "sqlrank/sql/measures/nDCG.sql" in z.namelist()
+        assert {"sqlrank/sql/evaluation/ranking.sql", "sqlrank/sql/output/summary.sql"} <= set(z.namelist())
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     bindir = env_dir / ("Scripts" if os.name == "nt" else "bin")

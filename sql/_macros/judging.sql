@@ -39,6 +39,14 @@ SUM(CASE WHEN rank <= {{ k | number }} THEN {{ is_relevant(level) }} ELSE 0 END)
 {% endmacro %}
 {% macro num_ret_column() %}COUNT(*) AS num_ret{% endmacro %}
 
+{#- The tie step of AP and RR under tie_break=expected: each tie group's bounds and size, its
+    relevant documents, and the relevant documents above it. -#}
+{% macro tie_relevant_columns(level) %}
+{{ ties.group_columns() }}
+SUM({{ is_relevant(level) }}) OVER tie AS tie_rel_{{ level | number }}
+MIN({{ relevant_so_far(level) }} - {{ is_relevant(level) }}) OVER tie AS tie_rel_before_{{ level | number }}
+{% endmacro %}
+
 {#- Rank of the first relevant document; NULL when none is retrieved. -#}
 {% macro first_relevant(level) %}first_rel_{{ level | number }}{% endmacro %}
 {% macro first_relevant_column(level) %}MIN(CASE WHEN {{ is_relevant(level) }} = 1 THEN rank END) AS {{ first_relevant(level) }}{% endmacro %}

@@ -5,10 +5,12 @@
   Reference: McSherry & Najork, "Computing information retrieval performance measures
   efficiently in the presence of tied scores" (ECIR 2008); sklearn ndcg_score.
 -#}
+{#- The tie step's columns of every measure under tie_break=expected: the group's first and last
+    rank and its size. -#}
 {% macro group_columns() %}
-[tie] MIN(rank) OVER tie AS tie_first
-[tie] MAX(rank) OVER tie AS tie_last
-[tie] COUNT(*) OVER tie AS tie_size
+MIN(rank) OVER tie AS tie_first
+MAX(rank) OVER tie AS tie_last
+COUNT(*) OVER tie AS tie_size
 {% endmacro %}
 
 {#- The weight of "this document is within the top k": 1/0, or with ties the share of its

@@ -1,0 +1,41 @@
+{#-
+  Pieces of SQL the parts of an evaluation share (sql/evaluation/, sql/output/).
+-#}
+{#- A measure's aggregate over queries (the registry's aggregate). -#}
+{% macro aggregate(m) -%}
+{%- if m.aggregate == 'sum' -%}
+SUM({{ m.column }})
+{%- elif m.aggregate == 'geometric' -%}
+EXP(AVG(LN(CASE WHEN {{ m.column }} > CAST(0.00001 AS DOUBLE) THEN {{ m.column }} ELSE CAST(0.00001 AS DOUBLE) END)))
+{%- else -%}
+AVG({{ m.column }})
+{%- endif -%}
+{%- endmacro %}
+
+{#- Columns after a first one, one per line. -#}
+{% macro columns(items) -%}
+{% for column in items %},
+           {{ column }}{% endfor %}
+{%- endmacro %}
+
+{#- Results one row per (.., measure): the measure's column picked by its position among the
+    requested measures. -#}
+{% macro measure_case(source, measures) -%}
+CASE measures.position{% for m in measures %}
+
+           WHEN {{ loop.index }} THEN {{ source }}.{{ m.column }}{% endfor %}
+
+       END
+{%- endmacro %}
+{% macro measure_rows(measures) -%}
+CROSS JOIN (
+    VALUES{% for m in measures %}
+
+        ({{ loop.index }}, {{ m.name | literal }}){% if not loop.last %},{% endif %}{% endfor %}
+
+) AS measures (position, measure)
+{%- endmacro %}
+{% macro summary_columns(measures) -%}
+{% for m in measures %},
+           {{ aggregate(m) }} AS {{ m.column }}{% endfor %}
+{%- endmacro %}

@@ -1,0 +1,21 @@
+{#-
+  The steps nDCG_rel, Rndcg and G share: each retrieved document's gain, DCG and gain so far
+  (the running window), the DCG of the whole ranking, and per query over the ideal ranking its
+  DCG, gain, excess gain (over 1 per document) and length.
+  Reference: trec_eval 10 m_ndcg_rel.c, m_Rndcg.c, m_G.c.
+-#}
+{% import '_macros/discount.sql' as discount %}
+{% import '_macros/gain.sql' as gains %}
+
+{% macro judged(m) %}{{ gains.gain('relevance', m.gain) }} AS gain{{ m.gain.sfx }}{% endmacro %}
+{% macro running(m) %}
+SUM({{ discount.discounted('gain' ~ m.gain.sfx, 'rank', m.disc) }}) OVER running AS dcg{{ m.gain.sfx }}_so_far
+SUM(gain{{ m.gain.sfx }}) OVER running AS gain{{ m.gain.sfx }}_so_far
+{% endmacro %}
+{% macro retrieved(m) %}{{ discount.dcg_column('gain' ~ m.gain.sfx, none, 'dcg' ~ m.gain.sfx, m.disc) }}{% endmacro %}
+{% macro ideal(m) %}
+{{ discount.dcg_column('gain', none, 'ideal_dcg' ~ m.gain.sfx, m.disc) }}
+SUM(gain) AS ideal_gain{{ m.gain.sfx }}
+SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) AS ideal_excess{{ m.gain.sfx }}
+COUNT(*) AS ideal_count{{ m.gain.sfx }}
+{% endmacro %}

@@ -1,0 +1,3 @@
+{#- Which queries count (missing_queries: skip = both sides, zero = all qrels queries), numbered. -#}
+{% import '_macros/query_set.sql' as query_set %}
+{{ query_set.evaluated_queries('qrels', missing_queries) }}

@@ -1,0 +1,10 @@
+{#- The values of measures on several rankings, side by side. -#}
+per_query AS (
+    SELECT evaluated_queries.query_id{% for m in measures %},
+           {{ m.part }}.{{ m.column }}{% endfor %}
+
+    FROM evaluated_queries
+{% for v in rankings %}
+    JOIN {{ v.part }} ON {{ v.part }}.query_id = evaluated_queries.query_id
+{% endfor %}
+)

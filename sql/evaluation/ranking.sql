@@ -1,0 +1,55 @@
+{#-
+  A ranking: each retrieved document with its label (NULL when unjudged), ranked by score desc
+  and the tie-break (trec_eval: doc_id desc), with the running columns its measures ask.
+  depth (-M) cuts the ranking before judged_only (-J) drops unjudged documents, as trec_eval
+  does; with tie_break=expected and the nDCG variants, windows over tie groups and running sums.
+-#}
+{% import '_macros/evaluation.sql' as evaluation %}
+{% set v = piece.ranking %}
+judged{{ v.sfx }} AS (
+    SELECT run.query_id,
+           evaluated_queries.query_number,
+           run.doc_id,
+           run.score{% if v.input_rank %},
+           run.input_rank{% endif %},
+           qrels.relevance{{ evaluation.columns(v.judged) }}
+{% if v.judged_only and v.depth is not none %}
+    FROM (
+        SELECT run.*,
+               ROW_NUMBER() OVER (PARTITION BY run.query_id ORDER BY {{ v.order }}) AS depth_rank
+        FROM run
+    ) AS run
+{% else %}
+    FROM run
+{% endif %}
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+{% if v.judged_only %}
+    JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
+    WHERE qrels.relevance >= 0{% if v.depth is not none %} AND run.depth_rank <= {{ v.depth | number }}{% endif %}
+
+{% else %}
+    LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
+{% endif %}
+),
+ranked{{ v.sfx }} AS (
+{% if v.depth is not none or v.outer %}
+    SELECT ordered.*{{ evaluation.columns(v.outer) }}
+    FROM (
+{% endif %}
+    SELECT judged{{ v.sfx }}.*,
+           ROW_NUMBER() OVER ranking AS rank{{ evaluation.columns(v.ranked) }}
+    FROM judged{{ v.sfx }}
+    WINDOW ranking AS (PARTITION BY query_number ORDER BY {{ v.order }}
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+{% if v.depth is not none or v.outer %}
+    ) AS ordered
+{% if v.depth is not none %}
+    WHERE rank <= {{ v.depth | number }}
+{% endif %}
+{% if v.outer %}
+    WINDOW {% if v.running %}running AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW){% if v.ties %},
+           {% endif %}{% endif %}{% if v.ties %}tie AS (PARTITION BY query_id, {{ v.tie_key }}){% endif %}
+
+{% endif %}
+{% endif %}
+)

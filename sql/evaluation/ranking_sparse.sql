@@ -1,0 +1,34 @@
+{#-
+  A ranking whose measures read judged documents only: the run is ranked on its own (score desc
+  and the tie-break, partitioned by query_number), then only its judged documents go on, with
+  their rank among all retrieved, so the label join and running counts see a fraction of the
+  rows. depth (-M) cuts the ranking first.
+-#}
+{% import '_macros/evaluation.sql' as evaluation %}
+{% set v = piece.ranking %}
+run_ranked{{ v.sfx }} AS (
+    SELECT evaluated_queries.query_number,
+           run.doc_id,
+           ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_number ORDER BY {{ v.order }}) AS rank
+    FROM run
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+),
+judged{{ v.sfx }} AS (
+    SELECT numbered_qrels.query_id,
+           run_ranked{{ v.sfx }}.doc_id,
+           run_ranked{{ v.sfx }}.rank,
+           numbered_qrels.relevance{{ evaluation.columns(v.judged) }}
+    FROM run_ranked{{ v.sfx }}
+    JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked{{ v.sfx }}.query_number
+                       AND numbered_qrels.doc_id = run_ranked{{ v.sfx }}.doc_id
+{% if v.depth is not none %}
+    WHERE run_ranked{{ v.sfx }}.rank <= {{ v.depth | number }}
+{% endif %}
+),
+ranked{{ v.sfx }} AS (
+    SELECT judged{{ v.sfx }}.*{{ evaluation.columns(v.ranked) }}
+    FROM judged{{ v.sfx }}{% if v.ranked %}
+
+    WINDOW ranking AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW){% endif %}
+
+)

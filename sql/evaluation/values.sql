@@ -1,0 +1,35 @@
+{#-
+  One column per requested measure of one ranking, for every evaluated query: the measures'
+  values from the per-query steps. With mixed missing-query rules, a measure that skips
+  queries the run does not answer is NULL there.
+-#}
+{% set v = piece.ranking %}
+{% macro population(m) -%}
+{%- if mixed_population and m.missing_queries == 'skip' -%}
+CASE WHEN answered_queries.query_id IS NOT NULL THEN {{ m.value }} END
+{%- else -%}
+{{ m.value }}
+{%- endif -%}
+{%- endmacro %}
+{{ v.part }} AS (
+    SELECT evaluated_queries.query_id{% for m in v.measures %},
+           {{ population(m) }} AS {{ m.column }}{% endfor %}
+
+    FROM evaluated_queries
+    LEFT JOIN retrieved{{ v.sfx }} ON retrieved{{ v.sfx }}.query_id = evaluated_queries.query_id
+{% if judgment_columns %}
+    LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
+{% endif %}
+{% if mixed_population %}
+    LEFT JOIN answered_queries ON answered_queries.query_id = evaluated_queries.query_id
+{% endif %}
+{% for spec in ideals if spec.source == 'qrels' or spec.ranking == v.sfx %}
+    LEFT JOIN {{ spec.name }}_dcg ON {{ spec.name }}_dcg.query_id = evaluated_queries.query_id
+{% endfor %}
+{% if perfect_columns %}
+    CROSS JOIN perfect_discounts
+{% endif %}
+{% for cte in v.ctes %}
+    LEFT JOIN {{ cte.name }} ON {{ cte.name }}.query_id = evaluated_queries.query_id
+{% endfor %}
+)

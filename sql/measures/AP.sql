@@ -1,0 +1,44 @@
+{#-
+  AP and AP@k (trec_eval map, map_cut_k): average precision.
+    AP@k = sum over relevant documents d in the top k of P@rank(d), divided by D, where the
+           ap_denominator D is num_rel (R, all relevant judgments; trec_eval, also with a cutoff),
+           retrieved_relevant (the relevant documents in the top k; TorchMetrics), or
+           min_num_rel_cutoff (min(R, k); RecBole, Spark MLlib, MS Recommenders map_at_k); 0 when D = 0.
+  With tie_break=expected, the mean over all orders of tied documents: a relevant document
+  in a group of s documents (r relevant, B relevant above the group) at the group's j-th
+  position has precision (B + 1 + (j - 1)(r - 1)/(s - 1)) / rank, each position having
+  chance 1/s (McSherry & Najork 2008).
+  Parameters: rel (minimum relevant label, default 1); ap_denominator; cutoff k (default: whole ranking).
+  Reference: trec_eval 10 m_map.c, m_map_cut.c (docs/trec_eval_semantics.md sec. 5).
+-#}
+{% import '_macros/judging.sql' as judging %}
+
+{% macro precision_sum(m) %}precision_sum_{{ m.level | number }}{{ judging.cut(m.cutoff) }}{% endmacro %}
+{% macro level(m) %}{{ m.level | number }}{% endmacro %}
+
+{% macro judgments(m) %}{{ judging.num_rel_column(m.level) }}{% endmacro %}
+{% macro judged(m) %}{{ judging.is_relevant_column(m.level) }}{% endmacro %}
+{% macro ranked(m) %}{{ judging.relevant_so_far_column(m.level) }}{% endmacro %}
+{% macro tie(m) %}{% if m.expected %}{{ judging.tie_relevant_columns(m.level) }}{% endif %}{% endmacro %}
+{% macro retrieved(m) %}
+{% if m.expected %}
+{%- set r = 'tie_rel_' ~ level(m) -%}
+{%- set within = ' * CASE WHEN rank <= ' ~ m.cutoff ~ ' THEN 1 ELSE 0 END' if m.cutoff is not none else '' -%}
+SUM(CAST({{ r }} AS DOUBLE) / tie_size * (tie_rel_before_{{ level(m) }} + 1 + CASE WHEN tie_size > 1 THEN CAST((rank - tie_first) * ({{ r }} - 1) AS DOUBLE) / (tie_size - 1) ELSE 0 END) / rank{{ within }}) AS {{ precision_sum(m) }}
+{% else %}
+SUM(CASE WHEN {{ judging.relevant_up_to(m.level, m.cutoff) }} THEN CAST({{ judging.relevant_so_far(m.level) }} AS DOUBLE) / rank ELSE 0 END) AS {{ precision_sum(m) }}
+{% endif %}
+{% if m.ap_denominator == 'retrieved_relevant' %}
+{{ judging.relevant_in_top_column(m.level, m.cutoff, m) }}
+{% endif %}
+{% endmacro %}
+{% macro denominator(m) -%}
+{%- if m.ap_denominator == 'retrieved_relevant' -%}
+{{ judging.relevant_in_top(m.level, m.cutoff) }}
+{%- elif m.ap_denominator == 'min_num_rel_cutoff' and m.cutoff is not none -%}
+LEAST({{ judging.num_rel(m.level) }}, {{ m.cutoff | number }})
+{%- else -%}
+{{ judging.num_rel(m.level) }}
+{%- endif -%}
+{%- endmacro %}
+{% macro value(m) %}COALESCE({{ precision_sum(m) }} / NULLIF({{ denominator(m) }}, 0), 0){% endmacro %}

@@ -1,0 +1,21 @@
+{#-
+  CG and CG@k: cumulative gain, the sum of gain(label) over the top k (gain convention).
+  With tie_break=expected, its mean over all orders of tied documents.
+  Reference: Jarvelin & Kekalainen (2002).
+-#}
+{% import '_macros/judging.sql' as judging %}
+{% import '_macros/ties.sql' as ties %}
+{% import 'measures/DCG.sql' as dcg %}
+
+{% macro cg(m) %}cg{{ m.gain.sfx }}{{ judging.cut(m.cutoff) }}{% endmacro %}
+
+{% macro judged(m) %}{{ dcg.judged(m) }}{% endmacro %}
+{% macro tie(m) %}{% if m.expected %}{{ ties.group_columns() }}{% endif %}{% endmacro %}
+{% macro retrieved(m) %}
+{% if m.cutoff is none %}
+SUM({{ dcg.gain_name(m) }}) AS {{ cg(m) }}
+{% else %}
+SUM({{ dcg.gain_name(m) }} * {{ ties.within(m.cutoff | number, m) }}) AS {{ cg(m) }}
+{% endif %}
+{% endmacro %}
+{% macro value(m) %}COALESCE({{ cg(m) }}, 0){% endmacro %}

@@ -1,0 +1,28 @@
+{#-
+  DCG and DCG@k (trec_eval dcg): discounted cumulative gain, the sum of gain(label) *
+  discount(rank) over the top k. Gain and discount follow the gain, discount and log_base
+  conventions (_macros/gain.sql, _macros/discount.sql); the defaults are trec_eval's: the
+  label, 1/log2(rank + 1). The relevance level rel does not apply to gains, as in trec_eval.
+  With tie_break=expected each document's discount is the mean over its tie group's positions.
+  Reference: Jarvelin & Kekalainen (2002); trec_eval 10 m_dcg.c.
+-#}
+{% import '_macros/judging.sql' as judging %}
+{% import '_macros/discount.sql' as discount %}
+{% import '_macros/gain.sql' as gains %}
+{% import '_macros/ties.sql' as ties %}
+
+{% macro gain_name(m) %}gain{{ m.gain.sfx }}{% endmacro %}
+{% macro gain_column(m) %}{{ gains.gain('relevance', m.gain) }} AS {{ gain_name(m) }}{% endmacro %}
+{% macro dcg(m) %}dcg{{ m.gain.sfx }}{{ m.disc.key }}{{ judging.cut(m.cutoff) }}{% endmacro %}
+{% macro tie_discount(m) %}tie_discount{{ m.disc.key }}{{ judging.cut(m.cutoff) }}{% endmacro %}
+
+{% macro judged(m) %}{{ gain_column(m) }}{% endmacro %}
+{% macro tie(m) %}
+{% if m.expected %}
+{{ ties.group_columns() }}
+{% set one = discount.discounted('1', 'rank', m.disc) %}
+AVG({% if m.cutoff is none %}{{ one }}{% else %}CASE WHEN rank <= {{ m.cutoff | number }} THEN {{ one }} ELSE 0 END{% endif %}) OVER tie AS {{ tie_discount(m) }}
+{% endif %}
+{% endmacro %}
+{% macro retrieved(m) %}{{ discount.dcg_column(gain_name(m), m.cutoff, dcg(m), m.disc, m.expected, tie_discount(m)) }}{% endmacro %}
+{% macro value(m) %}COALESCE({{ dcg(m) }}, 0){% endmacro %}

@@ -1,0 +1,30 @@
+{#-
+  ERR and ERR@k: expected reciprocal rank (Chapelle et al., CIKM 2009), as gdeval.pl computes it.
+  A user reads down the ranking and stops at the document at rank i with probability
+  R_i = (2^label - 1) / 2^max_rel (0 for labels <= 0 and unjudged documents);
+    ERR@k = sum over ranks i <= k of R_i / i * prod over ranks j < i of (1 - R_j)
+  The product is exp of the running sum of ln(1 - R_j), which is finite as R_j < 1 for labels up
+  to max_rel; labels above max_rel are refused before evaluating (the registry's label_limit).
+  Parameters: max_rel (the highest label, default 4 as in gdeval.pl); cutoff k (default: the
+  whole ranking).
+  Reference: Chapelle, Metzler, Zhang & Grinspan, "Expected reciprocal rank for graded
+  relevance" (CIKM 2009); gdeval.pl (TREC 2010 Web track), ir_measures' ERR@k.
+-#}
+{% import '_macros/judging.sql' as judging %}
+
+{% macro stop(m) %}err_stop_{{ m.max_rel | number }}{% endmacro %}
+{% macro continue_so_far(m) %}err_continue_{{ m.max_rel | number }}_so_far{% endmacro %}
+{% macro err(m) %}err_{{ m.max_rel | number }}{{ judging.cut(m.cutoff) }}{% endmacro %}
+
+{#- The chance that the user stops at this document. -#}
+{% macro judged(m) %}
+CASE WHEN relevance > 0 THEN (POWER(CAST(2 AS DOUBLE), relevance) - 1) / POWER(CAST(2 AS DOUBLE), {{ m.max_rel | number }}) ELSE 0 END AS {{ stop(m) }}
+{% endmacro %}
+{#- ln of the chance that the user reads past this document and every one above it. -#}
+{% macro ranked(m) %}SUM(LN(1 - {{ stop(m) }})) OVER ranking AS {{ continue_so_far(m) }}{% endmacro %}
+{% macro retrieved(m) %}
+{%- set reached = 'EXP(' ~ continue_so_far(m) ~ ' - LN(1 - ' ~ stop(m) ~ '))' -%}
+{%- set within = ' AND rank <= ' ~ m.cutoff if m.cutoff is not none else '' -%}
+SUM(CASE WHEN {{ stop(m) }} > 0{{ within }} THEN {{ stop(m) }} * {{ reached }} / rank ELSE 0 END) AS {{ err(m) }}
+{% endmacro %}
+{% macro value(m) %}COALESCE({{ err(m) }}, 0){% endmacro %}

@@ -1,0 +1,28 @@
+{#-
+  RBP (trec_eval rbp): rank-biased precision,
+    RBP = (1 - p) * sum over retrieved d at rank i of gain(d) * p^(i - 1)
+          gain = label / (the query's highest label) when that is above 1, else the label;
+          0 for labels <= 0 and unjudged documents (trec_eval's intended rescaling to [0, 1])
+  With tie_break=expected, p^(i - 1) is its mean over the tie group's positions.
+  Parameters: p (persistence, default 0.9).
+  Reference: Moffat & Zobel (2008); trec_eval 10 m_rbp.c (docs/trec_eval_semantics.md sec. 5, 9.4).
+-#}
+{% import '_macros/judging.sql' as judging %}
+{% import '_macros/ties.sql' as ties %}
+
+{#- p^(rank - 1), or with tie_break=expected its mean over the tie group's positions. -#}
+{% macro weight(m) %}{% if m.expected %}tie_weight_{{ m.column }}{% else %}POWER({{ judging.real(m.p) }}, rank - 1){% endif %}{% endmacro %}
+{% macro weight_columns(m) %}
+{% if m.expected %}
+{{ ties.group_columns() }}
+AVG(POWER({{ judging.real(m.p) }}, rank - 1)) OVER tie AS tie_weight_{{ m.column }}
+{% endif %}
+{% endmacro %}
+
+{% macro judgments(m) %}MAX(CASE WHEN relevance >= 0 THEN relevance END) AS max_label{% endmacro %}
+{% macro tie(m) %}{{ weight_columns(m) }}{% endmacro %}
+{% macro retrieved(m) %}
+{%- set gain = 'CAST(relevance AS DOUBLE) / CASE WHEN judgments.max_label > 1 THEN judgments.max_label ELSE 1 END' -%}
+SUM(CASE WHEN relevance > 0 THEN {{ gain }} * {{ weight(m) }} ELSE 0 END) AS {{ m.column }}_sum
+{% endmacro %}
+{% macro value(m) %}(1 - {{ judging.real(m.p) }}) * COALESCE({{ m.column }}_sum, 0){% endmacro %}

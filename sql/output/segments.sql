@@ -1,0 +1,9 @@
+{#- One row per (segment, measure): the overall row (segment NULL) first, then each segment. -#}
+{% import '_macros/evaluation.sql' as evaluation %}
+SELECT summary.segment,
+       summary.num_queries,
+       measures.measure,
+       {{ evaluation.measure_case('summary', measures) }} AS value
+FROM summary
+{{ evaluation.measure_rows(measures) }}
+ORDER BY summary.segment NULLS FIRST, measures.position

@@ -1,0 +1,73 @@
+"""An evaluation from inputs to a Result: planned once, run by the engine chosen here (DuckDB,
+or Spark), then checked and shaped. The one place that picks an engine."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .checks import data_warnings, query_overlap, require_labels_within_limits, run_queries_sql, segment_warnings
+from .engine import DuckDBEngine, session, session_options
+from .errors import InputError, OptionError
+from .planner import Plan, plan
+from .results import Result, Rows, shape
+from .templates import dialect as sql_dialect
+
+ENGINES = ("duckdb", "spark")
+
+
+def run_plan(p: Plan, engine, per_query: bool) -> Result:
+    """Run a plan on an engine (DuckDBEngine or spark.SparkEngine): the queries on one side only
+    first (a warning each), then the statement, then (on DuckDB) the data-quality warnings."""
+    with sql_dialect(engine.dialect):
+        qrels_sql = p.qrels.sql() if engine.dialect == "duckdb" else p.qrels.source_sql()
+        run_sql = p.run.sql() if engine.dialect == "duckdb" else p.run.source_sql()
+        run_sql = run_queries_sql(run_sql, p.run.per_run)
+    warnings, num_queries = query_overlap(p, engine.one, qrels_sql, run_sql)
+    require_labels_within_limits(p, engine.one, qrels_sql)
+    one_sided = bool(warnings)  # query_overlap warns only about queries on one side
+    table = engine.evaluate(p)
+    if engine.dialect != "duckdb":
+        return shape(table, p, per_query, num_queries, warnings)
+    warnings = p.qrels.warnings + p.run.warnings + warnings
+    require_finite(table)
+    if p.segments is not None:
+        warnings += segment_warnings(p, engine.connection)
+    warnings += data_warnings(p, engine.connection, one_sided)
+    return shape(table, p, per_query, num_queries, warnings)
+
+
+def require_finite(table: Rows) -> None:
+    """A value that is infinite or NaN comes from gains beyond a double (2^label - 1 for labels of
+    1,024 and more, or a gain map's sums): an error, never an empty or infinite number."""
+    at = table.columns.index("value")
+    for row in table.rows:
+        value = row[at]
+        if value is not None and not math.isfinite(value):
+            record = dict(zip(table.columns, row))
+            query = f" for query {record['query_id']!r}" if record.get("query_id") is not None else ""
+            raise InputError(
+                f"{record.get('measure')}{query} is {value}, not a number: its gains overflow a double "
+                f"(gain=exponential, 2^label - 1, is finite for labels up to 1023; a gain map's gains must sum to "
+                f"less than 1.8e308); use gain=linear, a smaller gain map, or smaller labels")
+
+
+def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False, engine: str = "duckdb",
+                    spark: Any = None, strict: bool = False, **options: Any) -> Result:
+    """One evaluation on DuckDB (default) or on Spark (engine="spark", or a SparkSession in spark=).
+    strict=True: every warning (something that can change a number) is an error instead."""
+    if engine not in ENGINES:
+        raise OptionError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
+    output = "both" if per_query else "summary"
+    if engine == "spark" or spark is not None:
+        from .spark import plan_on_spark
+
+        p, spark_engine = plan_on_spark(qrels, run, measures, output, spark, **options)
+        result = run_plan(p, spark_engine, per_query)
+    else:
+        resources = session_options(options)
+        with session(resources.pop("connection", None), **resources) as (con, registry):
+            result = run_plan(plan(qrels, run, measures, output, con, registry, **options), DuckDBEngine(con), per_query)
+    if strict and result.warnings:
+        raise InputError(f"strict: {len(result.warnings)} findings can change the numbers: "
+                         + "; ".join(result.warnings))
+    return result

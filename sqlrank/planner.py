@@ -1,0 +1,130 @@
+"""The planner: inputs located, measures and conventions resolved, the statement rendered.
+
+``plan()`` does everything an evaluation needs but running it; an engine (``engine.DuckDBEngine``,
+``spark.SparkEngine``) runs the plan, and ``evaluation.run_plan`` turns its rows into a Result.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Mapping
+
+import duckdb
+
+from .conventions import Conventions, resolve_conventions
+from .errors import InputError, OptionError
+from .inputs import Registry, Source, load, load_table
+from .measures import Measure, parse_measures
+from .presets import preset_family_conventions
+from .templates import DIALECTS, call_macro, render_evaluation, render_segments
+from .templates import dialect as sql_dialect
+
+MAX_SLICES = 1000
+
+
+@dataclass
+class Plan:
+    """Inputs located and measures and conventions resolved: everything but the execution."""
+
+    qrels: Source
+    run: Source
+    measures: list[Measure]
+    conventions: Conventions
+    sql: str  # the statement as executed here: it reads the inputs sqlrank read and validated once
+    text: str  # the same statement reading the files themselves: what users print and run elsewhere
+    slices: int = 1  # evaluate the queries in this many groups, one statement each (memory)
+    segments: str | None = None  # SQL of (query_id, segment) rows when results are per segment
+
+
+def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions: Conventions,
+                     preset: str | None = None, explicit: Iterable[str] = ()) -> list[Measure]:
+    """Measures with conventions filled in. Precedence: the measure's own parameters, then the
+    caller's explicit conventions, then the preset's setting for the family, then the rest."""
+    resolved: list[Measure] = []
+    for measure in parse_measures(spec):
+        family = {k: v for k, v in preset_family_conventions(preset, measure.family).items() if k not in explicit}
+        measure = measure.resolve(replace(conventions, **family) if family else conventions)
+        if measure not in resolved:
+            resolved.append(measure)
+    return resolved
+
+
+def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyConnection,
+         registry: Registry, *, qrels_format: str | None = None, run_format: str | None = None,
+         qrels_columns: Mapping[str, str] | None = None, run_columns: Mapping[str, str] | None = None,
+         preset: str | None = None, slices: int | None = None, queries: Any = None, by: str | None = None,
+         dialect: str = "duckdb", relstring_length: int = 10, **conventions: Any) -> Plan:
+    """Everything an evaluation needs but running it. ``qrels`` may be a Source loaded before
+    (several runs against the same judgments read them once). With ``by``, results are per
+    segment of the query table ``queries`` (output "segments"). Output "relstring" (trec_eval's
+    relstring of each query's top ``relstring_length`` documents) takes no measures. Qrels read
+    with judgment groups (trec_eval's -R qrels_jg) evaluate the run once per group."""
+    resolved_conventions = resolve_conventions(preset, **conventions)
+    explicit = {k for k, v in conventions.items() if v is not None}
+    resolved_measures = [] if output == "relstring" else resolve_measures(measures, resolved_conventions, preset,
+                                                                            explicit)
+    segments = segments_sql(queries, by, con, registry)
+    if segments is not None:
+        if output not in ("summary", "segments"):
+            raise OptionError("results per segment (by=) are aggregates; they cannot be per query too")
+        if slices not in (None, 1):
+            raise OptionError("results per segment (by=) are computed in one statement; leave out slices=")
+        output = "segments"
+    qrels_source = qrels if isinstance(qrels, Source) else load(qrels, "qrels", con, registry, qrels_format,
+                                                                  qrels_columns)
+    run_source = run if isinstance(run, Source) else load(run, "run", con, registry, run_format, run_columns)
+    if any(m.param("tie_break") == "input_rank" for m in resolved_measures) and run_source.format != "spark":
+        require_ranks(run_source, con)
+    by_run = run_source.per_run
+    if by_run and slices not in (None, 1):
+        raise OptionError("runs stored together (run_id) are evaluated in one statement; leave out slices=")
+    if by_run and (segments is not None or qrels_source.groups):
+        raise OptionError("runs stored together (run_id) are evaluated per run; segments and judgment groups "
+                          "cannot be combined with them")
+    reread = qrels_source.rescannable and run_source.rescannable
+
+    def statement(qrels_sql: str, run_sql: str) -> str:
+        if qrels_source.groups:
+            run_sql = call_macro("_macros/inputs.sql", "run_per_group", run_sql).strip()
+        return render_evaluation(qrels_sql, run_sql, resolved_measures, resolved_conventions, output,
+                                 relstring_length, segments_sql=segments, by_run=by_run, reread_inputs=reread)
+
+    sql = statement(qrels_source.sql(), run_source.sql())
+    if dialect not in DIALECTS:
+        raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
+    with sql_dialect(dialect):
+        text = statement(qrels_source.source_sql(), run_source.source_sql())
+    return Plan(qrels_source, run_source, resolved_measures, resolved_conventions, sql, text,
+                check_slices(slices), segments)
+
+
+def segments_sql(queries: Any, by: str | None, con: duckdb.DuckDBPyConnection, registry: Registry) -> str | None:
+    """SQL of (query_id, segment) rows from the column ``by`` of the query table ``queries``."""
+    if queries is None and by is None:
+        return None
+    if queries is None or by is None:
+        raise OptionError("segments need both a query table (queries=, --queries FILE) with a query_id column "
+                          "and the column to group by (by=, --by COLUMN)")
+    if not isinstance(by, str) or not by or "\x00" in by:
+        raise OptionError(f"by={by!r} must be a column name of the query table")
+    table = load_table(queries, "query table", con, registry, ("query_id", by))
+    return render_segments(table.reader, by)
+
+
+def check_slices(slices: Any) -> int:
+    if slices is None:
+        return 1
+    if isinstance(slices, bool) or not isinstance(slices, int) or not 1 <= slices <= MAX_SLICES:
+        raise OptionError(f"slices {slices!r} must be a whole number from 1 to {MAX_SLICES} (each slice is one "
+                          f"statement; 10 hold 500M run rows in 4 GB)")
+    return slices
+
+
+def require_ranks(run: Source, con: duckdb.DuckDBPyConnection) -> None:
+    missing = con.execute(f"SELECT count(*) FILTER (WHERE input_rank IS NULL), count(*) FROM ({run.sql()}) AS run"
+                          ).fetchall()[0]
+    if missing[0] == missing[1]:
+        raise InputError(f"{run.label}: tie_break=input_rank needs the run's rank column; TREC runs have it "
+                         f"(column 4), tables need one named rank or mapped with run_columns={{'rank': ...}}")
+    if missing[0]:
+        raise InputError(f"{run.label}: {missing[0]} rows have no integer rank; tie_break=input_rank needs one "
+                         f"on every row")

@@ -1,0 +1,342 @@
+"""The measure registry: one declarative entry per measure family, and nothing else.
+
+Each entry says what a family is called (ir_measures name, other spellings, trec_eval names with
+their place and kind in trec_eval's output), what it takes (parameters with their checks and
+defaults, the cutoff rule), how it is computed (``sql/measures/<name>.sql``, the shared steps it
+reads, whether ``tie_break=expected`` has an exact form), how it is averaged over queries, the
+DuckDB macros ``sqlrank install`` makes for it, and a one-line definition. Parsing
+(``measures.py``), rendering (``templates.py``), trec_eval's output (``trec_eval.py``), the
+macros (``macros.py``), ``sqlrank measures`` and the README's measure table all read it.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .conventions import CHECKS, RANKING_FIELDS
+from .errors import ConventionError, MeasureError
+
+# trec_eval's default parameter lists, used when a measure is named without them.
+TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+SUCCESS_CUTOFFS = (1, 5, 10)
+UNJ_CUTOFFS = (5, 10, 20)
+RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+R_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+
+
+# ----------------------------------------------------------------- parameter kinds
+
+def integer(minimum: int) -> Callable[[Any, str], int]:
+    def check(value: Any, what: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise MeasureError(f"{what} must be an integer >= {minimum}, not {value!r}")
+        return value
+    return check
+
+
+def real(low: float | None = None, high: float | None = None, open_low: bool = False,
+         open_high: bool = False) -> Callable[[Any, str], float]:
+    def check(value: Any, what: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise MeasureError(f"{what} must be a finite number, not {value!r}")
+        value = float(value)
+        if low is not None and (value < low or (open_low and value == low)):
+            raise MeasureError(f"{what} must be {'>' if open_low else '>='} {low:g}, not {value:g}")
+        if high is not None and (value > high or (open_high and value == high)):
+            raise MeasureError(f"{what} must be {'<' if open_high else '<='} {high:g}, not {value:g}")
+        return value
+    return check
+
+
+def convention(name: str) -> Callable[[Any, str], Any]:
+    """A convention field used as a measure parameter: the same values, the same checks."""
+    def check(value: Any, what: str) -> Any:
+        try:
+            return CHECKS[name](value)
+        except ConventionError as exc:
+            raise MeasureError(f"{exc} (in {what.split(' of ', 1)[-1]})") from None
+    return check
+
+
+def levels(value: Any, what: str) -> tuple[float, ...]:
+    if isinstance(value, (int, float)):
+        value = (value,)
+    if not isinstance(value, (tuple, list)) or not value:
+        raise MeasureError(f"{what} must be a list of recall levels such as (0.25, 0.5, 0.75), not {value!r}")
+    return tuple(real(0.0, 1.0)(v, f"a level of {what}") for v in value)
+
+
+def boolean(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise MeasureError(f"{what} must be True or False, not {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a family: its check and its default (None: from the conventions)."""
+
+    check: Callable[[Any, str], Any]
+    default: Any = None
+    kind: str = "convention"  # how `sqlrank measures` names it: convention, integer, number, ...
+
+
+# Convention fields as parameters: None means "from the evaluation's conventions".
+CONVENTION_PARAMS = {name: Param(convention(name)) for name in
+                     ("rel", "gain", "discount", "log_base", "ideal", "ap_denominator", *RANKING_FIELDS,
+                      "missing_queries")}
+EVALUATION_PARAMS = (*RANKING_FIELDS, "missing_queries")  # every family takes these
+
+# The shared steps of an evaluation a family may read (besides its ranking of retrieved documents):
+STEPS = {
+    "judgments": "per-query counts over all judgments (R), in its value",
+    "judgments_in_ranking": "the same counts inside its per-query aggregates (Rprec: the top R)",
+    "all_retrieved": "every retrieved document, judged or not (no ranking of judged documents only)",
+    "ideal": "the ideal ranking's per-query DCG and gains",
+    "ideal_positions": "the ideal ranking position by position",
+    "interpolated": "the interpolated precision at each relevant document",
+    "graded": "each retrieved document with a gain, beside the ideal document at its rank",
+    "rndcg": "the ratio DCG / ideal DCG where the ideal gain changes",
+}
+# The steps that are CTEs of their own, rendered by sql/evaluation/<step>.sql.
+FAMILY_STEPS = ("interpolated", "graded", "rndcg")
+TREC_KINDS = ("plain", "cut", "params", "special")
+TREC_PARAMS = ("gains", "gains_p", "p", "beta", "coefficients", "levels")
+
+
+@dataclass(frozen=True)
+class Trec:
+    """A trec_eval name of a family: its place in trec_eval's output (measures.c, version 10),
+    how it prints (plain: one line; cut: one line per cutoff; params: one line, free parameters;
+    special: num_q), and the family's parameters it stands for (set_relative_P)."""
+
+    name: str
+    order: int
+    kind: str = "plain"
+    params: tuple = ()
+
+
+@dataclass(frozen=True)
+class Family:
+    """What a measure family is; see the module's doc. ``name`` is also its template's file name."""
+
+    name: str
+    definition: str
+    params: dict[str, Param] = field(default_factory=dict)
+    aliases: tuple[str, ...] = ()  # other spellings, matched case-insensitively
+    cutoff: str = "optional"  # "none", "optional" or "required"
+    cutoff_kind: str = "rank"  # "rank" (positive integer), "fraction" (0..1), "multiple" (>= 0)
+    default_cutoffs: tuple = ()  # the cutoffs of a name without one (required cutoffs, or trec_eval's cut name)
+    aggregate: str = "mean"  # over queries: "mean", "sum" (counts) or "geometric" (gm_map, gm_bpref)
+    integer: bool = False  # counts print as integers
+    trec: tuple[Trec, ...] = ()
+    trec_params: str | None = None  # the syntax of its free parameters in trec_eval names (TREC_PARAMS)
+    reads: frozenset = frozenset()  # shared steps it reads (STEPS)
+    tie_expected: bool = True  # tie_break=expected has an exact (closed) form
+    macros: tuple[tuple[str, bool], ...] = ()  # DuckDB macros of `sqlrank install`: (name, takes the cutoff)
+    label_limit: str | None = None  # the parameter no judgment label may exceed (checked before evaluating)
+    reference: str = ""  # where the definition comes from
+
+    def __post_init__(self) -> None:
+        assert self.cutoff in ("none", "optional", "required"), self.name
+        assert self.cutoff_kind in ("rank", "fraction", "multiple"), self.name
+        assert self.aggregate in ("mean", "sum", "geometric"), self.name
+        assert set(self.reads) <= set(STEPS), (self.name, set(self.reads) - set(STEPS))
+        assert all(t.kind in TREC_KINDS for t in self.trec), self.name
+        assert self.trec_params in (None, *TREC_PARAMS), self.name
+
+    @property
+    def template(self) -> str:
+        return f"measures/{self.name}.sql"
+
+    @property
+    def trec_name(self) -> str | None:
+        """trec_eval's name without a cutoff (``map``, ``ndcg``)."""
+        return next((t.name for t in self.trec if t.kind != "cut" and not t.params), None)
+
+    @property
+    def trec_cut_name(self) -> str | None:
+        """trec_eval's name with cutoffs (``map_cut``, ``ndcg_cut``)."""
+        return next((t.name for t in self.trec if t.kind == "cut"), None)
+
+
+def _entry(name: str, definition: str, params: tuple = (), reads: tuple = (), **kw: Any) -> Family:
+    """A Family whose params are named: convention fields by name, others as (name, Param).
+    Every family also takes the conventions that decide the ranking and the query set."""
+    resolved = dict((p, CONVENTION_PARAMS[p]) if isinstance(p, str) else p for p in params)
+    resolved.update({p: CONVENTION_PARAMS[p] for p in EVALUATION_PARAMS})
+    return Family(name, definition, resolved, reads=frozenset(reads), **kw)
+
+
+_P = Param(real(0.0, 1.0, open_low=True, open_high=True), 0.9, "number in (0, 1)")
+_GAINS = ("gain", "discount", "log_base")
+
+REGISTRY: tuple[Family, ...] = (
+    _entry("P", "precision: relevant documents in the top k, divided by k", ["rel"],
+           aliases=("precision",), cutoff="required", default_cutoffs=TREC_CUTOFFS,
+           trec=(Trec("P", 11, "cut"),), macros=(("p", True),), reference="trec_eval m_P.c"),
+    _entry("R", "recall: relevant documents in the top k, divided by all relevant (R)", ["rel"], ["judgments"],
+           aliases=("recall",), cutoff="required", default_cutoffs=TREC_CUTOFFS,
+           trec=(Trec("recall", 13, "cut"),), macros=(("recall", True),), reference="trec_eval m_recall.c"),
+    _entry("Success", "1 if any relevant document is in the top k, else 0", ["rel"],
+           aliases=("hit_rate", "hitrate"), cutoff="required", default_cutoffs=SUCCESS_CUTOFFS,
+           trec=(Trec("success", 29, "cut"),), macros=(("success", True),), reference="trec_eval m_success.c"),
+    _entry("relative_P", "relevant documents in the top k, divided by min(k, R)", ["rel"], ["judgments"],
+           cutoff="required", default_cutoffs=TREC_CUTOFFS, trec=(Trec("relative_P", 28, "cut"),),
+           reference="trec_eval m_rel_P.c"),
+    _entry("AP", "average precision: mean of the precision at each relevant document, over R",
+           ["rel", "ap_denominator"], ["judgments"], aliases=("map",), default_cutoffs=TREC_CUTOFFS,
+           trec=(Trec("map", 5), Trec("map_cut", 27, "cut")), macros=(("ap_at", True), ("ap", False)),
+           reference="trec_eval m_map.c, m_map_cut.c"),
+    _entry("GMAP", "AP, averaged over queries by the geometric mean of max(AP, 1e-5)", ["rel"], ["judgments"],
+           cutoff="none", aggregate="geometric", trec=(Trec("gm_map", 6),), reference="trec_eval m_gm_map.c"),
+    _entry("YAAP", "yet another AP: ln((1 + S) / (1 + R - S)), S = sum of the precision at each relevant",
+           ["rel"], ["judgments"], cutoff="none", trec=(Trec("yaap", 53),), tie_expected=False,
+           reference="trec_eval m_yaap.c"),
+    _entry("RR", "reciprocal rank of the first relevant document", ["rel"], aliases=("mrr", "recip_rank"),
+           trec=(Trec("recip_rank", 9),), macros=(("rr_at", True), ("rr", False)),
+           reference="trec_eval m_recip_rank.c"),
+    _entry("Rprec", "precision at rank R (the number of relevant documents)", ["rel"],
+           ["judgments", "judgments_in_ranking"], aliases=("r-prec",), cutoff="none", trec=(Trec("Rprec", 7),),
+           macros=(("rprec", False),), reference="trec_eval m_Rprec.c"),
+    _entry("Rprec_mult", "precision at rank floor(x * R + 0.9)", ["rel"], ["judgments", "judgments_in_ranking"],
+           cutoff="required", cutoff_kind="multiple", default_cutoffs=R_MULTIPLES,
+           trec=(Trec("Rprec_mult", 16, "cut"),), reference="trec_eval m_Rprec_mult.c"),
+    _entry("IPrec", "interpolated precision at recall level x (max precision at recall >= x)", ["rel"],
+           ["judgments", "all_retrieved", "interpolated"], cutoff="required", cutoff_kind="fraction",
+           default_cutoffs=RECALL_LEVELS, trec=(Trec("iprec_at_recall", 10, "cut"),), tie_expected=False,
+           reference="trec_eval m_iprec_at_recall.c"),
+    _entry("IPrecAvg", "mean interpolated precision over recall levels (11-point average)",
+           ["rel", ("levels", Param(levels, RECALL_LEVELS, "recall levels"))],
+           ["judgments", "all_retrieved", "interpolated"], cutoff="none", trec=(Trec("11pt_avg", 18, "params"),),
+           trec_params="levels", tie_expected=False, reference="trec_eval m_11pt_avg.c"),
+    _entry("Bpref", "binary preference: 1 - judged non-relevant above each relevant, over R (unjudged skipped)", ["rel"],
+           ["judgments", "judgments_in_ranking"], cutoff="none", trec=(Trec("bpref", 8),), tie_expected=False,
+           macros=(("bpref", False),), reference="Buckley & Voorhees (SIGIR 2004); trec_eval m_bpref.c"),
+    _entry("GMBpref", "Bpref, averaged over queries by the geometric mean of max(bpref, 1e-5)", ["rel"],
+           ["judgments", "judgments_in_ranking"], cutoff="none", aggregate="geometric",
+           trec=(Trec("gm_bpref", 15),), tie_expected=False, reference="trec_eval m_gm_bpref.c"),
+    _entry("infAP", "inferred AP (Yilmaz and Aslam): AP estimated from a sampled pool", ["rel"], ["judgments"],
+           cutoff="none", trec=(Trec("infAP", 14),), tie_expected=False,
+           reference="Yilmaz & Aslam (CIKM 2006); trec_eval m_infap.c"),
+    _entry("binG", "binary G: sum over relevant of 1 / log2(2 + non-relevant above), over R", ["rel"],
+           ["judgments"], cutoff="none", trec=(Trec("binG", 19),), tie_expected=False,
+           reference="trec_eval m_binG.c"),
+    _entry("nDCG", "DCG divided by the DCG of the ideal ranking of all judgments (cut at k)", [*_GAINS, "ideal"],
+           ["ideal"],
+           aliases=("ndcg",), default_cutoffs=TREC_CUTOFFS, trec=(Trec("ndcg", 23, "params"), Trec("ndcg_cut", 26, "cut")),
+           trec_params="gains", macros=(("ndcg", True), ("ndcg_all", False)),
+           reference="Jarvelin & Kekalainen (2002); trec_eval m_ndcg.c, m_ndcg_cut.c"),
+    _entry("DCG", "discounted cumulative gain: sum of gain / log2(rank + 1); gain = the label, 0 for labels <= 0 and "
+           "unjudged documents", _GAINS,
+           trec=(Trec("dcg", 21, "params"),), trec_params="gains", macros=(("dcg", True),),
+           reference="Jarvelin & Kekalainen (2002); trec_eval m_dcg.c"),
+    _entry("IdealDCG", "DCG of the ideal ranking of all judgments", [*_GAINS, "ideal"], ["ideal"],
+           trec=(Trec("ideal_dcg", 22, "params"),), trec_params="gains", reference="trec_eval m_ideal_dcg.c"),
+    _entry("CG", "cumulative gain: sum of the gains of the retrieved documents", ["gain"], macros=(("cg", True),),
+           reference="Jarvelin & Kekalainen (2002)"),
+    _entry("nDCG_rel", "nDCG averaged at each relevant document (trec_eval ndcg_rel)", ["gain"],
+           ["all_retrieved", "ideal", "ideal_positions", "graded"], cutoff="none",
+           trec=(Trec("ndcg_rel", 24, "params"),), trec_params="gains", tie_expected=False,
+           reference="trec_eval m_ndcg_rel.c"),
+    _entry("Rndcg", "nDCG averaged at the ranks where the ideal gain changes (0 when R = 0)", ["gain", "rel"],
+           ["judgments", "all_retrieved", "ideal", "ideal_positions", "rndcg"], cutoff="none",
+           trec=(Trec("Rndcg", 25, "params"),), trec_params="gains", tie_expected=False,
+           reference="trec_eval m_Rndcg.c"),
+    _entry("G", "normalized gain G (trec_eval, experimental)", ["gain"],
+           ["all_retrieved", "ideal", "ideal_positions", "graded"], cutoff="none", trec=(Trec("G", 20, "params"),),
+           trec_params="gains", tie_expected=False, reference="trec_eval m_G.c"),
+    _entry("ERR", "expected reciprocal rank: sum over ranks i of R_i / i * prod_{j<i} (1 - R_j), "
+           "R = (2^label - 1) / 2^max_rel", [("max_rel", Param(integer(1), 4, "integer >= 1"))],
+           tie_expected=False, macros=(("err", True),), label_limit="max_rel",
+           reference="Chapelle, Metzler, Zhang & Grinspan (CIKM 2009); gdeval.pl of the TREC Web track"),
+    _entry("RBP", "rank-biased precision (1 - p) * sum of gain * p^(rank - 1), gains rescaled to [0, 1]", [("p", _P)],
+           ["judgments_in_ranking"], cutoff="none", trec=(Trec("rbp", 54, "params"),), trec_params="gains_p",
+           reference="Moffat & Zobel (2008); trec_eval m_rbp.c"),
+    _entry("RBPResid", "RBP residual: the mass RBP leaves to unjudged documents and the tail", [("p", _P)],
+           ["all_retrieved"], cutoff="none", trec=(Trec("rbp_resid", 55),), trec_params="p",
+           reference="trec_eval m_rbp_resid.c"),
+    _entry("Unj", "fraction of the top k not judged (absent from the qrels or negative)", (), ["all_retrieved"],
+           cutoff="required", default_cutoffs=UNJ_CUTOFFS, trec=(Trec("unj", 56, "cut"),),
+           macros=(("unjudged", True),), reference="trec_eval m_unjudged.c"),
+    _entry("SetP", "num_rel_ret / num_ret (relative=True: / min(num_ret, R))",
+           ["rel", ("relative", Param(boolean, False, "True or False"))], ["judgments", "all_retrieved"],
+           cutoff="none", trec=(Trec("set_P", 30), Trec("set_relative_P", 31, params=(("relative", True),))),
+           reference="trec_eval m_set_P.c, m_set_rel_P.c"),
+    _entry("SetR", "num_rel_ret / R", ["rel"], ["judgments", "all_retrieved"], cutoff="none",
+           trec=(Trec("set_recall", 32),), reference="trec_eval m_set_recall.c"),
+    _entry("SetAP", "num_rel_ret^2 / (num_ret * R)", ["rel"], ["judgments", "all_retrieved"], cutoff="none",
+           trec=(Trec("set_map", 33),), reference="trec_eval m_set_map.c"),
+    _entry("SetF", "(beta + 1) * P * R / (beta * P + R) on the whole retrieved set (beta unsquared)",
+           ["rel", ("beta", Param(real(0.0, open_low=True), 1.0, "number > 0"))], ["judgments", "all_retrieved"],
+           cutoff="none", trec=(Trec("set_F", 34, "params"),), trec_params="beta", reference="trec_eval m_set_F.c"),
+    _entry("Utility", "a * rel_ret + b * nonrel_ret + c * rel_not_ret + d * nonrel_not_ret",
+           ["rel", ("a", Param(real(), 1.0, "number")), ("b", Param(real(), -1.0, "number")),
+            ("c", Param(real(), 0.0, "number")), ("d", Param(real(), 0.0, "number")),
+            ("num_docs", Param(integer(0), 0, "integer >= 0"))], ["judgments", "all_retrieved"], cutoff="none",
+           trec=(Trec("utility", 17, "params"),), trec_params="coefficients", reference="trec_eval m_utility.c"),
+    _entry("NumQ", "number of queries evaluated", cutoff="none", aggregate="sum", integer=True,
+           trec=(Trec("num_q", 1, "special"),), reference="trec_eval m_num_q.c"),
+    _entry("NumRet", "number of documents retrieved", (), ["all_retrieved"], cutoff="none", aggregate="sum",
+           integer=True, trec=(Trec("num_ret", 2),), macros=(("num_ret", False),), reference="trec_eval m_num_ret.c"),
+    _entry("NumRel", "number of relevant documents in the judgments (R)", ["rel"], ["judgments"], cutoff="none",
+           aggregate="sum", integer=True, trec=(Trec("num_rel", 3),), macros=(("num_rel", False),),
+           reference="trec_eval m_num_rel.c"),
+    _entry("NumRelRet", "number of relevant documents retrieved", ["rel"], cutoff="none", aggregate="sum",
+           integer=True, trec=(Trec("num_rel_ret", 4),), macros=(("num_rel_ret", False),),
+           reference="trec_eval m_num_rel_ret.c"),
+    _entry("NumNonRelJudgedRet", "retrieved documents judged non-relevant (0 <= label < rel)", ["rel"],
+           cutoff="none", aggregate="sum", integer=True, trec=(Trec("num_nonrel_judged_ret", 35),),
+           reference="trec_eval m_num_nonrel_judged_ret.c"),
+)
+
+FAMILIES: dict[str, Family] = {f.name: f for f in REGISTRY}
+
+
+# ------------------------------------------------------------------ the listing
+
+_CUTOFF_LETTER = {"rank": "k", "fraction": "x", "multiple": "x"}
+_TREC_SYNTAX = {"gains": ".L=G,...", "gains_p": ".p=P", "p": ".P", "beta": ".B", "coefficients": ".a,b,c,d",
+                "levels": ".x,..."}
+_AVERAGED = {"mean": "mean", "sum": "sum", "geometric": "geometric mean"}
+
+
+def listing() -> list[dict[str, str]]:
+    """One row per family, as ``sqlrank measures`` prints it and the README's table shows it."""
+    rows = []
+    for family in REGISTRY:
+        letter = _CUTOFF_LETTER[family.cutoff_kind]
+        names = {"none": [family.name], "optional": [family.name, f"{family.name}@{letter}"],
+                 "required": [f"{family.name}@{letter}"]}[family.cutoff]
+        trec = []
+        for t in family.trec:
+            if t.kind == "cut":
+                trec.append(f"{t.name}.{letter}")
+            else:
+                trec.append(t.name + (_TREC_SYNTAX[family.trec_params] if family.trec_params and not t.params else ""))
+        own = [name for name in family.params if name not in EVALUATION_PARAMS]
+        params = [name if family.params[name].default is None else f"{name}={_shown(family.params[name].default)}"
+                  for name in own]
+        rows.append({"measure": ", ".join(names), "also": ", ".join(family.aliases), "trec_eval": ", ".join(trec),
+                     "parameters": ", ".join(params), "averaged": _AVERAGED[family.aggregate],
+                     "definition": family.definition})
+    return rows
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tuple):
+        return "(" + ",".join(f"{v:g}" for v in value) + ")" if len(value) <= 3 else f"({value[0]:g},...,{value[-1]:g})"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def markdown_table() -> str:
+    """The README's measure table."""
+    def code(text: str) -> str:
+        return ", ".join(f"`{part}`" for part in text.split(", ")) if text else ""
+
+    lines = ["| measure | also | trec_eval | parameters | averaged | definition |", "|---|---|---|---|---|---|"]
+    for row in listing():
+        lines.append(f"| {code(row['measure'])} | {code(row['also'])} | {code(row['trec_eval'])} | "
+                     f"{code(row['parameters'])} | {row['averaged']} | {row['definition']} |")
+    return "\n".join(lines) + "\n"

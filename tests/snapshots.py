@@ -1,0 +1,57 @@
+"""Rendered-SQL snapshots: the statement of each measure family under the default conventions and
+two presets, kept in tests/snapshots/<preset>/<family>.sql, so that a template change shows as a
+reviewable diff of the SQL it renders (tests/test_snapshots.py compares them).
+
+    python tests/snapshots.py      # write them anew after a deliberate change, then review git diff
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from sqlrank.conventions import resolve_conventions  # noqa: E402
+from sqlrank.measures import Measure  # noqa: E402
+from sqlrank.planner import resolve_measures  # noqa: E402
+from sqlrank.registry import REGISTRY  # noqa: E402
+from sqlrank.templates import render_evaluation  # noqa: E402
+
+FOLDER = HERE / "snapshots"
+# trec_eval's conventions; Spark MLlib's (exponential gain, AP over min(R, k), rel=0, missing queries
+# 0); TorchMetrics' (ideal of the retrieved documents, AP over the retrieved relevant, nDCG averaged
+# over tie orders).
+PRESETS = ("trec_eval", "spark_mllib", "torchmetrics")
+QRELS = "SELECT query_id, doc_id, relevance FROM qrels"
+RUN = "SELECT query_id, doc_id, score FROM run"
+
+
+def family_measures(family) -> list[Measure]:
+    k = {"rank": 10, "fraction": 0.5, "multiple": 1.2}[family.cutoff_kind]
+    cutoffs = {"none": [None], "optional": [None, k], "required": [k]}[family.cutoff]
+    return [Measure(family.name, cutoff) for cutoff in cutoffs]
+
+
+def render(family, preset: str) -> str:
+    conventions = resolve_conventions(preset)
+    measures = resolve_measures(family_measures(family), conventions, preset)
+    return render_evaluation(QRELS, RUN, measures, conventions, "summary")
+
+
+def snapshots() -> dict[Path, str]:
+    return {FOLDER / preset / f"{family.name}.sql": render(family, preset) for preset in PRESETS for family in REGISTRY}
+
+
+def main() -> None:
+    written = 0
+    for path, text in snapshots().items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            written += 1
+    print(f"{written} snapshots written in {FOLDER}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+-- sqlrank 0.1.0: Rndcg(rel=0,gain=exponential,missing_queries=zero)
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
+--   missing_queries=zero, judged_only=false, depth=none, trec_eval_version=10
+WITH
+qrels AS (
+    SELECT query_id, doc_id, relevance FROM qrels
+),
+run AS (
+    SELECT query_id, doc_id, score FROM run
+),
+evaluated_queries AS (
+    SELECT query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    FROM (
+        SELECT DISTINCT query_id FROM qrels
+    ) AS query_ids
+),
+judgments AS (
+    SELECT qrels.query_id,
+           SUM(CASE WHEN relevance >= 0 THEN 1 ELSE 0 END) AS num_rel_0
+    FROM qrels
+    JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+    GROUP BY qrels.query_id
+),
+ideal_exp AS (
+    SELECT query_id,
+           gain,
+           rank,
+           SUM(gain / LOG2(rank + 1)) OVER ideal_order AS dcg_so_far,
+           SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) OVER ideal_order AS excess_so_far,
+           LEAD(gain) OVER (PARTITION BY query_id ORDER BY rank) AS next_gain
+    FROM (
+        SELECT query_id,
+               gain,
+               ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY gain DESC, doc_id DESC) AS rank
+        FROM (
+            SELECT qrels.query_id, qrels.doc_id, CASE WHEN qrels.relevance > 0 THEN POWER(CAST(2 AS DOUBLE), qrels.relevance) - 1 ELSE 0
+                END AS gain
+            FROM qrels
+            JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+        ) AS judged_gains
+        WHERE gain > 0
+    ) AS ideal_order
+    WINDOW ideal_order AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
+ideal_exp_dcg AS (
+    SELECT query_id,
+           SUM(gain / LOG2(rank + 1)) AS ideal_dcg_exp,
+           SUM(gain) AS ideal_gain_exp,
+           SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) AS ideal_excess_exp,
+           COUNT(*) AS ideal_count_exp
+    FROM ideal_exp
+    GROUP BY query_id
+),
+judged AS (
+    SELECT run.query_id,
+           evaluated_queries.query_number,
+           run.doc_id,
+           run.score,
+           qrels.relevance,
+           CASE WHEN relevance > 0 THEN POWER(CAST(2 AS DOUBLE), relevance) - 1 ELSE 0 END AS gain_exp
+    FROM run
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+    LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
+),
+ranked AS (
+    SELECT ordered.*,
+           SUM(gain_exp / LOG2(rank + 1)) OVER running AS dcg_exp_so_far,
+           SUM(gain_exp) OVER running AS gain_exp_so_far
+    FROM (
+    SELECT judged.*,
+           ROW_NUMBER() OVER ranking AS rank
+    FROM judged
+    WINDOW ranking AS (PARTITION BY query_number ORDER BY score DESC NULLS LAST, doc_id DESC
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+    ) AS ordered
+    WINDOW running AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
+retrieved AS (
+    SELECT ranked.query_id,
+           SUM(gain_exp / LOG2(rank + 1)) AS dcg_exp,
+           COUNT(*) AS num_ret
+    FROM ranked
+    GROUP BY ranked.query_id
+),
+rndcg_exp_points AS (
+    SELECT ideal.query_id,
+           COALESCE(ranked.dcg_exp_so_far, retrieved.dcg_exp, 0) / ideal.dcg_so_far AS point
+    FROM ideal_exp AS ideal
+    LEFT JOIN ranked AS ranked ON ranked.query_id = ideal.query_id AND ranked.rank = ideal.rank
+    LEFT JOIN retrieved AS retrieved ON retrieved.query_id = ideal.query_id
+    WHERE ideal.next_gain IS NULL OR ideal.next_gain <> ideal.gain
+),
+rndcg_exp AS (
+    SELECT query_id,
+           SUM(point) AS rndcg_sum_exp,
+           COUNT(*) AS rndcg_points_exp
+    FROM rndcg_exp_points
+    GROUP BY query_id
+),
+per_query AS (
+    SELECT evaluated_queries.query_id,
+           CASE WHEN COALESCE(num_rel_0, 0) = 0 THEN 0 ELSE COALESCE((rndcg_sum_exp + CASE WHEN COALESCE(num_ret, 0) > ideal_count_exp
+               + 1 THEN 1 ELSE 0 END * COALESCE(dcg_exp, 0) / ideal_dcg_exp) / (rndcg_points_exp + CASE
+               WHEN COALESCE(num_ret, 0) > ideal_count_exp + 1 THEN 1 ELSE 0 END), 0)
+               END AS rndcg_rel_0_gain_exponential_missing_queries_zero
+    FROM evaluated_queries
+    LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+    LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
+    LEFT JOIN ideal_exp_dcg ON ideal_exp_dcg.query_id = evaluated_queries.query_id
+    LEFT JOIN rndcg_exp ON rndcg_exp.query_id = evaluated_queries.query_id
+),
+summary AS (
+    SELECT AVG(rndcg_rel_0_gain_exponential_missing_queries_zero) AS rndcg_rel_0_gain_exponential_missing_queries_zero
+    FROM per_query
+)
+SELECT measures.measure,
+       CASE measures.position
+           WHEN 1 THEN summary.rndcg_rel_0_gain_exponential_missing_queries_zero
+       END AS value
+FROM summary
+CROSS JOIN (
+    VALUES
+        (1, 'Rndcg(rel=0,gain=exponential,missing_queries=zero)')
+) AS measures (position, measure)
+ORDER BY measures.position

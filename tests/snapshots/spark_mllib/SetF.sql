@@ -1,0 +1,73 @@
+-- sqlrank 0.1.0: SetF(rel=0,missing_queries=zero)
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
+--   missing_queries=zero, judged_only=false, depth=none, trec_eval_version=10
+WITH
+qrels AS (
+    SELECT query_id, doc_id, relevance FROM qrels
+),
+run AS (
+    SELECT query_id, doc_id, score FROM run
+),
+evaluated_queries AS (
+    SELECT query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    FROM (
+        SELECT DISTINCT query_id FROM qrels
+    ) AS query_ids
+),
+judgments AS (
+    SELECT qrels.query_id,
+           SUM(CASE WHEN relevance >= 0 THEN 1 ELSE 0 END) AS num_rel_0
+    FROM qrels
+    JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+    GROUP BY qrels.query_id
+),
+judged AS (
+    SELECT run.query_id,
+           evaluated_queries.query_number,
+           run.doc_id,
+           run.score,
+           qrels.relevance,
+           CASE WHEN relevance >= 0 THEN 1 ELSE 0 END AS is_rel_0
+    FROM run
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+    LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
+),
+ranked AS (
+    SELECT judged.*,
+           ROW_NUMBER() OVER ranking AS rank
+    FROM judged
+    WINDOW ranking AS (PARTITION BY query_number ORDER BY score DESC NULLS LAST, doc_id DESC
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
+retrieved AS (
+    SELECT ranked.query_id,
+           SUM(is_rel_0) AS rel_0_retrieved,
+           COUNT(*) AS num_ret
+    FROM ranked
+    GROUP BY ranked.query_id
+),
+per_query AS (
+    SELECT evaluated_queries.query_id,
+           CASE WHEN CAST(COALESCE(rel_0_retrieved, 0) AS DOUBLE) > 0 THEN (CAST(1.0 AS DOUBLE) + 1)
+               * (CAST(COALESCE(rel_0_retrieved, 0) AS DOUBLE) / num_ret) * (CAST(COALESCE(rel_0_retrieved, 0) AS DOUBLE)
+               / COALESCE(num_rel_0, 0)) / (CAST(1.0 AS DOUBLE) * (CAST(COALESCE(rel_0_retrieved, 0) AS DOUBLE) / num_ret)
+               + (CAST(COALESCE(rel_0_retrieved, 0) AS DOUBLE) / COALESCE(num_rel_0, 0))) ELSE 0 END AS setf_rel_0_missing_queries_zero
+    FROM evaluated_queries
+    LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+    LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
+),
+summary AS (
+    SELECT AVG(setf_rel_0_missing_queries_zero) AS setf_rel_0_missing_queries_zero
+    FROM per_query
+)
+SELECT measures.measure,
+       CASE measures.position
+           WHEN 1 THEN summary.setf_rel_0_missing_queries_zero
+       END AS value
+FROM summary
+CROSS JOIN (
+    VALUES
+        (1, 'SetF(rel=0,missing_queries=zero)')
+) AS measures (position, measure)
+ORDER BY measures.position

@@ -1,0 +1,84 @@
+-- sqlrank 0.1.0: GMAP
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant, rel=1,
+--   missing_queries=skip, judged_only=false, depth=none, trec_eval_version=10
+WITH
+qrels AS (
+    SELECT query_id, doc_id, relevance FROM qrels
+),
+run AS (
+    SELECT query_id, doc_id, score FROM run
+),
+evaluated_queries AS (
+    SELECT query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    FROM (
+        SELECT DISTINCT query_id FROM qrels
+        INTERSECT
+        SELECT DISTINCT query_id FROM run
+    ) AS query_ids
+),
+judgments AS (
+    SELECT qrels.query_id,
+           SUM(CASE WHEN relevance >= 1 THEN 1 ELSE 0 END) AS num_rel_1
+    FROM qrels
+    JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+    GROUP BY qrels.query_id
+),
+numbered_qrels AS (
+    SELECT qrels.query_id,
+           evaluated_queries.query_number,
+           qrels.doc_id,
+           qrels.relevance
+    FROM qrels
+    JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+),
+run_ranked AS (
+    SELECT evaluated_queries.query_number,
+           run.doc_id,
+           ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_number ORDER BY score DESC NULLS LAST, doc_id DESC) AS rank
+    FROM run
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+),
+judged AS (
+    SELECT numbered_qrels.query_id,
+           run_ranked.doc_id,
+           run_ranked.rank,
+           numbered_qrels.relevance,
+           CASE WHEN relevance >= 1 THEN 1 ELSE 0 END AS is_rel_1
+    FROM run_ranked
+    JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked.query_number
+                       AND numbered_qrels.doc_id = run_ranked.doc_id
+),
+ranked AS (
+    SELECT judged.*,
+           SUM(is_rel_1) OVER ranking AS rel_1_so_far
+    FROM judged
+    WINDOW ranking AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
+retrieved AS (
+    SELECT ranked.query_id,
+           SUM(CASE WHEN is_rel_1 = 1 THEN CAST(rel_1_so_far AS DOUBLE) / rank ELSE 0 END) AS precision_sum_1
+    FROM ranked
+    GROUP BY ranked.query_id
+),
+per_query AS (
+    SELECT evaluated_queries.query_id,
+           COALESCE(precision_sum_1 / NULLIF(num_rel_1, 0), 0) AS gmap
+    FROM evaluated_queries
+    LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+    LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
+),
+summary AS (
+    SELECT EXP(AVG(LN(CASE WHEN gmap > CAST(0.00001 AS DOUBLE) THEN gmap ELSE CAST(0.00001 AS DOUBLE) END))) AS gmap
+    FROM per_query
+)
+SELECT measures.measure,
+       CASE measures.position
+           WHEN 1 THEN summary.gmap
+       END AS value
+FROM summary
+CROSS JOIN (
+    VALUES
+        (1, 'GMAP')
+) AS measures (position, measure)
+ORDER BY measures.position

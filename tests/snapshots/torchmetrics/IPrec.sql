@@ -1,0 +1,88 @@
+-- sqlrank 0.1.0: IPrec@0.5
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant, rel=1,
+--   missing_queries=skip, judged_only=false, depth=none, trec_eval_version=10
+WITH
+qrels AS (
+    SELECT query_id, doc_id, relevance FROM qrels
+),
+run AS (
+    SELECT query_id, doc_id, score FROM run
+),
+evaluated_queries AS (
+    SELECT query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    FROM (
+        SELECT DISTINCT query_id FROM qrels
+        INTERSECT
+        SELECT DISTINCT query_id FROM run
+    ) AS query_ids
+),
+judgments AS (
+    SELECT qrels.query_id,
+           SUM(CASE WHEN relevance >= 1 THEN 1 ELSE 0 END) AS num_rel_1
+    FROM qrels
+    JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+    GROUP BY qrels.query_id
+),
+judged AS (
+    SELECT run.query_id,
+           evaluated_queries.query_number,
+           run.doc_id,
+           run.score,
+           qrels.relevance,
+           CASE WHEN relevance >= 1 THEN 1 ELSE 0 END AS is_rel_1
+    FROM run
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+    LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
+),
+ranked AS (
+    SELECT judged.*,
+           ROW_NUMBER() OVER ranking AS rank,
+           SUM(is_rel_1) OVER ranking AS rel_1_so_far
+    FROM judged
+    WINDOW ranking AS (PARTITION BY query_number ORDER BY score DESC NULLS LAST, doc_id DESC
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
+retrieved AS (
+    SELECT ranked.query_id
+    FROM ranked
+    GROUP BY ranked.query_id
+),
+iprec_1_interpolated AS (
+    SELECT query_id,
+           rel_1_so_far AS relevant_seen,
+           MAX(CAST(rel_1_so_far AS DOUBLE) / rank) OVER (
+               PARTITION BY query_id ORDER BY rank DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS precision
+    FROM ranked
+    WHERE is_rel_1 = 1
+),
+iprec_1 AS (
+    SELECT interpolated.query_id,
+           COALESCE(MAX(CASE WHEN relevant_seen = GREATEST(ROUND(CAST(0.5 AS DOUBLE) * num_rel_1), 1)
+               THEN precision END), 0) AS iprec_at_0_5_at_level
+    FROM iprec_1_interpolated AS interpolated
+    JOIN judgments ON judgments.query_id = interpolated.query_id
+    GROUP BY interpolated.query_id
+),
+per_query AS (
+    SELECT evaluated_queries.query_id,
+           COALESCE(iprec_at_0_5_at_level, 0) AS iprec_at_0_5
+    FROM evaluated_queries
+    LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+    LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
+    LEFT JOIN iprec_1 ON iprec_1.query_id = evaluated_queries.query_id
+),
+summary AS (
+    SELECT AVG(iprec_at_0_5) AS iprec_at_0_5
+    FROM per_query
+)
+SELECT measures.measure,
+       CASE measures.position
+           WHEN 1 THEN summary.iprec_at_0_5
+       END AS value
+FROM summary
+CROSS JOIN (
+    VALUES
+        (1, 'IPrec@0.5')
+) AS measures (position, measure)
+ORDER BY measures.position

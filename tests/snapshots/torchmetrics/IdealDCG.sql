@@ -1,0 +1,100 @@
+-- sqlrank 0.1.0: IdealDCG(ideal=run), IdealDCG(ideal=run)@10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant, rel=1,
+--   missing_queries=skip, judged_only=false, depth=none, trec_eval_version=10
+WITH
+qrels AS (
+    SELECT query_id, doc_id, relevance FROM qrels
+),
+run AS (
+    SELECT query_id, doc_id, score FROM run
+),
+evaluated_queries AS (
+    SELECT query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    FROM (
+        SELECT DISTINCT query_id FROM qrels
+        INTERSECT
+        SELECT DISTINCT query_id FROM run
+    ) AS query_ids
+),
+numbered_qrels AS (
+    SELECT qrels.query_id,
+           evaluated_queries.query_number,
+           qrels.doc_id,
+           qrels.relevance
+    FROM qrels
+    JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+),
+run_ranked AS (
+    SELECT evaluated_queries.query_number,
+           run.doc_id,
+           ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_number ORDER BY score DESC NULLS LAST, doc_id DESC) AS rank
+    FROM run
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+),
+judged AS (
+    SELECT numbered_qrels.query_id,
+           run_ranked.doc_id,
+           run_ranked.rank,
+           numbered_qrels.relevance,
+           CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) ELSE 0 END AS gain
+    FROM run_ranked
+    JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked.query_number
+                       AND numbered_qrels.doc_id = run_ranked.doc_id
+),
+ranked AS (
+    SELECT judged.*
+    FROM judged
+),
+retrieved AS (
+    SELECT ranked.query_id
+    FROM ranked
+    GROUP BY ranked.query_id
+),
+ideal_run AS (
+    SELECT query_id,
+           gain,
+           rank
+    FROM (
+        SELECT query_id,
+               gain,
+               ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY gain DESC, doc_id DESC) AS rank
+        FROM (
+            SELECT query_id, doc_id, gain AS gain
+            FROM ranked
+        ) AS judged_gains
+        WHERE gain > 0
+    ) AS ideal_order
+),
+ideal_run_dcg AS (
+    SELECT query_id,
+           SUM(gain / LOG2(rank + 1)) AS ideal_run_dcg,
+           SUM(CASE WHEN rank <= 10 THEN gain / LOG2(rank + 1) ELSE 0 END) AS ideal_run_dcg_top_10
+    FROM ideal_run
+    GROUP BY query_id
+),
+per_query AS (
+    SELECT evaluated_queries.query_id,
+           COALESCE(ideal_run_dcg, 0) AS idealdcg_ideal_run,
+           COALESCE(ideal_run_dcg_top_10, 0) AS idealdcg_ideal_run_at_10
+    FROM evaluated_queries
+    LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+    LEFT JOIN ideal_run_dcg ON ideal_run_dcg.query_id = evaluated_queries.query_id
+),
+summary AS (
+    SELECT AVG(idealdcg_ideal_run) AS idealdcg_ideal_run,
+           AVG(idealdcg_ideal_run_at_10) AS idealdcg_ideal_run_at_10
+    FROM per_query
+)
+SELECT measures.measure,
+       CASE measures.position
+           WHEN 1 THEN summary.idealdcg_ideal_run
+           WHEN 2 THEN summary.idealdcg_ideal_run_at_10
+       END AS value
+FROM summary
+CROSS JOIN (
+    VALUES
+        (1, 'IdealDCG(ideal=run)'),
+        (2, 'IdealDCG(ideal=run)@10')
+) AS measures (position, measure)
+ORDER BY measures.position

@@ -1,0 +1,62 @@
+-- sqlrank 0.1.0: NumRet
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant, rel=1,
+--   missing_queries=skip, judged_only=false, depth=none, trec_eval_version=10
+WITH
+qrels AS (
+    SELECT query_id, doc_id, relevance FROM qrels
+),
+run AS (
+    SELECT query_id, doc_id, score FROM run
+),
+evaluated_queries AS (
+    SELECT query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    FROM (
+        SELECT DISTINCT query_id FROM qrels
+        INTERSECT
+        SELECT DISTINCT query_id FROM run
+    ) AS query_ids
+),
+judged AS (
+    SELECT run.query_id,
+           evaluated_queries.query_number,
+           run.doc_id,
+           run.score,
+           qrels.relevance
+    FROM run
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+    LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
+),
+ranked AS (
+    SELECT judged.*,
+           ROW_NUMBER() OVER ranking AS rank
+    FROM judged
+    WINDOW ranking AS (PARTITION BY query_number ORDER BY score DESC NULLS LAST, doc_id DESC
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
+retrieved AS (
+    SELECT ranked.query_id,
+           COUNT(*) AS num_ret
+    FROM ranked
+    GROUP BY ranked.query_id
+),
+per_query AS (
+    SELECT evaluated_queries.query_id,
+           CAST(COALESCE(num_ret, 0) AS DOUBLE) AS numret
+    FROM evaluated_queries
+    LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+),
+summary AS (
+    SELECT SUM(numret) AS numret
+    FROM per_query
+)
+SELECT measures.measure,
+       CASE measures.position
+           WHEN 1 THEN summary.numret
+       END AS value
+FROM summary
+CROSS JOIN (
+    VALUES
+        (1, 'NumRet')
+) AS measures (position, measure)
+ORDER BY measures.position

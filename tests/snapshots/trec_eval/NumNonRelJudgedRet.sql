@@ -1,0 +1,74 @@
+-- sqlrank 0.1.0: NumNonRelJudgedRet
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel, rel=1,
+--   missing_queries=skip, judged_only=false, depth=none, trec_eval_version=10
+WITH
+qrels AS (
+    SELECT query_id, doc_id, relevance FROM qrels
+),
+run AS (
+    SELECT query_id, doc_id, score FROM run
+),
+evaluated_queries AS (
+    SELECT query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    FROM (
+        SELECT DISTINCT query_id FROM qrels
+        INTERSECT
+        SELECT DISTINCT query_id FROM run
+    ) AS query_ids
+),
+numbered_qrels AS (
+    SELECT qrels.query_id,
+           evaluated_queries.query_number,
+           qrels.doc_id,
+           qrels.relevance
+    FROM qrels
+    JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+),
+run_ranked AS (
+    SELECT evaluated_queries.query_number,
+           run.doc_id,
+           ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_number ORDER BY score DESC NULLS LAST, doc_id DESC) AS rank
+    FROM run
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+),
+judged AS (
+    SELECT numbered_qrels.query_id,
+           run_ranked.doc_id,
+           run_ranked.rank,
+           numbered_qrels.relevance,
+           CASE WHEN relevance >= 0 AND relevance < 1 THEN 1 ELSE 0 END AS is_nonrel_1
+    FROM run_ranked
+    JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked.query_number
+                       AND numbered_qrels.doc_id = run_ranked.doc_id
+),
+ranked AS (
+    SELECT judged.*
+    FROM judged
+),
+retrieved AS (
+    SELECT ranked.query_id,
+           SUM(is_nonrel_1) AS nonrel_1_retrieved
+    FROM ranked
+    GROUP BY ranked.query_id
+),
+per_query AS (
+    SELECT evaluated_queries.query_id,
+           CAST(COALESCE(nonrel_1_retrieved, 0) AS DOUBLE) AS numnonreljudgedret
+    FROM evaluated_queries
+    LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+),
+summary AS (
+    SELECT SUM(numnonreljudgedret) AS numnonreljudgedret
+    FROM per_query
+)
+SELECT measures.measure,
+       CASE measures.position
+           WHEN 1 THEN summary.numnonreljudgedret
+       END AS value
+FROM summary
+CROSS JOIN (
+    VALUES
+        (1, 'NumNonRelJudgedRet')
+) AS measures (position, measure)
+ORDER BY measures.position

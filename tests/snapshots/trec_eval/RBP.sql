@@ -1,0 +1,83 @@
+-- sqlrank 0.1.0: RBP
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel, rel=1,
+--   missing_queries=skip, judged_only=false, depth=none, trec_eval_version=10
+WITH
+qrels AS (
+    SELECT query_id, doc_id, relevance FROM qrels
+),
+run AS (
+    SELECT query_id, doc_id, score FROM run
+),
+evaluated_queries AS (
+    SELECT query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    FROM (
+        SELECT DISTINCT query_id FROM qrels
+        INTERSECT
+        SELECT DISTINCT query_id FROM run
+    ) AS query_ids
+),
+judgments AS (
+    SELECT qrels.query_id,
+           MAX(CASE WHEN relevance >= 0 THEN relevance END) AS max_label
+    FROM qrels
+    JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+    GROUP BY qrels.query_id
+),
+numbered_qrels AS (
+    SELECT qrels.query_id,
+           evaluated_queries.query_number,
+           qrels.doc_id,
+           qrels.relevance
+    FROM qrels
+    JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+),
+run_ranked AS (
+    SELECT evaluated_queries.query_number,
+           run.doc_id,
+           ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_number ORDER BY score DESC NULLS LAST, doc_id DESC) AS rank
+    FROM run
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+),
+judged AS (
+    SELECT numbered_qrels.query_id,
+           run_ranked.doc_id,
+           run_ranked.rank,
+           numbered_qrels.relevance
+    FROM run_ranked
+    JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked.query_number
+                       AND numbered_qrels.doc_id = run_ranked.doc_id
+),
+ranked AS (
+    SELECT judged.*
+    FROM judged
+),
+retrieved AS (
+    SELECT ranked.query_id,
+           SUM(CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) / CASE WHEN judgments.max_label > 1 THEN judgments.max_label
+               ELSE 1 END * POWER(CAST(0.9 AS DOUBLE), rank - 1) ELSE 0 END) AS rbp_sum
+    FROM ranked
+    JOIN judgments ON judgments.query_id = ranked.query_id
+    GROUP BY ranked.query_id
+),
+per_query AS (
+    SELECT evaluated_queries.query_id,
+           (1 - CAST(0.9 AS DOUBLE)) * COALESCE(rbp_sum, 0) AS rbp
+    FROM evaluated_queries
+    LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+    LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
+),
+summary AS (
+    SELECT AVG(rbp) AS rbp
+    FROM per_query
+)
+SELECT measures.measure,
+       CASE measures.position
+           WHEN 1 THEN summary.rbp
+       END AS value
+FROM summary
+CROSS JOIN (
+    VALUES
+        (1, 'RBP')
+) AS measures (position, measure)
+ORDER BY measures.position

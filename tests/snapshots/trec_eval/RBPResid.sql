@@ -1,0 +1,66 @@
+-- sqlrank 0.1.0: RBPResid
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel, rel=1,
+--   missing_queries=skip, judged_only=false, depth=none, trec_eval_version=10
+WITH
+qrels AS (
+    SELECT query_id, doc_id, relevance FROM qrels
+),
+run AS (
+    SELECT query_id, doc_id, score FROM run
+),
+evaluated_queries AS (
+    SELECT query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    FROM (
+        SELECT DISTINCT query_id FROM qrels
+        INTERSECT
+        SELECT DISTINCT query_id FROM run
+    ) AS query_ids
+),
+judged AS (
+    SELECT run.query_id,
+           evaluated_queries.query_number,
+           run.doc_id,
+           run.score,
+           qrels.relevance,
+           CASE WHEN relevance IS NULL OR relevance < 0 THEN 1 ELSE 0 END AS is_unjudged
+    FROM run
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+    LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
+),
+ranked AS (
+    SELECT judged.*,
+           ROW_NUMBER() OVER ranking AS rank
+    FROM judged
+    WINDOW ranking AS (PARTITION BY query_number ORDER BY score DESC NULLS LAST, doc_id DESC
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
+retrieved AS (
+    SELECT ranked.query_id,
+           COUNT(*) AS num_ret,
+           SUM(is_unjudged) AS unjudged_retrieved,
+           SUM(CASE WHEN is_unjudged = 1 THEN POWER(CAST(0.9 AS DOUBLE), rank - 1) ELSE 0 END) AS rbpresid_weight
+    FROM ranked
+    GROUP BY ranked.query_id
+),
+per_query AS (
+    SELECT evaluated_queries.query_id,
+           CASE WHEN unjudged_retrieved > 0 THEN POWER(CAST(0.9 AS DOUBLE), num_ret) + (1 - CAST(0.9 AS DOUBLE)) * rbpresid_weight
+               ELSE 0 END AS rbpresid
+    FROM evaluated_queries
+    LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+),
+summary AS (
+    SELECT AVG(rbpresid) AS rbpresid
+    FROM per_query
+)
+SELECT measures.measure,
+       CASE measures.position
+           WHEN 1 THEN summary.rbpresid
+       END AS value
+FROM summary
+CROSS JOIN (
+    VALUES
+        (1, 'RBPResid')
+) AS measures (position, measure)
+ORDER BY measures.position

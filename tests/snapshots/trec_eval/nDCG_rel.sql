@@ -1,0 +1,113 @@
+-- sqlrank 0.1.0: nDCG_rel
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel, rel=1,
+--   missing_queries=skip, judged_only=false, depth=none, trec_eval_version=10
+WITH
+qrels AS (
+    SELECT query_id, doc_id, relevance FROM qrels
+),
+run AS (
+    SELECT query_id, doc_id, score FROM run
+),
+evaluated_queries AS (
+    SELECT query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    FROM (
+        SELECT DISTINCT query_id FROM qrels
+        INTERSECT
+        SELECT DISTINCT query_id FROM run
+    ) AS query_ids
+),
+ideal AS (
+    SELECT query_id,
+           gain,
+           rank,
+           SUM(gain / LOG2(rank + 1)) OVER ideal_order AS dcg_so_far,
+           SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) OVER ideal_order AS excess_so_far,
+           LEAD(gain) OVER (PARTITION BY query_id ORDER BY rank) AS next_gain
+    FROM (
+        SELECT query_id,
+               gain,
+               ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY gain DESC, doc_id DESC) AS rank
+        FROM (
+            SELECT qrels.query_id, qrels.doc_id, CASE WHEN qrels.relevance > 0 THEN CAST(qrels.relevance AS DOUBLE) ELSE 0 END AS gain
+            FROM qrels
+            JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+        ) AS judged_gains
+        WHERE gain > 0
+    ) AS ideal_order
+    WINDOW ideal_order AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
+ideal_dcg AS (
+    SELECT query_id,
+           SUM(gain / LOG2(rank + 1)) AS ideal_dcg,
+           SUM(gain) AS ideal_gain,
+           SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) AS ideal_excess,
+           COUNT(*) AS ideal_count
+    FROM ideal
+    GROUP BY query_id
+),
+judged AS (
+    SELECT run.query_id,
+           evaluated_queries.query_number,
+           run.doc_id,
+           run.score,
+           qrels.relevance,
+           CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) ELSE 0 END AS gain
+    FROM run
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+    LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
+),
+ranked AS (
+    SELECT ordered.*,
+           SUM(gain / LOG2(rank + 1)) OVER running AS dcg_so_far,
+           SUM(gain) OVER running AS gain_so_far
+    FROM (
+    SELECT judged.*,
+           ROW_NUMBER() OVER ranking AS rank
+    FROM judged
+    WINDOW ranking AS (PARTITION BY query_number ORDER BY score DESC NULLS LAST, doc_id DESC
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+    ) AS ordered
+    WINDOW running AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
+retrieved AS (
+    SELECT ranked.query_id,
+           SUM(gain / LOG2(rank + 1)) AS dcg
+    FROM ranked
+    GROUP BY ranked.query_id
+),
+graded AS (
+    SELECT ranked.query_id,
+           SUM(CASE WHEN ranked.gain > 0 THEN ranked.dcg_so_far / COALESCE(ideal.dcg_so_far, ideal_dcg.ideal_dcg)
+               ELSE 0 END) AS ndcg_rel_points,
+           SUM(CASE WHEN ranked.gain > 0 THEN 1 ELSE 0 END) AS positive_retrieved
+    FROM ranked AS ranked
+    JOIN ideal_dcg ON ideal_dcg.query_id = ranked.query_id
+    LEFT JOIN ideal ON ideal.query_id = ranked.query_id AND ideal.rank = ranked.rank
+    WHERE ranked.gain <> 0
+    GROUP BY ranked.query_id
+),
+per_query AS (
+    SELECT evaluated_queries.query_id,
+           COALESCE(CASE WHEN COALESCE(ndcg_rel_points, 0) + (ideal_count - COALESCE(positive_retrieved, 0)) * COALESCE(dcg, 0)
+               / ideal_dcg > 0 THEN (COALESCE(ndcg_rel_points, 0) + (ideal_count - COALESCE(positive_retrieved, 0)) * COALESCE(dcg, 0)
+               / ideal_dcg) / ideal_count ELSE 0 END, 0) AS ndcg_rel
+    FROM evaluated_queries
+    LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+    LEFT JOIN ideal_dcg ON ideal_dcg.query_id = evaluated_queries.query_id
+    LEFT JOIN graded ON graded.query_id = evaluated_queries.query_id
+),
+summary AS (
+    SELECT AVG(ndcg_rel) AS ndcg_rel
+    FROM per_query
+)
+SELECT measures.measure,
+       CASE measures.position
+           WHEN 1 THEN summary.ndcg_rel
+       END AS value
+FROM summary
+CROSS JOIN (
+    VALUES
+        (1, 'nDCG_rel')
+) AS measures (position, measure)
+ORDER BY measures.position

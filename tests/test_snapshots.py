@@ -1,0 +1,52 @@
+"""The SQL each measure family renders (under trec_eval's conventions and two presets) is the
+reviewed snapshot in tests/snapshots/; `python tests/snapshots.py` writes them anew."""
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from snapshots import FOLDER, PRESETS, render
+from sqlrank.registry import REGISTRY
+
+WIDTH = 160
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("family", REGISTRY, ids=lambda f: f.name)
+def test_rendered_sql_is_the_snapshot(family, preset):
+    path = FOLDER / preset / f"{family.name}.sql"
+    assert path.is_file(), f"no snapshot {path}: run python tests/snapshots.py"
+    text = render(family, preset)
+    assert text == path.read_text(encoding="utf-8"), \
+        f"the SQL of {family.name} under {preset} changed: run python tests/snapshots.py and review git diff"
+    assert max(len(line) for line in text.splitlines()) < WIDTH
+
+
+def test_every_snapshot_belongs_to_a_family_and_binds():
+    names = {family.name for family in REGISTRY}
+    con = duckdb.connect()
+    con.execute("CREATE TABLE qrels (query_id VARCHAR, doc_id VARCHAR, relevance INTEGER)")
+    con.execute("CREATE TABLE run (query_id VARCHAR, doc_id VARCHAR, score DOUBLE)")
+    for preset in PRESETS:
+        files = sorted((FOLDER / preset).glob("*.sql"))
+        assert {path.stem for path in files} == names, preset
+        for path in files:
+            con.execute("EXPLAIN " + path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("per_query", [False, True])
+def test_all_trec_renders_in_short_lines(per_query):
+    """trec_eval's all_trec set (about 100 values) as one statement reads as hand-written SQL: no
+    line of 160 characters or more, and no line that is only a comma."""
+    import sqlrank
+    from conftest import ROOT
+    from sqlrank.cli import trec_eval_options
+    from sqlrank.trec_eval import expand
+
+    lines = expand(trec_eval_options(["-m", "all_trec", "q", "r"]))
+    measures = [line.measure for line in lines if line.measure is not None]
+    assert len(measures) > 90
+    text = sqlrank.render(ROOT / "fixtures/demo/qrels.test", ROOT / "fixtures/demo/results.test", measures,
+                          per_query=per_query)
+    assert max(len(line) for line in text.splitlines()) < WIDTH
+    assert not [line for line in text.splitlines() if line.strip() == ","]
