@@ -12,10 +12,11 @@
     summary, segments   aggregates over queries
   Shared steps are computed once; every measure is one column of one per-query row.
 -#}
+{% import '_macros/dialect.sql' as dialect %}
 -- sqlrank {{ version }}: {{ measure_names | join(', ') }}
 -- conventions: {{ conventions }}
 WITH
 {% for piece in pieces %}
 {% filter trim %}{% include piece.template %}{% endfilter %}{{ ',' if not loop.last }}
 {% endfor %}
-{% filter trim %}{% include 'output/' ~ output ~ '.sql' %}{% endfilter %}
+{% filter trim %}{% include 'output/' ~ output ~ '.sql' %}{% endfilter %}{{ dialect.settings() }}

@@ -57,15 +57,12 @@ def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect
            **options: Any) -> str:
     """The SQL statement of this evaluation, reading the inputs themselves (which are validated).
     With per_query=True it returns ``query_id, measure, value`` rows ordered by query; otherwise
-    ``measure, value`` rows. dialect: "duckdb" (default) or "spark" (Spark SQL: files are read
-    with parquet.`path` and text.`path`; CSV files must be registered as tables first)."""
-    from .engine import session, session_options
-    from .planner import plan
+    ``measure, value`` rows. dialect: "duckdb" (default), "spark" (Spark SQL: files are read
+    with parquet.`path` and text.`path`; CSV files must be registered as tables first), "postgres",
+    "datafusion" or "clickhouse" (these read tables: give table names)."""
+    from .evaluation import render as render_statement
 
-    engine = session_options(options)
-    with session(engine.pop("connection", None), **engine) as (con, registry):
-        output = "per_query" if per_query else "summary"
-        return plan(qrels, run, measures, output, con, registry, dialect=dialect, **options).text
+    return render_statement(qrels, run, measures, per_query, dialect, **options)
 
 
 def compare(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction: str = "none",

@@ -9,7 +9,8 @@ import argparse
 import os
 import signal
 import sys
-from typing import Any, Sequence
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
 
 from .conventions import AP_DENOMINATORS, CORRECTIONS, DISCOUNTS, GAINS, IDEALS, MISSING_QUERIES, TESTS, TIE_BREAKS
 from .presets import PRESETS
@@ -51,9 +52,15 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
     ev.add_argument("--strict", action="store_true",
                     help="fail (exit 1, nothing written) instead of warning about what can change a number")
-    ev.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb",
-                    help="where the statement runs: DuckDB (default) or a local Spark session (pip install "
-                         "'sqlrank[spark]'; needs Java 17+)")
+    ev.add_argument("--engine", choices=("duckdb", "spark", "postgres", "datafusion", "clickhouse"), default="duckdb",
+                    help="where the statement runs: DuckDB (default), a local Spark session (pip install "
+                         "'sqlrank[spark]'; needs Java 17+), the PostgreSQL database at --dsn (pip install "
+                         "'sqlrank[postgres]'; QRELS and RUN are its tables, or files copied into temporary tables) "
+                         "DataFusion (pip install 'sqlrank[datafusion]') or ClickHouse (chDB, pip install "
+                         "'sqlrank[clickhouse]') in this process")
+    ev.add_argument("--dsn", metavar="URL",
+                    help="with --engine postgres: the database, e.g. postgresql://user@host:5432/db or "
+                         "postgresql://user@/db?host=/var/run/postgresql")
     ev.add_argument("--slices", type=int, metavar="N",
                     help="evaluate the queries in N groups, one after another, so that each step holds "
                          "1/N of the run (for runs far larger than memory; default 1)")
@@ -67,9 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     sq.add_argument("run", metavar="RUN", help="ranked results: a file or a table name")
     add_evaluation_arguments(sq)
     sq.add_argument("-q", "--per-query", action="store_true", help="one row per query and measure")
-    sq.add_argument("--dialect", choices=DIALECTS, default="duckdb", help="duckdb (default) or spark")
-    sq.add_argument("--database", metavar="DB_FILE",
-                    help="a DuckDB database file in which QRELS and RUN are table names (opened read-only)")
+    sq.add_argument("--dialect", choices=DIALECTS, default="duckdb",
+                    help="duckdb (default), spark, postgres, datafusion or clickhouse (the last three read tables: "
+                         "name them, with --database for their columns)")
     sq.add_argument("-o", "--output", metavar="FILE", help="write the SQL to FILE (atomically) instead of stdout")
     sq.set_defaults(handler=_sql)
     ins = commands.add_parser(
@@ -98,8 +105,13 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--strict", action="store_true", help="exit 1 when anything found can change a number")
     ck.add_argument("-f", "--format", choices=("table", "json", "csv"), default="table")
     ck.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
-    ck.add_argument("--qrels-format", choices=FORMATS)
-    ck.add_argument("--run-format", choices=FORMATS)
+    ck.add_argument("--qrels-format", choices=FORMATS, help="format of QRELS (default: from the file name)")
+    ck.add_argument("--run-format", choices=FORMATS, help="format of the runs (default: from the file name)")
+    ck.add_argument("--qrels-columns", metavar="MAP", type=_mapping,
+                    help="column names of QRELS, e.g. query_id=qid,doc_id=docno,relevance=label")
+    ck.add_argument("--run-columns", metavar="MAP", type=_mapping,
+                    help="column names of the runs, e.g. query_id=user_id,doc_id=item_id,score=pred")
+    add_database_argument(ck)
     ck.set_defaults(handler=_check)
     co = commands.add_parser(
         "compare", help="compare runs with a baseline: means, deltas, paired tests, GSB",
@@ -171,6 +183,7 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
                         help="column names of QRELS, e.g. query_id=qid,doc_id=docno,relevance=label")
     parser.add_argument("--run-columns", metavar="MAP", type=_mapping,
                         help="column names of the runs, e.g. query_id=user_id,doc_id=item_id,score=pred")
+    add_database_argument(parser)
     seg = parser.add_argument_group("segments")
     seg.add_argument("--queries", metavar="FILE",
                      help="query table (CSV, TSV or Parquet) with a query_id column and attributes to group by")
@@ -198,6 +211,40 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
     conv.add_argument("--ap-denominator", choices=AP_DENOMINATORS,
                       help="AP divides by num_rel (default), retrieved_relevant or min_num_rel_cutoff")
     add_engine_arguments(parser)
+
+
+def add_database_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--database", metavar="DB_FILE",
+                        help="a DuckDB database file in which QRELS and RUN may be table or view names "
+                             "(opened read-only)")
+
+
+@contextmanager
+def database_options(args: argparse.Namespace, options: dict) -> Iterator[dict]:
+    """The options with connection= the DuckDB database file of --database (read-only, with the
+    resource flags applied to it), closed at the end; the options unchanged without --database."""
+    if not getattr(args, "database", None):
+        yield options
+        return
+    import duckdb
+
+    from .engine import engine_config
+    from .errors import duckdb_reason
+
+    if not os.path.isfile(args.database):
+        raise OptionError(f"{args.database}: no such DuckDB database file")
+    config = engine_config(options.pop("memory_limit", None), options.pop("temp_directory", None),
+                           options.pop("threads", None))
+    progress = options.pop("progress", False)
+    try:
+        connection = duckdb.connect(args.database, read_only=True, config=config)
+    except duckdb.Error as exc:
+        raise OptionError(f"{args.database}: cannot open it as a DuckDB database: {duckdb_reason(exc)}") from None
+    try:
+        connection.execute(f"SET enable_progress_bar = {'true' if progress else 'false'}")
+        yield {**options, "connection": connection}
+    finally:
+        connection.close()
 
 
 def evaluation_options(args: argparse.Namespace) -> dict:
@@ -317,33 +364,25 @@ def trec_eval_options(argv: Sequence[str]):
 def _comparison(args: argparse.Namespace):
     from .comparison import compare_result
 
-    result = compare_result(args.qrels, args.runs, " ".join(args.measures), test=args.test,
-                            correction=args.correction, trials=args.trials, seed=args.seed, gsb=args.gsb,
-                            tolerance=args.tolerance, names=args.names, **evaluation_options(args))
+    with database_options(args, evaluation_options(args)) as options:
+        result = compare_result(args.qrels, args.runs, " ".join(args.measures), test=args.test,
+                                correction=args.correction, trials=args.trials, seed=args.seed, gsb=args.gsb,
+                                tolerance=args.tolerance, names=args.names, **options)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     return result
 
 
 def _sql(args: argparse.Namespace) -> int:
-    import duckdb
-
-    from . import render
+    from .evaluation import render
 
     options = evaluation_options(args)
-    for name in ("memory_limit", "temp_directory", "threads", "progress"):
-        options.pop(name)
-    connection = None
-    if args.database:
-        if not os.path.isfile(args.database):
-            raise OptionError(f"{args.database}: no such DuckDB database file")
-        connection = duckdb.connect(args.database, read_only=True)
-    try:
+    if not args.database:
+        for name in ("memory_limit", "temp_directory", "threads", "progress"):
+            options.pop(name)
+    with database_options(args, options) as options:
         text = render(args.qrels, args.run, " ".join(args.measures), args.per_query, dialect=args.dialect,
-                      connection=connection, **options)
-    finally:
-        if connection is not None:
-            connection.close()
+                      **options)
     write_output(text.rstrip("\n") + (";\n" if args.dialect == "duckdb" else "\n"), args.output)
     return 0
 
@@ -366,8 +405,10 @@ def _check(args: argparse.Namespace) -> int:
 
     from .checks import check, check_error, findings_frame
 
-    findings = check(args.qrels, args.runs, " ".join(args.measures) if args.measures else None, rel=args.rel,
-                     qrels_format=args.qrels_format, run_format=args.run_format)
+    with database_options(args, {}) as options:
+        findings = check(args.qrels, args.runs, " ".join(args.measures) if args.measures else None, rel=args.rel,
+                         qrels_format=args.qrels_format, run_format=args.run_format,
+                         qrels_columns=args.qrels_columns, run_columns=args.run_columns, **options)
     if args.format == "json":
         text = json.dumps([asdict(f) | {"problem": f.problem} for f in findings], indent=2, ensure_ascii=False) + "\n"
     elif args.format == "csv":
@@ -484,13 +525,21 @@ def _eval(args: argparse.Namespace) -> int:
     from .results import format_result
 
     options = evaluation_options(args)
-    if args.engine == "spark":  # DuckDB's resource flags do not apply; Spark takes its own configuration
+    if args.engine != "duckdb":  # DuckDB's resource flags do not apply; the engine has its own configuration
         for name, default in (("memory_limit", None), ("temp_directory", None), ("threads", None)):
             if options.pop(name) is not default:
-                raise OptionError(f"--{name.replace('_', '-')} is a DuckDB setting; it does not apply with --engine spark")
+                raise OptionError(f"--{name.replace('_', '-')} is a DuckDB setting; it does not apply with "
+                                  f"--engine {args.engine}")
         options.pop("progress")
-    result = evaluate_result(args.qrels, args.run, " ".join(args.measures), args.per_query, engine=args.engine,
-                             slices=args.slices, strict=args.strict, **options)
+    if args.dsn is not None and args.engine != "postgres":
+        raise OptionError("--dsn is the PostgreSQL database of --engine postgres; add --engine postgres")
+    if args.dsn is not None:
+        options["dsn"] = args.dsn
+    if args.database and args.engine != "duckdb":
+        raise OptionError(f"--database is a DuckDB database file; it does not apply with --engine {args.engine}")
+    with database_options(args, options) as options:
+        result = evaluate_result(args.qrels, args.run, " ".join(args.measures), args.per_query, engine=args.engine,
+                                 slices=args.slices, strict=args.strict, **options)
     text = format_result(result, args.format)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)

@@ -46,6 +46,17 @@ class DuckDBEngine:
             raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
 
 
+def to_arrow(con: duckdb.DuckDBPyConnection, sql: str):
+    """The rows of a query as an Arrow table with plain string columns (what other engines load)."""
+    import pyarrow as pa
+
+    relation = con.sql(sql)
+    table = relation.to_arrow_table() if hasattr(relation, "to_arrow_table") else relation.arrow()
+    fields = [pa.field(f.name, pa.string()) if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+              or str(f.type) == "string_view" else f for f in table.schema]
+    return table.cast(pa.schema(fields))
+
+
 def fetch(cursor) -> Rows:
     """All rows of an executed statement (a DuckDB connection after execute)."""
     rows = cursor.fetchall()

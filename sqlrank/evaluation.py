@@ -12,7 +12,7 @@ from .planner import Plan, plan
 from .results import Result, Rows, shape
 from .templates import dialect as sql_dialect
 
-ENGINES = ("duckdb", "spark")
+ENGINES = ("duckdb", "spark", "postgres", "datafusion", "clickhouse")
 
 
 def run_plan(p: Plan, engine, per_query: bool) -> Result:
@@ -26,9 +26,9 @@ def run_plan(p: Plan, engine, per_query: bool) -> Result:
     require_labels_within_limits(p, engine.one, qrels_sql)
     one_sided = bool(warnings)  # query_overlap warns only about queries on one side
     table = engine.evaluate(p)
+    warnings = p.qrels.warnings + p.run.warnings + warnings
     if engine.dialect != "duckdb":
         return shape(table, p, per_query, num_queries, warnings)
-    warnings = p.qrels.warnings + p.run.warnings + warnings
     require_finite(table)
     if p.segments is not None:
         warnings += segment_warnings(p, engine.connection)
@@ -52,13 +52,40 @@ def require_finite(table: Rows) -> None:
 
 
 def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False, engine: str = "duckdb",
-                    spark: Any = None, strict: bool = False, **options: Any) -> Result:
-    """One evaluation on DuckDB (default) or on Spark (engine="spark", or a SparkSession in spark=).
-    strict=True: every warning (something that can change a number) is an error instead."""
+                    spark: Any = None, dsn: str | None = None, datafusion: Any = None, strict: bool = False,
+                    **options: Any) -> Result:
+    """One evaluation on DuckDB (default), on Spark (engine="spark", or a SparkSession in spark=) or
+    in PostgreSQL (engine="postgres" with dsn=, a connection URL), or in DataFusion (engine="datafusion",
+    or a SessionContext in datafusion= whose tables QRELS and RUN may name). strict=True: every warning
+    (something that can change a number) is an error instead."""
     if engine not in ENGINES:
         raise OptionError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
     output = "both" if per_query else "summary"
-    if engine == "spark" or spark is not None:
+    if (engine == "postgres") != (dsn is not None):
+        raise OptionError("the PostgreSQL engine takes a connection URL: engine='postgres' with dsn=... "
+                          "(--engine postgres --dsn URL)")
+    if engine == "postgres":
+        from .postgres import plan_on_postgres
+
+        p, postgres_engine = plan_on_postgres(qrels, run, measures, output, dsn, **options)
+        try:
+            result = run_plan(p, postgres_engine, per_query)
+        finally:
+            postgres_engine.connection.close()
+    elif engine == "clickhouse":
+        from .clickhouse import plan_on_clickhouse
+
+        p, clickhouse_engine = plan_on_clickhouse(qrels, run, measures, output, **options)
+        try:
+            result = run_plan(p, clickhouse_engine, per_query)
+        finally:
+            clickhouse_engine.close()
+    elif engine == "datafusion" or datafusion is not None:
+        from .datafusion import plan_on_datafusion
+
+        p, datafusion_engine = plan_on_datafusion(qrels, run, measures, output, datafusion, **options)
+        result = run_plan(p, datafusion_engine, per_query)
+    elif engine == "spark" or spark is not None:
         from .spark import plan_on_spark
 
         p, spark_engine = plan_on_spark(qrels, run, measures, output, spark, **options)
@@ -71,3 +98,12 @@ def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False
         raise InputError(f"strict: {len(result.warnings)} findings can change the numbers: "
                          + "; ".join(result.warnings))
     return result
+
+
+def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect: str = "duckdb",
+           **options: Any) -> str:
+    """The statement of an evaluation in a dialect, reading the inputs themselves (sqlrank.render)."""
+    engine = session_options(options)
+    with session(engine.pop("connection", None), **engine) as (con, registry):
+        output = "per_query" if per_query else "summary"
+        return plan(qrels, run, measures, output, con, registry, dialect=dialect, **options).text

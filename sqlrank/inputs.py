@@ -32,6 +32,9 @@ _INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYI
 _FLOAT_TYPES = ("FLOAT", "DOUBLE", "REAL")
 TREC_LAYOUT = {"qrels": "query_id iteration doc_id relevance", "run": "query_id Q0 doc_id rank score tag"}
 
+# Inputs that are tables of another engine, read by name: a Spark view or table, a PostgreSQL table,
+# a table of a DataFusion context.
+ENGINE_TABLES = ("spark", "postgres", "datafusion", "clickhouse")
 
 @dataclass
 class Source:
@@ -83,9 +86,12 @@ class Source:
             return call_macro("_macros/inputs.sql", "trec", path, self.kind, mode, self.groups,
                               self.split, self.lines).strip()
         reader = self.reader
-        if self.format == "spark":  # a view or table in the Spark session
+        if self.format in ENGINE_TABLES:  # a view or table in the Spark session or the PostgreSQL database
             reader = call_macro("_macros/inputs.sql", "table", self.parts).strip()
         elif current_dialect() != "duckdb":
+            if current_dialect() != "spark" and self.format != "table":
+                raise OptionError(f"{self.label}: the {current_dialect()} statement reads tables, not files; give "
+                                  f"table names (--engine {current_dialect()} copies files into temporary tables)")
             if self.format == "parquet":
                 reader = call_macro("_macros/inputs.sql", "read_parquet", path, self.run_from_file).strip()
             elif self.format == "table":
@@ -349,7 +355,10 @@ def _file(path: str, kind: str, con: duckdb.DuckDBPyConnection, format: str | No
         probe = matches[0]
     else:
         if not os.path.exists(path):
-            raise InputError(f"{path}: no such {kind} file")
+            hint = ("" if os.sep in path or "." in os.path.basename(path) else
+                    ", nor a table or view of that name in the connection (tables of a DuckDB database file: "
+                    "--database DB_FILE, or connection= in Python)")
+            raise InputError(f"{path}: no such {kind} file{hint}")
         if os.path.isdir(path):
             raise InputError(f"{path}: is a folder; give a file or a glob such as {os.path.join(path, '*.parquet')}")
         if os.path.getsize(path) == 0:

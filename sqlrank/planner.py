@@ -12,7 +12,7 @@ import duckdb
 
 from .conventions import Conventions, resolve_conventions
 from .errors import InputError, OptionError
-from .inputs import Registry, Source, load, load_table
+from .inputs import ENGINE_TABLES, Registry, Source, load, load_table
 from .measures import Measure, parse_measures
 from .presets import preset_family_conventions
 from .templates import DIALECTS, call_macro, render_evaluation, render_segments
@@ -72,8 +72,8 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     qrels_source = qrels if isinstance(qrels, Source) else load(qrels, "qrels", con, registry, qrels_format,
                                                                   qrels_columns)
     run_source = run if isinstance(run, Source) else load(run, "run", con, registry, run_format, run_columns)
-    if any(m.param("tie_break") == "input_rank" for m in resolved_measures) and run_source.format != "spark":
-        require_ranks(run_source, con)
+    if any(m.param("tie_break") == "input_rank" for m in resolved_measures) and run_source.format not in ENGINE_TABLES:
+        require_ranks(run_source, lambda sql: con.execute(sql).fetchall()[0], run_source.sql())
     by_run = run_source.per_run
     if by_run and slices not in (None, 1):
         raise OptionError("runs stored together (run_id) are evaluated in one statement; leave out slices=")
@@ -119,9 +119,10 @@ def check_slices(slices: Any) -> int:
     return slices
 
 
-def require_ranks(run: Source, con: duckdb.DuckDBPyConnection) -> None:
-    missing = con.execute(f"SELECT count(*) FILTER (WHERE input_rank IS NULL), count(*) FROM ({run.sql()}) AS run"
-                          ).fetchall()[0]
+def require_ranks(run: Source, fetch_one, run_sql: str) -> None:
+    """tie_break=input_rank needs an integer rank on every row of the run (``fetch_one`` runs a query
+    on the engine that reads ``run_sql``)."""
+    missing = fetch_one(f"SELECT count(*) FILTER (WHERE input_rank IS NULL), count(*) FROM ({run_sql}) AS run")
     if missing[0] == missing[1]:
         raise InputError(f"{run.label}: tie_break=input_rank needs the run's rank column; TREC runs have it "
                          f"(column 4), tables need one named rank or mapped with run_columns={{'rank': ...}}")

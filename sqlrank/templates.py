@@ -31,7 +31,20 @@ def sql_dir() -> Path:
     raise RuntimeError(f"sqlrank's SQL templates are missing (looked in {here / 'sql'} and {here.parent / 'sql'})")
 
 
-DIALECTS = ("duckdb", "spark")
+DIALECTS = ("duckdb", "spark", "postgres", "datafusion", "clickhouse")
+# The type names each dialect spells differently (the templates' globals DOUBLE, FLOAT, INTEGER).
+TYPES = {
+    "duckdb": {"DOUBLE": "DOUBLE", "FLOAT": "FLOAT", "INTEGER": "INTEGER"},
+    "spark": {"DOUBLE": "DOUBLE", "FLOAT": "FLOAT", "INTEGER": "INTEGER"},
+    "postgres": {"DOUBLE": "DOUBLE PRECISION", "FLOAT": "REAL", "INTEGER": "INTEGER"},
+    "datafusion": {"DOUBLE": "DOUBLE", "FLOAT": "FLOAT", "INTEGER": "INTEGER"},
+    "clickhouse": {"DOUBLE": "Float64", "FLOAT": "Float32", "INTEGER": "Int32"},
+}
+# What a dialect cannot compute: (family, tie_break) pairs, with the reason.
+UNSUPPORTED = {
+    "datafusion": {("RR", "expected"): "DataFusion has no LGAMMA for the closed form over tie orders",
+                   ("Success", "expected"): "DataFusion has no LGAMMA for the closed form over tie orders"},
+}
 _DIALECT: contextvars.ContextVar[str] = contextvars.ContextVar("sqlrank_dialect", default="duckdb")
 
 
@@ -51,11 +64,21 @@ def current_dialect() -> str:
     return _DIALECT.get()
 
 
+class _TypeName:
+    """A type name rendered in the dialect being rendered: {{ DOUBLE }} is DOUBLE PRECISION in PostgreSQL."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __str__(self) -> str:
+        return TYPES[_DIALECT.get()][self.name]
+
+
 def quote_ident(name: str, quote: str | None = None) -> str:
     """A quoted SQL identifier (double quotes; backticks in Spark SQL); the quote is doubled inside."""
     if not isinstance(name, str) or not name or "\x00" in name:
         raise ValueError(f"invalid identifier {name!r}")
-    quote = quote or ("`" if _DIALECT.get() == "spark" else '"')
+    quote = quote or ("`" if _DIALECT.get() == "spark" else '"')  # PostgreSQL and DuckDB: double quotes
     return quote + name.replace(quote, quote * 2) + quote
 
 
@@ -109,6 +132,7 @@ def environment() -> jinja2.Environment:
     env.filters["literal"] = quote_literal
     env.filters["number"] = number_literal
     env.globals["dialect_name"] = current_dialect
+    env.globals.update({name: _TypeName(name) for name in TYPES["duckdb"]})
     return env
 
 
@@ -144,17 +168,20 @@ def score_expression(trec_eval_version: int) -> str:
     turns a double at or beyond FLT_MAX + half an ulp into infinity where SQL's CAST fails."""
     if trec_eval_version != 9:
         return "score"
-    return ("CASE WHEN score >= 3.4028235677973366e38 THEN CAST('inf' AS FLOAT) "
-            "WHEN score <= -3.4028235677973366e38 THEN CAST('-inf' AS FLOAT) ELSE CAST(score AS FLOAT) END")
+    real = TYPES[_DIALECT.get()]["FLOAT"]
+    return (f"CASE WHEN score >= 3.4028235677973366e38 THEN CAST('inf' AS {real}) "
+            f"WHEN score <= -3.4028235677973366e38 THEN CAST('-inf' AS {real}) ELSE CAST(score AS {real}) END")
 
 
 def ranking_order(tie_break: str, score: str) -> str:
-    """The ORDER BY of a ranking under a tie-break convention."""
+    """The ORDER BY of a ranking under a tie-break convention. Ids compare as bytes, as trec_eval's
+    strcmp (PostgreSQL's text order follows the database's collation unless told COLLATE "C")."""
+    doc_id = 'doc_id COLLATE "C"' if _DIALECT.get() == "postgres" else "doc_id"
     return {
-        "trec_eval": f"{score} DESC NULLS LAST, doc_id DESC",
-        "expected": f"{score} DESC NULLS LAST, doc_id DESC",
-        "doc_id_asc": f"{score} DESC NULLS LAST, doc_id ASC",
-        "input_rank": "input_rank ASC NULLS LAST, doc_id DESC",
+        "trec_eval": f"{score} DESC NULLS LAST, {doc_id} DESC",
+        "expected": f"{score} DESC NULLS LAST, {doc_id} DESC",
+        "doc_id_asc": f"{score} DESC NULLS LAST, {doc_id} ASC",
+        "input_rank": f"input_rank ASC NULLS LAST, {doc_id} DESC",
     }[tie_break]
 
 
@@ -228,6 +255,9 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
     """What a family template needs to know of one (resolved) measure, and its steps' columns."""
     spec = measure.spec
     check_tie_break(measure)
+    reason = UNSUPPORTED.get(_DIALECT.get(), {}).get((measure.family, measure.param("tie_break")))
+    if reason:
+        raise MeasureError(f"{measure} cannot be computed in {_DIALECT.get()}: {reason}; evaluate it on DuckDB")
     ranking = plan.ranking(measure.param("tie_break"), measure.param("judged_only"), measure.param("depth"))
     v = ranking["sfx"]
     context = {

@@ -23,8 +23,9 @@ def imports() -> dict[str, set[tuple[str, str]]]:
             if isinstance(node, ast.ImportFrom) and node.level == 1:
                 if node.module:  # from .templates import x
                     edges.update((node.module.split(".")[0], alias.name) for alias in node.names)
-                else:  # from . import trec_eval
-                    edges.update((alias.name, "") for alias in node.names)
+                else:  # from . import trec_eval (a module), or from . import render (a name of __init__)
+                    edges.update((alias.name, "") if (PACKAGE / f"{alias.name}.py").exists() else ("__init__", alias.name)
+                                 for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sqlrank"):
                 target = node.module.split(".")[1] if "." in node.module else "__init__"
                 edges.update((target, alias.name) for alias in node.names)

@@ -144,3 +144,55 @@ def test_inputs_are_reread_only_when_they_give_the_same_rows(files):
     sampled = con.sql(f"SELECT * FROM read_parquet('{run}') USING SAMPLE 50 PERCENT (bernoulli)")
     assert "NOT MATERIALIZED" not in sqlrank.render(qrels, sampled, "AP", connection=con)
     assert "NOT MATERIALIZED" not in sqlrank.render(qrels, run, "AP", dialect="spark")
+
+
+def test_tables_of_a_database_file_for_eval_check_compare_and_sql(files, tmp_path):
+    """--database DB_FILE: QRELS and RUN may name its tables or views (opened read-only), in every
+    command that reads them; without it a bare name says where tables come from."""
+    qrels, run = map(str, files["parquet"])
+    path = tmp_path / "eval.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute(f"CREATE TABLE my_qrels AS SELECT * FROM read_parquet('{qrels}')")
+        con.execute(f"CREATE VIEW my_run AS SELECT * FROM read_parquet('{run}')")
+
+    def sqlrank_cli(*args):
+        done = subprocess.run([sys.executable, "-m", "sqlrank", *args], capture_output=True, text=True, cwd=tmp_path)
+        assert "Traceback" not in done.stderr
+        return done
+
+    expected = sqlrank_cli("eval", qrels, run, "-m", "nDCG@10 AP", "-f", "csv", "-q").stdout
+    assert sqlrank_cli("eval", "--database", str(path), "my_qrels", "my_run", "-m", "nDCG@10 AP", "-f", "csv",
+                       "-q", "--threads", "1").stdout == expected
+    checked = sqlrank_cli("check", "--database", str(path), "my_qrels", "my_run")
+    assert checked.returncode == 0 and "findings can change a number" in checked.stdout
+    compared = sqlrank_cli("compare", "--database", str(path), "my_qrels", "my_run", run, "-m", "AP", "-f", "csv")
+    assert compared.returncode == 0 and compared.stdout.count("\n") == 3
+    printed = sqlrank_cli("sql", "--database", str(path), "my_qrels", "my_run", "-m", "AP")
+    assert '"my_qrels"' in printed.stdout and '"my_run"' in printed.stdout
+    missing = sqlrank_cli("eval", "my_qrels", "my_run", "-m", "AP")
+    assert missing.returncode != 0 and "--database DB_FILE" in missing.stderr
+    nofile = sqlrank_cli("eval", "--database", str(tmp_path / "none.duckdb"), "my_qrels", "my_run", "-m", "AP")
+    assert nofile.returncode != 0 and "no such DuckDB database file" in nofile.stderr
+
+
+@pytest.mark.parametrize("dialect, read", [("postgres", "postgres"), ("clickhouse", "clickhouse"),
+                                           ("datafusion", "duckdb")])
+def test_table_dialects_parse_with_sqlglot(files, dialect, read):
+    """The statements of the engines that read tables (their values are checked on the engines
+    themselves: tests/test_postgres.py, tests/test_engines.py) parse in their dialect; files are
+    refused by PostgreSQL's SQL with a clear error."""
+    sqlglot = peer("sqlglot")
+    qrels, run = map(str, files["parquet"])
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE judged AS SELECT * FROM read_parquet('{qrels}')")
+    con.execute(f"CREATE TABLE ranked AS SELECT * FROM read_parquet('{run}')")
+    for conventions in CONVENTIONS:
+        measures = [m for m in measures_for(conventions) if dialect != "datafusion"
+                    or conventions.get("tie_break") != "expected" or not m.startswith(("RR", "Success"))]
+        text = sqlrank.render("judged", "ranked", measures, per_query=True, dialect=dialect, connection=con,
+                              **conventions)
+        assert max(len(line) for line in text.splitlines()) < 160
+        parsed = sqlglot.parse(text, read=read)
+        assert len(parsed) == 1 and parsed[0] is not None
+    with pytest.raises(sqlrank.OptionError, match=f"the {dialect} statement reads tables, not files"):
+        sqlrank.render(qrels, run, "AP", dialect=dialect)

@@ -1,14 +1,24 @@
-{#- The few places DuckDB and Spark SQL differ. Everything else is the portable subset.
-    dialect_name() is the dialect being rendered: 'duckdb' (default) or 'spark'. -#}
-{% macro log2(x) %}LOG2({{ x }}){% endmacro %}
+{#- The few places the dialects differ (DuckDB, Spark SQL, PostgreSQL, DataFusion, ClickHouse). The rest is the
+    portable subset; type names are the globals DOUBLE, FLOAT, INTEGER (templates.TYPES).
+    dialect_name() is the dialect being rendered: 'duckdb' (default), 'spark', 'postgres', 'datafusion'
+    (DuckDB's spelling but for LGAMMA) or 'clickhouse'. -#}
+{#- PostgreSQL's LOG takes numeric; the natural logarithms keep double precision. -#}
+{% macro log2(x) %}{% if dialect_name() == 'postgres' %}(LN({{ x }}) / LN(CAST(2 AS {{ DOUBLE }}))){% else %}LOG2({{ x }}){% endif %}{% endmacro %}
 {% macro double(x) %}CAST({{ x }} AS DOUBLE){% endmacro %}
-{#- The text type: Spark's VARCHAR needs a length, its STRING has none. -#}
-{% macro text() %}{% if dialect_name() == 'spark' %}STRING{% else %}VARCHAR{% endif %}{% endmacro %}
+{#- The text type: Spark's VARCHAR needs a length, its STRING has none; ClickHouse's String is not
+    nullable unless said so. -#}
+{% macro text() %}{% if dialect_name() == 'spark' %}STRING{% elif dialect_name() == 'clickhouse' %}String{% else %}VARCHAR{% endif %}{% endmacro %}
+{% macro null_text() %}CAST(NULL AS {% if dialect_name() == 'clickhouse' %}Nullable(String){% else %}{{ text() }}{% endif %}){% endmacro %}
 {#- The positions 1..n as rows of one column, position. -#}
-{% macro positions(n) %}{% if dialect_name() == 'spark' %}(SELECT id AS position FROM range(1, {{ n | number }} + 1)) AS positions{% else %}range(1, {{ n | number }} + 1) AS positions (position){% endif %}{% endmacro %}
-{#- ln of the binomial coefficient C(n, k), for n >= k >= 0. Spark has no LGAMMA: there it is
-    the sum over i = 1..k of ln(n - k + i) - ln(i). -#}
-{% macro ln_choose(n, k) %}{% if dialect_name() == 'spark' %}(CASE WHEN ({{ k }}) = 0 THEN CAST(0 AS DOUBLE) ELSE aggregate(sequence(1, {{ k }}), CAST(0 AS DOUBLE), (acc, i) -> acc + LN(({{ n }}) - ({{ k }}) + i) - LN(i)) END){% else %}(LGAMMA(({{ n }}) + 1) - LGAMMA(({{ k }}) + 1) - LGAMMA(({{ n }}) - ({{ k }}) + 1)){% endif %}{% endmacro %}
+{% macro positions(n) -%}
+{% if dialect_name() == 'spark' %}(SELECT id AS position FROM range(1, {{ n | number }} + 1)) AS positions
+{%- elif dialect_name() == 'postgres' %}generate_series(1, {{ n | number }}) AS positions (position)
+{%- elif dialect_name() == 'clickhouse' %}(SELECT number AS position FROM numbers(1, {{ n | number }})) AS positions
+{%- else %}range(1, {{ n | number }} + 1) AS positions (position){% endif %}
+{%- endmacro %}
+{#- ln of the binomial coefficient C(n, k), for n >= k >= 0. Spark and PostgreSQL have no LGAMMA:
+    there it is the sum over i = 1..k of ln(n - k + i) - ln(i). -#}
+{% macro ln_choose(n, k) %}{% if dialect_name() == 'postgres' %}(SELECT COALESCE(SUM(LN(({{ n }}) - ({{ k }}) + i) - LN(i)), 0) FROM generate_series(1, {{ k }}) AS i){% elif dialect_name() == 'spark' %}(CASE WHEN ({{ k }}) = 0 THEN CAST(0 AS DOUBLE) ELSE aggregate(sequence(1, {{ k }}), CAST(0 AS DOUBLE), (acc, i) -> acc + LN(({{ n }}) - ({{ k }}) + i) - LN(i)) END){% elif dialect_name() == 'clickhouse' %}(lgamma(({{ n }}) + 1) - lgamma(({{ k }}) + 1) - lgamma(({{ n }}) - ({{ k }}) + 1)){% else %}(LGAMMA(({{ n }}) + 1) - LGAMMA(({{ k }}) + 1) - LGAMMA(({{ n }}) - ({{ k }}) + 1)){% endif %}{% endmacro %}
 {#- The text before the first unit separator chr(31) (run_id || chr(31) || query_id keys). -#}
 {% macro before_separator(x) %}{% if dialect_name() == 'spark' %}substring_index({{ x }}, chr(31), 1){% else %}split_part({{ x }}, chr(31), 1){% endif %}{% endmacro %}
 {% macro after_separator(x) %}{% if dialect_name() == 'spark' %}substr({{ x }}, instr({{ x }}, chr(31)) + 1){% else %}substr({{ x }}, strpos({{ x }}, chr(31)) + 1){% endif %}{% endmacro %}
@@ -18,4 +28,15 @@
 {% macro file_stem(x) %}regexp_extract({{ x }}, '([^/]+?)([.][^./]*)?$', 1){% endmacro %}
 {#- A CTE DuckDB reads again where it is used instead of materializing it: the inputs, whose
     scans are cheap next to holding ten million rows in memory. -#}
-{% macro inline() %}{% if dialect_name() != 'spark' %}NOT MATERIALIZED {% endif %}{% endmacro %}
+{% macro inline() %}{% if dialect_name() in ('duckdb', 'postgres') %}NOT MATERIALIZED {% endif %}{% endmacro %}
+{#- A whole number from a rank column (NULL where it is none). PostgreSQL has no TRY_CAST. -#}
+{% macro try_bigint(x) %}{% if dialect_name() == 'postgres' %}CAST({{ x }} AS BIGINT){% elif dialect_name() == 'clickhouse' %}CAST({{ x }} AS Nullable(Int64)){% else %}TRY_CAST({{ x }} AS BIGINT){% endif %}{% endmacro %}
+{#- x >= 0 rounded half away from zero, as C's lround (trec_eval): PostgreSQL's and ClickHouse's
+    ROUND of a double round half to even (38.5 -> 38), so there it is the floor plus one where the
+    fraction is >= 0.5 (both exact in floating point). -#}
+{% macro round_half_away(x) %}{% if dialect_name() in ('postgres', 'clickhouse') %}(FLOOR({{ x }}) + CASE WHEN ({{ x }}) - FLOOR({{ x }}) >= 0.5 THEN 1 ELSE 0 END){% else %}ROUND({{ x }}){% endif %}{% endmacro %}
+{#- The settings a statement needs: ClickHouse fills a row an outer join does not find with 0 or ''
+    and refuses CAST(NULL AS Float64) unless told standard SQL's NULLs. -#}
+{% macro settings() %}{% if dialect_name() == 'clickhouse' %}
+
+SETTINGS join_use_nulls = 1, cast_keep_nullable = 1{% endif %}{% endmacro %}

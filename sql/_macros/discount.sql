@@ -8,12 +8,12 @@
 -#}
 {% import '_macros/dialect.sql' as dialect %}
 {% macro log_b(x, base) -%}
-{%- if base == 2 -%}{{ dialect.log2(x) }}{%- else -%}(LN({{ x }}) / LN(CAST({{ base | number }} AS DOUBLE))){%- endif -%}
+{%- if base == 2 -%}{{ dialect.log2(x) }}{%- else -%}(LN({{ x }}) / LN(CAST({{ base | number }} AS {{ DOUBLE }}))){%- endif -%}
 {%- endmacro %}
 
 {% macro discounted(gain, rank, d) -%}
 {%- if d.kind == 'jarvelin' -%}
-CASE WHEN {{ rank }} <= CAST({{ d.base | number }} AS DOUBLE) THEN {{ gain }} ELSE {{ gain }} / {{ log_b(rank, d.base) }} END
+CASE WHEN {{ rank }} <= CAST({{ d.base | number }} AS {{ DOUBLE }}) THEN {{ gain }} ELSE {{ gain }} / {{ log_b(rank, d.base) }} END
 {%- else -%}
 {{ gain }} / {{ log_b(rank ~ ' + 1', d.base) }}
 {%- endif -%}

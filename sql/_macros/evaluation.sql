@@ -6,7 +6,7 @@
 {%- if m.aggregate == 'sum' -%}
 SUM({{ m.column }})
 {%- elif m.aggregate == 'geometric' -%}
-EXP(AVG(LN(CASE WHEN {{ m.column }} > CAST(0.00001 AS DOUBLE) THEN {{ m.column }} ELSE CAST(0.00001 AS DOUBLE) END)))
+EXP(AVG(LN(CASE WHEN {{ m.column }} > CAST(0.00001 AS {{ DOUBLE }}) THEN {{ m.column }} ELSE CAST(0.00001 AS {{ DOUBLE }}) END)))
 {%- else -%}
 AVG({{ m.column }})
 {%- endif -%}

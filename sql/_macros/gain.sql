@@ -8,10 +8,10 @@
 -#}
 {% macro gain(relevance, spec) %}
 {%- if spec.map -%}
-CASE{% for label, value in spec.map %} WHEN {{ relevance }} = {{ label | number }} THEN CAST({{ value | number }} AS DOUBLE){% endfor %} WHEN {{ relevance }} > 0 THEN CAST({{ relevance }} AS DOUBLE) ELSE 0 END
+CASE{% for label, value in spec.map %} WHEN {{ relevance }} = {{ label | number }} THEN CAST({{ value | number }} AS {{ DOUBLE }}){% endfor %} WHEN {{ relevance }} > 0 THEN CAST({{ relevance }} AS {{ DOUBLE }}) ELSE 0 END
 {%- elif spec.kind == 'exponential' -%}
-CASE WHEN {{ relevance }} > 0 THEN POWER(CAST(2 AS DOUBLE), {{ relevance }}) - 1 ELSE 0 END
+CASE WHEN {{ relevance }} > 0 THEN POWER(CAST(2 AS {{ DOUBLE }}), {{ relevance }}) - 1 ELSE 0 END
 {%- else -%}
-CASE WHEN {{ relevance }} > 0 THEN CAST({{ relevance }} AS DOUBLE) ELSE 0 END
+CASE WHEN {{ relevance }} > 0 THEN CAST({{ relevance }} AS {{ DOUBLE }}) ELSE 0 END
 {%- endif -%}
 {% endmacro %}

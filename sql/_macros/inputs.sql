@@ -22,7 +22,7 @@
 {% macro trec(path, kind, mode, groups=false, split='regex', lines='csv') %}
 {% set value_field = 5 if kind == 'run' else 4 %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
-{% set value_type = 'DOUBLE' if kind == 'run' else 'INTEGER' %}
+{% set value_type = DOUBLE if kind == 'run' else INTEGER %}
 {% if dialect_name() == 'spark' %}
 {{ trec_spark(path, kind, groups) }}
 {%- else %}
@@ -92,7 +92,7 @@ FROM (
 {#- An input already read once into a temporary table (raw columns), typed for evaluation. -#}
 {% macro materialized(table, kind, mode, score_from_rank=false) %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
-{% set value_type = 'DOUBLE' if kind == 'run' else 'INTEGER' %}
+{% set value_type = DOUBLE if kind == 'run' else INTEGER %}
 {% if mode == 'typed' %}
 SELECT query_id, doc_id, {{ '-' if score_from_rank }}CAST({{ value_name }} AS {{ value_type }}) AS {{ value_name }}{% if kind == 'run' %},
        TRY_CAST(input_rank AS BIGINT) AS input_rank{% endif %}
@@ -114,14 +114,14 @@ SELECT * FROM {{ table | ident }}
 {#- A rank-only run (score_from_rank): the score is the rank's negative, so that rank 1 comes first. -#}
 {% macro tabular(reader, columns, kind, mode, run_from_file=false, score_from_rank=false) %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
-{% set value_type = 'DOUBLE' if kind == 'run' else 'INTEGER' %}
+{% set value_type = DOUBLE if kind == 'run' else INTEGER %}
 SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}{% if columns.get('run_id') %}{{ run_key(columns, run_from_file) }} || chr(31) || {% endif %}CAST({{ columns.query_id | ident }} AS {{ dialect.text() }}) AS query_id,
        CAST({{ columns.doc_id | ident }} AS {{ dialect.text() }}) AS doc_id,{% if columns.get('run_id') and mode != 'typed' %}
 
        {{ run_key(columns, run_from_file) }} AS run_id,{% endif %}
 {% if mode == 'typed' %}
        {{ '-' if score_from_rank }}CAST({{ columns[value_name] | ident }} AS {{ value_type }}) AS {{ value_name }}{% if kind == 'run' %},
-       {% if columns.get('rank') %}TRY_CAST({{ columns.get('rank') | ident }} AS BIGINT){% else %}CAST(NULL AS BIGINT){% endif %} AS input_rank{% endif %}
+       {% if columns.get('rank') %}{{ dialect.try_bigint(columns.get('rank') | ident) }}{% else %}CAST(NULL AS BIGINT){% endif %} AS input_rank{% endif %}
 
 {% else %}
        {{ columns[value_name] | ident }} AS {{ value_name }}{% if kind == 'run' %},

@@ -57,4 +57,4 @@ MIN({{ relevant_so_far(level) }} - {{ is_relevant(level) }}) OVER tie AS tie_rel
 {% macro relevant_up_to(level, k) %}{{ is_relevant(level) }} = 1{% if k is not none %} AND rank <= {{ k | number }}{% endif %}{% endmacro %}
 
 {#- A finite double literal that reads the same in DuckDB and Spark. -#}
-{% macro real(x) %}CAST({{ x | number }} AS DOUBLE){% endmacro %}
+{% macro real(x) %}CAST({{ x | number }} AS {{ DOUBLE }}){% endmacro %}

@@ -11,5 +11,5 @@
 {{ judging.relevant_in_top_column(m.level, none, m) }}
 {{ judging.num_ret_column() }}
 {% endmacro %}
-{% macro r(m) %}CAST(COALESCE({{ judging.relevant_in_top(m.level, none) }}, 0) AS DOUBLE){% endmacro %}
+{% macro r(m) %}CAST(COALESCE({{ judging.relevant_in_top(m.level, none) }}, 0) AS {{ DOUBLE }}){% endmacro %}
 {% macro big_r(m) %}COALESCE({{ judging.num_rel(m.level) }}, 0){% endmacro %}

@@ -17,7 +17,7 @@ COUNT(*) OVER tie AS tie_size
     group's positions that are within the top k. k may be an expression. -#}
 {% macro within(k, m) -%}
 {%- if m.expected -%}
-CAST(GREATEST(0, LEAST(tie_last, {{ k }}) - tie_first + 1) AS DOUBLE) / tie_size
+GREATEST(CAST(0 AS {{ DOUBLE }}), LEAST(CAST(tie_last AS {{ DOUBLE }}), CAST({{ k }} AS {{ DOUBLE }})) - tie_first + 1) / tie_size
 {%- else -%}
 CASE WHEN rank <= {{ k }} THEN 1 ELSE 0 END
 {%- endif -%}

@@ -5,7 +5,7 @@
 -#}
 {% set name, columns, m = piece.name, piece.columns, piece.measure %}
 {{ name }} AS (
-    SELECT ranked.query_id{% for column in columns %},
+    SELECT ranked.query_id AS query_id{% for column in columns %},
            {{ column }}{% endfor %}
 
     FROM {{ m.ranked }} AS ranked

@@ -21,7 +21,7 @@
                ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY gain DESC, doc_id DESC) AS rank
         FROM (
 {% if spec.source == 'qrels' %}
-            SELECT qrels.query_id, qrels.doc_id, {{ gains.gain('qrels.relevance', spec.gain) }} AS gain
+            SELECT qrels.query_id AS query_id, qrels.doc_id AS doc_id, {{ gains.gain('qrels.relevance', spec.gain) }} AS gain
             FROM qrels
             JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
 {% else %}

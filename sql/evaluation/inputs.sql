@@ -11,8 +11,8 @@ run AS {{ hint }}(
 ),
 qrels AS {{ hint }}(
     SELECT run_ids.run_id || chr(31) || judged.query_id AS query_id,
-           judged.doc_id,
-           judged.relevance
+           judged.doc_id AS doc_id,
+           judged.relevance AS relevance
     FROM (
         {{ qrels_sql | indent(8) }}
     ) AS judged

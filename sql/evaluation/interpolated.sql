@@ -8,13 +8,13 @@
 {{ name }}_interpolated AS (
     SELECT query_id,
            {{ judging.relevant_so_far(m.level) }} AS relevant_seen,
-           MAX(CAST({{ judging.relevant_so_far(m.level) }} AS DOUBLE) / rank) OVER (
+           MAX(CAST({{ judging.relevant_so_far(m.level) }} AS {{ DOUBLE }}) / rank) OVER (
                PARTITION BY query_id ORDER BY rank DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS precision
     FROM {{ m.ranked }}
     WHERE {{ judging.is_relevant(m.level) }} = 1
 ),
 {{ name }} AS (
-    SELECT interpolated.query_id{% for column in columns %},
+    SELECT interpolated.query_id AS query_id{% for column in columns %},
            {{ column }}{% endfor %}
 
     FROM {{ name }}_interpolated AS interpolated

@@ -1,7 +1,7 @@
 {#- The values of measures on several rankings, side by side. -#}
 per_query AS (
-    SELECT evaluated_queries.query_id{% for m in measures %},
-           {{ m.part }}.{{ m.column }}{% endfor %}
+    SELECT evaluated_queries.query_id AS query_id{% for m in measures %},
+           {{ m.part }}.{{ m.column }} AS {{ m.column }}{% endfor %}
 
     FROM evaluated_queries
 {% for v in rankings %}

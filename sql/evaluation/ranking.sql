@@ -7,12 +7,12 @@
 {% import '_macros/evaluation.sql' as evaluation %}
 {% set v = piece.ranking %}
 judged{{ v.sfx }} AS (
-    SELECT run.query_id,
-           evaluated_queries.query_number,
-           run.doc_id,
-           run.score{% if v.input_rank %},
-           run.input_rank{% endif %},
-           qrels.relevance{{ evaluation.columns(v.judged) }}
+    SELECT run.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           run.score AS score{% if v.input_rank %},
+           run.input_rank AS input_rank{% endif %},
+           qrels.relevance AS relevance{{ evaluation.columns(v.judged) }}
 {% if v.judged_only and v.depth is not none %}
     FROM (
         SELECT run.*,

@@ -7,17 +7,17 @@
 {% import '_macros/evaluation.sql' as evaluation %}
 {% set v = piece.ranking %}
 run_ranked{{ v.sfx }} AS (
-    SELECT evaluated_queries.query_number,
-           run.doc_id,
+    SELECT evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
            ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_number ORDER BY {{ v.order }}) AS rank
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
 ),
 judged{{ v.sfx }} AS (
-    SELECT numbered_qrels.query_id,
-           run_ranked{{ v.sfx }}.doc_id,
-           run_ranked{{ v.sfx }}.rank,
-           numbered_qrels.relevance{{ evaluation.columns(v.judged) }}
+    SELECT numbered_qrels.query_id AS query_id,
+           run_ranked{{ v.sfx }}.doc_id AS doc_id,
+           run_ranked{{ v.sfx }}.rank AS rank,
+           numbered_qrels.relevance AS relevance{{ evaluation.columns(v.judged) }}
     FROM run_ranked{{ v.sfx }}
     JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked{{ v.sfx }}.query_number
                        AND numbered_qrels.doc_id = run_ranked{{ v.sfx }}.doc_id

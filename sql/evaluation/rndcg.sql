@@ -5,7 +5,7 @@
 -#}
 {% set name, columns, m = piece.name, piece.columns, piece.measure %}
 {{ name }}_points AS (
-    SELECT ideal.query_id,
+    SELECT ideal.query_id AS query_id,
            COALESCE(ranked.dcg{{ m.gain.sfx }}_so_far, retrieved.dcg{{ m.gain.sfx }}, 0) / ideal.dcg_so_far AS point
     FROM {{ m.ideal.spec }} AS ideal
     LEFT JOIN {{ m.ranked }} AS ranked ON ranked.query_id = ideal.query_id AND ranked.rank = ideal.rank

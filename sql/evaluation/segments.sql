@@ -5,11 +5,11 @@ segments AS (
     {{ segments_sql | indent(4) }}
 ),
 summary AS (
-    SELECT CAST(NULL AS {{ dialect.text() }}) AS segment,
+    SELECT {{ dialect.null_text() }} AS segment,
            COUNT(*) AS num_queries{{ evaluation.summary_columns(measures) }}
     FROM per_query
     UNION ALL
-    SELECT segments.segment,
+    SELECT segments.segment AS segment,
            COUNT(*) AS num_queries{{ evaluation.summary_columns(measures) }}
     FROM per_query
     JOIN segments ON segments.query_id = per_query.query_id

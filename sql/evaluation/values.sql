@@ -12,7 +12,7 @@ CASE WHEN answered_queries.query_id IS NOT NULL THEN {{ m.value }} END
 {%- endif -%}
 {%- endmacro %}
 {{ v.part }} AS (
-    SELECT evaluated_queries.query_id{% for m in v.measures %},
+    SELECT evaluated_queries.query_id AS query_id{% for m in v.measures %},
            {{ population(m) }} AS {{ m.column }}{% endfor %}
 
     FROM evaluated_queries

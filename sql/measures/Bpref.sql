@@ -22,6 +22,6 @@
 {%- set above = judging.nonrelevant_so_far(m.level) -%}
 {%- set r = 'judgments.' ~ judging.num_rel(m.level) -%}
 {%- set n = 'judgments.' ~ judging.num_nonrel(m.level) -%}
-SUM(CASE WHEN {{ judging.is_relevant(m.level) }} = 1 THEN CASE WHEN {{ above }} > 0 THEN 1 - CAST(LEAST({{ above }}, {{ r }}) AS DOUBLE) / LEAST({{ n }}, {{ r }}) ELSE 1 END ELSE 0 END) AS bpref_sum_{{ m.level | number }}
+SUM(CASE WHEN {{ judging.is_relevant(m.level) }} = 1 THEN CASE WHEN {{ above }} > 0 THEN 1 - CAST(LEAST({{ above }}, {{ r }}) AS {{ DOUBLE }}) / LEAST({{ n }}, {{ r }}) ELSE 1 END ELSE 0 END) AS bpref_sum_{{ m.level | number }}
 {% endmacro %}
 {% macro value(m) %}COALESCE(bpref_sum_{{ m.level | number }} / NULLIF({{ judging.num_rel(m.level) }}, 0), 0){% endmacro %}

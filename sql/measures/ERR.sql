@@ -18,7 +18,7 @@
 
 {#- The chance that the user stops at this document. -#}
 {% macro judged(m) %}
-CASE WHEN relevance > 0 THEN (POWER(CAST(2 AS DOUBLE), relevance) - 1) / POWER(CAST(2 AS DOUBLE), {{ m.max_rel | number }}) ELSE 0 END AS {{ stop(m) }}
+CASE WHEN relevance > 0 THEN (POWER(CAST(2 AS {{ DOUBLE }}), relevance) - 1) / POWER(CAST(2 AS {{ DOUBLE }}), {{ m.max_rel | number }}) ELSE 0 END AS {{ stop(m) }}
 {% endmacro %}
 {#- ln of the chance that the user reads past this document and every one above it. -#}
 {% macro ranked(m) %}SUM(LN(1 - {{ stop(m) }})) OVER ranking AS {{ continue_so_far(m) }}{% endmacro %}

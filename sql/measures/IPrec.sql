@@ -9,12 +9,13 @@
   Reference: trec_eval 10 m_iprec_at_recall.c (docs/trec_eval_semantics.md sec. 5, 9.2).
 -#}
 {% import '_macros/judging.sql' as judging %}
+{% import '_macros/dialect.sql' as dialect %}
 
 {% macro relevant_count(x, m) -%}
 {%- if m.version == 9 -%}
-FLOOR({{ judging.real(x) }} * {{ judging.num_rel(m.level) }} + CAST(0.9 AS DOUBLE))
+FLOOR({{ judging.real(x) }} * {{ judging.num_rel(m.level) }} + CAST(0.9 AS {{ DOUBLE }}))
 {%- else -%}
-ROUND({{ judging.real(x) }} * {{ judging.num_rel(m.level) }})
+{{ dialect.round_half_away(judging.real(x) ~ ' * ' ~ judging.num_rel(m.level)) }}
 {%- endif -%}
 {%- endmacro %}
 {% macro at_level(x, m) %}COALESCE(MAX(CASE WHEN relevant_seen = GREATEST({{ relevant_count(x, m) }}, 1) THEN precision END), 0){% endmacro %}

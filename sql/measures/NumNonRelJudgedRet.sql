@@ -7,4 +7,4 @@
 
 {% macro judged(m) %}{{ judging.is_nonrelevant_column(m.level) }}{% endmacro %}
 {% macro retrieved(m) %}SUM({{ judging.is_nonrelevant(m.level) }}) AS nonrel_{{ m.level | number }}_retrieved{% endmacro %}
-{% macro value(m) %}CAST(COALESCE(nonrel_{{ m.level | number }}_retrieved, 0) AS DOUBLE){% endmacro %}
+{% macro value(m) %}CAST(COALESCE(nonrel_{{ m.level | number }}_retrieved, 0) AS {{ DOUBLE }}){% endmacro %}

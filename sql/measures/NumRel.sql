@@ -5,4 +5,4 @@
 {% import '_macros/judging.sql' as judging %}
 
 {% macro judgments(m) %}{{ judging.num_rel_column(m.level) }}{% endmacro %}
-{% macro value(m) %}CAST(COALESCE({{ judging.num_rel(m.level) }}, 0) AS DOUBLE){% endmacro %}
+{% macro value(m) %}CAST(COALESCE({{ judging.num_rel(m.level) }}, 0) AS {{ DOUBLE }}){% endmacro %}

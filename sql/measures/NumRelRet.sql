@@ -6,4 +6,4 @@
 
 {% macro judged(m) %}{{ judging.is_relevant_column(m.level) }}{% endmacro %}
 {% macro retrieved(m) %}{{ judging.relevant_in_top_column(m.level, none, m) }}{% endmacro %}
-{% macro value(m) %}CAST(COALESCE({{ judging.relevant_in_top(m.level, none) }}, 0) AS DOUBLE){% endmacro %}
+{% macro value(m) %}CAST(COALESCE({{ judging.relevant_in_top(m.level, none) }}, 0) AS {{ DOUBLE }}){% endmacro %}

@@ -11,4 +11,4 @@
 {% macro judged(m) %}{{ judging.is_relevant_column(m.level) }}{% endmacro %}
 {% macro tie(m) %}{% if m.expected %}{{ ties.group_columns() }}{% endif %}{% endmacro %}
 {% macro retrieved(m) %}{{ judging.relevant_in_top_column(m.level, m.cutoff, m) }}{% endmacro %}
-{% macro value(m) %}CAST(COALESCE({{ judging.relevant_in_top(m.level, m.cutoff) }}, 0) AS DOUBLE) / {{ m.cutoff | number }}{% endmacro %}
+{% macro value(m) %}CAST(COALESCE({{ judging.relevant_in_top(m.level, m.cutoff) }}, 0) AS {{ DOUBLE }}) / {{ m.cutoff | number }}{% endmacro %}

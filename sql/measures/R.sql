@@ -12,4 +12,4 @@
 {% macro judged(m) %}{{ precision.judged(m) }}{% endmacro %}
 {% macro tie(m) %}{{ precision.tie(m) }}{% endmacro %}
 {% macro retrieved(m) %}{{ precision.retrieved(m) }}{% endmacro %}
-{% macro value(m) %}COALESCE(CAST({{ judging.relevant_in_top(m.level, m.cutoff) }} AS DOUBLE) / NULLIF({{ judging.num_rel(m.level) }}, 0), 0){% endmacro %}
+{% macro value(m) %}COALESCE(CAST({{ judging.relevant_in_top(m.level, m.cutoff) }} AS {{ DOUBLE }}) / NULLIF({{ judging.num_rel(m.level) }}, 0), 0){% endmacro %}

@@ -31,8 +31,8 @@ SUM(CASE WHEN tie_rel_before_{{ level(m) }} = 0 AND {{ r }} > 0{{ within }} AND 
 {% if m.expected %}
 COALESCE({{ expected_rr(m) }}, 0)
 {%- elif m.cutoff is none %}
-COALESCE(CAST(1 AS DOUBLE) / {{ judging.first_relevant(m.level) }}, 0)
+COALESCE(CAST(1 AS {{ DOUBLE }}) / {{ judging.first_relevant(m.level) }}, 0)
 {%- else %}
-CASE WHEN {{ judging.first_relevant(m.level) }} <= {{ m.cutoff | number }} THEN CAST(1 AS DOUBLE) / {{ judging.first_relevant(m.level) }} ELSE 0 END
+CASE WHEN {{ judging.first_relevant(m.level) }} <= {{ m.cutoff | number }} THEN CAST(1 AS {{ DOUBLE }}) / {{ judging.first_relevant(m.level) }} ELSE 0 END
 {%- endif %}
 {% endmacro %}

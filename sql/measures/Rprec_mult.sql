@@ -7,11 +7,11 @@
 {% import '_macros/judging.sql' as judging %}
 {% import '_macros/ties.sql' as ties %}
 
-{% macro r_multiple(m) %}FLOOR({{ judging.real(m.cutoff) }} * {{ judging.num_rel(m.level) }} + CAST(0.9 AS DOUBLE)){% endmacro %}
+{% macro r_multiple(m) %}FLOOR({{ judging.real(m.cutoff) }} * {{ judging.num_rel(m.level) }} + CAST(0.9 AS {{ DOUBLE }})){% endmacro %}
 {% macro relevant(m) %}rel_{{ m.level | number }}_top_r_times_{{ m.cut_key }}{% endmacro %}
 
 {% macro judgments(m) %}{{ judging.num_rel_column(m.level) }}{% endmacro %}
 {% macro judged(m) %}{{ judging.is_relevant_column(m.level) }}{% endmacro %}
 {% macro tie(m) %}{% if m.expected %}{{ ties.group_columns() }}{% endif %}{% endmacro %}
 {% macro retrieved(m) %}SUM({{ judging.is_relevant(m.level) }} * {{ ties.within(r_multiple(m), m) }}) AS {{ relevant(m) }}{% endmacro %}
-{% macro value(m) %}COALESCE(CAST({{ relevant(m) }} AS DOUBLE) / NULLIF({{ r_multiple(m) }}, 0), 0){% endmacro %}
+{% macro value(m) %}COALESCE(CAST({{ relevant(m) }} AS {{ DOUBLE }}) / NULLIF({{ r_multiple(m) }}, 0), 0){% endmacro %}

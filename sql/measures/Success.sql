@@ -35,8 +35,8 @@ MAX(CASE WHEN tie_first <= {{ m.cutoff | number }} AND tie_last > {{ m.cutoff | 
 {% macro value(m) %}
 {%- if m.expected -%}
 {%- set surely = 'rel_' ~ level(m) ~ '_surely_top_' ~ m.cutoff -%}{%- set missed = 'rel_' ~ level(m) ~ '_none_top_' ~ m.cutoff -%}
-CASE WHEN {{ surely }} = 1 THEN CAST(1 AS DOUBLE) WHEN {{ missed }} IS NOT NULL THEN 1 - {{ missed }} ELSE 0 END
+CASE WHEN {{ surely }} = 1 THEN CAST(1 AS {{ DOUBLE }}) WHEN {{ missed }} IS NOT NULL THEN 1 - {{ missed }} ELSE 0 END
 {%- else -%}
-CASE WHEN {{ judging.relevant_in_top(m.level, m.cutoff) }} > 0 THEN CAST(1 AS DOUBLE) ELSE 0 END
+CASE WHEN {{ judging.relevant_in_top(m.level, m.cutoff) }} > 0 THEN CAST(1 AS {{ DOUBLE }}) ELSE 0 END
 {%- endif -%}
 {% endmacro %}

@@ -10,4 +10,4 @@
 {% macro judged(m) %}{{ judging.is_unjudged_column() }}{% endmacro %}
 {% macro tie(m) %}{% if m.expected %}{{ ties.group_columns() }}{% endif %}{% endmacro %}
 {% macro retrieved(m) %}SUM(is_unjudged * {{ ties.within(m.cutoff | number, m) }}) AS unjudged_top_{{ m.cutoff | number }}{% endmacro %}
-{% macro value(m) %}CAST(COALESCE(unjudged_top_{{ m.cutoff | number }}, 0) AS DOUBLE) / {{ m.cutoff | number }}{% endmacro %}
+{% macro value(m) %}CAST(COALESCE(unjudged_top_{{ m.cutoff | number }}, 0) AS {{ DOUBLE }}) / {{ m.cutoff | number }}{% endmacro %}

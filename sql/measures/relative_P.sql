@@ -11,4 +11,4 @@
 {% macro judged(m) %}{{ recall.judged(m) }}{% endmacro %}
 {% macro tie(m) %}{{ recall.tie(m) }}{% endmacro %}
 {% macro retrieved(m) %}{{ recall.retrieved(m) }}{% endmacro %}
-{% macro value(m) %}COALESCE(CAST({{ judging.relevant_in_top(m.level, m.cutoff) }} AS DOUBLE) / NULLIF(LEAST({{ m.cutoff | number }}, {{ judging.num_rel(m.level) }}), 0), 0){% endmacro %}
+{% macro value(m) %}COALESCE(CAST({{ judging.relevant_in_top(m.level, m.cutoff) }} AS {{ DOUBLE }}) / NULLIF(LEAST({{ m.cutoff | number }}, {{ judging.num_rel(m.level) }}), 0), 0){% endmacro %}

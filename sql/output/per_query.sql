@@ -2,8 +2,8 @@
 {% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/evaluation.sql' as evaluation %}
 SELECT {% if by_run %}{{ dialect.before_separator('per_query.query_id') }} AS run_id,
-       {{ dialect.after_separator('per_query.query_id') }} AS query_id{% else %}per_query.query_id{% endif %},
-       measures.measure,
+       {{ dialect.after_separator('per_query.query_id') }} AS query_id{% else %}per_query.query_id AS query_id{% endif %},
+       measures.measure AS measure,
        {{ evaluation.measure_case('per_query', measures) }} AS value
 FROM per_query
 {{ evaluation.measure_rows(measures) }}

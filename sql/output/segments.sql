@@ -1,8 +1,8 @@
 {#- One row per (segment, measure): the overall row (segment NULL) first, then each segment. -#}
 {% import '_macros/evaluation.sql' as evaluation %}
-SELECT summary.segment,
-       summary.num_queries,
-       measures.measure,
+SELECT summary.segment AS segment,
+       summary.num_queries AS num_queries,
+       measures.measure AS measure,
        {{ evaluation.measure_case('summary', measures) }} AS value
 FROM summary
 {{ evaluation.measure_rows(measures) }}

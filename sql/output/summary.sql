@@ -1,9 +1,9 @@
 {#- One row per measure (per run and measure with runs stored together). -#}
 {% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/evaluation.sql' as evaluation %}
-SELECT {% if by_run %}summary.run_id,
-       {% endif %}{% if both %}CAST(NULL AS {{ dialect.text() }}) AS query_id,
-       {% endif %}measures.measure,
+SELECT {% if by_run %}summary.run_id AS run_id,
+       {% endif %}{% if both %}{{ dialect.null_text() }} AS query_id,
+       {% endif %}measures.measure AS measure,
        {{ evaluation.measure_case('summary', measures) }} AS value
 FROM summary
 {{ evaluation.measure_rows(measures) }}

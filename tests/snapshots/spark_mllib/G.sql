@@ -27,8 +27,8 @@ ideal_exp AS (
                gain,
                ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY gain DESC, doc_id DESC) AS rank
         FROM (
-            SELECT qrels.query_id, qrels.doc_id, CASE WHEN qrels.relevance > 0 THEN POWER(CAST(2 AS DOUBLE), qrels.relevance) - 1 ELSE 0
-                END AS gain
+            SELECT qrels.query_id AS query_id, qrels.doc_id AS doc_id, CASE WHEN qrels.relevance > 0
+                THEN POWER(CAST(2 AS DOUBLE), qrels.relevance) - 1 ELSE 0 END AS gain
             FROM qrels
             JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
         ) AS judged_gains
@@ -46,11 +46,11 @@ ideal_exp_dcg AS (
     GROUP BY query_id
 ),
 judged AS (
-    SELECT run.query_id,
-           evaluated_queries.query_number,
-           run.doc_id,
-           run.score,
-           qrels.relevance,
+    SELECT run.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           run.score AS score,
+           qrels.relevance AS relevance,
            CASE WHEN relevance > 0 THEN POWER(CAST(2 AS DOUBLE), relevance) - 1 ELSE 0 END AS gain_exp
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
@@ -70,13 +70,13 @@ ranked AS (
     WINDOW running AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(gain_exp / LOG2(rank + 1)) AS dcg_exp
     FROM ranked
     GROUP BY ranked.query_id
 ),
 graded_exp AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(ranked.gain_exp / LOG2(2 + ranked.rank + COALESCE(ideal_exp.excess_so_far, ideal_exp_dcg.ideal_excess_exp)
                - ranked.gain_exp_so_far)) AS g_sum_exp
     FROM ranked AS ranked
@@ -86,7 +86,7 @@ graded_exp AS (
     GROUP BY ranked.query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            COALESCE(g_sum_exp / NULLIF(ideal_gain_exp, 0), 0) AS g_gain_exponential_missing_queries_zero
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
@@ -97,7 +97,7 @@ summary AS (
     SELECT AVG(g_gain_exponential_missing_queries_zero) AS g_gain_exponential_missing_queries_zero
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.g_gain_exponential_missing_queries_zero
        END AS value

@@ -16,11 +16,11 @@ evaluated_queries AS (
     ) AS query_ids
 ),
 judged AS (
-    SELECT run.query_id,
-           evaluated_queries.query_number,
-           run.doc_id,
-           run.score,
-           qrels.relevance
+    SELECT run.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           run.score AS score,
+           qrels.relevance AS relevance
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
     LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
@@ -33,13 +33,13 @@ ranked AS (
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            COUNT(*) AS num_ret
     FROM ranked
     GROUP BY ranked.query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            CAST(COALESCE(num_ret, 0) AS DOUBLE) AS numret_missing_queries_zero
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
@@ -48,7 +48,7 @@ summary AS (
     SELECT SUM(numret_missing_queries_zero) AS numret_missing_queries_zero
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.numret_missing_queries_zero
        END AS value

@@ -16,32 +16,32 @@ evaluated_queries AS (
     ) AS query_ids
 ),
 judgments AS (
-    SELECT qrels.query_id,
+    SELECT qrels.query_id AS query_id,
            MAX(CASE WHEN relevance >= 0 THEN relevance END) AS max_label
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
     GROUP BY qrels.query_id
 ),
 numbered_qrels AS (
-    SELECT qrels.query_id,
-           evaluated_queries.query_number,
-           qrels.doc_id,
-           qrels.relevance
+    SELECT qrels.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           qrels.doc_id AS doc_id,
+           qrels.relevance AS relevance
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
 ),
 run_ranked AS (
-    SELECT evaluated_queries.query_number,
-           run.doc_id,
+    SELECT evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
            ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_number ORDER BY score DESC NULLS LAST, doc_id DESC) AS rank
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
 ),
 judged AS (
-    SELECT numbered_qrels.query_id,
-           run_ranked.doc_id,
-           run_ranked.rank,
-           numbered_qrels.relevance
+    SELECT numbered_qrels.query_id AS query_id,
+           run_ranked.doc_id AS doc_id,
+           run_ranked.rank AS rank,
+           numbered_qrels.relevance AS relevance
     FROM run_ranked
     JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked.query_number
                        AND numbered_qrels.doc_id = run_ranked.doc_id
@@ -51,7 +51,7 @@ ranked AS (
     FROM judged
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) / CASE WHEN judgments.max_label > 1 THEN judgments.max_label
                ELSE 1 END * POWER(CAST(0.9 AS DOUBLE), rank - 1) ELSE 0 END) AS rbp_missing_queries_zero_sum
     FROM ranked
@@ -59,7 +59,7 @@ retrieved AS (
     GROUP BY ranked.query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            (1 - CAST(0.9 AS DOUBLE)) * COALESCE(rbp_missing_queries_zero_sum, 0) AS rbp_missing_queries_zero
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
@@ -69,7 +69,7 @@ summary AS (
     SELECT AVG(rbp_missing_queries_zero) AS rbp_missing_queries_zero
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.rbp_missing_queries_zero
        END AS value

@@ -16,11 +16,11 @@ evaluated_queries AS (
     ) AS query_ids
 ),
 judged AS (
-    SELECT run.query_id,
-           evaluated_queries.query_number,
-           run.doc_id,
-           run.score,
-           qrels.relevance,
+    SELECT run.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           run.score AS score,
+           qrels.relevance AS relevance,
            CASE WHEN relevance IS NULL OR relevance < 0 THEN 1 ELSE 0 END AS is_unjudged
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
@@ -34,7 +34,7 @@ ranked AS (
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            COUNT(*) AS num_ret,
            SUM(is_unjudged) AS unjudged_retrieved,
            SUM(CASE WHEN is_unjudged = 1 THEN POWER(CAST(0.9 AS DOUBLE), rank - 1) ELSE 0 END) AS rbpresid_missing_queries_zero_weight
@@ -42,7 +42,7 @@ retrieved AS (
     GROUP BY ranked.query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            CASE WHEN unjudged_retrieved > 0 THEN POWER(CAST(0.9 AS DOUBLE), num_ret) + (1 - CAST(0.9 AS DOUBLE))
                * rbpresid_missing_queries_zero_weight ELSE 0 END AS rbpresid_missing_queries_zero
     FROM evaluated_queries
@@ -52,7 +52,7 @@ summary AS (
     SELECT AVG(rbpresid_missing_queries_zero) AS rbpresid_missing_queries_zero
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.rbpresid_missing_queries_zero
        END AS value

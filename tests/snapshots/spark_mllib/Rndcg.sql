@@ -16,7 +16,7 @@ evaluated_queries AS (
     ) AS query_ids
 ),
 judgments AS (
-    SELECT qrels.query_id,
+    SELECT qrels.query_id AS query_id,
            SUM(CASE WHEN relevance >= 0 THEN 1 ELSE 0 END) AS num_rel_0
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
@@ -34,8 +34,8 @@ ideal_exp AS (
                gain,
                ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY gain DESC, doc_id DESC) AS rank
         FROM (
-            SELECT qrels.query_id, qrels.doc_id, CASE WHEN qrels.relevance > 0 THEN POWER(CAST(2 AS DOUBLE), qrels.relevance) - 1 ELSE 0
-                END AS gain
+            SELECT qrels.query_id AS query_id, qrels.doc_id AS doc_id, CASE WHEN qrels.relevance > 0
+                THEN POWER(CAST(2 AS DOUBLE), qrels.relevance) - 1 ELSE 0 END AS gain
             FROM qrels
             JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
         ) AS judged_gains
@@ -53,11 +53,11 @@ ideal_exp_dcg AS (
     GROUP BY query_id
 ),
 judged AS (
-    SELECT run.query_id,
-           evaluated_queries.query_number,
-           run.doc_id,
-           run.score,
-           qrels.relevance,
+    SELECT run.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           run.score AS score,
+           qrels.relevance AS relevance,
            CASE WHEN relevance > 0 THEN POWER(CAST(2 AS DOUBLE), relevance) - 1 ELSE 0 END AS gain_exp
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
@@ -77,14 +77,14 @@ ranked AS (
     WINDOW running AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(gain_exp / LOG2(rank + 1)) AS dcg_exp,
            COUNT(*) AS num_ret
     FROM ranked
     GROUP BY ranked.query_id
 ),
 rndcg_exp_points AS (
-    SELECT ideal.query_id,
+    SELECT ideal.query_id AS query_id,
            COALESCE(ranked.dcg_exp_so_far, retrieved.dcg_exp, 0) / ideal.dcg_so_far AS point
     FROM ideal_exp AS ideal
     LEFT JOIN ranked AS ranked ON ranked.query_id = ideal.query_id AND ranked.rank = ideal.rank
@@ -99,7 +99,7 @@ rndcg_exp AS (
     GROUP BY query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            CASE WHEN COALESCE(num_rel_0, 0) = 0 THEN 0 ELSE COALESCE((rndcg_sum_exp + CASE WHEN COALESCE(num_ret, 0) > ideal_count_exp
                + 1 THEN 1 ELSE 0 END * COALESCE(dcg_exp, 0) / ideal_dcg_exp) / (rndcg_points_exp + CASE
                WHEN COALESCE(num_ret, 0) > ideal_count_exp + 1 THEN 1 ELSE 0 END), 0)
@@ -114,7 +114,7 @@ summary AS (
     SELECT AVG(rndcg_rel_0_gain_exponential_missing_queries_zero) AS rndcg_rel_0_gain_exponential_missing_queries_zero
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.rndcg_rel_0_gain_exponential_missing_queries_zero
        END AS value

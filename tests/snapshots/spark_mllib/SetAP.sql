@@ -16,18 +16,18 @@ evaluated_queries AS (
     ) AS query_ids
 ),
 judgments AS (
-    SELECT qrels.query_id,
+    SELECT qrels.query_id AS query_id,
            SUM(CASE WHEN relevance >= 0 THEN 1 ELSE 0 END) AS num_rel_0
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
     GROUP BY qrels.query_id
 ),
 judged AS (
-    SELECT run.query_id,
-           evaluated_queries.query_number,
-           run.doc_id,
-           run.score,
-           qrels.relevance,
+    SELECT run.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           run.score AS score,
+           qrels.relevance AS relevance,
            CASE WHEN relevance >= 0 THEN 1 ELSE 0 END AS is_rel_0
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
@@ -41,14 +41,14 @@ ranked AS (
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(is_rel_0) AS rel_0_retrieved,
            COUNT(*) AS num_ret
     FROM ranked
     GROUP BY ranked.query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            COALESCE(CAST(COALESCE(rel_0_retrieved, 0) AS DOUBLE) * CAST(COALESCE(rel_0_retrieved, 0) AS DOUBLE)
                / NULLIF(COALESCE(num_ret, 0) * COALESCE(num_rel_0, 0), 0), 0) AS setap_rel_0_missing_queries_zero
     FROM evaluated_queries
@@ -59,7 +59,7 @@ summary AS (
     SELECT AVG(setap_rel_0_missing_queries_zero) AS setap_rel_0_missing_queries_zero
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.setap_rel_0_missing_queries_zero
        END AS value

@@ -16,11 +16,11 @@ evaluated_queries AS (
     ) AS query_ids
 ),
 judged AS (
-    SELECT run.query_id,
-           evaluated_queries.query_number,
-           run.doc_id,
-           run.score,
-           qrels.relevance,
+    SELECT run.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           run.score AS score,
+           qrels.relevance AS relevance,
            CASE WHEN relevance IS NULL OR relevance < 0 THEN 1 ELSE 0 END AS is_unjudged
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
@@ -34,13 +34,13 @@ ranked AS (
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(is_unjudged * CASE WHEN rank <= 10 THEN 1 ELSE 0 END) AS unjudged_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            CAST(COALESCE(unjudged_top_10, 0) AS DOUBLE) / 10 AS unj_missing_queries_zero_at_10
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
@@ -49,7 +49,7 @@ summary AS (
     SELECT AVG(unj_missing_queries_zero_at_10) AS unj_missing_queries_zero_at_10
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.unj_missing_queries_zero_at_10
        END AS value

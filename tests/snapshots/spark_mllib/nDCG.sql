@@ -24,8 +24,8 @@ ideal_exp AS (
                gain,
                ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY gain DESC, doc_id DESC) AS rank
         FROM (
-            SELECT qrels.query_id, qrels.doc_id, CASE WHEN qrels.relevance > 0 THEN POWER(CAST(2 AS DOUBLE), qrels.relevance) - 1 ELSE 0
-                END AS gain
+            SELECT qrels.query_id AS query_id, qrels.doc_id AS doc_id, CASE WHEN qrels.relevance > 0
+                THEN POWER(CAST(2 AS DOUBLE), qrels.relevance) - 1 ELSE 0 END AS gain
             FROM qrels
             JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
         ) AS judged_gains
@@ -40,25 +40,25 @@ ideal_exp_dcg AS (
     GROUP BY query_id
 ),
 numbered_qrels AS (
-    SELECT qrels.query_id,
-           evaluated_queries.query_number,
-           qrels.doc_id,
-           qrels.relevance
+    SELECT qrels.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           qrels.doc_id AS doc_id,
+           qrels.relevance AS relevance
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
 ),
 run_ranked AS (
-    SELECT evaluated_queries.query_number,
-           run.doc_id,
+    SELECT evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
            ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_number ORDER BY score DESC NULLS LAST, doc_id DESC) AS rank
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
 ),
 judged AS (
-    SELECT numbered_qrels.query_id,
-           run_ranked.doc_id,
-           run_ranked.rank,
-           numbered_qrels.relevance,
+    SELECT numbered_qrels.query_id AS query_id,
+           run_ranked.doc_id AS doc_id,
+           run_ranked.rank AS rank,
+           numbered_qrels.relevance AS relevance,
            CASE WHEN relevance > 0 THEN POWER(CAST(2 AS DOUBLE), relevance) - 1 ELSE 0 END AS gain_exp
     FROM run_ranked
     JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked.query_number
@@ -69,14 +69,14 @@ ranked AS (
     FROM judged
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(gain_exp / LOG2(rank + 1)) AS dcg_exp,
            SUM(CASE WHEN rank <= 10 THEN gain_exp / LOG2(rank + 1) ELSE 0 END) AS dcg_exp_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            COALESCE(dcg_exp / NULLIF(ideal_exp_dcg, 0), 0) AS ndcg_gain_exponential_missing_queries_zero,
            COALESCE(dcg_exp_top_10 / NULLIF(ideal_exp_dcg_top_10, 0), 0) AS ndcg_gain_exponential_missing_queries_zero_at_10
     FROM evaluated_queries
@@ -88,7 +88,7 @@ summary AS (
            AVG(ndcg_gain_exponential_missing_queries_zero_at_10) AS ndcg_gain_exponential_missing_queries_zero_at_10
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.ndcg_gain_exponential_missing_queries_zero
            WHEN 2 THEN summary.ndcg_gain_exponential_missing_queries_zero_at_10

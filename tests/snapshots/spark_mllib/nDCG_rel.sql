@@ -27,8 +27,8 @@ ideal_exp AS (
                gain,
                ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY gain DESC, doc_id DESC) AS rank
         FROM (
-            SELECT qrels.query_id, qrels.doc_id, CASE WHEN qrels.relevance > 0 THEN POWER(CAST(2 AS DOUBLE), qrels.relevance) - 1 ELSE 0
-                END AS gain
+            SELECT qrels.query_id AS query_id, qrels.doc_id AS doc_id, CASE WHEN qrels.relevance > 0
+                THEN POWER(CAST(2 AS DOUBLE), qrels.relevance) - 1 ELSE 0 END AS gain
             FROM qrels
             JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
         ) AS judged_gains
@@ -46,11 +46,11 @@ ideal_exp_dcg AS (
     GROUP BY query_id
 ),
 judged AS (
-    SELECT run.query_id,
-           evaluated_queries.query_number,
-           run.doc_id,
-           run.score,
-           qrels.relevance,
+    SELECT run.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           run.score AS score,
+           qrels.relevance AS relevance,
            CASE WHEN relevance > 0 THEN POWER(CAST(2 AS DOUBLE), relevance) - 1 ELSE 0 END AS gain_exp
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
@@ -70,13 +70,13 @@ ranked AS (
     WINDOW running AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(gain_exp / LOG2(rank + 1)) AS dcg_exp
     FROM ranked
     GROUP BY ranked.query_id
 ),
 graded_exp AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(CASE WHEN ranked.gain_exp > 0 THEN ranked.dcg_exp_so_far / COALESCE(ideal_exp.dcg_so_far, ideal_exp_dcg.ideal_dcg_exp)
                ELSE 0 END) AS ndcg_rel_points_exp,
            SUM(CASE WHEN ranked.gain_exp > 0 THEN 1 ELSE 0 END) AS positive_retrieved_exp
@@ -87,7 +87,7 @@ graded_exp AS (
     GROUP BY ranked.query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            COALESCE(CASE WHEN COALESCE(ndcg_rel_points_exp, 0) + (ideal_count_exp - COALESCE(positive_retrieved_exp, 0))
                * COALESCE(dcg_exp, 0) / ideal_dcg_exp > 0 THEN (COALESCE(ndcg_rel_points_exp, 0) + (ideal_count_exp
                - COALESCE(positive_retrieved_exp, 0)) * COALESCE(dcg_exp, 0) / ideal_dcg_exp) / ideal_count_exp
@@ -101,7 +101,7 @@ summary AS (
     SELECT AVG(ndcg_rel_gain_exponential_missing_queries_zero) AS ndcg_rel_gain_exponential_missing_queries_zero
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.ndcg_rel_gain_exponential_missing_queries_zero
        END AS value

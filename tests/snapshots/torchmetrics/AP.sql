@@ -18,32 +18,32 @@ evaluated_queries AS (
     ) AS query_ids
 ),
 judgments AS (
-    SELECT qrels.query_id,
+    SELECT qrels.query_id AS query_id,
            SUM(CASE WHEN relevance >= 1 THEN 1 ELSE 0 END) AS num_rel_1
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
     GROUP BY qrels.query_id
 ),
 numbered_qrels AS (
-    SELECT qrels.query_id,
-           evaluated_queries.query_number,
-           qrels.doc_id,
-           qrels.relevance
+    SELECT qrels.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           qrels.doc_id AS doc_id,
+           qrels.relevance AS relevance
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
 ),
 run_ranked AS (
-    SELECT evaluated_queries.query_number,
-           run.doc_id,
+    SELECT evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
            ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_number ORDER BY score DESC NULLS LAST, doc_id DESC) AS rank
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
 ),
 judged AS (
-    SELECT numbered_qrels.query_id,
-           run_ranked.doc_id,
-           run_ranked.rank,
-           numbered_qrels.relevance,
+    SELECT numbered_qrels.query_id AS query_id,
+           run_ranked.doc_id AS doc_id,
+           run_ranked.rank AS rank,
+           numbered_qrels.relevance AS relevance,
            CASE WHEN relevance >= 1 THEN 1 ELSE 0 END AS is_rel_1
     FROM run_ranked
     JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked.query_number
@@ -56,7 +56,7 @@ ranked AS (
     WINDOW ranking AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(CASE WHEN is_rel_1 = 1 THEN CAST(rel_1_so_far AS DOUBLE) / rank ELSE 0 END) AS precision_sum_1,
            SUM(is_rel_1) AS rel_1_retrieved,
            SUM(CASE WHEN is_rel_1 = 1 AND rank <= 10 THEN CAST(rel_1_so_far AS DOUBLE) / rank ELSE 0 END) AS precision_sum_1_top_10,
@@ -65,7 +65,7 @@ retrieved AS (
     GROUP BY ranked.query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            COALESCE(precision_sum_1 / NULLIF(rel_1_retrieved, 0), 0) AS ap_ap_denominator_retrieved_relevant,
            COALESCE(precision_sum_1_top_10 / NULLIF(rel_1_top_10, 0), 0) AS ap_ap_denominator_retrieved_relevant_at_10
     FROM evaluated_queries
@@ -77,7 +77,7 @@ summary AS (
            AVG(ap_ap_denominator_retrieved_relevant_at_10) AS ap_ap_denominator_retrieved_relevant_at_10
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.ap_ap_denominator_retrieved_relevant
            WHEN 2 THEN summary.ap_ap_denominator_retrieved_relevant_at_10

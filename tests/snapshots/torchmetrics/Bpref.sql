@@ -18,7 +18,7 @@ evaluated_queries AS (
     ) AS query_ids
 ),
 judgments AS (
-    SELECT qrels.query_id,
+    SELECT qrels.query_id AS query_id,
            SUM(CASE WHEN relevance >= 1 THEN 1 ELSE 0 END) AS num_rel_1,
            SUM(CASE WHEN relevance >= 0 AND relevance < 1 THEN 1 ELSE 0 END) AS num_nonrel_1
     FROM qrels
@@ -26,25 +26,25 @@ judgments AS (
     GROUP BY qrels.query_id
 ),
 numbered_qrels AS (
-    SELECT qrels.query_id,
-           evaluated_queries.query_number,
-           qrels.doc_id,
-           qrels.relevance
+    SELECT qrels.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           qrels.doc_id AS doc_id,
+           qrels.relevance AS relevance
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
 ),
 run_ranked AS (
-    SELECT evaluated_queries.query_number,
-           run.doc_id,
+    SELECT evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
            ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_number ORDER BY score DESC NULLS LAST, doc_id DESC) AS rank
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
 ),
 judged AS (
-    SELECT numbered_qrels.query_id,
-           run_ranked.doc_id,
-           run_ranked.rank,
-           numbered_qrels.relevance,
+    SELECT numbered_qrels.query_id AS query_id,
+           run_ranked.doc_id AS doc_id,
+           run_ranked.rank AS rank,
+           numbered_qrels.relevance AS relevance,
            CASE WHEN relevance >= 1 THEN 1 ELSE 0 END AS is_rel_1,
            CASE WHEN relevance >= 0 AND relevance < 1 THEN 1 ELSE 0 END AS is_nonrel_1
     FROM run_ranked
@@ -58,7 +58,7 @@ ranked AS (
     WINDOW ranking AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(CASE WHEN is_rel_1 = 1 THEN CASE WHEN nonrel_1_so_far > 0 THEN 1
                - CAST(LEAST(nonrel_1_so_far, judgments.num_rel_1) AS DOUBLE) / LEAST(judgments.num_nonrel_1, judgments.num_rel_1) ELSE 1
                END ELSE 0 END) AS bpref_sum_1
@@ -67,7 +67,7 @@ retrieved AS (
     GROUP BY ranked.query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            COALESCE(bpref_sum_1 / NULLIF(num_rel_1, 0), 0) AS bpref
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
@@ -77,7 +77,7 @@ summary AS (
     SELECT AVG(bpref) AS bpref
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.bpref
        END AS value

@@ -18,25 +18,25 @@ evaluated_queries AS (
     ) AS query_ids
 ),
 numbered_qrels AS (
-    SELECT qrels.query_id,
-           evaluated_queries.query_number,
-           qrels.doc_id,
-           qrels.relevance
+    SELECT qrels.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           qrels.doc_id AS doc_id,
+           qrels.relevance AS relevance
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
 ),
 run_ranked AS (
-    SELECT evaluated_queries.query_number,
-           run.doc_id,
+    SELECT evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
            ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_number ORDER BY score DESC NULLS LAST, doc_id DESC) AS rank
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
 ),
 judged AS (
-    SELECT numbered_qrels.query_id,
-           run_ranked.doc_id,
-           run_ranked.rank,
-           numbered_qrels.relevance,
+    SELECT numbered_qrels.query_id AS query_id,
+           run_ranked.doc_id AS doc_id,
+           run_ranked.rank AS rank,
+           numbered_qrels.relevance AS relevance,
            CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) ELSE 0 END AS gain
     FROM run_ranked
     JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked.query_number
@@ -47,14 +47,14 @@ ranked AS (
     FROM judged
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(gain) AS cg,
            SUM(gain * CASE WHEN rank <= 10 THEN 1 ELSE 0 END) AS cg_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            COALESCE(cg, 0) AS cg_value,
            COALESCE(cg_top_10, 0) AS cg_at_10
     FROM evaluated_queries
@@ -65,7 +65,7 @@ summary AS (
            AVG(cg_at_10) AS cg_at_10
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.cg_value
            WHEN 2 THEN summary.cg_at_10

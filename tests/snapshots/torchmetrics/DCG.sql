@@ -18,11 +18,11 @@ evaluated_queries AS (
     ) AS query_ids
 ),
 judged AS (
-    SELECT run.query_id,
-           evaluated_queries.query_number,
-           run.doc_id,
-           run.score,
-           qrels.relevance,
+    SELECT run.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           run.score AS score,
+           qrels.relevance AS relevance,
            CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) ELSE 0 END AS gain
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
@@ -45,14 +45,14 @@ ranked AS (
     WINDOW tie AS (PARTITION BY query_id, score)
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(gain * tie_discount) AS dcg,
            SUM(gain * tie_discount_top_10) AS dcg_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            COALESCE(dcg, 0) AS dcg_tie_break_expected,
            COALESCE(dcg_top_10, 0) AS dcg_tie_break_expected_at_10
     FROM evaluated_queries
@@ -63,7 +63,7 @@ summary AS (
            AVG(dcg_tie_break_expected_at_10) AS dcg_tie_break_expected_at_10
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.dcg_tie_break_expected
            WHEN 2 THEN summary.dcg_tie_break_expected_at_10

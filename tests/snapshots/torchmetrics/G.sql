@@ -29,7 +29,8 @@ ideal AS (
                gain,
                ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY gain DESC, doc_id DESC) AS rank
         FROM (
-            SELECT qrels.query_id, qrels.doc_id, CASE WHEN qrels.relevance > 0 THEN CAST(qrels.relevance AS DOUBLE) ELSE 0 END AS gain
+            SELECT qrels.query_id AS query_id, qrels.doc_id AS doc_id, CASE WHEN qrels.relevance > 0
+                THEN CAST(qrels.relevance AS DOUBLE) ELSE 0 END AS gain
             FROM qrels
             JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
         ) AS judged_gains
@@ -47,11 +48,11 @@ ideal_dcg AS (
     GROUP BY query_id
 ),
 judged AS (
-    SELECT run.query_id,
-           evaluated_queries.query_number,
-           run.doc_id,
-           run.score,
-           qrels.relevance,
+    SELECT run.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           run.score AS score,
+           qrels.relevance AS relevance,
            CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) ELSE 0 END AS gain
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
@@ -71,13 +72,13 @@ ranked AS (
     WINDOW running AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(gain / LOG2(rank + 1)) AS dcg
     FROM ranked
     GROUP BY ranked.query_id
 ),
 graded AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(ranked.gain / LOG2(2 + ranked.rank + COALESCE(ideal.excess_so_far, ideal_dcg.ideal_excess) - ranked.gain_so_far)) AS g_sum
     FROM ranked AS ranked
     JOIN ideal_dcg ON ideal_dcg.query_id = ranked.query_id
@@ -86,7 +87,7 @@ graded AS (
     GROUP BY ranked.query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            COALESCE(g_sum / NULLIF(ideal_gain, 0), 0) AS g
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
@@ -97,7 +98,7 @@ summary AS (
     SELECT AVG(g) AS g
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.g
        END AS value

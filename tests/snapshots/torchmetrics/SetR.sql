@@ -18,18 +18,18 @@ evaluated_queries AS (
     ) AS query_ids
 ),
 judgments AS (
-    SELECT qrels.query_id,
+    SELECT qrels.query_id AS query_id,
            SUM(CASE WHEN relevance >= 1 THEN 1 ELSE 0 END) AS num_rel_1
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
     GROUP BY qrels.query_id
 ),
 judged AS (
-    SELECT run.query_id,
-           evaluated_queries.query_number,
-           run.doc_id,
-           run.score,
-           qrels.relevance,
+    SELECT run.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           run.score AS score,
+           qrels.relevance AS relevance,
            CASE WHEN relevance >= 1 THEN 1 ELSE 0 END AS is_rel_1
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
@@ -43,14 +43,14 @@ ranked AS (
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(is_rel_1) AS rel_1_retrieved,
            COUNT(*) AS num_ret
     FROM ranked
     GROUP BY ranked.query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            COALESCE(CAST(COALESCE(rel_1_retrieved, 0) AS DOUBLE) / NULLIF(COALESCE(num_rel_1, 0), 0), 0) AS setr
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
@@ -60,7 +60,7 @@ summary AS (
     SELECT AVG(setr) AS setr
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.setr
        END AS value

@@ -18,11 +18,11 @@ evaluated_queries AS (
     ) AS query_ids
 ),
 judged AS (
-    SELECT run.query_id,
-           evaluated_queries.query_number,
-           run.doc_id,
-           run.score,
-           qrels.relevance,
+    SELECT run.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           run.score AS score,
+           qrels.relevance AS relevance,
            CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) ELSE 0 END AS gain
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
@@ -45,7 +45,7 @@ ranked AS (
     WINDOW tie AS (PARTITION BY query_id, score)
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(gain * tie_discount) AS dcg,
            SUM(gain * tie_discount_top_10) AS dcg_top_10
     FROM ranked
@@ -74,7 +74,7 @@ ideal_run_dcg AS (
     GROUP BY query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            COALESCE(dcg / NULLIF(ideal_run_dcg, 0), 0) AS ndcg_ideal_run_tie_break_expected,
            COALESCE(dcg_top_10 / NULLIF(ideal_run_dcg_top_10, 0), 0) AS ndcg_ideal_run_tie_break_expected_at_10
     FROM evaluated_queries
@@ -86,7 +86,7 @@ summary AS (
            AVG(ndcg_ideal_run_tie_break_expected_at_10) AS ndcg_ideal_run_tie_break_expected_at_10
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.ndcg_ideal_run_tie_break_expected
            WHEN 2 THEN summary.ndcg_ideal_run_tie_break_expected_at_10

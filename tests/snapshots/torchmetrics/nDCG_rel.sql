@@ -29,7 +29,8 @@ ideal AS (
                gain,
                ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY gain DESC, doc_id DESC) AS rank
         FROM (
-            SELECT qrels.query_id, qrels.doc_id, CASE WHEN qrels.relevance > 0 THEN CAST(qrels.relevance AS DOUBLE) ELSE 0 END AS gain
+            SELECT qrels.query_id AS query_id, qrels.doc_id AS doc_id, CASE WHEN qrels.relevance > 0
+                THEN CAST(qrels.relevance AS DOUBLE) ELSE 0 END AS gain
             FROM qrels
             JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
         ) AS judged_gains
@@ -47,11 +48,11 @@ ideal_dcg AS (
     GROUP BY query_id
 ),
 judged AS (
-    SELECT run.query_id,
-           evaluated_queries.query_number,
-           run.doc_id,
-           run.score,
-           qrels.relevance,
+    SELECT run.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           run.score AS score,
+           qrels.relevance AS relevance,
            CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) ELSE 0 END AS gain
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
@@ -71,13 +72,13 @@ ranked AS (
     WINDOW running AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(gain / LOG2(rank + 1)) AS dcg
     FROM ranked
     GROUP BY ranked.query_id
 ),
 graded AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(CASE WHEN ranked.gain > 0 THEN ranked.dcg_so_far / COALESCE(ideal.dcg_so_far, ideal_dcg.ideal_dcg)
                ELSE 0 END) AS ndcg_rel_points,
            SUM(CASE WHEN ranked.gain > 0 THEN 1 ELSE 0 END) AS positive_retrieved
@@ -88,7 +89,7 @@ graded AS (
     GROUP BY ranked.query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            COALESCE(CASE WHEN COALESCE(ndcg_rel_points, 0) + (ideal_count - COALESCE(positive_retrieved, 0)) * COALESCE(dcg, 0)
                / ideal_dcg > 0 THEN (COALESCE(ndcg_rel_points, 0) + (ideal_count - COALESCE(positive_retrieved, 0)) * COALESCE(dcg, 0)
                / ideal_dcg) / ideal_count ELSE 0 END, 0) AS ndcg_rel
@@ -101,7 +102,7 @@ summary AS (
     SELECT AVG(ndcg_rel) AS ndcg_rel
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.ndcg_rel
        END AS value

@@ -18,25 +18,25 @@ evaluated_queries AS (
     ) AS query_ids
 ),
 numbered_qrels AS (
-    SELECT qrels.query_id,
-           evaluated_queries.query_number,
-           qrels.doc_id,
-           qrels.relevance
+    SELECT qrels.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           qrels.doc_id AS doc_id,
+           qrels.relevance AS relevance
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
 ),
 run_ranked AS (
-    SELECT evaluated_queries.query_number,
-           run.doc_id,
+    SELECT evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
            ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_number ORDER BY score DESC NULLS LAST, doc_id DESC) AS rank
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
 ),
 judged AS (
-    SELECT numbered_qrels.query_id,
-           run_ranked.doc_id,
-           run_ranked.rank,
-           numbered_qrels.relevance,
+    SELECT numbered_qrels.query_id AS query_id,
+           run_ranked.doc_id AS doc_id,
+           run_ranked.rank AS rank,
+           numbered_qrels.relevance AS relevance,
            CASE WHEN relevance > 0 THEN (POWER(CAST(2 AS DOUBLE), relevance) - 1) / POWER(CAST(2 AS DOUBLE), 4) ELSE 0 END AS err_stop_4
     FROM run_ranked
     JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked.query_number
@@ -49,7 +49,7 @@ ranked AS (
     WINDOW ranking AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
-    SELECT ranked.query_id,
+    SELECT ranked.query_id AS query_id,
            SUM(CASE WHEN err_stop_4 > 0 THEN err_stop_4 * EXP(err_continue_4_so_far - LN(1 - err_stop_4)) / rank ELSE 0 END) AS err_4,
            SUM(CASE WHEN err_stop_4 > 0 AND rank <= 10 THEN err_stop_4 * EXP(err_continue_4_so_far - LN(1 - err_stop_4)) / rank
                ELSE 0 END) AS err_4_top_10
@@ -57,7 +57,7 @@ retrieved AS (
     GROUP BY ranked.query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            COALESCE(err_4, 0) AS err,
            COALESCE(err_4_top_10, 0) AS err_at_10
     FROM evaluated_queries
@@ -68,7 +68,7 @@ summary AS (
            AVG(err_at_10) AS err_at_10
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.err
            WHEN 2 THEN summary.err_at_10

@@ -18,18 +18,18 @@ evaluated_queries AS (
     ) AS query_ids
 ),
 judgments AS (
-    SELECT qrels.query_id,
+    SELECT qrels.query_id AS query_id,
            SUM(CASE WHEN relevance >= 1 THEN 1 ELSE 0 END) AS num_rel_1
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
     GROUP BY qrels.query_id
 ),
 judged AS (
-    SELECT run.query_id,
-           evaluated_queries.query_number,
-           run.doc_id,
-           run.score,
-           qrels.relevance,
+    SELECT run.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           run.score AS score,
+           qrels.relevance AS relevance,
            CASE WHEN relevance >= 1 THEN 1 ELSE 0 END AS is_rel_1
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
@@ -44,7 +44,7 @@ ranked AS (
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
-    SELECT ranked.query_id
+    SELECT ranked.query_id AS query_id
     FROM ranked
     GROUP BY ranked.query_id
 ),
@@ -57,7 +57,7 @@ iprec_1_interpolated AS (
     WHERE is_rel_1 = 1
 ),
 iprec_1 AS (
-    SELECT interpolated.query_id,
+    SELECT interpolated.query_id AS query_id,
            COALESCE(MAX(CASE WHEN relevant_seen = GREATEST(ROUND(CAST(0.5 AS DOUBLE) * num_rel_1), 1)
                THEN precision END), 0) AS iprec_at_0_5_at_level
     FROM iprec_1_interpolated AS interpolated
@@ -65,7 +65,7 @@ iprec_1 AS (
     GROUP BY interpolated.query_id
 ),
 per_query AS (
-    SELECT evaluated_queries.query_id,
+    SELECT evaluated_queries.query_id AS query_id,
            COALESCE(iprec_at_0_5_at_level, 0) AS iprec_at_0_5
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
@@ -76,7 +76,7 @@ summary AS (
     SELECT AVG(iprec_at_0_5) AS iprec_at_0_5
     FROM per_query
 )
-SELECT measures.measure,
+SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.iprec_at_0_5
        END AS value

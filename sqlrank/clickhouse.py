@@ -1,0 +1,127 @@
+"""ClickHouse: the evaluation statement run by ClickHouse's engine, embedded in this process by chDB
+(the optional extra ``sqlrank[clickhouse]``).
+
+Inputs are read and validated by DuckDB, then copied into Memory tables of a chDB session as Arrow;
+tables of that session are read by name. Statements end with SETTINGS join_use_nulls = 1,
+cast_keep_nullable = 1, so that a row an outer join does not find is NULL, as in standard SQL,
+rather than ClickHouse's default 0 or '' (the printed statement carries them too).
+"""
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any
+
+from .engine import session, session_options, to_arrow
+from .errors import InputError, OptionError
+from .inputs import Source, column_mapping, load
+from .planner import Plan, plan, require_ranks
+from .results import Rows
+from .templates import dialect, quote_ident
+
+SETTINGS = "\nSETTINGS join_use_nulls = 1, cast_keep_nullable = 1"
+_SESSION = None
+
+
+def chdb_session(existing=None):
+    """The session given, or one chDB session for this process (chDB keeps one engine per process)."""
+    global _SESSION
+    if existing is not None:
+        return existing
+    if _SESSION is None:
+        try:
+            from chdb import session as chdb_sessions
+        except ImportError:
+            raise OptionError("the ClickHouse engine needs chDB: pip install 'sqlrank[clickhouse]'") from None
+        _SESSION = chdb_sessions.Session()
+    return _SESSION
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:500] if text else type(exc).__name__
+
+
+class ClickHouseEngine:
+    """Runs the ClickHouse text of a plan in a chDB session; its errors become InputErrors."""
+
+    dialect = "clickhouse"
+
+    def __init__(self, chdb):
+        self.chdb = chdb
+        self.tables: list[str] = []  # the inputs copied in, dropped by close()
+
+    def rows(self, sql: str) -> Rows:
+        """The rows of a query; those sqlrank writes itself get the statement's settings too."""
+        if "\nSETTINGS " not in sql:
+            sql += SETTINGS
+        try:
+            table = self.chdb.query(sql, "ArrowTable")
+        except Exception as exc:
+            raise InputError(f"evaluation failed in ClickHouse: {_reason(exc)}") from None
+        columns = table.column_names
+        return Rows(tuple(columns), list(zip(*(table.column(c).to_pylist() for c in columns))))
+
+    def one(self, sql: str) -> tuple:
+        return self.rows(sql).rows[0]
+
+    def evaluate(self, p: Plan) -> Rows:
+        return self.rows(p.text)
+
+    def load(self, name: str, table) -> None:
+        """A Memory table holding an Arrow table (chDB's Python() reads the variable ``table``)."""
+        with dialect("clickhouse"):
+            target = quote_ident(name)
+        types = {"string": "String", "double": "Float64", "int32": "Int32", "int64": "Nullable(Int64)"}
+        columns = ", ".join(f"{quote_ident(f.name, '`')} {types[str(f.type)]}" for f in table.schema)
+        try:
+            self.chdb.query(f"CREATE TABLE {target} ({columns}) ENGINE = Memory")
+            self.tables.append(target)
+            self.chdb.query(f"INSERT INTO {target} SELECT * FROM Python(table)")
+        except Exception as exc:
+            raise InputError(f"cannot copy the input into ClickHouse: {_reason(exc)}") from None
+
+    def close(self) -> None:
+        for table in self.tables:
+            self.chdb.query(f"DROP TABLE IF EXISTS {table}")
+        self.tables.clear()
+
+
+def clickhouse_source(obj: Any, kind: str, engine: ClickHouseEngine, con, registry, format: str | None,
+                      columns: dict[str, str] | None) -> Source:
+    """A table of the session, or a file or DataFrame copied into a Memory table."""
+    if isinstance(obj, str) and not os.path.exists(obj) and format is None and not any(ch in obj for ch in "*?[") \
+            and "/" not in obj and "." not in obj:
+        return Source(kind, f"table {obj}", "clickhouse", parts=(obj,), columns=column_mapping(kind, columns))
+    source = load(obj, kind, con, registry, format, columns)
+    if source.per_run:
+        raise InputError(f"{source.label}: runs stored together are evaluated on DuckDB or Spark; on ClickHouse "
+                         f"give one run per evaluation")
+    name = f"sqlrank_{kind}_{uuid.uuid4().hex[:12]}"
+    engine.load(name, to_arrow(con, source.sql()))
+    canonical = {"query_id": "query_id", "doc_id": "doc_id", source.value_name: source.value_name}
+    if kind == "run":
+        canonical["rank"] = "input_rank"
+    return Source(kind, source.label, "clickhouse", parts=(name,), columns=canonical, warnings=source.warnings)
+
+
+def plan_on_clickhouse(qrels: Any, run: Any, measures: Any, output: str, chdb=None,
+                       **options: Any) -> tuple[Plan, ClickHouseEngine]:
+    """The plan of an evaluation in ClickHouse (chDB) and the engine that runs it."""
+    if session_options(options):
+        raise OptionError("memory_limit, temp_directory, threads and connection are DuckDB settings; they do not "
+                          "apply on ClickHouse")
+    for name, what in (("slices", "slices="), ("queries", "segments (queries=, by=)")):
+        if options.get(name) not in (None, 1):
+            raise OptionError(f"{what} run on DuckDB only")
+    engine = ClickHouseEngine(chdb_session(chdb))
+    qrels_format, run_format = options.pop("qrels_format", None), options.pop("run_format", None)
+    qrels_columns, run_columns = options.pop("qrels_columns", None), options.pop("run_columns", None)
+    with session(None) as (con, registry):
+        qrels_source = clickhouse_source(qrels, "qrels", engine, con, registry, qrels_format, qrels_columns)
+        run_source = clickhouse_source(run, "run", engine, con, registry, run_format, run_columns)
+        p = plan(qrels_source, run_source, measures, output, con, registry, dialect="clickhouse", **options)
+    if any(m.param("tie_break") == "input_rank" for m in p.measures):
+        with dialect("clickhouse"):
+            require_ranks(p.run, engine.one, p.run.source_sql())
+    return p, engine

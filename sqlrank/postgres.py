@@ -1,0 +1,167 @@
+"""PostgreSQL: the evaluation statement rendered in PostgreSQL's SQL and run in the database.
+
+The client is ADBC's PostgreSQL driver (the optional extra ``sqlrank[postgres]``): one standard
+interface (DB-API over Arrow) that also uploads an Arrow table in one COPY, where a hand-written
+client would need its own upload path. Inputs that are table or view names in that database are
+read where they are (validated by one query: columns, missing values, duplicates); files and
+DataFrames are read and validated by DuckDB as always, then copied into temporary tables of the
+session, which vanish with it.
+"""
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any
+
+from .engine import session, session_options, to_arrow
+from .errors import InputError, OptionError
+from .inputs import Source, column_mapping, is_dataframe, load, read_rank_only
+from .planner import Plan, plan, require_ranks
+from .results import Rows
+from .templates import dialect, quote_ident
+
+
+def connect(dsn: str):
+    """A DB-API connection to PostgreSQL (a URL such as postgresql://user@host:5432/db, or with
+    host=/socket/dir for a Unix socket)."""
+    if not isinstance(dsn, str) or not dsn:
+        raise OptionError("the PostgreSQL engine needs a connection URL: --dsn postgresql://user@host/database")
+    try:
+        import adbc_driver_postgresql.dbapi as dbapi
+    except ImportError:
+        raise OptionError("the PostgreSQL engine needs ADBC's driver: pip install 'sqlrank[postgres]'") from None
+    try:
+        return dbapi.connect(dsn)
+    except Exception as exc:  # the driver's own error types
+        raise OptionError(f"cannot connect to PostgreSQL at {_without_password(dsn)}: {_reason(exc)}") from None
+
+
+def _without_password(dsn: str) -> str:
+    head, at, tail = dsn.rpartition("@")
+    if not at or "://" not in head:
+        return dsn
+    scheme, _, user = head.partition("://")
+    return f"{scheme}://{user.split(':', 1)[0]}@{tail}"
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+class PostgresEngine:
+    """Runs the PostgreSQL text of a plan on a connection; the database's errors become InputErrors."""
+
+    dialect = "postgres"
+
+    def __init__(self, connection):
+        self.connection = connection
+
+    def rows(self, sql: str) -> Rows:
+        cursor = self.connection.cursor()
+        try:
+            cursor.execute(sql)
+            rows = [tuple(row) for row in cursor.fetchall()]
+            return Rows(tuple(d[0] for d in cursor.description), rows)
+        except Exception as exc:
+            self.connection.rollback()
+            raise InputError(f"evaluation failed in PostgreSQL: {_reason(exc)}") from None
+        finally:
+            cursor.close()
+
+    def one(self, sql: str) -> tuple:
+        return self.rows(sql).rows[0]
+
+    def evaluate(self, p: Plan) -> Rows:
+        return self.rows(p.text)
+
+
+def postgres_source(obj: Any, kind: str, engine: PostgresEngine, con, registry, format: str | None,
+                    columns: dict[str, str] | None) -> Source:
+    """A table of the database, or a file or DataFrame copied into a temporary table."""
+    if isinstance(obj, (str, os.PathLike)) and not os.path.exists(os.fspath(obj)) and format is None \
+            and not any(ch in os.fspath(obj) for ch in "*?["):
+        name = os.fspath(obj)
+        mapping = column_mapping(kind, columns)
+        return _validated(Source(kind, f"table {name}", "postgres", parts=tuple(name.split(".")), columns=mapping),
+                          engine)
+    if not isinstance(obj, (str, os.PathLike)) and not is_dataframe(obj):
+        raise InputError(f"cannot read {kind} from a {type(obj).__name__} on PostgreSQL: pass a path, a DataFrame "
+                         f"or a table name")
+    source = load(obj, kind, con, registry, format, columns)
+    if source.per_run:
+        raise InputError(f"{source.label}: runs stored together are evaluated on DuckDB or Spark; on PostgreSQL "
+                         f"give one run per evaluation")
+    table = f"sqlrank_{kind}_{uuid.uuid4().hex[:12]}"
+    data = to_arrow(con, source.sql())
+    cursor = engine.connection.cursor()
+    try:
+        cursor.adbc_ingest(table, data, mode="create", temporary=True)
+        engine.connection.commit()
+    except Exception as exc:
+        engine.connection.rollback()
+        raise InputError(f"{source.label}: cannot copy it into PostgreSQL: {_reason(exc)}") from None
+    finally:
+        cursor.close()
+    canonical = {"query_id": "query_id", "doc_id": "doc_id", source.value_name: source.value_name}
+    if kind == "run":
+        canonical["rank"] = "input_rank"
+    return Source(kind, source.label, "postgres", parts=(table,), columns=canonical, warnings=source.warnings)
+
+
+def _validated(source: Source, engine: PostgresEngine) -> Source:
+    """A table read in place: its columns exist, and no id or value is missing or repeated."""
+    name = ".".join(quote_ident(part, '"') for part in source.parts)
+    try:
+        available = list(engine.rows(f"SELECT * FROM {name} LIMIT 0").columns)
+    except InputError:
+        raise InputError(f"{source.label}: no such table or view in the database (nor a file of that name)") from None
+    if source.kind == "run":
+        read_rank_only(source, source.columns, dict.fromkeys(available))
+    for canonical, actual in source.columns.items():
+        if actual not in available:
+            raise InputError(f"{source.label}: no column {actual!r} for {canonical} (columns: {', '.join(available)}); "
+                             f"map it with {source.kind}_columns={{'{canonical}': NAME}}")
+    if source.kind == "run" and "rank" not in source.columns and "rank" in available:
+        source.columns["rank"] = "rank"
+    with dialect("postgres"):
+        typed = source.source_sql()
+    value = source.value_name
+    missing_ids, missing_values, total, distinct = engine.one(f"""
+        SELECT count(*) FILTER (WHERE query_id IS NULL OR doc_id IS NULL),
+               count(*) FILTER (WHERE {value} IS NULL OR CAST({value} AS DOUBLE PRECISION) = CAST('NaN' AS DOUBLE PRECISION)),
+               count(*),
+               (SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id FROM ({typed}) AS d) AS pairs)
+        FROM ({typed}) AS typed""")
+    if missing_ids:
+        raise InputError(f"{source.label}: {missing_ids} rows have no query_id or doc_id")
+    if missing_values:
+        raise InputError(f"{source.label}: {missing_values} rows have no {value} (NULL or NaN)")
+    if total != distinct:
+        raise InputError(f"{source.label}: {total - distinct} rows repeat a (query_id, doc_id) pair; each document "
+                         f"may appear once per query")
+    if not total:
+        raise InputError(f"{source.label}: the table has no rows")
+    return source
+
+
+def plan_on_postgres(qrels: Any, run: Any, measures: Any, output: str, dsn: str | None = None,
+                     **options: Any) -> tuple[Plan, PostgresEngine]:
+    """The plan of an evaluation in PostgreSQL at ``dsn`` and the engine that runs it there."""
+    if session_options(options):
+        raise OptionError("memory_limit, temp_directory, threads and connection are DuckDB settings; they do not "
+                          "apply on PostgreSQL")
+    for name, what in (("slices", "slices="), ("queries", "segments (queries=, by=)")):
+        if options.get(name) not in (None, 1):
+            raise OptionError(f"{what} run on DuckDB only")
+    engine = PostgresEngine(connect(dsn))
+    qrels_format, run_format = options.pop("qrels_format", None), options.pop("run_format", None)
+    qrels_columns, run_columns = options.pop("qrels_columns", None), options.pop("run_columns", None)
+    with session(None) as (con, registry):
+        qrels_source = postgres_source(qrels, "qrels", engine, con, registry, qrels_format, qrels_columns)
+        run_source = postgres_source(run, "run", engine, con, registry, run_format, run_columns)
+        p = plan(qrels_source, run_source, measures, output, con, registry, dialect="postgres", **options)
+    if any(m.param("tie_break") == "input_rank" for m in p.measures):
+        with dialect("postgres"):
+            require_ranks(p.run, engine.one, p.run.source_sql())
+    return p, engine

@@ -1,0 +1,160 @@
+"""PostgreSQL: a real server started here (Debian's postgresql package: initdb into a temporary
+folder, a Unix socket only, stopped at the end). Every measure under the engine tiers' convention
+sets, per query, equals DuckDB to 1e-12; tables are read in place; files go in temporary tables."""
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+import sqlrank
+from cases import CONVENTIONS, convention_id, measures_for
+from conftest import ROOT, close, peer
+from generate import generate
+
+pytestmark = pytest.mark.postgres
+
+
+def _binary(name: str) -> str | None:
+    found = shutil.which(name) or sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    return found if isinstance(found, str) else (found[-1] if found else None)
+
+
+def _missing(reason: str):
+    if os.environ.get("SQLRANK_REQUIRE_PEERS"):
+        pytest.fail(f"{reason} (SQLRANK_REQUIRE_PEERS)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def dsn():
+    initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
+    if not initdb or not pg_ctl:
+        _missing("PostgreSQL's server is not installed (Debian: apt-get install postgresql)")
+    peer("adbc_driver_postgresql")
+    as_root = os.geteuid() == 0
+    if as_root and shutil.which("runuser") is None:
+        _missing("running as root without runuser: initdb refuses root")
+    prefix = ["runuser", "-u", "postgres", "--"] if as_root else []
+    folder = tempfile.mkdtemp(prefix="sqlrank-pg-")
+    data, socket_dir = os.path.join(folder, "data"), os.path.join(folder, "socket")
+    os.mkdir(socket_dir)
+    if as_root:
+        for path in (folder, socket_dir):
+            shutil.chown(path, "postgres", "postgres")
+    port = 20000 + os.getpid() % 20000
+    try:
+        subprocess.run(prefix + [initdb, "-D", data, "-A", "trust", "-U", "sqlrank", "--no-sync"], check=True,
+                       capture_output=True)
+        options = f"-c listen_addresses='' -c unix_socket_directories={socket_dir} -p {port} -c fsync=off"
+        subprocess.run(prefix + [pg_ctl, "-D", data, "-l", os.path.join(folder, "log"), "-o", options, "-w", "start"],
+                       check=True, capture_output=True)
+    except subprocess.CalledProcessError as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.fail(f"cannot start PostgreSQL: {exc.stderr.decode(errors='replace')[-500:]}")
+    try:
+        yield f"postgresql://sqlrank@/postgres?host={socket_dir}&port={port}"
+    finally:
+        subprocess.run(prefix + [pg_ctl, "-D", data, "-m", "immediate", "stop"], capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def data():
+    qrels, run = generate(44, n_queries=120)
+    run["rank"] = run.groupby("query_id").cumcount() + 1  # the input order, for tie_break=input_rank
+    return qrels, run
+
+
+def _same(duck, other):
+    merged = duck.merge(other, on=["query_id", "measure"], how="outer", suffixes=("_duckdb", "_other"),
+                        indicator=True)
+    assert (merged["_merge"] == "both").all(), merged[merged["_merge"] != "both"].head()
+    bad = merged[~merged.apply(lambda r: close(r.value_duckdb, r.value_other, 1e-12), axis=1)]
+    assert bad.empty, bad.head(10).to_string()
+
+
+@pytest.mark.parametrize("conventions", CONVENTIONS, ids=convention_id)
+def test_every_measure_in_postgres_equals_duckdb(dsn, data, conventions):
+    qrels, run = data
+    measures = measures_for(conventions)
+    duck = sqlrank.evaluate(qrels, run, measures, per_query=True, **conventions)
+    postgres = sqlrank.evaluate(qrels, run, measures, per_query=True, engine="postgres", dsn=dsn, **conventions)
+    assert len(duck) > 1000
+    _same(duck, postgres)
+    summary = sqlrank.evaluate(qrels, run, measures, engine="postgres", dsn=dsn, **conventions)
+    expected = sqlrank.evaluate(qrels, run, measures, **conventions)
+    assert list(summary.measure) == list(expected.measure)
+    assert all(close(a, b, 1e-12) for a, b in zip(summary.value, expected.value))
+
+
+def _execute(dsn, *statements):
+    import adbc_driver_postgresql.dbapi as dbapi
+
+    with dbapi.connect(dsn) as connection:
+        with connection.cursor() as cursor:
+            for statement in statements:
+                cursor.execute(statement)
+            rows = cursor.fetchall() if cursor.description else None
+        connection.commit()
+    return rows
+
+
+def test_tables_in_the_database_are_read_where_they_are(dsn, data):
+    qrels, run = data
+    values = ",".join(f"('{q}', '{d}', {r})" for q, d, r in qrels.itertuples(index=False))
+    scores = ",".join(f"('{q}', '{d}', {s!r})" for q, d, s, _ in run.itertuples(index=False))
+    _execute(dsn, "DROP TABLE IF EXISTS judged, ranked",
+             "CREATE TABLE judged (topic TEXT, doc TEXT, label INTEGER)",
+             f"INSERT INTO judged VALUES {values}",
+             "CREATE TABLE ranked (topic TEXT, doc TEXT, similarity DOUBLE PRECISION)",
+             f"INSERT INTO ranked VALUES {scores}")
+    measures = "nDCG@10 AP P@5 RR Bpref"
+    got = sqlrank.evaluate("judged", "ranked", measures, per_query=True, engine="postgres", dsn=dsn,
+                           qrels_columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"},
+                           run_columns={"query_id": "topic", "doc_id": "doc", "score": "similarity"})
+    _same(sqlrank.evaluate(qrels, run.drop(columns="rank"), measures, per_query=True), got)
+    with pytest.raises(sqlrank.InputError, match="no column 'query_id'"):
+        sqlrank.evaluate("judged", "ranked", "AP", engine="postgres", dsn=dsn)
+    with pytest.raises(sqlrank.InputError, match="no such table"):
+        sqlrank.evaluate("no_such_table", "ranked", "AP", engine="postgres", dsn=dsn)
+    _execute(dsn, "INSERT INTO judged VALUES ('1', 'again', 1), ('1', 'again', 0)")
+    with pytest.raises(sqlrank.InputError, match="repeat a"):
+        sqlrank.evaluate("judged", "ranked", "AP", engine="postgres", dsn=dsn,
+                         qrels_columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"},
+                         run_columns={"query_id": "topic", "doc_id": "doc", "score": "similarity"})
+
+
+def test_recall_levels_round_half_away_from_zero_as_trec_eval(dsn):
+    """IPrec@0.5 of a query with 77 relevant documents reads the 39th (trec_eval: lround(38.5) = 39).
+    PostgreSQL's ROUND of a double gives 38 (half to even): the statement must not use it."""
+    assert _execute(dsn, "SELECT ROUND(CAST(0.5 AS DOUBLE PRECISION) * 77)")[0][0] == 38
+    docs = [f"r{i:02d}" for i in range(77)]
+    qrels = [("q", d, 1) for d in docs]
+    ranking = docs[:38] + [f"n{i:03d}" for i in range(100)] + docs[38:]  # relevant 39..77 after 100 others
+    run = [("q", d, float(len(ranking) - i)) for i, d in enumerate(ranking)]
+    import pandas as pd
+
+    q = pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"])
+    r = pd.DataFrame(run, columns=["query_id", "doc_id", "score"])
+    expected = 77 / 177  # the best precision at or below the 39th relevant document: at the 77th, rank 177
+    for options in ({}, {"engine": "postgres", "dsn": dsn}):
+        value = sqlrank.evaluate(q, r, "IPrec@0.5", **options).value.iloc[0]
+        assert close(value, expected, 1e-12), (options, value)
+
+
+def test_the_command_line_evaluates_in_postgres(dsn):
+    demo = ROOT / "fixtures" / "demo"
+    args = [str(demo / "qrels.test"), str(demo / "results.test"), "-m", "nDCG@10 AP P@10 Bpref IPrec@0.5", "-q"]
+    duck = subprocess.run([sys.executable, "-m", "sqlrank", "eval", *args], capture_output=True, text=True)
+    postgres = subprocess.run([sys.executable, "-m", "sqlrank", "eval", "--engine", "postgres", "--dsn", dsn, *args],
+                              capture_output=True, text=True)
+    assert postgres.returncode == 0, postgres.stderr
+    assert postgres.stdout == duck.stdout
+    bad = subprocess.run([sys.executable, "-m", "sqlrank", "eval", "--dsn", dsn, *args], capture_output=True, text=True)
+    assert bad.returncode != 0 and "add --engine postgres" in bad.stderr and "Traceback" not in bad.stderr
