@@ -122,8 +122,8 @@ def report(qrels: Any, runs: Any, measures: Any, path: str, format: str = "html"
 
 def install(connection: Any, measures: Any = None, schema: str = "sqlrank", **conventions: Any) -> list[str]:
     """Create sqlrank's table macros in a DuckDB connection (or a database file path), so that
-    plain SQL can call them: ``SELECT * FROM sqlrank.evaluate('my_run', 'my_qrels', ['nDCG@10', 'AP'])``,
-    ``sqlrank.evaluate_per_query(...)``, and per family ``sqlrank.ndcg('my_run', 'my_qrels', 10)``,
+    plain SQL can call them: ``SELECT * FROM sqlrank.evaluate('my_qrels', 'my_run', ['nDCG@10', 'AP'])``,
+    ``sqlrank.evaluate_per_query(...)``, and per family ``sqlrank.ndcg('my_qrels', 'my_run', 10)``,
     ``sqlrank.p``, ``sqlrank.recall``, ``sqlrank.ap``, ``sqlrank.rr``, ... (``sqlrank.measures()``
     lists the measures evaluate() knows; ``measures=`` adds more). Conventions apply to all.
     Returns the macro names."""

@@ -81,10 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
     sq.set_defaults(handler=_sql)
     ins = commands.add_parser(
         "install", help="create sqlrank's table macros in a DuckDB database file, for plain SQL",
-        description="Create table macros in schema sqlrank of DB_FILE (made if absent): sqlrank.evaluate(run, qrels, "
+        description="Create table macros in schema sqlrank of DB_FILE (made if absent): sqlrank.evaluate(qrels, run, "
                     "measures) and sqlrank.evaluate_per_query(...) for the installed measures (trec_eval's usual "
-                    "cutoffs, and -m), and per family with a cutoff parameter: sqlrank.ndcg(run, qrels, k), "
-                    "sqlrank.p, sqlrank.recall, sqlrank.ap(run, qrels), ... run and qrels are table or view names.")
+                    "cutoffs, and -m), and per family with a cutoff parameter: sqlrank.ndcg(qrels, run, k), "
+                    "sqlrank.p, sqlrank.recall, sqlrank.ap(qrels, run), ... run and qrels are table or view names.")
     ins.add_argument("database", metavar="DB_FILE", help="the DuckDB database file")
     ins.add_argument("-m", "--measures", action="append", metavar="MEASURES",
                      help="more measures for sqlrank.evaluate (e.g. -m 'nDCG@7 RBP(p=0.8)')")
@@ -159,6 +159,20 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--all", action="store_true", help="with --target: list every match, not the ten simplest")
     ex.add_argument("-f", "--format", choices=("table", "csv"), default="table")
     ex.set_defaults(handler=_explain)
+    dbt = commands.add_parser(
+        "dbt", help="write a dbt package: the evaluation as macros per adapter, a model and input tests",
+        description="Write (or add to) a dbt package in DIR: macro sqlrank.NAME(qrels, run) with the evaluation's "
+                    "SQL for dbt-duckdb and dbt-postgres, a table model NAME on ref(var('sqlrank_qrels')) and "
+                    "ref(var('sqlrank_run')) (rows query_id, measure, value), and a test that the inputs repeat "
+                    "no document. Add the folder to your project's packages.yml (local: DIR), set the two vars, "
+                    "then dbt run and dbt test.")
+    dbt.add_argument("folder", metavar="DIR", help="the package's folder (made if absent)")
+    dbt.add_argument("-m", "--measures", action="append", required=True, metavar="MEASURES",
+                     help='measures, separated by spaces; repeatable (e.g. -m "nDCG@10 AP P@10")')
+    dbt.add_argument("--name", default="evaluation",
+                     help="the evaluation's name: its macro, model and test (default: evaluation)")
+    add_convention_arguments(dbt)
+    dbt.set_defaults(handler=_dbt)
     ms = commands.add_parser(
         "measures", help="list the measures: names, trec_eval names, parameters, definitions",
         description="List every measure family sqlrank computes: its names (ir_measures syntax, other spellings, "
@@ -188,6 +202,12 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
     seg.add_argument("--queries", metavar="FILE",
                      help="query table (CSV, TSV or Parquet) with a query_id column and attributes to group by")
     seg.add_argument("--by", metavar="COLUMN", help="results overall and per value of this column of --queries")
+    add_convention_arguments(parser)
+    add_engine_arguments(parser)
+
+
+def add_convention_arguments(parser: argparse.ArgumentParser) -> None:
+    """The convention flags (eval, compare, report, sql, dbt)."""
     conv = parser.add_argument_group("conventions (defaults: trec_eval's)")
     conv.add_argument("-l", "--rel", type=int, metavar="N",
                       help="minimum label that counts as relevant (default 1; nDCG ignores it)")
@@ -210,7 +230,6 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
     conv.add_argument("--ideal", choices=IDEALS, help="nDCG's ideal ranking: qrels (default), run, perfect")
     conv.add_argument("--ap-denominator", choices=AP_DENOMINATORS,
                       help="AP divides by num_rel (default), retrieved_relevant or min_num_rel_cutoff")
-    add_engine_arguments(parser)
 
 
 def add_database_argument(parser: argparse.ArgumentParser) -> None:
@@ -544,6 +563,18 @@ def _eval(args: argparse.Namespace) -> int:
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     write_output(text, args.output)
+    return 0
+
+
+def _dbt(args: argparse.Namespace) -> int:
+    from .dbt import write_package
+
+    conventions = dict(rel=args.rel, missing_queries=args.missing_queries, judged_only=args.judged_only,
+                       depth=args.depth, trec_eval_version=args.trec_eval_version, preset=args.preset,
+                       tie_break=args.tie_break, gain=args.gain, discount=args.discount, log_base=args.log_base,
+                       ideal=args.ideal, ap_denominator=args.ap_denominator)
+    written = write_package(args.folder, " ".join(args.measures), args.name, **conventions)
+    print(f"sqlrank: wrote {len(written)} files of the dbt package in {args.folder}: {args.name}", file=sys.stderr)
     return 0
 
 

@@ -2,11 +2,11 @@
 
 ``sqlrank install DB_FILE`` (``sqlrank.install(connection)``) creates, in a schema ``sqlrank``:
 
-- ``sqlrank.evaluate(run, qrels, measures)``: the mean of each measure (``measure, value``), and
-  ``sqlrank.evaluate_per_query(run, qrels, measures)`` (``query_id, measure, value``), for the
+- ``sqlrank.evaluate(qrels, run, measures)``: the mean of each measure (``measure, value``), and
+  ``sqlrank.evaluate_per_query(qrels, run, measures)`` (``query_id, measure, value``), for the
   installed catalogue of measures (trec_eval's usual cutoffs, plus any given with -m);
 - one macro per family with the cutoff as a parameter, per query (``query_id, measure, value``):
-  ``sqlrank.ndcg(run, qrels, k)``, ``sqlrank.p(run, qrels, k)``, ``sqlrank.ap(run, qrels)``, ...
+  ``sqlrank.ndcg(qrels, run, k)``, ``sqlrank.p(qrels, run, k)``, ``sqlrank.ap(qrels, run)``, ...
 
 ``run`` and ``qrels`` are names of tables or views (a view over Parquet files works), read with
 DuckDB's ``query_table``; their columns are query_id, doc_id, score and query_id, doc_id,
@@ -25,7 +25,7 @@ import duckdb
 from .conventions import resolve_conventions
 from .planner import resolve_measures
 from .errors import InputError, OptionError, duckdb_reason
-from .measures import Measure
+from .measures import Measure, trec_name
 from .registry import REGISTRY
 from .templates import call_macro, quote_ident, quote_literal, render_evaluation
 
@@ -69,32 +69,47 @@ def install_statements(measures: Any = None, schema: str = SCHEMA, **conventions
     for macro, (family, has_cutoff) in FAMILY_MACROS.items():
         measure = Measure(family, _PLACEHOLDER if has_cutoff else None, {})
         body = _statement(resolve_measures([measure], resolved), resolved, "per_query")
-        params = "run, qrels, k" if has_cutoff else "run, qrels"
+        params = "qrels, run, k" if has_cutoff else "qrels, run"
         statements.append(f"CREATE OR REPLACE MACRO {name}.{quote_ident(macro)}({params}) AS TABLE\n"
                           f"{_with_cutoff_parameter(body) if has_cutoff else body}")
     catalogue = resolve_measures(CATALOGUE + list(_names(measures)), resolved)
     names = [str(m) for m in catalogue]
+    spellings = {str(m): _spellings(m) for m in catalogue}
     for macro, output in (("evaluate", "summary"), ("evaluate_per_query", "per_query")):
         branches = []
         for measure in catalogue:
             body = _statement([measure], resolved, output).replace("\n", "\n    ")
-            branches.append(f"SELECT * FROM (\n    {body}\n) AS {quote_ident(column_alias(measure))}\n"
-                            f"WHERE list_contains(measures, {quote_literal(str(measure))})")
+            asked = ", ".join(quote_literal(n) for n in spellings[str(measure)])
+            alias = quote_ident(column_alias(measure))
+            branches.append(f"SELECT {alias}.* REPLACE (asked.requested AS measure) FROM (\n    {body}\n) AS {alias}\n"
+                            f"CROSS JOIN (SELECT DISTINCT unnest(measures) AS requested) AS asked\n"
+                            f"WHERE asked.requested IN ({asked})")
         known = "[" + ", ".join(quote_literal(n) for n in names) + "]"
+        accepted = "[" + ", ".join(quote_literal(n) for m in names for n in spellings[m]) + "]"
         check = (f"SELECT {'NULL AS query_id, ' if output == 'per_query' else ''}NULL AS measure, "
                  f"CAST(error('sqlrank: measure ' || requested || ' is not installed (SELECT * FROM "
                  f"{schema}.measures() lists those that are; add it with sqlrank install DB_FILE -m ...)') "
                  f"AS DOUBLE) AS value\n"
                  f"FROM (SELECT unnest(measures) AS requested) AS asked\n"
-                 f"WHERE NOT list_contains({known}, requested)")
+                 f"WHERE NOT list_contains({accepted}, requested)")
         order = "list_position(measures, measure)" if output == "summary" else \
             "query_id, list_position(measures, measure)"
-        statements.append(f"CREATE OR REPLACE MACRO {name}.{quote_ident(macro)}(run, qrels, measures) AS TABLE\n"
+        statements.append(f"CREATE OR REPLACE MACRO {name}.{quote_ident(macro)}(qrels, run, measures) AS TABLE\n"
                           f"SELECT * FROM (\n{chr(10).join(b + chr(10) + 'UNION ALL' for b in branches)}\n{check}\n)"
                           f" AS evaluated\nORDER BY {order}")
     statements.append(f"CREATE OR REPLACE MACRO {name}.measures() AS TABLE\n"
                       f"SELECT unnest({known}) AS measure")
     return statements
+
+
+def _spellings(measure: Measure) -> list[str]:
+    """The names the macros accept for an installed measure: sqlrank's and trec_eval's (as the command
+    line takes them: recip_rank, map, ndcg_cut.10, P_10)."""
+    names = [str(measure)]
+    trec = trec_name(measure)
+    if trec is not None and measure.params == ():
+        names += [trec] + ([trec.rsplit("_", 1)[0] + "." + trec.rsplit("_", 1)[1]] if measure.cutoff is not None else [])
+    return list(dict.fromkeys(names))
 
 
 def column_alias(measure: Measure) -> str:

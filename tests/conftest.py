@@ -1,7 +1,12 @@
 """Shared test helpers: where the data is, and one tolerance-aware comparison."""
 from __future__ import annotations
 
+import glob
 import math
+import os
+import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -44,3 +49,49 @@ def peer(module: str):
 def pytest_report_header(config):
     import oracle
     return f"trec_eval oracle seed: {oracle.SEED} (repeat with SQLRANK_ORACLE_SEED={oracle.SEED})"
+
+
+def _binary(name: str) -> str | None:
+    found = shutil.which(name) or sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    return found if isinstance(found, str) else (found[-1] if found else None)
+
+
+def _missing(reason: str):
+    if os.environ.get("SQLRANK_REQUIRE_PEERS"):
+        pytest.fail(f"{reason} (SQLRANK_REQUIRE_PEERS)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A PostgreSQL server for this test session (tests/test_postgres.py, tests/test_dbt.py): Debian's
+    postgresql, initdb into a temporary folder, a Unix socket only, stopped at the end."""
+    initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
+    if not initdb or not pg_ctl:
+        _missing("PostgreSQL's server is not installed (Debian: apt-get install postgresql)")
+    peer("adbc_driver_postgresql")
+    as_root = os.geteuid() == 0
+    if as_root and shutil.which("runuser") is None:
+        _missing("running as root without runuser: initdb refuses root")
+    prefix = ["runuser", "-u", "postgres", "--"] if as_root else []
+    folder = tempfile.mkdtemp(prefix="sqlrank-pg-")
+    data, socket_dir = os.path.join(folder, "data"), os.path.join(folder, "socket")
+    os.mkdir(socket_dir)
+    if as_root:
+        for path in (folder, socket_dir):
+            shutil.chown(path, "postgres", "postgres")
+    port = 20000 + os.getpid() % 20000
+    try:
+        subprocess.run(prefix + [initdb, "-D", data, "-A", "trust", "-U", "sqlrank", "--no-sync"], check=True,
+                       capture_output=True)
+        options = f"-c listen_addresses='' -c unix_socket_directories={socket_dir} -p {port} -c fsync=off"
+        subprocess.run(prefix + [pg_ctl, "-D", data, "-l", os.path.join(folder, "log"), "-o", options, "-w", "start"],
+                       check=True, capture_output=True)
+    except subprocess.CalledProcessError as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.fail(f"cannot start PostgreSQL: {exc.stderr.decode(errors='replace')[-500:]}")
+    try:
+        yield f"postgresql://sqlrank@/postgres?host={socket_dir}&port={port}"
+    finally:
+        subprocess.run(prefix + [pg_ctl, "-D", data, "-m", "immediate", "stop"], capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)

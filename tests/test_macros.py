@@ -47,8 +47,8 @@ def test_evaluate_macro_equals_sqlrank_eval(database):
     names = ["nDCG@10", "AP", "P@5", "R@1000", "RR", "Bpref", "nDCG@7", "RBP(p=0.8)", "GMAP", "NumRelRet"]
     listed = "[" + ", ".join(f"'{n}'" for n in names) + "]"
     with duckdb.connect(str(path), read_only=True) as con:
-        summary = con.execute(f"SELECT * FROM sqlrank.evaluate('my_run', 'my_qrels', {listed})").fetchall()
-        per_query = con.execute(f"SELECT * FROM sqlrank.evaluate_per_query('my_run', 'my_qrels', {listed})").fetchall()
+        summary = con.execute(f"SELECT * FROM sqlrank.evaluate('my_qrels', 'my_run', {listed})").fetchall()
+        per_query = con.execute(f"SELECT * FROM sqlrank.evaluate_per_query('my_qrels', 'my_run', {listed})").fetchall()
     _close(summary, sqlrank.evaluate(qrels, run, names), False)
     _close(per_query, sqlrank.evaluate(qrels, run, names, per_query=True), True)
 
@@ -58,18 +58,30 @@ def test_family_macros_equal_sqlrank_eval(database, macro):
     path, qrels, run = database
     family, has_cutoff = FAMILY_MACROS[macro]
     for k in ((1, 7, 25) if has_cutoff else (None,)):
-        call = f"sqlrank.{macro}('my_run', 'my_qrels'{f', {k}' if k else ''})"
+        call = f"sqlrank.{macro}('my_qrels', 'my_run'{f', {k}' if k else ''})"
         with duckdb.connect(str(path), read_only=True) as con:
             rows = con.execute(f"SELECT * FROM {call}").fetchall()
         name = f"{family}@{k}" if k else family
         _close(rows, sqlrank.evaluate(qrels, run, name, per_query=True), True)
 
 
+def test_the_command_line_s_measure_names_are_accepted(database):
+    """trec_eval's names, as sqlrank eval takes them, name the same installed measures; the rows
+    carry the names asked for, in the order asked."""
+    path, qrels, run = database
+    asked = ["recip_rank", "map", "P_10", "ndcg_cut.10", "nDCG@10"]
+    with duckdb.connect(str(path), read_only=True) as con:
+        rows = con.execute(f"SELECT * FROM sqlrank.evaluate('my_qrels', 'my_run', {asked})").fetchall()
+    assert [m for m, _ in rows] == asked
+    expected = sqlrank.evaluate(qrels, run, "RR AP P@10 nDCG@10 nDCG@10")
+    assert all(close(v, e, 1e-12) for (_, v), e in zip(rows, expected.value))
+
+
 def test_unknown_measure_is_a_clear_error(database):
     path, _, _ = database
     with duckdb.connect(str(path), read_only=True) as con:
         with pytest.raises(duckdb.Error, match="measure nDCG@9 is not installed"):
-            con.execute("SELECT * FROM sqlrank.evaluate('my_run', 'my_qrels', ['AP', 'nDCG@9'])").fetchall()
+            con.execute("SELECT * FROM sqlrank.evaluate('my_qrels', 'my_run', ['AP', 'nDCG@9'])").fetchall()
         listed = [row[0] for row in con.execute("SELECT * FROM sqlrank.measures()").fetchall()]
     assert set(CATALOGUE) <= set(listed) and "nDCG@7" in listed
 
@@ -80,12 +92,12 @@ def test_macros_from_the_duckdb_shell(database):
         pytest.skip("the duckdb command-line shell is not installed (pip install duckdb-cli)")
     path, qrels, run = database
     done = subprocess.run([shell, "-csv", str(path), "-c",
-                           "SELECT * FROM sqlrank.evaluate('my_run', 'my_qrels', ['nDCG@10', 'AP', 'P@5'])"],
+                           "SELECT * FROM sqlrank.evaluate('my_qrels', 'my_run', ['nDCG@10', 'AP', 'P@5'])"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     rows = [(m, float(v)) for m, v in list(csv.reader(io.StringIO(done.stdout)))[1:]]
     _close(rows, sqlrank.evaluate(qrels, run, "nDCG@10 AP P@5"), False)
-    done = subprocess.run([shell, str(path), "-c", "SELECT * FROM sqlrank.evaluate('my_run', 'my_qrels', ['x'])"],
+    done = subprocess.run([shell, str(path), "-c", "SELECT * FROM sqlrank.evaluate('my_qrels', 'my_run', ['x'])"],
                           capture_output=True, text=True)
     assert done.returncode != 0 and "measure x is not installed" in done.stderr
 
@@ -94,5 +106,5 @@ def test_install_prints_its_sql():
     done = subprocess.run([sys.executable, "-m", "sqlrank", "install", "unused.duckdb", "--print"],
                           capture_output=True, text=True)
     assert done.returncode == 0
-    assert "CREATE OR REPLACE MACRO \"sqlrank\".\"ndcg\"(run, qrels, k) AS TABLE" in done.stdout
+    assert "CREATE OR REPLACE MACRO \"sqlrank\".\"ndcg\"(qrels, run, k) AS TABLE" in done.stdout
     assert "'nDCG@' || CAST(k AS VARCHAR)" in done.stdout and "987654321" not in done.stdout

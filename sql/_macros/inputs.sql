@@ -119,13 +119,14 @@ SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}{
        CAST({{ columns.doc_id | ident }} AS {{ dialect.text() }}) AS doc_id,{% if columns.get('run_id') and mode != 'typed' %}
 
        {{ run_key(columns, run_from_file) }} AS run_id,{% endif %}
+
 {% if mode == 'typed' %}
        {{ '-' if score_from_rank }}CAST({{ columns[value_name] | ident }} AS {{ value_type }}) AS {{ value_name }}{% if kind == 'run' %},
-       {% if columns.get('rank') %}{{ dialect.try_bigint(columns.get('rank') | ident) }}{% else %}CAST(NULL AS BIGINT){% endif %} AS input_rank{% endif %}
+       {{ dialect.try_bigint(columns.get('rank') | ident) if columns.get('rank') else 'CAST(NULL AS BIGINT)' }} AS input_rank{% endif %}
 
 {% else %}
        {{ columns[value_name] | ident }} AS {{ value_name }}{% if kind == 'run' %},
-       {% if columns.get('rank') %}CAST({{ columns.get('rank') | ident }} AS VARCHAR){% else %}CAST(NULL AS VARCHAR){% endif %} AS input_rank{% endif %}
+       {{ 'CAST(' ~ (columns.get('rank') | ident) ~ ' AS VARCHAR)' if columns.get('rank') else 'CAST(NULL AS VARCHAR)' }} AS input_rank{% endif %}
 
 {% endif %}
 FROM {{ reader }}

@@ -1,0 +1,109 @@
+"""``sqlrank dbt DIR``: ranking evaluations as a dbt package, run by ``dbt run`` in the warehouse.
+
+The package (project name ``sqlrank``) holds, per evaluation NAME:
+
+- ``macros/NAME.sql``: ``sqlrank.NAME(qrels, run)``, the evaluation's statement per query
+  (query_id, measure, value) with the two relations as inputs, dispatched per adapter
+  (``duckdb__NAME``, ``postgres__NAME``: sqlrank's statement rendered in that dialect; any other
+  adapter stops with an error naming the ones there are);
+- ``models/NAME.sql``: a table model calling it on ``ref(var('sqlrank_qrels'))`` and
+  ``ref(var('sqlrank_run'))``, the project's models or seeds of judgments (query_id, doc_id,
+  relevance) and results (query_id, doc_id, score);
+- ``tests/NAME_inputs.sql``: a test that fails on a document judged or ranked twice for a query,
+  or on a missing id, label or score (sqlrank eval checks these before evaluating; in dbt they are
+  tests).
+
+Writing an evaluation again replaces its three files; other evaluations stay.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from .conventions import resolve_conventions
+from .errors import InputError, OptionError
+from .inputs import column_mapping
+from .planner import resolve_measures
+from .templates import call_macro, dialect, render_evaluation
+
+ADAPTERS = {"duckdb": "duckdb", "postgres": "postgres"}  # dbt adapter -> sqlrank dialect
+_QRELS, _RUN = "__sqlrank_qrels_relation__", "__sqlrank_run_relation__"
+PROJECT = """# Written by sqlrank dbt: ranking evaluations as dbt macros, models and tests.
+name: sqlrank
+version: "1.0.0"
+config-version: 2
+require-dbt-version: ">=1.7.0"
+macro-paths: ["macros"]
+model-paths: ["models"]
+test-paths: ["tests"]
+"""
+
+
+def statement(measures: Any, adapter_dialect: str, rank: bool, **conventions: Any) -> str:
+    """The per-query statement for relations standing in as placeholders, in a dialect."""
+    resolved = resolve_conventions(**conventions)
+    explicit = {k for k, v in conventions.items() if v is not None}
+    resolved_measures = resolve_measures(measures, resolved, conventions.get("preset"), explicit)
+    with dialect(adapter_dialect):
+        qrels = call_macro("_macros/inputs.sql", "tabular", _QRELS, column_mapping("qrels", None), "qrels", "typed")
+        run_columns = column_mapping("run", None) | ({"rank": "rank"} if rank else {})
+        run = call_macro("_macros/inputs.sql", "tabular", _RUN, run_columns, "run", "typed")
+        return render_evaluation(qrels.strip(), run.strip(), resolved_measures, resolved, "per_query")
+
+
+def _jinja(sql: str) -> str:
+    """The SQL as the body of a dbt macro: literal text in raw blocks, the relations as variables."""
+    body = "{% raw %}" + sql.strip().replace(_QRELS, "{% endraw %}{{ qrels }}{% raw %}").replace(
+        _RUN, "{% endraw %}{{ run }}{% raw %}") + "{% endraw %}"
+    return body.replace("{% raw %}{% endraw %}", "")
+
+
+def write_package(folder: str, measures: Any, name: str = "evaluation", **conventions: Any) -> list[str]:
+    """Write (or add to) the dbt package in ``folder``; returns the files written."""
+    if not isinstance(name, str) or not re.fullmatch(r"[a-z_][a-z0-9_]*", name) or name.startswith("sqlrank"):
+        raise OptionError(f"--name {name!r} must be a lower-case dbt name (letters, digits, _), not starting "
+                          f"with sqlrank")
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise InputError(f"{folder}: is a file; give a folder for the dbt package")
+    project = os.path.join(folder, "dbt_project.yml")
+    if os.path.exists(project) and "name: sqlrank" not in open(project, encoding="utf-8").read():
+        raise InputError(f"{folder}: holds another dbt project; give an empty folder or sqlrank's package")
+    rank = conventions.get("tie_break") == "input_rank"
+    bodies = {adapter: statement(measures, sql_dialect, rank, **conventions) for adapter, sql_dialect in ADAPTERS.items()}
+    macro = [f"{{#- sqlrank.{name}(qrels, run): query_id, measure, value per query, written by sqlrank dbt. -#}}",
+             f"{{% macro {name}(qrels, run) %}}",
+             f"  {{{{ return(adapter.dispatch('{name}', 'sqlrank')(qrels, run)) }}}}",
+             "{% endmacro %}", "",
+             f"{{% macro default__{name}(qrels, run) %}}",
+             f"  {{{{ exceptions.raise_compiler_error('sqlrank.{name} has SQL for the adapters "
+             f"{', '.join(ADAPTERS)}, not ' ~ adapter.type()) }}}}",
+             "{% endmacro %}"]
+    for adapter, body in bodies.items():
+        macro += ["", f"{{% macro {adapter}__{name}(qrels, run) %}}", _jinja(body), "{% endmacro %}"]
+    model = (f"{{#- The evaluation {name} of sqlrank dbt: set the vars sqlrank_qrels and sqlrank_run to the "
+             f"judgments' and the results' models. -#}}\n"
+             f"{{{{ config(materialized='table') }}}}\n"
+             f"{{{{ sqlrank.{name}(ref(var('sqlrank_qrels')), ref(var('sqlrank_run'))) }}}}\n")
+    inputs_test = ("{#- Fails on a document judged or ranked twice for a query, or a missing id, label or score. -#}\n"
+                   "SELECT 'qrels' AS input, query_id, doc_id, count(*) AS rows_of_it\n"
+                   "FROM {{ ref(var('sqlrank_qrels')) }}\n"
+                   "GROUP BY query_id, doc_id\n"
+                   "HAVING count(*) > 1 OR query_id IS NULL OR doc_id IS NULL OR count(relevance) < count(*)\n"
+                   "UNION ALL\n"
+                   "SELECT 'run' AS input, query_id, doc_id, count(*) AS rows_of_it\n"
+                   "FROM {{ ref(var('sqlrank_run')) }}\n"
+                   "GROUP BY query_id, doc_id\n"
+                   "HAVING count(*) > 1 OR query_id IS NULL OR doc_id IS NULL OR count(score) < count(*)\n")
+    files = {"dbt_project.yml": PROJECT, os.path.join("macros", f"{name}.sql"): "\n".join(macro) + "\n",
+             os.path.join("models", f"{name}.sql"): model, os.path.join("tests", f"{name}_inputs.sql"): inputs_test}
+    written = []
+    for relative, text in files.items():
+        path = os.path.join(folder, relative)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+        written.append(path)
+    return written
