@@ -59,7 +59,8 @@ def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect
     With per_query=True it returns ``query_id, measure, value`` rows ordered by query; otherwise
     ``measure, value`` rows. dialect: "duckdb" (default), "spark" (Spark SQL: files are read
     with parquet.`path` and text.`path`; CSV files must be registered as tables first), "postgres",
-    "datafusion" or "clickhouse" (these read tables: give table names)."""
+    "datafusion", "clickhouse", "trino", "bigquery" or "snowflake" (these read tables: give table
+    names)."""
     from .evaluation import render as render_statement
 
     return render_statement(qrels, run, measures, per_query, dialect, **options)

@@ -75,8 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_evaluation_arguments(sq)
     sq.add_argument("-q", "--per-query", action="store_true", help="one row per query and measure")
     sq.add_argument("--dialect", choices=DIALECTS, default="duckdb",
-                    help="duckdb (default), spark, postgres, datafusion or clickhouse (the last three read tables: "
-                         "name them, with --database for their columns)")
+                    help="duckdb (default), spark, postgres, datafusion, clickhouse, trino, bigquery or snowflake "
+                         "(all but the first two read tables: name them, with --database for their columns)")
     sq.add_argument("-o", "--output", metavar="FILE", help="write the SQL to FILE (atomically) instead of stdout")
     sq.set_defaults(handler=_sql)
     ins = commands.add_parser(

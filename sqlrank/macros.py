@@ -8,9 +8,11 @@
 - one macro per family with the cutoff as a parameter, per query (``query_id, measure, value``):
   ``sqlrank.ndcg(qrels, run, k)``, ``sqlrank.p(qrels, run, k)``, ``sqlrank.ap(qrels, run)``, ...
 
-``run`` and ``qrels`` are names of tables or views (a view over Parquet files works), read with
-DuckDB's ``query_table``; their columns are query_id, doc_id, score and query_id, doc_id,
-relevance. Every macro body is the statement ``sqlrank sql`` prints for that measure, with the
+``qrels`` and ``run`` are names of tables or views (a view over Parquet files works), read with
+DuckDB's ``query_table``; their columns are query_id, doc_id, relevance and query_id, doc_id,
+score, or others named by the parameters query_column, doc_column, relevance_column and
+score_column (DuckDB's COLUMNS(name)). Measures may be named as the command line names them
+(recip_rank, P_10). Every macro body is the statement ``sqlrank sql`` prints for that measure, with the
 installing conventions; a family macro is rendered once with a placeholder cutoff that becomes
 the parameter ``k``.
 """
@@ -27,7 +29,7 @@ from .planner import resolve_measures
 from .errors import InputError, OptionError, duckdb_reason
 from .measures import Measure, trec_name
 from .registry import REGISTRY
-from .templates import call_macro, quote_ident, quote_literal, render_evaluation
+from .templates import quote_ident, quote_literal, render_evaluation
 
 SCHEMA = "sqlrank"
 _PLACEHOLDER = 987654321  # a cutoff no one asks for, replaced by the macro parameter k
@@ -39,12 +41,19 @@ CATALOGUE = ([f"{family}@{k}" for family in ("P", "R", "nDCG", "Success") for k 
              + ["AP", "GMAP", "RR", "nDCG", "Rprec", "Bpref", "infAP", "NumQ", "NumRel", "NumRet", "NumRelRet"])
 
 
+# The macros' optional parameters naming the inputs' columns (the same names in both tables).
+COLUMN_PARAMETERS = "query_column := 'query_id', doc_column := 'doc_id', relevance_column := 'relevance', " \
+                    "score_column := 'score'"
+
+
 def _inputs() -> tuple[str, str]:
-    qrels = call_macro("_macros/inputs.sql", "tabular", "query_table(qrels)",
-                       {"query_id": "query_id", "doc_id": "doc_id", "relevance": "relevance"}, "qrels", "typed")
-    run = call_macro("_macros/inputs.sql", "tabular", "query_table(run)",
-                     {"query_id": "query_id", "doc_id": "doc_id", "score": "score"}, "run", "typed")
-    return qrels.strip(), run.strip()
+    """The two inputs, their columns picked by the macro parameters (DuckDB's COLUMNS(name))."""
+    ids = ("CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,\n"
+           "       CAST(COLUMNS(doc_column) AS VARCHAR) AS doc_id,\n")
+    qrels = f"SELECT {ids}       CAST(COLUMNS(relevance_column) AS INTEGER) AS relevance\nFROM query_table(qrels)"
+    run = (f"SELECT {ids}       CAST(COLUMNS(score_column) AS DOUBLE) AS score,\n"
+           f"       CAST(NULL AS BIGINT) AS input_rank\nFROM query_table(run)")
+    return qrels, run
 
 
 def _statement(measures: list[Measure], conventions, output: str) -> str:
@@ -69,7 +78,7 @@ def install_statements(measures: Any = None, schema: str = SCHEMA, **conventions
     for macro, (family, has_cutoff) in FAMILY_MACROS.items():
         measure = Measure(family, _PLACEHOLDER if has_cutoff else None, {})
         body = _statement(resolve_measures([measure], resolved), resolved, "per_query")
-        params = "qrels, run, k" if has_cutoff else "qrels, run"
+        params = ("qrels, run, k" if has_cutoff else "qrels, run") + ", " + COLUMN_PARAMETERS
         statements.append(f"CREATE OR REPLACE MACRO {name}.{quote_ident(macro)}({params}) AS TABLE\n"
                           f"{_with_cutoff_parameter(body) if has_cutoff else body}")
     catalogue = resolve_measures(CATALOGUE + list(_names(measures)), resolved)
@@ -94,7 +103,8 @@ def install_statements(measures: Any = None, schema: str = SCHEMA, **conventions
                  f"WHERE NOT list_contains({accepted}, requested)")
         order = "list_position(measures, measure)" if output == "summary" else \
             "query_id, list_position(measures, measure)"
-        statements.append(f"CREATE OR REPLACE MACRO {name}.{quote_ident(macro)}(qrels, run, measures) AS TABLE\n"
+        statements.append(f"CREATE OR REPLACE MACRO {name}.{quote_ident(macro)}(qrels, run, measures, "
+                          f"{COLUMN_PARAMETERS}) AS TABLE\n"
                           f"SELECT * FROM (\n{chr(10).join(b + chr(10) + 'UNION ALL' for b in branches)}\n{check}\n)"
                           f" AS evaluated\nORDER BY {order}")
     statements.append(f"CREATE OR REPLACE MACRO {name}.measures() AS TABLE\n"

@@ -31,7 +31,9 @@ def sql_dir() -> Path:
     raise RuntimeError(f"sqlrank's SQL templates are missing (looked in {here / 'sql'} and {here.parent / 'sql'})")
 
 
-DIALECTS = ("duckdb", "spark", "postgres", "datafusion", "clickhouse")
+DIALECTS = ("duckdb", "spark", "postgres", "datafusion", "clickhouse", "trino", "bigquery", "snowflake")
+# Dialects sqlrank prints but cannot run here (no engine in this process or a test's reach).
+PRINTED_ONLY = ("trino", "bigquery", "snowflake")
 # The type names each dialect spells differently (the templates' globals DOUBLE, FLOAT, INTEGER).
 TYPES = {
     "duckdb": {"DOUBLE": "DOUBLE", "FLOAT": "FLOAT", "INTEGER": "INTEGER"},
@@ -39,11 +41,16 @@ TYPES = {
     "postgres": {"DOUBLE": "DOUBLE PRECISION", "FLOAT": "REAL", "INTEGER": "INTEGER"},
     "datafusion": {"DOUBLE": "DOUBLE", "FLOAT": "FLOAT", "INTEGER": "INTEGER"},
     "clickhouse": {"DOUBLE": "Float64", "FLOAT": "Float32", "INTEGER": "Int32"},
+    "trino": {"DOUBLE": "DOUBLE", "FLOAT": "REAL", "INTEGER": "INTEGER"},
+    "bigquery": {"DOUBLE": "FLOAT64", "FLOAT": "FLOAT32", "INTEGER": "INT64"},
+    "snowflake": {"DOUBLE": "DOUBLE", "FLOAT": "FLOAT32", "INTEGER": "INTEGER"},
 }
 # What a dialect cannot compute: (family, tie_break) pairs, with the reason.
 UNSUPPORTED = {
     "datafusion": {("RR", "expected"): "DataFusion has no LGAMMA for the closed form over tie orders",
                    ("Success", "expected"): "DataFusion has no LGAMMA for the closed form over tie orders"},
+    "snowflake": {("RR", "expected"): "Snowflake has no LGAMMA for the closed form over tie orders",
+                  ("Success", "expected"): "Snowflake has no LGAMMA for the closed form over tie orders"},
 }
 _DIALECT: contextvars.ContextVar[str] = contextvars.ContextVar("sqlrank_dialect", default="duckdb")
 
@@ -78,19 +85,20 @@ def quote_ident(name: str, quote: str | None = None) -> str:
     """A quoted SQL identifier (double quotes; backticks in Spark SQL); the quote is doubled inside."""
     if not isinstance(name, str) or not name or "\x00" in name:
         raise ValueError(f"invalid identifier {name!r}")
-    quote = quote or ("`" if _DIALECT.get() == "spark" else '"')  # PostgreSQL and DuckDB: double quotes
+    quote = quote or ("`" if _DIALECT.get() in ("spark", "bigquery") else '"')  # the others: double quotes
     return quote + name.replace(quote, quote * 2) + quote
 
 
 def quote_literal(value: str) -> str:
     """A SQL string literal. Standard SQL (DuckDB) doubles single quotes and has no backslash
-    escapes; Spark SQL reads backslash escapes, so there both are escaped with a backslash."""
+    escapes; Spark SQL, BigQuery and Snowflake read backslash escapes, so there both are escaped
+    with a backslash."""
     if not isinstance(value, (str, os.PathLike)):
         raise ValueError(f"not a string: {value!r}")
     text = os.fspath(value)
     if "\x00" in text:
         raise ValueError("a string literal cannot hold a NUL character")
-    if _DIALECT.get() == "spark":
+    if _DIALECT.get() in ("spark", "bigquery", "snowflake"):
         return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
     return "'" + text.replace("'", "''") + "'"
 
@@ -168,6 +176,9 @@ def score_expression(trec_eval_version: int) -> str:
     turns a double at or beyond FLT_MAX + half an ulp into infinity where SQL's CAST fails."""
     if trec_eval_version != 9:
         return "score"
+    if _DIALECT.get() in ("bigquery", "snowflake"):
+        raise MeasureError(f"trec_eval_version=9 ranks 32-bit float scores; {_DIALECT.get()} has no 32-bit float "
+                           f"type")
     real = TYPES[_DIALECT.get()]["FLOAT"]
     return (f"CASE WHEN score >= 3.4028235677973366e38 THEN CAST('inf' AS {real}) "
             f"WHEN score <= -3.4028235677973366e38 THEN CAST('-inf' AS {real}) ELSE CAST(score AS {real}) END")
@@ -372,6 +383,9 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         raise ValueError("segments_sql goes with output 'segments'")
     if by_run and output not in ("per_query", "summary", "both"):
         raise ValueError("runs stored together give per-query or summary rows")
+    if _DIALECT.get() in PRINTED_ONLY and (by_run or output in ("relstring", "segments")):
+        raise MeasureError(f"the {_DIALECT.get()} statement evaluates one run per query set; runs stored together "
+                           f"and segments are for DuckDB")
     plan = _Plan(conventions)
     contexts, columns = [], set()
     for measure in measures:
@@ -438,7 +452,46 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         by_run=by_run,
         reread_inputs=reread_inputs,
     )
+    if _DIALECT.get() == "snowflake":
+        text = inline_windows(text)
     return wrap_sql(text)
+
+
+_WINDOW = re.compile(r"\n(\s*)WINDOW ")
+_CTE = re.compile(r"^[a-z_0-9]+ AS (NOT MATERIALIZED )?\($", re.M)
+
+
+def inline_windows(text: str) -> str:
+    """Named windows written out where they are used (Snowflake has no WINDOW clause): each
+    ``WINDOW name AS (definition), ...`` clause is removed and ``OVER name`` in the same CTE (the
+    text since the CTE's first line) becomes ``OVER (definition)``."""
+    while True:
+        match = _WINDOW.search(text)
+        if match is None:
+            return text
+        definitions, end = {}, match.end()
+        while True:
+            name_end = text.index(" AS (", end)
+            name = text[end:name_end].strip()
+            depth, i = 0, name_end + 4
+            while True:
+                depth += {"(": 1, ")": -1}.get(text[i], 0)
+                i += 1
+                if depth == 0:
+                    break
+            definitions[name] = " ".join(text[name_end + 4:i].split())
+            rest = text[i:]
+            if not rest.lstrip(" ").startswith(","):
+                break
+            end = i + len(rest) - len(rest.lstrip(" ")) + 1
+            end += len(text[end:]) - len(text[end:].lstrip())
+        start = max((m.start() for m in _CTE.finditer(text, 0, match.start())), default=0)
+        body = text[start:match.start()]
+        for name, definition in definitions.items():
+            unframed = re.sub(r" ROWS BETWEEN .*? CURRENT ROW", "", definition)  # ranking functions take no frame
+            body = re.sub(rf"\b(ROW_NUMBER\(\)|RANK\(\)) OVER {re.escape(name)}\b", rf"\1 OVER {unframed}", body)
+            body = re.sub(rf"\bOVER {re.escape(name)}\b", f"OVER {definition}", body)
+        text = text[:start] + body + text[i:]
 
 
 _BREAK_BEFORE = {"WHEN", "ELSE", "END", "AND", "OR", "THEN", "+", "-", "*", "/"}

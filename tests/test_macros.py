@@ -77,6 +77,18 @@ def test_the_command_line_s_measure_names_are_accepted(database):
     assert all(close(v, e, 1e-12) for (_, v), e in zip(rows, expected.value))
 
 
+def test_other_column_names_are_macro_parameters(database):
+    path, qrels, run = database
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TEMP VIEW judged AS SELECT query_id AS topic, doc_id AS docno, relevance AS label FROM my_qrels")
+        con.execute("CREATE TEMP VIEW ranked AS SELECT query_id AS topic, doc_id AS docno, score AS sim FROM my_run")
+        names = "query_column := 'topic', doc_column := 'docno', relevance_column := 'label', score_column := 'sim'"
+        rows = con.execute(f"SELECT * FROM sqlrank.evaluate('judged', 'ranked', ['nDCG@10', 'AP'], {names})").fetchall()
+        per_query = con.execute(f"SELECT * FROM sqlrank.ndcg('judged', 'ranked', 10, {names})").fetchall()
+    _close(rows, sqlrank.evaluate(qrels, run, "nDCG@10 AP"), False)
+    _close(per_query, sqlrank.evaluate(qrels, run, "nDCG@10", per_query=True), True)
+
+
 def test_unknown_measure_is_a_clear_error(database):
     path, _, _ = database
     with duckdb.connect(str(path), read_only=True) as con:
@@ -106,5 +118,5 @@ def test_install_prints_its_sql():
     done = subprocess.run([sys.executable, "-m", "sqlrank", "install", "unused.duckdb", "--print"],
                           capture_output=True, text=True)
     assert done.returncode == 0
-    assert "CREATE OR REPLACE MACRO \"sqlrank\".\"ndcg\"(qrels, run, k) AS TABLE" in done.stdout
+    assert "CREATE OR REPLACE MACRO \"sqlrank\".\"ndcg\"(qrels, run, k, query_column := 'query_id'" in done.stdout
     assert "'nDCG@' || CAST(k AS VARCHAR)" in done.stdout and "987654321" not in done.stdout

@@ -196,3 +196,36 @@ def test_table_dialects_parse_with_sqlglot(files, dialect, read):
         assert len(parsed) == 1 and parsed[0] is not None
     with pytest.raises(sqlrank.OptionError, match=f"the {dialect} statement reads tables, not files"):
         sqlrank.render(qrels, run, "AP", dialect=dialect)
+
+
+@pytest.mark.parametrize("dialect", ["trino", "bigquery", "snowflake"])
+def test_printed_warehouse_dialects_parse_with_sqlglot(files, dialect):
+    """Trino, BigQuery and Snowflake statements are printed, not run here: every measure under the
+    engine tiers' convention sets parses with sqlglot in that dialect, in lines under 160
+    characters; what a dialect cannot do is an error that says so."""
+    sqlglot = peer("sqlglot")
+    qrels, run = map(str, files["parquet"])
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE judged AS SELECT * FROM read_parquet('{qrels}')")
+    con.execute(f"CREATE TABLE ranked AS SELECT * FROM read_parquet('{run}')")
+    printed = 0
+    for conventions in CONVENTIONS:
+        if conventions.get("trec_eval_version") == 9 and dialect in ("bigquery", "snowflake"):
+            with pytest.raises(sqlrank.MeasureError, match="no 32-bit float"):
+                sqlrank.render("judged", "ranked", "AP", dialect=dialect, connection=con, **conventions)
+            continue
+        measures = [m for m in measures_for(conventions) if dialect != "snowflake"
+                    or conventions.get("tie_break") != "expected" or not m.startswith(("RR", "Success"))]
+        for per_query in (False, True):
+            text = sqlrank.render("judged", "ranked", measures, per_query=per_query, dialect=dialect,
+                                  connection=con, **conventions)
+            assert max(len(line) for line in text.splitlines()) < 160
+            parsed = sqlglot.parse(text, read=dialect)
+            assert len(parsed) == 1 and parsed[0] is not None
+            printed += 1
+        if dialect == "snowflake":
+            assert "WINDOW" not in text and " OVER ranking" not in text
+    assert printed >= 12
+    if dialect == "snowflake":
+        with pytest.raises(sqlrank.MeasureError, match="cannot be computed in snowflake"):
+            sqlrank.render("judged", "ranked", "RR", dialect=dialect, connection=con, tie_break="expected")

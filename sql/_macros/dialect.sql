@@ -1,24 +1,28 @@
-{#- The few places the dialects differ (DuckDB, Spark SQL, PostgreSQL, DataFusion, ClickHouse). The rest is the
+{#- The few places the dialects differ (DuckDB, Spark SQL, PostgreSQL, DataFusion, ClickHouse, Trino,
+    BigQuery, Snowflake). The rest is the
     portable subset; type names are the globals DOUBLE, FLOAT, INTEGER (templates.TYPES).
     dialect_name() is the dialect being rendered: 'duckdb' (default), 'spark', 'postgres', 'datafusion'
-    (DuckDB's spelling but for LGAMMA) or 'clickhouse'. -#}
+    (DuckDB's spelling but for LGAMMA), 'clickhouse', 'trino', 'bigquery' or 'snowflake'. -#}
 {#- PostgreSQL's LOG takes numeric; the natural logarithms keep double precision. -#}
-{% macro log2(x) %}{% if dialect_name() == 'postgres' %}(LN({{ x }}) / LN(CAST(2 AS {{ DOUBLE }}))){% else %}LOG2({{ x }}){% endif %}{% endmacro %}
+{% macro log2(x) %}{% if dialect_name() == 'postgres' %}(LN({{ x }}) / LN(CAST(2 AS {{ DOUBLE }}))){% elif dialect_name() == 'bigquery' %}LOG({{ x }}, 2){% elif dialect_name() == 'snowflake' %}LOG(2, {{ x }}){% else %}LOG2({{ x }}){% endif %}{% endmacro %}
 {% macro double(x) %}CAST({{ x }} AS DOUBLE){% endmacro %}
 {#- The text type: Spark's VARCHAR needs a length, its STRING has none; ClickHouse's String is not
     nullable unless said so. -#}
-{% macro text() %}{% if dialect_name() == 'spark' %}STRING{% elif dialect_name() == 'clickhouse' %}String{% else %}VARCHAR{% endif %}{% endmacro %}
+{% macro text() %}{% if dialect_name() in ('spark', 'bigquery') %}STRING{% elif dialect_name() == 'clickhouse' %}String{% else %}VARCHAR{% endif %}{% endmacro %}
 {% macro null_text() %}CAST(NULL AS {% if dialect_name() == 'clickhouse' %}Nullable(String){% else %}{{ text() }}{% endif %}){% endmacro %}
 {#- The positions 1..n as rows of one column, position. -#}
 {% macro positions(n) -%}
 {% if dialect_name() == 'spark' %}(SELECT id AS position FROM range(1, {{ n | number }} + 1)) AS positions
 {%- elif dialect_name() == 'postgres' %}generate_series(1, {{ n | number }}) AS positions (position)
 {%- elif dialect_name() == 'clickhouse' %}(SELECT number AS position FROM numbers(1, {{ n | number }})) AS positions
+{%- elif dialect_name() == 'trino' %}UNNEST(sequence(1, {{ n | number }})) AS positions (position)
+{%- elif dialect_name() == 'bigquery' %}UNNEST(GENERATE_ARRAY(1, {{ n | number }})) AS position
+{%- elif dialect_name() == 'snowflake' %}(SELECT ROW_NUMBER() OVER (ORDER BY SEQ4()) AS position FROM TABLE(GENERATOR(ROWCOUNT => {{ n | number }}))) AS positions
 {%- else %}range(1, {{ n | number }} + 1) AS positions (position){% endif %}
 {%- endmacro %}
 {#- ln of the binomial coefficient C(n, k), for n >= k >= 0. Spark and PostgreSQL have no LGAMMA:
     there it is the sum over i = 1..k of ln(n - k + i) - ln(i). -#}
-{% macro ln_choose(n, k) %}{% if dialect_name() == 'postgres' %}(SELECT COALESCE(SUM(LN(({{ n }}) - ({{ k }}) + i) - LN(i)), 0) FROM generate_series(1, {{ k }}) AS i){% elif dialect_name() == 'spark' %}(CASE WHEN ({{ k }}) = 0 THEN CAST(0 AS DOUBLE) ELSE aggregate(sequence(1, {{ k }}), CAST(0 AS DOUBLE), (acc, i) -> acc + LN(({{ n }}) - ({{ k }}) + i) - LN(i)) END){% elif dialect_name() == 'clickhouse' %}(lgamma(({{ n }}) + 1) - lgamma(({{ k }}) + 1) - lgamma(({{ n }}) - ({{ k }}) + 1)){% else %}(LGAMMA(({{ n }}) + 1) - LGAMMA(({{ k }}) + 1) - LGAMMA(({{ n }}) - ({{ k }}) + 1)){% endif %}{% endmacro %}
+{% macro ln_choose(n, k) %}{% if dialect_name() == 'trino' %}reduce(sequence(1, {{ k }}), CAST(0 AS DOUBLE), (acc, i) -> acc + LN(({{ n }}) - ({{ k }}) + i) - LN(i), acc -> acc){% elif dialect_name() == 'bigquery' %}(SELECT COALESCE(SUM(LN(({{ n }}) - ({{ k }}) + i) - LN(i)), 0) FROM UNNEST(GENERATE_ARRAY(1, {{ k }})) AS i){% elif dialect_name() == 'postgres' %}(SELECT COALESCE(SUM(LN(({{ n }}) - ({{ k }}) + i) - LN(i)), 0) FROM generate_series(1, {{ k }}) AS i){% elif dialect_name() == 'spark' %}(CASE WHEN ({{ k }}) = 0 THEN CAST(0 AS DOUBLE) ELSE aggregate(sequence(1, {{ k }}), CAST(0 AS DOUBLE), (acc, i) -> acc + LN(({{ n }}) - ({{ k }}) + i) - LN(i)) END){% elif dialect_name() == 'clickhouse' %}(lgamma(({{ n }}) + 1) - lgamma(({{ k }}) + 1) - lgamma(({{ n }}) - ({{ k }}) + 1)){% else %}(LGAMMA(({{ n }}) + 1) - LGAMMA(({{ k }}) + 1) - LGAMMA(({{ n }}) - ({{ k }}) + 1)){% endif %}{% endmacro %}
 {#- The text before the first unit separator chr(31) (run_id || chr(31) || query_id keys). -#}
 {% macro before_separator(x) %}{% if dialect_name() == 'spark' %}substring_index({{ x }}, chr(31), 1){% else %}split_part({{ x }}, chr(31), 1){% endif %}{% endmacro %}
 {% macro after_separator(x) %}{% if dialect_name() == 'spark' %}substr({{ x }}, instr({{ x }}, chr(31)) + 1){% else %}substr({{ x }}, strpos({{ x }}, chr(31)) + 1){% endif %}{% endmacro %}
@@ -30,7 +34,7 @@
     scans are cheap next to holding ten million rows in memory. -#}
 {% macro inline() %}{% if dialect_name() in ('duckdb', 'postgres') %}NOT MATERIALIZED {% endif %}{% endmacro %}
 {#- A whole number from a rank column (NULL where it is none). PostgreSQL has no TRY_CAST. -#}
-{% macro try_bigint(x) %}{% if dialect_name() == 'postgres' %}CAST({{ x }} AS BIGINT){% elif dialect_name() == 'clickhouse' %}CAST({{ x }} AS Nullable(Int64)){% else %}TRY_CAST({{ x }} AS BIGINT){% endif %}{% endmacro %}
+{% macro try_bigint(x) %}{% if dialect_name() == 'postgres' %}CAST({{ x }} AS BIGINT){% elif dialect_name() == 'clickhouse' %}CAST({{ x }} AS Nullable(Int64)){% elif dialect_name() == 'bigquery' %}SAFE_CAST({{ x }} AS INT64){% else %}TRY_CAST({{ x }} AS BIGINT){% endif %}{% endmacro %}
 {#- x >= 0 rounded half away from zero, as C's lround (trec_eval): PostgreSQL's and ClickHouse's
     ROUND of a double round half to even (38.5 -> 38), so there it is the floor plus one where the
     fraction is >= 0.5 (both exact in floating point). -#}
@@ -40,3 +44,5 @@
 {% macro settings() %}{% if dialect_name() == 'clickhouse' %}
 
 SETTINGS join_use_nulls = 1, cast_keep_nullable = 1{% endif %}{% endmacro %}
+{#- INTERSECT of distinct rows (BigQuery spells the DISTINCT out). -#}
+{% macro intersect() %}{% if dialect_name() == 'bigquery' %}INTERSECT DISTINCT{% else %}INTERSECT{% endif %}{% endmacro %}

@@ -27,13 +27,22 @@ CASE measures.position{% for m in measures %}
 
        END
 {%- endmacro %}
+{#- The requested measures as rows (position, measure); BigQuery has no VALUES table. -#}
 {% macro measure_rows(measures) -%}
+{% if dialect_name() == 'bigquery' %}
+CROSS JOIN UNNEST([{% for m in measures %}
+
+    STRUCT({{ loop.index }} AS position, {{ m.name | literal }} AS measure){% if not loop.last %},{% endif %}{% endfor %}
+
+]) AS measures
+{%- else %}
 CROSS JOIN (
     VALUES{% for m in measures %}
 
         ({{ loop.index }}, {{ m.name | literal }}){% if not loop.last %},{% endif %}{% endfor %}
 
 ) AS measures (position, measure)
+{%- endif %}
 {%- endmacro %}
 {% macro summary_columns(measures) -%}
 {% for m in measures %},

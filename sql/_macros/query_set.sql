@@ -6,6 +6,7 @@
   which sorts faster than by the text of the id (a 4-byte integer: measured fastest).
   Reference: SEMANTICS.md sec. 2.
 -#}
+{% import '_macros/dialect.sql' as dialect %}
 {% macro evaluated_queries(judgments, missing_queries) %}
 evaluated_queries AS (
     SELECT query_id,
@@ -13,7 +14,7 @@ evaluated_queries AS (
     FROM (
         SELECT DISTINCT query_id FROM {{ judgments }}
 {% if missing_queries == 'skip' %}
-        INTERSECT
+        {{ dialect.intersect() }}
         SELECT DISTINCT query_id FROM run
 {% endif %}
     ) AS query_ids
