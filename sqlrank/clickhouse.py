@@ -9,13 +9,12 @@ rather than ClickHouse's default 0 or '' (the printed statement carries them too
 from __future__ import annotations
 
 import os
-import uuid
 from typing import Any
 
-from .engine import session, session_options, to_arrow
 from .errors import InputError, OptionError
-from .inputs import Source, column_mapping, load
-from .planner import Plan, plan, require_ranks
+from .foreign import copied_source, foreign_plan
+from .inputs import Source, column_mapping
+from .planner import Plan
 from .results import Rows
 from .templates import dialect, quote_ident
 
@@ -93,35 +92,19 @@ def clickhouse_source(obj: Any, kind: str, engine: ClickHouseEngine, con, regist
     if isinstance(obj, str) and not os.path.exists(obj) and format is None and not any(ch in obj for ch in "*?[") \
             and "/" not in obj and "." not in obj:
         return Source(kind, f"table {obj}", "clickhouse", parts=(obj,), columns=column_mapping(kind, columns))
-    source = load(obj, kind, con, registry, format, columns)
-    if source.per_run:
-        raise InputError(f"{source.label}: runs stored together are evaluated on DuckDB or Spark; on ClickHouse "
-                         f"give one run per evaluation")
-    name = f"sqlrank_{kind}_{uuid.uuid4().hex[:12]}"
-    engine.load(name, to_arrow(con, source.sql()))
-    canonical = {"query_id": "query_id", "doc_id": "doc_id", source.value_name: source.value_name}
-    if kind == "run":
-        canonical["rank"] = "input_rank"
-    return Source(kind, source.label, "clickhouse", parts=(name,), columns=canonical, warnings=source.warnings)
+    return copied_source(obj, kind, con, registry, format, columns, "ClickHouse", engine.load)
 
 
 def plan_on_clickhouse(qrels: Any, run: Any, measures: Any, output: str, chdb=None,
                        **options: Any) -> tuple[Plan, ClickHouseEngine]:
     """The plan of an evaluation in ClickHouse (chDB) and the engine that runs it."""
-    if session_options(options):
-        raise OptionError("memory_limit, temp_directory, threads and connection are DuckDB settings; they do not "
-                          "apply on ClickHouse")
-    for name, what in (("slices", "slices="), ("queries", "segments (queries=, by=)")):
-        if options.get(name) not in (None, 1):
-            raise OptionError(f"{what} run on DuckDB only")
     engine = ClickHouseEngine(chdb_session(chdb))
-    qrels_format, run_format = options.pop("qrels_format", None), options.pop("run_format", None)
-    qrels_columns, run_columns = options.pop("qrels_columns", None), options.pop("run_columns", None)
-    with session(None) as (con, registry):
-        qrels_source = clickhouse_source(qrels, "qrels", engine, con, registry, qrels_format, qrels_columns)
-        run_source = clickhouse_source(run, "run", engine, con, registry, run_format, run_columns)
-        p = plan(qrels_source, run_source, measures, output, con, registry, dialect="clickhouse", **options)
-    if any(m.param("tie_break") == "input_rank" for m in p.measures):
-        with dialect("clickhouse"):
-            require_ranks(p.run, engine.one, p.run.source_sql())
-    return p, engine
+
+    def source_of(obj, kind, con, registry, format, columns):
+        return clickhouse_source(obj, kind, engine, con, registry, format, columns)
+
+    try:
+        return foreign_plan(engine, "ClickHouse", source_of, qrels, run, measures, output, **options), engine
+    except BaseException:
+        engine.close()
+        raise

@@ -10,13 +10,12 @@ session, which vanish with it.
 from __future__ import annotations
 
 import os
-import uuid
 from typing import Any
 
-from .engine import session, session_options, to_arrow
 from .errors import InputError, OptionError
-from .inputs import Source, column_mapping, is_dataframe, load, read_rank_only
-from .planner import Plan, plan, require_ranks
+from .foreign import copied_source, foreign_plan
+from .inputs import Source, column_mapping, is_dataframe, read_rank_only
+from .planner import Plan
 from .results import Rows
 from .templates import dialect, quote_ident
 
@@ -75,6 +74,18 @@ class PostgresEngine:
     def evaluate(self, p: Plan) -> Rows:
         return self.rows(p.text)
 
+    def load(self, name: str, table) -> None:
+        """A temporary table of the session holding an Arrow table (one COPY)."""
+        cursor = self.connection.cursor()
+        try:
+            cursor.adbc_ingest(name, table, mode="create", temporary=True)
+            self.connection.commit()
+        except Exception as exc:
+            self.connection.rollback()
+            raise InputError(f"cannot copy the input into PostgreSQL: {_reason(exc)}") from None
+        finally:
+            cursor.close()
+
 
 def postgres_source(obj: Any, kind: str, engine: PostgresEngine, con, registry, format: str | None,
                     columns: dict[str, str] | None) -> Source:
@@ -88,25 +99,7 @@ def postgres_source(obj: Any, kind: str, engine: PostgresEngine, con, registry, 
     if not isinstance(obj, (str, os.PathLike)) and not is_dataframe(obj):
         raise InputError(f"cannot read {kind} from a {type(obj).__name__} on PostgreSQL: pass a path, a DataFrame "
                          f"or a table name")
-    source = load(obj, kind, con, registry, format, columns)
-    if source.per_run:
-        raise InputError(f"{source.label}: runs stored together are evaluated on DuckDB or Spark; on PostgreSQL "
-                         f"give one run per evaluation")
-    table = f"sqlrank_{kind}_{uuid.uuid4().hex[:12]}"
-    data = to_arrow(con, source.sql())
-    cursor = engine.connection.cursor()
-    try:
-        cursor.adbc_ingest(table, data, mode="create", temporary=True)
-        engine.connection.commit()
-    except Exception as exc:
-        engine.connection.rollback()
-        raise InputError(f"{source.label}: cannot copy it into PostgreSQL: {_reason(exc)}") from None
-    finally:
-        cursor.close()
-    canonical = {"query_id": "query_id", "doc_id": "doc_id", source.value_name: source.value_name}
-    if kind == "run":
-        canonical["rank"] = "input_rank"
-    return Source(kind, source.label, "postgres", parts=(table,), columns=canonical, warnings=source.warnings)
+    return copied_source(obj, kind, con, registry, format, columns, "PostgreSQL", engine.load)
 
 
 def _validated(source: Source, engine: PostgresEngine) -> Source:
@@ -148,20 +141,13 @@ def _validated(source: Source, engine: PostgresEngine) -> Source:
 def plan_on_postgres(qrels: Any, run: Any, measures: Any, output: str, dsn: str | None = None,
                      **options: Any) -> tuple[Plan, PostgresEngine]:
     """The plan of an evaluation in PostgreSQL at ``dsn`` and the engine that runs it there."""
-    if session_options(options):
-        raise OptionError("memory_limit, temp_directory, threads and connection are DuckDB settings; they do not "
-                          "apply on PostgreSQL")
-    for name, what in (("slices", "slices="), ("queries", "segments (queries=, by=)")):
-        if options.get(name) not in (None, 1):
-            raise OptionError(f"{what} run on DuckDB only")
     engine = PostgresEngine(connect(dsn))
-    qrels_format, run_format = options.pop("qrels_format", None), options.pop("run_format", None)
-    qrels_columns, run_columns = options.pop("qrels_columns", None), options.pop("run_columns", None)
-    with session(None) as (con, registry):
-        qrels_source = postgres_source(qrels, "qrels", engine, con, registry, qrels_format, qrels_columns)
-        run_source = postgres_source(run, "run", engine, con, registry, run_format, run_columns)
-        p = plan(qrels_source, run_source, measures, output, con, registry, dialect="postgres", **options)
-    if any(m.param("tie_break") == "input_rank" for m in p.measures):
-        with dialect("postgres"):
-            require_ranks(p.run, engine.one, p.run.source_sql())
-    return p, engine
+
+    def source_of(obj, kind, con, registry, format, columns):
+        return postgres_source(obj, kind, engine, con, registry, format, columns)
+
+    try:
+        return foreign_plan(engine, "PostgreSQL", source_of, qrels, run, measures, output, **options), engine
+    except BaseException:
+        engine.connection.close()
+        raise

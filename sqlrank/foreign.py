@@ -1,0 +1,55 @@
+"""Plans for the engines other than DuckDB that take copies of the inputs (PostgreSQL, ClickHouse,
+DataFusion): DuckDB reads and validates a file or DataFrame as always, and the engine receives it
+as an Arrow table under a fresh name; a table of the engine is read where it is."""
+from __future__ import annotations
+
+import uuid
+from typing import Any, Callable
+
+from .engine import session, session_options, to_arrow
+from .errors import InputError, OptionError
+from .inputs import Source, load
+from .planner import Plan, plan, require_ranks
+from .templates import dialect
+
+
+def copied_source(obj: Any, kind: str, con, registry, format: str | None, columns: dict[str, str] | None,
+                  engine_name: str, store: Callable[[str, Any], None]) -> Source:
+    """The input read and validated by DuckDB, then handed to ``store(name, arrow_table)``; the
+    Source reads that table by name, with the canonical columns (the run's rank as input_rank)."""
+    source = load(obj, kind, con, registry, format, columns)
+    if source.per_run:
+        raise InputError(f"{source.label}: runs stored together are evaluated on DuckDB or Spark; on {engine_name} "
+                         f"give one run per evaluation")
+    name = f"sqlrank_{kind}_{uuid.uuid4().hex[:12]}"
+    store(name, to_arrow(con, source.sql()))
+    canonical = {"query_id": "query_id", "doc_id": "doc_id", source.value_name: source.value_name}
+    if kind == "run":
+        canonical["rank"] = "input_rank"
+    return Source(kind, source.label, ENGINE_FORMATS[engine_name], parts=(name,), columns=canonical,
+                  warnings=source.warnings)
+
+
+ENGINE_FORMATS = {"PostgreSQL": "postgres", "ClickHouse": "clickhouse", "DataFusion": "datafusion"}
+
+
+def foreign_plan(engine, engine_name: str, source_of: Callable, qrels: Any, run: Any, measures: Any, output: str,
+                 **options: Any) -> Plan:
+    """The plan of an evaluation on ``engine`` (its dialect), whose inputs
+    ``source_of(obj, kind, con, registry, format, columns)`` makes."""
+    if session_options(options):
+        raise OptionError(f"memory_limit, temp_directory, threads and connection are DuckDB settings; they do not "
+                          f"apply on {engine_name}")
+    for name, what in (("slices", "slices="), ("queries", "segments (queries=, by=)")):
+        if options.get(name) not in (None, 1):
+            raise OptionError(f"{what} run on DuckDB only")
+    qrels_format, run_format = options.pop("qrels_format", None), options.pop("run_format", None)
+    qrels_columns, run_columns = options.pop("qrels_columns", None), options.pop("run_columns", None)
+    with session(None) as (con, registry):
+        qrels_source = source_of(qrels, "qrels", con, registry, qrels_format, qrels_columns)
+        run_source = source_of(run, "run", con, registry, run_format, run_columns)
+        p = plan(qrels_source, run_source, measures, output, con, registry, dialect=engine.dialect, **options)
+    if any(m.param("tie_break") == "input_rank" for m in p.measures):
+        with dialect(engine.dialect):
+            require_ranks(p.run, engine.one, p.run.source_sql())
+    return p
