@@ -97,21 +97,15 @@ def build_parser() -> argparse.ArgumentParser:
                     "queries without relevant documents, ties across cutoffs, a rank column that disagrees with "
                     "the scores, unjudged documents in the top k, ids that differ only by white space or leading "
                     "zeros, and the label histogram.")
-    ck.add_argument("qrels", metavar="QRELS")
-    ck.add_argument("runs", metavar="RUN", nargs="+")
+    ck.add_argument("qrels", metavar="QRELS", help="relevance judgments: query_id, doc_id, relevance")
+    ck.add_argument("runs", metavar="RUN", nargs="+", help="one or more runs: query_id, doc_id, score")
     ck.add_argument("-m", "--measures", action="append", metavar="MEASURES",
                     help="count ties at these measures' cutoffs (default: 5, 10, 20, 100, 1000)")
     ck.add_argument("-l", "--rel", type=int, metavar="N", help="minimum relevant label (default 1)")
     ck.add_argument("--strict", action="store_true", help="exit 1 when anything found can change a number")
     ck.add_argument("-f", "--format", choices=("table", "json", "csv"), default="table")
     ck.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
-    ck.add_argument("--qrels-format", choices=FORMATS, help="format of QRELS (default: from the file name)")
-    ck.add_argument("--run-format", choices=FORMATS, help="format of the runs (default: from the file name)")
-    ck.add_argument("--qrels-columns", metavar="MAP", type=_mapping,
-                    help="column names of QRELS, e.g. query_id=qid,doc_id=docno,relevance=label")
-    ck.add_argument("--run-columns", metavar="MAP", type=_mapping,
-                    help="column names of the runs, e.g. query_id=user_id,doc_id=item_id,score=pred")
-    add_database_argument(ck)
+    add_input_arguments(ck)
     ck.set_defaults(handler=_check)
     co = commands.add_parser(
         "compare", help="compare runs with a baseline: means, deltas, paired tests, GSB",
@@ -147,8 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "list those that reproduce the number (within half a unit of its last printed decimal, or "
                     "--tolerance). With --between: walk from one set of conventions to another, one convention "
                     "at a time, and show how much each step moves the value, per query and in the mean.")
-    ex.add_argument("qrels", metavar="QRELS")
-    ex.add_argument("run", metavar="RUN")
+    ex.add_argument("qrels", metavar="QRELS", help="relevance judgments: query_id, doc_id, relevance")
+    ex.add_argument("run", metavar="RUN", help="ranked results: query_id, doc_id, score")
+    add_input_arguments(ex)
     ex.add_argument("-m", "--measure", required=True, help="one measure, e.g. nDCG@10")
     what = ex.add_mutually_exclusive_group(required=True)
     what.add_argument("--target", help="the number to reproduce, as printed (its decimals set the precision)")
@@ -191,13 +186,7 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
     """Measures, input layout, segments, conventions and engine flags: shared by eval, compare, report."""
     parser.add_argument("-m", "--measures", action="append", required=True, metavar="MEASURES",
                         help='measures, separated by spaces; repeatable (e.g. -m "nDCG@10 AP P@10")')
-    parser.add_argument("--qrels-format", choices=FORMATS, help="format of QRELS (default: from the file name)")
-    parser.add_argument("--run-format", choices=FORMATS, help="format of the runs (default: from the file name)")
-    parser.add_argument("--qrels-columns", metavar="MAP", type=_mapping,
-                        help="column names of QRELS, e.g. query_id=qid,doc_id=docno,relevance=label")
-    parser.add_argument("--run-columns", metavar="MAP", type=_mapping,
-                        help="column names of the runs, e.g. query_id=user_id,doc_id=item_id,score=pred")
-    add_database_argument(parser)
+    add_input_arguments(parser)
     seg = parser.add_argument_group("segments")
     seg.add_argument("--queries", metavar="FILE",
                      help="query table (CSV, TSV or Parquet) with a query_id column and attributes to group by")
@@ -230,6 +219,18 @@ def add_convention_arguments(parser: argparse.ArgumentParser) -> None:
     conv.add_argument("--ideal", choices=IDEALS, help="nDCG's ideal ranking: qrels (default), run, perfect")
     conv.add_argument("--ap-denominator", choices=AP_DENOMINATORS,
                       help="AP divides by num_rel (default), retrieved_relevant or min_num_rel_cutoff")
+
+
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    """How QRELS and RUN are read: formats, column names, a DuckDB database file (eval, compare,
+    report, sql, check, explain)."""
+    parser.add_argument("--qrels-format", choices=FORMATS, help="format of QRELS (default: from the file name)")
+    parser.add_argument("--run-format", choices=FORMATS, help="format of the runs (default: from the file name)")
+    parser.add_argument("--qrels-columns", metavar="MAP", type=_mapping,
+                        help="column names of QRELS, e.g. query_id=qid,doc_id=docno,relevance=label")
+    parser.add_argument("--run-columns", metavar="MAP", type=_mapping,
+                        help="column names of the runs, e.g. query_id=user_id,doc_id=item_id,score=pred")
+    add_database_argument(parser)
 
 
 def add_database_argument(parser: argparse.ArgumentParser) -> None:
@@ -610,12 +611,15 @@ def _explain(args: argparse.Namespace) -> int:
 
     from . import explain
 
-    with warnings.catch_warnings():
+    inputs = dict(qrels_format=args.qrels_format, run_format=args.run_format, qrels_columns=args.qrels_columns,
+                  run_columns=args.run_columns)
+    with warnings.catch_warnings(), database_options(args, inputs) as options:
         warnings.simplefilter("ignore")
         if args.target is not None:
-            frame = explain.reproduce(args.qrels, args.run, args.measure, args.target, args.tolerance, args.query)
+            frame = explain.reproduce(args.qrels, args.run, args.measure, args.target, args.tolerance, args.query,
+                                      **options)
         else:
-            frame = explain.attribute(args.qrels, args.run, args.measure, *args.between)
+            frame = explain.attribute(args.qrels, args.run, args.measure, *args.between, **options)
     if args.format == "csv":
         write_output(frame.to_csv(index=False), None)
         return 0

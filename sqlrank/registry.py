@@ -180,7 +180,7 @@ REGISTRY: tuple[Family, ...] = (
            aliases=("recall",), cutoff="required", default_cutoffs=TREC_CUTOFFS,
            trec=(Trec("recall", 13, "cut"),), macros=(("recall", True),), reference="trec_eval m_recall.c"),
     _entry("Success", "1 if any relevant document is in the top k, else 0", ["rel"],
-           aliases=("hit_rate", "hitrate"), cutoff="required", default_cutoffs=SUCCESS_CUTOFFS,
+           aliases=("hit_rate", "hitrate", "hr"), cutoff="required", default_cutoffs=SUCCESS_CUTOFFS,
            trec=(Trec("success", 29, "cut"),), macros=(("success", True),), reference="trec_eval m_success.c"),
     _entry("relative_P", "relevant documents in the top k, divided by min(k, R)", ["rel"], ["judgments"],
            cutoff="required", default_cutoffs=TREC_CUTOFFS, trec=(Trec("relative_P", 28, "cut"),),

@@ -3,10 +3,13 @@ between two presets to the conventions that cause it."""
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
 
+import sqlrank
 from conftest import FIXTURES, close
 from sqlrank.cli import main
 from sqlrank.explain import attribute, reproduce
@@ -71,3 +74,20 @@ def test_explain_command(tmp_path, capsys):
     assert main(["explain", str(case / "qrels.txt"), str(case / "run.txt"), "-m", "nDCG@6",
                  "--between", "trec_eval", "pytrec_eval"]) == 1  # differ only in trec_eval_version
     assert "trec_eval_version" in capsys.readouterr().err
+
+
+def test_check_and_explain_take_the_input_options_of_eval(tmp_path):
+    """Recommender files with their own column names: check and explain map them as eval does."""
+    (tmp_path / "interactions.csv").write_text("user_id,item_id,clicked\nu1,i1,1\nu1,i2,0\nu2,i3,1\n")
+    (tmp_path / "predictions.csv").write_text("user_id,item_id,pred\nu1,i1,0.9\nu1,i2,0.8\nu2,i1,0.7\nu2,i3,0.5\n")
+    maps = ["--qrels-columns", "query_id=user_id,doc_id=item_id,relevance=clicked",
+            "--run-columns", "query_id=user_id,doc_id=item_id,score=pred"]
+    files = [str(tmp_path / "interactions.csv"), str(tmp_path / "predictions.csv")]
+    value = sqlrank.evaluate(*files, "HR@1", qrels_columns={"query_id": "user_id", "doc_id": "item_id",
+                                                            "relevance": "clicked"},
+                             run_columns={"query_id": "user_id", "doc_id": "item_id", "score": "pred"}).value[0]
+    assert value == 0.5  # u1's first is relevant, u2's is not
+    for command in (["check", *files, *maps], ["explain", *files, *maps, "-m", "HR@1", "--target", "0.5"]):
+        done = subprocess.run([sys.executable, "-m", "sqlrank", *command], capture_output=True, text=True)
+        assert done.returncode == 0, (command, done.stderr)
+    assert "Success@1" in done.stdout
