@@ -1,9 +1,7 @@
 """sqlrank trec_eval against trec_eval's C code on results.comment.test scaled to ~1M lines.
 
-trec_eval itself cannot be built here (its build fetches sources from outside the registries
-this machine reaches), so the peer is pytrec_eval-terrier: trec_eval's measure code in C,
-driven from Python, reading the same TREC files with its own parse_qrel/parse_run and
-printing trec_eval's layout. Both are timed as whole processes, files to printed output,
+The peer is pytrec_eval-terrier: trec_eval's measure code in C, driven from Python, reading the
+same TREC files with its own parse_qrel/parse_run and printing trec_eval's layout. Both are timed as whole processes, files to printed output,
 median of several runs, in the same session.
 
     python bench/trec_eval_speed.py [--copies 33] [--repeat 3]
