@@ -54,6 +54,7 @@ class Source:
     parts: tuple[str, ...] = ()  # a table's name: [catalog.][schema.]table
     run_from_file: bool = False  # runs stored together, one file each: run_id is the file's name
     score_from_rank: bool = False  # a rank-only run: its "score" column is the rank (1 = best), negated
+    boolean_labels: bool = False  # qrels labels written true/false (text): 1 and 0
     warnings: list[str] = field(default_factory=list)  # what was noticed while reading it
 
     @property
@@ -75,7 +76,7 @@ class Source:
         """The input as SQL: from the temporary table when it was read once, else from the source."""
         if self.table is not None and mode in ("typed", "raw"):
             return call_macro("_macros/inputs.sql", "materialized", self.table, self.kind, mode,
-                              self.score_from_rank).strip()
+                              self.score_from_rank, self.boolean_labels).strip()
         return self.source_sql(mode)
 
     def source_sql(self, mode: str = "typed") -> str:
@@ -104,7 +105,7 @@ class Source:
                 raise OptionError(f"{self.label}: a {self.format} exists only in this Python process; for SQL to run "
                                   f"elsewhere give a file path or a table name")
         return call_macro("_macros/inputs.sql", "tabular", reader, self.columns, self.kind, mode,
-                          self.run_from_file, self.score_from_rank).strip()
+                          self.run_from_file, self.score_from_rank, self.boolean_labels).strip()
 
     def where(self, position: int) -> str:
         if self.format == "trec":
@@ -489,7 +490,9 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
     source.columns = mapping
     value_type = types[mapping[source.value_name]]
     base = value_type.split("(")[0]
-    if base not in _TEXT_TYPES + _INTEGER_TYPES + _FLOAT_TYPES and not base.startswith("DECIMAL"):
+    if base == "BOOLEAN" and source.kind == "qrels":  # clicked / not clicked: labels 1 and 0
+        pass
+    elif base not in _TEXT_TYPES + _INTEGER_TYPES + _FLOAT_TYPES and not base.startswith("DECIMAL"):
         raise InputError(f"{source.label}: column {mapping[source.value_name]!r} ({source.value_name}) has type "
                          f"{value_type}; it must hold numbers")
     source.value_type = "DECIMAL" if base.startswith("DECIMAL") else base
@@ -539,6 +542,10 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
         raise InputError(f"{source.where(record['position'])}: {message(record)}{more}")
     if duplicated:
         report_duplicates(source, con, raw)
+    if source.kind == "qrels" and source.value_type in _TEXT_TYPES and source.format != "trec":
+        source.boolean_labels = con.execute(
+            f"SELECT count(*) FILTER (WHERE lower(trim(relevance)) IN ('true', 'false')) > 0 FROM ({raw}) AS labels"
+        ).fetchall()[0][0]
 
 
 def neighbour_pairs_sql(rows_sql: str) -> str:
@@ -588,8 +595,11 @@ def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
                 f"score is NaN (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; "
                 f"NaN cannot be ranked: replace it with a number"))
     else:
-        if source.value_type in _TEXT_TYPES:
-            cond = (r"relevance IS NULL OR NOT regexp_full_match(relevance, '[+-]?[0-9]{1,9}')")
+        if source.value_type == "BOOLEAN":
+            cond = "relevance IS NULL"
+        elif source.value_type in _TEXT_TYPES:
+            cond = (r"relevance IS NULL OR NOT (regexp_full_match(relevance, '[+-]?[0-9]{1,9}') "
+                    r"OR lower(trim(relevance)) IN ('true', 'false'))")
         elif source.value_type in _INTEGER_TYPES:
             cond = "relevance IS NULL OR abs(relevance) > 999999999"
         else:
@@ -597,7 +607,7 @@ def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
                     "OR CAST(relevance AS DOUBLE) <> round(CAST(relevance AS DOUBLE)) OR abs(relevance) > 999999999")
         checks["bad_relevance"] = (cond, lambda r: (
             f"relevance {r['relevance']!r} (column {vname!r}) for document {r['doc_id']!r} of query "
-            f"{r['query_id']!r} is not an integer label; relevance labels are whole numbers such as 0, 1, 2"))
+            f"{r['query_id']!r} is not an integer label; relevance labels are whole numbers such as 0, 1, 2 (or true and false)"))
     return checks
 
 

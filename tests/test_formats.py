@@ -121,3 +121,34 @@ def test_input_rank_from_trec_and_tables(tmp_path):
     assert list(got.value) == [1.0]
     with pytest.raises(sqlrank.InputError, match="needs the run's rank column"):
         sqlrank.evaluate(tmp_path / "q.txt", table.drop(columns="pos"), "RR", tie_break="input_rank")
+
+
+def test_boolean_labels_are_one_and_zero(tmp_path):
+    """A recommender's clicked column: true/false as text (CSV, any case) or as booleans (Parquet,
+    DataFrames) are the labels 1 and 0; the printed statement reads them the same way; other words
+    are an error that names the line."""
+    import duckdb
+    import pandas as pd
+
+    numeric = pd.DataFrame({"user_id": ["u1", "u1", "u2", "u2"], "item_id": ["i1", "i2", "i3", "i1"],
+                            "clicked": [1, 0, 1, 0]})
+    predictions = pd.DataFrame({"user_id": ["u1", "u1", "u2", "u2"], "item_id": ["i1", "i2", "i1", "i3"],
+                                "pred": [0.9, 0.8, 0.7, 0.5]})
+    maps = dict(qrels_columns={"query_id": "user_id", "doc_id": "item_id", "relevance": "clicked"},
+                run_columns={"query_id": "user_id", "doc_id": "item_id", "score": "pred"})
+    expected = sqlrank.evaluate(numeric, predictions, "nDCG@2 AP P@1", per_query=True, **maps)
+    texts = numeric.assign(clicked=["true", "FALSE", " True", "false"])
+    texts.to_csv(tmp_path / "clicks.csv", index=False)
+    numeric.assign(clicked=numeric.clicked.astype(bool)).to_parquet(tmp_path / "clicks.parquet")
+    for qrels in (str(tmp_path / "clicks.csv"), str(tmp_path / "clicks.parquet"),
+                  numeric.assign(clicked=numeric.clicked.astype(bool))):
+        got = sqlrank.evaluate(qrels, predictions, "nDCG@2 AP P@1", per_query=True, **maps)
+        assert list(got.value) == list(expected.value), qrels
+    printed = sqlrank.render(str(tmp_path / "clicks.csv"), predictions.to_csv(tmp_path / "p.csv", index=False)
+                             or str(tmp_path / "p.csv"), "AP", per_query=True, **maps)
+    assert "WHEN 'true' THEN 1" in printed
+    assert [round(v, 12) for _, _, v in duckdb.connect().execute(printed).fetchall()] == \
+        [round(v, 12) for v in sqlrank.evaluate(numeric, predictions, "AP", per_query=True, **maps).value]
+    numeric.assign(clicked=["yes", "0", "1", "0"]).to_csv(tmp_path / "words.csv", index=False)
+    with pytest.raises(sqlrank.InputError, match=r"words.csv:2: relevance 'yes'.*\(or true and false\)"):
+        sqlrank.evaluate(str(tmp_path / "words.csv"), predictions, "AP", **maps)

@@ -89,12 +89,17 @@ FROM (
 ) AS data_lines
 {%- endmacro %}
 
+{#- A judgment label as an integer; with boolean_text, labels written true or false (any case) are
+    1 and 0 (a recommender's clicked column). -#}
+{% macro label(x, boolean_text) -%}
+{% if boolean_text %}CASE lower(trim(CAST({{ x }} AS {{ dialect.text() }}))) WHEN 'true' THEN 1 WHEN 'false' THEN 0 ELSE CAST({{ x }} AS {{ INTEGER }}) END{% else %}CAST({{ x }} AS {{ INTEGER }}){% endif %}
+{%- endmacro %}
+
 {#- An input already read once into a temporary table (raw columns), typed for evaluation. -#}
-{% macro materialized(table, kind, mode, score_from_rank=false) %}
+{% macro materialized(table, kind, mode, score_from_rank=false, boolean_text=false) %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
-{% set value_type = DOUBLE if kind == 'run' else INTEGER %}
 {% if mode == 'typed' %}
-SELECT query_id, doc_id, {{ '-' if score_from_rank }}CAST({{ value_name }} AS {{ value_type }}) AS {{ value_name }}{% if kind == 'run' %},
+SELECT query_id, doc_id, {% if kind == 'run' %}{{ '-' if score_from_rank }}CAST(score AS {{ DOUBLE }}){% else %}{{ label('relevance', boolean_text) }}{% endif %} AS {{ value_name }}{% if kind == 'run' %},
        TRY_CAST(input_rank AS BIGINT) AS input_rank{% endif %}
 
 FROM {{ table | ident }}
@@ -112,16 +117,15 @@ SELECT * FROM {{ table | ident }}
 {%- endmacro %}
 
 {#- A rank-only run (score_from_rank): the score is the rank's negative, so that rank 1 comes first. -#}
-{% macro tabular(reader, columns, kind, mode, run_from_file=false, score_from_rank=false) %}
+{% macro tabular(reader, columns, kind, mode, run_from_file=false, score_from_rank=false, boolean_text=false) %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
-{% set value_type = DOUBLE if kind == 'run' else INTEGER %}
 SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}{% if columns.get('run_id') %}{{ run_key(columns, run_from_file) }} || chr(31) || {% endif %}CAST({{ columns.query_id | ident }} AS {{ dialect.text() }}) AS query_id,
        CAST({{ columns.doc_id | ident }} AS {{ dialect.text() }}) AS doc_id,{% if columns.get('run_id') and mode != 'typed' %}
 
        {{ run_key(columns, run_from_file) }} AS run_id,{% endif %}
 
 {% if mode == 'typed' %}
-       {{ '-' if score_from_rank }}CAST({{ columns[value_name] | ident }} AS {{ value_type }}) AS {{ value_name }}{% if kind == 'run' %},
+       {% if kind == 'run' %}{{ '-' if score_from_rank }}CAST({{ columns.score | ident }} AS {{ DOUBLE }}){% else %}{{ label(columns.relevance | ident, boolean_text) }}{% endif %} AS {{ value_name }}{% if kind == 'run' %},
        {{ dialect.try_bigint(columns.get('rank') | ident) if columns.get('rank') else 'CAST(NULL AS BIGINT)' }} AS input_rank{% endif %}
 
 {% else %}
