@@ -83,7 +83,7 @@ def main() -> None:
                                   str(qrels), str(run)], args.repeat)
     ours = {l.split("\t")[0].strip(): l.split("\t")[2] for l in sqlrank_out.splitlines()}
     theirs = {l.split("\t")[0].strip(): l.split("\t")[2] for l in pytrec_out.splitlines()}
-    # pytrec_eval uses trec_eval 9's recall-level rounding, so iprec lines may differ (SEMANTICS.md 9.2)
+    # pytrec_eval uses trec_eval 9's recall-level rounding, so iprec lines may differ (docs/trec_eval_semantics.md 9.2)
     agree = [n for n in theirs if n in ours and not n.startswith("iprec")
              and f"{float(ours[n]):.4f}" != f"{float(theirs[n]):.4f}"]
     print(f"run lines: {lines:,}; queries: {args.copies * 31:,} judged; cores: {os.cpu_count()}; "

@@ -151,7 +151,7 @@ def test_every_pytrec_eval_measure_with_trec_eval_version_9(seed, rel, judged_on
 def test_version_10_ranks_near_ties_apart():
     qrels = pd.DataFrame({"query_id": ["q"] * 2, "doc_id": ["d1", "d2"], "relevance": [1, 0]})
     run = pd.DataFrame({"query_id": ["q"] * 2, "doc_id": ["d1", "d2"], "score": [1.00000001, 1.0]})
-    # SEMANTICS.md E1d: trec_eval 10 compares doubles (RR 1), version 9 32-bit floats (a tie, d2 first: RR 0.5)
+    # docs/trec_eval_semantics.md E1d: trec_eval 10 compares doubles (RR 1), version 9 32-bit floats (a tie, d2 first: RR 0.5)
     assert sqlrank.evaluate(qrels, run, "RR").value[0] == 1.0
     assert sqlrank.evaluate(qrels, run, "RR", trec_eval_version=9).value[0] == 0.5
 

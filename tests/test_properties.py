@@ -3,7 +3,7 @@ white space in ids, queries on one side only, all-zero and negative labels, huge
 scores, +-inf), sqlrank gives the values of the pure-Python model in tests/model.py, for every
 measure the model has under every convention combination hypothesis draws.
 
-SQLRANK_PROPERTY_EXAMPLES sets how many cases (default 2000; CI runs the default)."""
+SQLRANK_PROPERTY_EXAMPLES sets how many cases (default 1000; CI runs the default)."""
 from __future__ import annotations
 
 import math
@@ -20,7 +20,7 @@ from conftest import close, peer
 hypothesis = peer("hypothesis")
 st = hypothesis.strategies
 
-EXAMPLES = int(os.environ.get("SQLRANK_PROPERTY_EXAMPLES", "2000"))
+EXAMPLES = int(os.environ.get("SQLRANK_PROPERTY_EXAMPLES", "1000"))
 IDS = st.text(alphabet=st.sampled_from(list("ab01 \tZé中-/'\"")), min_size=1, max_size=3)
 SCORES = st.one_of(st.sampled_from([0.0, 0.5, 1.0, 1.0, 2.0, -1.0]),
                    st.sampled_from([1e300, -1e300, 1e-300, -1e-300, math.inf, -math.inf, 5e-324]),

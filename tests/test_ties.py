@@ -88,6 +88,6 @@ def test_per_measure_tie_breaks_in_one_statement():
     qrels = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": ["d1", "d2", "d3"], "relevance": [1, 0, 0]})
     run = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": ["d1", "d2", "d3"], "score": [1.0, 1.0, 1.0]})
     got = sqlrank.evaluate(qrels, run, "RR RR(tie_break=doc_id_asc) RR(tie_break=expected)")
-    # SEMANTICS.md E1: trec_eval ranks d3, d2, d1 (RR 1/3); doc_id ascending d1 first (1); the mean 11/18
+    # docs/trec_eval_semantics.md E1: trec_eval ranks d3, d2, d1 (RR 1/3); doc_id ascending d1 first (1); the mean 11/18
     assert list(got.measure) == ["RR", "RR(tie_break=doc_id_asc)", "RR(tie_break=expected)"]
     assert close(got.value[0], 1 / 3) and close(got.value[1], 1.0) and close(got.value[2], (1 + 1 / 2 + 1 / 3) / 3)

@@ -5,7 +5,7 @@
                      a TREC run's score already as DOUBLE (NULL where it is not a number): the
                      copy sqlrank keeps is then ranked without parsing ten million scores again
   mode "numbered" -> raw, plus the position (line or row number) for error messages
-  Reference: trec_eval 10 get_qrels.c / get_trec_results.c (SEMANTICS.md sec. 1):
+  Reference: trec_eval 10 get_qrels.c / get_trec_results.c (docs/trec_eval_semantics.md sec. 1):
   fields are split on any white space, lines starting with '#' and blank lines are skipped,
   run columns 2 (Q0) and 4 (rank) and anything after the tag are ignored.
 -#}

@@ -4,7 +4,7 @@
   non-relevant when 0 <= label < L. Unjudged documents (no qrels row: relevance NULL) and
   negative labels ("in the pool but not judged" in trec_eval) are neither; with L >= 0 they
   never count towards R.
-  Reference: trec_eval 10 form_res_rels.c (SEMANTICS.md sec. 1, items 6, 7, 9).
+  Reference: trec_eval 10 form_res_rels.c (docs/trec_eval_semantics.md sec. 1, items 6, 7, 9).
 -#}
 {% macro is_relevant(level) %}is_rel_{{ level | number }}{% endmacro %}
 {% macro is_relevant_column(level) %}CASE WHEN relevance >= {{ level | number }} THEN 1 ELSE 0 END AS {{ is_relevant(level) }}{% endmacro %}

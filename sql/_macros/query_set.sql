@@ -4,7 +4,7 @@
   run misses score 0, as trec_eval -c). Queries only in the run are never evaluated.
   Each gets a number, query_number (1, 2, ... in query id order): rankings partition by it,
   which sorts faster than by the text of the id (a 4-byte integer: measured fastest).
-  Reference: SEMANTICS.md sec. 2.
+  Reference: docs/trec_eval_semantics.md sec. 2.
 -#}
 {% import '_macros/dialect.sql' as dialect %}
 {% macro evaluated_queries(judgments, missing_queries) %}
