@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from typing import Any
 
 from .conventions import resolve_conventions
@@ -67,7 +68,7 @@ def write_package(folder: str, measures: Any, name: str = "evaluation", **conven
     if os.path.exists(folder) and not os.path.isdir(folder):
         raise InputError(f"{folder}: is a file; give a folder for the dbt package")
     project = os.path.join(folder, "dbt_project.yml")
-    if os.path.exists(project) and "name: sqlrank" not in open(project, encoding="utf-8").read():
+    if os.path.exists(project) and "name: sqlrank" not in Path(project).read_text(encoding="utf-8"):
         raise InputError(f"{folder}: holds another dbt project; give an empty folder or sqlrank's package")
     rank = conventions.get("tie_break") == "input_rank"
     bodies = {adapter: statement(measures, sql_dialect, rank, **conventions) for adapter, sql_dialect in ADAPTERS.items()}
