@@ -30,7 +30,8 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
     qrels, run: a file path or glob (TREC text, CSV/TSV with a header, Parquet; .gz), a pandas
         DataFrame, a DuckDB relation, or a table name in ``connection``.
     measures: names such as ``"nDCG@10 AP P@10"``, ``["ndcg_cut.10", "map"]`` or Measure objects.
-    per_query: columns ``query_id, measure, value`` instead of ``measure, value``.
+    per_query: columns ``query_id, measure, value`` instead of ``measure, value`` (query_id is
+        called as the inputs call it when a column mapping renames it: ``user_id``).
     options: ``connection``, ``qrels_format``/``run_format`` (trec, csv, tsv, parquet),
         ``qrels_columns``/``run_columns`` (e.g. ``{"query_id": "user_id"}``), and conventions
         (``rel``, ``missing_queries``, ``judged_only``, ``depth``, ...). Engine options for a
@@ -48,6 +49,8 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
     for message in result.warnings:
         _warnings.warn(message, SqlrankWarning, stacklevel=2)
     frame = result.frame
+    if per_query and result.query_label != "query_id":
+        frame = frame.rename(columns={"query_id": result.query_label})
     frame.attrs["sql"] = result.sql  # with per_query=True it also returns the summary rows (query_id NULL)
     frame.attrs["conventions"] = result.conventions.describe()
     return frame

@@ -132,7 +132,8 @@ def _qrels_findings(q: Source, con, rel: int) -> list[Finding]:
                 if conflicting else "no document has two different labels for one query"),
         Finding("queries without relevant documents", label, none_relevant, True,
                 f"{none_relevant} of {queries} queries have no document labelled >= {rel}, e.g. "
-                f"{no_relevant_example!r}; AP, R, nDCG are 0 there (trec_eval) or skipped (other tools)"
+                f"{no_relevant_example!r}; AP, R, nDCG are 0 there (trec_eval; no_relevant=zero) or skipped (recommender libraries; "
+                f"no_relevant=skip)"
                 if none_relevant else
                 f"all {queries} queries have a document labelled >= {rel}"),
         Finding("label histogram", label, 0, False, f"labels {labels}"),
@@ -232,17 +233,22 @@ def check_error(findings: list[Finding]) -> InputError | None:
 def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str) -> tuple[list[str], int]:
     """Which queries are on one side only (a warning each), in a portable query run by
     ``fetch_one`` (DuckDB or Spark)."""
-    both, qrels_only, run_only, example_qrels, example_run = fetch_one(f"""
-        WITH qrels_queries AS (SELECT DISTINCT query_id FROM ({qrels_sql}) AS qrels),
+    rel = int(p.conventions.rel)
+    both, qrels_only, run_only, example_qrels, example_run, both_none, qrels_only_none = fetch_one(f"""
+        WITH qrels_queries AS (SELECT query_id, max(relevance) AS best FROM ({qrels_sql}) AS qrels GROUP BY query_id),
              run_queries AS (SELECT DISTINCT query_id FROM ({run_sql}) AS run)
         SELECT count(*) FILTER (WHERE q.query_id IS NOT NULL AND r.query_id IS NOT NULL),
                count(*) FILTER (WHERE r.query_id IS NULL),
                count(*) FILTER (WHERE q.query_id IS NULL),
                min(q.query_id) FILTER (WHERE r.query_id IS NULL),
-               min(r.query_id) FILTER (WHERE q.query_id IS NULL)
+               min(r.query_id) FILTER (WHERE q.query_id IS NULL),
+               count(*) FILTER (WHERE r.query_id IS NOT NULL AND q.best < {rel}),
+               count(*) FILTER (WHERE r.query_id IS NULL AND q.best < {rel})
         FROM qrels_queries AS q FULL OUTER JOIN run_queries AS r ON q.query_id = r.query_id
     """)
     zero = p.conventions.missing_queries == "zero"
+    if p.conventions.no_relevant == "skip":  # queries without a relevant judgment are not evaluated
+        both, qrels_only = both - both_none, qrels_only - qrels_only_none
     if both == 0 and not zero:
         raise InputError(
             f"no query is in both the qrels ({p.qrels.label}) and the run ({p.run.label}): qrels queries look like "
@@ -281,11 +287,12 @@ def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool) -> l
                                 f"leading zeros, e.g. {example}; ids are compared exactly, so they are not evaluated "
                                 f"together")
         rels = sorted({int(m.param("rel")) for m in p.measures if m.param("rel") is not None})
-        for rel in rels[:1]:
+        for rel in rels[:1] if p.conventions.no_relevant == "zero" else ():
             count, example, queries = no_relevant(con, qrels_sql, rel)
             if count:
                 warnings.append(f"{count} of {queries} judged queries have no document labelled >= {rel}, e.g. "
-                                f"{example!r}; measures that divide by the relevant documents are 0 there")
+                                f"{example!r}; measures that divide by the relevant documents are 0 there "
+                                f"(no_relevant=skip leaves them out, as recommender libraries do)")
     except duckdb.Error as exc:
         warnings.append(f"the data checks after the evaluation did not finish ({duckdb_reason(exc)}); "
                         f"sqlrank check tells what they would have found")

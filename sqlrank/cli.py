@@ -12,7 +12,8 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Iterator, Sequence
 
-from .conventions import AP_DENOMINATORS, CORRECTIONS, DISCOUNTS, GAINS, IDEALS, MISSING_QUERIES, TESTS, TIE_BREAKS
+from .conventions import (AP_DENOMINATORS, CORRECTIONS, DISCOUNTS, GAINS, IDEALS, MISSING_QUERIES, NO_RELEVANT, TESTS,
+                          TIE_BREAKS)
 from .presets import PRESETS
 from .errors import MeasureError, OptionError, SqlrankError
 from .inputs import FORMATS
@@ -191,6 +192,14 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
     seg.add_argument("--queries", metavar="FILE",
                      help="query table (CSV, TSV or Parquet) with a query_id column and attributes to group by")
     seg.add_argument("--by", metavar="COLUMN", help="results overall and per value of this column of --queries")
+    rec = parser.add_argument_group("recommenders: inputs of the measures beyond accuracy")
+    rec.add_argument("--history", metavar="FILE",
+                     help="training interactions (user, item columns named as in the run): popularity, novelty, "
+                          "co-occurrence similarity")
+    rec.add_argument("--items", metavar="FILE", help="the item catalog (an item column): coverage and Gini")
+    rec.add_argument("--item-features", metavar="FILE", dest="item_features",
+                     help="an item column and a category (text) or features (a list of numbers) column: "
+                          "similarity=features")
     add_convention_arguments(parser)
     add_engine_arguments(parser)
 
@@ -204,6 +213,9 @@ def add_convention_arguments(parser: argparse.ArgumentParser) -> None:
                       help="qrels queries without results: skip them (default) or score them 0 (trec_eval -c)")
     conv.add_argument("-c", dest="missing_queries", action="store_const", const="zero",
                       help="same as --missing-queries zero")
+    conv.add_argument("--no-relevant", choices=NO_RELEVANT,
+                      help="queries (users) without a judgment >= --rel: score them 0 (default, trec_eval) or skip "
+                           "them (RecBole, Microsoft Recommenders)")
     conv.add_argument("-J", "--judged-only", action="store_true", default=None,
                       help="drop unjudged retrieved documents and re-rank (trec_eval -J)")
     conv.add_argument("-M", "--depth", type=int, metavar="N", help="keep the top N documents per query (trec_eval -M)")
@@ -227,7 +239,8 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--qrels-format", choices=FORMATS, help="format of QRELS (default: from the file name)")
     parser.add_argument("--run-format", choices=FORMATS, help="format of the runs (default: from the file name)")
     parser.add_argument("--qrels-columns", metavar="MAP", type=_mapping,
-                        help="column names of QRELS, e.g. query_id=qid,doc_id=docno,relevance=label")
+                        help="column names of QRELS, e.g. query_id=qid,doc_id=docno,relevance=label; relevance= "
+                             "(empty): implicit feedback, every listed pair is relevant (label 1)")
     parser.add_argument("--run-columns", metavar="MAP", type=_mapping,
                         help="column names of the runs, e.g. query_id=user_id,doc_id=item_id,score=pred")
     add_database_argument(parser)
@@ -271,10 +284,16 @@ def evaluation_options(args: argparse.Namespace) -> dict:
     """The keyword arguments of sqlrank.evaluate() (and compare()) from the shared flags."""
     return dict(qrels_format=args.qrels_format, run_format=args.run_format,
                 qrels_columns=args.qrels_columns, run_columns=args.run_columns, queries=args.queries, by=args.by,
-                rel=args.rel, missing_queries=args.missing_queries, judged_only=args.judged_only,
-                depth=args.depth, trec_eval_version=args.trec_eval_version, preset=args.preset,
-                tie_break=args.tie_break, gain=args.gain, discount=args.discount, log_base=args.log_base,
-                ideal=args.ideal, ap_denominator=args.ap_denominator, **engine_arguments(args))
+                history=args.history, items=args.items, item_features=args.item_features,
+                **convention_options(args), **engine_arguments(args))
+
+
+def convention_options(args: argparse.Namespace) -> dict:
+    """The conventions and preset given by add_convention_arguments' flags (None: not given)."""
+    return dict(rel=args.rel, missing_queries=args.missing_queries, no_relevant=args.no_relevant,
+                judged_only=args.judged_only, depth=args.depth, trec_eval_version=args.trec_eval_version,
+                preset=args.preset, tie_break=args.tie_break, gain=args.gain, discount=args.discount,
+                log_base=args.log_base, ideal=args.ideal, ap_denominator=args.ap_denominator)
 
 
 COMPARE_FORMATS = ("table", "csv", "tsv", "json", "markdown", "latex")
@@ -510,6 +529,9 @@ def _mapping(text: str) -> dict[str, str]:
     mapping = {}
     for part in text.split(","):
         key, sep, value = part.partition("=")
+        if key.strip() == "relevance" and sep and not value.strip():
+            mapping["relevance"] = None  # implicit feedback: every listed pair is relevant
+            continue
         if not sep or not key.strip() or not value.strip():
             raise argparse.ArgumentTypeError(f"expected NAME=COLUMN pairs separated by commas, got {text!r}")
         mapping[key.strip()] = value.strip()
@@ -570,11 +592,7 @@ def _eval(args: argparse.Namespace) -> int:
 def _dbt(args: argparse.Namespace) -> int:
     from .dbt import write_package
 
-    conventions = dict(rel=args.rel, missing_queries=args.missing_queries, judged_only=args.judged_only,
-                       depth=args.depth, trec_eval_version=args.trec_eval_version, preset=args.preset,
-                       tie_break=args.tie_break, gain=args.gain, discount=args.discount, log_base=args.log_base,
-                       ideal=args.ideal, ap_denominator=args.ap_denominator)
-    written = write_package(args.folder, " ".join(args.measures), args.name, **conventions)
+    written = write_package(args.folder, " ".join(args.measures), args.name, **convention_options(args))
     print(f"sqlrank: wrote {len(written)} files of the dbt package in {args.folder}: {args.name}", file=sys.stderr)
     return 0
 

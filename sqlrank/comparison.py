@@ -98,6 +98,10 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     scores = pd.concat(frames, ignore_index=True)
     names_ = [str(m) for m in measure_list]
     aggregates = {str(m): FAMILIES[m.family].aggregate for m in measure_list}
+    overall = [name for name, kind in aggregates.items() if kind == "catalog"]
+    if overall:
+        raise OptionError(f"{', '.join(overall)}: one value over all users, with none per user to test; "
+                          f"compare them with sqlrank eval of each run")
     wide = scores.pivot_table(index="query_id", columns=["measure", "run"], values="value", aggfunc="first")
     complete = wide.dropna()
     dropped = len(wide) - len(complete)

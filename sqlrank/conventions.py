@@ -19,6 +19,7 @@ DISCOUNTS = ("log", "jarvelin")
 IDEALS = ("qrels", "run", "perfect")
 AP_DENOMINATORS = ("num_rel", "retrieved_relevant", "min_num_rel_cutoff")
 MISSING_QUERIES = ("skip", "zero")
+NO_RELEVANT = ("zero", "skip")
 TREC_EVAL_VERSIONS = (9, 10)
 # How sqlrank compare judges a difference (sqlrank/statistics.py): the paired test and the
 # correction for many comparisons. Named here so that the command line starts without numpy.
@@ -90,6 +91,7 @@ CHECKS = {
     "ap_denominator": _choice("ap_denominator", AP_DENOMINATORS),
     "rel": check_rel,
     "missing_queries": _choice("missing_queries", MISSING_QUERIES),
+    "no_relevant": _choice("no_relevant", NO_RELEVANT),
     "judged_only": check_bool("judged_only"),
     "depth": check_depth,
     "trec_eval_version": _choice("trec_eval_version", TREC_EVAL_VERSIONS),
@@ -113,6 +115,9 @@ class Conventions:
     rel: minimum label that counts as relevant (trec_eval -l); gains ignore it.
     missing_queries: skip (evaluate queries in both qrels and run) or zero (qrels queries the
         run misses score 0, trec_eval -c).
+    no_relevant: zero (a query whose judgments hold no label >= rel is evaluated and scores 0
+        where measures divide by R, as trec_eval) or skip (left out of every mean, as RecBole and
+        Microsoft Recommenders leave out users without a positive interaction).
     judged_only: drop retrieved documents without a judgment >= 0 and re-rank (trec_eval -J).
     depth: keep only the top N documents of each query after sorting (trec_eval -M).
     trec_eval_version: 10, or 9: 32-bit float scores and floor(x R + 0.9) recall levels, as
@@ -127,6 +132,7 @@ class Conventions:
     ap_denominator: str = "num_rel"
     rel: int = 1
     missing_queries: str = "skip"
+    no_relevant: str = "zero"
     judged_only: bool = False
     depth: int | None = None
     trec_eval_version: int = 10
@@ -142,8 +148,9 @@ class Conventions:
 
 DEFAULTS = Conventions()
 FIELD_NAMES = tuple(f.name for f in fields(Conventions))
-# Conventions that can also be set per measure (trec_eval_version applies to a whole evaluation).
-MEASURE_FIELDS = tuple(name for name in FIELD_NAMES if name != "trec_eval_version")
+# Conventions that can also be set per measure (trec_eval_version and no_relevant apply to a whole
+# evaluation: they decide which queries exist).
+MEASURE_FIELDS = tuple(name for name in FIELD_NAMES if name not in ("trec_eval_version", "no_relevant"))
 # Conventions that decide the ranking itself: measures that differ in them get rankings of their own.
 RANKING_FIELDS = ("tie_break", "judged_only", "depth")
 

@@ -133,9 +133,10 @@ def attribute(qrels: Any, run: Any, measure: Any, start: str | dict, end: str | 
     base = _single(measure)
     first, first_preset = _conventions(start)
     last, last_preset = _conventions(end)
-    if first.trec_eval_version != last.trec_eval_version:
-        raise ConventionError("the two sides differ in trec_eval_version, which applies to whole evaluations; "
-                              "compare them with the same version")
+    for name in ("trec_eval_version", "no_relevant"):
+        if getattr(first, name) != getattr(last, name):
+            raise ConventionError(f"the two sides differ in {name}, which applies to whole evaluations; "
+                                  f"compare them with the same {name}")
     a = resolve_measures([base], first, first_preset)[0]
     b = resolve_measures([base], last, last_preset)[0]
     path = [a]
@@ -151,7 +152,7 @@ def attribute(qrels: Any, run: Any, measure: Any, start: str | dict, end: str | 
     if not steps:
         raise ConventionError(f"{start} and {end} compute {base} the same way: there is no gap to attribute")
     result = evaluate_result(qrels, run, path, per_query=True, trec_eval_version=first.trec_eval_version,
-                             **options)
+                             no_relevant=first.no_relevant, **options)
     values = result.frame.pivot(index="query_id", columns="measure", values="value")
     means = result.summary.set_index("measure")["value"]
     rows = []

@@ -55,6 +55,7 @@ class Source:
     run_from_file: bool = False  # runs stored together, one file each: run_id is the file's name
     score_from_rank: bool = False  # a rank-only run: its "score" column is the rank (1 = best), negated
     boolean_labels: bool = False  # qrels labels written true/false (text): 1 and 0
+    implicit: bool = False  # implicit feedback: no label column, every listed pair has label 1
     warnings: list[str] = field(default_factory=list)  # what was noticed while reading it
 
     @property
@@ -67,6 +68,14 @@ class Source:
         """Reading it again gives the same rows: a file, sqlrank's copy of one, a DataFrame. A
         relation or view may not (USING SAMPLE, random()), so a statement reads those once."""
         return self.format in ("trec", "parquet", "dataframe") + DELIMITED
+
+    @property
+    def query_label(self) -> str | None:
+        """The name the input gives its query ids (user_id), if it names them otherwise."""
+        name = self.columns.get("query_id")
+        if self.format.endswith("-noheader") or name in (None, "query_id"):
+            return None
+        return name
 
     @property
     def value_name(self) -> str:
@@ -104,6 +113,8 @@ class Source:
             else:
                 raise OptionError(f"{self.label}: a {self.format} exists only in this Python process; for SQL to run "
                                   f"elsewhere give a file path or a table name")
+        if self.implicit:
+            reader = f"(SELECT *, 1 AS {quote_ident(IMPLICIT)} FROM {reader}) AS implicit_feedback"
         return call_macro("_macros/inputs.sql", "tabular", reader, self.columns, self.kind, mode,
                           self.run_from_file, self.score_from_rank, self.boolean_labels).strip()
 
@@ -284,10 +295,26 @@ def column_mapping(kind: str, columns: Mapping[str, str] | None) -> dict[str, st
         if key not in canonical:
             raise InputError(f"cannot map {kind} column {key!r}: the {kind} columns are {', '.join(canonical)} "
                              f"(write for example query_id=user_id)")
+        if kind == "qrels" and key == "relevance" and value is None:
+            mapping[key] = IMPLICIT  # implicit feedback: no label column, every listed pair is relevant
+            continue
         if not isinstance(value, str) or not value or "\x00" in value:
             raise InputError(f"the {kind} column mapped to {key} must be a non-empty name, not {value!r}")
         mapping[key] = value
     return mapping
+
+
+# Column names recommender data uses, read as query_id and doc_id when those are absent and not mapped.
+RECOMMENDER_NAMES = {"query_id": "user_id", "doc_id": "item_id"}
+IMPLICIT = "sqlrank_implicit_label"  # the label column sqlrank adds to implicit feedback (always 1)
+
+
+def implicit_feedback(mapping: dict[str, str], types: Mapping[str, str]) -> bool:
+    """Judgments without a label column, every listed (query, document) pair relevant: asked for
+    (relevance mapped to None), or a table of exactly the two id columns and nothing else."""
+    if mapping.get("relevance") == IMPLICIT:
+        return True
+    return mapping.get("relevance") not in types and set(types) == {mapping["query_id"], mapping["doc_id"]}
 
 
 def _locate(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
@@ -472,13 +499,22 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
         source.run_from_file = True
         source.reader = call_macro("_macros/inputs.sql", "read_parquet", source.path, True).strip()
         types["filename"] = "VARCHAR"
+    for canonical, usual in RECOMMENDER_NAMES.items():  # recommender data: user_id, item_id
+        if mapping[canonical] == canonical and canonical not in types and usual in types:
+            mapping[canonical] = usual
     if source.kind == "run":
         read_rank_only(source, mapping, types)
+    elif implicit_feedback(mapping, types):
+        source.implicit = True
+        mapping["relevance"] = IMPLICIT
+        types[IMPLICIT] = "INTEGER"
     for canonical, actual in mapping.items():
         if actual not in types:
             available = ", ".join(types) or "none"
             hint = (f"map it with --{source.kind}-columns {canonical}=NAME"
                     if actual == canonical else f"check the mapping {canonical}={actual}")
+            if source.kind == "qrels" and canonical == "relevance":
+                hint += " (or relevance= for implicit feedback: every listed pair is relevant)"
             close = [c for c in types if c.lower() == actual.lower()]
             if close:
                 hint = f"did you mean {close[0]!r}? Column names are case-sensitive; " + hint

@@ -10,6 +10,7 @@ from typing import Any, Iterable, Mapping
 
 import duckdb
 
+from .catalog import beyond_accuracy, recommender_sql
 from .conventions import Conventions, resolve_conventions
 from .errors import InputError, OptionError
 from .inputs import ENGINE_TABLES, Registry, Source, load, load_table
@@ -52,12 +53,15 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
          registry: Registry, *, qrels_format: str | None = None, run_format: str | None = None,
          qrels_columns: Mapping[str, str] | None = None, run_columns: Mapping[str, str] | None = None,
          preset: str | None = None, slices: int | None = None, queries: Any = None, by: str | None = None,
-         dialect: str = "duckdb", relstring_length: int = 10, **conventions: Any) -> Plan:
+         dialect: str = "duckdb", relstring_length: int = 10, history: Any = None, items: Any = None,
+         item_features: Any = None, **conventions: Any) -> Plan:
     """Everything an evaluation needs but running it. ``qrels`` may be a Source loaded before
     (several runs against the same judgments read them once). With ``by``, results are per
     segment of the query table ``queries`` (output "segments"). Output "relstring" (trec_eval's
     relstring of each query's top ``relstring_length`` documents) takes no measures. Qrels read
-    with judgment groups (trec_eval's -R qrels_jg) evaluate the run once per group."""
+    with judgment groups (trec_eval's -R qrels_jg) evaluate the run once per group. ``history``,
+    ``items`` and ``item_features`` are the extra inputs of the recommender measures beyond
+    accuracy (catalog.py)."""
     resolved_conventions = resolve_conventions(preset, **conventions)
     explicit = {k for k, v in conventions.items() if v is not None}
     resolved_measures = [] if output == "relstring" else resolve_measures(measures, resolved_conventions, preset,
@@ -81,12 +85,22 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
         raise OptionError("runs stored together (run_id) are evaluated per run; segments and judgment groups "
                           "cannot be combined with them")
     reread = qrels_source.rescannable and run_source.rescannable
+    recommender = recommender_sql(resolved_measures, history, items, item_features, qrels_source, run_source, con,
+                                  registry)
+    if recommender is not None:
+        names = ", ".join(str(m) for m in beyond_accuracy(resolved_measures))
+        if dialect != "duckdb":
+            raise OptionError(f"{names}: the measures beyond accuracy are evaluated in DuckDB only for now")
+        if by_run or segments is not None or slices not in (None, 1) or qrels_source.groups:
+            raise OptionError(f"{names}: the measures beyond accuracy take one run, evaluated whole: not with runs "
+                              f"stored together, segments, slices or judgment groups")
 
     def statement(qrels_sql: str, run_sql: str) -> str:
         if qrels_source.groups:
             run_sql = call_macro("_macros/inputs.sql", "run_per_group", run_sql).strip()
         return render_evaluation(qrels_sql, run_sql, resolved_measures, resolved_conventions, output,
-                                 relstring_length, segments_sql=segments, by_run=by_run, reread_inputs=reread)
+                                 relstring_length, segments_sql=segments, by_run=by_run, reread_inputs=reread,
+                                 recommender=recommender)
 
     sql = statement(qrels_source.sql(), run_source.sql())
     if dialect not in DIALECTS:

@@ -60,10 +60,11 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            notes="Graded ideal DCG follows the order the user supplies the ground truth in (not sorted); "
                  "sqlrank sorts it, as the ideal should be."),
     Preset("recbole", "RecBole: binary relevance; NDCG ideal of min(|R|, K) ones (the judgments' ideal cut at "
-           "K); MAP@K over min(|R|, K).", {"ap_denominator": "min_num_rel_cutoff"}),
+           "K); MAP@K over min(|R|, K); users without a positive item left out.",
+           {"ap_denominator": "min_num_rel_cutoff", "no_relevant": "skip"}),
     Preset("ms_recommenders", "Microsoft Recommenders: map over all relevant, map_at_k over min(R, k); nDCG "
-           "with natural log (cancels in nDCG); users in both truth and predictions.",
-           {"ap_denominator": "min_num_rel_cutoff", "log_base": "e"},
+           "with natural log (cancels in nDCG); users in both truth and predictions, none without a positive.",
+           {"ap_denominator": "min_num_rel_cutoff", "log_base": "e", "no_relevant": "skip"},
            notes="ndcg_at_k's default score_type 'binary' gives every truth row gain 1 (use binary labels or a "
                  "gain mapping); score_type='raw' is the preset's linear gain."),
     Preset("gdeval", "gdeval.pl (TREC Web track): nDCG with gain 2^r - 1 and 1/log2(i+1), ideal from all "

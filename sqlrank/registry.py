@@ -98,9 +98,16 @@ STEPS = {
     "interpolated": "the interpolated precision at each relevant document",
     "graded": "each retrieved document with a gain, beside the ideal document at its rank",
     "rndcg": "the ratio DCG / ideal DCG where the ideal gain changes",
+    "popularity": "each recommended item's interactions in the history and place in the catalog by popularity",
+    "catalog": "how often each item is in the top k of all queries, aggregated over the catalog",
+    "similar": "the similarity of recommended items to each other and to the user's history",
 }
+# Extra inputs a family reads besides qrels and run (recommender measures beyond accuracy):
+# history (training interactions), catalog (the items of --items and of the history), and
+# item_features (categories or feature vectors, for similarity=features).
+INPUTS = ("history", "catalog", "item_features")
 # The steps that are CTEs of their own, rendered by sql/evaluation/<step>.sql.
-FAMILY_STEPS = ("interpolated", "graded", "rndcg")
+FAMILY_STEPS = ("interpolated", "graded", "rndcg", "similar")
 TREC_KINDS = ("plain", "cut", "params", "special")
 TREC_PARAMS = ("gains", "gains_p", "p", "beta", "coefficients", "levels")
 
@@ -128,7 +135,8 @@ class Family:
     cutoff: str = "optional"  # "none", "optional" or "required"
     cutoff_kind: str = "rank"  # "rank" (positive integer), "fraction" (0..1), "multiple" (>= 0)
     default_cutoffs: tuple = ()  # the cutoffs of a name without one (required cutoffs, or trec_eval's cut name)
-    aggregate: str = "mean"  # over queries: "mean", "sum" (counts) or "geometric" (gm_map, gm_bpref)
+    aggregate: str = "mean"  # over queries: "mean", "sum" (counts), "geometric" (gm_map, gm_bpref), or
+    # "catalog": one value over all queries' recommendations together (coverage), none per query
     integer: bool = False  # counts print as integers
     trec: tuple[Trec, ...] = ()
     trec_params: str | None = None  # the syntax of its free parameters in trec_eval names (TREC_PARAMS)
@@ -137,11 +145,13 @@ class Family:
     macros: tuple[tuple[str, bool], ...] = ()  # DuckDB macros of `sqlrank install`: (name, takes the cutoff)
     label_limit: str | None = None  # the parameter no judgment label may exceed (checked before evaluating)
     reference: str = ""  # where the definition comes from
+    inputs: tuple[str, ...] = ()  # extra inputs it reads (INPUTS)
 
     def __post_init__(self) -> None:
         assert self.cutoff in ("none", "optional", "required"), self.name
         assert self.cutoff_kind in ("rank", "fraction", "multiple"), self.name
-        assert self.aggregate in ("mean", "sum", "geometric"), self.name
+        assert self.aggregate in ("mean", "sum", "geometric", "catalog"), self.name
+        assert set(self.inputs) <= set(INPUTS), self.name
         assert set(self.reads) <= set(STEPS), (self.name, set(self.reads) - set(STEPS))
         assert all(t.kind in TREC_KINDS for t in self.trec), self.name
         assert self.trec_params in (None, *TREC_PARAMS), self.name
@@ -170,6 +180,26 @@ def _entry(name: str, definition: str, params: tuple = (), reads: tuple = (), **
 
 
 _P = Param(real(0.0, 1.0, open_low=True, open_high=True), 0.9, "number in (0, 1)")
+SIMILARITIES = ("cooccurrence", "features")
+
+
+def choice(options: tuple[str, ...]) -> Callable[[Any, str], str]:
+    def check(value: Any, what: str) -> str:
+        if value not in options:
+            raise MeasureError(f"{what} must be one of {', '.join(options)}, not {value!r}")
+        return value
+    return check
+
+
+def log_base(value: Any, what: str) -> float:
+    if value == "e":
+        return math.e
+    return real(1.0, open_low=True)(value, what)
+
+
+# Item-item similarity of the diversity measures: cosine over users who interacted with both items
+# (history), or cosine of the items' feature vectors (categories: 0/1 vectors).
+_SIMILARITY = ("similarity", Param(choice(SIMILARITIES), "cooccurrence", "cooccurrence or features"))
 _GAINS = ("gain", "discount", "log_base")
 
 REGISTRY: tuple[Family, ...] = (
@@ -289,6 +319,41 @@ REGISTRY: tuple[Family, ...] = (
     _entry("NumNonRelJudgedRet", "retrieved documents judged non-relevant (0 <= label < rel)", ["rel"],
            cutoff="none", aggregate="sum", integer=True, trec=(Trec("num_nonrel_judged_ret", 35),),
            reference="trec_eval m_num_nonrel_judged_ret.c"),
+    # Recommenders, beyond accuracy: items recommended in the top k (all retrieved without a cutoff).
+    _entry("Coverage", "distinct items in the top k of all users, divided by the catalog's size (the items of "
+           "--items and --history)", (), ["all_retrieved", "catalog"], aliases=("itemcoverage", "catalog_coverage"),
+           aggregate="catalog", tie_expected=False, inputs=("catalog",),
+           reference="Shani & Gunawardana (2011) catalog coverage; RecBole ItemCoverage; Microsoft Recommenders "
+                     "catalog_coverage"),
+    _entry("Gini", "Gini index of how often each catalog item is in the top k of all users (0: all equally, "
+           "near 1: a few items)", (), ["all_retrieved", "catalog"], aliases=("giniindex", "gini_index"),
+           aggregate="catalog", tie_expected=False, inputs=("catalog",), reference="RecBole GiniIndex"),
+    _entry("Entropy", "Shannon entropy -sum p log_base p of the items' shares p of all top-k recommendations "
+           "(per_item=True: divided by the number of distinct items, as RecBole)",
+           [("base", Param(log_base, 2.0, "number > 1 or e")), ("per_item", Param(boolean, False, "True or False"))],
+           ["all_retrieved", "catalog"], aliases=("shannonentropy", "shannon_entropy", "distributional_coverage"),
+           aggregate="catalog", tie_expected=False,
+           reference="Shani & Gunawardana (2011); Microsoft Recommenders distributional_coverage (base 2); "
+                     "RecBole ShannonEntropy (base=e, per_item=True)"),
+    _entry("Novelty", "mean self-information -log2(interactions of the item / all interactions) of all top-k "
+           "recommendations (items without history add 0)", (), ["all_retrieved", "catalog"],
+           aggregate="catalog", tie_expected=False, inputs=("history",),
+           reference="Castells, Vargas & Wang (2011); Microsoft Recommenders novelty"),
+    _entry("AvgPop", "mean number of history interactions of the items in the user's top k",
+           (), ["all_retrieved", "popularity"], aliases=("averagepopularity", "average_popularity", "arp"),
+           tie_expected=False, inputs=("history",), reference="RecBole AveragePopularity"),
+    _entry("TailPct", "share of the user's top k in the long tail: items with at most `tail` interactions "
+           "(tail > 1), or the least popular fraction `tail` of the catalog (tail <= 1)",
+           [("tail", Param(real(0.0, open_low=True), 0.1, "number > 0"))], ["all_retrieved", "popularity"],
+           aliases=("tailpercentage", "tail_percentage"), tie_expected=False, inputs=("history",),
+           reference="RecBole TailPercentage (tail_ratio)"),
+    _entry("ILD", "intra-list diversity: 1 - mean similarity of the pairs of items in the user's top k",
+           [_SIMILARITY], ["all_retrieved", "similar"], aliases=("diversity", "intra_list_diversity"),
+           tie_expected=False,
+           inputs=("history",), reference="Ziegler et al. (2005); Microsoft Recommenders diversity"),
+    _entry("Serendipity", "mean over the user's top k of relevance * (1 - mean similarity to the user's history "
+           "items)", ["rel", _SIMILARITY], ["all_retrieved", "similar"], tie_expected=False, inputs=("history",),
+           reference="Zhang et al. (2012); Microsoft Recommenders serendipity"),
 )
 
 FAMILIES: dict[str, Family] = {f.name: f for f in REGISTRY}
@@ -299,7 +364,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in REGISTRY}
 _CUTOFF_LETTER = {"rank": "k", "fraction": "x", "multiple": "x"}
 _TREC_SYNTAX = {"gains": ".L=G,...", "gains_p": ".p=P", "p": ".P", "beta": ".B", "coefficients": ".a,b,c,d",
                 "levels": ".x,..."}
-_AVERAGED = {"mean": "mean", "sum": "sum", "geometric": "geometric mean"}
+_AVERAGED = {"mean": "mean", "sum": "sum", "geometric": "geometric mean", "catalog": "over all users"}
 
 
 def listing() -> list[dict[str, str]]:

@@ -58,6 +58,7 @@ class Result:
     per_query: bool
     num_queries: int
     warnings: list[str] = field(default_factory=list)
+    query_label: str = "query_id"  # what printed results call query ids: the inputs' own name (user_id)
 
     @cached_property
     def frame(self) -> "pd.DataFrame":
@@ -75,8 +76,10 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
     value = columns.index("value")
     rows = [row[:value] + (None if row[value] is None else float(row[value]),) + row[value + 1:] for row in table.rows]
 
+    label = p.run.query_label or p.qrels.query_label or "query_id"
+
     def result(asked: Rows, summary: Rows, by_query: bool) -> Result:
-        return Result(asked, summary, p.text, p.conventions, p.measures, by_query, num_queries, warnings)
+        return Result(asked, summary, p.text, p.conventions, p.measures, by_query, num_queries, warnings, label)
 
     if p.segments is not None:  # the summary is the overall row (segment NULL) without the segment columns
         keep = [i for i, c in enumerate(columns) if c not in ("segment", "num_queries")]
@@ -108,6 +111,8 @@ def format_result(result: Result, fmt: str) -> str:
     if fmt not in OUTPUT_FORMATS:
         raise ValueError(fmt)
     table = result.table
+    if result.query_label != "query_id":
+        table = Rows(tuple(result.query_label if c == "query_id" else c for c in table.columns), table.rows)
     integers = {str(m) for m in result.measures if m.spec.integer}
     if fmt in ("csv", "tsv"):
         return _delimited(table, "," if fmt == "csv" else "\t", integers)
@@ -207,7 +212,8 @@ def _runs_table(result: Result, integers: set[str]) -> str:
     if result.per_query:
         for (run_id,), values in _grouped(result.summary_table, ["run_id"]).items():
             rows.append([str(run_id), "all"] + [_number(values.get(n), n in integers, 4) for n in names])
-    return _aligned(keys + names, rows, ["<"] * len(keys) + [">"] * len(names), result)
+    header = ["run_id", result.query_label][:len(keys)]
+    return _aligned(header + names, rows, ["<"] * len(keys) + [">"] * len(names), result)
 
 
 def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result: Result) -> str:
@@ -226,7 +232,7 @@ def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result
 def _table(result: Result, integers: set[str]) -> str:
     names = [str(m) for m in result.measures]
     if result.per_query:
-        header = ["query_id"] + names
+        header = [result.query_label] + names
         rows = [[str(query_id)] + [_number(values.get(n), n in integers, 4) for n in names]
                 for (query_id,), values in _grouped(result.table, ["query_id"]).items()]
         summary = {row["measure"]: row["value"] for row in result.summary_table.records()}

@@ -166,7 +166,8 @@ _RESERVED = {"dcg", "cg", "ideal_dcg", "num_ret", "rank", "gain", "score", "rele
 #   ideal      per-query aggregates over the ideal ranking   perfect  over positions 1..k of the perfect ranking
 #   interpolated, graded, rndcg: per-query aggregates of the family steps of the same names
 # and value, the measure's value from those columns.
-STEPS = ("judgments", "judged", "ranked", "tie", "running", "retrieved", "ideal", "perfect", *FAMILY_STEPS)
+STEPS = ("judgments", "judged", "ranked", "tie", "running", "retrieved", "ideal", "perfect", "listed", "ordered",
+         "catalog", *FAMILY_STEPS)
 OUTPUTS = ("per_query", "summary", "both", "segments", "relstring")
 WIDTH = 140  # rendered lines are wrapped beyond this (and never reach 160 characters)
 
@@ -215,7 +216,7 @@ class _Plan:
                 "expected": tie_break == "expected", "input_rank": tie_break == "input_rank",
                 "judged_only": judged_only, "depth": depth, "judged": [], "ranked": [], "outer": [],
                 "running": False, "ties": False, "retrieved": [], "join_judgments": False, "ctes": [],
-                "measures": [], "step_columns": {},
+                "measures": [], "step_columns": {}, "popularity": False, "listed": [], "ordered": [], "catalog": [],
             }
         return self.rankings[key]
 
@@ -302,8 +303,10 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
     cut = f"_top_{measure.cutoff}" if measure.cutoff is not None else ""
     context["ideal"] = {"kind": ideal_kind, "spec": ideal["name"],
                         "column": f"{ideal['name']}_dcg{context['disc']['key']}{cut}"}
+    cut_name = f"top_{measure.cutoff}" if measure.cutoff is not None else "all"
     context["step_names"] = {"interpolated": f"iprec_{context['level']}{v}", "graded": f"graded{gain['sfx']}{v}",
-                             "rndcg": f"rndcg{gain['sfx']}{v}"}
+                             "rndcg": f"rndcg{gain['sfx']}{v}",
+                             "similar": f"similar_{context.get('similarity')}_{cut_name}{v}"}
     context["steps"] = {step: [line.strip() for line in call_macro(spec.template, step, context).splitlines()
                                if line.strip()] for step in STEPS}
     context["value"] = " ".join(call_macro(spec.template, "value", context).split())
@@ -331,10 +334,13 @@ def _sparse(ranking: dict) -> bool:
                for c in ranking["measures"])
 
 
-def _pieces(plan: _Plan, output: str, judgments: bool, perfect: bool, mixed: bool) -> list[dict]:
+def _pieces(plan: _Plan, output: str, judgments: bool, perfect: bool, mixed: bool,
+            recommender: bool = False) -> list[dict]:
     """The parts of the statement, in order: a file of sql/evaluation/ each, with what it renders."""
     rankings = list(plan.rankings.values())
     pieces = [{"template": "evaluation/inputs.sql"}, {"template": "evaluation/evaluated_queries.sql"}]
+    if recommender:
+        pieces.append({"template": "evaluation/recommender_inputs.sql"})
     if mixed:
         pieces.append({"template": "evaluation/answered_queries.sql"})
     if judgments:
@@ -351,6 +357,8 @@ def _pieces(plan: _Plan, output: str, judgments: bool, perfect: bool, mixed: boo
         if output == "relstring":
             continue
         pieces.append({"template": "evaluation/retrieved.sql", "ranking": ranking})
+        if ranking["catalog"]:
+            pieces.append({"template": "evaluation/catalog.sql", "ranking": ranking})
         pieces += [{"template": "evaluation/ideal.sql", "ideal": spec} for spec in plan.ideals.values()
                    if spec["columns"] and spec["source"] == "run" and spec["ranking"] == ranking["sfx"]]
         pieces += [{"template": f"evaluation/{cte['step']}.sql", **cte} for cte in ranking["ctes"]]
@@ -368,13 +376,15 @@ def _pieces(plan: _Plan, output: str, judgments: bool, perfect: bool, mixed: boo
 
 def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions, output: str,
                       relstring_length: int = 10, segments_sql: str | None = None, by_run: bool = False,
-                      reread_inputs: bool = False) -> str:
+                      reread_inputs: bool = False, recommender: dict | None = None) -> str:
     """The one SQL statement of an evaluation. ``measures`` are resolved Measure objects;
     ``output`` is "per_query", "summary", "both", "segments" (the summary over all queries and
     over each segment of ``segments_sql``, rows of query_id and segment), or "relstring"
     (trec_eval's relstring of the top ``relstring_length`` documents of each query; ``measures``
     is then empty). ``reread_inputs``: the inputs give the same rows each time they are read
-    (Source.rescannable), so DuckDB may scan them where they are used instead of holding them."""
+    (Source.rescannable), so DuckDB may scan them where they are used instead of holding them.
+    ``recommender``: SQL of the extra inputs of measures beyond accuracy (history: query_id,
+    doc_id rows; items: doc_id rows or None; features: doc_id, feature, weight rows or None)."""
     from .version import __version__
 
     if output not in OUTPUTS:
@@ -402,8 +412,9 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
     for context in contexts:
         ranking, steps = rankings[context["ranking"]], context["steps"]
         ranking["measures"].append(context)
-        for step in ("judged", "ranked", "retrieved"):
+        for step in ("judged", "ranked", "retrieved", "listed", "ordered", "catalog"):
             _add(ranking[step], steps[step])
+        ranking["popularity"] |= "popularity" in FAMILIES[context["family"]].reads
         _add(ranking["outer"], steps["tie"] + steps["running"])
         ranking["ties"] |= bool(steps["tie"])
         ranking["running"] |= bool(steps["running"])
@@ -434,10 +445,12 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         version=__version__,
         measure_names=[c["name"] for c in contexts],
         conventions=conventions.describe(),
-        pieces=_pieces(plan, output, bool(judgment_columns), bool(perfect_columns), mixed),
+        pieces=_pieces(plan, output, bool(judgment_columns), bool(perfect_columns), mixed, recommender is not None),
+        recommender=recommender,
         qrels_sql=qrels_sql,
         run_sql=run_sql,
         missing_queries="zero" if "zero" in populations else "skip",
+        skip_below=conventions.rel if conventions.no_relevant == "skip" else None,
         mixed_population=mixed,
         judgment_columns=judgment_columns,
         perfect_columns=perfect_columns,

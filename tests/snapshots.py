@@ -25,6 +25,9 @@ FOLDER = HERE / "snapshots"
 PRESETS = ("trec_eval", "spark_mllib", "torchmetrics")
 QRELS = "SELECT query_id, doc_id, relevance FROM qrels"
 RUN = "SELECT query_id, doc_id, score FROM run"
+# The extra inputs of the recommender measures beyond accuracy.
+RECOMMENDER = {"history": "SELECT query_id, doc_id FROM history", "items": "SELECT doc_id FROM items",
+               "features": "SELECT doc_id, feature, weight FROM item_features"}
 
 
 def family_measures(family) -> list[Measure]:
@@ -36,7 +39,8 @@ def family_measures(family) -> list[Measure]:
 def render(family, preset: str) -> str:
     conventions = resolve_conventions(preset)
     measures = resolve_measures(family_measures(family), conventions, preset)
-    return render_evaluation(QRELS, RUN, measures, conventions, "summary")
+    extra = family.inputs or family.aggregate == "catalog" or "similar" in family.reads
+    return render_evaluation(QRELS, RUN, measures, conventions, "summary", recommender=RECOMMENDER if extra else None)
 
 
 def snapshots() -> dict[Path, str]:

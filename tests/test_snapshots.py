@@ -27,6 +27,9 @@ def test_every_snapshot_belongs_to_a_family_and_binds():
     con = duckdb.connect()
     con.execute("CREATE TABLE qrels (query_id VARCHAR, doc_id VARCHAR, relevance INTEGER)")
     con.execute("CREATE TABLE run (query_id VARCHAR, doc_id VARCHAR, score DOUBLE)")
+    con.execute("CREATE TABLE history (query_id VARCHAR, doc_id VARCHAR)")
+    con.execute("CREATE TABLE items (doc_id VARCHAR)")
+    con.execute("CREATE TABLE item_features (doc_id VARCHAR, feature VARCHAR, weight DOUBLE)")
     for preset in PRESETS:
         files = sorted((FOLDER / preset).glob("*.sql"))
         assert {path.stem for path in files} == names, preset

@@ -1,10 +1,13 @@
 {#-
   Pieces of SQL the parts of an evaluation share (sql/evaluation/, sql/output/).
 -#}
-{#- A measure's aggregate over queries (the registry's aggregate). -#}
+{#- A measure's aggregate over queries (the registry's aggregate); a "catalog" value is one value
+    for all queries, the same on every per-query row. -#}
 {% macro aggregate(m) -%}
 {%- if m.aggregate == 'sum' -%}
 SUM({{ m.column }})
+{%- elif m.aggregate == 'catalog' -%}
+MAX({{ m.column }})
 {%- elif m.aggregate == 'geometric' -%}
 EXP(AVG(LN(CASE WHEN {{ m.column }} > CAST(0.00001 AS {{ DOUBLE }}) THEN {{ m.column }} ELSE CAST(0.00001 AS {{ DOUBLE }}) END)))
 {%- else -%}
@@ -19,11 +22,11 @@ AVG({{ m.column }})
 {%- endmacro %}
 
 {#- Results one row per (.., measure): the measure's column picked by its position among the
-    requested measures. -#}
+    requested measures; per query, a "catalog" measure has no value. -#}
 {% macro measure_case(source, measures) -%}
 CASE measures.position{% for m in measures %}
 
-           WHEN {{ loop.index }} THEN {{ source }}.{{ m.column }}{% endfor %}
+           WHEN {{ loop.index }} THEN {% if m.aggregate == 'catalog' and source == 'per_query' %}NULL{% else %}{{ source }}.{{ m.column }}{% endif %}{% endfor %}
 
        END
 {%- endmacro %}

@@ -1,18 +1,21 @@
 {#-
   Which queries are evaluated: those of the judgments that the run answers (missing_queries
   "skip", as trec_eval 9 and pytrec_eval), or every query of the judgments ("zero": those the
-  run misses score 0, as trec_eval -c). Queries only in the run are never evaluated.
+  run misses score 0, as trec_eval -c). Queries only in the run are never evaluated. With
+  no_relevant "skip" (a label level given as skip_below), queries without a judgment at that
+  level or above are left out too (RecBole's and Microsoft Recommenders' users without positives).
   Each gets a number, query_number (1, 2, ... in query id order): rankings partition by it,
   which sorts faster than by the text of the id (a 4-byte integer: measured fastest).
   Reference: docs/trec_eval_semantics.md sec. 2.
 -#}
 {% import '_macros/dialect.sql' as dialect %}
-{% macro evaluated_queries(judgments, missing_queries) %}
+{% macro evaluated_queries(judgments, missing_queries, skip_below=none) %}
 evaluated_queries AS (
     SELECT query_id,
            CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
     FROM (
-        SELECT DISTINCT query_id FROM {{ judgments }}
+        SELECT DISTINCT query_id FROM {{ judgments }}{% if skip_below is not none %} WHERE relevance >= {{ skip_below | number }}{% endif %}
+
 {% if missing_queries == 'skip' %}
         {{ dialect.intersect() }}
         SELECT DISTINCT query_id FROM run

@@ -1,3 +1,4 @@
-{#- Which queries count (missing_queries: skip = both sides, zero = all qrels queries), numbered. -#}
+{#- Which queries count (missing_queries: skip = both sides, zero = all qrels queries), numbered; with no_relevant=skip,
+    only queries with a relevant judgment. -#}
 {% import '_macros/query_set.sql' as query_set %}
-{{ query_set.evaluated_queries('qrels', missing_queries) }}
+{{ query_set.evaluated_queries('qrels', missing_queries, skip_below) }}

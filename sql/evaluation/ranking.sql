@@ -30,6 +30,9 @@ judged{{ v.sfx }} AS (
 {% else %}
     LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
 {% endif %}
+{% if v.popularity %}
+    LEFT JOIN popularity ON popularity.doc_id = run.doc_id
+{% endif %}
 ),
 ranked{{ v.sfx }} AS (
 {% if v.depth is not none or v.outer %}

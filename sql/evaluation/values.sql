@@ -29,6 +29,9 @@ CASE WHEN answered_queries.query_id IS NOT NULL THEN {{ m.value }} END
 {% if perfect_columns %}
     CROSS JOIN perfect_discounts
 {% endif %}
+{% if v.catalog %}
+    CROSS JOIN catalog{{ v.sfx }}
+{% endif %}
 {% for cte in v.ctes %}
     LEFT JOIN {{ cte.name }} ON {{ cte.name }}.query_id = evaluated_queries.query_id
 {% endfor %}

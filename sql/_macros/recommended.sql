@@ -1,0 +1,20 @@
+{#-
+  Pieces the recommender measures beyond accuracy share: a cut of the ranking to the top k
+  (all retrieved items without a cutoff) and the names of per-cutoff columns.
+-#}
+{#- "top_10", or "all" without a cutoff. -#}
+{% macro cut(m) %}{{ 'top_' ~ m.cutoff if m.cutoff is not none else 'all' }}{% endmacro %}
+{#- Whether a ranked row is within the measure's top k (and meets `also`). -#}
+{% macro within(m, also='') -%}
+{%- set parts = (['rank <= ' ~ (m.cutoff | number)] if m.cutoff is not none else []) + ([also] if also else []) -%}
+{{ parts | join(' AND ') if parts else 'TRUE' }}
+{%- endmacro %}
+{#- The rows within the top k (and meeting `also`) counted, or `value` summed over them. -#}
+{% macro total(m, name, also='', value='1') -%}
+{%- if m.cutoff is none and not also -%}{{ 'COUNT(*)' if value == '1' else 'SUM(' ~ value ~ ')' }}
+{%- else -%}SUM(CASE WHEN {{ within(m, also) }} THEN {{ value }} ELSE 0 END){%- endif %} AS {{ name }}_{{ cut(m) }}
+{%- endmacro %}
+{#- How often each item is in the top k of all queries (a column of listed{v}, one row per item). -#}
+{% macro times_column(m) %}{{ total(m, 'times') }}{% endmacro %}
+{#- The items in each query's top k (per-query count of a retrieved{v} column). -#}
+{% macro listed_column(m) %}{{ total(m, 'listed') }}{% endmacro %}

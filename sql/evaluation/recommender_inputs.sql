@@ -1,0 +1,44 @@
+{#-
+  The extra inputs of the recommender measures beyond accuracy, typed:
+    history        training interactions (query_id = user, doc_id = item), one row per interaction
+    history_pairs  its distinct (user, item) pairs; item_users: users per item
+    popularity     every catalog item (of --items and of the history): its interactions, its place
+                   by popularity (fewest first, then item id), the catalog's size and all interactions
+    item_features  (doc_id, feature, weight): a category has weight 1; item_norms: each item's norm
+-#}
+history AS (
+    {{ recommender['history'] | indent(4) }}
+),
+history_pairs AS (
+    SELECT DISTINCT query_id, doc_id FROM history
+),
+item_users AS (
+    SELECT doc_id, COUNT(*) AS users FROM history_pairs GROUP BY doc_id
+),
+popularity AS (
+    SELECT catalog_ids.doc_id AS doc_id,
+           COALESCE(counts.interactions, 0) AS interactions,
+           ROW_NUMBER() OVER (ORDER BY COALESCE(counts.interactions, 0), catalog_ids.doc_id) AS popularity_rank,
+           COUNT(*) OVER () AS catalog_size
+    FROM (
+        SELECT DISTINCT doc_id FROM history
+{% if recommender['items'] %}
+        UNION
+        SELECT doc_id FROM (
+            {{ recommender['items'] | indent(12) }}
+        ) AS listed_items
+{% endif %}
+    ) AS catalog_ids
+    LEFT JOIN (SELECT doc_id, COUNT(*) AS interactions FROM history GROUP BY doc_id) AS counts
+      ON counts.doc_id = catalog_ids.doc_id
+),
+catalog_items AS (
+    SELECT COUNT(*) AS catalog_size, SUM(interactions) AS all_interactions FROM popularity
+){% if recommender['features'] %},
+item_features AS (
+    {{ recommender['features'] | indent(4) }}
+),
+item_norms AS (
+    SELECT doc_id, SQRT(SUM(weight * weight)) AS norm FROM item_features GROUP BY doc_id
+){% endif %}
+

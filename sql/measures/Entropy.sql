@@ -1,0 +1,15 @@
+{#-
+  Entropy@k: Shannon entropy -sum p log_base p over the items recommended, p the item's share of
+  all top-k recommendations of all users; with per_item, divided by the number of distinct items
+  recommended. One value for the evaluation.
+  Parameters: base (2: Microsoft Recommenders' distributional_coverage; e with per_item=True:
+  RecBole's ShannonEntropy), per_item.
+  Reference: Shani & Gunawardana (2011); the two libraries above.
+-#}
+{% import '_macros/recommended.sql' as recommended %}
+{% macro listed(m) %}{{ recommended.times_column(m) }}{% endmacro %}
+{% macro ordered(m) %}SUM(times_{{ recommended.cut(m) }}) OVER () AS total_{{ recommended.cut(m) }}{% endmacro %}
+{% macro catalog(m) %}{% set share = 'CAST(times_' ~ recommended.cut(m) ~ ' AS ' ~ DOUBLE ~ ') / total_' ~ recommended.cut(m) %}
+-SUM(CASE WHEN times_{{ recommended.cut(m) }} > 0 THEN {{ share }} * LN({{ share }}) END) / LN({{ m.base | number }}){% if m.per_item %} / NULLIF(COUNT(CASE WHEN times_{{ recommended.cut(m) }} > 0 THEN 1 END), 0){% endif %} AS {{ m.column }}
+{%- endmacro %}
+{% macro value(m) %}catalog{{ m.ranking }}.{{ m.column }}{% endmacro %}

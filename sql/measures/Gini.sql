@@ -1,0 +1,14 @@
+{#-
+  Gini@k: the Gini index of how often each of the n catalog items is in the top k of all
+  users: with the counts c sorted ascending at positions i = 1..n (items never recommended
+  count 0), sum (2i - n - 1) c / (n sum c). The item with the d-th largest count sits at
+  i = n + 1 - d, so only recommended items need a position. One value for the evaluation.
+  Reference: RecBole GiniIndex (num_items: the catalog's size).
+-#}
+{% import '_macros/recommended.sql' as recommended %}
+{% macro listed(m) %}{{ recommended.times_column(m) }}{% endmacro %}
+{% macro ordered(m) %}ROW_NUMBER() OVER (ORDER BY times_{{ recommended.cut(m) }} DESC, doc_id) AS descending_{{ recommended.cut(m) }}{% endmacro %}
+{% macro catalog(m) %}{% set c = 'times_' ~ recommended.cut(m) %}
+CAST(SUM((catalog_items.catalog_size + 1 - 2 * descending_{{ recommended.cut(m) }}) * {{ c }}) AS {{ DOUBLE }}) / NULLIF(MAX(catalog_items.catalog_size) * SUM({{ c }}), 0) AS {{ m.column }}
+{%- endmacro %}
+{% macro value(m) %}catalog{{ m.ranking }}.{{ m.column }}{% endmacro %}

@@ -1,0 +1,13 @@
+{#-
+  Novelty@k: the mean self-information -log2(interactions(i) / all interactions) of all top-k
+  recommendations of all users (the history's interactions; an item without any adds 0 but
+  counts in the mean, as Microsoft Recommenders' inner join does). One value for the evaluation.
+  Reference: Castells, Vargas & Wang (ECIR 2011); Microsoft Recommenders novelty.
+-#}
+{% import '_macros/recommended.sql' as recommended %}
+{% import '_macros/dialect.sql' as dialect %}
+{% macro listed(m) %}{{ recommended.times_column(m) }}{% endmacro %}
+{% macro catalog(m) %}{% set c = 'times_' ~ recommended.cut(m) %}
+SUM(CASE WHEN popularity.interactions > 0 THEN {{ c }} * -{{ dialect.log2('CAST(popularity.interactions AS ' ~ DOUBLE ~ ') / catalog_items.all_interactions') }} ELSE 0 END) / NULLIF(SUM({{ c }}), 0) AS {{ m.column }}
+{%- endmacro %}
+{% macro value(m) %}catalog{{ m.ranking }}.{{ m.column }}{% endmacro %}

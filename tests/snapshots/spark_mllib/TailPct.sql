@@ -1,0 +1,106 @@
+-- sqlrank 0.1.0: TailPct(missing_queries=zero), TailPct(missing_queries=zero)@10
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
+--   missing_queries=zero, no_relevant=zero, judged_only=false, depth=none, trec_eval_version=10
+WITH
+qrels AS (
+    SELECT query_id, doc_id, relevance FROM qrels
+),
+run AS (
+    SELECT query_id, doc_id, score FROM run
+),
+evaluated_queries AS (
+    SELECT query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    FROM (
+        SELECT DISTINCT query_id FROM qrels
+    ) AS query_ids
+),
+history AS (
+    SELECT query_id, doc_id FROM history
+),
+history_pairs AS (
+    SELECT DISTINCT query_id, doc_id FROM history
+),
+item_users AS (
+    SELECT doc_id, COUNT(*) AS users FROM history_pairs GROUP BY doc_id
+),
+popularity AS (
+    SELECT catalog_ids.doc_id AS doc_id,
+           COALESCE(counts.interactions, 0) AS interactions,
+           ROW_NUMBER() OVER (ORDER BY COALESCE(counts.interactions, 0), catalog_ids.doc_id) AS popularity_rank,
+           COUNT(*) OVER () AS catalog_size
+    FROM (
+        SELECT DISTINCT doc_id FROM history
+        UNION
+        SELECT doc_id FROM (
+            SELECT doc_id FROM items
+        ) AS listed_items
+    ) AS catalog_ids
+    LEFT JOIN (SELECT doc_id, COUNT(*) AS interactions FROM history GROUP BY doc_id) AS counts
+      ON counts.doc_id = catalog_ids.doc_id
+),
+catalog_items AS (
+    SELECT COUNT(*) AS catalog_size, SUM(interactions) AS all_interactions FROM popularity
+),
+item_features AS (
+    SELECT doc_id, feature, weight FROM item_features
+),
+item_norms AS (
+    SELECT doc_id, SQRT(SUM(weight * weight)) AS norm FROM item_features GROUP BY doc_id
+),
+judged AS (
+    SELECT run.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           run.score AS score,
+           qrels.relevance AS relevance,
+           popularity.interactions AS item_interactions,
+           popularity.popularity_rank AS popularity_rank,
+           popularity.catalog_size AS catalog_size
+    FROM run
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+    LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
+    LEFT JOIN popularity ON popularity.doc_id = run.doc_id
+),
+ranked AS (
+    SELECT judged.*,
+           ROW_NUMBER() OVER ranking AS rank
+    FROM judged
+    WINDOW ranking AS (PARTITION BY query_number ORDER BY score DESC NULLS LAST, doc_id DESC
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
+retrieved AS (
+    SELECT ranked.query_id AS query_id,
+           COUNT(*) AS listed_all,
+           SUM(CASE WHEN popularity_rank <= GREATEST(FLOOR(catalog_size * 0.1), 1) THEN 1
+               ELSE 0 END) AS tailpct_missing_queries_zero_tail_all,
+           SUM(CASE WHEN rank <= 10 THEN 1 ELSE 0 END) AS listed_top_10,
+           SUM(CASE WHEN rank <= 10 AND popularity_rank <= GREATEST(FLOOR(catalog_size * 0.1), 1) THEN 1
+               ELSE 0 END) AS tailpct_missing_queries_zero_at_10_tail_top_10
+    FROM ranked
+    GROUP BY ranked.query_id
+),
+per_query AS (
+    SELECT evaluated_queries.query_id AS query_id,
+           CAST(tailpct_missing_queries_zero_tail_all AS DOUBLE) / NULLIF(listed_all, 0) AS tailpct_missing_queries_zero,
+           CAST(tailpct_missing_queries_zero_at_10_tail_top_10 AS DOUBLE) / NULLIF(listed_top_10, 0) AS tailpct_missing_queries_zero_at_10
+    FROM evaluated_queries
+    LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+),
+summary AS (
+    SELECT AVG(tailpct_missing_queries_zero) AS tailpct_missing_queries_zero,
+           AVG(tailpct_missing_queries_zero_at_10) AS tailpct_missing_queries_zero_at_10
+    FROM per_query
+)
+SELECT measures.measure AS measure,
+       CASE measures.position
+           WHEN 1 THEN summary.tailpct_missing_queries_zero
+           WHEN 2 THEN summary.tailpct_missing_queries_zero_at_10
+       END AS value
+FROM summary
+CROSS JOIN (
+    VALUES
+        (1, 'TailPct(missing_queries=zero)'),
+        (2, 'TailPct(missing_queries=zero)@10')
+) AS measures (position, measure)
+ORDER BY measures.position

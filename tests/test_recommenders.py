@@ -1,0 +1,191 @@
+"""Recommender evaluation: the worked examples of RecBole's and Microsoft Recommenders' own tests
+(fixtures/recommenders/<case>/, values derived in derive.py), per-user accuracy on generated data
+against a pure-Python reference of their formulas, and recommender inputs (implicit feedback,
+boolean labels, users without positives, the user's column names, extra inputs)."""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sqlrank
+from conftest import FIXTURES
+
+CASES = sorted(p for p in (FIXTURES / "recommenders").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_library_worked_examples(case):
+    options = json.loads((case / "options.json").read_text())
+    measures = options.pop("measures")
+    for name in ("history", "items", "item_features"):
+        if name in options:
+            options[name] = case / options[name]
+    per_user = sqlrank.evaluate(case / "qrels.csv", case / "run.csv", measures, per_query=True, **options)
+    summary = sqlrank.evaluate(case / "qrels.csv", case / "run.csv", measures, **options)
+    user_column = options["run_columns"]["query_id"]
+    assert user_column in per_user.columns  # ids are called as the inputs call them
+    shown = dict(zip(measures, summary.measure))  # a preset's conventions show in the name: nDCG(log_base=e)@10
+    assert len(shown) == len(summary) == len(measures)
+    with open(case / "expected.tsv", newline="") as f:
+        expected = list(csv.DictReader(f, delimiter="\t"))
+    assert expected
+    for row in expected:
+        name = shown[row["measure"]]
+        if row["user"] == "all":
+            got = summary.loc[summary.measure == name, "value"]
+        else:
+            got = per_user.loc[(per_user.measure == name) & (per_user[user_column] == row["user"]), "value"]
+        assert len(got) == 1, f"{case.name}: no value for {row['measure']} of {row['user']}"
+        value = float(got.iloc[0])
+        assert math.isclose(value, float(row["value"]), rel_tol=1e-12, abs_tol=1e-12), (case.name, row, value)
+        if row["source_value"]:  # the library's own number, within its test's tolerance
+            tolerance = float(row["tolerance"])  # relative (pytest.approx) or absolute (atol), as the test asserts
+            assert math.isclose(value, float(row["source_value"]), rel_tol=tolerance, abs_tol=tolerance), \
+                (case.name, row, value)
+
+
+def test_every_case_is_documented():
+    assert {c.name for c in CASES} >= {"recbole_catalog", "recbole_popularity",
+                                       "ms_recommenders_beyond", "ms_recommenders_accuracy"}
+    for case in CASES:
+        assert (case / "NOTE.md").read_text().startswith("Source:"), case
+
+
+def test_feature_vectors_equal_categories():
+    """Item features as vectors (a list column) give the cosine the 0/1 category rows give."""
+    case = FIXTURES / "recommenders" / "ms_recommenders_beyond"
+    options = json.loads((case / "options.json").read_text())
+    categories = pd.read_csv(case / "features.csv")
+    vectors = pd.DataFrame({"ItemId": sorted(set(categories.ItemId))})
+    vectors["features"] = [np.array([1.0 if f"f{p}" in set(categories.category[categories.ItemId == i]) else 0.0
+                                     for p in range(5)]) for i in vectors.ItemId]
+    measures = "ILD(similarity=features) Serendipity(similarity=features)"
+    common = dict(qrels_columns=options["qrels_columns"], run_columns=options["run_columns"],
+                  history=case / "history.csv", per_query=True)
+    a = sqlrank.evaluate(case / "qrels.csv", case / "run.csv", measures, item_features=vectors, **common)
+    b = sqlrank.evaluate(case / "qrels.csv", case / "run.csv", measures, item_features=case / "features.csv", **common)
+    pd.testing.assert_frame_equal(a, b)
+    assert a.value.notna().all()
+
+
+# ---------------------------------------------------------------- generated data vs. a reference
+
+def _generated(seed: int):
+    """Users with graded or implicit feedback, ties, unjudged items, and users without positives."""
+    rng = random.Random(seed)
+    qrels, run = [], []
+    for u in range(60):
+        user = f"u{u:02d}"
+        items = rng.sample(range(40), rng.randint(3, 25))
+        for item in items[:rng.randint(1, len(items))]:
+            label = 0 if u % 7 == 0 else rng.choice([0, 0, 1, 2, 3])  # every 7th user: no positive
+            qrels.append((user, f"i{item:02d}", label))
+        for item in rng.sample(range(40), rng.randint(1, 20)):
+            run.append((user, f"i{item:02d}", float(rng.randint(0, 6))))  # many ties
+    return (pd.DataFrame(qrels, columns=["user_id", "item_id", "rating"]),
+            pd.DataFrame(run, columns=["user_id", "item_id", "score"]))
+
+
+def _reference(qrels, run, k, rel=1):
+    """RecBole's formulas (tests/metrics), one user at a time: binary relevance (label >= rel), ties
+    ordered as sqlrank's default tie-break (item id descending), users without positives left out."""
+    positives = {}
+    for user, item, label in qrels.itertuples(index=False):
+        if label >= rel:
+            positives.setdefault(user, set()).add(item)
+    values = {}
+    for user, rows in run.groupby("user_id"):
+        if user not in positives:
+            continue
+        ranked = [item for item, _ in sorted(zip(rows.item_id, rows.score), key=lambda r: (r[1], r[0]), reverse=True)]
+        hits = [item in positives[user] for item in ranked[:k]]
+        n = len(positives[user])
+        first = next((i + 1 for i, h in enumerate(hits) if h), None)
+        values[user] = {
+            f"HR@{k}": float(any(hits)), f"P@{k}": sum(hits) / k, f"R@{k}": sum(hits) / n,
+            f"RR@{k}": 1 / first if first else 0.0,
+            f"AP@{k}": sum(sum(hits[:i + 1]) / (i + 1) for i, h in enumerate(hits) if h) / min(n, k),
+            f"nDCG@{k}": sum(h / math.log2(i + 2) for i, h in enumerate(hits))
+            / sum(1 / math.log2(i + 2) for i in range(min(n, k))),
+        }
+    return values
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_per_user_accuracy_equals_recbole_formulas(seed):
+    qrels, run = _generated(seed)
+    binary = qrels.assign(rating=(qrels.rating >= 1).astype(int))
+    k = 5
+    expected = _reference(qrels, run, k)
+    names = [f"HR@{k}", f"P@{k}", f"R@{k}", f"RR@{k}", f"AP@{k}", f"nDCG@{k}"]
+    columns = dict(qrels_columns={"query_id": "user_id", "doc_id": "item_id", "relevance": "rating"},
+                   run_columns={"query_id": "user_id", "doc_id": "item_id"})
+    got = sqlrank.evaluate(binary, run, names, per_query=True, preset="recbole", **columns)
+    summary = sqlrank.evaluate(binary, run, names, preset="recbole", **columns)
+    asked = dict(zip(summary.measure, names))  # shown as Success@5, AP(ap_denominator=min_num_rel_cutoff)@5
+    assert set(got.user_id) == set(expected)  # users without positives are left out
+    assert len(got) == len(expected) * len(names)
+    for row in got.itertuples(index=False):
+        want = expected[row.user_id][asked[row.measure]]
+        assert math.isclose(row.value, want, rel_tol=1e-9, abs_tol=1e-12), (row, want)
+    for shown, name in asked.items():
+        mean = sum(v[name] for v in expected.values()) / len(expected)
+        assert math.isclose(summary.set_index("measure").value[shown], mean, rel_tol=1e-9, abs_tol=1e-12)
+    # the same users with every positive pair listed (implicit feedback: no label column)
+    implicit = qrels[qrels.rating >= 1][["user_id", "item_id"]]
+    again = sqlrank.evaluate(implicit, run, names, per_query=True, preset="recbole", **{
+        "qrels_columns": {"query_id": "user_id", "doc_id": "item_id"}, "run_columns": columns["run_columns"]})
+    pd.testing.assert_frame_equal(again, got)
+
+
+def test_users_without_positives_are_a_named_convention():
+    qrels = pd.DataFrame({"user_id": ["a", "a", "b"], "item_id": ["x", "y", "z"], "clicked": [True, False, False]})
+    run = pd.DataFrame({"user_id": ["a", "a", "b"], "item_id": ["y", "x", "z"], "score": [2.0, 1.0, 3.0]})
+    columns = dict(qrels_columns={"query_id": "user_id", "doc_id": "item_id", "relevance": "clicked"},
+                   run_columns={"query_id": "user_id", "doc_id": "item_id"})
+    with pytest.warns(sqlrank.SqlrankWarning, match="no_relevant=skip"):
+        zero = sqlrank.evaluate(qrels, run, "nDCG@2 RR", **columns).set_index("measure").value
+    skip = sqlrank.evaluate(qrels, run, "nDCG@2 RR", no_relevant="skip", **columns).set_index("measure").value
+    assert zero["RR"] == pytest.approx(0.25) and skip["RR"] == pytest.approx(0.5)
+    assert skip["nDCG@2"] == pytest.approx(1 / math.log2(3))
+    assert sqlrank.evaluate(qrels, run, "RR", preset="recbole", **columns).value[0] == pytest.approx(0.5)
+
+
+def test_two_column_judgments_are_implicit_feedback(tmp_path):
+    (tmp_path / "clicks.csv").write_text("user_id,item_id\nu1,a\nu1,b\nu2,c\n")
+    (tmp_path / "pred.csv").write_text("user_id,item_id,score\nu1,a,3\nu1,c,2\nu2,c,1\n")
+    columns = dict(qrels_columns={"query_id": "user_id", "doc_id": "item_id"},
+                   run_columns={"query_id": "user_id", "doc_id": "item_id"})
+    got = sqlrank.evaluate(tmp_path / "clicks.csv", tmp_path / "pred.csv", "P@2 R@2", per_query=True, **columns)
+    assert list(got.columns) == ["user_id", "measure", "value"]
+    assert got.value.tolist() == [0.5, 0.5, 0.5, 1.0]
+    # a third column that is not mapped is not taken for labels: the error says how to map it
+    (tmp_path / "ratings.csv").write_text("user_id,item_id,rating\nu1,a,1\n")
+    with pytest.raises(sqlrank.InputError, match="relevance= for implicit feedback"):
+        sqlrank.evaluate(tmp_path / "ratings.csv", tmp_path / "pred.csv", "P@2", **columns)
+
+
+def test_command_line_recommender_evaluation(tmp_path):
+    case = FIXTURES / "recommenders" / "ms_recommenders_beyond"
+    out = subprocess.run(
+        [sys.executable, "-m", "sqlrank", "eval", str(case / "qrels.csv"), str(case / "run.csv"), "-m",
+         "Coverage ILD Novelty Serendipity", "-q", "--history", str(case / "history.csv"),
+         "--qrels-columns", "query_id=UserId,doc_id=ItemId,relevance=Relevance",
+         "--run-columns", "query_id=UserId,doc_id=ItemId"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].split() == ["UserId", "Coverage", "ILD", "Novelty", "Serendipity"]
+    assert lines[2].split() == ["1", "0.2929", "0.3639"]  # per user: no catalog-wide values
+    assert lines[5].split() == ["all", "0.8000", "0.4310", "2.8333", "0.4341"]
+    missing = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(case / "qrels.csv"), str(case / "run.csv"),
+                              "-m", "Novelty", "--qrels-columns", "query_id=UserId,doc_id=ItemId,relevance=Relevance",
+                              "--run-columns", "query_id=UserId,doc_id=ItemId"], capture_output=True, text=True)
+    assert missing.returncode == 1 and "--history FILE" in missing.stderr and "Traceback" not in missing.stderr
