@@ -39,3 +39,22 @@ def test_floor_is_the_sum_of_its_steps(tmp_path):
         assert all(seconds[name] >= 0 for name in names), out
         assert abs(seconds[f"floor from {fmt} (sum of its steps)"] - sum(seconds[n] for n in names)) <= 0.02, out
     assert re.search(r"at most \d+\.\d\dx; 6\.0x needs", out), out
+
+
+def test_recommender_bench_agrees_with_microsoft_recommenders(tmp_path):
+    """bench/recommenders.py at a small scale: the run completes under its memory limit, and where
+    Microsoft Recommenders is at hand its means on the sample equal sqlrank's."""
+    import os
+
+    cmd = [sys.executable, str(ROOT / "bench" / "recommenders.py"), "--users", "3000", "--sample-users", "1000",
+           "--memory-limit", "1GB", "--data", str(tmp_path)]
+    python = os.environ.get("SQLRANK_RECOMMENDERS_PYTHON")
+    if python:
+        cmd += ["--recommenders-python", python]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert "60,000 prediction rows, 3,000 users" in out.stdout
+    assert "Coverage@10" in out.stdout and "AvgPop@10" in out.stdout
+    if python:
+        worst = float(out.stdout.rsplit("largest difference of the means: ", 1)[1].split()[0])
+        assert worst < 1e-9

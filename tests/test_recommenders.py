@@ -189,3 +189,102 @@ def test_command_line_recommender_evaluation(tmp_path):
                               "-m", "Novelty", "--qrels-columns", "query_id=UserId,doc_id=ItemId,relevance=Relevance",
                               "--run-columns", "query_id=UserId,doc_id=ItemId"], capture_output=True, text=True)
     assert missing.returncode == 1 and "--history FILE" in missing.stderr and "Traceback" not in missing.stderr
+
+
+# ---------------------------------------------------------------- Microsoft Recommenders itself
+
+RECOMMENDERS_SCRIPT = r"""
+import json, sys
+import numpy as np
+import pandas as pd
+from recommenders.evaluation import python_evaluation as pe
+folder = sys.argv[1]
+read = lambda name, **kw: pd.read_csv(f"{folder}/{name}.csv", **kw)
+truth = read("clicks")
+positives = truth[truth.clicked == 1][["user_id", "item_id"]].assign(rating=1)
+pred, train = read("predictions"), read("history")
+features = read("features")
+features = pd.DataFrame({"item_id": features.item_id, "features": [np.array(json.loads(v)) for v in features.vector]})
+kw = dict(col_user="user_id", col_item="item_id")
+out = {}
+for k in (3, 10):
+    out[f"P@{k}"] = pe.precision_at_k(positives, pred, col_prediction="score", k=k, **kw)
+    out[f"R@{k}"] = pe.recall_at_k(positives, pred, col_prediction="score", k=k, **kw)
+    out[f"nDCG@{k}"] = pe.ndcg_at_k(positives, pred, col_prediction="score", k=k, **kw)
+    out[f"MAP@{k}"] = pe.map_at_k(positives, pred, col_prediction="score", k=k, **kw)
+reco = pred.merge(truth[["user_id", "item_id", "clicked"]], how="left").fillna({"clicked": 0})
+reco = reco.rename(columns={"clicked": "relevance"})[["user_id", "item_id", "relevance"]]
+out["Coverage"] = pe.catalog_coverage(train, reco, **kw)
+out["Entropy"] = pe.distributional_coverage(train, reco, **kw)
+out["Novelty"] = pe.novelty(train, reco, **kw)
+for name, sim, extra in (("", "item_cooccurrence_count", {}),
+                         ("(similarity=features)", "item_feature_vector", {"item_feature_df": features})):
+    users = pe.user_diversity(train, reco, item_sim_measure=sim, col_sim="sim", **extra, **kw)
+    out["ILD" + name] = dict(zip(users.user_id.astype(str), users.user_diversity))
+    users = pe.user_serendipity(train, reco, item_sim_measure=sim, col_sim="sim", col_relevance="relevance",
+                                **extra, **kw)
+    out["Serendipity" + name] = dict(zip(users.user_id.astype(str), users.user_serendipity))
+print(json.dumps(out))
+"""
+
+
+def _recommenders_python() -> str:
+    import os
+
+    python = os.environ.get("SQLRANK_RECOMMENDERS_PYTHON")
+    if python:
+        return python
+    if os.environ.get("SQLRANK_REQUIRE_PEERS"):
+        pytest.fail("SQLRANK_RECOMMENDERS_PYTHON must name a Python with Microsoft Recommenders (SQLRANK_REQUIRE_PEERS)")
+    pytest.skip("Microsoft Recommenders needs pandas < 3: set SQLRANK_RECOMMENDERS_PYTHON to a Python that has it "
+                "(.ci/run makes one: pip install 'pandas<3' numpy scikit-learn scipy; pip install --no-deps recommenders)")
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_equals_microsoft_recommenders_on_generated_data(tmp_path, seed):
+    """Accuracy means (users in both truth and predictions, none without a click) and the measures
+    beyond accuracy per user, against Recommenders' python_evaluation run on the same files."""
+    python = _recommenders_python()
+    rng = random.Random(seed)
+    items = list(range(60))
+    clicks, predictions, history, vectors = [], [], [], []
+    for item in items:
+        vectors.append((item, json.dumps([float(rng.random() < 0.4) for _ in range(6)] + [1.0])))
+    for user in range(80):
+        pool = rng.sample(items, 26)
+        recommended, seen = pool[:rng.randint(4, 14)], pool[20:20 + rng.randint(1, 6)]
+        scores = rng.sample(range(1000), len(recommended))  # no tied scores: Recommenders' order is pandas'
+        predictions += [(user, item, score / 100) for item, score in zip(recommended, scores)]
+        labelled = rng.sample(recommended, rng.randint(1, min(5, len(recommended)))) + [pool[19]]
+        clicks += [(user, item, int(rng.random() < 0.5)) for item in labelled]
+        if not any(c for u, i, c in clicks if u == user):
+            clicks[-1] = (user, labelled[-1], 1)  # every user has a positive: both tools see the same users
+        history += [(user, item) for item in seen]
+    frames = {"clicks": pd.DataFrame(clicks, columns=["user_id", "item_id", "clicked"]),
+              "predictions": pd.DataFrame(predictions, columns=["user_id", "item_id", "score"]),
+              "history": pd.DataFrame(history, columns=["user_id", "item_id"]),
+              "features": pd.DataFrame(vectors, columns=["item_id", "vector"])}
+    for name, frame in frames.items():
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    done = subprocess.run([python, "-c", RECOMMENDERS_SCRIPT, str(tmp_path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    theirs = json.loads(done.stdout.splitlines()[-1])
+
+    item_features = frames["features"].assign(features=[np.array(json.loads(v)) for v in frames["features"].vector])
+    options = dict(qrels_columns={"relevance": "clicked"}, history=frames["history"],
+                   item_features=item_features[["item_id", "features"]], preset="ms_recommenders")
+    names = [f"{f}@{k}" for k in (3, 10) for f in ("P", "R", "nDCG", "MAP")]
+    beyond = ["Coverage", "Entropy", "Novelty", "ILD", "Serendipity", "ILD(similarity=features)",
+              "Serendipity(similarity=features)"]
+    summary = sqlrank.evaluate(frames["clicks"], frames["predictions"], names + beyond, **options)
+    per_user = sqlrank.evaluate(frames["clicks"], frames["predictions"], beyond[3:], per_query=True, **options)
+    shown = dict(zip(names + beyond, summary.measure))
+    means = summary.set_index("measure").value
+    for name in names + beyond[:3]:
+        assert math.isclose(means[shown[name]], theirs[name], rel_tol=1e-9, abs_tol=1e-12), (name, means[shown[name]])
+    for name in beyond[3:]:
+        ours = per_user[per_user.measure == name].set_index("user_id").value.dropna()
+        assert set(ours.index) == set(theirs[name]), name  # ILD: users with two items or more
+        for user, value in theirs[name].items():
+            assert math.isclose(ours[user], value, rel_tol=1e-9, abs_tol=1e-12), (name, user, ours[user], value)
+        assert math.isclose(means[shown[name]], sum(theirs[name].values()) / len(theirs[name]), rel_tol=1e-9)
