@@ -7,7 +7,9 @@ sqlrank-parquet@600MB is sqlrank on the Parquet files with --memory-limit 600MB.
 Generates the data if missing (bench/generate.py), then runs each tool as a whole process, from
 files to printed means, `repeat` times: wall time (median), peak memory (max resident set of
 the process, from wait4), and the means it prints, which must agree across tools to 1e-6
-(ranx's order of tied scores differs; see the ranx preset). Prints a table with the ratio of
+(ranx's order of tied scores differs; see the ranx preset; trec_eval prints 4 decimals). trec_eval
+is the real one built with -O2 (bench/trec_eval_binary.py: SQLRANK_TREC_EVAL_SOURCE or
+SQLRANK_TREC_EVAL); the default tool list needs it. Prints a table with the ratio of
 pytrec_eval's time to each tool's.
 """
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from generate import generate  # noqa: E402
+from trec_eval_binary import trec_eval_binary  # noqa: E402
 
 MEASURES = ["nDCG@10", "AP", "P@10", "R@1000", "RR"]
 
@@ -55,7 +58,16 @@ print(json.dumps({ours: float(res[name]) for name, ours in names.items()}))
 }
 
 
+TREC_NAMES = {"ndcg_cut_10": "nDCG@10", "map": "AP", "P_10": "P@10", "recall_1000": "R@1000", "recip_rank": "RR"}
+
+
 def command(tool: str, paths: dict, script_dir: Path) -> list[str]:
+    if tool == "trec_eval":  # the real one, -O2 (bench/trec_eval_binary.py)
+        binary, why = trec_eval_binary(Path(paths["run.txt"]).parent)
+        if binary is None:
+            raise SystemExit(f"trec_eval: {why}")
+        return [str(binary), "-m", "ndcg_cut.10", "-m", "map", "-m", "P.10", "-m", "recall.1000", "-m", "recip_rank",
+                paths["qrels.txt"], paths["run.txt"]]
     if tool.startswith("sqlrank"):  # sqlrank-parquet, sqlrank-trec, with @LIMIT: sqlrank-parquet@600MB
         name, _, limit = tool.partition("@")
         fmt = "parquet" if name.endswith("parquet") else "txt"
@@ -74,6 +86,9 @@ def measure(cmd: list[str]) -> tuple[float, float, dict]:
     out, err = proc.stdout.read(), proc.stderr.read()
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{cmd[:3]} failed: {err[-2000:]}")
+    if cmd[-3] == "recip_rank":  # trec_eval's own layout: name, "all", value with 4 decimals
+        return elapsed, usage.ru_maxrss / 1024, {TREC_NAMES[line.split()[0]]: float(line.split()[2])
+                                                 for line in out.splitlines()}
     data = json.loads(out)
     if isinstance(data, list):  # sqlrank's JSON: [{"measure": ..., "value": ...}]
         data = {row["measure"]: row["value"] for row in data}
@@ -104,7 +119,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--tools", default="sqlrank-parquet,sqlrank-parquet@600MB,sqlrank-trec,pytrec_eval,"
+    parser.add_argument("--tools", default="sqlrank-parquet,sqlrank-parquet@600MB,sqlrank-trec,trec_eval,pytrec_eval,"
                                            "ir_measures,ranx")
     parser.add_argument("--data", default=str(HERE / "data"))
     args = parser.parse_args()
@@ -119,7 +134,8 @@ def main() -> None:
         agree = "-"
         if reference and tool != "pytrec_eval":
             worst = max(abs(means[m] - reference[2][m]) for m in MEASURES)
-            agree = "yes" if worst <= 1e-6 else f"no (max diff {worst:.2g})"
+            limit = 5e-5 if tool == "trec_eval" else 1e-6  # trec_eval prints 4 decimals
+            agree = "yes" if worst <= limit else f"no (max diff {worst:.2g})"
         print(f"{tool:<22} {seconds:8.2f} {peak:8.0f} {ratio:>19}  {agree}")
 
 

@@ -1,24 +1,38 @@
-"""sqlrank trec_eval against trec_eval's C code on results.comment.test scaled to ~1M lines.
+"""sqlrank trec_eval beside the real trec_eval (10.0, -O2) and pytrec_eval, as whole processes.
 
-The peer is pytrec_eval-terrier: trec_eval's measure code in C, driven from Python, reading the
-same TREC files with its own parse_qrel/parse_run and printing trec_eval's layout. Both are timed as whole processes, files to printed output,
-median of several runs, in the same session.
+    python bench/trec_eval_speed.py [--rows 10000000 | --copies 33] [--repeat 3]
 
-    python bench/trec_eval_speed.py [--copies 33] [--repeat 3]
+The data: bench/generate.py's run and qrels at --rows (TREC text), or trec_eval's own
+results.comment.test with each query copied --copies times under new ids. For each command line
+(trec_eval's default measures; -m all_trec; the five measures of bench/run.py) it runs sqlrank
+trec_eval and trec_eval with the same arguments: wall time (median of --repeat), peak memory (max
+resident set, from wait4), and whether the outputs are byte-identical. pytrec_eval-terrier (trec_eval
+9's C code driven from Python) runs the five measures too. The real trec_eval comes from
+bench/trec_eval_binary.py (SQLRANK_TREC_EVAL or SQLRANK_TREC_EVAL_SOURCE); without it, only sqlrank
+and pytrec_eval run.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from datetime import date
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 CONFORMANCE = ROOT / "fixtures" / "trec_eval"
+sys.path.insert(0, str(HERE))
+from generate import generate  # noqa: E402
+from trec_eval_binary import trec_eval_binary  # noqa: E402
+
+FIVE = ["-m", "ndcg_cut.10", "-m", "map", "-m", "P.10", "-m", "recall.1000", "-m", "recip_rank"]
+COMMANDS = {"default measures": [], "-m all_trec": ["-m", "all_trec"], "5 measures": FIVE}
 
 PYTREC_SCRIPT = r'''
 import sys, pytrec_eval
@@ -26,8 +40,7 @@ with open(sys.argv[1]) as f:
     qrels = pytrec_eval.parse_qrel(f)
 with open(sys.argv[2]) as f:
     run = pytrec_eval.parse_run(f)
-measures = {"num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
-            "iprec_at_recall", "P"}
+measures = {"ndcg_cut.10", "map", "P.10", "recall.1000", "recip_rank"}
 results = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
 names = sorted(next(iter(results.values())))
 out = []
@@ -54,45 +67,71 @@ def scale(copies: int, folder: Path) -> tuple[Path, Path]:
     return qrels, run
 
 
-def timed(command: list[str], repeat: int) -> tuple[float, str]:
-    times, output = [], ""
-    for _ in range(repeat):
-        start = time.perf_counter()
-        proc = subprocess.run(command, capture_output=True, text=True)
-        times.append(time.perf_counter() - start)
-        if proc.returncode != 0:
-            raise SystemExit(f"{command[0]} failed: {proc.stderr}")
-        output = proc.stdout
-    return statistics.median(times), output
+def run_measured(command: list[str]) -> tuple[float, float, str]:
+    """One whole process: (seconds, peak resident MB from wait4, standard output)."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(command, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"{command[0]} failed: {err.read().decode(errors='replace')[-2000:]}")
+        return elapsed, usage.ru_maxrss / 1024, out.read().decode()
+
+
+def differing(ours: str, theirs: str) -> str:
+    """The measure names whose lines differ (trec_eval -O2's rbp reads uninitialised memory in m_rbp.c)."""
+    a, b = ours.splitlines(), theirs.splitlines()
+    names = sorted({x.split("\t")[0].strip() for x, y in zip(a, b) if x != y})
+    return ", ".join(names) + ("" if len(a) == len(b) else f" (and {abs(len(a) - len(b))} lines)")
+
+
+def median_of(command: list[str], repeat: int) -> tuple[float, float, str]:
+    runs = [run_measured(command) for _ in range(repeat)]
+    return statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[-1][2]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--copies", type=int, default=33, help="copies of each query (33: ~1M run lines)")
+    parser.add_argument("--rows", type=int, help="bench/generate.py's data at this many run lines")
+    parser.add_argument("--copies", type=int, default=33, help="copies of each comment-test query (33: ~1M lines)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--data", default=str(HERE / "data"))
     args = parser.parse_args()
+    binary, how = trec_eval_binary(Path(args.data))
     with tempfile.TemporaryDirectory() as tmp:
-        qrels, run = scale(args.copies, Path(tmp))
+        if args.rows:
+            paths = generate(args.rows, 1000, 1, args.data)
+            qrels, run = Path(paths["qrels.txt"]), Path(paths["run.txt"])
+        else:
+            qrels, run = scale(args.copies, Path(tmp))
         lines = sum(1 for _ in open(run))
-        script = Path(tmp) / "pytrec.py"
-        script.write_text(PYTREC_SCRIPT)
-        sqlrank_time, sqlrank_out = timed([sys.executable, "-m", "sqlrank", "trec_eval", str(qrels), str(run)],
-                                          args.repeat)
-        pytrec_time, pytrec_out = timed([sys.executable, str(script), str(qrels), str(run)], args.repeat)
-        all_trec_time, _ = timed([sys.executable, "-m", "sqlrank", "trec_eval", "-q", "-m", "all_trec",
-                                  str(qrels), str(run)], args.repeat)
-    ours = {l.split("\t")[0].strip(): l.split("\t")[2] for l in sqlrank_out.splitlines()}
-    theirs = {l.split("\t")[0].strip(): l.split("\t")[2] for l in pytrec_out.splitlines()}
-    # pytrec_eval uses trec_eval 9's recall-level rounding, so iprec lines may differ (docs/trec_eval_semantics.md 9.2)
-    agree = [n for n in theirs if n in ours and not n.startswith("iprec")
-             and f"{float(ours[n]):.4f}" != f"{float(theirs[n]):.4f}"]
-    print(f"run lines: {lines:,}; queries: {args.copies * 31:,} judged; cores: {os.cpu_count()}; "
-          f"median of {args.repeat}")
-    print(f"{'tool':<44} {'seconds':>8} {'ratio':>7}")
-    print(f"{'sqlrank trec_eval (official measures)':<44} {sqlrank_time:8.2f} {1.0:7.2f}")
-    print(f"{'pytrec_eval-terrier (trec_eval C, official)':<44} {pytrec_time:8.2f} {pytrec_time / sqlrank_time:7.2f}")
-    print(f"{'sqlrank trec_eval -q -m all_trec':<44} {all_trec_time:8.2f} {all_trec_time / sqlrank_time:7.2f}")
-    print("summary values agree (apart from iprec rounding):", "yes" if not agree else f"NO: {agree}")
+        print(f"{lines:,} run lines ({run.name}); {platform.machine()}, {os.cpu_count()} cores, {date.today()}; "
+              f"median of {args.repeat} runs, whole process; trec_eval: {binary or 'none'} ({how})")
+        print(f"{'command':<18} {'tool':<18} {'seconds':>8} {'peak MB':>8} {'time / trec_eval':>17} "
+              f"{'memory / trec_eval':>19}  output")
+        for name, flags in COMMANDS.items():
+            ours = median_of([sys.executable, "-m", "sqlrank", "trec_eval", *flags, str(qrels), str(run)], args.repeat)
+            rows = [("sqlrank trec_eval", ours)]
+            theirs = median_of([str(binary), *flags, str(qrels), str(run)], args.repeat) if binary else None
+            if theirs:
+                rows.insert(0, ("trec_eval -O2", theirs))
+            if name == "5 measures":
+                script = Path(tmp) / "pytrec.py"
+                script.write_text(PYTREC_SCRIPT)
+                rows.append(("pytrec_eval", median_of([sys.executable, str(script), str(qrels), str(run)],
+                                                      args.repeat)))
+            for tool, (seconds, peak, output) in rows:
+                if theirs:
+                    same = "identical" if output == theirs[2] else "differs: " + differing(output, theirs[2])
+                    ratios = f"{seconds / theirs[0]:17.2f} {peak / theirs[1]:19.2f}"
+                else:
+                    same, ratios = "-", f"{'-':>17} {'-':>19}"
+                if tool == "pytrec_eval":
+                    same = "(9's code; not compared)"
+                print(f"{name:<18} {tool:<18} {seconds:8.2f} {peak:8.0f} {ratios}  {same}")
 
 
 if __name__ == "__main__":

@@ -54,14 +54,15 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
          qrels_columns: Mapping[str, str] | None = None, run_columns: Mapping[str, str] | None = None,
          preset: str | None = None, slices: int | None = None, queries: Any = None, by: str | None = None,
          dialect: str = "duckdb", relstring_length: int = 10, history: Any = None, items: Any = None,
-         item_features: Any = None, **conventions: Any) -> Plan:
+         item_features: Any = None, printable: bool = True, **conventions: Any) -> Plan:
     """Everything an evaluation needs but running it. ``qrels`` may be a Source loaded before
     (several runs against the same judgments read them once). With ``by``, results are per
     segment of the query table ``queries`` (output "segments"). Output "relstring" (trec_eval's
     relstring of each query's top ``relstring_length`` documents) takes no measures. Qrels read
     with judgment groups (trec_eval's -R qrels_jg) evaluate the run once per group. ``history``,
     ``items`` and ``item_features`` are the extra inputs of the recommender measures beyond
-    accuracy (catalog.py)."""
+    accuracy (catalog.py). ``printable=False`` skips rendering the statement that reads the files
+    themselves (``text`` is then the executed one): for callers that never show it."""
     resolved_conventions = resolve_conventions(preset, **conventions)
     explicit = {k for k, v in conventions.items() if v is not None}
     resolved_measures = [] if output == "relstring" else resolve_measures(measures, resolved_conventions, preset,
@@ -105,8 +106,11 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     sql = statement(qrels_source.sql(), run_source.sql())
     if dialect not in DIALECTS:
         raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
-    with sql_dialect(dialect):
-        text = statement(qrels_source.source_sql(), run_source.source_sql())
+    if printable or dialect != "duckdb":
+        with sql_dialect(dialect):
+            text = statement(qrels_source.source_sql(), run_source.source_sql())
+    else:
+        text = sql
     return Plan(qrels_source, run_source, resolved_measures, resolved_conventions, sql, text,
                 check_slices(slices), segments)
 

@@ -162,12 +162,14 @@ def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_
     if not options.complete:
         _require_all_qrels_queries(qrels, run_source, con)
     engine = DuckDBEngine(con)
-    p = plan(qrels, run_source, measures or [Measure("NumQ")], "per_query", con, registry, **conventions)
+    p = plan(qrels, run_source, measures or [Measure("NumQ")], "per_query", con, registry, printable=False,
+             **conventions)
     rows = engine.rows(p.sql).rows  # (query_id, measure, value)
     relstrings = {}
     if "relstring" in options.measures and options.per_query:
         length = int(float(options.measures["relstring"] or 10))
-        p = plan(qrels, run_source, [], "relstring", con, registry, relstring_length=max(length, 0), **conventions)
+        p = plan(qrels, run_source, [], "relstring", con, registry, relstring_length=max(length, 0),
+                 printable=False, **conventions)
         relstrings = dict(engine.rows(p.sql).rows)
     runid = _runid(run_source, con) if "runid" in options.measures else None
     if options.groups:  # average over the judgment groups of each query
@@ -222,15 +224,24 @@ def _evaluate_prefs(options: Options, lines: list[Line], measures: list[Measure]
 def _print(options: Options, lines: list[Line], measures: list[Measure], rows: list, relstrings: dict,
            runid: str | None, out, conventions) -> None:
     names = {str(m): str(m.resolve(conventions)) for m in measures}
-    values = {(qid, measure): value for qid, measure, value in rows}
-    queries = sorted({qid for qid, _, _ in rows}, key=lambda q: q.encode("utf-8"))
+    columns: dict[str, dict[str, float]] = {}  # measure -> {query id: value}
+    for qid, measure, value_ in rows:
+        columns.setdefault(measure, {})[qid] = value_
+    queries = sorted({qid for column in columns.values() for qid in column}, key=lambda q: q.encode("utf-8"))
     zscores = _read_zscores(options.zscores) if options.zscores else None
+    keys = {id(line): names[str(line.measure)] if line.measure is not None else line.trec for line in lines}
 
     def value(line: Line, qid: str) -> float:
-        v = values[(qid, names[str(line.measure)] if line.measure is not None else line.trec)]
+        return per_query(line, [qid])[0]
+
+    def per_query(line: Line, qids: list[str]) -> list[float]:
+        column = columns[keys[id(line)]]
+        found = [column[qid] for qid in qids]
         if line.trec in ("gm_map", "gm_bpref"):
-            v = math.log(max(v, MIN_GEO_MEAN))
-        return _zscore(zscores, qid, line.name, v) if zscores is not None else v
+            found = [math.log(max(v, MIN_GEO_MEAN)) for v in found]
+        if zscores is not None:
+            found = [_zscore(zscores, qid, line.name, v) for qid, v in zip(qids, found)]
+        return found
 
     text = []
     if options.per_query:
@@ -252,14 +263,14 @@ def _print(options: Options, lines: list[Line], measures: list[Measure], rows: l
             if line.trec == "num_q":
                 text.append(_format("num_q", "all", len(queries), "num_q", zscores is not None))
                 continue
-            per = [value(line, q) for q in queries]
+            per = per_query(line, queries)
             if line.trec in ("gm_map", "gm_bpref"):
                 total = math.exp(sum(per) / len(per)) if per else 0.0
             elif line.trec in COUNTS:
                 total = sum(per)
                 if line.trec == "num_rel" and options.complete and options.rel != 1 and zscores is None:
-                    recount = names[str(NUM_REL_RECOUNT)]  # trec_eval 10 -c: rel > 0 recount
-                    total = sum(values[(q, recount)] for q in queries)
+                    recount = columns[names[str(NUM_REL_RECOUNT)]]  # trec_eval 10 -c: rel > 0 recount
+                    total = sum(recount[q] for q in queries)
             else:
                 total = sum(per) / len(per) if per else 0.0
             text.append(_format(line.name, "all", total, line.trec, zscores is not None))

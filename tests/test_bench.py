@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import peer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,3 +60,24 @@ def test_recommender_bench_agrees_with_microsoft_recommenders(tmp_path):
     if python:
         worst = float(out.stdout.rsplit("largest difference of the means: ", 1)[1].split()[0])
         assert worst < 1e-9
+
+
+def test_trec_eval_beside_sqlrank(tmp_path):
+    """bench/run.py and bench/trec_eval_speed.py run the real trec_eval (built with -O2) beside
+    sqlrank: the means agree, and trec_eval's own command lines print the same bytes."""
+    import os
+
+    if not (os.environ.get("SQLRANK_TREC_EVAL_SOURCE") or os.environ.get("SQLRANK_TREC_EVAL")):
+        if os.environ.get("SQLRANK_REQUIRE_ORACLE"):
+            pytest.fail("SQLRANK_TREC_EVAL_SOURCE or SQLRANK_TREC_EVAL is required here (SQLRANK_REQUIRE_ORACLE)")
+        pytest.skip("the real trec_eval is not configured (SQLRANK_TREC_EVAL_SOURCE or SQLRANK_TREC_EVAL)")
+    out = bench("run.py", tmp_path, "--tools", "trec_eval,sqlrank-trec,pytrec_eval")
+    rows = {line.split()[0]: line for line in out.splitlines()}
+    assert rows["trec_eval"].endswith("yes") and rows["sqlrank-trec"].endswith("yes")
+    speed = subprocess.run([sys.executable, str(ROOT / "bench" / "trec_eval_speed.py"), "--copies", "2", "--repeat", "1",
+                            "--data", str(tmp_path)], capture_output=True, text=True)
+    assert speed.returncode == 0, speed.stderr
+    lines = [line for line in speed.stdout.splitlines() if "sqlrank trec_eval" in line]
+    assert len(lines) == 3
+    for line in lines:  # identical, or differing only on rbp (trec_eval -O2 reads uninitialised memory there)
+        assert line.endswith("identical") or line.endswith("differs: rbp"), line

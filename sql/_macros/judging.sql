@@ -20,9 +20,11 @@
 {% macro pool_unjudged_so_far_column() %}SUM(is_pool_unjudged) OVER ranking AS pool_unjudged_so_far{% endmacro %}
 
 {% macro num_rel(level) %}num_rel_{{ level | number }}{% endmacro %}
-{% macro num_rel_column(level) %}SUM(CASE WHEN relevance >= {{ level | number }} THEN 1 ELSE 0 END) AS {{ num_rel(level) }}{% endmacro %}
+{#- Counts are COUNT, a 64-bit integer everywhere (DuckDB's SUM of integers is a 128-bit HUGEINT,
+    slow to compare with ranks on every row). -#}
+{% macro num_rel_column(level) %}COUNT(CASE WHEN relevance >= {{ level | number }} THEN 1 END) AS {{ num_rel(level) }}{% endmacro %}
 {% macro num_nonrel(level) %}num_nonrel_{{ level | number }}{% endmacro %}
-{% macro num_nonrel_column(level) %}SUM(CASE WHEN relevance >= 0 AND relevance < {{ level | number }} THEN 1 ELSE 0 END) AS {{ num_nonrel(level) }}{% endmacro %}
+{% macro num_nonrel_column(level) %}COUNT(CASE WHEN relevance >= 0 AND relevance < {{ level | number }} THEN 1 END) AS {{ num_nonrel(level) }}{% endmacro %}
 
 {% import '_macros/ties.sql' as ties %}
 {#- Relevant documents in the top k (or in the whole ranking when k is none); with

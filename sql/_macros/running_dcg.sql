@@ -1,6 +1,6 @@
 {#-
   The steps nDCG_rel, Rndcg and G share: each retrieved document's gain, DCG and gain so far
-  (the running window), the DCG of the whole ranking, and per query over the ideal ranking its
+  (a window over the documents with a gain, in sql/evaluation/graded.sql), the DCG of the whole ranking, and per query over the ideal ranking its
   DCG, gain, excess gain (over 1 per document) and length.
   Reference: trec_eval 10 m_ndcg_rel.c, m_Rndcg.c, m_G.c.
 -#}
@@ -8,10 +8,12 @@
 {% import '_macros/gain.sql' as gains %}
 
 {% macro judged(m) %}{{ gains.gain('relevance', m.gain) }} AS gain{{ m.gain.sfx }}{% endmacro %}
-{% macro running(m) %}
-SUM({{ discount.discounted('gain' ~ m.gain.sfx, 'rank', m.disc) }}) OVER running AS dcg{{ m.gain.sfx }}_so_far
-SUM(gain{{ m.gain.sfx }}) OVER running AS gain{{ m.gain.sfx }}_so_far
-{% endmacro %}
+{#- DCG and gain so far, over the documents with a gain (the others add nothing to either): the
+    window runs over those few rows, not over every retrieved document. -#}
+{% macro so_far(m, window) -%}
+SUM({{ discount.discounted('gain' ~ m.gain.sfx, 'rank', m.disc) }}) OVER {{ window }} AS dcg{{ m.gain.sfx }}_so_far,
+           SUM(gain{{ m.gain.sfx }}) OVER {{ window }} AS gain{{ m.gain.sfx }}_so_far
+{%- endmacro %}
 {% macro retrieved(m) %}{{ discount.dcg_column('gain' ~ m.gain.sfx, none, 'dcg' ~ m.gain.sfx, m.disc) }}{% endmacro %}
 {% macro ideal(m) %}
 {{ discount.dcg_column('gain', none, 'ideal_dcg' ~ m.gain.sfx, m.disc) }}

@@ -10,7 +10,6 @@
 {% import '_macros/dialect.sql' as dialect %}
 
 {% macro judged(m) %}{{ running_dcg.judged(m) }}{% endmacro %}
-{% macro running(m) %}{{ running_dcg.running(m) }}{% endmacro %}
 {% macro retrieved(m) %}{{ running_dcg.retrieved(m) }}{% endmacro %}
 {% macro ideal(m) %}{{ running_dcg.ideal(m) }}{% endmacro %}
 {% macro graded(m) %}

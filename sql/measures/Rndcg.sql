@@ -11,7 +11,6 @@
 
 {% macro judgments(m) %}{{ judging.num_rel_column(m.level) }}{% endmacro %}
 {% macro judged(m) %}{{ running_dcg.judged(m) }}{% endmacro %}
-{% macro running(m) %}{{ running_dcg.running(m) }}{% endmacro %}
 {% macro retrieved(m) %}
 {{ running_dcg.retrieved(m) }}
 {{ judging.num_ret_column() }}

@@ -9,7 +9,6 @@
 {% import '_macros/running_dcg.sql' as running_dcg %}
 
 {% macro judged(m) %}{{ running_dcg.judged(m) }}{% endmacro %}
-{% macro running(m) %}{{ running_dcg.running(m) }}{% endmacro %}
 {% macro retrieved(m) %}{{ running_dcg.retrieved(m) }}{% endmacro %}
 {% macro ideal(m) %}{{ running_dcg.ideal(m) }}{% endmacro %}
 {% macro graded(m) %}

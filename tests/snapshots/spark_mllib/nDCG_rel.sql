@@ -57,17 +57,11 @@ judged AS (
     LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
 ),
 ranked AS (
-    SELECT ordered.*,
-           SUM(gain_exp / LOG2(rank + 1)) OVER running AS dcg_exp_so_far,
-           SUM(gain_exp) OVER running AS gain_exp_so_far
-    FROM (
     SELECT judged.*,
            ROW_NUMBER() OVER ranking AS rank
     FROM judged
     WINDOW ranking AS (PARTITION BY query_number ORDER BY score DESC NULLS LAST, doc_id DESC
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-    ) AS ordered
-    WINDOW running AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
@@ -75,15 +69,22 @@ retrieved AS (
     FROM ranked
     GROUP BY ranked.query_id
 ),
+graded_exp_gained AS (
+    SELECT query_id, rank, gain_exp,
+           SUM(gain_exp / LOG2(rank + 1)) OVER gained AS dcg_exp_so_far,
+           SUM(gain_exp) OVER gained AS gain_exp_so_far
+    FROM ranked
+    WHERE gain_exp <> 0
+    WINDOW gained AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
 graded_exp AS (
     SELECT ranked.query_id AS query_id,
            SUM(CASE WHEN ranked.gain_exp > 0 THEN ranked.dcg_exp_so_far / COALESCE(ideal_exp.dcg_so_far, ideal_exp_dcg.ideal_dcg_exp)
                ELSE 0 END) AS ndcg_rel_points_exp,
            SUM(CASE WHEN ranked.gain_exp > 0 THEN 1 ELSE 0 END) AS positive_retrieved_exp
-    FROM ranked AS ranked
+    FROM graded_exp_gained AS ranked
     JOIN ideal_exp_dcg ON ideal_exp_dcg.query_id = ranked.query_id
     LEFT JOIN ideal_exp ON ideal_exp.query_id = ranked.query_id AND ideal_exp.rank = ranked.rank
-    WHERE ranked.gain_exp <> 0
     GROUP BY ranked.query_id
 ),
 per_query AS (

@@ -59,17 +59,11 @@ judged AS (
     LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
 ),
 ranked AS (
-    SELECT ordered.*,
-           SUM(gain / LOG2(rank + 1)) OVER running AS dcg_so_far,
-           SUM(gain) OVER running AS gain_so_far
-    FROM (
     SELECT judged.*,
            ROW_NUMBER() OVER ranking AS rank
     FROM judged
     WINDOW ranking AS (PARTITION BY query_number ORDER BY score DESC NULLS LAST, doc_id DESC
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-    ) AS ordered
-    WINDOW running AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
@@ -77,13 +71,20 @@ retrieved AS (
     FROM ranked
     GROUP BY ranked.query_id
 ),
+graded_gained AS (
+    SELECT query_id, rank, gain,
+           SUM(gain / LOG2(rank + 1)) OVER gained AS dcg_so_far,
+           SUM(gain) OVER gained AS gain_so_far
+    FROM ranked
+    WHERE gain <> 0
+    WINDOW gained AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
 graded AS (
     SELECT ranked.query_id AS query_id,
            SUM(ranked.gain / LOG2(2 + ranked.rank + COALESCE(ideal.excess_so_far, ideal_dcg.ideal_excess) - ranked.gain_so_far)) AS g_sum
-    FROM ranked AS ranked
+    FROM graded_gained AS ranked
     JOIN ideal_dcg ON ideal_dcg.query_id = ranked.query_id
     LEFT JOIN ideal ON ideal.query_id = ranked.query_id AND ideal.rank = ranked.rank
-    WHERE ranked.gain <> 0
     GROUP BY ranked.query_id
 ),
 per_query AS (

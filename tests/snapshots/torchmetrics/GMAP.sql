@@ -19,7 +19,7 @@ evaluated_queries AS (
 ),
 judgments AS (
     SELECT qrels.query_id AS query_id,
-           SUM(CASE WHEN relevance >= 1 THEN 1 ELSE 0 END) AS num_rel_1
+           COUNT(CASE WHEN relevance >= 1 THEN 1 END) AS num_rel_1
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
     GROUP BY qrels.query_id

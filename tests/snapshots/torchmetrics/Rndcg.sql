@@ -19,7 +19,7 @@ evaluated_queries AS (
 ),
 judgments AS (
     SELECT qrels.query_id AS query_id,
-           SUM(CASE WHEN relevance >= 1 THEN 1 ELSE 0 END) AS num_rel_1
+           COUNT(CASE WHEN relevance >= 1 THEN 1 END) AS num_rel_1
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
     GROUP BY qrels.query_id
@@ -66,17 +66,11 @@ judged AS (
     LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
 ),
 ranked AS (
-    SELECT ordered.*,
-           SUM(gain / LOG2(rank + 1)) OVER running AS dcg_so_far,
-           SUM(gain) OVER running AS gain_so_far
-    FROM (
     SELECT judged.*,
            ROW_NUMBER() OVER ranking AS rank
     FROM judged
     WINDOW ranking AS (PARTITION BY query_number ORDER BY score DESC NULLS LAST, doc_id DESC
                        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-    ) AS ordered
-    WINDOW running AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
@@ -87,11 +81,13 @@ retrieved AS (
 ),
 rndcg_points AS (
     SELECT ideal.query_id AS query_id,
-           COALESCE(ranked.dcg_so_far, retrieved.dcg, 0) / ideal.dcg_so_far AS point
+           COALESCE(SUM(ranked.gain / LOG2(ranked.rank + 1)), 0)
+               / MAX(ideal.dcg_so_far) AS point
     FROM ideal AS ideal
-    LEFT JOIN ranked AS ranked ON ranked.query_id = ideal.query_id AND ranked.rank = ideal.rank
-    LEFT JOIN retrieved AS retrieved ON retrieved.query_id = ideal.query_id
+    LEFT JOIN ranked AS ranked
+      ON ranked.query_id = ideal.query_id AND ranked.rank <= ideal.rank AND ranked.gain <> 0
     WHERE ideal.next_gain IS NULL OR ideal.next_gain <> ideal.gain
+    GROUP BY ideal.query_id, ideal.rank
 ),
 rndcg AS (
     SELECT query_id,
