@@ -11,7 +11,7 @@ random (seeded), reads their rows back from the Parquet files and evaluates them
 pytrec_eval-terrier (every per-query value must agree to 1e-9) and with sqlrank on those rows
 alone (equal to 1e-12).
 
-Issue 8's check: python bench/large.py --rows 100000000 --memory-limit 2GB --slices 10
+The 100M-row check: python bench/large.py --rows 100000000 --memory-limit 2GB --slices 10
 """
 from __future__ import annotations
 
