@@ -206,6 +206,7 @@ class _Plan:
         self.gains: dict = {}
         self.discounts: dict = {}
         self.ideals: dict = {}
+        self.sparse: dict = {}  # ranking key -> whether it is a ranking of judged documents only
 
     def ranking(self, tie_break: str, judged_only: bool, depth) -> dict:
         key = (tie_break, judged_only, depth)
@@ -217,6 +218,7 @@ class _Plan:
                 "judged_only": judged_only, "depth": depth, "judged": [], "ranked": [], "outer": [],
                 "running": False, "ties": False, "retrieved": [], "join_judgments": False, "ctes": [],
                 "measures": [], "step_columns": {}, "popularity": False, "listed": [], "ordered": [], "catalog": [],
+                "sparse": False, "counts": False,
             }
         return self.rankings[key]
 
@@ -270,7 +272,9 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
     reason = UNSUPPORTED.get(_DIALECT.get(), {}).get((measure.family, measure.param("tie_break")))
     if reason:
         raise MeasureError(f"{measure} cannot be computed in {_DIALECT.get()}: {reason}; evaluate it on DuckDB")
-    ranking = plan.ranking(measure.param("tie_break"), measure.param("judged_only"), measure.param("depth"))
+    key = (measure.param("tie_break"), measure.param("judged_only"), measure.param("depth"))
+    ranking = plan.ranking(*key)
+    ranking["sparse"] = plan.sparse.get(key, False)
     v = ranking["sfx"]
     context = {
         "family": measure.family,
@@ -286,6 +290,7 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
         "ranked": f"ranked{v}",
         "retrieved": f"retrieved{v}",
         "missing_queries": measure.param("missing_queries"),
+        "sparse": ranking["sparse"],
     }
     for name in spec.params:
         if name not in context:
@@ -319,19 +324,22 @@ def _add(lines: list, new: list) -> None:
     lines.extend(line for line in new if line not in lines)
 
 
-def _sparse(ranking: dict) -> bool:
-    """Whether a ranking's measures need only its judged documents (with their ranks among all
-    retrieved documents): then unjudged documents are ranked and dropped before the running
-    counts and aggregates, which run over about a tenth of the rows. Not with judged_only
-    (the ranking is then of judged documents anyway), tie_break=expected (tie groups count
-    unjudged documents), family steps, measures that read every retrieved document (the
-    registry's "all_retrieved"), or nDCG's perfect ideal without cutoff (it sums the
-    discounts of every retrieved position)."""
-    if ranking["judged_only"] or ranking["expected"] or ranking["outer"] or ranking["step_columns"]:
-        return False
-    return all("all_retrieved" not in FAMILIES[c["family"]].reads
-               and not (c["ideal"]["kind"] == "perfect" and c["cutoff"] is None and c["family"] in ("nDCG", "IdealDCG"))
-               for c in ranking["measures"])
+def _sparse(measures: list) -> bool:
+    """Whether the measures of one ranking need only its judged documents (with their ranks among
+    all retrieved documents, and per-query counts of the retrieved): then unjudged documents are
+    ranked and dropped before the running counts and aggregates, which run over about a tenth of
+    the rows. Not with judged_only (the ranking is then of judged documents anyway),
+    tie_break=expected (tie groups count unjudged documents), measures that read every retrieved
+    document (the registry's "all_retrieved"), or nDCG's perfect ideal without cutoff (it sums
+    the discounts of every retrieved position)."""
+    for m in measures:
+        spec = FAMILIES[m.family]
+        if m.param("judged_only") or m.param("tie_break") == "expected" or "all_retrieved" in spec.reads:
+            return False
+        ideal = m.param("ideal") if "ideal" in spec.params else "qrels"
+        if ideal == "perfect" and m.cutoff is None and m.family in ("nDCG", "IdealDCG"):
+            return False
+    return True
 
 
 def _pieces(plan: _Plan, output: str, judgments: bool, perfect: bool, mixed: bool,
@@ -397,6 +405,11 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         raise MeasureError(f"the {_DIALECT.get()} statement evaluates one run per query set; runs stored together "
                            f"and segments are for DuckDB")
     plan = _Plan(conventions)
+    by_ranking: dict = {}
+    for measure in measures:
+        key = (measure.param("tie_break"), measure.param("judged_only"), measure.param("depth"))
+        by_ranking.setdefault(key, []).append(measure)
+    plan.sparse = {key: output != "relstring" and _sparse(group) for key, group in by_ranking.items()}
     contexts, columns = [], set()
     for measure in measures:
         column = column_name(str(measure), columns)
@@ -430,7 +443,10 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
                 lines, _ = ranking["step_columns"].setdefault((step, name), ([], context))
                 _add(lines, steps[step])
     for ranking in plan.rankings.values():
-        ranking["sparse"] = output != "relstring" and _sparse(ranking)
+        if ranking["sparse"] and (ranking["outer"] or ranking["judged_only"] or ranking["expected"]):
+            raise RuntimeError("a ranking of judged documents only cannot have tie groups or running windows")
+        ranking["counts"] = ranking["sparse"] and any("retrieved_count" in FAMILIES[c["family"]].reads
+                                                      for c in ranking["measures"])
     several = len(plan.rankings) > 1
     for number, ranking in enumerate(plan.rankings.values()):
         ranking["part"] = f"per_query_ranking_{number + 1}" if several else "per_query"

@@ -39,7 +39,9 @@ SUM({{ is_relevant(level) }} * {{ ties.within(k | number, m) }}) AS {{ relevant_
 SUM(CASE WHEN rank <= {{ k | number }} THEN {{ is_relevant(level) }} ELSE 0 END) AS {{ relevant_in_top(level, k) }}
 {% endif %}
 {% endmacro %}
-{% macro num_ret_column() %}COUNT(*) AS num_ret{% endmacro %}
+{#- The documents retrieved: counted over the ranking's rows, or (a sparse ranking, whose rows are
+    its judged documents) read from its per-query counts, retrieved_counts in values.sql. -#}
+{% macro num_ret_column(m) %}{% if not m.sparse %}COUNT(*) AS num_ret{% endif %}{% endmacro %}
 
 {#- The tie step of AP and RR under tie_break=expected: each tie group's bounds and size, its
     relevant documents, and the relevant documents above it. -#}

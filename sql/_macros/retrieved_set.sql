@@ -9,7 +9,7 @@
 {% macro judged(m) %}{{ judging.is_relevant_column(m.level) }}{% endmacro %}
 {% macro retrieved(m) %}
 {{ judging.relevant_in_top_column(m.level, none, m) }}
-{{ judging.num_ret_column() }}
+{{ judging.num_ret_column(m) }}
 {% endmacro %}
 {% macro r(m) %}CAST(COALESCE({{ judging.relevant_in_top(m.level, none) }}, 0) AS {{ DOUBLE }}){% endmacro %}
 {% macro big_r(m) %}COALESCE({{ judging.num_rel(m.level) }}, 0){% endmacro %}

@@ -2,7 +2,8 @@
   A ranking whose measures read judged documents only: the run is ranked on its own (score desc
   and the tie-break, partitioned by query_number), then only its judged documents go on, with
   their rank among all retrieved, so the label join and running counts see a fraction of the
-  rows. depth (-M) cuts the ranking first.
+  rows. depth (-M) cuts the ranking first. Measures that read how many documents a query
+  retrieved read retrieved_counts.
 -#}
 {% import '_macros/evaluation.sql' as evaluation %}
 {% set v = piece.ranking %}
@@ -13,6 +14,16 @@ run_ranked{{ v.sfx }} AS (
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
 ),
+{% if v.counts %}
+retrieved_counts{{ v.sfx }} AS (
+    SELECT query_number, COUNT(*) AS num_ret
+    FROM run_ranked{{ v.sfx }}{% if v.depth is not none %}
+
+    WHERE rank <= {{ v.depth | number }}{% endif %}
+
+    GROUP BY query_number
+),
+{% endif %}
 judged{{ v.sfx }} AS (
     SELECT numbered_qrels.query_id AS query_id,
            run_ranked{{ v.sfx }}.doc_id AS doc_id,

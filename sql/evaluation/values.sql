@@ -17,6 +17,9 @@ CASE WHEN answered_queries.query_id IS NOT NULL THEN {{ m.value }} END
 
     FROM evaluated_queries
     LEFT JOIN retrieved{{ v.sfx }} ON retrieved{{ v.sfx }}.query_id = evaluated_queries.query_id
+{% if v.counts %}
+    LEFT JOIN retrieved_counts{{ v.sfx }} ON retrieved_counts{{ v.sfx }}.query_number = evaluated_queries.query_number
+{% endif %}
 {% if judgment_columns %}
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 {% endif %}

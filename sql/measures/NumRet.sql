@@ -4,5 +4,5 @@
 -#}
 {% import '_macros/judging.sql' as judging %}
 
-{% macro retrieved(m) %}{{ judging.num_ret_column() }}{% endmacro %}
+{% macro retrieved(m) %}{{ judging.num_ret_column(m) }}{% endmacro %}
 {% macro value(m) %}CAST(COALESCE(num_ret, 0) AS {{ DOUBLE }}){% endmacro %}

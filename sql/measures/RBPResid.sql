@@ -11,12 +11,25 @@
 
 {% macro judged(m) %}{{ judging.is_unjudged_column() }}{% endmacro %}
 {% macro tie(m) %}{{ rbp.weight_columns(m) }}{% endmacro %}
+{#- On a sparse ranking (its rows are the judged documents) the unjudged ones are the rest: their
+    count is num_ret minus the judged, and their weights the geometric sum over ranks 1..num_ret,
+    (1 - p^num_ret) / (1 - p), minus the judged documents' weights. -#}
 {% macro retrieved(m) %}
-{{ judging.num_ret_column() }}
+{{ judging.num_ret_column(m) }}
+{% if m.sparse %}
+SUM(CASE WHEN relevance >= 0 THEN 1 ELSE 0 END) AS judged_retrieved
+SUM(CASE WHEN relevance >= 0 THEN {{ rbp.weight(m) }} ELSE 0 END) AS {{ m.column }}_judged_weight
+{% else %}
 SUM(is_unjudged) AS unjudged_retrieved
 SUM(CASE WHEN is_unjudged = 1 THEN {{ rbp.weight(m) }} ELSE 0 END) AS {{ m.column }}_weight
+{% endif %}
 {% endmacro %}
 {% macro value(m) %}
 {%- set p = judging.real(m.p) -%}
+{%- if m.sparse -%}
+{%- set n = 'COALESCE(num_ret, 0)' -%}
+CASE WHEN {{ n }} - COALESCE(judged_retrieved, 0) > 0 THEN POWER({{ p }}, {{ n }}) + (1 - {{ p }}) * ((1 - POWER({{ p }}, {{ n }})) / (1 - {{ p }}) - COALESCE({{ m.column }}_judged_weight, 0)) ELSE 0 END
+{%- else -%}
 CASE WHEN unjudged_retrieved > 0 THEN POWER({{ p }}, num_ret) + (1 - {{ p }}) * {{ m.column }}_weight ELSE 0 END
+{%- endif -%}
 {%- endmacro %}

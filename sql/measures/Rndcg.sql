@@ -13,7 +13,7 @@
 {% macro judged(m) %}{{ running_dcg.judged(m) }}{% endmacro %}
 {% macro retrieved(m) %}
 {{ running_dcg.retrieved(m) }}
-{{ judging.num_ret_column() }}
+{{ judging.num_ret_column(m) }}
 {% endmacro %}
 {% macro ideal(m) %}{{ running_dcg.ideal(m) }}{% endmacro %}
 {% macro rndcg(m) %}

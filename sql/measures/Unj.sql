@@ -9,5 +9,18 @@
 
 {% macro judged(m) %}{{ judging.is_unjudged_column() }}{% endmacro %}
 {% macro tie(m) %}{% if m.expected %}{{ ties.group_columns() }}{% endif %}{% endmacro %}
-{% macro retrieved(m) %}SUM(is_unjudged * {{ ties.within(m.cutoff | number, m) }}) AS unjudged_top_{{ m.cutoff | number }}{% endmacro %}
-{% macro value(m) %}CAST(COALESCE(unjudged_top_{{ m.cutoff | number }}, 0) AS {{ DOUBLE }}) / {{ m.cutoff | number }}{% endmacro %}
+{% macro retrieved(m) %}
+{% if m.sparse %}
+SUM(CASE WHEN relevance >= 0 AND rank <= {{ m.cutoff | number }} THEN 1 ELSE 0 END) AS judged_top_{{ m.cutoff | number }}
+{% else %}
+SUM(is_unjudged * {{ ties.within(m.cutoff | number, m) }}) AS unjudged_top_{{ m.cutoff | number }}
+{% endif %}
+{% endmacro %}
+{% macro value(m) %}
+{%- set k = m.cutoff | number -%}
+{%- if m.sparse -%}
+CAST(LEAST({{ k }}, COALESCE(num_ret, 0)) - COALESCE(judged_top_{{ k }}, 0) AS {{ DOUBLE }}) / {{ k }}
+{%- else -%}
+CAST(COALESCE(unjudged_top_{{ k }}, 0) AS {{ DOUBLE }}) / {{ k }}
+{%- endif -%}
+{% endmacro %}

@@ -24,28 +24,43 @@ judgments AS (
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
     GROUP BY qrels.query_id
 ),
-judged AS (
-    SELECT run.query_id AS query_id,
+numbered_qrels AS (
+    SELECT qrels.query_id AS query_id,
            evaluated_queries.query_number AS query_number,
+           qrels.doc_id AS doc_id,
+           qrels.relevance AS relevance
+    FROM qrels
+    JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+),
+run_ranked AS (
+    SELECT evaluated_queries.query_number AS query_number,
            run.doc_id AS doc_id,
-           run.score AS score,
-           qrels.relevance AS relevance,
-           CASE WHEN relevance >= 1 THEN 1 ELSE 0 END AS is_rel_1
+           ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_number ORDER BY score DESC NULLS LAST, doc_id DESC) AS rank
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
-    LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
+),
+retrieved_counts AS (
+    SELECT query_number, COUNT(*) AS num_ret
+    FROM run_ranked
+    GROUP BY query_number
+),
+judged AS (
+    SELECT numbered_qrels.query_id AS query_id,
+           run_ranked.doc_id AS doc_id,
+           run_ranked.rank AS rank,
+           numbered_qrels.relevance AS relevance,
+           CASE WHEN relevance >= 1 THEN 1 ELSE 0 END AS is_rel_1
+    FROM run_ranked
+    JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked.query_number
+                       AND numbered_qrels.doc_id = run_ranked.doc_id
 ),
 ranked AS (
-    SELECT judged.*,
-           ROW_NUMBER() OVER ranking AS rank
+    SELECT judged.*
     FROM judged
-    WINDOW ranking AS (PARTITION BY query_number ORDER BY score DESC NULLS LAST, doc_id DESC
-                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(is_rel_1) AS rel_1_retrieved,
-           COUNT(*) AS num_ret
+           SUM(is_rel_1) AS rel_1_retrieved
     FROM ranked
     GROUP BY ranked.query_id
 ),
@@ -54,6 +69,7 @@ per_query AS (
            COALESCE(CAST(COALESCE(rel_1_retrieved, 0) AS DOUBLE) / NULLIF(COALESCE(num_rel_1, 0), 0), 0) AS setr
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+    LEFT JOIN retrieved_counts ON retrieved_counts.query_number = evaluated_queries.query_number
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (

@@ -17,38 +17,55 @@ evaluated_queries AS (
         SELECT DISTINCT query_id FROM run
     ) AS query_ids
 ),
-judged AS (
-    SELECT run.query_id AS query_id,
+numbered_qrels AS (
+    SELECT qrels.query_id AS query_id,
            evaluated_queries.query_number AS query_number,
+           qrels.doc_id AS doc_id,
+           qrels.relevance AS relevance
+    FROM qrels
+    JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+),
+run_ranked AS (
+    SELECT evaluated_queries.query_number AS query_number,
            run.doc_id AS doc_id,
-           run.score AS score,
-           qrels.relevance AS relevance,
-           CASE WHEN relevance IS NULL OR relevance < 0 THEN 1 ELSE 0 END AS is_unjudged
+           ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_number ORDER BY score DESC NULLS LAST, doc_id DESC) AS rank
     FROM run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
-    LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
+),
+retrieved_counts AS (
+    SELECT query_number, COUNT(*) AS num_ret
+    FROM run_ranked
+    GROUP BY query_number
+),
+judged AS (
+    SELECT numbered_qrels.query_id AS query_id,
+           run_ranked.doc_id AS doc_id,
+           run_ranked.rank AS rank,
+           numbered_qrels.relevance AS relevance,
+           CASE WHEN relevance IS NULL OR relevance < 0 THEN 1 ELSE 0 END AS is_unjudged
+    FROM run_ranked
+    JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked.query_number
+                       AND numbered_qrels.doc_id = run_ranked.doc_id
 ),
 ranked AS (
-    SELECT judged.*,
-           ROW_NUMBER() OVER ranking AS rank
+    SELECT judged.*
     FROM judged
-    WINDOW ranking AS (PARTITION BY query_number ORDER BY score DESC NULLS LAST, doc_id DESC
-                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           COUNT(*) AS num_ret,
-           SUM(is_unjudged) AS unjudged_retrieved,
-           SUM(CASE WHEN is_unjudged = 1 THEN POWER(CAST(0.9 AS DOUBLE), rank - 1) ELSE 0 END) AS rbpresid_weight
+           SUM(CASE WHEN relevance >= 0 THEN 1 ELSE 0 END) AS judged_retrieved,
+           SUM(CASE WHEN relevance >= 0 THEN POWER(CAST(0.9 AS DOUBLE), rank - 1) ELSE 0 END) AS rbpresid_judged_weight
     FROM ranked
     GROUP BY ranked.query_id
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           CASE WHEN unjudged_retrieved > 0 THEN POWER(CAST(0.9 AS DOUBLE), num_ret) + (1 - CAST(0.9 AS DOUBLE)) * rbpresid_weight
-               ELSE 0 END AS rbpresid
+           CASE WHEN COALESCE(num_ret, 0) - COALESCE(judged_retrieved, 0) > 0 THEN POWER(CAST(0.9 AS DOUBLE), COALESCE(num_ret, 0)) + (1
+               - CAST(0.9 AS DOUBLE)) * ((1 - POWER(CAST(0.9 AS DOUBLE), COALESCE(num_ret, 0))) / (1 - CAST(0.9 AS DOUBLE))
+               - COALESCE(rbpresid_judged_weight, 0)) ELSE 0 END AS rbpresid
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+    LEFT JOIN retrieved_counts ON retrieved_counts.query_number = evaluated_queries.query_number
 ),
 summary AS (
     SELECT AVG(rbpresid) AS rbpresid
