@@ -8,8 +8,9 @@ a whole process with --memory-limit (DuckDB spills to bench/data/spill) and --sl
 queries in groups, one statement each), and reports wall time,
 peak memory (max resident set, from wait4) and the means. Then it draws `sample` queries at
 random (seeded), reads their rows back from the Parquet files and evaluates them with
-pytrec_eval-terrier (every per-query value must agree to 1e-9) and with sqlrank on those rows
-alone (equal to 1e-12).
+pytrec_eval-terrier (every per-query value must agree to 1e-9), with the real trec_eval where
+it is at hand (bench/trec_eval_binary.py: the same printed 4 decimals), and with sqlrank on those
+rows alone (equal to 1e-12).
 
 The 100M-row check: python bench/large.py --rows 100000000 --memory-limit 2GB --slices 10
 """
@@ -23,6 +24,7 @@ import platform
 import random
 import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from collections import defaultdict
@@ -34,6 +36,7 @@ import duckdb
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from generate import generate  # noqa: E402
+from trec_eval_binary import trec_eval_binary  # noqa: E402
 
 MEASURES = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@10": "P_10", "R@1000": "recall_1000", "RR": "recip_rank"}
 
@@ -79,6 +82,39 @@ def check_sample(qrels: str, run: str, values: dict, sample: int, seed: int = 7)
             worst = max(worst, abs(values[(qid, ours)] - row[theirs]))
             compared += 1
     return compared, worst
+
+
+def check_trec_eval(qrels: str, run: str, values: dict, sample: int, seed: int = 7) -> tuple[int, int] | None:
+    """The same sampled queries through the real trec_eval (bench/trec_eval_binary.py), -q: how many
+    of its printed per-query values (4 decimals) equal sqlrank's rounded the same way; None
+    without trec_eval."""
+    binary, _ = trec_eval_binary()
+    if binary is None:
+        return None
+    queries = sorted(random.Random(seed).sample(sorted({q for q, _ in values}), sample))
+    con = duckdb.connect()
+    picked = "WHERE query_id IN (SELECT unnest($2::VARCHAR[]))"
+    with tempfile.TemporaryDirectory() as tmp:
+        q_path, r_path = os.path.join(tmp, "qrels"), os.path.join(tmp, "run")
+        with open(q_path, "w") as f:
+            for qid, doc, rel in con.execute(f"SELECT query_id, doc_id, relevance FROM read_parquet($1) {picked}",
+                                             [qrels, queries]).fetchall():
+                f.write(f"{qid} 0 {doc} {rel}\n")
+        with open(r_path, "w") as f:
+            for qid, doc, score in con.execute(f"SELECT query_id, doc_id, score FROM read_parquet($1) {picked}",
+                                               [run, queries]).fetchall():
+                f.write(f"{qid} Q0 {doc} 0 {score!r} bench\n")
+        names = {"ndcg_cut_10": "nDCG@10", "map": "AP", "P_10": "P@10", "recall_1000": "R@1000", "recip_rank": "RR"}
+        out = subprocess.run([str(binary), "-q", "-m", "ndcg_cut.10", "-m", "map", "-m", "P.10", "-m", "recall.1000",
+                              "-m", "recip_rank", q_path, r_path], capture_output=True, text=True, check=True).stdout
+    same = total = 0
+    for line in out.splitlines():
+        name, qid, printed = line.split()
+        if qid == "all":
+            continue
+        total += 1
+        same += f"{values[(qid, names[name])]:.4f}" == printed
+    return total, same
 
 
 def check_alone(qrels: str, run: str, values: dict, sample: int, seed: int = 7) -> tuple[int, float]:
@@ -128,10 +164,14 @@ def main() -> None:
     print("  means: " + ", ".join(f"{m} {v:.6f}" for m, v in means.items()))
     print(f"  {compared} per-query values of {args.sample} random queries against pytrec_eval: "
           f"max difference {worst:.1e} ({'agree' if worst <= 1e-9 else 'DISAGREE'} to 1e-9)")
+    trec = check_trec_eval(qrels, run, values, args.sample)
+    if trec is not None:
+        print(f"  {trec[0]} per-query values of the same queries from the real trec_eval (-O2): {trec[1]} print the "
+              f"same 4 decimals")
     alone, worst_alone = check_alone(qrels, run, values, args.sample)
     print(f"  {alone} per-query values of the same queries evaluated on their rows alone: "
           f"max difference {worst_alone:.1e} ({'equal' if worst_alone <= 1e-12 else 'DIFFERENT'} to 1e-12)")
-    if worst > 1e-9 or worst_alone > 1e-12:
+    if worst > 1e-9 or worst_alone > 1e-12 or (trec is not None and trec[0] != trec[1]):
         raise SystemExit(1)
 
 
