@@ -39,7 +39,10 @@ def test_floor_is_the_sum_of_its_steps(tmp_path):
                            "rank every run row, from that table", "duplicate check, from that table"]}
     for fmt, names in steps.items():
         assert all(seconds[name] >= 0 for name in names), out
-        assert abs(seconds[f"floor from {fmt} (sum of its steps)"] - sum(seconds[n] for n in names)) <= 0.02, out
+        # each printed step and the printed floor are rounded to 0.01 s: they differ by at most half a
+        # hundredth per number (0.02 with four steps could fail on float noise alone)
+        slack = 0.005 * (len(names) + 1) + 1e-9
+        assert abs(seconds[f"floor from {fmt} (sum of its steps)"] - sum(seconds[n] for n in names)) <= slack, out
     assert re.search(r"at most \d+\.\d\dx; 6\.0x needs", out), out
 
 
