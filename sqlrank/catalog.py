@@ -31,8 +31,7 @@ def needed_inputs(measures: list[Measure]) -> dict[str, list[str]]:
 
 def beyond_accuracy(measures: list[Measure]) -> list[Measure]:
     """The measures that read the extra inputs or are one value over all recommendations."""
-    return [m for m in measures if FAMILIES[m.family].inputs or FAMILIES[m.family].aggregate == "catalog"
-            or "similarity" in FAMILIES[m.family].params]
+    return [m for m in measures if FAMILIES[m.family].beyond_accuracy]
 
 
 def recommender_sql(measures: list[Measure], history: Any, items: Any, item_features: Any,

@@ -159,6 +159,12 @@ class Family:
         assert self.trec_params in (None, *TREC_PARAMS), self.name
 
     @property
+    def beyond_accuracy(self) -> bool:
+        """A recommender measure beyond accuracy: it reads extra inputs, is one value over all
+        recommendations, or compares recommended items with each other (catalog.py)."""
+        return bool(self.inputs) or self.aggregate == "catalog" or "similar" in self.reads
+
+    @property
     def template(self) -> str:
         return f"measures/{self.name}.sql"
 

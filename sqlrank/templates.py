@@ -17,7 +17,7 @@ from typing import Iterator
 
 import jinja2
 
-from .conventions import DEFAULTS, FIELD_NAMES
+from .conventions import DEFAULTS, FIELD_NAMES, RANKING_FIELDS
 from .errors import MeasureError
 from .registry import FAMILIES, FAMILY_STEPS
 
@@ -249,6 +249,11 @@ class _Plan:
         return self.ideals[name]
 
 
+def ranking_key(measure) -> tuple:
+    """The conventions that decide a measure's ranking (tie_break, judged_only, depth), in that order."""
+    return tuple(measure.param(name) for name in RANKING_FIELDS)
+
+
 def check_tie_break(measure) -> None:
     """tie_break=expected needs a closed form (the registry's tie_expected) and a single retrieved set."""
     if measure.param("tie_break") != "expected":
@@ -272,7 +277,7 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
     reason = UNSUPPORTED.get(_DIALECT.get(), {}).get((measure.family, measure.param("tie_break")))
     if reason:
         raise MeasureError(f"{measure} cannot be computed in {_DIALECT.get()}: {reason}; evaluate it on DuckDB")
-    key = (measure.param("tie_break"), measure.param("judged_only"), measure.param("depth"))
+    key = ranking_key(measure)
     ranking = plan.ranking(*key)
     ranking["sparse"] = plan.sparse.get(key, False)
     v = ranking["sfx"]
@@ -407,8 +412,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
     plan = _Plan(conventions)
     by_ranking: dict = {}
     for measure in measures:
-        key = (measure.param("tie_break"), measure.param("judged_only"), measure.param("depth"))
-        by_ranking.setdefault(key, []).append(measure)
+        by_ranking.setdefault(ranking_key(measure), []).append(measure)
     plan.sparse = {key: output != "relstring" and _sparse(group) for key, group in by_ranking.items()}
     contexts, columns = [], set()
     for measure in measures:
@@ -443,7 +447,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
                 lines, _ = ranking["step_columns"].setdefault((step, name), ([], context))
                 _add(lines, steps[step])
     for ranking in plan.rankings.values():
-        if ranking["sparse"] and (ranking["outer"] or ranking["judged_only"] or ranking["expected"]):
+        if ranking["sparse"] and ranking["outer"]:
             raise RuntimeError("a ranking of judged documents only cannot have tie groups or running windows")
         ranking["counts"] = ranking["sparse"] and any("retrieved_count" in FAMILIES[c["family"]].reads
                                                       for c in ranking["measures"])

@@ -7,18 +7,12 @@ import math
 from sqlrank.measures import FAMILIES, Measure
 
 
-def beyond_accuracy(spec) -> bool:
-    """The recommender measures that read extra inputs or give one value over all users (Coverage,
-    ILD, ...): tests/test_recommenders.py evaluates them with their inputs."""
-    return bool(spec.inputs) or spec.aggregate == "catalog" or "similar" in spec.reads
-
-
 def all_measures() -> list[Measure]:
     """Each family with and without its cutoff, and with rel=2 or a gain map where it takes them
     (the measures beyond accuracy aside)."""
     out = []
     for family, spec in FAMILIES.items():
-        if beyond_accuracy(spec):
+        if spec.beyond_accuracy:  # they read extra inputs: tests/test_recommenders.py evaluates them
             continue
         k = 10 if spec.cutoff_kind == "rank" else 0.5
         cutoffs = [None] if spec.cutoff == "none" else ([k] if spec.cutoff == "required" else [None, k])

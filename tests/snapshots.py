@@ -39,8 +39,8 @@ def family_measures(family) -> list[Measure]:
 def render(family, preset: str) -> str:
     conventions = resolve_conventions(preset)
     measures = resolve_measures(family_measures(family), conventions, preset)
-    extra = family.inputs or family.aggregate == "catalog" or "similar" in family.reads
-    return render_evaluation(QRELS, RUN, measures, conventions, "summary", recommender=RECOMMENDER if extra else None)
+    return render_evaluation(QRELS, RUN, measures, conventions, "summary",
+                             recommender=RECOMMENDER if family.beyond_accuracy else None)
 
 
 def snapshots() -> dict[Path, str]:

@@ -14,6 +14,8 @@
 {%- if m.cutoff is none and not also -%}{{ 'COUNT(*)' if value == '1' else 'SUM(' ~ value ~ ')' }}
 {%- else -%}SUM(CASE WHEN {{ within(m, also) }} THEN {{ value }} ELSE 0 END){%- endif %} AS {{ name }}_{{ cut(m) }}
 {%- endmacro %}
+{#- A measure that is one value over all recommendations: its column of catalog{v}. -#}
+{% macro catalog_value(m) %}catalog{{ m.ranking }}.{{ m.column }}{% endmacro %}
 {#- How often each item is in the top k of all queries (a column of listed{v}, one row per item). -#}
 {% macro times_column(m) %}{{ total(m, 'times') }}{% endmacro %}
 {#- The items in each query's top k (per-query count of a retrieved{v} column). -#}

@@ -12,4 +12,4 @@
 {% macro catalog(m) %}{% set share = 'CAST(times_' ~ recommended.cut(m) ~ ' AS ' ~ DOUBLE ~ ') / total_' ~ recommended.cut(m) %}
 -SUM(CASE WHEN times_{{ recommended.cut(m) }} > 0 THEN {{ share }} * LN({{ share }}) END) / LN({{ m.base | number }}){% if m.per_item %} / NULLIF(COUNT(CASE WHEN times_{{ recommended.cut(m) }} > 0 THEN 1 END), 0){% endif %} AS {{ m.column }}
 {%- endmacro %}
-{% macro value(m) %}catalog{{ m.ranking }}.{{ m.column }}{% endmacro %}
+{% macro value(m) %}{{ recommended.catalog_value(m) }}{% endmacro %}

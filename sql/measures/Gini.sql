@@ -11,4 +11,4 @@
 {% macro catalog(m) %}{% set c = 'times_' ~ recommended.cut(m) %}
 CAST(SUM((catalog_items.catalog_size + 1 - 2 * descending_{{ recommended.cut(m) }}) * {{ c }}) AS {{ DOUBLE }}) / NULLIF(MAX(catalog_items.catalog_size) * SUM({{ c }}), 0) AS {{ m.column }}
 {%- endmacro %}
-{% macro value(m) %}catalog{{ m.ranking }}.{{ m.column }}{% endmacro %}
+{% macro value(m) %}{{ recommended.catalog_value(m) }}{% endmacro %}

@@ -10,4 +10,4 @@
 {% macro catalog(m) %}{% set c = 'times_' ~ recommended.cut(m) %}
 SUM(CASE WHEN popularity.interactions > 0 THEN {{ c }} * -{{ dialect.log2('CAST(popularity.interactions AS ' ~ DOUBLE ~ ') / catalog_items.all_interactions') }} ELSE 0 END) / NULLIF(SUM({{ c }}), 0) AS {{ m.column }}
 {%- endmacro %}
-{% macro value(m) %}catalog{{ m.ranking }}.{{ m.column }}{% endmacro %}
+{% macro value(m) %}{{ recommended.catalog_value(m) }}{% endmacro %}
