@@ -370,7 +370,10 @@ def trec_eval_parser(prog: str = "sqlrank trec_eval") -> argparse.ArgumentParser
     p.add_argument("-Z", dest="zscores", metavar="FILE", help="print z-scores against this table of means and stddevs")
     p.add_argument("--trec-eval-version", type=int, choices=(9, 10), default=10, dest="version",
                    help="10 (default), or 9 to reproduce pytrec_eval and trec_eval 9.x")
-    add_engine_arguments(p)
+    add_engine_arguments(p).add_argument(
+        "--slices", type=int, metavar="N",
+        help="evaluate the queries in N groups, one after another (default: one group per 3.5 million run lines, "
+             "which keeps memory below trec_eval's own)")
     return p
 
 
@@ -388,7 +391,8 @@ def trec_eval_options(argv: Sequence[str]):
     options = Options(args.qrels, args.run, args.per_query, args.complete, args.no_summary, args.judged_only,
                       args.depth, args.rel, args.num_docs, args.zscores, args.version,
                       groups=args.format == "qrels_jg",
-                      prefs=args.format if args.format in PREFS_FORMATS else None, engine=engine_arguments(args))
+                      prefs=args.format if args.format in PREFS_FORMATS else None, engine=engine_arguments(args),
+                      slices=args.slices)
     for spec in args.measures or ["official"]:
         request_measure(options.measures, spec)
     kinds = {KIND[name] for name in options.measures} - {"special"}

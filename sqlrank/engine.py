@@ -15,7 +15,7 @@ from .errors import InputError, OptionError, duckdb_reason
 from .inputs import Registry
 from .planner import Plan
 from .results import Rows
-from .templates import quote_ident, render_evaluation, render_slice, render_slices_summary
+from .templates import quote_ident, render_slices_summary
 
 
 class DuckDBEngine:
@@ -69,14 +69,9 @@ def _execute_slices(p: Plan, con: duckdb.DuckDBPyConnection) -> Rows:
     Rows in the layout of output "both" (summary rows have query_id NULL)."""
     table = f"sqlrank_slices_{uuid.uuid4().hex}"
     con.execute(f"CREATE TEMPORARY TABLE {quote_ident(table)} (query_id VARCHAR, measure VARCHAR, value DOUBLE)")
-    qrels_sql, run_sql = p.qrels.sql(), p.run.sql()
     try:
         for index in range(p.slices):
-            statement = render_evaluation(render_slice(qrels_sql, p.slices, index),
-                                          render_slice(run_sql, p.slices, index),
-                                          p.measures, p.conventions, "per_query",
-                                          reread_inputs=p.qrels.rescannable and p.run.rescannable)
-            con.execute(f"INSERT INTO {quote_ident(table)}\n{statement}")
+            con.execute(f"INSERT INTO {quote_ident(table)}\n{p.slice_sql(index)}")
         return fetch(con.execute(render_slices_summary(table, p.measures)))
     finally:
         con.execute(f"DROP TABLE IF EXISTS {quote_ident(table)}")

@@ -5,8 +5,8 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Mapping
 
 import duckdb
 
@@ -16,7 +16,7 @@ from .errors import InputError, OptionError
 from .inputs import ENGINE_TABLES, Registry, Source, load, load_table
 from .measures import Measure, parse_measures
 from .presets import preset_family_conventions
-from .templates import DIALECTS, call_macro, render_evaluation, render_segments
+from .templates import DIALECTS, call_macro, render_evaluation, render_segments, render_slice
 from .templates import dialect as sql_dialect
 
 MAX_SLICES = 1000
@@ -34,6 +34,11 @@ class Plan:
     text: str  # the same statement reading the files themselves: what users print and run elsewhere
     slices: int = 1  # evaluate the queries in this many groups, one statement each (memory)
     segments: str | None = None  # SQL of (query_id, segment) rows when results are per segment
+    render: Callable[..., str] | None = field(default=None, repr=False)  # (qrels_sql, run_sql, slice) -> statement
+
+    def slice_sql(self, index: int) -> str:
+        """The per-query statement over the queries in slice ``index`` of ``slices``."""
+        return self.render(self.qrels.sql(), self.run.sql(), index)
 
 
 def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions: Conventions,
@@ -96,12 +101,16 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
             raise OptionError(f"{names}: the measures beyond accuracy take one run, evaluated whole: not with runs "
                               f"stored together, segments, slices or judgment groups")
 
-    def statement(qrels_sql: str, run_sql: str) -> str:
-        if qrels_source.groups:
+    def statement(qrels_sql: str, run_sql: str, slice_index: int | None = None) -> str:
+        if qrels_source.groups:  # a slice holds whole judgment groups: sliced after the run is keyed by group
             run_sql = call_macro("_macros/inputs.sql", "run_per_group", run_sql).strip()
-        return render_evaluation(qrels_sql, run_sql, resolved_measures, resolved_conventions, output,
-                                 relstring_length, segments_sql=segments, by_run=by_run, reread_inputs=reread,
-                                 recommender=recommender)
+        if slice_index is not None:
+            qrels_sql, run_sql = (render_slice(sql, p_slices, slice_index) for sql in (qrels_sql, run_sql))
+        return render_evaluation(qrels_sql, run_sql, resolved_measures, resolved_conventions,
+                                 output if slice_index is None else "per_query", relstring_length,
+                                 segments_sql=segments, by_run=by_run, reread_inputs=reread, recommender=recommender)
+
+    p_slices = check_slices(slices)
 
     sql = statement(qrels_source.sql(), run_source.sql())
     if dialect not in DIALECTS:
@@ -111,8 +120,8 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
             text = statement(qrels_source.source_sql(), run_source.source_sql())
     else:
         text = sql
-    return Plan(qrels_source, run_source, resolved_measures, resolved_conventions, sql, text,
-                check_slices(slices), segments)
+    return Plan(qrels_source, run_source, resolved_measures, resolved_conventions, sql, text, p_slices, segments,
+                statement)
 
 
 def segments_sql(queries: Any, by: str | None, con: duckdb.DuckDBPyConnection, registry: Registry) -> str | None:

@@ -18,7 +18,7 @@ from .errors import InputError, MeasureError
 from .inputs import GROUP_SEPARATOR, Source, load, report_duplicates
 from .measures import Measure, parse_measure
 from .registry import REGISTRY
-from .planner import plan
+from .planner import MAX_SLICES, plan
 from .templates import call_macro, quote_ident, ranking_order, render_template, score_expression
 
 # trec_eval's measures in the order it computes and prints them (measures.c, version 10): the
@@ -58,6 +58,9 @@ COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret",
 MISSING_ZSCORE = -1000000.0
 MIN_GEO_MEAN = 1e-5
 PREFS_FORMATS = ("prefs", "qrels_prefs")
+# Run lines per slice: ranking 3.5M lines at a time keeps the whole process below trec_eval's own peak (it holds
+# every line), at no more time than one statement (bench/trec_eval_speed.py, bench/NOTES.md).
+SLICE_ROWS = 3_500_000
 NUM_REL_RECOUNT = Measure("NumRel", None, {"rel": 1})
 
 
@@ -87,6 +90,7 @@ class Options:
     prefs: str | None = None  # -R prefs or -R qrels_prefs
     measures: dict[str, str | None] = field(default_factory=dict)
     engine: dict = field(default_factory=dict)  # session() options: memory_limit, temp_directory, threads
+    slices: int | None = None  # groups of queries evaluated one after another; None: one per SLICE_ROWS run lines
 
 
 def request_measure(requested: dict[str, str | None], spec: str) -> None:
@@ -162,9 +166,14 @@ def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_
     if not options.complete:
         _require_all_qrels_queries(qrels, run_source, con)
     engine = DuckDBEngine(con)
+    slices = options.slices if options.slices is not None else max(1, min(MAX_SLICES, -(-(run_source.rows or 0)
+                                                                                 // SLICE_ROWS)))
     p = plan(qrels, run_source, measures or [Measure("NumQ")], "per_query", con, registry, printable=False,
-             **conventions)
-    rows = engine.rows(p.sql).rows  # (query_id, measure, value)
+             slices=slices, **conventions)
+    if p.slices == 1:
+        rows = engine.rows(p.sql).rows  # (query_id, measure, value)
+    else:  # the ranking of a slice's queries is held at a time, not the whole run's: a fraction of the memory
+        rows = [row for index in range(p.slices) for row in engine.rows(p.slice_sql(index)).rows]
     relstrings = {}
     if "relstring" in options.measures and options.per_query:
         length = int(float(options.measures["relstring"] or 10))

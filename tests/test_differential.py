@@ -83,14 +83,14 @@ def test_values_are_the_same_under_a_small_memory_limit(tmp_path):
 def test_slices_of_queries_give_pytrec_eval_values_and_means(monkeypatch):
     """slices=5: five statements, each over the queries of one hash slice; per-query values and
     the means over all queries are pytrec_eval's."""
-    import sqlrank.engine as engine
+    import sqlrank.planner as planner
 
     qrels, run = generate(5)
     expected = pytrec_eval.RelevanceEvaluator(to_dicts(qrels, run)[0], {"map", "ndcg_cut.10", "P.10",
                                                                          "num_rel_ret"}).evaluate(to_dicts(qrels, run)[1])
     statements = []
-    render = engine.render_evaluation
-    monkeypatch.setattr(engine, "render_evaluation", lambda *a, **k: statements.append(a[4]) or render(*a, **k))
+    render = planner.render_evaluation
+    monkeypatch.setattr(planner, "render_evaluation", lambda *a, **k: statements.append(a[4]) or render(*a, **k))
     with pytest.warns(sqlrank.SqlrankWarning):
         got = sqlrank.evaluate(qrels, run, "AP nDCG@10 P@10 NumRelRet", per_query=True, slices=5)
         summary = sqlrank.evaluate(qrels, run, "AP nDCG@10 P@10 NumRelRet", slices=5)

@@ -59,6 +59,30 @@ def test_byte_for_byte(expected, args):
         pytest.fail("\n".join(list(diff)[:40]))
 
 
+QRELS_COMPARISONS = [(e, a) for e, a in COMPARISONS if "prefs" not in e]
+
+
+@pytest.mark.parametrize("expected, args", QRELS_COMPARISONS,
+                         ids=[f"{e} {' '.join(a)}"[:70] for e, a in QRELS_COMPARISONS])
+def test_byte_for_byte_in_slices(expected, args, monkeypatch):
+    """Runs are evaluated in slices of queries (one per SLICE_ROWS lines, to bound memory); 400 lines
+    a slice cuts the test suite's runs into 2 to 4 slices, judgment groups and -c's missing queries
+    included: the output must not change."""
+    monkeypatch.setattr(trec_eval, "SLICE_ROWS", 400)
+    out = io.StringIO()
+    trec_eval.run(trec_eval_options(absolute(args)), out)
+    assert out.getvalue().encode("utf-8") == conformance_file(expected).read_bytes()
+
+
+def test_slices_flag():
+    out = io.StringIO()
+    trec_eval.run(trec_eval_options(absolute(["--slices", "5", "-m", "all_trec", "-q", "qrels.test",
+                                              "results.test"])), out)
+    assert out.getvalue().encode("utf-8") == conformance_file("out.test.aq").read_bytes()
+    with pytest.raises(Exception, match="slices 0 must be a whole number"):
+        trec_eval.run(trec_eval_options(absolute(["--slices", "0", "qrels.test", "results.test"])), io.StringIO())
+
+
 def test_engine_flags_leave_the_output_unchanged():
     args = ["-m", "all_trec", "-q", "--memory-limit", "200MB", "--threads", "1", "qrels.test", "results.test"]
     out = io.StringIO()

@@ -1,10 +1,12 @@
 {#-
   Readers: each turns one input into rows of query_id, doc_id and the judgment or score.
   mode "typed"    -> query_id VARCHAR, doc_id VARCHAR, relevance INTEGER | score DOUBLE
-  mode "raw"      -> the value as written, for validation (plus field_count for TREC text);
-                     a TREC run's score already as DOUBLE (NULL where it is not a number): the
-                     copy sqlrank keeps is then ranked without parsing ten million scores again
-  mode "numbered" -> raw, plus the position (line or row number) for error messages
+  mode "raw"      -> the value as written, for validation (for TREC text: a run's score and rank
+                     already as DOUBLE and BIGINT, NULL where not numbers, and bad_fields, one
+                     flag for a line with the wrong number of fields or, split on one character,
+                     an empty one): the narrow copy sqlrank keeps, ranked without parsing again
+  mode "numbered" -> raw, plus the position (line or row number), the line and its field_count for
+                     error messages
   Reference: trec_eval 10 get_qrels.c / get_trec_results.c (docs/trec_eval_semantics.md sec. 1):
   fields are split on any white space, lines starting with '#' and blank lines are skipped,
   run columns 2 (Q0) and 4 (rank) and anything after the tag are ignored.
@@ -14,8 +16,8 @@
     (column 2) joined by the unit separator chr(31).
     split "regex" splits on any run of white space (C's isspace: space, \t, \n, \v, \f, \r); "space" and "tab" split on that one
     character, which is several times faster and is used only for files where every line is
-    that regular: has_empty_field (an empty field, or other white space in the line) and
-    field_count tell, and the reader falls back to "regex" otherwise.
+    that regular: bad_fields (the wrong number of fields, an empty field, or other white space
+    in the line) tells, and the reader falls back to "regex" otherwise.
     lines "csv" reads lines with DuckDB's CSV reader, which also ends a line at a lone carriage
     return; "text" reads the whole file and splits it at line feeds only, as trec_eval does (the
     fallback for files with a carriage return inside a line). -#}
@@ -35,13 +37,18 @@ SELECT {% if mode == 'numbered' %}position, {% endif %}{% if groups %}fields[1] 
 {% else %}
 {% if kind == 'run' and mode == 'raw' %}
        TRY_CAST(fields[{{ value_field }}] AS DOUBLE) AS {{ value_name }},
+       TRY_CAST(fields[4] AS BIGINT) AS input_rank,
 {% else %}
-       fields[{{ value_field }}] AS {{ value_name }},
-{% endif %}{% if kind == 'run' %}
+       fields[{{ value_field }}] AS {{ value_name }},{% if kind == 'run' %}
+
        fields[4] AS input_rank,{% endif %}
-       len(fields) AS field_count{% if split != 'regex' %},
-       list_contains(fields, '') OR contains(line, {{ 'chr(32)' if split == 'tab' else 'chr(9)' }})
-           OR contains(line, chr(11)) OR contains(line, chr(12)) AS has_empty_field{% endif %}{% if mode == 'numbered' %},
+
+{% endif %}
+       len(fields) {{ '< 6' if kind == 'run' else '<> 4' }}{% if split != 'regex' %}
+
+           OR list_contains(fields, '') OR contains(line, {{ 'chr(32)' if split == 'tab' else 'chr(9)' }})
+           OR contains(line, chr(11)) OR contains(line, chr(12)){% endif %} AS bad_fields{% if mode == 'numbered' %},
+       len(fields) AS field_count,
        line{% endif %}
 
 {% endif %}
