@@ -4,7 +4,7 @@ that a crash is seen as a crash. trec_eval is the binary SQLRANK_TREC_EVAL names
 the source tarball SQLRANK_TREC_EVAL_SOURCE names (as the oracle tests do); without either its
 column says so.
 
-    SQLRANK_TREC_EVAL_SOURCE=trec_eval-10.0.tar.gz python bench/bad_inputs.py   # the README's table
+    SQLRANK_TREC_EVAL_SOURCE=trec_eval-10.0.tar.gz python bench/bad_inputs.py   # the table of docs/bad-input.md
 """
 from __future__ import annotations
 

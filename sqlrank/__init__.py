@@ -20,6 +20,11 @@ __all__ = [
 ]
 
 
+def __dir__() -> list[str]:
+    """What the package offers (not the names its own code imports)."""
+    return sorted(__all__ + ["__version__"])
+
+
 class SqlrankWarning(UserWarning):
     """Something that does not stop an evaluation but may change how to read it."""
 
@@ -43,8 +48,9 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
     ``frame.attrs["sql"]`` holds the statement, reading your files (sqlrank runs it on the copy of
     each file it read and validated once); ``frame.attrs["conventions"]`` the conventions.
     """
-    from .evaluation import evaluate_result
+    from .evaluation import check_options, evaluate_result
 
+    check_options(options)
     result = evaluate_result(qrels, run, measures, per_query, **options)
     for message in result.warnings:
         _warnings.warn(message, SqlrankWarning, stacklevel=2)
@@ -64,8 +70,9 @@ def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect
     with parquet.`path` and text.`path`; CSV files must be registered as tables first), "postgres",
     "datafusion", "clickhouse", "trino", "bigquery" or "snowflake" (these read tables: give table
     names)."""
-    from .evaluation import render as render_statement
+    from .evaluation import check_options, render as render_statement
 
+    check_options(options, render_statement)
     return render_statement(qrels, run, measures, per_query, dialect, **options)
 
 
@@ -84,10 +91,11 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction
 
     Returns a DataFrame with the columns measure, run, mean, delta, wins, ties, losses, p_value,
     p_value_adjusted, ci_low, ci_high, effect_size (comparison columns empty on the baseline row).
-    Needs SciPy: pip install 'sqlrank[stats]'.
     """
     from .comparison import compare_result
+    from .evaluation import check_options
 
+    check_options(options, compare_result)
     result = compare_result(qrels, runs, measures, test=test, correction=correction, trials=trials, seed=seed,
                             gsb=gsb, tolerance=tolerance, **options)
     for message in result.warnings:
@@ -113,6 +121,9 @@ def report(qrels: Any, runs: Any, measures: Any, path: str, format: str = "html"
     from .results import write_output
     from .comparison import compare_result
     from .reports import html_page, latex, markdown
+    from .evaluation import check_options
+
+    check_options(options, compare_result)
 
     if format not in ("html", "markdown", "latex"):
         raise OptionError(f"format {format!r} is not one of html, markdown, latex")

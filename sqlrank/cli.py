@@ -6,6 +6,7 @@ stderr. A user mistake gives a one-line error and exit status 1, never a traceba
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import signal
 import sys
@@ -15,6 +16,7 @@ from typing import Any, Iterator, Sequence
 from .conventions import (AP_DENOMINATORS, CORRECTIONS, DISCOUNTS, GAINS, IDEALS, MISSING_QUERIES, NO_RELEVANT, TESTS,
                           TIE_BREAKS)
 from .presets import PRESETS
+from .progress import forget, show_for
 from .errors import MeasureError, OptionError, SqlrankError
 from .inputs import FORMATS
 from .measures import FAMILIES
@@ -104,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="count ties at these measures' cutoffs (default: 5, 10, 20, 100, 1000)")
     ck.add_argument("-l", "--rel", type=int, metavar="N", help="minimum relevant label (default 1)")
     ck.add_argument("--strict", action="store_true", help="exit 1 when anything found can change a number")
-    ck.add_argument("-f", "--format", choices=("table", "json", "csv"), default="table")
+    ck.add_argument("-f", "--format", choices=("table", "json", "csv"), default="table",
+                    help="output layout (default: table); json and csv have one record per finding")
     ck.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
     add_input_arguments(ck)
     ck.set_defaults(handler=_check)
@@ -112,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
         "compare", help="compare runs with a baseline: means, deltas, paired tests, GSB",
         description="Compare each RUN with the first (the baseline) per measure over the queries evaluated "
                     "for every run: mean, delta, wins/ties/losses, a two-sided paired test, the p-value adjusted "
-                    "over all comparisons, a 95%% confidence interval of the mean difference and an effect size.")
+                    "over all comparisons, a 95% confidence interval of the mean difference and an effect size.")
     add_comparison_arguments(co)
     co.add_argument("-f", "--format", choices=COMPARE_FORMATS, default="table",
                     help="output layout (default: table); csv/tsv/json have the columns of sqlrank.compare()")
@@ -124,7 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "per-query difference plots, score distributions and per-segment tables (no scripts, nothing "
                     "fetched), or as a Markdown or LaTeX table for papers.")
     add_comparison_arguments(rp)
-    rp.add_argument("-f", "--format", choices=("html", "markdown", "latex"), default="html")
+    rp.add_argument("-f", "--format", choices=("html", "markdown", "latex"), default="html",
+                    help="html (default): the page with plots; markdown or latex: the tables only")
     rp.add_argument("-o", "--output", metavar="FILE", required=True, help="the report file (written atomically)")
     rp.set_defaults(handler=_report)
     gs = commands.add_parser(
@@ -133,7 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "good/same/bad or G/S/B, any case), overall and per value of --by.")
     gs.add_argument("verdicts", metavar="VERDICTS", help="CSV, TSV or Parquet with a verdict column")
     gs.add_argument("--by", metavar="COLUMN", help="also count per value of this column (e.g. query_id)")
-    gs.add_argument("-f", "--format", choices=("table", "csv", "tsv", "json"), default="table")
+    gs.add_argument("-f", "--format", choices=("table", "csv", "tsv", "json"), default="table",
+                    help="output layout (default: table); csv/tsv/json have the columns of sqlrank.gsb()")
     gs.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
     gs.set_defaults(handler=_gsb)
     ex = commands.add_parser(
@@ -153,7 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--tolerance", type=float, help="with --target: accept |value - target| <= this")
     ex.add_argument("--query", help="with --target: reproduce this query's value instead of the mean")
     ex.add_argument("--all", action="store_true", help="with --target: list every match, not the ten simplest")
-    ex.add_argument("-f", "--format", choices=("table", "csv"), default="table")
+    ex.add_argument("-f", "--format", choices=("table", "csv"), default="table",
+                    help="output layout (default: table); csv has every combination's value in full precision")
+    ex.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
     ex.set_defaults(handler=_explain)
     dbt = commands.add_parser(
         "dbt", help="write a dbt package: the evaluation as macros per adapter, a model and input tests",
@@ -175,7 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "trec_eval's), its own parameters with their defaults (besides the conventions), how it is "
                     "averaged over queries, and its definition.")
     ms.add_argument("-f", "--format", choices=("table", "markdown", "csv", "json"), default="table",
-                    help="output layout (default: table; markdown is the README's table)")
+                    help="output layout (default: table; markdown is the table of docs/measures.md)")
     ms.add_argument("-o", "--output", metavar="FILE", help="write the list to FILE (atomically) instead of stdout")
     ms.set_defaults(handler=_measures)
     commands.add_parser("trec_eval", add_help=False, help="trec_eval's command line and output, computed in SQL "
@@ -274,9 +281,12 @@ def database_options(args: argparse.Namespace, options: dict) -> Iterator[dict]:
     except duckdb.Error as exc:
         raise OptionError(f"{args.database}: cannot open it as a DuckDB database: {duckdb_reason(exc)}") from None
     try:
-        connection.execute(f"SET enable_progress_bar = {'true' if progress else 'false'}")
+        connection.execute("SET enable_progress_bar = false")  # sqlrank's own line says which step it is
+        if progress:
+            show_for(connection)
         yield {**options, "connection": connection}
     finally:
+        forget(connection)
         connection.close()
 
 
@@ -332,11 +342,11 @@ def add_engine_arguments(parser):
 
 
 def engine_arguments(args) -> dict[str, Any]:
-    """session() options from parsed command-line flags. DuckDB draws its progress bar (for
-    queries longer than about 2 s) on standard output, so it is on only when that is a terminal
-    and never mixes with results written to a pipe or a file."""
+    """session() options from parsed command-line flags. Steps longer than a second show a labelled
+    progress line on standard error when that is a terminal (sqlrank.progress); never in a pipe
+    or a file."""
     return dict(memory_limit=args.memory_limit, temp_directory=args.temp_directory, threads=args.threads,
-                progress=sys.stdout.isatty())
+                progress=sys.stderr.isatty())
 
 
 class _TrecEvalParser(argparse.ArgumentParser):
@@ -370,6 +380,8 @@ def trec_eval_parser(prog: str = "sqlrank trec_eval") -> argparse.ArgumentParser
     p.add_argument("-Z", dest="zscores", metavar="FILE", help="print z-scores against this table of means and stddevs")
     p.add_argument("--trec-eval-version", type=int, choices=(9, 10), default=10, dest="version",
                    help="10 (default), or 9 to reproduce pytrec_eval and trec_eval 9.x")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the output to FILE (atomically, once complete) instead of stdout (not in trec_eval)")
     add_engine_arguments(p).add_argument(
         "--slices", type=int, metavar="N",
         help="evaluate the queries in N groups, one after another (default: one group per 3.5 million run lines, "
@@ -392,7 +404,7 @@ def trec_eval_options(argv: Sequence[str]):
                       args.depth, args.rel, args.num_docs, args.zscores, args.version,
                       groups=args.format == "qrels_jg",
                       prefs=args.format if args.format in PREFS_FORMATS else None, engine=engine_arguments(args),
-                      slices=args.slices)
+                      slices=args.slices, output=args.output)
     for spec in args.measures or ["official"]:
         request_measure(options.measures, spec)
     kinds = {KIND[name] for name in options.measures} - {"special"}
@@ -643,7 +655,7 @@ def _explain(args: argparse.Namespace) -> int:
         else:
             frame = explain.attribute(args.qrels, args.run, args.measure, *args.between, **options)
     if args.format == "csv":
-        write_output(frame.to_csv(index=False), None)
+        write_output(frame.to_csv(index=False), args.output)
         return 0
     if args.target is not None:
         matches = frame[frame.matches]
@@ -655,7 +667,7 @@ def _explain(args: argparse.Namespace) -> int:
             lines.append(f"  ... {len(matches) - len(shown)} more (--all)")
         if not len(matches):
             lines += ["closest:"] + [f"  {row.measure:<60} {row.value:.6f}" for row in frame.head(5).itertuples()]
-        write_output("\n".join(lines) + "\n", None)
+        write_output("\n".join(lines) + "\n", args.output)
         return 0
     wide = frame.pivot(index="query_id", columns="convention", values="delta")[frame.convention.unique()]
     start = frame[frame.step == 1].set_index("query_id")["before"]
@@ -669,7 +681,7 @@ def _explain(args: argparse.Namespace) -> int:
     text += ["  ".join(f"{c:>{w}}" if i else f"{c:<{w}}" for i, (c, w) in enumerate(zip(r, widths))).rstrip()
              for r in [header] + rows]
     text.append("(a query evaluated on one side only shows an empty cell where it enters or leaves)")
-    write_output("\n".join(text) + "\n", None)
+    write_output("\n".join(text) + "\n", args.output)
     return 0
 
 
@@ -682,7 +694,13 @@ def _cell(value, signed: bool = False) -> str:
 def _trec_eval(argv: Sequence[str]) -> int:
     from . import trec_eval
 
-    trec_eval.run(trec_eval_options(argv), sys.stdout)
+    options = trec_eval_options(argv)
+    if options.output is None:
+        trec_eval.run(options, sys.stdout)
+    else:
+        text = io.StringIO()
+        trec_eval.run(options, text)
+        write_output(text.getvalue(), options.output)
     return 0
 
 

@@ -14,6 +14,7 @@ import duckdb
 from .errors import InputError, OptionError, duckdb_reason
 from .inputs import Registry
 from .planner import Plan
+from .progress import forget, show_for, step
 from .results import Rows
 from .templates import quote_ident, render_slices_summary
 
@@ -39,7 +40,8 @@ class DuckDBEngine:
     def evaluate(self, p: Plan) -> Rows:
         """The plan's statement (rows of output "both" or "summary"), or its slices."""
         if p.slices == 1:
-            return self.rows(p.sql)
+            with step(self.connection, evaluating(p)):
+                return self.rows(p.sql)
         try:
             return _execute_slices(p, self.connection)
         except duckdb.Error as exc:
@@ -57,6 +59,13 @@ def to_arrow(con: duckdb.DuckDBPyConnection, sql: str):
     return table.cast(pa.schema(fields))
 
 
+def evaluating(p: Plan, slice_index: int | None = None) -> str:
+    """What the progress line says while a plan's statement (or one of its slices) runs."""
+    rows = f" {p.run.rows:,} run rows" if p.run.rows else ""
+    part = f" (slice {slice_index + 1} of {p.slices})" if slice_index is not None else ""
+    return f"evaluating{rows}{part}"
+
+
 def fetch(cursor) -> Rows:
     """All rows of an executed statement (a DuckDB connection after execute)."""
     rows = cursor.fetchall()
@@ -71,7 +80,8 @@ def _execute_slices(p: Plan, con: duckdb.DuckDBPyConnection) -> Rows:
     con.execute(f"CREATE TEMPORARY TABLE {quote_ident(table)} (query_id VARCHAR, measure VARCHAR, value DOUBLE)")
     try:
         for index in range(p.slices):
-            con.execute(f"INSERT INTO {quote_ident(table)}\n{p.slice_sql(index)}")
+            with step(con, evaluating(p, index)):
+                con.execute(f"INSERT INTO {quote_ident(table)}\n{p.slice_sql(index)}")
         return fetch(con.execute(render_slices_summary(table, p.measures)))
     finally:
         con.execute(f"DROP TABLE IF EXISTS {quote_ident(table)}")
@@ -123,7 +133,9 @@ def session(connection: duckdb.DuckDBPyConnection | None, memory_limit: str | No
             con = duckdb.connect(config=config)
         except duckdb.Error as exc:
             raise OptionError(f"DuckDB refused the settings {config}: {duckdb_reason(exc)}") from None
-        con.execute(f"SET enable_progress_bar = {'true' if progress else 'false'}")
+        con.execute("SET enable_progress_bar = false")  # sqlrank's own line says which step it is (progress.py)
+        if progress:
+            show_for(con)
     else:
         con = connection
     registry = Registry(con)
@@ -132,6 +144,7 @@ def session(connection: duckdb.DuckDBPyConnection | None, memory_limit: str | No
     finally:
         registry.close()
         if connection is None:
+            forget(con)
             con.close()
 
 

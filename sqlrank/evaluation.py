@@ -2,10 +2,13 @@
 or Spark), then checked and shaped. The one place that picks an engine."""
 from __future__ import annotations
 
+import difflib
+import inspect
 import math
-from typing import Any
+from typing import Any, Callable
 
 from .checks import data_warnings, query_overlap, require_labels_within_limits, run_queries_sql, segment_warnings
+from .conventions import FIELD_NAMES
 from .engine import DuckDBEngine, session, session_options
 from .errors import InputError, OptionError
 from .planner import Plan, plan
@@ -13,6 +16,25 @@ from .results import Result, Rows, shape
 from .templates import dialect as sql_dialect
 
 ENGINES = ("duckdb", "spark", "postgres", "datafusion", "clickhouse")
+
+
+def check_options(options: dict[str, Any], *functions: Callable) -> None:
+    """Every keyword an evaluation takes is known: an unknown one (a typo such as run_column) is an
+    error naming the closest option or convention, never a silently ignored argument."""
+    def keywords(f: Callable) -> set[str]:
+        return {name for name, p in inspect.signature(f).parameters.items()
+                if p.kind is p.KEYWORD_ONLY or p.default is not p.empty}
+
+    conventions = set(FIELD_NAMES) | {"preset"}
+    known = (keywords(evaluate_result) | set(inspect.signature(session).parameters)
+             | keywords(plan) - {"printable", "relstring_length", "dialect"} | set().union(*map(keywords, functions))
+             ) - conventions - {"per_query"}
+    for name in options:
+        if name not in known | conventions:
+            close = difflib.get_close_matches(name, sorted(known | conventions), n=1, cutoff=0.7)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise OptionError(f"unknown option {name!r}; {hint}the options are {', '.join(sorted(known))}; the "
+                              f"conventions are {', '.join(sorted(conventions))}")
 
 
 def run_plan(p: Plan, engine, per_query: bool) -> Result:

@@ -16,6 +16,7 @@ from typing import Any, Mapping
 import duckdb
 
 from .errors import InputError, OptionError, duckdb_reason
+from .progress import step
 from .templates import call_macro, current_dialect, quote_ident
 
 FORMATS = ("trec", "csv", "tsv", "parquet", "csv-noheader", "tsv-noheader")
@@ -281,7 +282,8 @@ class _Irregular(Exception):
 
 def _read_once(source: Source, con: duckdb.DuckDBPyConnection, registry: Registry) -> None:
     try:
-        source.table = registry.materialize(source.source_sql("raw"), source.kind)
+        with step(con, f"reading {source.label}"):
+            source.table = registry.materialize(source.source_sql("raw"), source.kind)
     except duckdb.Error as exc:
         reason = duckdb_reason(exc)
         if not (source.format == "trec" and source.lines == "csv" and "reached an invalid state" in str(exc)
@@ -537,17 +539,9 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
         source.implicit = True
         mapping["relevance"] = IMPLICIT
         types[IMPLICIT] = "INTEGER"
-    for canonical, actual in mapping.items():
-        if actual not in types:
-            available = ", ".join(types) or "none"
-            hint = (f"map it with --{source.kind}-columns {canonical}=NAME"
-                    if actual == canonical else f"check the mapping {canonical}={actual}")
-            if source.kind == "qrels" and canonical == "relevance":
-                hint += " (or relevance= for implicit feedback: every listed pair is relevant)"
-            close = [c for c in types if c.lower() == actual.lower()]
-            if close:
-                hint = f"did you mean {close[0]!r}? Column names are case-sensitive; " + hint
-            raise InputError(f"{source.label}: no column {actual!r} for {canonical} (columns: {available}); {hint}")
+    missing = [(canonical, actual) for canonical, actual in mapping.items() if actual not in types]
+    if missing:
+        raise InputError(missing_columns_message(source.label, source.kind, missing, list(types)))
     if source.kind == "run" and "rank" not in mapping and "rank" in types:
         mapping["rank"] = "rank"  # used only by tie_break=input_rank
     if source.kind == "run" and "run_id" not in mapping and "run_id" in types:
@@ -569,6 +563,26 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
     return source
 
 
+def missing_columns_message(label: str, kind: str, missing: list[tuple[str, str]], columns: list[str]) -> str:
+    """Every column a mapping names that the input lacks, the columns it has, and how to map them."""
+    names = ", ".join(repr(actual) if actual == canonical else f"{actual!r} (for {canonical})"
+                      for canonical, actual in missing)
+    hints = []
+    for canonical, actual in missing:
+        close = [c for c in columns if c.lower() == actual.lower()]
+        if close:
+            hints.append(f"did you mean {close[0]!r} for {canonical}? Column names are case-sensitive")
+    unmapped = [canonical for canonical, actual in missing if actual == canonical]
+    if unmapped:
+        hints.append(f"map {'it' if len(unmapped) == 1 else 'them'} with --{kind}-columns "
+                     + ",".join(f"{canonical}=NAME" for canonical in unmapped))
+    hints += [f"check the mapping {canonical}={actual}" for canonical, actual in missing if actual != canonical]
+    if kind == "qrels" and "relevance" in dict(missing):
+        hints[-1] += " (or relevance= for implicit feedback: every listed pair is relevant)"
+    return (f"{label}: no column{'s' if len(missing) > 1 else ''} {names} (columns: {', '.join(columns) or 'none'}); "
+            + "; ".join(hints))
+
+
 # ---------------------------------------------------------------- validation
 
 def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: bool = False) -> None:
@@ -585,9 +599,11 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
         problems = {"irregular": ("bad_fields", None), **problems}
     counts = ", ".join(["count(*)"] + [f"count(*) FILTER (WHERE {cond})" for cond, _ in problems.values()])
     try:
-        total, *bad = con.execute(f"SELECT {counts} FROM ({raw}) AS checked").fetchall()[0]
-        duplicated = bool(total) and not any(bad) and not allow_duplicates and con.execute(
-            neighbour_pairs_sql(raw)).fetchall()[0][0] > 0
+        with step(con, f"checking {source.label}"):
+            total, *bad = con.execute(f"SELECT {counts} FROM ({raw}) AS checked").fetchall()[0]
+        with step(con, f"looking for repeated documents in {source.label} ({total:,} rows)"):
+            duplicated = bool(total) and not any(bad) and not allow_duplicates and con.execute(
+                neighbour_pairs_sql(raw)).fetchall()[0][0] > 0
     except duckdb.Error as exc:
         raise InputError(f"{source.label}: cannot read the {source.kind}: {duckdb_reason(exc)}") from None
     if not total:

@@ -320,12 +320,20 @@ def _parse_ir_measures(name: str) -> list[Measure]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise MeasureError(f"cannot parse measure {name!r}; write for example nDCG@10, AP(rel=2)@100 "
                            f"or ndcg_cut.10{_suggest(name)}") from None
+    if isinstance(tree, ast.Tuple):  # nDCG@10,AP
+        spaced = " ".join(part.strip() for part in name.split(","))
+        raise MeasureError(f"cannot parse measure {name!r}: measures are separated by spaces, not commas "
+                           f"(-m {spaced!r}, or measures=[...] in Python)")
     cutoff = None
     if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
         cutoff_node, tree = tree.right, tree.left
         if isinstance(cutoff_node, ast.Call):
             raise MeasureError(f"bad cutoff in {name!r}: parameters go before the cutoff, as in "
                                f"nDCG(gain=exponential)@10")
+        if (isinstance(cutoff_node, ast.UnaryOp) and isinstance(cutoff_node.op, ast.USub)
+                and isinstance(cutoff_node.operand, ast.Constant) and type(cutoff_node.operand.value) in (int, float)):
+            raise MeasureError(f"bad cutoff in {name!r}: the cutoff after '@' must be positive, not "
+                               f"-{cutoff_node.operand.value}")
         if not (isinstance(cutoff_node, ast.Constant) and type(cutoff_node.value) in (int, float)):
             raise MeasureError(f"bad cutoff in {name!r}: the cutoff after '@' must be a number")
         cutoff = cutoff_node.value
@@ -350,8 +358,8 @@ def _parse_ir_measures(name: str) -> list[Measure]:
         if cutoff is None and family.cutoff == "required":
             return [Measure(family.name, k, params) for k in family.default_cutoffs]
         return [Measure(family.name, cutoff, params)]
-    except MeasureError as exc:
-        raise MeasureError(f"{exc} (in {name!r})") from None
+    except MeasureError as exc:  # the name as written replaces the family's name the check gave
+        raise MeasureError(f"{re.sub(r' [(]in [^()]*[)]$', '', str(exc))} (in {name!r})") from None
 
 
 def _literal(node: ast.AST, name: str) -> object:

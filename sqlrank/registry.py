@@ -6,7 +6,7 @@ defaults, the cutoff rule), how it is computed (``sql/measures/<name>.sql``, the
 reads, whether ``tie_break=expected`` has an exact form), how it is averaged over queries, the
 DuckDB macros ``sqlrank install`` makes for it, and a one-line definition. Parsing
 (``measures.py``), rendering (``templates.py``), trec_eval's output (``trec_eval.py``), the
-macros (``macros.py``), ``sqlrank measures`` and the README's measure table all read it.
+macros (``macros.py``), ``sqlrank measures`` and the measure table of docs/measures.md all read it.
 """
 from __future__ import annotations
 
@@ -376,7 +376,7 @@ _AVERAGED = {"mean": "mean", "sum": "sum", "geometric": "geometric mean", "catal
 
 
 def listing() -> list[dict[str, str]]:
-    """One row per family, as ``sqlrank measures`` prints it and the README's table shows it."""
+    """One row per family, as ``sqlrank measures`` prints it and docs/measures.md shows it."""
     rows = []
     for family in REGISTRY:
         letter = _CUTOFF_LETTER[family.cutoff_kind]
@@ -404,7 +404,7 @@ def _shown(value: Any) -> str:
 
 
 def markdown_table() -> str:
-    """The README's measure table."""
+    """The measure table of docs/measures.md."""
     def code(text: str) -> str:
         return ", ".join(f"`{part}`" for part in text.split(", ")) if text else ""
 

@@ -65,7 +65,7 @@ def legend(c: Comparison) -> list[str]:
     comparisons = int((c.table["run"] != c.runs[0]).sum())
     return [f"queries: {c.num_queries} (evaluated for every run); baseline: {c.runs[0]}",
             f"test: {TEST_NAMES[c.test]}, two-sided; p adj.: {CORRECTION_NAMES[c.correction]} over "
-            f"{comparisons} comparisons; * p adj. < 0.05, ** p adj. < 0.01",
+            f"{comparisons} comparison{'' if comparisons == 1 else 's'}; * p adj. < 0.05, ** p adj. < 0.01",
             f"effect: {_effect_name(c.test)}; CI: {_interval_name(c.test)}",
             f"conventions: {c.conventions}"]
 
@@ -146,7 +146,9 @@ th { background: #f4f4f4; text-align: left; } td.num { text-align: right; font-v
 tr.baseline td { color: #555; background: #fafafa; } .up { color: #1e7b45; } .down { color: #b03a2e; }
 .sig { font-weight: 600; } .legend { color: #555; font-size: 0.85em; } figure { margin: 0.5em 0 1.5em 0; }
 figcaption { font-size: 0.9em; color: #333; } .plots { display: flex; flex-wrap: wrap; gap: 1.5em; }
-svg text { font-family: inherit; font-size: 11px; fill: #333; }
+svg text { font-family: inherit; font-size: 11px; fill: #333; } svg text.mark { font-size: 13px; font-weight: 600; }
+h3 { font-size: 1.05em; margin-top: 1.5em; } h4 { font-size: 0.95em; margin: 0.5em 0 0.2em 0; }
+details { margin: 0.5em 0 1em 0; } summary { cursor: pointer; color: #333; }
 """
 
 
@@ -175,30 +177,45 @@ def _html_table(c: Comparison, gsb: bool, segment=None) -> str:
     return "\n".join(out)
 
 
-def _delta_plot(deltas: np.ndarray, title: str, width: int = 500, height: int = 180) -> str:
-    """Per-query differences sorted from worst to best, one bar per query."""
-    ordered = np.sort(deltas)
-    n = len(ordered)
-    top = max(float(np.max(np.abs(ordered))), 1e-12)
-    pad_l, pad_r, pad_t, pad_b = 42, 8, 8, 20
+def sorted_deltas(queries: list[str], deltas: np.ndarray) -> list[tuple[str, float]]:
+    """(query_id, delta) from the largest loss to the largest gain; equal deltas by query id."""
+    return sorted(zip(queries, (float(d) for d in deltas)), key=lambda pair: (pair[1], pair[0]))
+
+
+def _delta_plot(pairs: list[tuple[str, float]], title: str, width: int = 500, height: int = 200) -> str:
+    """Per-query differences sorted from worst to best, one bar per query, each with its query id
+    as a hover title; the largest loss and the largest gain are labelled with theirs."""
+    n = len(pairs)
+    top = max(max((abs(d) for _, d in pairs), default=0.0), 1e-12)
+    pad_l, pad_r, pad_t, pad_b = 46, 8, 20, 22
     plot_w, plot_h = width - pad_l - pad_r, height - pad_t - pad_b
     zero = pad_t + plot_h / 2
     step = plot_w / max(n, 1)
     bars = []
-    for i, d in enumerate(ordered):
+    for i, (query, d) in enumerate(pairs):
         h = abs(d) / top * (plot_h / 2)
         y = zero - h if d > 0 else zero
         color = _UP if d > 0 else _DOWN if d < 0 else _FLAT
         bars.append(f'<rect x="{pad_l + i * step:.2f}" y="{y:.2f}" width="{max(step * 0.85, 0.5):.2f}" '
-                    f'height="{max(h, 0.6):.2f}" fill="{color}"/>')
+                    f'height="{max(h, 0.6):.2f}" fill="{color}"><title>{html.escape(query)}: {d:+.4f}</title></rect>')
+    marks = []
+    if n and pairs[0][1] < 0:  # the largest loss, under its bar
+        query, d = pairs[0]
+        marks.append(f'<text class="mark" x="{pad_l + 2}" y="{height - pad_b + 14:.2f}" text-anchor="start">'
+                     f'{html.escape(query)} {d:+.4f}</text>')
+    if n and pairs[-1][1] > 0:  # the largest gain, above its bar
+        query, d = pairs[-1]
+        marks.append(f'<text class="mark" x="{width - pad_r}" y="{pad_t - 6}" text-anchor="end">'
+                     f'{html.escape(query)} {d:+.4f}</text>')
     axis = (f'<line x1="{pad_l}" y1="{zero:.2f}" x2="{pad_l + plot_w}" y2="{zero:.2f}" stroke="#666"/>'
+            f'<line x1="{pad_l}" y1="{pad_t}" x2="{pad_l}" y2="{pad_t + plot_h}" stroke="#666"/>'
             f'<text x="{pad_l - 4}" y="{pad_t + 9}" text-anchor="end">{top:+.3f}</text>'
             f'<text x="{pad_l - 4}" y="{zero + 4:.2f}" text-anchor="end">0</text>'
             f'<text x="{pad_l - 4}" y="{pad_t + plot_h:.2f}" text-anchor="end">{-top:+.3f}</text>'
             f'<text x="{pad_l + plot_w / 2:.2f}" y="{height - 4}" text-anchor="middle">{n} queries, sorted by '
-            f'difference</text>')
+            f'difference</text>') + "".join(marks)
     return (f'<figure><svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-            f'aria-label="{html.escape(title)}">{axis}{"".join(bars)}</svg>'
+            f'aria-label="{html.escape(title)}">{"".join(bars)}{axis}</svg>'
             f'<figcaption>{html.escape(title)}</figcaption></figure>')
 
 
@@ -220,21 +237,61 @@ def _distribution_plot(measure: str, values: dict[str, np.ndarray], width: int =
         q0, q1, q2, q3, q4 = np.quantile(v, [0, 0.25, 0.5, 0.75, 1])
         color = _COLORS[i % len(_COLORS)]
         label = run if len(run) <= 16 else "..." + run[-15:]
-        parts.append(f'<text x="{pad_l - 6}" y="{y + 4:.1f}" text-anchor="end">{html.escape(label)}</text>'
+        tip = (f"{run}: min {q0:.4f}, quartiles {q1:.4f} {q2:.4f} {q3:.4f}, max {q4:.4f}, mean {np.mean(v):.4f}, "
+               f"{len(v)} queries")
+        parts.append(f'<g><title>{html.escape(tip)}</title>'
+                     f'<text x="{pad_l - 6}" y="{y + 4:.1f}" text-anchor="end">{html.escape(label)}</text>'
                      f'<line x1="{x(q0):.2f}" y1="{y:.1f}" x2="{x(q4):.2f}" y2="{y:.1f}" stroke="{color}"/>'
                      f'<rect x="{x(q1):.2f}" y="{y - 8:.1f}" width="{max(x(q3) - x(q1), 1):.2f}" height="16" '
                      f'fill="{color}" fill-opacity="0.35" stroke="{color}"/>'
                      f'<line x1="{x(q2):.2f}" y1="{y - 8:.1f}" x2="{x(q2):.2f}" y2="{y + 8:.1f}" stroke="{color}" '
                      f'stroke-width="2"/>'
-                     f'<path d="M {x(float(np.mean(v))):.2f} {y - 5:.1f} l 5 5 l -5 5 l -5 -5 z" fill="#222"/>')
+                     f'<path d="M {x(float(np.mean(v))):.2f} {y - 5:.1f} l 5 5 l -5 5 l -5 -5 z" fill="#222"/></g>')
     axis_y = pad_t + row_h * len(values) + 4
-    parts.append(f'<line x1="{pad_l}" y1="{axis_y}" x2="{pad_l + plot_w}" y2="{axis_y}" stroke="#666"/>'
-                 f'<text x="{pad_l}" y="{axis_y + 14}" text-anchor="start">{lo:.3f}</text>'
-                 f'<text x="{pad_l + plot_w}" y="{axis_y + 14}" text-anchor="end">{hi:.3f}</text>')
+    parts.append(f'<line x1="{pad_l}" y1="{axis_y}" x2="{pad_l + plot_w}" y2="{axis_y}" stroke="#666"/>')
+    for tick in _ticks(lo, hi):
+        anchor = "start" if tick == lo else "end" if tick == hi else "middle"
+        parts.append(f'<line x1="{x(tick):.2f}" y1="{axis_y}" x2="{x(tick):.2f}" y2="{axis_y + 4}" stroke="#666"/>'
+                     f'<text x="{x(tick):.2f}" y="{axis_y + 16}" text-anchor="{anchor}">{tick:.3g}</text>')
     title = f"{measure}: per-query values per run (box: quartiles, line: median, diamond: mean)"
     return (f'<figure><svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
             f'aria-label="{html.escape(title)}">{"".join(parts)}</svg>'
             f'<figcaption>{html.escape(title)}</figcaption></figure>')
+
+
+def _ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    """The axis' ends and up to ``count`` round values between them (steps of 1, 2 or 5 x 10^n)."""
+    if hi <= lo:
+        return [lo]
+    raw = (hi - lo) / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    inner = [k * step for k in range(math.ceil(lo / step), math.floor(hi / step) + 1)]
+    inner = [t for t in inner if abs(t - lo) > step / 3 and abs(hi - t) > step / 3]
+    return [lo, *inner, hi]
+
+
+def _query_table(pairs: list[tuple[str, float]], base: dict, other: dict, baseline: str, run: str) -> str:
+    header = ["query_id", baseline, run, "delta"]
+    rows = [f'<tr><td>{html.escape(q)}</td><td class="num">{base[q]:.4f}</td><td class="num">{other[q]:.4f}</td>'
+            f'<td class="num {"up" if d > 0 else "down" if d < 0 else ""}">{d:+.4f}</td></tr>' for q, d in pairs]
+    return ("<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table>")
+
+
+def _per_query_section(measure: str, baseline: str, run: str, pairs: list[tuple[str, float]], base: dict,
+                       other: dict, shown: int = 10) -> str:
+    """The queries a run lost and won most, and every query by difference (in a details element)."""
+    losses = [pair for pair in pairs if pair[1] < 0][:shown]
+    gains = [pair for pair in reversed(pairs) if pair[1] > 0][:shown]
+    out = [f"<h3>{html.escape(measure)}: {html.escape(run)} against {html.escape(baseline)}</h3>",
+           '<div class="plots"><div>', f"<h4>Largest losses ({sum(d < 0 for _, d in pairs)} queries lost)</h4>",
+           _query_table(losses, base, other, baseline, run) if losses else "<p>none</p>",
+           "</div><div>", f"<h4>Largest gains ({sum(d > 0 for _, d in pairs)} queries won)</h4>",
+           _query_table(gains, base, other, baseline, run) if gains else "<p>none</p>", "</div></div>",
+           f"<details><summary>All {len(pairs)} queries, from the largest loss to the largest gain</summary>",
+           _query_table(pairs, base, other, baseline, run), "</details>"]
+    return "\n".join(out)
 
 
 def html_page(c: Comparison, gsb: bool, title: str = "sqlrank comparison") -> str:
@@ -242,18 +299,25 @@ def html_page(c: Comparison, gsb: bool, title: str = "sqlrank comparison") -> st
     body = [f"<h1>{html.escape(title)}</h1>",
             f'<p class="legend">{"<br>".join(html.escape(x) for x in legend(c))}</p>',
             "<h2>Comparison with the baseline</h2>", _html_table(c, gsb)]
-    body.append("<h2>Per-query differences</h2><div class=\"plots\">")
+    queries = [str(q) for q in scores.index]
+    differences = {}  # (measure, run): (query_id, delta) pairs from the largest loss
     for measure in c.measures:
         base = scores[(measure, c.runs[0])].to_numpy(dtype=float)
         for run in c.runs[1:]:
-            deltas = scores[(measure, run)].to_numpy(dtype=float) - base
-            body.append(_delta_plot(deltas, f"{measure}: {run} - {c.runs[0]} per query "
-                                            f"({int(np.sum(deltas > 0))} better, {int(np.sum(deltas < 0))} worse)"))
+            differences[measure, run] = sorted_deltas(queries, scores[(measure, run)].to_numpy(dtype=float) - base)
+    body.append("<h2>Per-query differences</h2><div class=\"plots\">")
+    for (measure, run), pairs in differences.items():
+        better, worse = sum(d > 0 for _, d in pairs), sum(d < 0 for _, d in pairs)
+        body.append(_delta_plot(pairs, f"{measure}: {run} - {c.runs[0]} per query ({better} better, {worse} worse; "
+                                       f"hover a bar for its query)"))
     body.append("</div><h2>Distribution of per-query scores</h2><div class=\"plots\">")
     for measure in c.measures:
         body.append(_distribution_plot(measure, {run: scores[(measure, run)].to_numpy(dtype=float)
                                                  for run in c.runs}))
-    body.append("</div>")
+    body.append("</div><h2>Per query</h2>")
+    for (measure, run), pairs in differences.items():
+        values = {r: dict(zip(queries, scores[(measure, r)].to_numpy(dtype=float))) for r in (c.runs[0], run)}
+        body.append(_per_query_section(measure, c.runs[0], run, pairs, values[c.runs[0]], values[run]))
     if "segment" in c.table.columns:
         body.append("<h2>Per segment</h2>")
         for segment in c.table["segment"].dropna().unique():

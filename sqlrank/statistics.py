@@ -1,6 +1,6 @@
 """Statistics: paired significance tests and multiple-comparison corrections.
 
-Distributions and resampling come from SciPy (the ``stats`` extra: pip install 'sqlrank[stats]');
+Distributions and resampling come from SciPy (a dependency of sqlrank);
 this module only decides which function answers which question and names the conventions:
 
 - the difference is ``run - baseline`` per query, over the queries both runs were evaluated on;
@@ -35,7 +35,8 @@ def scipy_stats():
     try:
         from scipy import stats
     except ImportError:
-        raise OptionError("comparing runs needs SciPy for its distributions: pip install 'sqlrank[stats]'") from None
+        raise OptionError("comparing runs needs SciPy for its distributions (a dependency of sqlrank): "
+                          "pip install scipy") from None
     return stats
 
 

@@ -13,12 +13,13 @@ import tempfile
 from dataclasses import dataclass, field
 
 from .conventions import resolve_conventions
-from .engine import DuckDBEngine, session
+from .engine import DuckDBEngine, evaluating, session
 from .errors import InputError, MeasureError
 from .inputs import GROUP_SEPARATOR, Source, load, report_duplicates
 from .measures import Measure, parse_measure
 from .registry import REGISTRY
 from .planner import MAX_SLICES, plan
+from .progress import step
 from .templates import call_macro, quote_ident, ranking_order, render_template, score_expression
 
 # trec_eval's measures in the order it computes and prints them (measures.c, version 10): the
@@ -91,6 +92,7 @@ class Options:
     measures: dict[str, str | None] = field(default_factory=dict)
     engine: dict = field(default_factory=dict)  # session() options: memory_limit, temp_directory, threads
     slices: int | None = None  # groups of queries evaluated one after another; None: one per SLICE_ROWS run lines
+    output: str | None = None  # a file written atomically instead of standard output
 
 
 def request_measure(requested: dict[str, str | None], spec: str) -> None:
@@ -171,9 +173,13 @@ def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_
     p = plan(qrels, run_source, measures or [Measure("NumQ")], "per_query", con, registry, printable=False,
              slices=slices, **conventions)
     if p.slices == 1:
-        rows = engine.rows(p.sql).rows  # (query_id, measure, value)
+        with step(con, evaluating(p)):
+            rows = engine.rows(p.sql).rows  # (query_id, measure, value)
     else:  # the ranking of a slice's queries is held at a time, not the whole run's: a fraction of the memory
-        rows = [row for index in range(p.slices) for row in engine.rows(p.slice_sql(index)).rows]
+        rows = []
+        for index in range(p.slices):
+            with step(con, evaluating(p, index)):
+                rows += engine.rows(p.slice_sql(index)).rows
     relstrings = {}
     if "relstring" in options.measures and options.per_query:
         length = int(float(options.measures["relstring"] or 10))
@@ -313,6 +319,8 @@ def _read_zscores(path: str) -> dict:
     except OSError as exc:
         raise InputError(f"{path}: cannot read the z-score file: {exc.strerror}") from None
     with handle:
+        if os.fstat(handle.fileno()).st_size == 0:  # trec_eval refuses it too ("Cannot read zscores file")
+            raise InputError(f"{path}: the z-score file is empty; it needs 'qid measure mean stddev' lines")
         for number, line in enumerate(handle, 1):
             fields = line.split()
             if not fields or fields[0].startswith("#"):

@@ -219,7 +219,7 @@ def upstream_cases() -> list[Case]:
 
 
 def known_fault(case: Case) -> str | None:
-    """Which documented fault of trec_eval 10 itself this case meets, if any (see the README)."""
+    """Which documented fault of trec_eval 10 itself this case meets, if any (see docs/trec_eval.md)."""
     args = case.args
     if any(labels and all(v < 0 for v in labels.values()) for labels in case.qrels.values()):
         return "a query whose judgments are all negative (trec_eval: exit 4 or a segfault)"

@@ -1,4 +1,4 @@
-"""The benchmark commands the README quotes run, on small data: bench/run.py's tools print the
+"""The benchmark commands the docs quote run, on small data: bench/run.py's tools print the
 same means, and bench/floor.py's floors are the sums of their steps."""
 from __future__ import annotations
 

@@ -292,6 +292,12 @@ def test_compare_csv_columns_and_baseline_row():
     assert close(frame.loc[1, "mean"], evaluated.value[0]) and close(frame.loc[4, "mean"], evaluated.value[1])
 
 
+def test_the_legend_counts_comparisons_in_words():
+    one = _sqlrank("compare", str(COMPARE / "qrels.txt"), *RUNS[:2], "-m", "AP")
+    two = _sqlrank("compare", str(COMPARE / "qrels.txt"), *RUNS, "-m", "AP")
+    assert "no correction over 1 comparison;" in one.stdout and "no correction over 2 comparisons;" in two.stdout
+
+
 def test_compare_refuses_what_it_cannot_do(tmp_path):
     qrels = str(COMPARE / "qrels.txt")
     for args, message in [((RUNS[0],), "at least two runs"),

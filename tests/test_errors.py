@@ -91,6 +91,19 @@ CASES = [
      ["qrels.txt", "run.txt", "-m", "AP", "--threads", "0"], ["threads 0", "must be a whole number from 1 to"]),
     ("temp directory is a file", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN},
      ["qrels.txt", "run.txt", "-m", "AP", "--temp-directory", "run.txt"], ["temp_directory 'run.txt' is a file"]),
+    ("negative cutoff", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN}, ["qrels.txt", "run.txt", "-m", "P@-3"],
+     ["'P@-3'", "must be positive, not -3"]),
+    ("measures separated by a comma", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN},
+     ["qrels.txt", "run.txt", "-m", "nDCG@10,AP"], ["separated by spaces, not commas", "-m 'nDCG@10 AP'"]),
+    ("every missing column named", {"qrels.txt": GOOD_QRELS, "run.csv": "qid,docno,sim\nq1,d1,1\n"},
+     ["qrels.txt", "run.csv", "-m", "AP"],
+     ["no columns 'query_id', 'doc_id', 'score'", "(columns: qid, docno, sim)",
+      "--run-columns query_id=NAME,doc_id=NAME,score=NAME"]),
+]
+
+# messages that once read badly: (arguments after "eval", the message exactly)
+EXACT = [
+    (["-m", "nDCG(gain=exp)@10"], "gain must be one of linear, exponential, not 'exp' (in 'nDCG(gain=exp)@10')"),
 ]
 
 
@@ -201,3 +214,29 @@ def test_output_file_gets_ordinary_permissions(tmp_path, monkeypatch):
         assert stat.S_IMODE(os.stat("kept.txt").st_mode) == 0o640
     finally:
         os.umask(umask)
+
+
+@pytest.mark.parametrize("args, message", EXACT)
+def test_message_reads_once(tmp_path, monkeypatch, capsys, args, message):
+    write_files(tmp_path, {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN})
+    monkeypatch.chdir(tmp_path)
+    assert main(["eval", "qrels.txt", "run.txt", *args]) == 1
+    assert capsys.readouterr().err == f"sqlrank: error: {message}\n"
+
+
+def test_a_python_option_typo_names_the_option(tmp_path):
+    import sqlrank
+
+    write_files(tmp_path, {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN})
+    with pytest.raises(sqlrank.OptionError, match="unknown option 'run_column'; did you mean 'run_columns'"):
+        sqlrank.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", "AP", run_column={"score": "s"})
+    with pytest.raises(sqlrank.OptionError, match="unknown option 'tiebreak'; did you mean 'tie_break'"):
+        sqlrank.render(str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), "AP", tiebreak="trec_eval")
+    with pytest.raises(sqlrank.OptionError, match="unknown option 'name'; did you mean 'names'"):
+        sqlrank.compare(str(tmp_path / "qrels.txt"), [str(tmp_path / "run.txt")] * 2, "AP", name=["a", "b"])
+
+
+def test_dir_shows_what_the_package_offers():
+    import sqlrank
+
+    assert set(dir(sqlrank)) == set(sqlrank.__all__) | {"__version__"}

@@ -3,7 +3,7 @@
 Each run draws a fresh seed (SQLRANK_ORACLE_SEED=N repeats one; pytest prints it in its header)
 and compares stdout and success/failure on ORACLE_CASES generated cases across the flag sets of
 tests/oracle.py, plus trec_eval's own test files under flags its expected outputs do not cover.
-A case that meets the condition of a documented fault of trec_eval itself (README, "Where
+A case that meets the condition of a documented fault of trec_eval itself (docs/trec_eval.md, "Where
 trec_eval 10 is wrong") and differs is skipped, with the fault named. Skipped as a whole where the real trec_eval is not configured
 (tests/oracle.py says how).
 """

@@ -1,5 +1,5 @@
 """The registry is the one place a measure family is described: its template is found from its
-name, declares the steps the registry says it reads, and the README's table and `sqlrank measures`
+name, declares the steps the registry says it reads, and docs/measures.md's table and `sqlrank measures`
 are printed from it."""
 from __future__ import annotations
 
@@ -64,10 +64,10 @@ def test_aliases_and_trec_names_parse_to_their_family():
             assert {m.family for m in sqlrank.parse_measures(name)} == {family.name}, name
 
 
-def test_the_readme_table_is_the_registrys():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    shown = re.search(r"<!-- measures: .*?-->\n(.*?)<!-- end of measures -->", readme, re.S).group(1)
-    assert shown == markdown_table(), "the README's measure table is stale: paste `sqlrank measures -f markdown`"
+def test_the_docs_table_is_the_registrys():
+    page = (ROOT / "docs" / "measures.md").read_text(encoding="utf-8")
+    shown = re.search(r"<!-- measures: .*?-->\n(.*?)<!-- end of measures -->", page, re.S).group(1)
+    assert shown == markdown_table(), "docs/measures.md's table is stale: paste `sqlrank measures -f markdown`"
 
 
 @pytest.mark.parametrize("fmt", ["table", "markdown", "csv", "json"])

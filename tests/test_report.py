@@ -34,8 +34,40 @@ def test_report_is_self_contained(report):
     text = report.read_text()
     assert "<script" not in text and "<link" not in text and "@import" not in text and "url(" not in text
     assert set(re.findall(r"https?://[^\s\"'<>]+", text)) == {"http://www.w3.org/2000/svg"}  # a namespace name
-    assert text.count("<table>") == 4  # overall and three segments
+    # overall, three segments, and per (measure, run) the largest losses, gains and every query
+    assert text.count("<table>") == 4 + 4 * 3 and text.count("<details>") == 4
     assert text.count("<svg") == 6  # 4 difference plots (2 measures x 2 runs) and 2 distributions
+
+
+def per_query(run: str, measure: str = "ndcg_cut_10") -> dict[str, float]:
+    """pytrec_eval's per-query values of the fixture run (an independent evaluation)."""
+    pytrec_eval = peer("pytrec_eval")
+    qrels, scores = {}, {}
+    for line in (COMPARE / "qrels.txt").read_text().splitlines():
+        q, _, d, rel = line.split()
+        qrels.setdefault(q, {})[d] = int(rel)
+    for line in (COMPARE / f"{run}.run").read_text().splitlines():
+        q, _, d, _, score, _ = line.split()
+        scores.setdefault(q, {})[d] = float(score)
+    values = pytrec_eval.RelevanceEvaluator(qrels, {measure.rsplit("_", 1)[0] if "cut" in measure else measure})
+    return {q: v[measure] for q, v in values.evaluate(scores).items()}
+
+
+def test_every_query_can_be_found(report):
+    """Every bar carries its query id and difference (an SVG title, shown on hover); the tables list the
+    queries from the largest loss, each difference the run's value minus the baseline's (pytrec_eval's)."""
+    text = report.read_text()
+    base, rerank = per_query("baseline"), per_query("rerank")
+    deltas = sorted(((rerank[q] - base[q], q) for q in base))
+    for delta, query in deltas:
+        assert f"<title>{query}: {delta:+.4f}</title>" in text
+    worst, best = deltas[0], deltas[-1]
+    assert f'class="mark"' in text and f"{worst[1]} {worst[0]:+.4f}</text>" in text
+    section = text.split("<h3>nDCG@10: rerank against baseline</h3>")[1].split("<h3>")[0]
+    losses = re.findall(r"<tr><td>(q\d+)</td>", section.split("Largest gains")[0])
+    assert losses == [q for d, q in deltas if d < -1e-12][:10]
+    everything = re.findall(r"<tr><td>(q\d+)</td>", section.split("<details>")[1])
+    assert [q for q in everything] == [q for _, q in sorted(deltas, key=lambda pair: (round(pair[0], 12), pair[1]))]
 
 
 def _chromium(tmp_path, url: str, *args: str) -> subprocess.CompletedProcess:
@@ -74,6 +106,20 @@ def test_report_opens_in_chromium_without_console_errors_and_shows_table_and_plo
     assert filled > 500, filled
     top = image.crop((0, 0, 1200, 500)).getcolors(1_000_000)
     assert len(top) > 20  # text and the comparison table render at the top, not a blank page
+    # the query the rerank lost most on (pytrec_eval's values) is readable in the picture: OCR finds its label
+    tesseract = shutil.which("tesseract")
+    if tesseract is None:
+        if os.environ.get("SQLRANK_REQUIRE_PEERS"):
+            pytest.fail("tesseract (Debian's tesseract-ocr) is required here (SQLRANK_REQUIRE_PEERS)")
+        pytest.skip("tesseract is not installed: the label's readability is not checked")
+    base, rerank = per_query("baseline"), per_query("rerank")
+    delta, worst = min((rerank[q] - base[q], q) for q in base)
+    sharp = tmp_path / "report@2x.png"  # as a high-density screen shows it
+    done = _chromium(tmp_path, report.as_uri(), f"--screenshot={sharp}", "--window-size=1200,1200",
+                     "--force-device-scale-factor=2")
+    assert done.returncode == 0
+    read = subprocess.run([tesseract, str(sharp), "-"], capture_output=True, text=True, timeout=120).stdout
+    assert f"{worst} {delta:+.4f}" in read, read
 
 
 def test_markdown_and_latex_reports(tmp_path):

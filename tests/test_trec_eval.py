@@ -83,6 +83,12 @@ def test_slices_flag():
         trec_eval.run(trec_eval_options(absolute(["--slices", "0", "qrels.test", "results.test"])), io.StringIO())
 
 
+def test_output_file(tmp_path):
+    target = tmp_path / "out.txt"
+    assert main(["trec_eval", "-o", str(target), *absolute(["qrels.test", "results.test"])]) == 0
+    assert target.read_bytes() == conformance_file("out.test").read_bytes()
+
+
 def test_engine_flags_leave_the_output_unchanged():
     args = ["-m", "all_trec", "-q", "--memory-limit", "200MB", "--threads", "1", "qrels.test", "results.test"]
     out = io.StringIO()
@@ -116,6 +122,8 @@ def test_run_from_standard_input():
     ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-m", "prefs_simp"], ["add -R prefs"]),
     ({"q": "1 0 0 a x\n", "r": "1 Q0 a 1 1 t\n"}, ["-R", "prefs", "-m", "all_prefs"], ["q:1:", "not a number"]),
     ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-R", "prefs", "-m", "all_prefs"], ["q:1:", "expected 5 fields"]),
+    # an empty z-score file stops trec_eval ("Cannot read zscores file"); found by the oracle tier
+    ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n", "z": ""}, ["-Z", "z"], ["z: the z-score file is empty"]),
 ])
 def test_errors_are_clear(tmp_path, monkeypatch, capsys, files, args, fragments):
     for name, content in files.items():

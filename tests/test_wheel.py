@@ -3,6 +3,7 @@ and evaluate once from outside the checkout."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import venv
@@ -36,3 +37,9 @@ def test_wheel_installs_and_evaluates(tmp_path):
     assert f"{float(rows['AP']):.4f}" == "0.1785"  # trec_eval's out.test
     assert f"{float(rows['P@10']):.4f}" == "0.3000"
     assert f"{float(rows['nDCG@10']):.4f}" == "0.3016"
+    # a user's first compare works after the plain install (SciPy comes with sqlrank)
+    runs = [str(FIXTURES / "compare" / name) for name in ("qrels.txt", "baseline.run", "rerank.run")]
+    proc = subprocess.run([str(bindir / "sqlrank"), "compare", *runs, "-m", "nDCG@10"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"\n +rerank +0\.2762 +\+0\.0334 ", proc.stdout), proc.stdout

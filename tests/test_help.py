@@ -1,0 +1,56 @@
+"""Every command's --help: it prints, and every argument has help text (as sqlite-utils' test_docs.py
+checks its CLI); the messages argparse formats come out as meant (no "%%")."""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+import pytest
+
+from sqlrank.cli import build_parser, trec_eval_parser
+
+
+def parsers():
+    top = build_parser()
+    found = [("sqlrank", top)]
+    for action in top._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, parser in action.choices.items():
+                found.append((f"sqlrank {name}", trec_eval_parser() if name == "trec_eval" else parser))
+    return found
+
+
+def test_every_command_is_walked():
+    names = {name for name, _ in parsers()}
+    assert names >= {"sqlrank eval", "sqlrank trec_eval", "sqlrank compare", "sqlrank report", "sqlrank check",
+                     "sqlrank explain", "sqlrank gsb", "sqlrank sql", "sqlrank install", "sqlrank dbt",
+                     "sqlrank measures"}
+
+
+@pytest.mark.parametrize("name, parser", parsers(), ids=[name for name, _ in parsers()])
+def test_every_argument_has_help(name, parser):
+    missing = [action.option_strings[0] if action.option_strings else action.metavar or action.dest
+               for action in parser._actions
+               if not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction))
+               and (not action.help or action.help == argparse.SUPPRESS)]
+    assert not missing, f"{name}: no help text for {', '.join(missing)}"
+
+
+@pytest.mark.parametrize("name", [name for name, _ in parsers()])
+def test_help_prints(name):
+    done = subprocess.run([sys.executable, "-m", "sqlrank", *name.split()[1:], "--help"], capture_output=True,
+                          text=True)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert "usage:" in done.stdout and "%%" not in done.stdout and "%(" not in done.stdout
+
+
+def test_every_command_that_reads_qrels_and_runs_takes_the_same_input_options():
+    wanted = {"--qrels-format", "--run-format", "--qrels-columns", "--run-columns", "--database"}
+    for name, parser in parsers():
+        options = {s for action in parser._actions for s in action.option_strings}
+        if name in ("sqlrank eval", "sqlrank sql", "sqlrank check", "sqlrank compare", "sqlrank report",
+                    "sqlrank explain"):
+            assert wanted <= options, f"{name} lacks {wanted - options}"
+        if name not in ("sqlrank", "sqlrank install", "sqlrank dbt"):
+            assert "-o" in options, f"{name} has no -o"

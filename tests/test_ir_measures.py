@@ -1,0 +1,84 @@
+"""sqlrank as an ir_measures provider: with it registered, ir_measures.iter_calc and calc_aggregate
+give what ir_measures' default provider gives, per query, for every measure both take, on generated
+data with ties, near-ties, unjudged documents, graded and negative labels and queries on one side."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from conftest import peer
+from generate import generate, to_dicts
+
+ir_measures = peer("ir_measures")
+from ir_measures import (AP, IPrec, NumQ, NumRel, NumRet, P, R, RR, SetAP, SetF, SetP, SetR,  # noqa: E402
+                         Bpref, Rprec, Success, infAP, nDCG)
+
+import sqlrank.ir_measures as provider  # noqa: E402
+
+MEASURES = [
+    P@5, P@10, P(rel=2)@10, P(judged_only=True)@10, AP, AP@100, AP(rel=2), AP(judged_only=True), RR, RR(rel=2),
+    Rprec, Rprec(rel=2), nDCG, nDCG@10, nDCG@3, nDCG(gains={0: 0, 1: 1, 2: 3, 3: 7, 4: 15})@10,
+    nDCG(judged_only=True)@10, R@10, R@1000, Bpref, Bpref(rel=2), NumRet, NumRet(rel=1), NumRet(rel=2), NumQ,
+    NumRel, SetAP, SetF, SetF(beta=0.5), SetP, SetP(relative=True), SetR, Success@1, Success@10,
+    Success(rel=2)@5, IPrec@0.0, IPrec@0.3, IPrec@1.0, infAP, infAP(rel=2),
+]
+
+
+def data(seed: int, n_queries: int = 150):
+    """Generated qrels and run, without the queries whose judgments are all negative: trec_eval's C
+    code (the default provider's pytrec_eval) crashes on those (a fault of trec_eval, docs/trec_eval.md)."""
+    qrels, run = generate(seed, n_queries=n_queries, near_ties=True)
+    negative = qrels.groupby("query_id")["relevance"].max() < 0
+    drop = set(negative[negative].index)
+    return qrels[~qrels.query_id.isin(drop)], run[~run.query_id.isin(drop)]
+
+
+@pytest.fixture
+def registered(monkeypatch):
+    """sqlrank first in ir_measures' default pipeline, and a count of the evaluations it ran."""
+    calls = []
+    original = provider.evaluate_result
+    monkeypatch.setattr(provider, "evaluate_result", lambda *a, **k: calls.append(a[2]) or original(*a, **k))
+    provider.register()
+    yield calls
+    provider.unregister()
+
+
+def test_every_measure_is_one_the_default_provider_takes_too():
+    default = ir_measures.providers.registry["pytrec_eval"]
+    for measure in MEASURES:
+        assert provider.PROVIDER.supports(measure) and default.supports(measure), measure
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_iter_calc_on_sqlrank_gives_the_default_providers_values(seed, registered):
+    qrels, run = data(seed)
+    qrels_dict, run_dict = to_dicts(qrels, run)
+    provider.unregister()
+    expected = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(MEASURES, qrels_dict, run_dict)}
+    provider.register()
+    got = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(MEASURES, qrels_dict, run_dict)}
+    assert len(registered) == 1 and len(registered[0]) >= len(MEASURES) - 2  # sqlrank computed them, in one call
+    assert got.keys() == expected.keys() and len(got) > 5000
+    differ = [f"{key}: default {expected[key]!r}, sqlrank {got[key]!r}" for key in expected
+              if not (math.isclose(got[key], expected[key], rel_tol=0, abs_tol=1e-9)
+                      or (math.isnan(expected[key]) and math.isnan(got[key])))]
+    assert not differ, f"{len(differ)} differ:\n" + "\n".join(differ[:20])
+
+
+def test_calc_aggregate_and_pandas_inputs(registered):
+    qrels, run = data(23, n_queries=80)
+    got = ir_measures.calc_aggregate([nDCG@10, AP, P@10], qrels, run)  # DataFrames, as ir_measures takes them
+    provider.unregister()
+    expected = ir_measures.calc_aggregate([nDCG@10, AP, P@10], qrels, run)
+    assert registered and all(math.isclose(got[m], expected[m], abs_tol=1e-9) for m in expected)
+
+
+def test_unregister_restores_the_pipeline():
+    before = list(ir_measures.DefaultPipeline.providers)
+    provider.register()
+    assert ir_measures.DefaultPipeline.providers[1] is provider.PROVIDER
+    assert ir_measures.providers.registry["sqlrank"] is provider.PROVIDER
+    provider.unregister()
+    assert ir_measures.DefaultPipeline.providers == before and "sqlrank" not in ir_measures.providers.registry
