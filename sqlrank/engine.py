@@ -37,10 +37,22 @@ class DuckDBEngine:
         """The first row of a (small) query, such as the data checks'."""
         return self.connection.execute(sql).fetchall()[0]
 
+    def per_query(self, p: Plan) -> list[tuple]:
+        """The (query_id, measure, value) rows of a per-query plan: its statement, or its slices one
+        after another (only a slice's ranking is held at a time, not the whole run's)."""
+        if p.slices == 1:
+            with step(self.connection, _evaluating(p)):
+                return self.rows(p.sql).rows
+        rows: list[tuple] = []
+        for index in range(p.slices):
+            with step(self.connection, _evaluating(p, index)):
+                rows += self.rows(p.slice_sql(index)).rows
+        return rows
+
     def evaluate(self, p: Plan) -> Rows:
         """The plan's statement (rows of output "both" or "summary"), or its slices."""
         if p.slices == 1:
-            with step(self.connection, evaluating(p)):
+            with step(self.connection, _evaluating(p)):
                 return self.rows(p.sql)
         try:
             return _execute_slices(p, self.connection)
@@ -59,7 +71,7 @@ def to_arrow(con: duckdb.DuckDBPyConnection, sql: str):
     return table.cast(pa.schema(fields))
 
 
-def evaluating(p: Plan, slice_index: int | None = None) -> str:
+def _evaluating(p: Plan, slice_index: int | None = None) -> str:
     """What the progress line says while a plan's statement (or one of its slices) runs."""
     rows = f" {p.run.rows:,} run rows" if p.run.rows else ""
     part = f" (slice {slice_index + 1} of {p.slices})" if slice_index is not None else ""
@@ -80,7 +92,7 @@ def _execute_slices(p: Plan, con: duckdb.DuckDBPyConnection) -> Rows:
     con.execute(f"CREATE TEMPORARY TABLE {quote_ident(table)} (query_id VARCHAR, measure VARCHAR, value DOUBLE)")
     try:
         for index in range(p.slices):
-            with step(con, evaluating(p, index)):
+            with step(con, _evaluating(p, index)):
                 con.execute(f"INSERT INTO {quote_ident(table)}\n{p.slice_sql(index)}")
         return fetch(con.execute(render_slices_summary(table, p.measures)))
     finally:

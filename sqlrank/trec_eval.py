@@ -13,13 +13,12 @@ import tempfile
 from dataclasses import dataclass, field
 
 from .conventions import resolve_conventions
-from .engine import DuckDBEngine, evaluating, session
+from .engine import DuckDBEngine, session
 from .errors import InputError, MeasureError
 from .inputs import GROUP_SEPARATOR, Source, load, report_duplicates
 from .measures import Measure, parse_measure
 from .registry import REGISTRY
 from .planner import MAX_SLICES, plan
-from .progress import step
 from .templates import call_macro, quote_ident, ranking_order, render_template, score_expression
 
 # trec_eval's measures in the order it computes and prints them (measures.c, version 10): the
@@ -172,14 +171,7 @@ def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_
                                                                                  // SLICE_ROWS)))
     p = plan(qrels, run_source, measures or [Measure("NumQ")], "per_query", con, registry, printable=False,
              slices=slices, **conventions)
-    if p.slices == 1:
-        with step(con, evaluating(p)):
-            rows = engine.rows(p.sql).rows  # (query_id, measure, value)
-    else:  # the ranking of a slice's queries is held at a time, not the whole run's: a fraction of the memory
-        rows = []
-        for index in range(p.slices):
-            with step(con, evaluating(p, index)):
-                rows += engine.rows(p.slice_sql(index)).rows
+    rows = engine.per_query(p)  # (query_id, measure, value)
     relstrings = {}
     if "relstring" in options.measures and options.per_query:
         length = int(float(options.measures["relstring"] or 10))
