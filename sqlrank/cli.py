@@ -16,7 +16,7 @@ from typing import Any, Iterator, Sequence
 from .conventions import (AP_DENOMINATORS, CORRECTIONS, DISCOUNTS, GAINS, IDEALS, MISSING_QUERIES, NO_RELEVANT, TESTS,
                           TIE_BREAKS)
 from .presets import PRESETS
-from .progress import forget, show_for
+from .progress import configure, forget
 from .errors import MeasureError, OptionError, SqlrankError
 from .inputs import FORMATS
 from .measures import FAMILIES
@@ -281,9 +281,7 @@ def database_options(args: argparse.Namespace, options: dict) -> Iterator[dict]:
     except duckdb.Error as exc:
         raise OptionError(f"{args.database}: cannot open it as a DuckDB database: {duckdb_reason(exc)}") from None
     try:
-        connection.execute("SET enable_progress_bar = false")  # sqlrank's own line says which step it is
-        if progress:
-            show_for(connection)
+        configure(connection, progress)
         yield {**options, "connection": connection}
     finally:
         forget(connection)

@@ -14,7 +14,7 @@ import duckdb
 from .errors import InputError, OptionError, duckdb_reason
 from .inputs import Registry
 from .planner import Plan
-from .progress import forget, show_for, step
+from .progress import configure, forget, step
 from .results import Rows
 from .templates import quote_ident, render_slices_summary
 
@@ -145,9 +145,7 @@ def session(connection: duckdb.DuckDBPyConnection | None, memory_limit: str | No
             con = duckdb.connect(config=config)
         except duckdb.Error as exc:
             raise OptionError(f"DuckDB refused the settings {config}: {duckdb_reason(exc)}") from None
-        con.execute("SET enable_progress_bar = false")  # sqlrank's own line says which step it is (progress.py)
-        if progress:
-            show_for(con)
+        configure(con, progress)
     else:
         con = connection
     registry = Registry(con)

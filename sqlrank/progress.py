@@ -17,10 +17,13 @@ INTERVAL = 0.25
 _SHOWN: set[int] = set()  # connections (by id) whose steps show progress
 
 
-def show_for(connection) -> None:
-    """Show the progress of this connection's steps on standard error (the command line asks for it
-    when that is a terminal; progress=True in Python). DuckDB keeps count of a statement's progress
-    only with its progress bar on; its own drawing stays off."""
+def configure(connection, show: bool) -> None:
+    """DuckDB's own unlabelled bar off; with ``show``, this connection's steps show sqlrank's line on
+    standard error (the command line asks for it when that is a terminal; progress=True in Python).
+    DuckDB keeps count of a statement's progress only with its progress bar on, not drawn."""
+    if not show:
+        connection.execute("SET enable_progress_bar = false")
+        return
     connection.execute("SET enable_progress_bar = true")
     connection.execute("SET enable_progress_bar_print = false")
     connection.execute("SET progress_bar_time = 0")

@@ -27,7 +27,7 @@ def quick(monkeypatch):
 
 def test_a_step_shows_its_label_and_how_far_then_clears_it(quick):
     con = duckdb.connect()
-    progress.show_for(con)
+    progress.configure(con, True)
     out = Terminal()
     with progress.step(con, "evaluating 3 run rows", stream=out):
         con.execute("SELECT count(*) FROM range(300000000) t(i) WHERE i % 7 = 3").fetchall()
