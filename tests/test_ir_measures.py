@@ -38,18 +38,17 @@ def data(seed: int, n_queries: int = 150):
 
 
 def default_values(measures, qrels: dict, run: dict) -> dict:
-    """ir_measures' default provider's per-query values, each group of measures in a fresh process:
-    pytrec_eval keeps nDCG's gain map in trec_eval's static state, so a custom gain map computed in
-    the same process changes the plain nDCG computed with it (found here: order-dependent values)."""
+    """ir_measures' default provider's per-query values, each measure in a fresh process: pytrec_eval
+    keeps measure parameters in trec_eval's static state, so a custom nDCG gain map, or NumRet(rel=1),
+    computed in the same process changes plain nDCG or NumRet (found here: values that depended on
+    the hash seed)."""
     script = ("import json, sys, ir_measures\n"
               "measures, qrels, run = json.load(sys.stdin)\n"
               "measures = [ir_measures.parse_measure(m) for m in measures]\n"
               "print(json.dumps([[m.query_id, str(m.measure), m.value] "
               "for m in ir_measures.iter_calc(measures, qrels, run)]))\n")
     values = {}
-    for group in ([m for m in measures if "gains" not in m.params], [m for m in measures if "gains" in m.params]):
-        if not group:
-            continue
+    for group in ([m] for m in measures):  # one process each: the provider's invocations share that state
         done = subprocess.run([sys.executable, "-c", script], input=json.dumps([[str(m) for m in group], qrels, run]),
                               capture_output=True, text=True)
         assert done.returncode == 0, done.stderr[-2000:]
