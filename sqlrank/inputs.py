@@ -51,6 +51,7 @@ class Source:
     groups: bool = False  # TREC qrels_jg: query ids carry the judgment group (column 2)
     split: str = "regex"  # TREC text: "space", "tab" or "regex" (any white space)
     lines: str = "csv"  # TREC text: lines from DuckDB's CSV reader, or "text": the file split at line feeds
+    ranks: bool = True  # a TREC run's rank column (column 4) is read; False: NULL, for evaluations that never use it
     table: str | None = None  # the temporary table the file was read into once, if any
     parts: tuple[str, ...] = ()  # a table's name: [catalog.][schema.]table
     run_from_file: bool = False  # runs stored together, one file each: run_id is the file's name
@@ -96,7 +97,7 @@ class Source:
         path = (spark_path if current_dialect() == "spark" else duckdb_path)(self.path) if self.path else self.path
         if self.format == "trec":
             return call_macro("_macros/inputs.sql", "trec", path, self.kind, mode, self.groups,
-                              self.split, self.lines).strip()
+                              self.split, self.lines, self.ranks).strip()
         reader = self.reader
         if self.format in ENGINE_TABLES:  # a view or table in the Spark session or the PostgreSQL database
             reader = call_macro("_macros/inputs.sql", "table", self.parts).strip()
@@ -245,11 +246,14 @@ def spark_path(path: str) -> str:
 
 def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
          format: str | None = None, columns: Mapping[str, str] | None = None, groups: bool = False,
-         allow_duplicates: bool = False) -> Source:
+         allow_duplicates: bool = False, ranks: bool = True) -> Source:
     """Turn a path, DataFrame, DuckDB relation or table name into a validated ``Source``.
 
     groups=True reads TREC qrels with judgment groups in column 2 (trec_eval's qrels_jg).
-    allow_duplicates=True skips the duplicate check (sqlrank check counts them itself)."""
+    allow_duplicates=True skips the duplicate check (sqlrank check counts them itself).
+    ranks=False leaves a TREC run's rank column out of sqlrank's copy (it reads as NULL): for
+    evaluations that never use it, as trec_eval's (its ties are broken by document id); parsing and
+    compressing 10M ranks costs about 0.2 s."""
     if kind not in KINDS:
         raise ValueError(kind)
     mapping = column_mapping(kind, columns)
@@ -265,6 +269,7 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
         return source
     if source.format == "trec":
         source.split = _guess_split(source.path, kind)
+        source.ranks = ranks
     _read_once(source, con, registry)
     try:
         validate(source, con, allow_duplicates)
@@ -588,22 +593,30 @@ def missing_columns_message(label: str, kind: str, missing: list[tuple[str, str]
 def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: bool = False) -> None:
     """Check what would make a number wrong; raise an InputError that says where.
 
-    Two passes, both cheap: one counts each kind of bad row; the other sorts a 64-bit hash of
-    each (query, document) pair and counts neighbours that are equal, which finds every
-    duplicate (two copies of a pair share their hash) faster than grouping the strings. Only
-    when something looks wrong is the source read again: duplicates are confirmed on the exact
-    ids (a hash collision alone is not an error) and problems are located by line number."""
+    One pass, as cheap as it gets: it sorts a 64-bit hash of each (query, document) pair and
+    counts neighbours that are equal, which finds every duplicate (two copies of a pair share their
+    hash) faster than grouping the strings; a row that fails a check has no hash and is counted
+    apart. Only when something looks wrong is the source read again: each kind of bad row counted
+    and the first located by line number, and duplicates confirmed on the exact ids (a hash
+    collision alone is not an error). With allow_duplicates, the pass only counts."""
     raw = source.sql("raw")
     problems = _problem_conditions(source)
     if source.format == "trec" and source.split != "regex":
         problems = {"irregular": ("bad_fields", None), **problems}
     counts = ", ".join(["count(*)"] + [f"count(*) FILTER (WHERE {cond})" for cond, _ in problems.values()])
     try:
-        with step(con, f"checking {source.label}"):
-            total, *bad = con.execute(f"SELECT {counts} FROM ({raw}) AS checked").fetchall()[0]
-        with step(con, f"looking for repeated documents in {source.label} ({total:,} rows)"):
-            duplicated = bool(total) and not any(bad) and not allow_duplicates and con.execute(
-                neighbour_pairs_sql(raw)).fetchall()[0][0] > 0
+        if allow_duplicates:
+            with step(con, f"checking {source.label}"):
+                total, *bad = con.execute(f"SELECT {counts} FROM ({raw}) AS checked").fetchall()[0]
+            duplicated = False
+        else:
+            failing = " OR ".join(f"({cond})" for cond, _ in problems.values())
+            with step(con, f"checking {source.label} and looking for repeated documents"):
+                total, failed, repeats = con.execute(checked_pairs_sql(raw, failing)).fetchall()[0]
+            bad = [0] * len(problems)
+            if failed:  # which checks: the slow path, taken only for a bad input
+                total, *bad = con.execute(f"SELECT {counts} FROM ({raw}) AS checked").fetchall()[0]
+            duplicated = not failed and repeats > 0
     except duckdb.Error as exc:
         raise InputError(f"{source.label}: cannot read the {source.kind}: {duckdb_reason(exc)}") from None
     if not total:
@@ -629,12 +642,13 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
         ).fetchall()[0][0]
 
 
-def neighbour_pairs_sql(rows_sql: str) -> str:
-    """How many rows, sorted by a 64-bit hash of (query_id, doc_id), share their hash with the
-    row before: 0 means no pair repeats; more means a duplicate or a hash collision."""
-    return (f"SELECT count(*) FILTER (WHERE pair = previous) "
+def checked_pairs_sql(rows_sql: str, failing: str) -> str:
+    """Validation's one pass: (rows, rows where `failing` holds, rows that share their hash with
+    the row before). A failing row's pair is NULL: it is left out of the comparison and counted."""
+    return (f"SELECT count(*), count(*) FILTER (WHERE pair IS NULL), count(*) FILTER (WHERE pair = previous) "
             f"FROM (SELECT pair, LAG(pair) OVER (ORDER BY pair) AS previous "
-            f"FROM (SELECT hash(query_id, doc_id) AS pair FROM ({rows_sql}) AS checked) AS pairs) AS sorted")
+            f"FROM (SELECT CASE WHEN {failing} THEN NULL ELSE hash(query_id, doc_id) END AS pair "
+            f"FROM ({rows_sql}) AS checked) AS pairs) AS sorted")
 
 
 def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:

@@ -160,7 +160,8 @@ def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_
     """The qrels measures: (query_id, measure, value) rows, relstrings and the run id."""
     qrels = load(options.qrels, "qrels", con, registry, groups=options.groups)
     # trec_eval cuts each query at -M before it looks for duplicates: a copy below the cut is dropped.
-    run_source = load(run_path, "run", con, registry, allow_duplicates=options.depth is not None)
+    # It never reads the run's rank column (ties go by document id): ranks=False leaves it out of the copy.
+    run_source = load(run_path, "run", con, registry, allow_duplicates=options.depth is not None, ranks=False)
     resolved_conventions = resolve_conventions(**conventions)
     if options.depth is not None:
         _require_no_duplicates_within(run_source, options.depth, resolved_conventions, con)
@@ -209,7 +210,7 @@ def _evaluate_prefs(options: Options, lines: list[Line], measures: list[Measure]
             f"AS lines WHERE {cond} ORDER BY position LIMIT 1").fetchall()[0]
         what = f"expected {fields} fields '{shape}'" if bad[0] else "the relevance level is not a number"
         raise InputError(f"{path}:{position}: malformed -R {layout} line: {what}: {line.strip()!r}")
-    run_source = load(run_path, "run", con, registry)
+    run_source = load(run_path, "run", con, registry, ranks=False)
     prefs_sql = (f"SELECT query_id, jg, jsg, doc_id, CAST(rel_level AS DOUBLE) AS rel_level "
                  f"FROM {quote_ident(table)}")
     if not options.complete:

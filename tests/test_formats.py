@@ -126,6 +126,21 @@ def test_input_rank_from_trec_and_tables(tmp_path):
         sqlrank.evaluate(tmp_path / "q.txt", table.drop(columns="pos"), "RR", tie_break="input_rank")
 
 
+def test_trec_eval_copy_leaves_the_rank_column_out(tmp_path):
+    # sqlrank trec_eval never reads the run's rank (ties go by document id), so its copy holds none;
+    # an evaluation keeps it for tie_break=input_rank.
+    from sqlrank.inputs import Registry, load
+    (tmp_path / "r.txt").write_text("q Q0 a 1 0.1 t\nq Q0 b 2 0.9 t\nq Q0 c 3 0.5 t\n")
+    con = duckdb.connect()
+    registry = Registry(con)
+    kept = load(str(tmp_path / "r.txt"), "run", con, registry)
+    left_out = load(str(tmp_path / "r.txt"), "run", con, registry, ranks=False)
+    count = "SELECT count(input_rank), count(*) FROM ({}) AS run"
+    assert con.execute(count.format(kept.sql())).fetchall() == [(3, 3)]
+    assert con.execute(count.format(left_out.sql())).fetchall() == [(0, 3)]
+    registry.close()
+
+
 def test_boolean_labels_are_one_and_zero(tmp_path):
     """A recommender's clicked column: true/false as text (CSV, any case) or as booleans (Parquet,
     DataFrames) are the labels 1 and 0; the printed statement reads them the same way; other words

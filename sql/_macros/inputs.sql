@@ -9,7 +9,8 @@
                      error messages
   Reference: trec_eval 10 get_qrels.c / get_trec_results.c (docs/trec_eval_semantics.md sec. 1):
   fields are split on any white space, lines starting with '#' and blank lines are skipped,
-  run columns 2 (Q0) and 4 (rank) and anything after the tag are ignored.
+  run columns 2 (Q0) and 4 (rank) and anything after the tag are ignored (sqlrank keeps the rank
+  for tie_break=input_rank unless ranks=false).
 -#}
 
 {#- With groups (trec_eval's qrels_jg), the query id is the query and the judgment group
@@ -21,7 +22,7 @@
     lines "csv" reads lines with DuckDB's CSV reader, which also ends a line at a lone carriage
     return; "text" reads the whole file and splits it at line feeds only, as trec_eval does (the
     fallback for files with a carriage return inside a line). -#}
-{% macro trec(path, kind, mode, groups=false, split='regex', lines='csv') %}
+{% macro trec(path, kind, mode, groups=false, split='regex', lines='csv', ranks=true) %}
 {% set value_field = 5 if kind == 'run' else 4 %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
 {% set value_type = DOUBLE if kind == 'run' else INTEGER %}
@@ -37,7 +38,7 @@ SELECT {% if mode == 'numbered' %}position, {% endif %}{% if groups %}fields[1] 
 {% else %}
 {% if kind == 'run' and mode == 'raw' %}
        TRY_CAST(fields[{{ value_field }}] AS DOUBLE) AS {{ value_name }},
-       TRY_CAST(fields[4] AS BIGINT) AS input_rank,
+       {{ 'TRY_CAST(fields[4] AS BIGINT)' if ranks else 'CAST(NULL AS BIGINT)' }} AS input_rank,
 {% else %}
        fields[{{ value_field }}] AS {{ value_name }},{% if kind == 'run' %}
 
