@@ -73,25 +73,35 @@ def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -
     return con.execute(sql, params or []).fetchall()[0]
 
 
+SHALLOW = 100  # cutoffs up to this keep a (k + 1)-score heap per query in the counting pass itself
+
+
 def count_ties(con, run_sql: str, cutoffs: list[int], slices: int = 1) -> list[int]:
     """Per cutoff k, the queries whose documents at ranks k and k + 1 have the same score (so that
-    which documents are in the top k depends on the tie-break). One pass, keeping each query's
-    k + 1 highest scores (DuckDB's max(score, n)), not a sort; in ``slices`` groups of queries
-    (as the evaluation itself) when the run is larger than memory."""
-    longest = _one(con, f"SELECT max(n) FROM (SELECT count(*) AS n FROM ({run_sql}) AS run GROUP BY query_id) AS q")[0]
-    wanted = [k for k in cutoffs if longest is not None and k < longest]  # no rank k + 1: no tie across k
-    if not wanted:
-        return [0] * len(cutoffs)
-    tops = ", ".join(f"count(*) FILTER (WHERE len(top) > {int(k)} AND top[{int(k)}] = top[{int(k) + 1}])"
-                     for k in wanted)
-    totals = [0] * len(wanted)
+    which documents are in the top k depends on the tie-break). No sort: one pass per slice of
+    queries (as the evaluation itself is sliced when the run is larger than memory) counts each
+    query's documents and keeps its k + 1 highest scores (DuckDB's max(score, n)) for the cutoffs
+    up to SHALLOW; a deeper cutoff takes a second pass, and only when some query is longer than it
+    (no rank k + 1, no tie across k)."""
+    shallow = [int(k) for k in cutoffs if k <= SHALLOW]
+    found = dict.fromkeys(cutoffs, 0)
     for index in range(slices):
         rows = run_sql if slices == 1 else render_slice(run_sql, slices, index)
-        counts = _one(con, f"SELECT {tops} FROM (SELECT query_id, max(score, {int(max(wanted)) + 1}) AS top "
-                           f"FROM ({rows}) AS run GROUP BY query_id) AS per_query")
-        totals = [a + b for a, b in zip(totals, counts)]
-    found = dict(zip(wanted, totals))
-    return [found.get(k, 0) for k in cutoffs]
+        longest, *counts = _one(con, _ties_sql(rows, shallow, longest=True))
+        deep = [int(k) for k in cutoffs if k > SHALLOW and longest is not None and k < longest]
+        if deep:
+            counts += _one(con, _ties_sql(rows, deep))
+        for k, count in zip(shallow + deep, counts):
+            found[k] += count
+    return [found[k] for k in cutoffs]
+
+
+def _ties_sql(rows: str, cutoffs: list[int], longest: bool = False) -> str:
+    totals = (["max(n)"] if longest else []) + [
+        f"count(*) FILTER (WHERE len(top) > {k} AND top[{k}] = top[{k + 1}])" for k in cutoffs]
+    per_query = ["count(*) AS n"] + ([f"max(score, {max(cutoffs) + 1}) AS top"] if cutoffs else [])
+    return (f"SELECT {', '.join(totals)} FROM (SELECT {', '.join(per_query)} FROM ({rows}) AS run "
+            f"GROUP BY query_id) AS per_query")
 
 
 def near_query_ids(con, qrels_sql: str, run_sql: str) -> tuple[int, str | None]:

@@ -125,3 +125,31 @@ def test_a_full_spill_disk_is_a_clear_error(tmp_path):
         con.execute(setting)
     with pytest.raises(sqlrank.InputError, match="the spill space is full"):
         sqlrank.evaluate(qrels, run, "AP nDCG@10 P@5 Bpref", per_query=True, connection=con)
+
+
+@pytest.mark.parametrize("slices", [1, 3])
+def test_tie_counts_at_shallow_and_deep_cutoffs_match_pandas(slices):
+    # Cutoffs up to 100 come from the counting pass, deeper ones from a second pass only where some
+    # query is longer; queries of 1 to 259 documents with scores from a few values tie everywhere.
+    import duckdb
+    import numpy as np
+
+    from sqlrank.checks import count_ties
+
+    rng = np.random.default_rng(7)
+    lengths = rng.integers(1, 261, size=60)
+    run = pd.DataFrame({"query_id": np.repeat([f"q{i}" for i in range(len(lengths))], lengths),
+                        "doc_id": [f"d{j}" for n in lengths for j in range(n)],
+                        "score": rng.integers(0, 40, size=int(lengths.sum())) / 4})
+    cutoffs = [1, 3, 10, 100, 101, 150, 230, 259, 1000]
+    expected = []
+    for k in cutoffs:
+        count = 0
+        for _, rows in run.groupby("query_id"):
+            scores = sorted(rows.score, reverse=True)
+            count += len(scores) > k and scores[k - 1] == scores[k]
+        expected.append(count)
+    con = duckdb.connect()
+    con.register("run_rows", run)
+    assert count_ties(con, "SELECT * FROM run_rows", cutoffs, slices) == expected
+    assert all(expected[:-2]) and expected[-2:] == [0, 0]  # the longest query has 259 documents

@@ -32,6 +32,7 @@ run_ranked AS (
 ),
 judged AS (
     SELECT numbered_qrels.query_id AS query_id,
+           numbered_qrels.query_number AS query_number,
            run_ranked.doc_id AS doc_id,
            run_ranked.rank AS rank,
            numbered_qrels.relevance AS relevance,

@@ -32,6 +32,7 @@ run_ranked AS (
 ),
 judged AS (
     SELECT numbered_qrels.query_id AS query_id,
+           numbered_qrels.query_number AS query_number,
            run_ranked.doc_id AS doc_id,
            run_ranked.rank AS rank,
            numbered_qrels.relevance AS relevance,
@@ -44,7 +45,7 @@ ranked AS (
     SELECT judged.*,
            SUM(LN(1 - err_stop_4)) OVER ranking AS err_continue_4_so_far
     FROM judged
-    WINDOW ranking AS (PARTITION BY query_id ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+    WINDOW ranking AS (PARTITION BY query_number ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
