@@ -11,9 +11,9 @@ relevant document's rank among all retrieved documents) pays at least:
             run_ranked in sql/evaluate.sql (queries numbered, 4-byte partition key), written out
             here with nothing else computed;
   unique    the duplicate check (trec_eval stops on a document listed twice in a query):
-            a sorted 64-bit hash of every (query, document) pair, neighbours compared (UNIQUE
-            below; sqlrank's validation is this pass with its row checks folded in), the cheapest
-            exact check measured (grouping or counting distinct pairs is slower);
+            sqlrank's validation pass (inputs.checked_pairs_sql, a sorted 64-bit hash of every
+            (query, document) pair, neighbours compared) with no row checks folded in, the
+            cheapest exact check measured (grouping or counting distinct pairs is slower);
   read      (TREC text only) the text read into a typed table by DuckDB's own CSV reader,
             the fastest reader measured; rank and unique then run on that table.
 
@@ -40,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from run import data_files, run_tools  # noqa: E402
 
+from sqlrank.inputs import checked_pairs_sql  # noqa: E402
 from sqlrank.templates import quote_literal  # noqa: E402
 
 TARGETS = {"Parquet": 6.0, "TREC text": 3.5}  # the ratios to pytrec_eval aimed for
@@ -52,11 +53,6 @@ SELECT count(*), max(rank) FROM (
           FROM (SELECT DISTINCT query_id FROM {run} AS ids) AS distinct_ids) AS queries
       ON queries.query_id = run.query_id
 ) AS ranked"""
-
-UNIQUE = """
-SELECT count(*) FILTER (WHERE pair = previous)
-FROM (SELECT pair, LAG(pair) OVER (ORDER BY pair) AS previous
-      FROM (SELECT hash(query_id, doc_id) AS pair FROM {run} AS run) AS pairs) AS sorted"""
 
 READ = """
 CREATE TEMP TABLE run AS
@@ -99,10 +95,10 @@ def main() -> None:
         _process([sys.executable, "-c", START]) for _ in range(args.repeat))
     parquet = f"read_parquet({quote_literal(paths['run.parquet'])})"
     rank_parquet, unique_parquet = median_steps(
-        [RANK.format(run=parquet), UNIQUE.format(run=parquet)], args.repeat)
+        [RANK.format(run=parquet), checked_pairs_sql(f"SELECT * FROM {parquet}", "false")], args.repeat)
     read, rank_table, unique_table = median_steps(
         [READ.format(path=quote_literal(paths["run.txt"])), RANK.format(run="run"),
-         UNIQUE.format(run="run")], args.repeat)
+         checked_pairs_sql("SELECT * FROM run", "false")], args.repeat)
 
     reference = whole["pytrec_eval"]
     print(f"{args.rows:,} run rows ({tag}); {platform.machine()}, {os.cpu_count()} cores, {date.today()}; "

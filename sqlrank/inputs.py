@@ -603,11 +603,12 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
     problems = _problem_conditions(source)
     if source.format == "trec" and source.split != "regex":
         problems = {"irregular": ("bad_fields", None), **problems}
-    counts = ", ".join(["count(*)"] + [f"count(*) FILTER (WHERE {cond})" for cond, _ in problems.values()])
+    per_check = ", ".join(["count(*)"] + [f"count(*) FILTER (WHERE {cond})" for cond, _ in problems.values()])
+    count_per_check = f"SELECT {per_check} FROM ({raw}) AS checked"
     try:
         if allow_duplicates:
             with step(con, f"checking {source.label}"):
-                total, *bad = con.execute(f"SELECT {counts} FROM ({raw}) AS checked").fetchall()[0]
+                total, *bad = con.execute(count_per_check).fetchall()[0]
             duplicated = False
         else:
             failing = " OR ".join(f"({cond})" for cond, _ in problems.values())
@@ -615,7 +616,7 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
                 total, failed, repeats = con.execute(checked_pairs_sql(raw, failing)).fetchall()[0]
             bad = [0] * len(problems)
             if failed:  # which checks: the slow path, taken only for a bad input
-                total, *bad = con.execute(f"SELECT {counts} FROM ({raw}) AS checked").fetchall()[0]
+                total, *bad = con.execute(count_per_check).fetchall()[0]
             duplicated = not failed and repeats > 0
     except duckdb.Error as exc:
         raise InputError(f"{source.label}: cannot read the {source.kind}: {duckdb_reason(exc)}") from None
