@@ -108,6 +108,14 @@ STEPS = {
 # history (training interactions), catalog (the items of --items and of the history), and
 # item_features (categories or feature vectors, for similarity=features).
 INPUTS = ("history", "catalog", "item_features")
+# The retrieved judged documents a family's value reads from its ranking: all of them (judged
+# non-relevant ones count: Bpref, infAP, ...), the relevant ones only (labels >= rel), those with a
+# gain other than 0, or none (its value comes from per-query counts). When every measure of a
+# ranking of judged documents only reads relevant or gain documents, the label join keeps the
+# judgments at or above the lowest such label (templates.least_label): at 10M run rows, less than
+# half of them.
+LABELS = {"all": "every judged document", "relevant": "judged documents with labels >= rel",
+          "gain": "judged documents whose gain is not 0", "none": "no document of the ranking"}
 # The steps that are CTEs of their own, rendered by sql/evaluation/<step>.sql.
 FAMILY_STEPS = ("interpolated", "graded", "rndcg", "similar")
 TREC_KINDS = ("plain", "cut", "params", "special")
@@ -148,8 +156,10 @@ class Family:
     label_limit: str | None = None  # the parameter no judgment label may exceed (checked before evaluating)
     reference: str = ""  # where the definition comes from
     inputs: tuple[str, ...] = ()  # extra inputs it reads (INPUTS)
+    labels: str = "all"  # the retrieved judged documents its value reads (LABELS)
 
     def __post_init__(self) -> None:
+        assert self.labels in LABELS, self.name
         assert self.cutoff in ("none", "optional", "required"), self.name
         assert self.cutoff_kind in ("rank", "fraction", "multiple"), self.name
         assert self.aggregate in ("mean", "sum", "geometric", "catalog"), self.name
@@ -213,42 +223,45 @@ _GAINS = ("gain", "discount", "log_base")
 REGISTRY: tuple[Family, ...] = (
     _entry("P", "precision: relevant documents in the top k, divided by k", ["rel"],
            aliases=("precision",), cutoff="required", default_cutoffs=TREC_CUTOFFS,
-           trec=(Trec("P", 11, "cut"),), macros=(("p", True),), reference="trec_eval m_P.c"),
+           trec=(Trec("P", 11, "cut"),), macros=(("p", True),), labels="relevant", reference="trec_eval m_P.c"),
     _entry("R", "recall: relevant documents in the top k, divided by all relevant (R)", ["rel"], ["judgments"],
            aliases=("recall",), cutoff="required", default_cutoffs=TREC_CUTOFFS,
-           trec=(Trec("recall", 13, "cut"),), macros=(("recall", True),), reference="trec_eval m_recall.c"),
+           trec=(Trec("recall", 13, "cut"),), macros=(("recall", True),), labels="relevant",
+           reference="trec_eval m_recall.c"),
     _entry("Success", "1 if any relevant document is in the top k, else 0", ["rel"],
            aliases=("hit_rate", "hitrate", "hr"), cutoff="required", default_cutoffs=SUCCESS_CUTOFFS,
-           trec=(Trec("success", 29, "cut"),), macros=(("success", True),), reference="trec_eval m_success.c"),
+           trec=(Trec("success", 29, "cut"),), macros=(("success", True),), labels="relevant",
+           reference="trec_eval m_success.c"),
     _entry("relative_P", "relevant documents in the top k, divided by min(k, R)", ["rel"], ["judgments"],
            cutoff="required", default_cutoffs=TREC_CUTOFFS, trec=(Trec("relative_P", 28, "cut"),),
-           reference="trec_eval m_rel_P.c"),
+           labels="relevant", reference="trec_eval m_rel_P.c"),
     _entry("AP", "average precision: mean of the precision at each relevant document, over R",
            ["rel", "ap_denominator"], ["judgments"], aliases=("map",), default_cutoffs=TREC_CUTOFFS,
            trec=(Trec("map", 5), Trec("map_cut", 27, "cut")), macros=(("ap_at", True), ("ap", False)),
-           reference="trec_eval m_map.c, m_map_cut.c"),
+           labels="relevant", reference="trec_eval m_map.c, m_map_cut.c"),
     _entry("GMAP", "AP, averaged over queries by the geometric mean of max(AP, 1e-5)", ["rel"], ["judgments"],
-           cutoff="none", aggregate="geometric", trec=(Trec("gm_map", 6),), reference="trec_eval m_gm_map.c"),
+           cutoff="none", aggregate="geometric", trec=(Trec("gm_map", 6),), labels="relevant",
+           reference="trec_eval m_gm_map.c"),
     _entry("YAAP", "yet another AP: ln((1 + S) / (1 + R - S)), S = sum of the precision at each relevant",
            ["rel"], ["judgments"], cutoff="none", trec=(Trec("yaap", 53),), tie_expected=False,
-           reference="trec_eval m_yaap.c"),
+           labels="relevant", reference="trec_eval m_yaap.c"),
     _entry("RR", "reciprocal rank of the first relevant document", ["rel"], aliases=("mrr", "recip_rank"),
            trec=(Trec("recip_rank", 9),), macros=(("rr_at", True), ("rr", False)),
-           reference="trec_eval m_recip_rank.c"),
+           labels="relevant", reference="trec_eval m_recip_rank.c"),
     _entry("Rprec", "precision at rank R (the number of relevant documents)", ["rel"],
            ["judgments", "judgments_in_ranking"], aliases=("r-prec",), cutoff="none", trec=(Trec("Rprec", 7),),
-           macros=(("rprec", False),), reference="trec_eval m_Rprec.c"),
+           macros=(("rprec", False),), labels="relevant", reference="trec_eval m_Rprec.c"),
     _entry("Rprec_mult", "precision at rank floor(x * R + 0.9)", ["rel"], ["judgments", "judgments_in_ranking"],
            cutoff="required", cutoff_kind="multiple", default_cutoffs=R_MULTIPLES,
-           trec=(Trec("Rprec_mult", 16, "cut"),), reference="trec_eval m_Rprec_mult.c"),
+           trec=(Trec("Rprec_mult", 16, "cut"),), labels="relevant", reference="trec_eval m_Rprec_mult.c"),
     _entry("IPrec", "interpolated precision at recall level x (max precision at recall >= x)", ["rel"],
            ["judgments", "interpolated"], cutoff="required", cutoff_kind="fraction",
            default_cutoffs=RECALL_LEVELS, trec=(Trec("iprec_at_recall", 10, "cut"),), tie_expected=False,
-           reference="trec_eval m_iprec_at_recall.c"),
+           labels="relevant", reference="trec_eval m_iprec_at_recall.c"),
     _entry("IPrecAvg", "mean interpolated precision over recall levels (11-point average)",
            ["rel", ("levels", Param(levels, RECALL_LEVELS, "recall levels"))],
            ["judgments", "interpolated"], cutoff="none", trec=(Trec("11pt_avg", 18, "params"),),
-           trec_params="levels", tie_expected=False, reference="trec_eval m_11pt_avg.c"),
+           trec_params="levels", tie_expected=False, labels="relevant", reference="trec_eval m_11pt_avg.c"),
     _entry("Bpref", "binary preference: 1 - judged non-relevant above each relevant, over R (unjudged skipped)", ["rel"],
            ["judgments", "judgments_in_ranking"], cutoff="none", trec=(Trec("bpref", 8),), tie_expected=False,
            macros=(("bpref", False),), reference="Buckley & Voorhees (SIGIR 2004); trec_eval m_bpref.c"),
@@ -265,15 +278,16 @@ REGISTRY: tuple[Family, ...] = (
            ["ideal"],
            aliases=("ndcg",), default_cutoffs=TREC_CUTOFFS, trec=(Trec("ndcg", 23, "params"), Trec("ndcg_cut", 26, "cut")),
            trec_params="gains", macros=(("ndcg", True), ("ndcg_all", False)),
-           reference="Jarvelin & Kekalainen (2002); trec_eval m_ndcg.c, m_ndcg_cut.c"),
+           labels="gain", reference="Jarvelin & Kekalainen (2002); trec_eval m_ndcg.c, m_ndcg_cut.c"),
     _entry("DCG", "discounted cumulative gain: sum of gain / log2(rank + 1); gain = the label, 0 for labels <= 0 and "
            "unjudged documents", _GAINS,
            trec=(Trec("dcg", 21, "params"),), trec_params="gains", macros=(("dcg", True),),
-           reference="Jarvelin & Kekalainen (2002); trec_eval m_dcg.c"),
+           labels="gain", reference="Jarvelin & Kekalainen (2002); trec_eval m_dcg.c"),
     _entry("IdealDCG", "DCG of the ideal ranking of all judgments", [*_GAINS, "ideal"], ["ideal"],
-           trec=(Trec("ideal_dcg", 22, "params"),), trec_params="gains", reference="trec_eval m_ideal_dcg.c"),
+           trec=(Trec("ideal_dcg", 22, "params"),), trec_params="gains", labels="none",
+           reference="trec_eval m_ideal_dcg.c"),
     _entry("CG", "cumulative gain: sum of the gains of the retrieved documents", ["gain"], macros=(("cg", True),),
-           reference="Jarvelin & Kekalainen (2002)"),
+           labels="gain", reference="Jarvelin & Kekalainen (2002)"),
     _entry("nDCG_rel", "nDCG averaged at each relevant document (trec_eval ndcg_rel)", ["gain"],
            ["ideal", "ideal_positions", "graded"], cutoff="none",
            trec=(Trec("ndcg_rel", 24, "params"),), trec_params="gains", tie_expected=False,
@@ -315,15 +329,16 @@ REGISTRY: tuple[Family, ...] = (
             ("num_docs", Param(integer(0), 0, "integer >= 0"))], ["judgments", "retrieved_count"], cutoff="none",
            trec=(Trec("utility", 17, "params"),), trec_params="coefficients", reference="trec_eval m_utility.c"),
     _entry("NumQ", "number of queries evaluated", cutoff="none", aggregate="sum", integer=True,
-           trec=(Trec("num_q", 1, "special"),), reference="trec_eval m_num_q.c"),
+           trec=(Trec("num_q", 1, "special"),), labels="none", reference="trec_eval m_num_q.c"),
     _entry("NumRet", "number of documents retrieved", (), ["retrieved_count"], cutoff="none", aggregate="sum",
-           integer=True, trec=(Trec("num_ret", 2),), macros=(("num_ret", False),), reference="trec_eval m_num_ret.c"),
+           integer=True, trec=(Trec("num_ret", 2),), macros=(("num_ret", False),), labels="none",
+           reference="trec_eval m_num_ret.c"),
     _entry("NumRel", "number of relevant documents in the judgments (R)", ["rel"], ["judgments"], cutoff="none",
            aggregate="sum", integer=True, trec=(Trec("num_rel", 3),), macros=(("num_rel", False),),
-           reference="trec_eval m_num_rel.c"),
+           labels="none", reference="trec_eval m_num_rel.c"),
     _entry("NumRelRet", "number of relevant documents retrieved", ["rel"], cutoff="none", aggregate="sum",
            integer=True, trec=(Trec("num_rel_ret", 4),), macros=(("num_rel_ret", False),),
-           reference="trec_eval m_num_rel_ret.c"),
+           labels="relevant", reference="trec_eval m_num_rel_ret.c"),
     _entry("NumNonRelJudgedRet", "retrieved documents judged non-relevant (0 <= label < rel)", ["rel"],
            cutoff="none", aggregate="sum", integer=True, trec=(Trec("num_nonrel_judged_ret", 35),),
            reference="trec_eval m_num_nonrel_judged_ret.c"),

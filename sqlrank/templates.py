@@ -207,6 +207,7 @@ class _Plan:
         self.discounts: dict = {}
         self.ideals: dict = {}
         self.sparse: dict = {}  # ranking key -> whether it is a ranking of judged documents only
+        self.least_label: dict = {}  # ranking key -> the lowest judgment label its join keeps (None: all)
 
     def ranking(self, tie_break: str, judged_only: bool, depth) -> dict:
         key = (tie_break, judged_only, depth)
@@ -218,7 +219,7 @@ class _Plan:
                 "judged_only": judged_only, "depth": depth, "judged": [], "ranked": [], "outer": [],
                 "running": False, "ties": False, "retrieved": [], "join_judgments": False, "ctes": [],
                 "measures": [], "step_columns": {}, "popularity": False, "listed": [], "ordered": [], "catalog": [],
-                "sparse": False, "counts": False,
+                "sparse": False, "counts": False, "least_label": None,
             }
         return self.rankings[key]
 
@@ -280,6 +281,7 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
     key = ranking_key(measure)
     ranking = plan.ranking(*key)
     ranking["sparse"] = plan.sparse.get(key, False)
+    ranking["least_label"] = plan.least_label.get(key)
     v = ranking["sfx"]
     context = {
         "family": measure.family,
@@ -345,6 +347,27 @@ def _sparse(measures: list) -> bool:
         if ideal == "perfect" and m.cutoff is None and m.family in ("nDCG", "IdealDCG"):
             return False
     return True
+
+
+def least_label(measures: list) -> int | None:
+    """The lowest judgment label any of a sparse ranking's measures reads (the registry's labels), or
+    None when one reads every judged document (judged non-relevant ones count) or none reads any.
+    A label below it adds nothing to any value: it is not relevant at any measure's rel, and its gain
+    is 0 (negative labels always; label 0 unless a gain mapping gives it one)."""
+    least = None
+    for m in measures:
+        labels = FAMILIES[m.family].labels
+        if labels == "all":
+            return None
+        if labels == "relevant":
+            label = m.relevance_level
+        elif labels == "gain":
+            gain = m.param("gain")
+            label = 0 if isinstance(gain, tuple) and any(lab == 0 and value != 0 for lab, value in gain) else 1
+        else:
+            continue
+        least = label if least is None else min(least, label)
+    return least
 
 
 def _pieces(plan: _Plan, output: str, judgments: bool, perfect: bool, mixed: bool,
@@ -414,6 +437,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
     for measure in measures:
         by_ranking.setdefault(ranking_key(measure), []).append(measure)
     plan.sparse = {key: output != "relstring" and _sparse(group) for key, group in by_ranking.items()}
+    plan.least_label = {key: least_label(group) for key, group in by_ranking.items() if plan.sparse[key]}
     contexts, columns = [], set()
     for measure in measures:
         column = column_name(str(measure), columns)

@@ -10,6 +10,7 @@ import pytest
 
 import sqlrank
 from sqlrank.conventions import resolve_conventions
+from sqlrank.registry import FAMILIES
 from conftest import close, peer
 from generate import generate, to_dicts
 
@@ -133,6 +134,11 @@ def test_every_pytrec_eval_measure_with_trec_eval_version_9(seed, rel, judged_on
     resolved = resolve_conventions(rel=rel, judged_only=judged_only, trec_eval_version=9)
     names = [str(m.resolve(resolved)) for m in measures]
     assert len(trec_names) >= 90 and set(got.query_id) == set(expected)
+    assert_same_values(expected, values, trec_names, names)
+
+
+def assert_same_values(expected: dict, values: dict, trec_names: list, names: list) -> None:
+    """pytrec_eval's per-query values (expected[qid][trec_name]) equal sqlrank's (values[(qid, name)])."""
     mismatches = []
     for qid, row in expected.items():
         for trec_name, name in zip(trec_names, names):
@@ -146,6 +152,46 @@ def test_every_pytrec_eval_measure_with_trec_eval_version_9(seed, rel, judged_on
             if not close(ours, row[trec_name]):
                 mismatches.append(f"{qid!r} {trec_name}: pytrec_eval {row[trec_name]!r}, sqlrank {ours!r}")
     assert not mismatches, f"{len(mismatches)} differ:\n" + "\n".join(mismatches[:20])
+
+
+LABELLED = [n for n in ALL_PYTREC if FAMILIES[sqlrank.parse_measures(n)[0].family].labels != "all"]
+
+
+@pytest.mark.parametrize("rel", [1, 2, 3])  # pytrec_eval refuses 0; rel=0 is in the next test
+def test_measures_of_relevant_documents_only_match_pytrec_eval(rel):
+    """Measures that read only relevant documents (or those with a gain), alone in their ranking: the
+    label join keeps only the judgments from the lowest label they read (the registry's labels), and
+    on data with negative, 0 and graded labels the values are still pytrec_eval's."""
+    qrels, run = generate(6, n_queries=200, near_ties=True)
+    qrels_dict, run_dict = to_dicts(qrels, run)
+    expected = pytrec_eval.RelevanceEvaluator(qrels_dict, set(LABELLED), relevance_level=rel).evaluate(run_dict)
+    trec_names = sorted(next(iter(expected.values())))
+    if rel != 1:
+        trec_names.remove("num_rel")
+    measures = [sqlrank.parse_measures(n)[0] for n in trec_names]
+    assert {m.family for m in measures} >= {"AP", "GMAP", "nDCG", "P", "R", "RR", "Rprec", "IPrec", "IPrecAvg"}
+    statement = sqlrank.render(qrels, run, measures, per_query=True, rel=rel, trec_eval_version=9)
+    assert f"WHERE numbered_qrels.relevance >= {min(rel, 1)}\n" in statement
+    with pytest.warns(sqlrank.SqlrankWarning):
+        got = sqlrank.evaluate(qrels, run, measures, per_query=True, rel=rel, trec_eval_version=9)
+    values = {(r.query_id, r.measure): r.value for r in got.itertuples()}
+    resolved = resolve_conventions(rel=rel, trec_eval_version=9)
+    assert_same_values(expected, values, trec_names, [str(m.resolve(resolved)) for m in measures])
+
+
+def test_label_0_is_kept_when_a_measure_reads_it():
+    """A gain mapping that gives label 0 a gain, or rel=0: those documents count, so the label join
+    keeps label 0. By hand: d1 (label 0, gain 1) at rank 1, d2 unjudged, d3 (label -1, gain 0) at
+    rank 3, d4 (label 2, gain 3) at rank 4: DCG = 1 / log2(2) + 3 / log2(5); with rel=0, d1 and d4
+    are relevant: P@4 = 2 / 4, RR = 1; with rel=1 only d4: RR = 1 / 4."""
+    qrels = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": ["d1", "d3", "d4"], "relevance": [0, -1, 2]})
+    run = pd.DataFrame({"query_id": ["q"] * 4, "doc_id": ["d1", "d2", "d3", "d4"], "score": [4.0, 3.0, 2.0, 1.0]})
+    value = sqlrank.evaluate(qrels, run, "DCG(gain={0:1,2:3}) P@4").value[0]
+    assert close(value, 1 + 3 / math.log2(5))
+    assert "WHERE numbered_qrels.relevance >= 0\n" in sqlrank.render(qrels, run, "DCG(gain={0:1,2:3})")
+    assert close(sqlrank.evaluate(qrels, run, "DCG").value[0], 2 / math.log2(5))
+    assert list(sqlrank.evaluate(qrels, run, "P(rel=0)@4 RR(rel=0) RR").value) == [0.5, 1.0, 0.25]
+    assert "WHERE numbered_qrels.relevance >= 0\n" in sqlrank.render(qrels, run, "RR(rel=0)")
 
 
 def test_version_10_ranks_near_ties_apart():

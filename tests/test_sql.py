@@ -114,8 +114,9 @@ def test_spark_dialect_refuses_what_spark_cannot_read(files):
 @pytest.mark.parametrize("conventions", CONVENTIONS, ids=convention_id)
 def test_ranking_of_judged_documents_only_equals_ranking_every_document(files, conventions, monkeypatch):
     """Measures that read only judged documents (and counts of the retrieved) rank the run on its own
-    and carry only its judged documents on (templates._sparse); the values equal the full
-    ranking's, query by query."""
+    and carry only its judged documents on (templates._sparse), only its relevant ones when the
+    measures read no other (templates.least_label); the values equal the full ranking's, query by
+    query."""
     from sqlrank import templates
     from sqlrank.registry import FAMILIES
 
@@ -127,11 +128,19 @@ def test_ranking_of_judged_documents_only_equals_ranking_every_document(files, c
         and conventions.get("ideal") != "perfect"
     assert ("run_ranked" in text) == expect_sparse
     sparse = sqlrank.evaluate(qrels, run, measures, per_query=True, **conventions)
+    # alone, the measures that read relevant documents only (or those with a gain) join fewer judgments
+    labelled = [m for m in measures if FAMILIES[sqlrank.parse_measures(m)[0].family].labels != "all"]
+    text = sqlrank.render(qrels, run, labelled, per_query=True, **conventions)
+    assert ("WHERE numbered_qrels.relevance >= " in text) == expect_sparse
+    fewer = sqlrank.evaluate(qrels, run, labelled, per_query=True, **conventions)
     monkeypatch.setattr(templates, "_sparse", lambda ranking: False)
     assert "run_ranked" not in sqlrank.render(qrels, run, measures, per_query=True, **conventions)
     dense = sqlrank.evaluate(qrels, run, measures, per_query=True, **conventions)
     assert list(zip(sparse.query_id, sparse.measure)) == list(zip(dense.query_id, dense.measure))
     assert all(close(a, b, 1e-12) for a, b in zip(sparse.value, dense.value))
+    values = {(q, m): v for q, m, v in zip(dense.query_id, dense.measure, dense.value)}
+    assert len(fewer) > 0 and all(close(v, values[(q, m)], 1e-12) for q, m, v in zip(fewer.query_id, fewer.measure,
+                                                                                       fewer.value))
     if expect_sparse:  # families that count retrieved or unjudged documents read per-query counts beside
         assert "retrieved_counts" in text
 
