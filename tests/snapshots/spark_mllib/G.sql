@@ -25,10 +25,10 @@ ideal_exp AS (
     FROM (
         SELECT query_id,
                gain,
-               ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY gain DESC, doc_id DESC) AS rank
+               ROW_NUMBER() OVER (PARTITION BY query_number ORDER BY gain DESC) AS rank
         FROM (
-            SELECT qrels.query_id AS query_id, qrels.doc_id AS doc_id, CASE WHEN qrels.relevance > 0
-                THEN POWER(CAST(2 AS DOUBLE), qrels.relevance) - 1 ELSE 0 END AS gain
+            SELECT qrels.query_id AS query_id, evaluated_queries.query_number AS query_number,
+                   CASE WHEN qrels.relevance > 0 THEN POWER(CAST(2 AS DOUBLE), qrels.relevance) - 1 ELSE 0 END AS gain
             FROM qrels
             JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
         ) AS judged_gains

@@ -59,9 +59,9 @@ ideal_run AS (
     FROM (
         SELECT query_id,
                gain,
-               ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY gain DESC, doc_id DESC) AS rank
+               ROW_NUMBER() OVER (PARTITION BY query_number ORDER BY gain DESC) AS rank
         FROM (
-            SELECT query_id, doc_id, gain AS gain
+            SELECT query_id, query_number, gain AS gain
             FROM ranked
         ) AS judged_gains
         WHERE gain > 0
