@@ -58,9 +58,10 @@ COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret",
 MISSING_ZSCORE = -1000000.0
 MIN_GEO_MEAN = 1e-5
 PREFS_FORMATS = ("prefs", "qrels_prefs")
-# Run lines per slice: ranking 3.5M lines at a time keeps the whole process below trec_eval's own peak (it holds
-# every line), at no more time than one statement (bench/trec_eval_speed.py, bench/NOTES.md).
-SLICE_ROWS = 3_500_000
+# Run lines per slice: ranking 2.5M lines at a time keeps the whole process below trec_eval's own peak (it holds
+# every line), at no more time than one statement; at 10M lines, -m all_trec peaks at 0.70 GB (3.5M: 0.77-0.90 GB
+# from run to run, trec_eval 0.90 GB) in the same time (bench/trec_eval_speed.py, bench/NOTES.md).
+SLICE_ROWS = 2_500_000
 NUM_REL_RECOUNT = Measure("NumRel", None, {"rel": 1})
 
 
