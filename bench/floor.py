@@ -19,8 +19,10 @@ relevant document's rank among all retrieved documents) pays at least:
 
 Their sum is a floor: it leaves out the label join, the measures, validation of ids and
 values, and output. pytrec_eval's time divided by the floor is the largest ratio an evaluator
-that takes these steps the fastest ways measured can show on this machine. Each step is timed in
-a fresh connection, median of `repeat`; the whole processes as in bench/run.py.
+that takes these steps the fastest ways measured can show on this machine; sqlrank's time divided
+by it, how far sqlrank is from it. Each step is timed in a fresh connection, median of `repeat`;
+the whole processes as in bench/run.py (bench/summary.py interleaves sqlrank from Parquet with the
+steps, for a steadier ratio on a noisy machine).
 """
 from __future__ import annotations
 
@@ -91,11 +93,7 @@ def main() -> None:
 
     whole = {tool: seconds for tool, (seconds, _, _) in
              run_tools(["pytrec_eval", "sqlrank-parquet", "sqlrank-trec"], paths, args.repeat).items()}
-    start = statistics.median(
-        _process([sys.executable, "-c", START]) for _ in range(args.repeat))
-    parquet = f"read_parquet({quote_literal(paths['run.parquet'])})"
-    rank_parquet, unique_parquet = median_steps(
-        [RANK.format(run=parquet), checked_pairs_sql(f"SELECT * FROM {parquet}", "false")], args.repeat)
+    start, rank_parquet, unique_parquet = parquet_steps(paths, args.repeat)
     read, rank_table, unique_table = median_steps(
         [READ.format(path=quote_literal(paths["run.txt"])), RANK.format(run="run"),
          checked_pairs_sql("SELECT * FROM run", "false")], args.repeat)
@@ -118,11 +116,22 @@ def main() -> None:
               "TREC text": start + read + rank_table + unique_table}
     for fmt, floor in floors.items():
         target = TARGETS[fmt]
+        ours = whole["sqlrank-parquet" if fmt == "Parquet" else "sqlrank-trec"]
         rows.append((f"floor from {fmt} (sum of its steps)", floor,
-                     f"at most {reference / floor:.2f}x; {target}x needs {reference / target:.2f} s"))
+                     f"at most {reference / floor:.2f}x; {target}x needs {reference / target:.2f} s; "
+                     f"sqlrank takes {ours / floor:.2f}x it"))
     print(f"{'step':<44} {'seconds':>8}  pytrec_eval / it")
     for name, seconds, note in rows:
         print(f"{name:<44} {seconds:8.2f}  {note}".rstrip())
+
+
+def parquet_steps(paths: dict, repeat: int) -> tuple[float, float, float]:
+    """The floor's steps from Parquet, each the median of `repeat`: start, rank, unique."""
+    start = statistics.median(_process([sys.executable, "-c", START]) for _ in range(repeat))
+    parquet = f"read_parquet({quote_literal(paths['run.parquet'])})"
+    rank, unique = median_steps([RANK.format(run=parquet), checked_pairs_sql(f"SELECT * FROM {parquet}", "false")],
+                                repeat)
+    return start, rank, unique
 
 
 def _process(cmd: list[str]) -> float:

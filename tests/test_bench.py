@@ -84,3 +84,26 @@ def test_trec_eval_beside_sqlrank(tmp_path):
     assert len(lines) == 3
     for line in lines:  # identical, or differing only on rbp (trec_eval -O2 reads uninitialised memory there)
         assert line.endswith("identical") or line.endswith("differs: rbp"), line
+
+
+def test_summary_prints_the_readme_table(tmp_path):
+    """bench/summary.py, the README's table: a row for -m all_trec and the five measures beside the real
+    trec_eval (where it is configured), the Parquet row against the floor, and bench/large.py's row."""
+    import os
+
+    peer("pytrec_eval")
+    out = bench("summary.py", tmp_path, "--large", "200000")
+    rows = [line for line in out.splitlines() if line.startswith("| ") and not line.startswith("| run ")]
+    parquet = next(row for row in rows if row.startswith("| `sqlrank eval` from Parquet"))
+    seconds, floor, ratio = map(float, re.search(
+        r"\| ([0-9.]+) s, [0-9,]+ MB \| floor: ([0-9.]+) s .*\| ([0-9.]+)x the floor", parquet).groups())
+    # the ratio of the unrounded times: within what the printed times, each rounded to 0.01 s, allow
+    assert (seconds - 0.005) / (floor + 0.005) - 0.005 <= ratio <= (seconds + 0.005) / (floor - 0.005) + 0.005, parquet
+    large = next(row for row in rows if row.startswith("| `sqlrank eval`, 200,000 rows"))
+    assert re.search(r"\| (\d+) values of 50 random queries equal pytrec_eval's", large), large
+    if os.environ.get("SQLRANK_TREC_EVAL_SOURCE") or os.environ.get("SQLRANK_TREC_EVAL"):
+        assert len(rows) == 4, out
+        assert "output byte-identical" in rows[1] and "print as trec_eval's" in large, out
+        assert "output byte-identical" in rows[0] or "output differs in rbp" in rows[0], out
+    else:
+        assert len(rows) == 2, out
