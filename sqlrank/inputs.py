@@ -579,11 +579,13 @@ def missing_columns_message(label: str, kind: str, missing: list[tuple[str, str]
             hints.append(f"did you mean {close[0]!r} for {canonical}? Column names are case-sensitive")
     unmapped = [canonical for canonical, actual in missing if actual == canonical]
     if unmapped:
-        hints.append(f"map {'it' if len(unmapped) == 1 else 'them'} with --{kind}-columns "
-                     + ",".join(f"{canonical}=NAME" for canonical in unmapped))
+        pairs = ",".join(f"{canonical}=NAME" for canonical in unmapped)
+        python = ", ".join(f"{canonical!r}: 'NAME'" for canonical in unmapped)
+        hints.append(f"map {'it' if len(unmapped) == 1 else 'them'} with --{kind}-columns {pairs} "
+                     f"({kind}_columns={{{python}}} in Python)")
     hints += [f"check the mapping {canonical}={actual}" for canonical, actual in missing if actual != canonical]
     if kind == "qrels" and "relevance" in dict(missing):
-        hints[-1] += " (or relevance= for implicit feedback: every listed pair is relevant)"
+        hints.append("or map relevance= (empty) for implicit feedback: every listed pair is relevant")
     return (f"{label}: no column{'s' if len(missing) > 1 else ''} {names} (columns: {', '.join(columns) or 'none'}); "
             + "; ".join(hints))
 

@@ -236,6 +236,19 @@ def test_a_python_option_typo_names_the_option(tmp_path):
         sqlrank.compare(str(tmp_path / "qrels.txt"), [str(tmp_path / "run.txt")] * 2, "AP", name=["a", "b"])
 
 
+def test_a_missing_column_says_how_to_map_it_in_python_too(tmp_path):
+    import pandas as pd
+
+    import sqlrank
+
+    write_files(tmp_path, {"qrels.txt": GOOD_QRELS})
+    run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "pred": [1.0]})
+    with pytest.raises(InputError, match=r"no column 'score' .* map it with --run-columns score=NAME "
+                                         r"\(run_columns=\{'score': 'NAME'\} in Python\)"):
+        sqlrank.evaluate(tmp_path / "qrels.txt", run, "AP")
+    assert sqlrank.evaluate(tmp_path / "qrels.txt", run, "AP", run_columns={"score": "pred"}).value[0] >= 0
+
+
 def test_dir_shows_what_the_package_offers():
     import sqlrank
 
