@@ -585,7 +585,7 @@ def missing_columns_message(label: str, kind: str, missing: list[tuple[str, str]
                      f"({kind}_columns={{{python}}} in Python)")
     hints += [f"check the mapping {canonical}={actual}" for canonical, actual in missing if actual != canonical]
     if kind == "qrels" and "relevance" in dict(missing):
-        hints.append("or map relevance= (empty) for implicit feedback: every listed pair is relevant")
+        hints.append("or relevance= for implicit feedback: every listed pair is relevant")
     return (f"{label}: no column{'s' if len(missing) > 1 else ''} {names} (columns: {', '.join(columns) or 'none'}); "
             + "; ".join(hints))
 
