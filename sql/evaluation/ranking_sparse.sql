@@ -36,11 +36,10 @@ judged{{ v.sfx }} AS (
     FROM run_ranked{{ v.sfx }}
     JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked{{ v.sfx }}.query_number
                        AND numbered_qrels.doc_id = run_ranked{{ v.sfx }}.doc_id
-{% if v.least_label is not none %}
-    WHERE numbered_qrels.relevance >= {{ v.least_label | number }}{% if v.depth is not none %} AND run_ranked{{ v.sfx }}.rank <= {{ v.depth | number }}{% endif %}
-
-{% elif v.depth is not none %}
-    WHERE run_ranked{{ v.sfx }}.rank <= {{ v.depth | number }}
+{% set kept = (['numbered_qrels.relevance >= ' ~ (v.least_label | number)] if v.least_label is not none else [])
+              + (['run_ranked' ~ v.sfx ~ '.rank <= ' ~ (v.depth | number)] if v.depth is not none else []) %}
+{% if kept %}
+    WHERE {{ kept | join(' AND ') }}
 {% endif %}
 ),
 ranked{{ v.sfx }} AS (
