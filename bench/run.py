@@ -105,13 +105,18 @@ def data_files(rows: int, data: str) -> tuple[str, dict[str, str]]:
     return tag, paths
 
 
+def summarize(runs: list[tuple]) -> tuple:
+    """Runs of one command, each (seconds, peak MB, output): the median time, the largest peak and
+    the last run's output."""
+    return statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[-1][2]
+
+
 def run_tools(tools: list[str], paths: dict, repeat: int) -> dict[str, tuple[float, float, dict]]:
     """Each tool `repeat` times as a whole process: (median seconds, peak MB, the means it printed)."""
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for tool in tools:
-            runs = [measure(command(tool, paths, Path(tmp))) for _ in range(repeat)]
-            results[tool] = (statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[-1][2])
+            results[tool] = summarize([measure(command(tool, paths, Path(tmp))) for _ in range(repeat)])
     return results
 
 

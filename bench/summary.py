@@ -36,7 +36,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from floor import parquet_steps  # noqa: E402
-from run import command, data_files, measure  # noqa: E402
+from run import command, data_files, measure, summarize  # noqa: E402
 from trec_eval_binary import trec_eval_binary  # noqa: E402
 from trec_eval_speed import COMMANDS, differing, run_measured  # noqa: E402
 
@@ -48,8 +48,7 @@ def trec_eval_rows(binary: Path, paths: dict, repeat: int) -> list[list[str]]:
         files = [paths["qrels.txt"], paths["run.txt"]]
         pairs = [(run_measured([sys.executable, "-m", "sqlrank", "trec_eval", *COMMANDS[name], *files]),
                   run_measured([str(binary), *COMMANDS[name], *files])) for _ in range(repeat)]
-        ours, theirs = ([statistics.median(p[side][0] for p in pairs), max(p[side][1] for p in pairs),
-                         pairs[-1][side][2]] for side in (0, 1))
+        ours, theirs = (summarize([p[side] for p in pairs]) for side in (0, 1))
         same = "byte-identical" if ours[2] == theirs[2] else "differs in " + differing(ours[2], theirs[2])
         rows.append([f"`sqlrank trec_eval {name}`, TREC text", f"{ours[0]:.2f} s, {ours[1]:,.0f} MB",
                      f"trec_eval -O2: {theirs[0]:.2f} s, {theirs[1]:,.0f} MB",
@@ -64,9 +63,9 @@ def parquet_row(paths: dict, repeat: int) -> list[str]:
     runs, steps = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(repeat):
-            runs.append(measure(command("sqlrank-parquet", paths, Path(tmp)))[:2])
+            runs.append(measure(command("sqlrank-parquet", paths, Path(tmp))))
             steps.append(parquet_steps(paths, 1))
-    seconds, peak = statistics.median(r[0] for r in runs), max(r[1] for r in runs)
+    seconds, peak, _ = summarize(runs)
     start, rank, unique = (statistics.median(s[i] for s in steps) for i in range(3))
     floor = start + rank + unique
     return ["`sqlrank eval` from Parquet, the same 5", f"{seconds:.2f} s, {peak:,.0f} MB",

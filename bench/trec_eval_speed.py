@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,6 +28,7 @@ ROOT = HERE.parent
 CONFORMANCE = ROOT / "fixtures" / "trec_eval"
 sys.path.insert(0, str(HERE))
 from generate import generate  # noqa: E402
+from run import summarize  # noqa: E402
 from trec_eval_binary import trec_eval_binary  # noqa: E402
 
 FIVE = ["-m", "ndcg_cut.10", "-m", "map", "-m", "P.10", "-m", "recall.1000", "-m", "recip_rank"]
@@ -89,8 +89,7 @@ def differing(ours: str, theirs: str) -> str:
 
 
 def median_of(command: list[str], repeat: int) -> tuple[float, float, str]:
-    runs = [run_measured(command) for _ in range(repeat)]
-    return statistics.median(r[0] for r in runs), max(r[1] for r in runs), runs[-1][2]
+    return summarize([run_measured(command) for _ in range(repeat)])
 
 
 def main() -> None:
