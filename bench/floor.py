@@ -1,5 +1,5 @@
-"""The steps no correct evaluation can skip, timed alone, next to pytrec_eval and sqlrank on the
-same files, in one run: how fast a Python + DuckDB evaluator can be on this machine.
+"""The steps no correct evaluation can skip, in one fresh process, next to pytrec_eval and sqlrank on
+the same files, in one run: how fast a Python + DuckDB evaluator can be on this machine.
 
     python bench/floor.py --rows 10000000 [--repeat 3]
 
@@ -17,16 +17,19 @@ relevant document's rank among all retrieved documents) pays at least:
   read      (TREC text only) the text read into a typed table by DuckDB's own CSV reader,
             the fastest reader measured; rank and unique then run on that table.
 
-Their sum is a floor: it leaves out the label join, the measures, validation of ids and
+The floor is one Python process that takes these steps and nothing else, timed from outside as
+sqlrank's and pytrec_eval's processes are: its time includes what every process pays beside the
+steps (starting, touching fresh memory for the first time, exiting). The process times its own
+steps too; "start" is the rest. It leaves out the label join, the measures, validation of ids and
 values, and output. pytrec_eval's time divided by the floor is the largest ratio an evaluator
 that takes these steps the fastest ways measured can show on this machine; sqlrank's time divided
-by it, how far sqlrank is from it. Each step is timed in a fresh connection, median of `repeat`;
-the whole processes as in bench/run.py (bench/summary.py interleaves sqlrank from Parquet with the
-steps, for a steadier ratio on a noisy machine).
+by it, how far sqlrank is from it. Medians of `repeat` (bench/summary.py interleaves sqlrank
+from Parquet with the floor's process, for a steadier ratio on a noisy machine).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import statistics
@@ -36,11 +39,10 @@ import time
 from datetime import date
 from pathlib import Path
 
-import duckdb
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from run import data_files, run_tools  # noqa: E402
+from run import compile_sqlrank, data_files, run_tools  # noqa: E402
 
 from sqlrank.inputs import checked_pairs_sql  # noqa: E402
 from sqlrank.templates import quote_literal  # noqa: E402
@@ -63,24 +65,31 @@ FROM read_csv({path}, delim = ' ', header = false, quote = '', escape = '', auto
               columns = {{'query_id': 'VARCHAR', 'iteration': 'VARCHAR', 'doc_id': 'VARCHAR',
                          'rank': 'VARCHAR', 'score': 'DOUBLE', 'tag': 'VARCHAR'}})"""
 
-START = "import duckdb; duckdb.connect().execute('SELECT 1').fetchall()"
+STEPS = """
+import json, sys, time
+import duckdb
+con = duckdb.connect()
+times = []
+for sql in json.loads(sys.argv[1]):
+    start = time.perf_counter()
+    con.execute(sql).fetchall()
+    times.append(time.perf_counter() - start)
+print(json.dumps(times))
+"""
 
 
-def timed(steps: list[str]) -> list[float]:
-    """Seconds of each statement, run one after the other in one fresh connection."""
-    con = duckdb.connect()
-    times = []
-    for sql in steps:
-        start = time.perf_counter()
-        con.execute(sql).fetchall()
-        times.append(time.perf_counter() - start)
-    con.close()
-    return times
+def floor_process(steps: list[str]) -> list[float]:
+    """One fresh Python process that imports DuckDB, connects and runs `steps` one after the other:
+    [the whole process's seconds, from outside, then each step's, timed inside]."""
+    start = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", STEPS, json.dumps(steps)], check=True, capture_output=True, text=True)
+    return [time.perf_counter() - start] + json.loads(out.stdout)
 
 
-def median_steps(steps: list[str], repeat: int) -> list[float]:
-    runs = [timed(steps) for _ in range(repeat)]
-    return [statistics.median(run[i] for run in runs) for i in range(len(steps))]
+def median_floor(steps: list[str], repeat: int) -> list[float]:
+    """floor_process's figures, each the median of `repeat` processes."""
+    runs = [floor_process(steps) for _ in range(repeat)]
+    return [statistics.median(run[i] for run in runs) for i in range(len(steps) + 1)]
 
 
 def main() -> None:
@@ -90,13 +99,12 @@ def main() -> None:
     parser.add_argument("--data", default=str(HERE / "data"))
     args = parser.parse_args()
     tag, paths = data_files(args.rows, args.data)
+    compile_sqlrank()
 
     whole = {tool: seconds for tool, (seconds, _, _) in
              run_tools(["pytrec_eval", "sqlrank-parquet", "sqlrank-trec"], paths, args.repeat).items()}
-    start, rank_parquet, unique_parquet = parquet_steps(paths, args.repeat)
-    read, rank_table, unique_table = median_steps(
-        [READ.format(path=quote_literal(paths["run.txt"])), RANK.format(run="run"),
-         checked_pairs_sql("SELECT * FROM run", "false")], args.repeat)
+    parquet_floor, rank_parquet, unique_parquet = median_floor(parquet_steps(paths), args.repeat)
+    text_floor, read, rank_table, unique_table = median_floor(text_steps(paths), args.repeat)
 
     reference = whole["pytrec_eval"]
     print(f"{args.rows:,} run rows ({tag}); {platform.machine()}, {os.cpu_count()} cores, {date.today()}; "
@@ -105,19 +113,19 @@ def main() -> None:
         ("pytrec_eval, whole process (TREC text)", reference, ""),
         ("sqlrank, whole process, Parquet", whole["sqlrank-parquet"], f"{reference / whole['sqlrank-parquet']:.2f}x"),
         ("sqlrank, whole process, TREC text", whole["sqlrank-trec"], f"{reference / whole['sqlrank-trec']:.2f}x"),
-        ("start Python, import DuckDB, connect", start, ""),
         ("rank every run row, from Parquet", rank_parquet, ""),
         ("duplicate check, from Parquet", unique_parquet, ""),
+        ("rest of the process: start, exit (Parquet)", parquet_floor - rank_parquet - unique_parquet, ""),
         ("read the TREC text into a table", read, ""),
         ("rank every run row, from that table", rank_table, ""),
         ("duplicate check, from that table", unique_table, ""),
+        ("rest of the process: start, exit (TREC text)", text_floor - read - rank_table - unique_table, ""),
     ]
-    floors = {"Parquet": start + rank_parquet + unique_parquet,
-              "TREC text": start + read + rank_table + unique_table}
+    floors = {"Parquet": parquet_floor, "TREC text": text_floor}
     for fmt, floor in floors.items():
         target = TARGETS[fmt]
         ours = whole["sqlrank-parquet" if fmt == "Parquet" else "sqlrank-trec"]
-        rows.append((f"floor from {fmt} (sum of its steps)", floor,
+        rows.append((f"floor from {fmt} (one process)", floor,
                      f"at most {reference / floor:.2f}x; {target}x needs {reference / target:.2f} s; "
                      f"sqlrank takes {ours / floor:.2f}x it"))
     print(f"{'step':<44} {'seconds':>8}  pytrec_eval / it")
@@ -125,19 +133,16 @@ def main() -> None:
         print(f"{name:<44} {seconds:8.2f}  {note}".rstrip())
 
 
-def parquet_steps(paths: dict, repeat: int) -> tuple[float, float, float]:
-    """The floor's steps from Parquet, each the median of `repeat`: start, rank, unique."""
-    start = statistics.median(_process([sys.executable, "-c", START]) for _ in range(repeat))
+def parquet_steps(paths: dict) -> list[str]:
+    """The floor's steps from Parquet: rank, unique."""
     parquet = f"read_parquet({quote_literal(paths['run.parquet'])})"
-    rank, unique = median_steps([RANK.format(run=parquet), checked_pairs_sql(f"SELECT * FROM {parquet}", "false")],
-                                repeat)
-    return start, rank, unique
+    return [RANK.format(run=parquet), checked_pairs_sql(f"SELECT * FROM {parquet}", "false")]
 
 
-def _process(cmd: list[str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(cmd, check=True, capture_output=True)
-    return time.perf_counter() - start
+def text_steps(paths: dict) -> list[str]:
+    """The floor's steps from TREC text: read, rank, unique."""
+    return [READ.format(path=quote_literal(paths["run.txt"])), RANK.format(run="run"),
+            checked_pairs_sql("SELECT * FROM run", "false")]
 
 
 if __name__ == "__main__":

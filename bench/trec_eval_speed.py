@@ -28,7 +28,7 @@ ROOT = HERE.parent
 CONFORMANCE = ROOT / "fixtures" / "trec_eval"
 sys.path.insert(0, str(HERE))
 from generate import generate  # noqa: E402
-from run import summarize  # noqa: E402
+from run import compile_sqlrank, summarize  # noqa: E402
 from trec_eval_binary import trec_eval_binary  # noqa: E402
 
 FIVE = ["-m", "ndcg_cut.10", "-m", "map", "-m", "P.10", "-m", "recall.1000", "-m", "recip_rank"]
@@ -100,6 +100,7 @@ def main() -> None:
     parser.add_argument("--data", default=str(HERE / "data"))
     args = parser.parse_args()
     binary, how = trec_eval_binary(Path(args.data))
+    compile_sqlrank()
     with tempfile.TemporaryDirectory() as tmp:
         if args.rows:
             paths = generate(args.rows, 1000, 1, args.data)
