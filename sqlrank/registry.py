@@ -210,9 +210,11 @@ def choice(options: tuple[str, ...]) -> Callable[[Any, str], str]:
 
 
 def log_base(value: Any, what: str) -> float:
-    if value == "e":
-        return math.e
-    return real(1.0, open_low=True)(value, what)
+    """A logarithm's base, checked as the log_base convention is (a number > 1, or e)."""
+    try:
+        return CHECKS["log_base"](value)
+    except ConventionError:
+        raise MeasureError(f"{what} must be a number > 1 or e, not {value!r}") from None
 
 
 # Item-item similarity of the diversity measures: cosine over users who interacted with both items

@@ -123,6 +123,8 @@ def test_parse_trec_eval_measures(spec, expected):
     ("nDCG(gain=quadratic)@10", "gain must be one of linear, exponential"),
     ("nDCG(discount=log3)", "discount must be one of log, jarvelin"),
     ("nDCG(log_base=1)", "log_base must be a number > 1"),
+    ("Entropy(base=1)@10", "base of Entropy must be a number > 1 or e, not 1"),
+    ("Entropy(base=inf)@10", "base of Entropy must be a number > 1 or e"),
     ("nDCG(ideal=best)", "ideal must be one of qrels, run, perfect"),
     ("AP(ap_denominator=R)", "ap_denominator must be one of"),
     ("P(tie_break=random)@5", "tie_break must be one of"),
