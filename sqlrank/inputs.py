@@ -496,6 +496,35 @@ def read_rank_only(source: Source, mapping: dict[str, str], types: Mapping[str, 
             f"with a rank column and no score ranks by the rank)")
 
 
+def map_table_columns(source: Source, available: list[str], per_run: bool = False) -> None:
+    """A table another engine reads in place (PostgreSQL, Spark): a run with a rank and no score
+    ranks by the rank, every mapped column exists, and a run's column named rank (with per_run, run_id
+    too) is used without being mapped."""
+    if source.kind == "run":
+        read_rank_only(source, source.columns, dict.fromkeys(available))
+    missing = [(canonical, actual) for canonical, actual in source.columns.items() if actual not in available]
+    if missing:
+        raise InputError(missing_columns_message(source.label, source.kind, missing, available))
+    defaults = ("rank", "run_id") if per_run else ("rank",)
+    for name in defaults if source.kind == "run" else ():
+        if name not in source.columns and name in available:
+            source.columns[name] = name
+
+
+def require_complete_rows(source: Source, missing_ids: int, missing_values: int, rows: int, pairs: int) -> None:
+    """The counts of a table another engine validated in place: every row has both ids and a value
+    (not NaN), no (query, document) pair repeats, and there is a row at all."""
+    if missing_ids:
+        raise InputError(f"{source.label}: {missing_ids} rows have no query_id or doc_id")
+    if missing_values:
+        raise InputError(f"{source.label}: {missing_values} rows have no {source.value_name} (NULL or NaN)")
+    if rows != pairs:
+        raise InputError(f"{source.label}: {rows - pairs} rows repeat a (query_id, doc_id) pair; each document "
+                         f"may appear once per query")
+    if not rows:
+        raise InputError(f"{source.label}: the table has no rows")
+
+
 def positional_mapping(kind: str, mapping: dict[str, str]) -> dict[str, str]:
     """A headerless file's columns are column0, column1, ...: unless mapped otherwise, they hold
     query_id, doc_id and the relevance (qrels) or score (run), in that order."""

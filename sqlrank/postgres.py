@@ -14,7 +14,7 @@ from typing import Any
 
 from .errors import InputError, OptionError
 from .foreign import copied_source, foreign_plan
-from .inputs import Source, column_mapping, is_dataframe, read_rank_only
+from .inputs import Source, column_mapping, is_dataframe, map_table_columns, require_complete_rows
 from .planner import Plan
 from .results import Rows
 from .templates import dialect, quote_ident
@@ -109,14 +109,13 @@ def _validated(source: Source, engine: PostgresEngine) -> Source:
         available = list(engine.rows(f"SELECT * FROM {name} LIMIT 0").columns)
     except InputError:
         raise InputError(f"{source.label}: no such table or view in the database (nor a file of that name)") from None
-    if source.kind == "run":
-        read_rank_only(source, source.columns, dict.fromkeys(available))
-    for canonical, actual in source.columns.items():
-        if actual not in available:
-            raise InputError(f"{source.label}: no column {actual!r} for {canonical} (columns: {', '.join(available)}); "
-                             f"map it with {source.kind}_columns={{'{canonical}': NAME}}")
-    if source.kind == "run" and "rank" not in source.columns and "rank" in available:
-        source.columns["rank"] = "rank"
+    map_table_columns(source, available)
+    if source.kind == "run" and "run_id" in available and "run_id" not in source.columns:
+        run_id = quote_ident("run_id", '"')
+        runs = engine.one(f"SELECT count(DISTINCT {run_id}) FROM {name}")[0]
+        if runs > 1:  # read as one run, its runs' documents would rank together
+            raise InputError(f"{source.label}: column run_id holds {runs} runs; runs stored together are evaluated "
+                             f"on DuckDB or Spark; on PostgreSQL give one run per evaluation")
     with dialect("postgres"):
         typed = source.source_sql()
     value = source.value_name
@@ -126,15 +125,7 @@ def _validated(source: Source, engine: PostgresEngine) -> Source:
                count(*),
                (SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id FROM ({typed}) AS d) AS pairs)
         FROM ({typed}) AS typed""")
-    if missing_ids:
-        raise InputError(f"{source.label}: {missing_ids} rows have no query_id or doc_id")
-    if missing_values:
-        raise InputError(f"{source.label}: {missing_values} rows have no {value} (NULL or NaN)")
-    if total != distinct:
-        raise InputError(f"{source.label}: {total - distinct} rows repeat a (query_id, doc_id) pair; each document "
-                         f"may appear once per query")
-    if not total:
-        raise InputError(f"{source.label}: the table has no rows")
+    require_complete_rows(source, missing_ids, missing_values, total, distinct)
     return source
 
 

@@ -19,8 +19,8 @@ from typing import Any
 
 from .engine import session, session_options
 from .errors import InputError, OptionError
-from .inputs import (DELIMITED, Source, column_mapping, detect_format, is_dataframe, load, positional_mapping,
-                     read_rank_only)
+from .inputs import (DELIMITED, Source, column_mapping, detect_format, is_dataframe, load, map_table_columns,
+                     positional_mapping, require_complete_rows)
 from .planner import Plan, plan
 from .results import Rows
 from .templates import dialect
@@ -127,16 +127,7 @@ def _view(frame, kind: str, label: str, mapping: dict[str, str], spark) -> Sourc
 
 
 def _validated(source: Source, available: list[str], spark) -> Source:
-    if source.kind == "run":
-        read_rank_only(source, source.columns, dict.fromkeys(available))
-    for canonical, actual in source.columns.items():
-        if actual not in available:
-            raise InputError(f"{source.label}: no column {actual!r} for {canonical} (columns: {', '.join(available)}); "
-                             f"map it with {source.kind}_columns={{'{canonical}': NAME}}")
-    if source.kind == "run" and "rank" not in source.columns and "rank" in available:
-        source.columns["rank"] = "rank"
-    if source.kind == "run" and "run_id" not in source.columns and "run_id" in available:
-        source.columns["run_id"] = "run_id"
+    map_table_columns(source, available, per_run=True)
     with dialect("spark"):
         typed = source.source_sql()
     value = source.value_name
@@ -151,13 +142,7 @@ def _validated(source: Source, available: list[str], spark) -> Source:
     except Exception as exc:
         raise InputError(f"{source.label}: Spark cannot read the {source.kind} as query_id, doc_id, {value}: "
                          f"{str(exc).splitlines()[0]}") from None
-    if row.missing_ids:
-        raise InputError(f"{source.label}: {row.missing_ids} rows have no query_id or doc_id")
-    if row.missing_values:
-        raise InputError(f"{source.label}: {row.missing_values} rows have no {value} (NULL or NaN)")
-    if row.total_rows != row.distinct_pairs:
-        raise InputError(f"{source.label}: {row.total_rows - row.distinct_pairs} rows repeat a (query_id, doc_id) "
-                         f"pair; each document may appear once per query")
+    require_complete_rows(source, row.missing_ids, row.missing_values, row.total_rows, row.distinct_pairs)
     return source
 
 

@@ -77,10 +77,19 @@ def test_tables_in_the_database_are_read_where_they_are(dsn, data):
                            run_columns={"query_id": "topic", "doc_id": "doc", "score": "similarity"})
     assert "topic" in got.columns  # per query, ids are called as the tables call them
     _same(sqlrank.evaluate(qrels, run.drop(columns="rank"), measures, per_query=True), got.rename(columns={"topic": "query_id"}))
-    with pytest.raises(sqlrank.InputError, match="no column 'query_id'"):
+    with pytest.raises(sqlrank.InputError, match=r"no columns 'query_id', 'doc_id', 'relevance' \(columns: topic, doc, "
+                                                 r"label\); map them with --qrels-columns"):
         sqlrank.evaluate("judged", "ranked", "AP", engine="postgres", dsn=dsn)
     with pytest.raises(sqlrank.InputError, match="no such table"):
         sqlrank.evaluate("no_such_table", "ranked", "AP", engine="postgres", dsn=dsn)
+    _execute(dsn, "DROP TABLE IF EXISTS ranked_runs",
+             "CREATE TABLE ranked_runs AS SELECT 'a' AS run_id, * FROM ranked UNION ALL "
+             "SELECT 'b', topic, doc || '-b', similarity FROM ranked")
+    with pytest.raises(sqlrank.InputError, match="column run_id holds 2 runs; runs stored together are evaluated on "
+                                                 "DuckDB or Spark"):
+        sqlrank.evaluate("judged", "ranked_runs", "AP", engine="postgres", dsn=dsn,
+                         qrels_columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"},
+                         run_columns={"query_id": "topic", "doc_id": "doc", "score": "similarity"})
     _execute(dsn, "INSERT INTO judged VALUES ('1', 'again', 1), ('1', 'again', 0)")
     with pytest.raises(sqlrank.InputError, match="repeat a"):
         sqlrank.evaluate("judged", "ranked", "AP", engine="postgres", dsn=dsn,
