@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from .errors import InputError, OptionError
-from .foreign import copied_source, foreign_plan
+from .foreign import copied_source, foreign_plan, validated_table
 from .inputs import Source, column_mapping
 from .planner import Plan
 from .results import Rows
@@ -91,7 +91,8 @@ def clickhouse_source(obj: Any, kind: str, engine: ClickHouseEngine, con, regist
     """A table of the session, or a file or DataFrame copied into a Memory table."""
     if isinstance(obj, str) and not os.path.exists(obj) and format is None and not any(ch in obj for ch in "*?[") \
             and "/" not in obj and "." not in obj:
-        return Source(kind, f"table {obj}", "clickhouse", parts=(obj,), columns=column_mapping(kind, columns))
+        return validated_table(Source(kind, f"table {obj}", "clickhouse", parts=(obj,), columns=column_mapping(kind, columns)),
+                               engine, "ClickHouse")
     return copied_source(obj, kind, con, registry, format, columns, "ClickHouse", engine.load)
 
 

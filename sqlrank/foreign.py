@@ -8,9 +8,9 @@ from typing import Any, Callable
 
 from .engine import session, session_options, to_arrow
 from .errors import InputError, OptionError
-from .inputs import Source, load
+from .inputs import Source, load, map_table_columns, require_complete_rows
 from .planner import Plan, plan, require_ranks
-from .templates import dialect
+from .templates import call_macro, dialect, quote_ident
 
 
 def copied_source(obj: Any, kind: str, con, registry, format: str | None, columns: dict[str, str] | None,
@@ -28,6 +28,36 @@ def copied_source(obj: Any, kind: str, con, registry, format: str | None, column
         canonical["rank"] = "input_rank"
     return Source(kind, source.label, ENGINE_FORMATS[engine_name], parts=(name,), columns=canonical,
                   warnings=source.warnings)
+
+
+def validated_table(source: Source, engine, engine_name: str) -> Source:
+    """A table read where it is (PostgreSQL, ClickHouse, DataFusion), checked in the engine's own SQL
+    as DuckDB checks what it reads: its columns exist, it holds one run, no id or value is missing
+    or NaN, and no (query, document) pair repeats."""
+    name = ".".join(quote_ident(part, '"') for part in source.parts)
+    try:
+        available = list(engine.rows(f"SELECT * FROM {name} LIMIT 0").columns)
+    except InputError:
+        raise InputError(f"{source.label}: no such table or view in {engine_name} (nor a file of that name)") from None
+    map_table_columns(source, available)
+    if source.kind == "run" and "run_id" in available and "run_id" not in source.columns:
+        run_id = quote_ident("run_id", '"')
+        runs = engine.one(f"SELECT count(DISTINCT {run_id}) FROM {name}")[0]
+        if runs > 1:  # read as one run, its runs' documents would rank together
+            raise InputError(f"{source.label}: column run_id holds {runs} runs; runs stored together are evaluated "
+                             f"on DuckDB or Spark; on {engine_name} give one run per evaluation")
+    value = source.value_name
+    with dialect(engine.dialect):
+        typed = source.source_sql()
+        nan = call_macro("_macros/dialect.sql", "is_nan", value)
+    missing_ids, missing_values, total, distinct = (n or 0 for n in engine.one(f"""
+        SELECT SUM(CASE WHEN query_id IS NULL OR doc_id IS NULL THEN 1 ELSE 0 END) AS missing_ids,
+               SUM(CASE WHEN {value} IS NULL OR {nan} THEN 1 ELSE 0 END) AS missing_values,
+               count(*) AS total_rows,
+               (SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id FROM ({typed}) AS d) AS pairs) AS distinct_pairs
+        FROM ({typed}) AS typed"""))
+    require_complete_rows(source, missing_ids, missing_values, total, distinct)
+    return source
 
 
 ENGINE_FORMATS = {"PostgreSQL": "postgres", "ClickHouse": "clickhouse", "DataFusion": "datafusion"}

@@ -13,11 +13,10 @@ import os
 from typing import Any
 
 from .errors import InputError, OptionError
-from .foreign import copied_source, foreign_plan
-from .inputs import Source, column_mapping, is_dataframe, map_table_columns, require_complete_rows
+from .foreign import copied_source, foreign_plan, validated_table
+from .inputs import Source, column_mapping, is_dataframe
 from .planner import Plan
 from .results import Rows
-from .templates import dialect, quote_ident
 
 
 def connect(dsn: str):
@@ -94,39 +93,12 @@ def postgres_source(obj: Any, kind: str, engine: PostgresEngine, con, registry, 
             and not any(ch in os.fspath(obj) for ch in "*?["):
         name = os.fspath(obj)
         mapping = column_mapping(kind, columns)
-        return _validated(Source(kind, f"table {name}", "postgres", parts=tuple(name.split(".")), columns=mapping),
-                          engine)
+        return validated_table(Source(kind, f"table {name}", "postgres", parts=tuple(name.split(".")),
+                                      columns=mapping), engine, "PostgreSQL")
     if not isinstance(obj, (str, os.PathLike)) and not is_dataframe(obj):
         raise InputError(f"cannot read {kind} from a {type(obj).__name__} on PostgreSQL: pass a path, a DataFrame "
                          f"or a table name")
     return copied_source(obj, kind, con, registry, format, columns, "PostgreSQL", engine.load)
-
-
-def _validated(source: Source, engine: PostgresEngine) -> Source:
-    """A table read in place: its columns exist, and no id or value is missing or repeated."""
-    name = ".".join(quote_ident(part, '"') for part in source.parts)
-    try:
-        available = list(engine.rows(f"SELECT * FROM {name} LIMIT 0").columns)
-    except InputError:
-        raise InputError(f"{source.label}: no such table or view in the database (nor a file of that name)") from None
-    map_table_columns(source, available)
-    if source.kind == "run" and "run_id" in available and "run_id" not in source.columns:
-        run_id = quote_ident("run_id", '"')
-        runs = engine.one(f"SELECT count(DISTINCT {run_id}) FROM {name}")[0]
-        if runs > 1:  # read as one run, its runs' documents would rank together
-            raise InputError(f"{source.label}: column run_id holds {runs} runs; runs stored together are evaluated "
-                             f"on DuckDB or Spark; on PostgreSQL give one run per evaluation")
-    with dialect("postgres"):
-        typed = source.source_sql()
-    value = source.value_name
-    missing_ids, missing_values, total, distinct = engine.one(f"""
-        SELECT count(*) FILTER (WHERE query_id IS NULL OR doc_id IS NULL),
-               count(*) FILTER (WHERE {value} IS NULL OR CAST({value} AS DOUBLE PRECISION) = CAST('NaN' AS DOUBLE PRECISION)),
-               count(*),
-               (SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id FROM ({typed}) AS d) AS pairs)
-        FROM ({typed}) AS typed""")
-    require_complete_rows(source, missing_ids, missing_values, total, distinct)
-    return source
 
 
 def plan_on_postgres(qrels: Any, run: Any, measures: Any, output: str, dsn: str | None = None,

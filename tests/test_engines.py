@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
 import sqlrank
@@ -80,3 +81,57 @@ def test_a_datafusion_context_s_own_tables_are_read_by_name(data):
                            qrels_columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"})
     assert "topic" in got.columns  # per query, ids are called as the tables call them
     _same(sqlrank.evaluate(qrels, run.drop(columns="rank"), "nDCG@10 AP", per_query=True), got.rename(columns={"topic": "query_id"}))
+
+
+def _tables_in_place(engine, data):
+    """Tables of the engine's own session, read where they are (with their own column names), and
+    the evaluate() options that name them: DataFusion's SessionContext, or chDB's one session."""
+    import pyarrow as pa
+
+    qrels, run = data
+    judged = qrels.rename(columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"})
+    ranked = run.drop(columns="rank").rename(columns={"query_id": "topic", "doc_id": "doc"})
+    repeated = pd.concat([ranked, ranked.head(3)])  # three pairs twice
+    not_a_number = ranked.assign(score=ranked.score.where(ranked.index != 5, float("nan")))
+    two_runs = pd.concat([ranked.assign(run_id="a"), ranked.assign(run_id="b", doc=ranked.doc + "-b")])
+    tables = {"topics": judged, "results": ranked, "repeated": repeated, "not_a_number": not_a_number,
+              "two_runs": two_runs}
+    if engine == "datafusion":
+        context = peer("datafusion").SessionContext()
+        for name, frame in tables.items():
+            context.register_record_batches(name, [pa.Table.from_pandas(frame, preserve_index=False).to_batches()])
+        return {"datafusion": context}
+    peer("chdb")
+    from sqlrank.clickhouse import chdb_session
+
+    session = chdb_session()  # chDB keeps one engine per process: sqlrank's session holds the tables
+    for name, frame in tables.items():
+        session.query(f"DROP TABLE IF EXISTS {name}")
+        columns = ", ".join(f"{c} {'Float64' if c == 'score' else 'Int32' if c == 'label' else 'String'}"
+                            for c in frame.columns)
+        session.query(f"CREATE TABLE {name} ({columns}) ENGINE = Memory")
+        values = ", ".join("(" + ", ".join("nan" if isinstance(v, float) and v != v else repr(v) if isinstance(v, str)
+                                           else str(v) for v in row) + ")" for row in frame.itertuples(index=False))
+        session.query(f"INSERT INTO {name} VALUES {values}")
+    return {"engine": "clickhouse"}
+
+
+@pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
+def test_tables_read_in_place_are_checked_as_duckdb_checks_inputs(engine, data):
+    """A table of the engine's session is validated where it is: a repeated (query, document) pair, a
+    NaN score, a missing column or several runs in one table are errors, never numbers."""
+    options = _tables_in_place(engine, data)
+    columns = {"qrels_columns": {"query_id": "topic", "doc_id": "doc", "relevance": "label"},
+               "run_columns": {"query_id": "topic", "doc_id": "doc"}}
+    qrels, run = data
+    got = sqlrank.evaluate("topics", "results", "nDCG@10 AP", per_query=True, **columns, **options)
+    _same(sqlrank.evaluate(qrels, run.drop(columns="rank"), "nDCG@10 AP", per_query=True),
+          got.rename(columns={"topic": "query_id"}))
+    for table, message in (("repeated", "table repeated: 3 rows repeat a \\(query_id, doc_id\\) pair"),
+                           ("not_a_number", "table not_a_number: 1 rows have no score \\(NULL or NaN\\)"),
+                           ("two_runs", "column run_id holds 2 runs; runs stored together are evaluated on "
+                                        "DuckDB or Spark")):
+        with pytest.raises(sqlrank.InputError, match=message):
+            sqlrank.evaluate("topics", table, "AP", **columns, **options)
+    with pytest.raises(sqlrank.InputError, match="table topics: no columns 'query_id', 'doc_id', 'relevance'"):
+        sqlrank.evaluate("topics", "results", "AP", run_columns=columns["run_columns"], **options)

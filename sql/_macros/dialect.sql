@@ -6,6 +6,8 @@
 {#- PostgreSQL's LOG takes numeric; the natural logarithms keep double precision. -#}
 {% macro log2(x) %}{% if dialect_name() == 'postgres' %}(LN({{ x }}) / LN(CAST(2 AS {{ DOUBLE }}))){% elif dialect_name() == 'bigquery' %}LOG({{ x }}, 2){% elif dialect_name() == 'snowflake' %}LOG(2, {{ x }}){% else %}LOG2({{ x }}){% endif %}{% endmacro %}
 {% macro double(x) %}CAST({{ x }} AS DOUBLE){% endmacro %}
+{#- x is NaN (PostgreSQL's NaN equals itself; ClickHouse casts NULL only to a Nullable type) -#}
+{% macro is_nan(x) %}{% if dialect_name() == 'postgres' %}CAST({{ x }} AS {{ DOUBLE }}) = CAST('NaN' AS {{ DOUBLE }}){% elif dialect_name() == 'clickhouse' %}isNaN(CAST({{ x }} AS Nullable(Float64))){% else %}isnan(CAST({{ x }} AS {{ DOUBLE }})){% endif %}{% endmacro %}
 {#- The text type: Spark's VARCHAR needs a length, its STRING has none; ClickHouse's String is not
     nullable unless said so. -#}
 {% macro text() %}{% if dialect_name() in ('spark', 'bigquery') %}STRING{% elif dialect_name() == 'clickhouse' %}String{% else %}VARCHAR{% endif %}{% endmacro %}
