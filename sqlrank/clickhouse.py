@@ -91,8 +91,9 @@ def clickhouse_source(obj: Any, kind: str, engine: ClickHouseEngine, con, regist
     """A table of the session, or a file or DataFrame copied into a Memory table."""
     if isinstance(obj, str) and not os.path.exists(obj) and format is None and not any(ch in obj for ch in "*?[") \
             and "/" not in obj and "." not in obj:
-        return validated_table(Source(kind, f"table {obj}", "clickhouse", parts=(obj,), columns=column_mapping(kind, columns)),
-                               engine, "ClickHouse")
+        database = engine.one("SELECT currentDatabase()")[0]  # qualified, no WITH step of the statement hides it
+        return validated_table(Source(kind, f"table {obj}", "clickhouse", parts=(database, obj),
+                                      columns=column_mapping(kind, columns)), engine, "ClickHouse")
     return copied_source(obj, kind, con, registry, format, columns, "ClickHouse", engine.load)
 
 

@@ -94,7 +94,7 @@ def _tables_in_place(engine, data):
     repeated = pd.concat([ranked, ranked.head(3)])  # three pairs twice
     not_a_number = ranked.assign(score=ranked.score.where(ranked.index != 5, float("nan")))
     two_runs = pd.concat([ranked.assign(run_id="a"), ranked.assign(run_id="b", doc=ranked.doc + "-b")])
-    tables = {"topics": judged, "results": ranked, "repeated": repeated, "not_a_number": not_a_number,
+    tables = {"judged": judged, "ranked": ranked, "repeated": repeated, "not_a_number": not_a_number,
               "two_runs": two_runs}
     if engine == "datafusion":
         context = peer("datafusion").SessionContext()
@@ -119,12 +119,13 @@ def _tables_in_place(engine, data):
 @pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
 def test_tables_read_in_place_are_checked_as_duckdb_checks_inputs(engine, data):
     """A table of the engine's session is validated where it is: a repeated (query, document) pair, a
-    NaN score, a missing column or several runs in one table are errors, never numbers."""
+    NaN score, a missing column or several runs in one table are errors, never numbers. The tables
+    are named like steps of the statement (judged, ranked), which must not hide them."""
     options = _tables_in_place(engine, data)
     columns = {"qrels_columns": {"query_id": "topic", "doc_id": "doc", "relevance": "label"},
                "run_columns": {"query_id": "topic", "doc_id": "doc"}}
     qrels, run = data
-    got = sqlrank.evaluate("topics", "results", "nDCG@10 AP", per_query=True, **columns, **options)
+    got = sqlrank.evaluate("judged", "ranked", "nDCG@10 AP", per_query=True, **columns, **options)
     _same(sqlrank.evaluate(qrels, run.drop(columns="rank"), "nDCG@10 AP", per_query=True),
           got.rename(columns={"topic": "query_id"}))
     for table, message in (("repeated", "table repeated: 3 rows repeat a \\(query_id, doc_id\\) pair"),
@@ -132,6 +133,6 @@ def test_tables_read_in_place_are_checked_as_duckdb_checks_inputs(engine, data):
                            ("two_runs", "column run_id holds 2 runs; runs stored together are evaluated on "
                                         "DuckDB or Spark")):
         with pytest.raises(sqlrank.InputError, match=message):
-            sqlrank.evaluate("topics", table, "AP", **columns, **options)
-    with pytest.raises(sqlrank.InputError, match="table topics: no columns 'query_id', 'doc_id', 'relevance'"):
-        sqlrank.evaluate("topics", "results", "AP", run_columns=columns["run_columns"], **options)
+            sqlrank.evaluate("judged", table, "AP", **columns, **options)
+    with pytest.raises(sqlrank.InputError, match="table judged: no columns 'query_id', 'doc_id', 'relevance'"):
+        sqlrank.evaluate("judged", "ranked", "AP", run_columns=columns["run_columns"], **options)
