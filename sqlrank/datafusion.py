@@ -64,8 +64,8 @@ def datafusion_source(obj: Any, kind: str, engine: DataFusionEngine, con, regist
     """A table registered in the context, or a file or DataFrame handed over as an Arrow table."""
     if isinstance(obj, str) and not os.path.exists(obj) and format is None and not any(ch in obj for ch in "*?[") \
             and engine.context.table_exist(obj):
-        return validated_table(Source(kind, f"table {obj}", "datafusion", parts=(obj,), columns=column_mapping(kind, columns)),
-                               engine, "DataFusion")
+        return validated_table(Source(kind, f"table {obj}", "datafusion", parts=(obj,),
+                                      columns=column_mapping(kind, columns)), engine, "DataFusion")
     return copied_source(obj, kind, con, registry, format, columns, "DataFusion", engine.load)
 
 

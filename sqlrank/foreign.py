@@ -13,14 +13,18 @@ from .planner import Plan, plan, require_ranks
 from .templates import call_macro, dialect, quote_ident
 
 
+def one_run_only(engine_name: str) -> str:
+    """Why an input holding several runs is refused on an engine other than DuckDB and Spark."""
+    return f"runs stored together are evaluated on DuckDB or Spark; on {engine_name} give one run per evaluation"
+
+
 def copied_source(obj: Any, kind: str, con, registry, format: str | None, columns: dict[str, str] | None,
                   engine_name: str, store: Callable[[str, Any], None]) -> Source:
     """The input read and validated by DuckDB, then handed to ``store(name, arrow_table)``; the
     Source reads that table by name, with the canonical columns (the run's rank as input_rank)."""
     source = load(obj, kind, con, registry, format, columns)
     if source.per_run:
-        raise InputError(f"{source.label}: runs stored together are evaluated on DuckDB or Spark; on {engine_name} "
-                         f"give one run per evaluation")
+        raise InputError(f"{source.label}: {one_run_only(engine_name)}")
     name = f"sqlrank_{kind}_{uuid.uuid4().hex[:12]}"
     store(name, to_arrow(con, source.sql()))
     canonical = {"query_id": "query_id", "doc_id": "doc_id", source.value_name: source.value_name}
@@ -44,8 +48,7 @@ def validated_table(source: Source, engine, engine_name: str) -> Source:
         run_id = quote_ident("run_id", '"')
         runs = engine.one(f"SELECT count(DISTINCT {run_id}) FROM {name}")[0]
         if runs > 1:  # read as one run, its runs' documents would rank together
-            raise InputError(f"{source.label}: column run_id holds {runs} runs; runs stored together are evaluated "
-                             f"on DuckDB or Spark; on {engine_name} give one run per evaluation")
+            raise InputError(f"{source.label}: column run_id holds {runs} runs; {one_run_only(engine_name)}")
     value = source.value_name
     with dialect(engine.dialect):
         typed = source.source_sql()

@@ -497,9 +497,9 @@ def read_rank_only(source: Source, mapping: dict[str, str], types: Mapping[str, 
 
 
 def map_table_columns(source: Source, available: list[str], per_run: bool = False) -> None:
-    """A table another engine reads in place (PostgreSQL, Spark): a run with a rank and no score
-    ranks by the rank, every mapped column exists, and a run's column named rank (with per_run, run_id
-    too) is used without being mapped."""
+    """A table another engine reads in place (PostgreSQL, ClickHouse, DataFusion, Spark): a run with a
+    rank and no score ranks by the rank, every mapped column exists, and a run's column named rank
+    (with per_run, run_id too) is used without being mapped."""
     if source.kind == "run":
         read_rank_only(source, source.columns, dict.fromkeys(available))
     missing = [(canonical, actual) for canonical, actual in source.columns.items() if actual not in available]
