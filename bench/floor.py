@@ -86,10 +86,14 @@ def floor_process(steps: list[str]) -> list[float]:
     return [time.perf_counter() - start] + json.loads(out.stdout)
 
 
+def medians(runs: list[list[float]]) -> list[float]:
+    """floor_process's figures of several processes, each the median of its place."""
+    return [statistics.median(figures) for figures in zip(*runs)]
+
+
 def median_floor(steps: list[str], repeat: int) -> list[float]:
     """floor_process's figures, each the median of `repeat` processes."""
-    runs = [floor_process(steps) for _ in range(repeat)]
-    return [statistics.median(run[i] for run in runs) for i in range(len(steps) + 1)]
+    return medians([floor_process(steps) for _ in range(repeat)])
 
 
 def main() -> None:

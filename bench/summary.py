@@ -26,7 +26,6 @@ import argparse
 import os
 import platform
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -35,7 +34,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from floor import floor_process, parquet_steps  # noqa: E402
+from floor import floor_process, medians, parquet_steps  # noqa: E402
 from run import command, compile_sqlrank, data_files, measure, summarize  # noqa: E402
 from trec_eval_binary import trec_eval_binary  # noqa: E402
 from trec_eval_speed import COMMANDS, differing, run_measured  # noqa: E402
@@ -66,7 +65,7 @@ def parquet_row(paths: dict, repeat: int) -> list[str]:
             runs.append(measure(command("sqlrank-parquet", paths, Path(tmp))))
             floors.append(floor_process(parquet_steps(paths)))
     seconds, peak, _ = summarize(runs)
-    floor, rank, unique = (statistics.median(f[i] for f in floors) for i in range(3))
+    floor, rank, unique = medians(floors)
     return ["`sqlrank eval` from Parquet, the same 5", f"{seconds:.2f} s, {peak:,.0f} MB",
             f"floor: {floor:.2f} s (one process: rank {rank:.2f}, duplicate check {unique:.2f}, start and exit "
             f"{floor - rank - unique:.2f})", f"{seconds / floor:.2f}x the floor"]

@@ -9,6 +9,7 @@ rather than ClickHouse's default 0 or '' (the printed statement carries them too
 from __future__ import annotations
 
 import os
+from functools import cached_property
 from typing import Any
 
 from .errors import InputError, OptionError
@@ -64,6 +65,12 @@ class ClickHouseEngine:
     def one(self, sql: str) -> tuple:
         return self.rows(sql).rows[0]
 
+    @cached_property
+    def database(self) -> str:
+        """The session's current database, asked once per evaluation: tables read in place are
+        named with it, so that no WITH step of the statement hides a table of the same name."""
+        return self.one("SELECT currentDatabase()")[0]
+
     def evaluate(self, p: Plan) -> Rows:
         return self.rows(p.text)
 
@@ -91,8 +98,7 @@ def clickhouse_source(obj: Any, kind: str, engine: ClickHouseEngine, con, regist
     """A table of the session, or a file or DataFrame copied into a Memory table."""
     if isinstance(obj, str) and not os.path.exists(obj) and format is None and not any(ch in obj for ch in "*?[") \
             and "/" not in obj and "." not in obj:
-        database = engine.one("SELECT currentDatabase()")[0]  # qualified, no WITH step of the statement hides it
-        return validated_table(Source(kind, f"table {obj}", "clickhouse", parts=(database, obj),
+        return validated_table(Source(kind, f"table {obj}", "clickhouse", parts=(engine.database, obj),
                                       columns=column_mapping(kind, columns)), engine, "ClickHouse")
     return copied_source(obj, kind, con, registry, format, columns, "ClickHouse", engine.load)
 

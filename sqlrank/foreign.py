@@ -8,9 +8,9 @@ from typing import Any, Callable
 
 from .engine import session, session_options, to_arrow
 from .errors import InputError, OptionError
-from .inputs import Source, load, map_table_columns, require_complete_rows
+from .inputs import Source, load, map_table_columns, require_complete_rows, table_counts_sql
 from .planner import Plan, plan, require_ranks
-from .templates import call_macro, dialect, quote_ident
+from .templates import dialect, quote_ident
 
 
 def one_run_only(engine_name: str) -> str:
@@ -49,16 +49,9 @@ def validated_table(source: Source, engine, engine_name: str) -> Source:
         runs = engine.one(f"SELECT count(DISTINCT {run_id}) FROM {name}")[0]
         if runs > 1:  # read as one run, its runs' documents would rank together
             raise InputError(f"{source.label}: column run_id holds {runs} runs; {one_run_only(engine_name)}")
-    value = source.value_name
     with dialect(engine.dialect):
-        typed = source.source_sql()
-        nan = call_macro("_macros/dialect.sql", "is_nan", value)
-    missing_ids, missing_values, total, distinct = (n or 0 for n in engine.one(f"""
-        SELECT SUM(CASE WHEN query_id IS NULL OR doc_id IS NULL THEN 1 ELSE 0 END) AS missing_ids,
-               SUM(CASE WHEN {value} IS NULL OR {nan} THEN 1 ELSE 0 END) AS missing_values,
-               count(*) AS total_rows,
-               (SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id FROM ({typed}) AS d) AS pairs) AS distinct_pairs
-        FROM ({typed}) AS typed"""))
+        counts = table_counts_sql(source)
+    missing_ids, missing_values, total, distinct = engine.one(counts)
     require_complete_rows(source, missing_ids, missing_values, total, distinct)
     return source
 

@@ -511,9 +511,25 @@ def map_table_columns(source: Source, available: list[str], per_run: bool = Fals
             source.columns[name] = name
 
 
-def require_complete_rows(source: Source, missing_ids: int, missing_values: int, rows: int, pairs: int) -> None:
-    """The counts of a table another engine validated in place: every row has both ids and a value
-    (not NaN), no (query, document) pair repeats, and there is a row at all."""
+def table_counts_sql(source: Source) -> str:
+    """What require_complete_rows checks of a table another engine reads where it is (Spark,
+    PostgreSQL, ClickHouse, DataFusion), as one query in the dialect being rendered: rows without
+    an id, rows without a value (NULL or NaN), all rows, distinct (query, document) pairs."""
+    typed, value = source.source_sql(), source.value_name
+    nan = call_macro("_macros/dialect.sql", "is_nan", value)
+    return f"""
+        SELECT SUM(CASE WHEN query_id IS NULL OR doc_id IS NULL THEN 1 ELSE 0 END) AS missing_ids,
+               SUM(CASE WHEN {value} IS NULL OR {nan} THEN 1 ELSE 0 END) AS missing_values,
+               count(*) AS total_rows,
+               (SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id FROM ({typed}) AS d) AS pairs) AS distinct_pairs
+        FROM ({typed}) AS typed"""
+
+
+def require_complete_rows(source: Source, missing_ids: int | None, missing_values: int | None, rows: int,
+                          pairs: int) -> None:
+    """The counts of a table another engine validated in place (table_counts_sql): every row has
+    both ids and a value (not NaN), no (query, document) pair repeats, and there is a row at all.
+    The sums are NULL (None) for a table without rows."""
     if missing_ids:
         raise InputError(f"{source.label}: {missing_ids} rows have no query_id or doc_id")
     if missing_values:

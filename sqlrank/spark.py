@@ -20,7 +20,7 @@ from typing import Any
 from .engine import session, session_options
 from .errors import InputError, OptionError
 from .inputs import (DELIMITED, Source, column_mapping, detect_format, is_dataframe, load, map_table_columns,
-                     positional_mapping, require_complete_rows)
+                     positional_mapping, require_complete_rows, table_counts_sql)
 from .planner import Plan, plan
 from .results import Rows
 from .templates import dialect
@@ -129,19 +129,12 @@ def _view(frame, kind: str, label: str, mapping: dict[str, str], spark) -> Sourc
 def _validated(source: Source, available: list[str], spark) -> Source:
     map_table_columns(source, available, per_run=True)
     with dialect("spark"):
-        typed = source.source_sql()
-    value = source.value_name
+        counts = table_counts_sql(source)
     try:
-        row = spark.sql(f"""
-            SELECT count(*) FILTER (WHERE query_id IS NULL OR doc_id IS NULL) AS missing_ids,
-                   count(*) FILTER (WHERE {value} IS NULL OR isnan({value})) AS missing_values,
-                   count(*) AS total_rows,
-                   count(DISTINCT query_id, doc_id) AS distinct_pairs  -- query_id holds run_id too
-            FROM ({typed}) AS typed
-        """).collect()[0]
+        row = spark.sql(counts).collect()[0]
     except Exception as exc:
-        raise InputError(f"{source.label}: Spark cannot read the {source.kind} as query_id, doc_id, {value}: "
-                         f"{str(exc).splitlines()[0]}") from None
+        raise InputError(f"{source.label}: Spark cannot read the {source.kind} as query_id, doc_id, "
+                         f"{source.value_name}: {str(exc).splitlines()[0]}") from None
     require_complete_rows(source, row.missing_ids, row.missing_values, row.total_rows, row.distinct_pairs)
     return source
 

@@ -84,6 +84,17 @@ def test_bad_spark_input_is_an_error(spark, data):
     doubled = spark.createDataFrame(pd.concat([run, run.head(3)]))
     with pytest.raises(sqlrank.InputError, match="3 rows repeat a \\(query_id, doc_id\\) pair"):
         sqlrank.evaluate(spark.createDataFrame(qrels), doubled, "AP", spark=spark)
+    nan_score = run.astype({"doc_id": object}).copy()
+    nan_score.loc[[0, 4], "score"] = float("nan")
+    with pytest.raises(sqlrank.InputError, match="2 rows have no score \\(NULL or NaN\\)"):
+        sqlrank.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(nan_score), "AP", spark=spark)
+    no_doc = run.astype({"doc_id": object}).copy()
+    no_doc.loc[1, "doc_id"] = None
+    with pytest.raises(sqlrank.InputError, match="1 rows have no query_id or doc_id"):
+        sqlrank.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(no_doc), "AP", spark=spark)
+    empty = spark.createDataFrame(qrels).limit(0)
+    with pytest.raises(sqlrank.InputError, match="the table has no rows"):
+        sqlrank.evaluate(empty, spark.createDataFrame(run), "AP", spark=spark)
     with pytest.raises(sqlrank.InputError, match="no column 'score'"):  # and no rank to rank by
         sqlrank.evaluate(spark.createDataFrame(qrels),
                          spark.createDataFrame(run.rename(columns={"score": "s"}).drop(columns="rank")), "AP", spark=spark)
