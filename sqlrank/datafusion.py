@@ -56,7 +56,11 @@ class DataFusionEngine:
         return self.rows(p.text)
 
     def load(self, name: str, table) -> None:
-        self.context.register_record_batches(name, [table.to_batches()])
+        """An Arrow table registered under ``name`` (one empty batch for a table without rows, which
+        DataFusion needs to know its columns)."""
+        import pyarrow as pa
+
+        self.context.register_record_batches(name, [table.to_batches() or [pa.RecordBatch.from_pylist([], table.schema)]])
 
 
 def datafusion_source(obj: Any, kind: str, engine: DataFusionEngine, con, registry, format: str | None,

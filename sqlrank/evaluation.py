@@ -27,7 +27,7 @@ def check_options(options: dict[str, Any], *functions: Callable) -> None:
 
     conventions = set(FIELD_NAMES) | {"preset"}
     known = (keywords(evaluate_result) | set(inspect.signature(session).parameters)
-             | keywords(plan) - {"printable", "relstring_length", "dialect"} | set().union(*map(keywords, functions))
+             | keywords(plan) - {"printable", "relstring_length", "dialect", "store_input"} | set().union(*map(keywords, functions))
              ) - conventions - {"per_query"}
     for name in options:
         if name not in known | conventions:

@@ -1,6 +1,7 @@
 """Plans for the engines other than DuckDB that take copies of the inputs (PostgreSQL, ClickHouse,
 DataFusion): DuckDB reads and validates a file or DataFrame as always, and the engine receives it
-as an Arrow table under a fresh name; a table of the engine is read where it is."""
+as an Arrow table under a fresh name (the extra inputs of the measures beyond accuracy too); a
+table of the engine is read where it is."""
 from __future__ import annotations
 
 import uuid
@@ -31,7 +32,7 @@ def copied_source(obj: Any, kind: str, con, registry, format: str | None, column
     if kind == "run":
         canonical["rank"] = "input_rank"
     return Source(kind, source.label, ENGINE_FORMATS[engine_name], parts=(name,), columns=canonical,
-                  warnings=source.warnings)
+                  warnings=source.warnings, query_name=source.query_label)
 
 
 def validated_table(source: Source, engine, engine_name: str) -> Source:
@@ -56,6 +57,16 @@ def validated_table(source: Source, engine, engine_name: str) -> Source:
     return source
 
 
+def copied_input(engine, con, kind: str, sql: str) -> str:
+    """An extra input of the measures beyond accuracy (history, items, features), read and checked by
+    DuckDB (``sql``), handed to ``engine.load`` as an Arrow table under a fresh name: the engine's SQL
+    that reads it there."""
+    name = f"sqlrank_{kind}_{uuid.uuid4().hex[:12]}"
+    engine.load(name, to_arrow(con, sql))
+    with dialect(engine.dialect):
+        return f"SELECT * FROM {quote_ident(name)}"
+
+
 ENGINE_FORMATS = {"PostgreSQL": "postgres", "ClickHouse": "clickhouse", "DataFusion": "datafusion"}
 
 
@@ -74,7 +85,8 @@ def foreign_plan(engine, engine_name: str, source_of: Callable, qrels: Any, run:
     with session(None) as (con, registry):
         qrels_source = source_of(qrels, "qrels", con, registry, qrels_format, qrels_columns)
         run_source = source_of(run, "run", con, registry, run_format, run_columns)
-        p = plan(qrels_source, run_source, measures, output, con, registry, dialect=engine.dialect, **options)
+        p = plan(qrels_source, run_source, measures, output, con, registry, dialect=engine.dialect,
+                 store_input=lambda kind, sql: copied_input(engine, con, kind, sql), **options)
     if any(m.param("tie_break") == "input_rank" for m in p.measures):
         with dialect(engine.dialect):
             require_ranks(p.run, engine.one, p.run.source_sql())

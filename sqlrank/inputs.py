@@ -59,6 +59,7 @@ class Source:
     boolean_labels: bool = False  # qrels labels written true/false (text): 1 and 0
     implicit: bool = False  # implicit feedback: no label column, every listed pair has label 1
     rows: int | None = None  # how many rows validation counted
+    query_name: str | None = None  # a copy's: what the input it was made of calls its query ids (user_id)
     warnings: list[str] = field(default_factory=list)  # what was noticed while reading it
 
     @property
@@ -75,7 +76,7 @@ class Source:
     @property
     def query_label(self) -> str | None:
         """The name the input gives its query ids (user_id), if it names them otherwise."""
-        name = self.columns.get("query_id")
+        name = self.query_name or self.columns.get("query_id")
         if self.format.endswith("-noheader") or name in (None, "query_id"):
             return None
         return name
@@ -482,6 +483,21 @@ def _require_distinct_header(path: str, fmt: str) -> None:
 RANK_NAMES = ("rank", "rnk", "ranking", "position", "pos")
 
 
+def map_usual_columns(source: Source, mapping: dict[str, str], types: dict[str, Any]) -> None:
+    """What an input means without a mapping saying so: recommender data's user_id and item_id for
+    query_id and doc_id, a run ranked by its rank column, judgments without a label column as
+    implicit feedback (a label column IMPLICIT is then added to ``types``)."""
+    for canonical, usual in RECOMMENDER_NAMES.items():
+        if mapping[canonical] == canonical and canonical not in types and usual in types:
+            mapping[canonical] = usual
+    if source.kind == "run":
+        read_rank_only(source, mapping, types)
+    elif implicit_feedback(mapping, types):
+        source.implicit = True
+        mapping["relevance"] = IMPLICIT
+        types[IMPLICIT] = "INTEGER"
+
+
 def read_rank_only(source: Source, mapping: dict[str, str], types: Mapping[str, Any]) -> None:
     """A run with a rank column (1 = best) and no score, as most recommenders' top-k output is,
     ranks by the rank; a score mapped to a column named like a rank is warned about."""
@@ -497,12 +513,12 @@ def read_rank_only(source: Source, mapping: dict[str, str], types: Mapping[str, 
 
 
 def map_table_columns(source: Source, available: list[str], per_run: bool = False) -> None:
-    """A table another engine reads in place (PostgreSQL, ClickHouse, DataFusion, Spark): a run with a
-    rank and no score ranks by the rank, every mapped column exists, and a run's column named rank
-    (with per_run, run_id too) is used without being mapped."""
-    if source.kind == "run":
-        read_rank_only(source, source.columns, dict.fromkeys(available))
-    missing = [(canonical, actual) for canonical, actual in source.columns.items() if actual not in available]
+    """A table another engine reads in place (PostgreSQL, ClickHouse, DataFusion, Spark), its columns
+    found as in a file (map_usual_columns), every mapped column there, and a run's column named rank
+    (with per_run, run_id too) used without being mapped."""
+    types = dict.fromkeys(available)
+    map_usual_columns(source, source.columns, types)
+    missing = [(canonical, actual) for canonical, actual in source.columns.items() if actual not in types]
     if missing:
         raise InputError(missing_columns_message(source.label, source.kind, missing, available))
     defaults = ("rank", "run_id") if per_run else ("rank",)
@@ -580,15 +596,7 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
         source.run_from_file = True
         source.reader = call_macro("_macros/inputs.sql", "read_parquet", source.path, True).strip()
         types["filename"] = "VARCHAR"
-    for canonical, usual in RECOMMENDER_NAMES.items():  # recommender data: user_id, item_id
-        if mapping[canonical] == canonical and canonical not in types and usual in types:
-            mapping[canonical] = usual
-    if source.kind == "run":
-        read_rank_only(source, mapping, types)
-    elif implicit_feedback(mapping, types):
-        source.implicit = True
-        mapping["relevance"] = IMPLICIT
-        types[IMPLICIT] = "INTEGER"
+    map_usual_columns(source, mapping, types)
     missing = [(canonical, actual) for canonical, actual in mapping.items() if actual not in types]
     if missing:
         raise InputError(missing_columns_message(source.label, source.kind, missing, list(types)))

@@ -59,15 +59,18 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
          qrels_columns: Mapping[str, str] | None = None, run_columns: Mapping[str, str] | None = None,
          preset: str | None = None, slices: int | None = None, queries: Any = None, by: str | None = None,
          dialect: str = "duckdb", relstring_length: int = 10, history: Any = None, items: Any = None,
-         item_features: Any = None, printable: bool = True, **conventions: Any) -> Plan:
+         item_features: Any = None, printable: bool = True, store_input: Callable[[str, str], str] | None = None,
+         **conventions: Any) -> Plan:
     """Everything an evaluation needs but running it. ``qrels`` may be a Source loaded before
     (several runs against the same judgments read them once). With ``by``, results are per
     segment of the query table ``queries`` (output "segments"). Output "relstring" (trec_eval's
     relstring of each query's top ``relstring_length`` documents) takes no measures. Qrels read
     with judgment groups (trec_eval's -R qrels_jg) evaluate the run once per group. ``history``,
     ``items`` and ``item_features`` are the extra inputs of the recommender measures beyond
-    accuracy (catalog.py). ``printable=False`` skips rendering the statement that reads the files
-    themselves (``text`` is then the executed one): for callers that never show it."""
+    accuracy (catalog.py); on an engine other than DuckDB, ``store_input(kind, sql)`` puts each (DuckDB
+    SQL, read and checked) into the engine and returns the engine's SQL that reads it there.
+    ``printable=False`` skips rendering the statement that reads the files themselves (``text`` is
+    then the executed one): for callers that never show it."""
     resolved_conventions = resolve_conventions(preset, **conventions)
     explicit = {k for k, v in conventions.items() if v is not None}
     resolved_measures = [] if output == "relstring" else resolve_measures(measures, resolved_conventions, preset,
@@ -95,11 +98,15 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
                                   registry)
     if recommender is not None:
         names = ", ".join(str(m) for m in beyond_accuracy(resolved_measures))
-        if dialect != "duckdb":
-            raise OptionError(f"{names}: the measures beyond accuracy are evaluated in DuckDB only for now")
+        if dialect != "duckdb" and store_input is None:
+            raise OptionError(f"{names}: the measures beyond accuracy read their extra inputs (history, items, item "
+                              f"features) where sqlrank runs the statement: in DuckDB, or on the engine named with "
+                              f"--engine; a printed {dialect} statement cannot read them")
         if by_run or segments is not None or slices not in (None, 1) or qrels_source.groups:
             raise OptionError(f"{names}: the measures beyond accuracy take one run, evaluated whole: not with runs "
                               f"stored together, segments, slices or judgment groups")
+        if dialect != "duckdb":
+            recommender = {kind: None if sql is None else store_input(kind, sql) for kind, sql in recommender.items()}
 
     def statement(qrels_sql: str, run_sql: str, slice_index: int | None = None) -> str:
         if qrels_source.groups:  # a slice holds whole judgment groups: sliced after the run is keyed by group

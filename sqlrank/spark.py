@@ -17,13 +17,13 @@ import tempfile
 import uuid
 from typing import Any
 
-from .engine import session, session_options
+from .engine import session, session_options, to_arrow
 from .errors import InputError, OptionError
 from .inputs import (DELIMITED, Source, column_mapping, detect_format, is_dataframe, load, map_table_columns,
                      positional_mapping, require_complete_rows, table_counts_sql)
 from .planner import Plan, plan
 from .results import Rows
-from .templates import dialect
+from .templates import dialect, quote_ident
 
 _SESSION = None
 
@@ -139,6 +139,23 @@ def _validated(source: Source, available: list[str], spark) -> Source:
     return source
 
 
+def _copied_view(table, kind: str, spark) -> str:
+    """An extra input of the measures beyond accuracy, read and checked by DuckDB, as a temporary
+    view of the session (an Arrow table as it is on PySpark 4, through pandas before): the Spark SQL
+    that reads it."""
+    try:
+        frame = spark.createDataFrame(table)
+    except (TypeError, ValueError):  # PySpark 3.5 takes no Arrow table
+        import pyarrow as pa
+
+        schema = ", ".join(f"`{f.name}` {'double' if pa.types.is_floating(f.type) else 'string'}" for f in table.schema)
+        frame = spark.createDataFrame(table.to_pandas(), schema=schema)
+    name = f"sqlrank_{kind}_{uuid.uuid4().hex}"
+    frame.createOrReplaceTempView(name)
+    with dialect("spark"):
+        return f"SELECT * FROM {quote_ident(name)}"
+
+
 class SparkEngine:
     """Runs the Spark SQL text of a plan on a SparkSession; Spark's errors become InputErrors."""
 
@@ -178,5 +195,6 @@ def plan_on_spark(qrels: Any, run: Any, measures: Any, output: str, spark=None, 
     with session(None) as (con, registry):
         qrels_source = spark_source(qrels, "qrels", spark, con, registry, qrels_format, qrels_columns)
         run_source = spark_source(run, "run", spark, con, registry, run_format, run_columns)
-        p = plan(qrels_source, run_source, measures, output, con, registry, dialect="spark", **options)
+        p = plan(qrels_source, run_source, measures, output, con, registry, dialect="spark",
+                 store_input=lambda kind, sql: _copied_view(to_arrow(con, sql), kind, spark), **options)
     return p, SparkEngine(spark)

@@ -1,9 +1,14 @@
 """Shared test cases: every measure of the registry in a few variants, and the convention sets the
-engine tiers (DuckDB by hand, Spark, the rendered-SQL snapshots) evaluate them under."""
+engine tiers (DuckDB by hand, Spark, the rendered-SQL snapshots) evaluate them under; the measures
+beyond accuracy on the recommender fixture, as every engine takes it."""
 from __future__ import annotations
 
 import math
 
+import pandas as pd
+
+import sqlrank
+from conftest import FIXTURES, close
 from sqlrank.measures import FAMILIES, Measure
 
 
@@ -46,3 +51,52 @@ def measures_for(conventions: dict) -> list[str]:
 
 def convention_id(conventions: dict) -> str:
     return ",".join(f"{k}={v}" for k, v in conventions.items()) or "trec_eval"
+
+
+# Each family beyond accuracy at @10, then in its other variants: the features' similarity, RecBole's
+# entropy (natural log, per item), a tail of items with at most 5 interactions.
+VARIANTS = {"similarity": {"similarity": "features"}, "per_item": {"base": "e", "per_item": True}, "tail": {"tail": 5}}
+
+
+def beyond_accuracy_measures() -> list[str]:
+    """Every measure beyond accuracy at @10 in each variant, and two accuracy measures beside them."""
+    out = []
+    for family, spec in FAMILIES.items():
+        if spec.beyond_accuracy:
+            variants = [{}] + [params for name, params in VARIANTS.items() if name in spec.params]
+            out += [str(Measure(family, 10, params)) for params in variants]
+    return out + ["HR@10", "NDCG@10"]
+
+
+def recommender_case() -> tuple[pd.DataFrame, str, dict]:
+    """fixtures/recsys as every engine reads it: the clicks a DataFrame of 0/1 labels (Spark does not
+    read CSV's true and false as labels), the predictions, history, catalog and categories files."""
+    folder = FIXTURES / "recsys"
+    clicks = pd.read_csv(folder / "clicks.csv")
+    clicks["clicked"] = clicks["clicked"].astype(int)
+    return clicks, str(folder / "predictions.parquet"), dict(
+        qrels_columns={"relevance": "clicked"}, history=str(folder / "history.parquet"),
+        items=str(folder / "items.csv"), item_features=str(folder / "item_features.csv"))
+
+
+def assert_same_values(expected: pd.DataFrame, actual: pd.DataFrame, tol: float = 1e-12) -> None:
+    """Two results (the same columns: keys and value) hold the same rows, their values within tol;
+    the assertion shows the first rows that differ or are on one side only."""
+    assert list(expected.columns) == list(actual.columns), (list(expected.columns), list(actual.columns))
+    keys = [c for c in expected.columns if c != "value"]
+    merged = expected.merge(actual, on=keys, how="outer", suffixes=("", "_actual"), indicator=True)
+    bad = merged[(merged["_merge"] != "both")
+                 | ~merged.apply(lambda r: close(r["value_actual"], r["value"], tol), axis=1)]
+    assert bad.empty, bad.head(10).to_string()
+
+
+def assert_beyond_accuracy_equals_duckdb(**engine) -> None:
+    """Every measure beyond accuracy, per user and overall, evaluated on an engine (evaluate's engine
+    options: engine="clickhouse", spark=session, ...) equals DuckDB's to 1e-12 on the recommender case."""
+    qrels, run, options = recommender_case()
+    measures = beyond_accuracy_measures()
+    for per_query in (True, False):
+        duck = sqlrank.evaluate(qrels, run, measures, per_query=per_query, **options)
+        other = sqlrank.evaluate(qrels, run, measures, per_query=per_query, **engine, **options)
+        assert len(duck) == (len(measures) * 200 if per_query else len(measures))
+        assert_same_values(duck, other)

@@ -1,6 +1,7 @@
 """The embedded engines: DataFusion and ClickHouse (chDB) run the statement rendered in their dialect.
 Every measure under the engine tiers' convention sets, per query, equals DuckDB to 1e-12 on
-generated data with ties, graded and negative labels and one-sided queries."""
+generated data with ties, graded and negative labels and one-sided queries; the measures beyond
+accuracy, with their extra inputs copied in, on the recommender fixture."""
 from __future__ import annotations
 
 import subprocess
@@ -10,7 +11,8 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from cases import CONVENTIONS, convention_id, measures_for
+from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_same_values, convention_id,
+                   measures_for)
 from conftest import ROOT, close, peer
 from generate import generate
 
@@ -24,14 +26,6 @@ def data():
     qrels, run = generate(45, n_queries=120)
     run["rank"] = run.groupby("query_id").cumcount() + 1  # the input order, for tie_break=input_rank
     return qrels, run
-
-
-def _same(duck, other):
-    merged = duck.merge(other, on=["query_id", "measure"], how="outer", suffixes=("_duckdb", "_other"),
-                        indicator=True)
-    assert (merged["_merge"] == "both").all(), merged[merged["_merge"] != "both"].head()
-    bad = merged[~merged.apply(lambda r: close(r.value_duckdb, r.value_other, 1e-12), axis=1)]
-    assert bad.empty, bad.head(10).to_string()
 
 
 @pytest.mark.parametrize("conventions", CONVENTIONS, ids=convention_id)
@@ -48,11 +42,17 @@ def test_every_measure_equals_duckdb(engine, data, conventions):
     duck = sqlrank.evaluate(qrels, run, measures, per_query=True, **conventions)
     other = sqlrank.evaluate(qrels, run, measures, per_query=True, engine=engine, **conventions)
     assert len(duck) > 1000
-    _same(duck, other)
+    assert_same_values(duck, other)
     summary = sqlrank.evaluate(qrels, run, measures, engine=engine, **conventions)
     expected = sqlrank.evaluate(qrels, run, measures, **conventions)
     assert list(summary.measure) == list(expected.measure)
     assert all(close(a, b, 1e-12) for a, b in zip(summary.value, expected.value))
+
+
+@pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
+def test_measures_beyond_accuracy_equal_duckdb(engine):
+    peer(PACKAGES[engine])
+    assert_beyond_accuracy_equals_duckdb(engine=engine)
 
 
 @pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
@@ -80,7 +80,26 @@ def test_a_datafusion_context_s_own_tables_are_read_by_name(data):
     got = sqlrank.evaluate("judged", "ranked", "nDCG@10 AP", per_query=True, datafusion=context,
                            qrels_columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"})
     assert "topic" in got.columns  # per query, ids are called as the tables call them
-    _same(sqlrank.evaluate(qrels, run.drop(columns="rank"), "nDCG@10 AP", per_query=True), got.rename(columns={"topic": "query_id"}))
+    assert_same_values(sqlrank.evaluate(qrels, run.drop(columns="rank"), "nDCG@10 AP", per_query=True),
+                       got.rename(columns={"topic": "query_id"}))
+
+
+def test_tables_in_place_are_read_as_files_are(data):
+    """A table of user_id and item_id is read as a file of them is: the usual recommender names stand
+    for query_id and doc_id, and judgments without a label column are implicit feedback."""
+    datafusion = peer("datafusion")
+    import pyarrow as pa
+
+    qrels, run = data
+    clicks = qrels[qrels.relevance > 0][["query_id", "doc_id"]].rename(columns={"query_id": "user_id",
+                                                                               "doc_id": "item_id"})
+    scored = run.drop(columns="rank").rename(columns={"query_id": "user_id", "doc_id": "item_id"})
+    context = datafusion.SessionContext()
+    for name, frame in (("clicks", clicks), ("scored", scored)):
+        context.register_record_batches(name, [pa.Table.from_pandas(frame, preserve_index=False).to_batches()])
+    got = sqlrank.evaluate("clicks", "scored", "nDCG@10 AP P@5", per_query=True, datafusion=context)
+    assert "user_id" in got.columns
+    assert_same_values(sqlrank.evaluate(clicks, scored, "nDCG@10 AP P@5", per_query=True), got)
 
 
 def _tables_in_place(engine, data):
@@ -126,8 +145,8 @@ def test_tables_read_in_place_are_checked_as_duckdb_checks_inputs(engine, data):
                "run_columns": {"query_id": "topic", "doc_id": "doc"}}
     qrels, run = data
     got = sqlrank.evaluate("judged", "ranked", "nDCG@10 AP", per_query=True, **columns, **options)
-    _same(sqlrank.evaluate(qrels, run.drop(columns="rank"), "nDCG@10 AP", per_query=True),
-          got.rename(columns={"topic": "query_id"}))
+    assert_same_values(sqlrank.evaluate(qrels, run.drop(columns="rank"), "nDCG@10 AP", per_query=True),
+                       got.rename(columns={"topic": "query_id"}))
     for table, message in (("repeated", "table repeated: 3 rows repeat a \\(query_id, doc_id\\) pair"),
                            ("not_a_number", "table not_a_number: 1 rows have no score \\(NULL or NaN\\)"),
                            ("two_runs", "column run_id holds 2 runs; runs stored together are evaluated on "

@@ -1,6 +1,7 @@
 """PostgreSQL: a real server started here (Debian's postgresql package: initdb into a temporary
 folder, a Unix socket only, stopped at the end). Every measure under the engine tiers' convention
-sets, per query, equals DuckDB to 1e-12; tables are read in place; files go in temporary tables."""
+sets, per query, equals DuckDB to 1e-12, and so do the measures beyond accuracy; tables are read in
+place; files go in temporary tables (the extra inputs of the measures beyond accuracy too)."""
 from __future__ import annotations
 
 import subprocess
@@ -9,8 +10,9 @@ import sys
 import pytest
 
 import sqlrank
-from cases import CONVENTIONS, convention_id, measures_for
-from conftest import ROOT, close, peer
+from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_same_values, convention_id,
+                   measures_for)
+from conftest import ROOT, close
 from generate import generate
 
 pytestmark = pytest.mark.postgres
@@ -28,14 +30,6 @@ def data():
     return qrels, run
 
 
-def _same(duck, other):
-    merged = duck.merge(other, on=["query_id", "measure"], how="outer", suffixes=("_duckdb", "_other"),
-                        indicator=True)
-    assert (merged["_merge"] == "both").all(), merged[merged["_merge"] != "both"].head()
-    bad = merged[~merged.apply(lambda r: close(r.value_duckdb, r.value_other, 1e-12), axis=1)]
-    assert bad.empty, bad.head(10).to_string()
-
-
 @pytest.mark.parametrize("conventions", CONVENTIONS, ids=convention_id)
 def test_every_measure_in_postgres_equals_duckdb(dsn, data, conventions):
     qrels, run = data
@@ -43,11 +37,15 @@ def test_every_measure_in_postgres_equals_duckdb(dsn, data, conventions):
     duck = sqlrank.evaluate(qrels, run, measures, per_query=True, **conventions)
     postgres = sqlrank.evaluate(qrels, run, measures, per_query=True, engine="postgres", dsn=dsn, **conventions)
     assert len(duck) > 1000
-    _same(duck, postgres)
+    assert_same_values(duck, postgres)
     summary = sqlrank.evaluate(qrels, run, measures, engine="postgres", dsn=dsn, **conventions)
     expected = sqlrank.evaluate(qrels, run, measures, **conventions)
     assert list(summary.measure) == list(expected.measure)
     assert all(close(a, b, 1e-12) for a, b in zip(summary.value, expected.value))
+
+
+def test_measures_beyond_accuracy_in_postgres_equal_duckdb(dsn):
+    assert_beyond_accuracy_equals_duckdb(engine="postgres", dsn=dsn)
 
 
 def _execute(dsn, *statements):
@@ -76,7 +74,8 @@ def test_tables_in_the_database_are_read_where_they_are(dsn, data):
                            qrels_columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"},
                            run_columns={"query_id": "topic", "doc_id": "doc", "score": "similarity"})
     assert "topic" in got.columns  # per query, ids are called as the tables call them
-    _same(sqlrank.evaluate(qrels, run.drop(columns="rank"), measures, per_query=True), got.rename(columns={"topic": "query_id"}))
+    assert_same_values(sqlrank.evaluate(qrels, run.drop(columns="rank"), measures, per_query=True),
+                       got.rename(columns={"topic": "query_id"}))
     with pytest.raises(sqlrank.InputError, match=r"no columns 'query_id', 'doc_id', 'relevance' \(columns: topic, doc, "
                                                  r"label\); map them with --qrels-columns"):
         sqlrank.evaluate("judged", "ranked", "AP", engine="postgres", dsn=dsn)

@@ -13,7 +13,8 @@ import pytest
 
 import sqlrank
 from generate import generate
-from cases import CONVENTIONS, convention_id, measures_for
+from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_same_values, convention_id,
+                   measures_for)
 from conftest import close
 
 pytestmark = pytest.mark.spark
@@ -41,14 +42,6 @@ def data(tmp_path_factory):
     return qrels, run, paths
 
 
-def _compare(duck: pd.DataFrame, spark: pd.DataFrame):
-    merged = duck.merge(spark, on=["query_id", "measure"], how="outer", suffixes=("_duckdb", "_spark"),
-                        indicator=True)
-    assert (merged["_merge"] == "both").all(), merged[merged["_merge"] != "both"].head()
-    bad = merged[~merged.apply(lambda r: close(r.value_duckdb, r.value_spark, 1e-12), axis=1)]
-    assert bad.empty, bad.head(10).to_string()
-
-
 @pytest.mark.parametrize("conventions", CONVENTIONS, ids=convention_id)
 def test_every_measure_on_spark_equals_duckdb(spark, data, conventions):
     _, _, (qrels, run) = data
@@ -56,7 +49,7 @@ def test_every_measure_on_spark_equals_duckdb(spark, data, conventions):
     duck = sqlrank.evaluate(str(qrels), str(run), measures, per_query=True, **conventions)
     on_spark = sqlrank.evaluate(str(qrels), str(run), measures, per_query=True, spark=spark, **conventions)
     assert len(duck) > 1000
-    _compare(duck, on_spark)
+    assert_same_values(duck, on_spark)
     duck_summary = sqlrank.evaluate(str(qrels), str(run), measures, **conventions)
     spark_summary = sqlrank.evaluate(str(qrels), str(run), measures, spark=spark, **conventions)
     assert list(duck_summary.measure) == list(spark_summary.measure)
@@ -67,16 +60,17 @@ def test_spark_dataframes_tables_and_trec_text(spark, data, tmp_path):
     qrels, run, (qrels_path, run_path) = data
     expected = sqlrank.evaluate(qrels, run, "nDCG@10 AP P@5 RR", per_query=True)
     qrels_frame, run_frame = spark.createDataFrame(qrels), spark.createDataFrame(run)
-    _compare(expected, sqlrank.evaluate(qrels_frame, run_frame, "nDCG@10 AP P@5 RR", per_query=True, spark=spark))
+    assert_same_values(expected, sqlrank.evaluate(qrels_frame, run_frame, "nDCG@10 AP P@5 RR", per_query=True,
+                                                  spark=spark))
     run_frame.createOrReplaceTempView("my_run")
     qrels_frame.withColumnRenamed("relevance", "label").createOrReplaceTempView("my_qrels")
-    _compare(expected, sqlrank.evaluate("my_qrels", "my_run", "nDCG@10 AP P@5 RR", per_query=True, spark=spark,
-                                        qrels_columns={"relevance": "label"}))
+    assert_same_values(expected, sqlrank.evaluate("my_qrels", "my_run", "nDCG@10 AP P@5 RR", per_query=True,
+                                                  spark=spark, qrels_columns={"relevance": "label"}))
     trec_qrels, trec_run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     trec_qrels.write_text("".join(f"{r.query_id} 0 {r.doc_id} {r.relevance}\n" for r in qrels.itertuples()))
     trec_run.write_text("".join(f"{r.query_id}\tQ0\t{r.doc_id}\t{r.rank}\t{r.score!r}\ttag\n" for r in run.itertuples()))
-    _compare(expected, sqlrank.evaluate(str(trec_qrels), str(trec_run), "nDCG@10 AP P@5 RR", per_query=True,
-                                        spark=spark))
+    assert_same_values(expected, sqlrank.evaluate(str(trec_qrels), str(trec_run), "nDCG@10 AP P@5 RR",
+                                                  per_query=True, spark=spark))
 
 
 def test_bad_spark_input_is_an_error(spark, data):
@@ -100,12 +94,16 @@ def test_bad_spark_input_is_an_error(spark, data):
                          spark.createDataFrame(run.rename(columns={"score": "s"}).drop(columns="rank")), "AP", spark=spark)
 
 
+def test_measures_beyond_accuracy_on_spark_equal_duckdb(spark):
+    assert_beyond_accuracy_equals_duckdb(spark=spark)
+
+
 def test_a_rank_only_run_on_spark_equals_duckdb(spark, data):
     qrels, run, _ = data
     ranked = run.drop(columns="score")  # a rank column only: rank 1 first
     expected = sqlrank.evaluate(qrels, ranked, "nDCG@10 AP P@5", per_query=True)
-    _compare(expected, sqlrank.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(ranked), "nDCG@10 AP P@5",
-                                        per_query=True, spark=spark))
+    assert_same_values(expected, sqlrank.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(ranked),
+                                                  "nDCG@10 AP P@5", per_query=True, spark=spark))
     by_score = sqlrank.evaluate(qrels, run.assign(score=-run["rank"].astype(float)), "nDCG@10 AP P@5", per_query=True)
     assert expected.equals(by_score)
 
@@ -150,4 +148,4 @@ def test_hostile_paths_and_names_on_spark(spark, data, tmp_path):
     expected = sqlrank.evaluate(qrels, run, "AP nDCG@10", per_query=True)
     got = sqlrank.evaluate(str(q), str(r), "AP nDCG@10", per_query=True, spark=spark,
                            qrels_columns={"relevance": "rel`; DROP TABLE x --"})
-    _compare(expected, got)
+    assert_same_values(expected, got)

@@ -8,6 +8,9 @@
 {% macro double(x) %}CAST({{ x }} AS DOUBLE){% endmacro %}
 {#- x is NaN (PostgreSQL's NaN equals itself; ClickHouse casts NULL only to a Nullable type) -#}
 {% macro is_nan(x) %}{% if dialect_name() == 'postgres' %}CAST({{ x }} AS {{ DOUBLE }}) = CAST('NaN' AS {{ DOUBLE }}){% elif dialect_name() == 'clickhouse' %}isNaN(CAST({{ x }} AS Nullable(Float64))){% else %}isnan(CAST({{ x }} AS {{ DOUBLE }})){% endif %}{% endmacro %}
+{#- Ids ordered as bytes, as trec_eval's strcmp (PostgreSQL's text order follows the database's
+    collation unless told COLLATE "C"). -#}
+{% macro byte_order(x) %}{{ x }}{% if dialect_name() == 'postgres' %} COLLATE "C"{% endif %}{% endmacro %}
 {#- The text type: Spark's VARCHAR needs a length, its STRING has none; ClickHouse's String is not
     nullable unless said so. -#}
 {% macro text() %}{% if dialect_name() in ('spark', 'bigquery') %}STRING{% elif dialect_name() == 'clickhouse' %}String{% else %}VARCHAR{% endif %}{% endmacro %}
@@ -46,5 +49,7 @@
 {% macro settings() %}{% if dialect_name() == 'clickhouse' %}
 
 SETTINGS join_use_nulls = 1, cast_keep_nullable = 1{% endif %}{% endmacro %}
+{#- UNION of distinct rows (ClickHouse and BigQuery spell the DISTINCT out). -#}
+{% macro union() %}{% if dialect_name() in ('clickhouse', 'bigquery') %}UNION DISTINCT{% else %}UNION{% endif %}{% endmacro %}
 {#- INTERSECT of distinct rows (BigQuery spells the DISTINCT out). -#}
 {% macro intersect() %}{% if dialect_name() == 'bigquery' %}INTERSECT DISTINCT{% else %}INTERSECT{% endif %}{% endmacro %}

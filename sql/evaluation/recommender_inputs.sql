@@ -6,6 +6,7 @@
                    by popularity (fewest first, then item id), the catalog's size and all interactions
     item_features  (doc_id, feature, weight): a category has weight 1; item_norms: each item's norm
 -#}
+{% import '_macros/dialect.sql' as dialect %}
 history AS (
     {{ recommender['history'] | indent(4) }}
 ),
@@ -18,12 +19,12 @@ item_users AS (
 popularity AS (
     SELECT catalog_ids.doc_id AS doc_id,
            COALESCE(counts.interactions, 0) AS interactions,
-           ROW_NUMBER() OVER (ORDER BY COALESCE(counts.interactions, 0), catalog_ids.doc_id) AS popularity_rank,
+           ROW_NUMBER() OVER (ORDER BY COALESCE(counts.interactions, 0), {{ dialect.byte_order('catalog_ids.doc_id') }}) AS popularity_rank,
            COUNT(*) OVER () AS catalog_size
     FROM (
         SELECT DISTINCT doc_id FROM history
 {% if recommender['items'] %}
-        UNION
+        {{ dialect.union() }}
         SELECT doc_id FROM (
             {{ recommender['items'] | indent(12) }}
         ) AS listed_items

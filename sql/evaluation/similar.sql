@@ -8,6 +8,7 @@
     features:     sum of the products of the items' feature weights / the product of their norms
 -#}
 {% import '_macros/recommended.sql' as recommended %}
+{% import '_macros/dialect.sql' as dialect %}
 {% set name, columns, m = piece.name, piece.columns, piece.measure %}
 {% set ild = 'ild' in columns %}
 {% set levels = columns | select('ne', 'ild') | list %}
@@ -23,7 +24,7 @@
     JOIN {{ name }}_top AS second ON second.query_id = first.query_id AND second.doc_id > first.doc_id
 {% endif %}
 {% if ild and levels %}
-    UNION
+    {{ dialect.union() }}
 {% endif %}
 {% if levels %}
     SELECT DISTINCT top_items.doc_id AS item, seen.doc_id AS other
