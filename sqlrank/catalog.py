@@ -6,16 +6,18 @@ query_id=user_id applies here too), else user_id/query_id and item_id/doc_id."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import duckdb
 
 from .errors import InputError, OptionError, duckdb_reason
 from .inputs import Registry, Source, Table, load_table
 from .measures import FAMILIES, Measure
-from .templates import check_tie_break, quote_ident
+from .templates import TYPES, call_macro, check_tie_break, dialect, quote_ident
 
 _VECTOR = re.compile(r"(\[\d*\])$")
+_ENGINE_VECTORS = ("list", "large_list", "fixed_size_list", "array")  # Arrow's and Spark's names of a list type
 
 
 def needed_inputs(measures: list[Measure]) -> dict[str, list[str]]:
@@ -34,10 +36,25 @@ def beyond_accuracy(measures: list[Measure]) -> list[Measure]:
     return [m for m in measures if FAMILIES[m.family].beyond_accuracy]
 
 
+@dataclass(frozen=True)
+class EngineInputs:
+    """How an engine other than DuckDB takes the extra inputs. ``table(obj, what)``: a Table of the
+    engine's own (its name in the engine's SQL, its columns and their types) when obj is one, else
+    None; ``count(sql)``: a count the engine computes; ``store(kind, sql)``: what DuckDB read (sql)
+    copied into the engine, and the engine's SQL that reads the copy."""
+
+    dialect: str
+    table: Callable[[Any, str], Table | None]
+    count: Callable[[str], int]
+    store: Callable[[str, str], str]
+
+
 def recommender_sql(measures: list[Measure], history: Any, items: Any, item_features: Any,
-                    qrels: Source, run: Source, con: duckdb.DuckDBPyConnection, registry: Registry) -> dict | None:
+                    qrels: Source, run: Source, con: duckdb.DuckDBPyConnection, registry: Registry,
+                    engine: EngineInputs | None = None) -> dict | None:
     """SQL of the extra inputs the measures read (render_evaluation's ``recommender``), checked;
-    None when no measure reads them."""
+    None when no measure reads them. With ``engine``, the SQL is the engine's: tables of its own are
+    read and checked there, anything else is read and checked by DuckDB and copied in."""
     given = {"history": history, "items": items, "item_features": item_features}
     if not beyond_accuracy(measures):
         for name, value in given.items():
@@ -60,34 +77,50 @@ def recommender_sql(measures: list[Measure], history: Any, items: Any, item_feat
                           f"column")
     users = _names("query_id", ("user_id", "query_id"), qrels, run)
     item_names = _names("doc_id", ("item_id", "doc_id"), qrels, run)
-    sql = {"history": "SELECT CAST(NULL AS VARCHAR) AS query_id, CAST(NULL AS VARCHAR) AS doc_id WHERE FALSE",
+
+    def read(obj: Any, what: str) -> tuple[Table, EngineInputs | None]:
+        """The input and where it is read: a table of the engine's own there, anything else by DuckDB."""
+        own = engine.table(obj, what) if engine is not None else None
+        return (own, engine) if own is not None else (load_table(obj, what, con, registry, ()), None)
+
+    def checked(kind: str, sql: str, table: Table, where: EngineInputs | None, ids: tuple[str, ...]) -> str:
+        """The input's SQL once its ids are checked where it is read; what DuckDB read, copied into the engine."""
+        condition = " OR ".join(f"{c} IS NULL" for c in ids)
+        count = f"SELECT count(*) FROM ({sql}) AS input_rows WHERE {condition}"
+        try:
+            missing = where.count(count) if where is not None else con.execute(count).fetchall()[0][0]
+        except duckdb.Error as exc:
+            raise InputError(f"{table.label}: cannot read it: {duckdb_reason(exc)}") from None
+        if missing:
+            raise InputError(f"{table.label}: {missing} rows have no {' or '.join(ids)}; every row needs them")
+        return engine.store(kind, sql) if engine is not None and where is None else sql
+
+    empty = "SELECT CAST(NULL AS VARCHAR) AS query_id, CAST(NULL AS VARCHAR) AS doc_id WHERE FALSE"
+    sql = {"history": engine.store("history", empty) if engine is not None and history is None else empty,
            "items": None, "features": None}
     if history is not None:
-        table = load_table(history, "history", con, registry, ())
-        user, item = _column(table, users, "user"), _column(table, item_names, "item")
-        sql["history"] = (f"SELECT CAST({quote_ident(user)} AS VARCHAR) AS query_id, "
-                          f"CAST({quote_ident(item)} AS VARCHAR) AS doc_id\nFROM {table.reader}")
-        _require_ids(con, sql["history"], table, ("query_id", "doc_id"))
+        table, where = read(history, "history")
+        columns = {"query_id": _column(table, users, "user"), "doc_id": _column(table, item_names, "item")}
+        sql["history"] = checked("history", _as_text(table, columns, where), table, where, ("query_id", "doc_id"))
     if items is not None:
-        table = load_table(items, "item catalog", con, registry, ())
-        item = _column(table, item_names, "item")
-        sql["items"] = f"SELECT CAST({quote_ident(item)} AS VARCHAR) AS doc_id\nFROM {table.reader}"
-        _require_ids(con, sql["items"], table, ("doc_id",))
+        table, where = read(items, "item catalog")
+        columns = {"doc_id": _column(table, item_names, "item")}
+        sql["items"] = checked("items", _as_text(table, columns, where), table, where, ("doc_id",))
     if item_features is not None:
-        table = load_table(item_features, "item features", con, registry, ())
-        item = _column(table, item_names, "item")
-        feature = _column(table, ("features", "category"), "feature")
-        if _VECTOR.search(table.types[feature]):
-            sql["features"] = (f"SELECT CAST({quote_ident(item)} AS VARCHAR) AS doc_id, CAST(position AS VARCHAR) "
-                               f"AS feature, CAST(weight AS DOUBLE) AS weight\n"
-                               f"FROM (SELECT {quote_ident(item)}, unnest(CAST({quote_ident(feature)} AS DOUBLE[])) "
-                               f"AS weight, generate_subscripts(CAST({quote_ident(feature)} AS DOUBLE[]), 1) AS position "
-                               f"FROM {table.reader}) AS vectors")
-        else:
-            sql["features"] = (f"SELECT DISTINCT CAST({quote_ident(item)} AS VARCHAR) AS doc_id, "
-                               f"CAST({quote_ident(feature)} AS VARCHAR) AS feature, CAST(1 AS DOUBLE) AS weight\n"
-                               f"FROM {table.reader}\nWHERE {quote_ident(feature)} IS NOT NULL")
-        _require_ids(con, sql["features"], table, ("doc_id",))
+        table, where = read(item_features, "item features")
+        item, feature = _column(table, item_names, "item"), _column(table, ("features", "category"), "feature")
+        if _VECTOR.search(table.types[feature]) or table.types[feature].startswith(_ENGINE_VECTORS):
+            if where is not None:
+                raise InputError(f"{table.label}: feature vectors are unnested by DuckDB: give them as a file or a "
+                                 f"pandas DataFrame, or the table as one row per item and category")
+            features = (f"SELECT CAST({quote_ident(item)} AS VARCHAR) AS doc_id, CAST(position AS VARCHAR) "
+                        f"AS feature, CAST(weight AS DOUBLE) AS weight\n"
+                        f"FROM (SELECT {quote_ident(item)}, unnest(CAST({quote_ident(feature)} AS DOUBLE[])) "
+                        f"AS weight, generate_subscripts(CAST({quote_ident(feature)} AS DOUBLE[]), 1) AS position "
+                        f"FROM {table.reader}) AS vectors")
+        else:  # categories: weight 1
+            features = _as_text(table, {"doc_id": item, "feature": feature}, where, weight=True)
+        sql["features"] = checked("features", features, table, where, ("doc_id",))
     return sql
 
 
@@ -105,11 +138,14 @@ def _column(table: Table, names: tuple[str, ...], role: str) -> str:
                      f"(columns: {', '.join(table.types) or 'none'}); rename it, or map the run's columns the same way")
 
 
-def _require_ids(con: duckdb.DuckDBPyConnection, sql: str, table: Table, columns: tuple[str, ...]) -> None:
-    condition = " OR ".join(f"{c} IS NULL" for c in columns)
-    try:
-        missing = con.execute(f"SELECT count(*) FROM ({sql}) AS rows WHERE {condition}").fetchall()[0][0]
-    except duckdb.Error as exc:
-        raise InputError(f"{table.label}: cannot read it: {duckdb_reason(exc)}") from None
-    if missing:
-        raise InputError(f"{table.label}: {missing} rows have no {' or '.join(columns)}; every row needs them")
+def _as_text(table: Table, columns: dict[str, str], where: EngineInputs | None, weight: bool = False) -> str:
+    """The table's columns {name: column} as text, in the SQL of the engine that reads it; with
+    ``weight``, distinct (item, category) rows of the categories given, each of weight 1."""
+    with dialect(where.dialect if where is not None else "duckdb"):
+        text = call_macro("_macros/dialect.sql", "text")
+        select = ", ".join(f"CAST({quote_ident(column)} AS {text}) AS {name}" for name, column in columns.items())
+        if not weight:
+            return f"SELECT {select}\nFROM {table.reader}"
+        double = TYPES[where.dialect if where is not None else "duckdb"]["DOUBLE"]
+        return (f"SELECT DISTINCT {select}, CAST(1 AS {double}) AS weight\nFROM {table.reader}\n"
+                f"WHERE {quote_ident(columns['feature'])} IS NOT NULL")

@@ -51,16 +51,24 @@ class ClickHouseEngine:
         self.chdb = chdb
         self.tables: list[str] = []  # the inputs copied in, dropped by close()
 
-    def rows(self, sql: str) -> Rows:
-        """The rows of a query; those sqlrank writes itself get the statement's settings too."""
+    def arrow(self, sql: str):
+        """The result of a query as an Arrow table; those sqlrank writes itself get the statement's
+        settings too."""
         if "\nSETTINGS " not in sql:
             sql += SETTINGS
         try:
-            table = self.chdb.query(sql, "ArrowTable")
+            return self.chdb.query(sql, "ArrowTable")
         except Exception as exc:
             raise InputError(f"evaluation failed in ClickHouse: {_reason(exc)}") from None
+
+    def rows(self, sql: str) -> Rows:
+        table = self.arrow(sql)
         columns = table.column_names
         return Rows(tuple(columns), list(zip(*(table.column(c).to_pylist() for c in columns))))
+
+    def schema(self, sql: str) -> dict[str, str]:
+        """The columns of a query and their Arrow types."""
+        return {f.name: str(f.type) for f in self.arrow(sql).schema}
 
     def one(self, sql: str) -> tuple:
         return self.rows(sql).rows[0]
@@ -93,12 +101,20 @@ class ClickHouseEngine:
         self.tables.clear()
 
 
+def own_table(obj: Any, engine: ClickHouseEngine, format: str | None = None) -> tuple[str, ...] | None:
+    """A table of the session, named with its database: a plain name that is no file or pattern."""
+    if isinstance(obj, str) and not os.path.exists(obj) and format is None and not any(ch in obj for ch in "*?[") \
+            and "/" not in obj and "." not in obj:
+        return engine.database, obj
+    return None
+
+
 def clickhouse_source(obj: Any, kind: str, engine: ClickHouseEngine, con, registry, format: str | None,
                       columns: dict[str, str] | None) -> Source:
     """A table of the session, or a file or DataFrame copied into a Memory table."""
-    if isinstance(obj, str) and not os.path.exists(obj) and format is None and not any(ch in obj for ch in "*?[") \
-            and "/" not in obj and "." not in obj:
-        return validated_table(Source(kind, f"table {obj}", "clickhouse", parts=(engine.database, obj),
+    parts = own_table(obj, engine, format)
+    if parts is not None:
+        return validated_table(Source(kind, f"table {obj}", "clickhouse", parts=parts,
                                       columns=column_mapping(kind, columns)), engine, "ClickHouse")
     return copied_source(obj, kind, con, registry, format, columns, "ClickHouse", engine.load)
 
@@ -112,7 +128,8 @@ def plan_on_clickhouse(qrels: Any, run: Any, measures: Any, output: str, chdb=No
         return clickhouse_source(obj, kind, engine, con, registry, format, columns)
 
     try:
-        return foreign_plan(engine, "ClickHouse", source_of, qrels, run, measures, output, **options), engine
+        return foreign_plan(engine, "ClickHouse", source_of, lambda obj: own_table(obj, engine), qrels, run,
+                            measures, output, **options), engine
     except BaseException:
         engine.close()
         raise

@@ -8,6 +8,7 @@ DataFusion has no LGAMMA, so RR and Success under tie_break=expected are refused
 from __future__ import annotations
 
 import os
+import uuid
 from typing import Any
 
 from .errors import InputError, OptionError
@@ -52,6 +53,13 @@ class DataFusionEngine:
     def one(self, sql: str) -> tuple:
         return self.rows(sql).rows[0]
 
+    def schema(self, sql: str) -> dict[str, str]:
+        """The columns of a query and their Arrow types."""
+        try:
+            return {f.name: str(f.type) for f in self.context.sql(sql).schema()}
+        except Exception as exc:
+            raise InputError(f"evaluation failed in DataFusion: {_reason(exc)}") from None
+
     def evaluate(self, p: Plan) -> Rows:
         return self.rows(p.text)
 
@@ -63,12 +71,38 @@ class DataFusionEngine:
         self.context.register_record_batches(name, [table.to_batches() or [pa.RecordBatch.from_pylist([], table.schema)]])
 
 
+def own_table(obj: Any, engine: DataFusionEngine, format: str | None = None) -> tuple[str, ...] | None:
+    """A table registered in the context: a name that is no file or pattern and that the context has."""
+    if isinstance(obj, str) and not os.path.exists(obj) and format is None and not any(ch in obj for ch in "*?[") \
+            and engine.context.table_exist(obj):
+        return (obj,)
+    return None
+
+
+def extra_input_table(obj: Any, engine: DataFusionEngine) -> tuple[str, ...] | None:
+    """A table of the context given as an extra input of the measures beyond accuracy, registered
+    again under a fresh name with its text columns as Utf8: DataFusion 55 stops with an internal
+    error on some of those statements over LargeUtf8 columns (pandas' strings)."""
+    import pyarrow as pa
+
+    parts = own_table(obj, engine)
+    if parts is None:
+        return None
+    table = engine.context.table(parts[0]).to_arrow_table()
+    text = (pa.types.is_large_string, pa.types.is_string_view)
+    table = table.cast(pa.schema([pa.field(f.name, pa.string()) if any(is_text(f.type) for is_text in text) else f
+                                  for f in table.schema]))
+    name = f"sqlrank_input_{uuid.uuid4().hex[:12]}"
+    engine.load(name, table)
+    return (name,)
+
+
 def datafusion_source(obj: Any, kind: str, engine: DataFusionEngine, con, registry, format: str | None,
                       columns: dict[str, str] | None) -> Source:
     """A table registered in the context, or a file or DataFrame handed over as an Arrow table."""
-    if isinstance(obj, str) and not os.path.exists(obj) and format is None and not any(ch in obj for ch in "*?[") \
-            and engine.context.table_exist(obj):
-        return validated_table(Source(kind, f"table {obj}", "datafusion", parts=(obj,),
+    parts = own_table(obj, engine, format)
+    if parts is not None:
+        return validated_table(Source(kind, f"table {obj}", "datafusion", parts=parts,
                                       columns=column_mapping(kind, columns)), engine, "DataFusion")
     return copied_source(obj, kind, con, registry, format, columns, "DataFusion", engine.load)
 
@@ -81,4 +115,5 @@ def plan_on_datafusion(qrels: Any, run: Any, measures: Any, output: str, context
     def source_of(obj, kind, con, registry, format, columns):
         return datafusion_source(obj, kind, engine, con, registry, format, columns)
 
-    return foreign_plan(engine, "DataFusion", source_of, qrels, run, measures, output, **options), engine
+    return foreign_plan(engine, "DataFusion", source_of, lambda obj: extra_input_table(obj, engine), qrels, run,
+                        measures, output, **options), engine

@@ -26,9 +26,9 @@ def check_options(options: dict[str, Any], *functions: Callable) -> None:
                 if p.kind is p.KEYWORD_ONLY or p.default is not p.empty}
 
     conventions = set(FIELD_NAMES) | {"preset"}
-    known = (keywords(evaluate_result) | set(inspect.signature(session).parameters)
-             | keywords(plan) - {"printable", "relstring_length", "dialect", "store_input"} | set().union(*map(keywords, functions))
-             ) - conventions - {"per_query"}
+    internal = {"printable", "relstring_length", "dialect", "engine_inputs"}  # set by sqlrank itself
+    known = (keywords(evaluate_result) | set(inspect.signature(session).parameters) | keywords(plan) - internal
+             | set().union(*map(keywords, functions))) - conventions - {"per_query"}
     for name in options:
         if name not in known | conventions:
             close = difflib.get_close_matches(name, sorted(known | conventions), n=1, cutoff=0.7)

@@ -7,9 +7,10 @@ from __future__ import annotations
 import uuid
 from typing import Any, Callable
 
+from .catalog import EngineInputs
 from .engine import session, session_options, to_arrow
 from .errors import InputError, OptionError
-from .inputs import Source, load, map_table_columns, require_complete_rows, table_counts_sql
+from .inputs import Source, Table, load, map_table_columns, require_complete_rows, table_counts_sql
 from .planner import Plan, plan, require_ranks
 from .templates import dialect, quote_ident
 
@@ -35,15 +36,21 @@ def copied_source(obj: Any, kind: str, con, registry, format: str | None, column
                   warnings=source.warnings, query_name=source.query_label)
 
 
+def table_columns(engine, engine_name: str, parts: tuple[str, ...], label: str) -> tuple[str, dict[str, str]]:
+    """A table of the engine: its name in the engine's SQL, and its columns with their (Arrow) types."""
+    name = ".".join(quote_ident(part, '"') for part in parts)
+    try:
+        return name, engine.schema(f"SELECT * FROM {name} LIMIT 0")
+    except InputError:
+        raise InputError(f"{label}: no such table or view in {engine_name} (nor a file of that name)") from None
+
+
 def validated_table(source: Source, engine, engine_name: str) -> Source:
     """A table read where it is (PostgreSQL, ClickHouse, DataFusion), checked in the engine's own SQL
     as DuckDB checks what it reads: its columns exist, it holds one run, no id or value is missing
     or NaN, and no (query, document) pair repeats."""
-    name = ".".join(quote_ident(part, '"') for part in source.parts)
-    try:
-        available = list(engine.rows(f"SELECT * FROM {name} LIMIT 0").columns)
-    except InputError:
-        raise InputError(f"{source.label}: no such table or view in {engine_name} (nor a file of that name)") from None
+    name, types = table_columns(engine, engine_name, source.parts, source.label)
+    available = list(types)
     map_table_columns(source, available)
     if source.kind == "run" and "run_id" in available and "run_id" not in source.columns:
         run_id = quote_ident("run_id", '"')
@@ -57,23 +64,34 @@ def validated_table(source: Source, engine, engine_name: str) -> Source:
     return source
 
 
-def copied_input(engine, con, kind: str, sql: str) -> str:
-    """An extra input of the measures beyond accuracy (history, items, features), read and checked by
-    DuckDB (``sql``), handed to ``engine.load`` as an Arrow table under a fresh name: the engine's SQL
-    that reads it there."""
-    name = f"sqlrank_{kind}_{uuid.uuid4().hex[:12]}"
-    engine.load(name, to_arrow(con, sql))
-    with dialect(engine.dialect):
-        return f"SELECT * FROM {quote_ident(name)}"
+def engine_inputs(engine, engine_name: str, own_table: Callable[[Any], tuple[str, ...] | None], con) -> EngineInputs:
+    """How the engine takes the extra inputs of the measures beyond accuracy: a table of its own
+    (``own_table(obj)``: its name's parts, or None) is read there; a file or DataFrame, read and checked
+    by DuckDB, is handed to ``engine.load`` as an Arrow table under a fresh name."""
+    def table(obj: Any, what: str) -> Table | None:
+        parts = own_table(obj)
+        if parts is None:
+            return None
+        label = f"{what} table {obj}"
+        return Table(label, *table_columns(engine, engine_name, parts, label))
+
+    def store(kind: str, sql: str) -> str:
+        name = f"sqlrank_{kind}_{uuid.uuid4().hex[:12]}"
+        engine.load(name, to_arrow(con, sql))
+        with dialect(engine.dialect):
+            return f"SELECT * FROM {quote_ident(name)}"
+
+    return EngineInputs(engine.dialect, table, lambda sql: engine.one(sql)[0], store)
 
 
 ENGINE_FORMATS = {"PostgreSQL": "postgres", "ClickHouse": "clickhouse", "DataFusion": "datafusion"}
 
 
-def foreign_plan(engine, engine_name: str, source_of: Callable, qrels: Any, run: Any, measures: Any, output: str,
-                 **options: Any) -> Plan:
+def foreign_plan(engine, engine_name: str, source_of: Callable, own_table: Callable, qrels: Any, run: Any,
+                 measures: Any, output: str, **options: Any) -> Plan:
     """The plan of an evaluation on ``engine`` (its dialect), whose inputs
-    ``source_of(obj, kind, con, registry, format, columns)`` makes."""
+    ``source_of(obj, kind, con, registry, format, columns)`` makes; ``own_table(obj)`` says which extra
+    inputs are tables of the engine (engine_inputs)."""
     if session_options(options):
         raise OptionError(f"memory_limit, temp_directory, threads and connection are DuckDB settings; they do not "
                           f"apply on {engine_name}")
@@ -86,7 +104,7 @@ def foreign_plan(engine, engine_name: str, source_of: Callable, qrels: Any, run:
         qrels_source = source_of(qrels, "qrels", con, registry, qrels_format, qrels_columns)
         run_source = source_of(run, "run", con, registry, run_format, run_columns)
         p = plan(qrels_source, run_source, measures, output, con, registry, dialect=engine.dialect,
-                 store_input=lambda kind, sql: copied_input(engine, con, kind, sql), **options)
+                 engine_inputs=engine_inputs(engine, engine_name, own_table, con), **options)
     if any(m.param("tie_break") == "input_rank" for m in p.measures):
         with dialect(engine.dialect):
             require_ranks(p.run, engine.one, p.run.source_sql())

@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import duckdb
 
-from .catalog import beyond_accuracy, recommender_sql
+from .catalog import EngineInputs, beyond_accuracy, recommender_sql
 from .conventions import Conventions, resolve_conventions
 from .errors import InputError, OptionError
 from .inputs import ENGINE_TABLES, Registry, Source, load, load_table
@@ -59,7 +59,7 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
          qrels_columns: Mapping[str, str] | None = None, run_columns: Mapping[str, str] | None = None,
          preset: str | None = None, slices: int | None = None, queries: Any = None, by: str | None = None,
          dialect: str = "duckdb", relstring_length: int = 10, history: Any = None, items: Any = None,
-         item_features: Any = None, printable: bool = True, store_input: Callable[[str, str], str] | None = None,
+         item_features: Any = None, printable: bool = True, engine_inputs: EngineInputs | None = None,
          **conventions: Any) -> Plan:
     """Everything an evaluation needs but running it. ``qrels`` may be a Source loaded before
     (several runs against the same judgments read them once). With ``by``, results are per
@@ -67,8 +67,7 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     relstring of each query's top ``relstring_length`` documents) takes no measures. Qrels read
     with judgment groups (trec_eval's -R qrels_jg) evaluate the run once per group. ``history``,
     ``items`` and ``item_features`` are the extra inputs of the recommender measures beyond
-    accuracy (catalog.py); on an engine other than DuckDB, ``store_input(kind, sql)`` puts each (DuckDB
-    SQL, read and checked) into the engine and returns the engine's SQL that reads it there.
+    accuracy (catalog.py), read where ``engine_inputs`` says on an engine other than DuckDB.
     ``printable=False`` skips rendering the statement that reads the files themselves (``text`` is
     then the executed one): for callers that never show it."""
     resolved_conventions = resolve_conventions(preset, **conventions)
@@ -94,19 +93,18 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
         raise OptionError("runs stored together (run_id) are evaluated per run; segments and judgment groups "
                           "cannot be combined with them")
     reread = qrels_source.rescannable and run_source.rescannable
-    recommender = recommender_sql(resolved_measures, history, items, item_features, qrels_source, run_source, con,
-                                  registry)
-    if recommender is not None:
-        names = ", ".join(str(m) for m in beyond_accuracy(resolved_measures))
-        if dialect != "duckdb" and store_input is None:
+    extra = beyond_accuracy(resolved_measures)
+    if extra:  # said before any extra input is read
+        names = ", ".join(str(m) for m in extra)
+        if dialect != "duckdb" and engine_inputs is None:
             raise OptionError(f"{names}: the measures beyond accuracy read their extra inputs (history, items, item "
                               f"features) where sqlrank runs the statement: in DuckDB, or on the engine named with "
                               f"--engine; a printed {dialect} statement cannot read them")
         if by_run or segments is not None or slices not in (None, 1) or qrels_source.groups:
             raise OptionError(f"{names}: the measures beyond accuracy take one run, evaluated whole: not with runs "
                               f"stored together, segments, slices or judgment groups")
-        if dialect != "duckdb":
-            recommender = {kind: None if sql is None else store_input(kind, sql) for kind, sql in recommender.items()}
+    recommender = recommender_sql(resolved_measures, history, items, item_features, qrels_source, run_source, con,
+                                  registry, engine_inputs if dialect != "duckdb" else None)
 
     def statement(qrels_sql: str, run_sql: str, slice_index: int | None = None) -> str:
         if qrels_source.groups:  # a slice holds whole judgment groups: sliced after the run is keyed by group

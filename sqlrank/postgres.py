@@ -70,6 +70,18 @@ class PostgresEngine:
     def one(self, sql: str) -> tuple:
         return self.rows(sql).rows[0]
 
+    def schema(self, sql: str) -> dict[str, str]:
+        """The columns of a query and their Arrow types."""
+        cursor = self.connection.cursor()
+        try:
+            cursor.execute(sql)
+            return {f.name: str(f.type) for f in cursor.fetch_arrow_table().schema}
+        except Exception as exc:
+            self.connection.rollback()
+            raise InputError(f"evaluation failed in PostgreSQL: {_reason(exc)}") from None
+        finally:
+            cursor.close()
+
     def evaluate(self, p: Plan) -> Rows:
         return self.rows(p.text)
 
@@ -86,15 +98,21 @@ class PostgresEngine:
             cursor.close()
 
 
+def own_table(obj: Any, format: str | None = None) -> tuple[str, ...] | None:
+    """The parts of a table name of the database ([schema.]table): a name that is no file or pattern."""
+    if isinstance(obj, (str, os.PathLike)) and not os.path.exists(os.fspath(obj)) and format is None \
+            and not any(ch in os.fspath(obj) for ch in "*?["):
+        return tuple(os.fspath(obj).split("."))
+    return None
+
+
 def postgres_source(obj: Any, kind: str, engine: PostgresEngine, con, registry, format: str | None,
                     columns: dict[str, str] | None) -> Source:
     """A table of the database, or a file or DataFrame copied into a temporary table."""
-    if isinstance(obj, (str, os.PathLike)) and not os.path.exists(os.fspath(obj)) and format is None \
-            and not any(ch in os.fspath(obj) for ch in "*?["):
-        name = os.fspath(obj)
-        mapping = column_mapping(kind, columns)
-        return validated_table(Source(kind, f"table {name}", "postgres", parts=tuple(name.split(".")),
-                                      columns=mapping), engine, "PostgreSQL")
+    parts = own_table(obj, format)
+    if parts is not None:
+        return validated_table(Source(kind, f"table {'.'.join(parts)}", "postgres", parts=parts,
+                                      columns=column_mapping(kind, columns)), engine, "PostgreSQL")
     if not isinstance(obj, (str, os.PathLike)) and not is_dataframe(obj):
         raise InputError(f"cannot read {kind} from a {type(obj).__name__} on PostgreSQL: pass a path, a DataFrame "
                          f"or a table name")
@@ -110,7 +128,7 @@ def plan_on_postgres(qrels: Any, run: Any, measures: Any, output: str, dsn: str 
         return postgres_source(obj, kind, engine, con, registry, format, columns)
 
     try:
-        return foreign_plan(engine, "PostgreSQL", source_of, qrels, run, measures, output, **options), engine
+        return foreign_plan(engine, "PostgreSQL", source_of, own_table, qrels, run, measures, output, **options), engine
     except BaseException:
         engine.connection.close()
         raise

@@ -17,13 +17,14 @@ import tempfile
 import uuid
 from typing import Any
 
+from .catalog import EngineInputs
 from .engine import session, session_options, to_arrow
 from .errors import InputError, OptionError
-from .inputs import (DELIMITED, Source, column_mapping, detect_format, is_dataframe, load, map_table_columns,
+from .inputs import (DELIMITED, Source, Table, column_mapping, detect_format, is_dataframe, load, map_table_columns,
                      positional_mapping, require_complete_rows, table_counts_sql)
 from .planner import Plan, plan
 from .results import Rows
-from .templates import dialect, quote_ident
+from .templates import call_macro, dialect, quote_ident
 
 _SESSION = None
 
@@ -139,21 +140,45 @@ def _validated(source: Source, available: list[str], spark) -> Source:
     return source
 
 
-def _copied_view(table, kind: str, spark) -> str:
-    """An extra input of the measures beyond accuracy, read and checked by DuckDB, as a temporary
-    view of the session (an Arrow table as it is on PySpark 4, through pandas before): the Spark SQL
-    that reads it."""
-    try:
-        frame = spark.createDataFrame(table)
-    except (TypeError, ValueError):  # PySpark 3.5 takes no Arrow table
-        import pyarrow as pa
+def _extra_inputs(spark, con) -> EngineInputs:
+    """How Spark takes the extra inputs of the measures beyond accuracy: a Spark DataFrame or a table
+    of the session is read by Spark; a file or pandas DataFrame, read and checked by DuckDB, becomes a
+    temporary view (an Arrow table as it is on PySpark 4, through pandas before)."""
+    def table(obj: Any, what: str) -> Table | None:
+        if _is_spark_dataframe(obj):
+            name, label = f"sqlrank_{what.replace(' ', '_')}_{uuid.uuid4().hex}", f"{what} Spark DataFrame"
+            obj.createOrReplaceTempView(name)
+        elif isinstance(obj, str) and not os.path.exists(obj) and not any(ch in obj for ch in "*?[") \
+                and spark.catalog.tableExists(obj):
+            name, label = obj, f"{what} table {obj}"
+        else:
+            return None
+        with dialect("spark"):
+            reader = call_macro("_macros/inputs.sql", "table", tuple(name.split("."))).strip()
+        return Table(label, reader, dict(spark.table(name).dtypes))
 
-        schema = ", ".join(f"`{f.name}` {'double' if pa.types.is_floating(f.type) else 'string'}" for f in table.schema)
-        frame = spark.createDataFrame(table.to_pandas(), schema=schema)
-    name = f"sqlrank_{kind}_{uuid.uuid4().hex}"
-    frame.createOrReplaceTempView(name)
-    with dialect("spark"):
-        return f"SELECT * FROM {quote_ident(name)}"
+    def count(sql: str) -> int:
+        try:
+            return spark.sql(sql).collect()[0][0]
+        except Exception as exc:
+            raise InputError(f"Spark cannot read an extra input: {str(exc).splitlines()[0]}") from None
+
+    def store(kind: str, sql: str) -> str:
+        table = to_arrow(con, sql)
+        try:
+            frame = spark.createDataFrame(table)
+        except (TypeError, ValueError):  # PySpark 3.5 takes no Arrow table
+            import pyarrow as pa
+
+            schema = ", ".join(f"`{f.name}` {'double' if pa.types.is_floating(f.type) else 'string'}"
+                               for f in table.schema)
+            frame = spark.createDataFrame(table.to_pandas(), schema=schema)
+        name = f"sqlrank_{kind}_{uuid.uuid4().hex}"
+        frame.createOrReplaceTempView(name)
+        with dialect("spark"):
+            return f"SELECT * FROM {quote_ident(name)}"
+
+    return EngineInputs("spark", table, count, store)
 
 
 class SparkEngine:
@@ -196,5 +221,5 @@ def plan_on_spark(qrels: Any, run: Any, measures: Any, output: str, spark=None, 
         qrels_source = spark_source(qrels, "qrels", spark, con, registry, qrels_format, qrels_columns)
         run_source = spark_source(run, "run", spark, con, registry, run_format, run_columns)
         p = plan(qrels_source, run_source, measures, output, con, registry, dialect="spark",
-                 store_input=lambda kind, sql: _copied_view(to_arrow(con, sql), kind, spark), **options)
+                 engine_inputs=_extra_inputs(spark, con), **options)
     return p, SparkEngine(spark)

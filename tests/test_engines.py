@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_same_values, convention_id,
-                   measures_for)
+from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
+                   assert_same_values, convention_id, engine_tables, measures_for, recommender_case)
 from conftest import ROOT, close, peer
 from generate import generate
 
@@ -84,6 +84,24 @@ def test_a_datafusion_context_s_own_tables_are_read_by_name(data):
                        got.rename(columns={"topic": "query_id"}))
 
 
+@pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
+def test_extra_inputs_that_are_tables_of_the_engine_are_read_there(engine):
+    assert_engine_tables_equal_duckdb(**_engine_tables(engine, engine_tables()))
+    if engine == "datafusion":  # feature vectors are unnested by DuckDB only
+        vectors = pd.DataFrame({"item_id": ["i000", "i001"], "features": [[1.0, 0.0], [0.5, 0.5]]})
+        qrels, run, options = recommender_case()
+        with pytest.raises(sqlrank.InputError, match="item features table vectors: feature vectors are unnested by "
+                                                     "DuckDB: give them as a file or a pandas DataFrame"):
+            sqlrank.evaluate(qrels, run, "ILD(similarity=features)@10", history="seen", item_features="vectors",
+                             qrels_columns=options["qrels_columns"],
+                             **_engine_tables(engine, {"seen": engine_tables()["seen"], "vectors": vectors}))
+        seen = engine_tables()["seen"].astype(object)
+        seen.iloc[3, 0] = None  # a row without its user
+        with pytest.raises(sqlrank.InputError, match="history table seen: 1 rows have no query_id or doc_id"):
+            sqlrank.evaluate(qrels, run, "Novelty@10", history="seen", qrels_columns=options["qrels_columns"],
+                             **_engine_tables(engine, {"seen": seen}))
+
+
 def test_tables_in_place_are_read_as_files_are(data):
     """A table of user_id and item_id is read as a file of them is: the usual recommender names stand
     for query_id and doc_id, and judgments without a label column are implicit feedback."""
@@ -104,9 +122,7 @@ def test_tables_in_place_are_read_as_files_are(data):
 
 def _tables_in_place(engine, data):
     """Tables of the engine's own session, read where they are (with their own column names), and
-    the evaluate() options that name them: DataFusion's SessionContext, or chDB's one session."""
-    import pyarrow as pa
-
+    the evaluate() options that name them."""
     qrels, run = data
     judged = qrels.rename(columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"})
     ranked = run.drop(columns="rank").rename(columns={"query_id": "topic", "doc_id": "doc"})
@@ -115,6 +131,14 @@ def _tables_in_place(engine, data):
     two_runs = pd.concat([ranked.assign(run_id="a"), ranked.assign(run_id="b", doc=ranked.doc + "-b")])
     tables = {"judged": judged, "ranked": ranked, "repeated": repeated, "not_a_number": not_a_number,
               "two_runs": two_runs}
+    return _engine_tables(engine, tables)
+
+
+def _engine_tables(engine, tables: dict) -> dict:
+    """DataFrames put in the engine's own session as tables of those names: the evaluate() options that
+    read them there (DataFusion's SessionContext, or chDB's one session)."""
+    import pyarrow as pa
+
     if engine == "datafusion":
         context = peer("datafusion").SessionContext()
         for name, frame in tables.items():
@@ -126,8 +150,8 @@ def _tables_in_place(engine, data):
     session = chdb_session()  # chDB keeps one engine per process: sqlrank's session holds the tables
     for name, frame in tables.items():
         session.query(f"DROP TABLE IF EXISTS {name}")
-        columns = ", ".join(f"{c} {'Float64' if c == 'score' else 'Int32' if c == 'label' else 'String'}"
-                            for c in frame.columns)
+        columns = ", ".join(f"{c} {'Float64' if t.kind == 'f' else 'Int32' if t.kind == 'i' else 'String'}"
+                            for c, t in frame.dtypes.items())
         session.query(f"CREATE TABLE {name} ({columns}) ENGINE = Memory")
         values = ", ".join("(" + ", ".join("nan" if isinstance(v, float) and v != v else repr(v) if isinstance(v, str)
                                            else str(v) for v in row) + ")" for row in frame.itertuples(index=False))

@@ -10,8 +10,8 @@ import sys
 import pytest
 
 import sqlrank
-from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_same_values, convention_id,
-                   measures_for)
+from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
+                   assert_same_values, convention_id, engine_tables, measures_for)
 from conftest import ROOT, close
 from generate import generate
 
@@ -58,6 +58,18 @@ def _execute(dsn, *statements):
             rows = cursor.fetchall() if cursor.description else None
         connection.commit()
     return rows
+
+
+def test_extra_inputs_that_are_tables_of_the_database_are_read_there(dsn):
+    import adbc_driver_postgresql.dbapi as dbapi
+    import pyarrow as pa
+
+    with dbapi.connect(dsn) as connection:
+        with connection.cursor() as cursor:
+            for name, frame in engine_tables().items():
+                cursor.adbc_ingest(name, pa.Table.from_pandas(frame, preserve_index=False), mode="replace")
+        connection.commit()
+    assert_engine_tables_equal_duckdb(engine="postgres", dsn=dsn)
 
 
 def test_tables_in_the_database_are_read_where_they_are(dsn, data):

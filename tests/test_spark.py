@@ -13,8 +13,8 @@ import pytest
 
 import sqlrank
 from generate import generate
-from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_same_values, convention_id,
-                   measures_for)
+from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
+                   assert_same_values, convention_id, engine_tables, measures_for, recommender_case)
 from conftest import close
 
 pytestmark = pytest.mark.spark
@@ -96,6 +96,17 @@ def test_bad_spark_input_is_an_error(spark, data):
 
 def test_measures_beyond_accuracy_on_spark_equal_duckdb(spark):
     assert_beyond_accuracy_equals_duckdb(spark=spark)
+
+
+def test_extra_inputs_that_are_spark_tables_or_dataframes_are_read_by_spark(spark):
+    for name, frame in engine_tables().items():
+        spark.createDataFrame(frame).createOrReplaceTempView(name)
+    assert_engine_tables_equal_duckdb(spark=spark)
+    qrels, run, options = recommender_case()
+    expected = sqlrank.evaluate(qrels, run, "Novelty@10 AvgPop@10", per_query=True, **options)
+    history = spark.createDataFrame(engine_tables()["seen"])
+    assert_same_values(expected, sqlrank.evaluate(qrels, run, "Novelty@10 AvgPop@10", per_query=True, spark=spark,
+                                                  history=history, qrels_columns=options["qrels_columns"]))
 
 
 def test_a_rank_only_run_on_spark_equals_duckdb(spark, data):
