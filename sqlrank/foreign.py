@@ -10,7 +10,8 @@ from typing import Any, Callable
 from .catalog import EngineInputs
 from .engine import session, session_options, to_arrow
 from .errors import InputError, OptionError
-from .inputs import Source, Table, load, map_table_columns, require_complete_rows, table_counts_sql
+from .inputs import (Source, Table, load, map_table_columns, read_boolean_labels, require_complete_rows,
+                     table_counts_sql)
 from .planner import Plan, plan, require_ranks
 from .templates import dialect, quote_ident
 
@@ -58,6 +59,7 @@ def validated_table(source: Source, engine, engine_name: str) -> Source:
         if runs > 1:  # read as one run, its runs' documents would rank together
             raise InputError(f"{source.label}: column run_id holds {runs} runs; {one_run_only(engine_name)}")
     with dialect(engine.dialect):
+        read_boolean_labels(source, lambda sql: engine.one(sql)[0])
         counts = table_counts_sql(source)
     missing_ids, missing_values, total, distinct = engine.one(counts)
     require_complete_rows(source, missing_ids, missing_values, total, distinct)

@@ -11,7 +11,7 @@ import itertools
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import duckdb
 
@@ -525,6 +525,18 @@ def map_table_columns(source: Source, available: list[str], per_run: bool = Fals
     for name in defaults if source.kind == "run" else ():
         if name not in source.columns and name in available:
             source.columns[name] = name
+
+
+def read_boolean_labels(source: Source, count: Callable[[str], int]) -> None:
+    """Judgments in a table another engine reads in place whose labels are written true or false
+    (a recommender's clicked column, as text or booleans) are 1 and 0, as in a file DuckDB reads:
+    ``count`` runs the query that tells, in the dialect being rendered."""
+    if source.kind != "qrels" or source.implicit:
+        return
+    table = call_macro("_macros/inputs.sql", "table", source.parts).strip()
+    text = call_macro("_macros/dialect.sql", "text")
+    label = f"lower(trim(CAST({quote_ident(source.columns['relevance'])} AS {text})))"
+    source.boolean_labels = count(f"SELECT count(*) FROM {table} AS labels WHERE {label} IN ('true', 'false')") > 0
 
 
 def table_counts_sql(source: Source) -> str:

@@ -21,7 +21,7 @@ from .catalog import EngineInputs
 from .engine import session, session_options, to_arrow
 from .errors import InputError, OptionError
 from .inputs import (DELIMITED, Source, Table, column_mapping, detect_format, is_dataframe, load, map_table_columns,
-                     positional_mapping, require_complete_rows, table_counts_sql)
+                     positional_mapping, read_boolean_labels, require_complete_rows, table_counts_sql)
 from .planner import Plan, plan
 from .results import Rows
 from .templates import call_macro, dialect, quote_ident
@@ -129,9 +129,10 @@ def _view(frame, kind: str, label: str, mapping: dict[str, str], spark) -> Sourc
 
 def _validated(source: Source, available: list[str], spark) -> Source:
     map_table_columns(source, available, per_run=True)
-    with dialect("spark"):
-        counts = table_counts_sql(source)
     try:
+        with dialect("spark"):
+            read_boolean_labels(source, lambda sql: spark.sql(sql).collect()[0][0])
+            counts = table_counts_sql(source)
         row = spark.sql(counts).collect()[0]
     except Exception as exc:
         raise InputError(f"{source.label}: Spark cannot read the {source.kind} as query_id, doc_id, "

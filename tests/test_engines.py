@@ -120,6 +120,16 @@ def test_tables_in_place_are_read_as_files_are(data):
     assert_same_values(sqlrank.evaluate(clicks, scored, "nDCG@10 AP P@5", per_query=True), got)
 
 
+@pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
+def test_labels_written_true_or_false_in_a_table_of_the_engine(engine):
+    qrels, run, options = recommender_case()
+    written = qrels.assign(clicked=qrels.clicked.map({1: "true", 0: "False"}))
+    expected = sqlrank.evaluate(qrels, run, "HR@10 NDCG@10 AP", per_query=True, qrels_columns=options["qrels_columns"])
+    got = sqlrank.evaluate("clicks", run, "HR@10 NDCG@10 AP", per_query=True, qrels_columns=options["qrels_columns"],
+                           **_engine_tables(engine, {"clicks": written}))
+    assert_same_values(expected, got)
+
+
 def _tables_in_place(engine, data):
     """Tables of the engine's own session, read where they are (with their own column names), and
     the evaluate() options that name them."""

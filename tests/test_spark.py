@@ -109,6 +109,16 @@ def test_extra_inputs_that_are_spark_tables_or_dataframes_are_read_by_spark(spar
                                                   history=history, qrels_columns=options["qrels_columns"]))
 
 
+def test_labels_written_true_or_false_on_spark(spark):
+    """A CSV Spark reads (text) with a clicked column of true and false: 1 and 0, as DuckDB reads it."""
+    from conftest import FIXTURES
+
+    clicks, run = str(FIXTURES / "recsys" / "clicks.csv"), str(FIXTURES / "recsys" / "predictions.parquet")
+    expected = sqlrank.evaluate(clicks, run, "HR@10 NDCG@10 AP", per_query=True, qrels_columns={"relevance": "clicked"})
+    assert_same_values(expected, sqlrank.evaluate(clicks, run, "HR@10 NDCG@10 AP", per_query=True, spark=spark,
+                                                  qrels_columns={"relevance": "clicked"}))
+
+
 def test_a_rank_only_run_on_spark_equals_duckdb(spark, data):
     qrels, run, _ = data
     ranked = run.drop(columns="score")  # a rank column only: rank 1 first

@@ -98,9 +98,11 @@ FROM (
 {%- endmacro %}
 
 {#- A judgment label as an integer; with boolean_text, labels written true or false (any case) are
-    1 and 0 (a recommender's clicked column). -#}
+    1 and 0 (a recommender's clicked column). ClickHouse computes every branch of a CASE, so there
+    the other labels are cast without failing ('false' would not parse) and a text that is no number
+    is NULL, which validation reports. -#}
 {% macro label(x, boolean_text) -%}
-{% if boolean_text %}CASE lower(trim(CAST({{ x }} AS {{ dialect.text() }}))) WHEN 'true' THEN 1 WHEN 'false' THEN 0 ELSE CAST({{ x }} AS {{ INTEGER }}) END{% else %}CAST({{ x }} AS {{ INTEGER }}){% endif %}
+{% if boolean_text %}CASE lower(trim(CAST({{ x }} AS {{ dialect.text() }}))) WHEN 'true' THEN 1 WHEN 'false' THEN 0 ELSE {% if dialect_name() == 'clickhouse' %}accurateCastOrNull({{ x }}, 'Int32'){% else %}CAST({{ x }} AS {{ INTEGER }}){% endif %} END{% else %}CAST({{ x }} AS {{ INTEGER }}){% endif %}
 {%- endmacro %}
 
 {#- An input already read once into a temporary table (raw columns), typed for evaluation. -#}
