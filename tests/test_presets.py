@@ -1,10 +1,7 @@
 """Each preset against the real library, per query, on seeded generated data (to 1e-9)."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
-import pandas as pd
 import pytest
 
 import sqlrank
@@ -83,7 +80,7 @@ def test_sklearn_ignore_ties_matches_any_tie_break_without_ties():
 # through ir_measures 0.4.3), so these seeds skip it.
 @pytest.mark.parametrize("seed", [21, 23])
 def test_ir_measures_default_provider(seed):
-    ir_measures = peer("ir_measures")
+    peer("ir_measures")
     from ir_measures import AP, P, R, RR, Bpref, nDCG, NumRelRet
     qrels, run = generate(seed, n_queries=150)
     wanted = [nDCG @ 10, nDCG, AP, AP @ 100, P @ 5, R @ 100, RR, Bpref, NumRelRet, P(rel=2) @ 10]
