@@ -111,7 +111,10 @@ def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False
         from .spark import plan_on_spark
 
         p, spark_engine = plan_on_spark(qrels, run, measures, output, spark, **options)
-        result = run_plan(p, spark_engine, per_query)
+        try:
+            result = run_plan(p, spark_engine, per_query)
+        finally:
+            spark_engine.close()
     else:
         resources = session_options(options)
         with session(resources.pop("connection", None), **resources) as (con, registry):

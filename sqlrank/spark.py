@@ -68,10 +68,11 @@ def _is_spark_dataframe(obj: Any) -> bool:
     return type(obj).__module__.startswith("pyspark.") and hasattr(obj, "createOrReplaceTempView")
 
 
-def spark_source(obj: Any, kind: str, spark, con, registry, format: str | None,
+def spark_source(obj: Any, kind: str, engine: SparkEngine, con, registry, format: str | None,
                  columns: dict[str, str] | None) -> Source:
     """A Source the Spark statement reads: a view of a Spark DataFrame or CSV file, a table,
     or a Parquet/TREC file (validated by DuckDB, read by Spark from the statement)."""
+    spark = engine.spark
     mapping = column_mapping(kind, columns)
     if isinstance(obj, (str, os.PathLike)):
         text = os.fspath(obj)
@@ -86,22 +87,22 @@ def spark_source(obj: Any, kind: str, spark, con, registry, format: str | None,
             if not header:  # the names DuckDB gives a headerless file's columns
                 frame = frame.toDF(*[f"column{i}" for i in range(len(frame.columns))])
                 mapping = positional_mapping(kind, mapping)
-            return _view(frame, kind, text, mapping, spark)
+            return _view(frame, kind, text, mapping, engine)
         if fmt == "parquet" and any(ch in text for ch in "*?[") and not os.path.exists(text):
-            return _parquet_glob(text, kind, mapping, spark)
+            return _parquet_glob(text, kind, mapping, engine)
         source = load(text, kind, con, registry, format, columns)
         if source.format not in ("trec", "parquet"):
             raise InputError(f"{text}: Spark reads Parquet, TREC text and CSV/TSV files")
         return source
     if _is_spark_dataframe(obj):
-        return _view(obj, kind, "Spark DataFrame", mapping, spark)
+        return _view(obj, kind, "Spark DataFrame", mapping, engine)
     if is_dataframe(obj):
-        return _view(spark.createDataFrame(obj), kind, "DataFrame", mapping, spark)
+        return _view(spark.createDataFrame(obj), kind, "DataFrame", mapping, engine)
     raise InputError(f"cannot read {kind} from a {type(obj).__name__} on Spark: pass a path, a Spark or pandas "
                      f"DataFrame, or a table name")
 
 
-def _parquet_glob(pattern: str, kind: str, mapping: dict[str, str], spark) -> Source:
+def _parquet_glob(pattern: str, kind: str, mapping: dict[str, str], engine: SparkEngine) -> Source:
     """Parquet files matching a pattern, read by Spark with partition discovery from the folder
     before the first wildcard (hive folders run_id=... give a run_id column); with
     run_id=filename, each row's run is its file's name without suffix."""
@@ -111,20 +112,19 @@ def _parquet_glob(pattern: str, kind: str, mapping: dict[str, str], spark) -> So
     first = next(i for i, part in enumerate(parts) if any(ch in part for ch in "*?["))
     base = os.sep.join(parts[:first]) or os.sep
     try:
-        frame = spark.read.option("basePath", base).parquet(pattern)
+        frame = engine.spark.read.option("basePath", base).parquet(pattern)
     except Exception as exc:
         raise InputError(f"{pattern}: Spark cannot read these Parquet files: {str(exc).splitlines()[0]}") from None
     if mapping.get("run_id") == "filename" and "filename" not in frame.columns:
         frame = frame.withColumn("sqlrank_run_id", functions.regexp_extract(functions.input_file_name(),
                                                                              r"([^/]+?)([.][^./]*)?$", 1))
         mapping = {**mapping, "run_id": "sqlrank_run_id"}
-    return _view(frame, kind, pattern, mapping, spark)
+    return _view(frame, kind, pattern, mapping, engine)
 
 
-def _view(frame, kind: str, label: str, mapping: dict[str, str], spark) -> Source:
-    name = f"sqlrank_{kind}_{uuid.uuid4().hex}"
-    frame.createOrReplaceTempView(name)
-    return _validated(Source(kind, label, "spark", parts=(name,), columns=mapping), frame.columns, spark)
+def _view(frame, kind: str, label: str, mapping: dict[str, str], engine: SparkEngine) -> Source:
+    return _validated(Source(kind, label, "spark", parts=(engine.view(frame, kind),), columns=mapping), frame.columns,
+                      engine.spark)
 
 
 def _validated(source: Source, available: list[str], spark) -> Source:
@@ -141,14 +141,15 @@ def _validated(source: Source, available: list[str], spark) -> Source:
     return source
 
 
-def _extra_inputs(spark, con) -> EngineInputs:
+def _extra_inputs(engine: SparkEngine, con) -> EngineInputs:
     """How Spark takes the extra inputs of the measures beyond accuracy: a Spark DataFrame or a table
     of the session is read by Spark; a file or pandas DataFrame, read and checked by DuckDB, becomes a
     temporary view (an Arrow table as it is on PySpark 4, through pandas before)."""
+    spark = engine.spark
+
     def table(obj: Any, what: str) -> Table | None:
         if _is_spark_dataframe(obj):
-            name, label = f"sqlrank_{what.replace(' ', '_')}_{uuid.uuid4().hex}", f"{what} Spark DataFrame"
-            obj.createOrReplaceTempView(name)
+            name, label = engine.view(obj, what.replace(" ", "_")), f"{what} Spark DataFrame"
         elif isinstance(obj, str) and not os.path.exists(obj) and not any(ch in obj for ch in "*?[") \
                 and spark.catalog.tableExists(obj):
             name, label = obj, f"{what} table {obj}"
@@ -174,21 +175,33 @@ def _extra_inputs(spark, con) -> EngineInputs:
             schema = ", ".join(f"`{f.name}` {'double' if pa.types.is_floating(f.type) else 'string'}"
                                for f in table.schema)
             frame = spark.createDataFrame(table.to_pandas(), schema=schema)
-        name = f"sqlrank_{kind}_{uuid.uuid4().hex}"
-        frame.createOrReplaceTempView(name)
         with dialect("spark"):
-            return f"SELECT * FROM {quote_ident(name)}"
+            return f"SELECT * FROM {quote_ident(engine.view(frame, kind))}"
 
     return EngineInputs("spark", table, count, store)
 
 
 class SparkEngine:
-    """Runs the Spark SQL text of a plan on a SparkSession; Spark's errors become InputErrors."""
+    """Runs the Spark SQL text of a plan on a SparkSession; Spark's errors become InputErrors. The
+    temporary views it makes of the inputs are dropped by close(): a session outlives evaluations."""
 
     dialect = "spark"
 
     def __init__(self, spark):
         self.spark = spark
+        self.views: list[str] = []
+
+    def view(self, frame, kind: str) -> str:
+        """A temporary view of a DataFrame under a fresh name, dropped by close()."""
+        name = f"sqlrank_{kind}_{uuid.uuid4().hex}"
+        frame.createOrReplaceTempView(name)
+        self.views.append(name)
+        return name
+
+    def close(self) -> None:
+        for name in self.views:
+            self.spark.catalog.dropTempView(name)
+        self.views.clear()
 
     def one(self, sql: str) -> tuple:
         try:
@@ -215,12 +228,16 @@ def plan_on_spark(qrels: Any, run: Any, measures: Any, output: str, spark=None, 
         raise OptionError("slices= is for DuckDB; Spark partitions the work itself")
     if options.get("queries") is not None:
         raise OptionError("segments (queries=, by=) run on DuckDB only")
-    spark = spark or local_session()
+    engine = SparkEngine(spark or local_session())
     qrels_format, run_format = options.pop("qrels_format", None), options.pop("run_format", None)
     qrels_columns, run_columns = options.pop("qrels_columns", None), options.pop("run_columns", None)
-    with session(None) as (con, registry):
-        qrels_source = spark_source(qrels, "qrels", spark, con, registry, qrels_format, qrels_columns)
-        run_source = spark_source(run, "run", spark, con, registry, run_format, run_columns)
-        p = plan(qrels_source, run_source, measures, output, con, registry, dialect="spark",
-                 engine_inputs=_extra_inputs(spark, con), **options)
-    return p, SparkEngine(spark)
+    try:
+        with session(None) as (con, registry):
+            qrels_source = spark_source(qrels, "qrels", engine, con, registry, qrels_format, qrels_columns)
+            run_source = spark_source(run, "run", engine, con, registry, run_format, run_columns)
+            p = plan(qrels_source, run_source, measures, output, con, registry, dialect="spark",
+                     engine_inputs=_extra_inputs(engine, con), **options)
+    except BaseException:
+        engine.close()
+        raise
+    return p, engine

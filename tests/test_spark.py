@@ -107,6 +107,9 @@ def test_extra_inputs_that_are_spark_tables_or_dataframes_are_read_by_spark(spar
     history = spark.createDataFrame(engine_tables()["seen"])
     assert_same_values(expected, sqlrank.evaluate(qrels, run, "Novelty@10 AvgPop@10", per_query=True, spark=spark,
                                                   history=history, qrels_columns=options["qrels_columns"]))
+    # the views sqlrank made of the inputs (DataFrames, copies of the extra inputs) are gone afterwards:
+    # a session outlives its evaluations, and a view of a pandas DataFrame holds its rows
+    assert [t.name for t in spark.catalog.listTables() if t.name.startswith("sqlrank_")] == []
 
 
 def test_labels_written_true_or_false_on_spark(spark):
