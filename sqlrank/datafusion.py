@@ -35,12 +35,14 @@ def _reason(exc: Exception) -> str:
 
 
 class DataFusionEngine:
-    """Runs the DataFusion text of a plan in a SessionContext; its errors become InputErrors."""
+    """Runs the DataFusion text of a plan in a SessionContext; its errors become InputErrors. The
+    inputs it registers are deregistered by close(): a context you pass outlives the evaluation."""
 
     dialect = "datafusion"
 
     def __init__(self, context):
         self.context = context
+        self.tables: list[str] = []
 
     def rows(self, sql: str) -> Rows:
         try:
@@ -69,6 +71,12 @@ class DataFusionEngine:
         import pyarrow as pa
 
         self.context.register_record_batches(name, [table.to_batches() or [pa.RecordBatch.from_pylist([], table.schema)]])
+        self.tables.append(name)
+
+    def close(self) -> None:
+        for name in self.tables:
+            self.context.deregister_table(name)
+        self.tables.clear()
 
 
 def own_table(obj: Any, engine: DataFusionEngine, format: str | None = None) -> tuple[str, ...] | None:
@@ -115,5 +123,9 @@ def plan_on_datafusion(qrels: Any, run: Any, measures: Any, output: str, context
     def source_of(obj, kind, con, registry, format, columns):
         return datafusion_source(obj, kind, engine, con, registry, format, columns)
 
-    return foreign_plan(engine, "DataFusion", source_of, lambda obj: extra_input_table(obj, engine), qrels, run,
-                        measures, output, **options), engine
+    try:
+        return foreign_plan(engine, "DataFusion", source_of, lambda obj: extra_input_table(obj, engine), qrels, run,
+                            measures, output, **options), engine
+    except BaseException:
+        engine.close()
+        raise

@@ -106,7 +106,10 @@ def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False
         from .datafusion import plan_on_datafusion
 
         p, datafusion_engine = plan_on_datafusion(qrels, run, measures, output, datafusion, **options)
-        result = run_plan(p, datafusion_engine, per_query)
+        try:
+            result = run_plan(p, datafusion_engine, per_query)
+        finally:
+            datafusion_engine.close()
     elif engine == "spark" or spark is not None:
         from .spark import plan_on_spark
 

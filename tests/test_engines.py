@@ -80,6 +80,8 @@ def test_a_datafusion_context_s_own_tables_are_read_by_name(data):
     got = sqlrank.evaluate("judged", "ranked", "nDCG@10 AP", per_query=True, datafusion=context,
                            qrels_columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"})
     assert "topic" in got.columns  # per query, ids are called as the tables call them
+    sqlrank.evaluate(qrels, run, "nDCG@10", datafusion=context)  # copies of a DataFrame, gone afterwards
+    assert context.catalog().schema().names() == {"judged", "ranked"}
     assert_same_values(sqlrank.evaluate(qrels, run.drop(columns="rank"), "nDCG@10 AP", per_query=True),
                        got.rename(columns={"topic": "query_id"}))
 
