@@ -29,6 +29,16 @@ from .templates import call_macro, dialect, quote_ident
 _SESSION = None
 
 
+def driver_memory() -> str:
+    """The local session's heap: a quarter of this machine's memory, from 1 to 8 GB (Spark's own
+    default, 1 GB, ran out on the small statements of the test suite after a few hundred others)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # no sysconf (Windows): Spark's default
+        return "1g"
+    return f"{max(1, min(8, total // 4 // 2**30))}g"
+
+
 def local_session():
     """A local SparkSession for trying sqlrank on Spark (one per process, reused)."""
     global _SESSION
@@ -49,6 +59,7 @@ def local_session():
             _SESSION = (SparkSession.builder.master("local[*]").appName("sqlrank")
                         .config("spark.ui.enabled", "false")
                         .config("spark.ui.showConsoleProgress", "false")
+                        .config("spark.driver.memory", driver_memory())
                         .config("spark.driver.bindAddress", "127.0.0.1")
                         .config("spark.driver.host", "127.0.0.1")
                         .config("spark.sql.warehouse.dir", warehouse)
