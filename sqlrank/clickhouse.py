@@ -127,9 +127,5 @@ def plan_on_clickhouse(qrels: Any, run: Any, measures: Any, output: str, chdb=No
     def source_of(obj, kind, con, registry, format, columns):
         return clickhouse_source(obj, kind, engine, con, registry, format, columns)
 
-    try:
-        return foreign_plan(engine, "ClickHouse", source_of, lambda obj: own_table(obj, engine), qrels, run,
-                            measures, output, **options), engine
-    except BaseException:
-        engine.close()
-        raise
+    return foreign_plan(engine, "ClickHouse", source_of, lambda obj: own_table(obj, engine), qrels, run, measures,
+                        output, **options), engine

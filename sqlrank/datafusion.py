@@ -123,9 +123,5 @@ def plan_on_datafusion(qrels: Any, run: Any, measures: Any, output: str, context
     def source_of(obj, kind, con, registry, format, columns):
         return datafusion_source(obj, kind, engine, con, registry, format, columns)
 
-    try:
-        return foreign_plan(engine, "DataFusion", source_of, lambda obj: extra_input_table(obj, engine), qrels, run,
-                            measures, output, **options), engine
-    except BaseException:
-        engine.close()
-        raise
+    return foreign_plan(engine, "DataFusion", source_of, lambda obj: extra_input_table(obj, engine), qrels, run,
+                        measures, output, **options), engine

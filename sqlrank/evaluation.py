@@ -86,46 +86,44 @@ def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False
     if (engine == "postgres") != (dsn is not None):
         raise OptionError("the PostgreSQL engine takes a connection URL: engine='postgres' with dsn=... "
                           "(--engine postgres --dsn URL)")
-    if engine == "postgres":
-        from .postgres import plan_on_postgres
-
-        p, postgres_engine = plan_on_postgres(qrels, run, measures, output, dsn, **options)
-        try:
-            result = run_plan(p, postgres_engine, per_query)
-        finally:
-            postgres_engine.connection.close()
-    elif engine == "clickhouse":
-        from .clickhouse import plan_on_clickhouse
-
-        p, clickhouse_engine = plan_on_clickhouse(qrels, run, measures, output, **options)
-        try:
-            result = run_plan(p, clickhouse_engine, per_query)
-        finally:
-            clickhouse_engine.close()
-    elif engine == "datafusion" or datafusion is not None:
-        from .datafusion import plan_on_datafusion
-
-        p, datafusion_engine = plan_on_datafusion(qrels, run, measures, output, datafusion, **options)
-        try:
-            result = run_plan(p, datafusion_engine, per_query)
-        finally:
-            datafusion_engine.close()
-    elif engine == "spark" or spark is not None:
-        from .spark import plan_on_spark
-
-        p, spark_engine = plan_on_spark(qrels, run, measures, output, spark, **options)
-        try:
-            result = run_plan(p, spark_engine, per_query)
-        finally:
-            spark_engine.close()
-    else:
+    elsewhere = _plan_elsewhere(engine, qrels, run, measures, output, dsn, spark, datafusion, options)
+    if elsewhere is None:
         resources = session_options(options)
         with session(resources.pop("connection", None), **resources) as (con, registry):
             result = run_plan(plan(qrels, run, measures, output, con, registry, **options), DuckDBEngine(con), per_query)
+    else:
+        p, other = elsewhere
+        try:
+            result = run_plan(p, other, per_query)
+        finally:
+            other.close()  # its copies of the inputs, its connection
     if strict and result.warnings:
         raise InputError(f"strict: {len(result.warnings)} findings can change the numbers: "
                          + "; ".join(result.warnings))
     return result
+
+
+def _plan_elsewhere(engine: str, qrels: Any, run: Any, measures: Any, output: str, dsn: str | None, spark: Any,
+                    datafusion: Any, options: dict[str, Any]) -> tuple[Plan, Any] | None:
+    """The plan and the engine to run it on when that is not DuckDB (None then): PostgreSQL,
+    ClickHouse, DataFusion (engine= or a context in datafusion=) or Spark (engine= or spark=)."""
+    if engine == "postgres":
+        from .postgres import plan_on_postgres
+
+        return plan_on_postgres(qrels, run, measures, output, dsn, **options)
+    if engine == "clickhouse":
+        from .clickhouse import plan_on_clickhouse
+
+        return plan_on_clickhouse(qrels, run, measures, output, **options)
+    if engine == "datafusion" or datafusion is not None:
+        from .datafusion import plan_on_datafusion
+
+        return plan_on_datafusion(qrels, run, measures, output, datafusion, **options)
+    if engine == "spark" or spark is not None:
+        from .spark import plan_on_spark
+
+        return plan_on_spark(qrels, run, measures, output, spark, **options)
+    return None
 
 
 def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect: str = "duckdb",

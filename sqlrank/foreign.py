@@ -93,21 +93,25 @@ def foreign_plan(engine, engine_name: str, source_of: Callable, own_table: Calla
                  measures: Any, output: str, **options: Any) -> Plan:
     """The plan of an evaluation on ``engine`` (its dialect), whose inputs
     ``source_of(obj, kind, con, registry, format, columns)`` makes; ``own_table(obj)`` says which extra
-    inputs are tables of the engine (engine_inputs)."""
-    if session_options(options):
-        raise OptionError(f"memory_limit, temp_directory, threads and connection are DuckDB settings; they do not "
-                          f"apply on {engine_name}")
-    for name, what in (("slices", "slices="), ("queries", "segments (queries=, by=)")):
-        if options.get(name) not in (None, 1):
-            raise OptionError(f"{what} run on DuckDB only")
-    qrels_format, run_format = options.pop("qrels_format", None), options.pop("run_format", None)
-    qrels_columns, run_columns = options.pop("qrels_columns", None), options.pop("run_columns", None)
-    with session(None) as (con, registry):
-        qrels_source = source_of(qrels, "qrels", con, registry, qrels_format, qrels_columns)
-        run_source = source_of(run, "run", con, registry, run_format, run_columns)
-        p = plan(qrels_source, run_source, measures, output, con, registry, dialect=engine.dialect,
-                 engine_inputs=engine_inputs(engine, engine_name, own_table, con), **options)
-    if any(m.param("tie_break") == "input_rank" for m in p.measures):
-        with dialect(engine.dialect):
-            require_ranks(p.run, engine.one, p.run.source_sql())
+    inputs are tables of the engine (engine_inputs). If planning fails, the engine is closed."""
+    try:
+        if session_options(options):
+            raise OptionError(f"memory_limit, temp_directory, threads and connection are DuckDB settings; they do not "
+                              f"apply on {engine_name}")
+        for name, what in (("slices", "slices="), ("queries", "segments (queries=, by=)")):
+            if options.get(name) not in (None, 1):
+                raise OptionError(f"{what} run on DuckDB only")
+        qrels_format, run_format = options.pop("qrels_format", None), options.pop("run_format", None)
+        qrels_columns, run_columns = options.pop("qrels_columns", None), options.pop("run_columns", None)
+        with session(None) as (con, registry):
+            qrels_source = source_of(qrels, "qrels", con, registry, qrels_format, qrels_columns)
+            run_source = source_of(run, "run", con, registry, run_format, run_columns)
+            p = plan(qrels_source, run_source, measures, output, con, registry, dialect=engine.dialect,
+                     engine_inputs=engine_inputs(engine, engine_name, own_table, con), **options)
+        if any(m.param("tie_break") == "input_rank" for m in p.measures):
+            with dialect(engine.dialect):
+                require_ranks(p.run, engine.one, p.run.source_sql())
+    except BaseException:
+        engine.close()
+        raise
     return p

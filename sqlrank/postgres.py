@@ -85,6 +85,10 @@ class PostgresEngine:
     def evaluate(self, p: Plan) -> Rows:
         return self.rows(p.text)
 
+    def close(self) -> None:
+        """The connection sqlrank opened, with the temporary tables its inputs were copied into."""
+        self.connection.close()
+
     def load(self, name: str, table) -> None:
         """A temporary table of the session holding an Arrow table (one COPY)."""
         cursor = self.connection.cursor()
@@ -127,8 +131,4 @@ def plan_on_postgres(qrels: Any, run: Any, measures: Any, output: str, dsn: str 
     def source_of(obj, kind, con, registry, format, columns):
         return postgres_source(obj, kind, engine, con, registry, format, columns)
 
-    try:
-        return foreign_plan(engine, "PostgreSQL", source_of, own_table, qrels, run, measures, output, **options), engine
-    except BaseException:
-        engine.connection.close()
-        raise
+    return foreign_plan(engine, "PostgreSQL", source_of, own_table, qrels, run, measures, output, **options), engine
