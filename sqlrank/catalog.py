@@ -51,20 +51,25 @@ class EngineInputs:
 
 def recommender_sql(measures: list[Measure], history: Any, items: Any, item_features: Any,
                     qrels: Source, run: Source, con: duckdb.DuckDBPyConnection, registry: Registry,
-                    engine: EngineInputs | None = None) -> dict | None:
+                    engine: EngineInputs | None = None, remove_seen: bool = False) -> dict | None:
     """SQL of the extra inputs the measures read (render_evaluation's ``recommender``), checked;
-    None when no measure reads them. With ``engine``, the SQL is the engine's: tables of its own are
-    read and checked there, anything else is read and checked by DuckDB and copied in."""
+    None when no measure reads them and ``remove_seen`` (which reads the history) is off. With
+    ``engine``, the SQL is the engine's: tables of its own are read and checked there, anything else
+    is read and checked by DuckDB and copied in."""
     given = {"history": history, "items": items, "item_features": item_features}
     if not beyond_accuracy(measures):
         for name, value in given.items():
-            if value is not None:
+            if value is not None and not (name == "history" and remove_seen):
+                also = " and by remove-seen" if name == "history" else ""
                 raise OptionError(f"{name.replace('_', '-')} is read by the measures beyond accuracy (Coverage, Gini, "
-                                  f"Novelty, AvgPop, TailPct, ILD, Serendipity); none is asked for")
-        return None
+                                  f"Novelty, AvgPop, TailPct, ILD, Serendipity){also}; none is asked for")
+        if not remove_seen:
+            return None
     for m in beyond_accuracy(measures):
         check_tie_break(m)  # what cannot be computed at all is said before what is missing
     needs = needed_inputs(measures)
+    if remove_seen:
+        needs["history"] = ["remove-seen"] + needs.get("history", [])
     if "catalog" in needs and history is None and items is None:
         raise OptionError(f"{', '.join(needs['catalog'])}: needs the item catalog: give the items (--items FILE, "
                           f"items=) or the history of interactions (--history FILE, history=)")

@@ -296,6 +296,11 @@ def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool) -> l
                 warnings.append(f"{near} run query ids match a judged query only after removing white space or "
                                 f"leading zeros, e.g. {example}; ids are compared exactly, so they are not evaluated "
                                 f"together")
+        if p.run.seen is not None and p.run.rows:
+            kept = con.execute(f"SELECT count(*) FROM ({run_sql}) AS run").fetchall()[0][0]
+            if kept == p.run.rows:
+                warnings.append(f"remove-seen left out no prediction: none of the run's {kept} (user, item) pairs is "
+                                f"in the history; check that both write user and item ids alike")
         rels = sorted({int(m.param("rel")) for m in p.measures if m.param("rel") is not None})
         for rel in rels[:1] if p.conventions.no_relevant == "zero" else ():
             count, example, queries = no_relevant(con, qrels_sql, rel)

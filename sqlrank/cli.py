@@ -202,7 +202,9 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
     rec = parser.add_argument_group("recommenders: inputs of the measures beyond accuracy")
     rec.add_argument("--history", metavar="FILE",
                      help="training interactions (user, item columns named as in the run): popularity, novelty, "
-                          "co-occurrence similarity")
+                          "co-occurrence similarity, --remove-seen")
+    rec.add_argument("--remove-seen", action="store_true", dest="remove_seen",
+                     help="leave each user's --history items out of the run before it is ranked and cut at k")
     rec.add_argument("--items", metavar="FILE", help="the item catalog (an item column): coverage and Gini")
     rec.add_argument("--item-features", metavar="FILE", dest="item_features",
                      help="an item column and a category (text) or features (a list of numbers) column: "
@@ -293,7 +295,7 @@ def evaluation_options(args: argparse.Namespace) -> dict:
     return dict(qrels_format=args.qrels_format, run_format=args.run_format,
                 qrels_columns=args.qrels_columns, run_columns=args.run_columns, queries=args.queries, by=args.by,
                 history=args.history, items=args.items, item_features=args.item_features,
-                **convention_options(args), **engine_arguments(args))
+                remove_seen=args.remove_seen, **convention_options(args), **engine_arguments(args))
 
 
 def convention_options(args: argparse.Namespace) -> dict:

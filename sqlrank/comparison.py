@@ -43,6 +43,7 @@ class Comparison:
     correction: str
     num_queries: int
     warnings: list[str] = field(default_factory=list)
+    removed_seen: bool = False  # every run was evaluated without each user's history items (remove_seen)
 
 
 def run_names(runs: Any, names: list[str] | None) -> tuple[list[str], list[Any]]:
@@ -136,7 +137,7 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
             table[column] = table[column].astype("Int64")
     kept = scores[scores["query_id"].isin(set(complete.index))].reset_index(drop=True)
     return Comparison(table, kept[["query_id", "run", "measure", "value"]], segments, labels, names_, conventions,
-                      test, correction, len(complete), warnings)
+                      test, correction, len(complete), warnings, result.removed_seen)
 
 
 def _row(segment, count, measure, label, values, base, is_baseline, aggregate, test, trials, seed, tolerance):

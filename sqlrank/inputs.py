@@ -60,6 +60,7 @@ class Source:
     implicit: bool = False  # implicit feedback: no label column, every listed pair has label 1
     rows: int | None = None  # how many rows validation counted
     query_name: str | None = None  # a copy's: what the input it was made of calls its query ids (user_id)
+    seen: str | None = None  # remove_seen: SQL of (query_id, doc_id) pairs (the history) left out of a typed run
     warnings: list[str] = field(default_factory=list)  # what was noticed while reading it
 
     @property
@@ -88,13 +89,23 @@ class Source:
     def sql(self, mode: str = "typed") -> str:
         """The input as SQL: from the temporary table when it was read once, else from the source."""
         if self.table is not None and mode in ("typed", "raw"):
-            return call_macro("_macros/inputs.sql", "materialized", self.table, self.kind, mode,
-                              self.score_from_rank, self.boolean_labels).strip()
+            return self._unseen(call_macro("_macros/inputs.sql", "materialized", self.table, self.kind, mode,
+                                           self.score_from_rank, self.boolean_labels).strip(), mode)
         return self.source_sql(mode)
 
     def source_sql(self, mode: str = "typed") -> str:
         """The input as SQL that reads the file (or table) itself: what users can run elsewhere,
         in the dialect being rendered (templates.dialect)."""
+        return self._unseen(self._read_sql(mode), mode)
+
+    def _unseen(self, sql: str, mode: str) -> str:
+        """A typed run without the pairs in ``seen`` (remove_seen); anything else as it is."""
+        if self.seen is None or mode != "typed":
+            return sql
+        return call_macro("_macros/inputs.sql", "unseen", sql, self.seen).strip()
+
+    def _read_sql(self, mode: str) -> str:
+        """The input as its source reads it, in the dialect being rendered."""
         path = (spark_path if current_dialect() == "spark" else duckdb_path)(self.path) if self.path else self.path
         if self.format == "trec":
             return call_macro("_macros/inputs.sql", "trec", path, self.kind, mode, self.groups,

@@ -59,8 +59,8 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
          qrels_columns: Mapping[str, str] | None = None, run_columns: Mapping[str, str] | None = None,
          preset: str | None = None, slices: int | None = None, queries: Any = None, by: str | None = None,
          dialect: str = "duckdb", relstring_length: int = 10, history: Any = None, items: Any = None,
-         item_features: Any = None, printable: bool = True, engine_inputs: EngineInputs | None = None,
-         **conventions: Any) -> Plan:
+         item_features: Any = None, remove_seen: bool = False, printable: bool = True,
+         engine_inputs: EngineInputs | None = None, **conventions: Any) -> Plan:
     """Everything an evaluation needs but running it. ``qrels`` may be a Source loaded before
     (several runs against the same judgments read them once). With ``by``, results are per
     segment of the query table ``queries`` (output "segments"). Output "relstring" (trec_eval's
@@ -68,6 +68,7 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     with judgment groups (trec_eval's -R qrels_jg) evaluate the run once per group. ``history``,
     ``items`` and ``item_features`` are the extra inputs of the recommender measures beyond
     accuracy (catalog.py), read where ``engine_inputs`` says on an engine other than DuckDB.
+    ``remove_seen=True`` leaves each user's history items out of the run before it is ranked.
     ``printable=False`` skips rendering the statement that reads the files themselves (``text`` is
     then the executed one): for callers that never show it."""
     resolved_conventions = resolve_conventions(preset, **conventions)
@@ -103,8 +104,20 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
         if by_run or segments is not None or slices not in (None, 1) or qrels_source.groups:
             raise OptionError(f"{names}: the measures beyond accuracy take one run, evaluated whole: not with runs "
                               f"stored together, segments, slices or judgment groups")
+    if not isinstance(remove_seen, bool):
+        raise OptionError(f"remove_seen={remove_seen!r} must be True or False")
+    if remove_seen:
+        if dialect != "duckdb" and engine_inputs is None:
+            raise OptionError(f"remove-seen reads the history where sqlrank runs the statement: in DuckDB, or on the "
+                              f"engine named with --engine; a printed {dialect} statement cannot read it")
+        if by_run:
+            raise OptionError("remove-seen takes one run: runs stored together (run_id) are keyed by run, not by user")
     recommender = recommender_sql(resolved_measures, history, items, item_features, qrels_source, run_source, con,
-                                  registry, engine_inputs if dialect != "duckdb" else None)
+                                  registry, engine_inputs if dialect != "duckdb" else None, remove_seen)
+    if remove_seen:  # every reader of the typed run (the statement, the checks after it) reads it without them
+        run_source = replace(run_source, seen=recommender["history"])
+    if not extra:
+        recommender = None  # the history of remove-seen is read in the run's SQL, not as the measures' inputs
 
     def statement(qrels_sql: str, run_sql: str, slice_index: int | None = None) -> str:
         if qrels_source.groups:  # a slice holds whole judgment groups: sliced after the run is keyed by group

@@ -59,6 +59,7 @@ class Result:
     num_queries: int
     warnings: list[str] = field(default_factory=list)
     query_label: str = "query_id"  # what printed results call query ids: the inputs' own name (user_id)
+    removed_seen: bool = False  # the run was evaluated without each user's history items (remove_seen)
 
     @cached_property
     def frame(self) -> "pd.DataFrame":
@@ -79,7 +80,8 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
     label = p.run.query_label or p.qrels.query_label or "query_id"
 
     def result(asked: Rows, summary: Rows, by_query: bool) -> Result:
-        return Result(asked, summary, p.text, p.conventions, p.measures, by_query, num_queries, warnings, label)
+        return Result(asked, summary, p.text, p.conventions, p.measures, by_query, num_queries, warnings, label,
+                      p.run.seen is not None)
 
     if p.segments is not None:  # the summary is the overall row (segment NULL) without the segment columns
         keep = [i for i, c in enumerate(columns) if c not in ("segment", "num_queries")]
@@ -226,6 +228,8 @@ def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result
     text.append("")
     text.append(f"queries: {result.num_queries}")
     text.append(f"conventions: {result.conventions.describe()}")
+    if result.removed_seen:
+        text.append("remove-seen: each user's history items were left out of the run before ranking")
     return "\n".join(text) + "\n"
 
 

@@ -79,6 +79,9 @@ def recommender_case() -> tuple[pd.DataFrame, str, dict]:
         items=str(folder / "items.csv"), item_features=str(folder / "item_features.csv"))
 
 
+REMOVE_SEEN_MEASURES = "HR@10 NDCG@10 MAP@10 Coverage@10 Novelty@10"  # on fixtures/recsys/unfiltered.parquet
+
+
 def assert_same_values(expected: pd.DataFrame, actual: pd.DataFrame, tol: float = 1e-12) -> None:
     """Two results (the same columns: keys and value) hold the same rows, their values within tol;
     the assertion shows the first rows that differ or are on one side only."""
@@ -100,6 +103,12 @@ def assert_beyond_accuracy_equals_duckdb(**engine) -> None:
         other = sqlrank.evaluate(qrels, run, measures, per_query=per_query, **engine, **options)
         assert len(duck) == (len(measures) * 200 if per_query else len(measures))
         assert_same_values(duck, other)
+    # without each user's history items (remove_seen): the run then differs from the predictions
+    seen = str(FIXTURES / "recsys" / "unfiltered.parquet")
+    duck = sqlrank.evaluate(qrels, seen, REMOVE_SEEN_MEASURES, per_query=True, remove_seen=True, **options)
+    assert_same_values(duck, sqlrank.evaluate(qrels, seen, REMOVE_SEEN_MEASURES, per_query=True, remove_seen=True,
+                                              **engine, **options))
+    assert not duck.equals(sqlrank.evaluate(qrels, seen, REMOVE_SEEN_MEASURES, per_query=True, **options))
 
 
 def engine_tables() -> dict[str, pd.DataFrame]:
@@ -118,4 +127,10 @@ def assert_engine_tables_equal_duckdb(**engine) -> None:
     expected = sqlrank.evaluate(qrels, run, measures, per_query=True, **options)
     got = sqlrank.evaluate(qrels, run, measures, per_query=True, qrels_columns=options["qrels_columns"],
                            history="seen", items="catalog", item_features="genres", **engine)
+    assert_same_values(expected, got)
+    # remove_seen with the history read where it is
+    run = str(FIXTURES / "recsys" / "unfiltered.parquet")
+    expected = sqlrank.evaluate(qrels, run, REMOVE_SEEN_MEASURES, per_query=True, remove_seen=True, **options)
+    got = sqlrank.evaluate(qrels, run, REMOVE_SEEN_MEASURES, per_query=True, remove_seen=True, history="seen",
+                           items="catalog", qrels_columns=options["qrels_columns"], **engine)
     assert_same_values(expected, got)

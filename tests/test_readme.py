@@ -78,10 +78,11 @@ def test_python_example_prints_what_it_shows(page, block, monkeypatch):
         pipeline, registry = ir_measures.DefaultPipeline.providers, ir_measures.providers.registry
         saved = (list(pipeline), dict(registry))
 
-        def restore():
+        def restore_providers():
             pipeline[:] = saved[0]
             registry.clear()
             registry.update(saved[1])
+        restore = restore_providers
     test = doctest.DocTestParser().get_doctest(block, {}, page, page, 0)
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     failures = []

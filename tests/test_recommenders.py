@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from conftest import FIXTURES
+from conftest import FIXTURES, close, peer
 
 CASES = sorted(p for p in (FIXTURES / "recommenders").iterdir() if p.is_dir())
 
@@ -119,31 +119,128 @@ def _reference(qrels, run, k, rel=1):
     return values
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_per_user_accuracy_equals_recbole_formulas(seed):
-    qrels, run = _generated(seed)
+K = 5
+NAMES = [f"HR@{K}", f"P@{K}", f"R@{K}", f"RR@{K}", f"AP@{K}", f"nDCG@{K}"]
+COLUMNS = dict(qrels_columns={"query_id": "user_id", "doc_id": "item_id", "relevance": "rating"},
+               run_columns={"query_id": "user_id", "doc_id": "item_id"})
+
+
+def _assert_equals_reference(qrels, run, expected, **options):
+    """RecBole's measures at K per user and their means, evaluated by sqlrank (preset recbole) on
+    _generated's data, equal the reference values ``expected`` (per user, by name)."""
     binary = qrels.assign(rating=(qrels.rating >= 1).astype(int))
-    k = 5
-    expected = _reference(qrels, run, k)
-    names = [f"HR@{k}", f"P@{k}", f"R@{k}", f"RR@{k}", f"AP@{k}", f"nDCG@{k}"]
-    columns = dict(qrels_columns={"query_id": "user_id", "doc_id": "item_id", "relevance": "rating"},
-                   run_columns={"query_id": "user_id", "doc_id": "item_id"})
-    got = sqlrank.evaluate(binary, run, names, per_query=True, preset="recbole", **columns)
-    summary = sqlrank.evaluate(binary, run, names, preset="recbole", **columns)
-    asked = dict(zip(summary.measure, names))  # shown as Success@5, AP(ap_denominator=min_num_rel_cutoff)@5
+    got = sqlrank.evaluate(binary, run, NAMES, per_query=True, preset="recbole", **COLUMNS, **options)
+    summary = sqlrank.evaluate(binary, run, NAMES, preset="recbole", **COLUMNS, **options)
+    asked = dict(zip(summary.measure, NAMES))  # shown as Success@5, AP(ap_denominator=min_num_rel_cutoff)@5
     assert set(got.user_id) == set(expected)  # users without positives are left out
-    assert len(got) == len(expected) * len(names)
+    assert len(got) == len(expected) * len(NAMES)
     for row in got.itertuples(index=False):
         want = expected[row.user_id][asked[row.measure]]
         assert math.isclose(row.value, want, rel_tol=1e-9, abs_tol=1e-12), (row, want)
     for shown, name in asked.items():
         mean = sum(v[name] for v in expected.values()) / len(expected)
         assert math.isclose(summary.set_index("measure").value[shown], mean, rel_tol=1e-9, abs_tol=1e-12)
+    return got
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_per_user_accuracy_equals_recbole_formulas(seed):
+    qrels, run = _generated(seed)
+    got = _assert_equals_reference(qrels, run, _reference(qrels, run, K))
     # the same users with every positive pair listed (implicit feedback: no label column)
     implicit = qrels[qrels.rating >= 1][["user_id", "item_id"]]
-    again = sqlrank.evaluate(implicit, run, names, per_query=True, preset="recbole", **{
-        "qrels_columns": {"query_id": "user_id", "doc_id": "item_id"}, "run_columns": columns["run_columns"]})
+    again = sqlrank.evaluate(implicit, run, NAMES, per_query=True, preset="recbole", **{
+        "qrels_columns": {"query_id": "user_id", "doc_id": "item_id"}, "run_columns": COLUMNS["run_columns"]})
     pd.testing.assert_frame_equal(again, got)
+
+
+# ---------------------------------------------------------------- remove_seen: history items left out
+
+def _with_history(seed: int):
+    """_generated's data and a history per user: some of the items the run recommends (for some users
+    all of them), items it never recommends, and repeated interactions."""
+    qrels, run = _generated(seed)
+    rng = random.Random(seed + 100)
+    history = []
+    for user, rows in run.groupby("user_id"):
+        items = list(rows.item_id)
+        count = min(len(items), rng.choice([0, 1, 2, len(items) // 2, len(items)]))
+        history += [(user, item) for item in rng.sample(items, count)]
+        history += [(user, f"i{n:02d}") for n in rng.sample(range(40, 60), 2)]
+    history += history[:7]
+    return qrels, run, pd.DataFrame(history, columns=["user_id", "item_id"])
+
+
+def _unseen(run, history):
+    """The run without the history's (user, item) pairs, filtered by pandas: the reference."""
+    seen = set(zip(history.user_id, history.item_id))
+    unseen = run[[pair not in seen for pair in zip(run.user_id, run.item_id)]]
+    assert 0 < len(unseen) < len(run) and set(unseen.user_id) < set(run.user_id)  # the data tests what it should
+    return unseen
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_remove_seen_equals_the_formulas_on_the_run_without_the_history(seed):
+    qrels, run, history = _with_history(seed)
+    expected = _reference(qrels, _unseen(run, history), K)
+    _assert_equals_reference(qrels, run, expected, history=history, remove_seen=True)
+
+
+def test_remove_seen_equals_pytrec_eval_on_the_run_without_the_history():
+    """trec_eval's conventions over whole rankings (AP, nDCG, recall below the cut): every rank after
+    a removed item moves up."""
+    pytrec_eval = peer("pytrec_eval")
+    qrels, run, history = _with_history(4)
+    judged, ranked = {}, {}
+    for user, item, label in qrels.itertuples(index=False):
+        judged.setdefault(user, {})[item] = int(label)
+    for user, item, score in _unseen(run, history).itertuples(index=False):
+        ranked.setdefault(user, {})[item] = float(score)
+    evaluator = pytrec_eval.RelevanceEvaluator(judged, {"map", "ndcg", "P", "recip_rank", "recall"})
+    expected = {user: {"AP": v["map"], "nDCG": v["ndcg"], "P@5": v["P_5"], "RR": v["recip_rank"],
+                       "R@10": v["recall_10"]} for user, v in evaluator.evaluate(ranked).items()}
+    got = sqlrank.evaluate(qrels, run, "AP nDCG P@5 RR R@10", per_query=True, history=history, remove_seen=True,
+                           **COLUMNS)
+    assert set(got.user_id) == set(expected)
+    for row in got.itertuples(index=False):
+        assert close(row.value, expected[row.user_id][row.measure], 1e-12), (row, expected[row.user_id])
+
+
+def test_remove_seen_is_said_and_checked(tmp_path):
+    qrels, run, history = _with_history(5)
+    with pytest.raises(sqlrank.OptionError, match="remove-seen: needs the history of interactions"):
+        sqlrank.evaluate(qrels, run, "P@5", remove_seen=True, **COLUMNS)
+    with pytest.raises(sqlrank.OptionError, match="remove_seen='yes' must be True or False"):
+        sqlrank.evaluate(qrels, run, "P@5", history=history, remove_seen="yes", **COLUMNS)
+    with pytest.raises(sqlrank.OptionError, match="history is read by the measures beyond accuracy .* and by "
+                                                  "remove-seen; none is asked for"):
+        sqlrank.evaluate(qrels, run, "P@5", history=history, **COLUMNS)
+    with pytest.raises(sqlrank.OptionError, match="a printed spark statement cannot read it"):
+        sqlrank.render(qrels, run, "P@5", dialect="spark", history=history, remove_seen=True, **COLUMNS)
+    runs = run.assign(run_id="a")
+    with pytest.raises(sqlrank.OptionError, match="remove-seen takes one run"):
+        sqlrank.evaluate(qrels, runs, "P@5", history=history, remove_seen=True, qrels_columns=COLUMNS["qrels_columns"],
+                         run_columns={**COLUMNS["run_columns"], "run_id": "run_id"})
+    # a history that shares no pair with the run (ids written otherwise) is a warning, not a silent no-op
+    with pytest.warns(sqlrank.SqlrankWarning, match="remove-seen left out no prediction: none of the run's "
+                                                     f"{len(run)} .user, item. pairs is in the history"):
+        sqlrank.evaluate(qrels, run, "P@5", history=history.assign(item_id="x" + history.item_id), remove_seen=True,
+                         **COLUMNS)
+    # compared with the run pandas filtered: the same values for every user, under remove_seen both
+    table = sqlrank.compare(qrels, {"all": run, "unseen": _unseen(run, history)}, "P@5 AP", history=history,
+                            remove_seen=True, **COLUMNS)
+    assert (table[table.run == "unseen"][["wins", "losses"]] == 0).all().all()
+    assert (table[table.run == "unseen"]["delta"] == 0).all()
+    # the command line: the option, and what the result says about it
+    for name, frame in (("qrels", qrels), ("run", run), ("history", history)):
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    out = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(tmp_path / "qrels.csv"), str(tmp_path / "run.csv"),
+                          "-m", "P@5", "--qrels-columns", "relevance=rating", "--history", str(tmp_path / "history.csv"),
+                          "--remove-seen", "--no-relevant", "skip"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    expected = _reference(qrels, _unseen(run, history), K)
+    assert out.stdout.splitlines()[2].split() == ["P@5", f"{sum(v['P@5'] for v in expected.values()) / len(expected):.4f}"]
+    assert "remove-seen: each user's history items were left out of the run before ranking" in out.stdout
 
 
 def test_users_without_positives_are_a_named_convention():

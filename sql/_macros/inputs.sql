@@ -159,6 +159,23 @@ read_csv({{ path | literal }}, header = {{ 'true' if header else 'false' }}, del
 {% for part in parts %}{{ part | ident }}{% if not loop.last %}.{% endif %}{% endfor %}
 {%- endmacro %}
 
+{#- A typed run without the (user, item) pairs of `seen_sql` (remove_seen: each user's history), as
+    recommenders leave out what a user already interacted with before they cut the list at k. -#}
+{% macro unseen(run_sql, seen_sql) %}
+SELECT predictions.*
+FROM (
+    {{ run_sql | indent(4) }}
+) AS predictions
+LEFT JOIN (
+    SELECT DISTINCT query_id, doc_id
+    FROM (
+        {{ seen_sql | indent(8) }}
+    ) AS history_rows
+) AS seen
+  ON seen.query_id = predictions.query_id AND seen.doc_id = predictions.doc_id
+WHERE seen.doc_id IS NULL
+{% endmacro %}
+
 {#- The run once for every judgment group of its query (trec_eval's qrels_jg): query ids
     become query || chr(31) || group, as in the qrels read with groups. -#}
 {% macro run_per_group(run_sql) %}
