@@ -344,6 +344,11 @@ REGISTRY: tuple[Family, ...] = (
     _entry("NumNonRelJudgedRet", "retrieved documents judged non-relevant (0 <= label < rel)", ["rel"],
            cutoff="none", aggregate="sum", integer=True, trec=(Trec("num_nonrel_judged_ret", 35),),
            reference="trec_eval m_num_nonrel_judged_ret.c"),
+    # Click logs: how well the scores order the judged items a query (user) was shown.
+    _entry("AUC", "area under the ROC curve of the retrieved judged documents: the share of (relevant, judged "
+           "non-relevant) pairs whose relevant document ranks higher; empty without both", ["rel"], cutoff="none",
+           aliases=("roc_auc", "uauc"), reference="Hanley & McNeil (1982); per user as in GAUC (Zhou et al., KDD "
+           "2018); sklearn roc_auc_score with tie_break=expected"),
     # Recommenders, beyond accuracy: items recommended in the top k (all retrieved without a cutoff).
     _entry("Coverage", "distinct items in the top k of all users, divided by the catalog's size (the items of "
            "--items and --history)", (), ["all_retrieved", "catalog"], aliases=("itemcoverage", "catalog_coverage"),

@@ -17,6 +17,7 @@ import pytest
 
 import sqlrank
 from conftest import FIXTURES, close, peer
+from generate import generate, to_dicts
 
 CASES = sorted(p for p in (FIXTURES / "recommenders").iterdir() if p.is_dir())
 
@@ -397,3 +398,35 @@ def test_equals_microsoft_recommenders_on_generated_data(tmp_path, seed):
         for user, value in theirs[name].items():
             assert math.isclose(ours[user], value, rel_tol=1e-9, abs_tol=1e-12), (name, user, ours[user], value)
         assert math.isclose(means[shown[name]], sum(theirs[name].values()) / len(theirs[name]), rel_tol=1e-9)
+
+
+# ---------------------------------------------------------------- AUC per user against scikit-learn
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("rel", [1, 2])
+def test_auc_per_query_equals_scikit_learn(seed, rel):
+    """On generated data (ties, unjudged and negative labels, queries on one side only): sklearn's
+    roc_auc_score of each query's retrieved judged documents (labels >= 0). With tie_break=expected
+    pairs of equal score count 1/2, as sklearn counts them; with the default tie-break, sklearn is
+    given trec_eval's order (score, then document id descending) as the score."""
+    metrics = peer("sklearn.metrics")
+    qrels, run = generate(seed)
+    judged, ranked = to_dicts(qrels, run)
+    expected, ordered = {}, {}
+    for query in judged.keys() & ranked.keys():
+        docs = [d for d in ranked[query] if judged[query].get(d, -1) >= 0]
+        labels = [int(judged[query][d] >= rel) for d in docs]
+        if 0 < sum(labels) < len(labels):  # AUC needs both classes; sqlrank leaves the value empty
+            expected[query] = metrics.roc_auc_score(labels, [ranked[query][d] for d in docs])
+            order = sorted(sorted(ranked[query], key=lambda d: d.encode(), reverse=True), key=lambda d: -ranked[query][d])
+            place = {d: i for i, d in enumerate(order)}
+            ordered[query] = metrics.roc_auc_score(labels, [-place[d] for d in docs])
+    assert len(expected) > 100 and any(expected[q] != ordered[q] for q in expected)  # ties that matter
+    for tie_break, want in (("expected", expected), ("trec_eval", ordered)):
+        got = sqlrank.evaluate(qrels, run, "AUC", rel=rel, tie_break=tie_break, per_query=True)
+        values = got.dropna(subset=["value"]).set_index("query_id").value
+        assert set(values.index) == set(want), tie_break
+        for query, value in values.items():
+            assert close(value, want[query], 1e-12), (tie_break, query, value, want[query])
+        mean = sqlrank.evaluate(qrels, run, "AUC", rel=rel, tie_break=tie_break).value[0]
+        assert close(mean, sum(want.values()) / len(want), 1e-12)
