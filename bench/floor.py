@@ -11,7 +11,7 @@ relevant document's rank among all retrieved documents) pays at least:
             run_ranked in sql/evaluate.sql (queries numbered, 4-byte partition key), written out
             here with nothing else computed;
   unique    the duplicate check (trec_eval stops on a document listed twice in a query):
-            sqlrank's validation pass (inputs.checked_pairs_sql, a sorted 64-bit hash of every
+            sqlrank's validation pass (validation.checked_pairs_sql, a sorted 64-bit hash of every
             (query, document) pair, neighbours compared) with no row checks folded in, the
             cheapest exact check measured (grouping or counting distinct pairs is slower);
   read      (TREC text only) the text read into a typed table by DuckDB's own CSV reader,
@@ -44,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from run import compile_sqlrank, data_files, run_tools  # noqa: E402
 
-from sqlrank.inputs import checked_pairs_sql  # noqa: E402
+from sqlrank.validation import checked_pairs_sql  # noqa: E402
 from sqlrank.templates import quote_literal  # noqa: E402
 
 TARGETS = {"Parquet": 6.0, "TREC text": 3.5}  # the ratios to pytrec_eval aimed for

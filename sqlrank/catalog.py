@@ -12,7 +12,8 @@ from typing import Any, Callable
 import duckdb
 
 from .errors import InputError, OptionError, duckdb_reason
-from .inputs import Registry, Source, Table, load_table
+from .inputs import Table, load_table
+from .sources import Registry, Source
 from .measures import FAMILIES, Measure
 from .templates import TYPES, call_macro, check_tie_break, dialect, quote_ident
 

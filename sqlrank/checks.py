@@ -14,7 +14,8 @@ import duckdb
 from .conventions import resolve_conventions
 from .engine import session, session_options
 from .errors import InputError, OptionError, duckdb_reason
-from .inputs import Source, load
+from .inputs import load
+from .sources import Source
 from .measures import FAMILIES
 from .planner import Plan, resolve_measures
 from .templates import call_macro, render_slice

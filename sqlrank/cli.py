@@ -18,7 +18,7 @@ from .conventions import (AP_DENOMINATORS, CORRECTIONS, DISCOUNTS, GAINS, IDEALS
 from .presets import PRESETS
 from .progress import configure, forget
 from .errors import MeasureError, OptionError, SqlrankError
-from .inputs import FORMATS
+from .sources import FORMATS
 from .measures import FAMILIES
 from .results import OUTPUT_FORMATS, write_output
 from .templates import DIALECTS

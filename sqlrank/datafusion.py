@@ -13,7 +13,8 @@ from typing import Any
 
 from .errors import InputError, OptionError
 from .foreign import copied_source, foreign_plan, validated_table
-from .inputs import Source, column_mapping
+from .inputs import column_mapping
+from .sources import Source
 from .planner import Plan
 from .results import Rows
 

@@ -12,7 +12,7 @@ from typing import Any, Iterator
 import duckdb
 
 from .errors import InputError, OptionError, duckdb_reason
-from .inputs import Registry
+from .sources import Registry
 from .planner import Plan
 from .progress import configure, forget, step
 from .results import Rows

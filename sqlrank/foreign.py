@@ -10,8 +10,9 @@ from typing import Any, Callable
 from .catalog import EngineInputs
 from .engine import session, session_options, to_arrow
 from .errors import InputError, OptionError
-from .inputs import (Source, Table, load, map_table_columns, read_boolean_labels, require_complete_rows,
-                     table_counts_sql)
+from .inputs import Table, load, map_table_columns, read_boolean_labels
+from .sources import Source
+from .validation import require_complete_rows, table_counts_sql
 from .planner import Plan, plan, require_ranks
 from .templates import dialect, quote_ident
 

@@ -1,224 +1,30 @@
-"""Inputs: find, read (in DuckDB) and validate qrels and runs.
+"""Inputs: find and read (in DuckDB) qrels, runs and plain tables.
 
-Every input becomes a ``Source``: SQL that yields ``query_id VARCHAR, doc_id VARCHAR`` and
-``relevance INTEGER`` (qrels) or ``score DOUBLE`` (run). Files are read by DuckDB itself;
-Python only decides the reader and, when something is wrong, says where.
+Every input becomes a ``Source`` (sources.py): SQL that yields ``query_id VARCHAR, doc_id VARCHAR``
+and ``relevance INTEGER`` (qrels) or ``score DOUBLE`` (run), validated (validation.py). Files are
+read by DuckDB itself; Python only decides the reader and, when something is wrong, says where.
 """
 from __future__ import annotations
 
 import glob as globlib
-import itertools
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 import duckdb
 
-from .errors import InputError, OptionError, duckdb_reason
+from .errors import InputError, duckdb_reason
 from .progress import step
-from .templates import call_macro, current_dialect, quote_ident
+from .sources import (DELIMITED, FLOAT_TYPES, FORMATS, IMPLICIT, INTEGER_TYPES, KINDS, TEXT_TYPES, TREC_LAYOUT,
+                      Registry, Source, duckdb_path)
+from .templates import call_macro, quote_ident
+from .validation import IrregularFields, validate
 
-FORMATS = ("trec", "csv", "tsv", "parquet", "csv-noheader", "tsv-noheader")
-DELIMITED = ("csv", "tsv", "csv-noheader", "tsv-noheader")  # -noheader: no header line, columns by position
-GROUP_SEPARATOR = "\x1f"  # joins query and judgment group in trec_eval's qrels_jg format
-KINDS = {"qrels": "relevance", "run": "score"}
 _SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
 _UNSUPPORTED = {".json", ".jsonl", ".ndjson", ".xlsx", ".xls", ".arrow", ".feather", ".ipc", ".orc",
                 ".avro", ".zip", ".bz2", ".xz", ".zst", ".7z", ".tar", ".h5", ".hdf5", ".pkl", ".pickle",
                 ".db", ".duckdb", ".sqlite"}
-_TEXT_TYPES = ("VARCHAR",)
-_INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-                  "UINTEGER", "UBIGINT", "UHUGEINT")
-_FLOAT_TYPES = ("FLOAT", "DOUBLE", "REAL")
-TREC_LAYOUT = {"qrels": "query_id iteration doc_id relevance", "run": "query_id Q0 doc_id rank score tag"}
-
-# Inputs that are tables of another engine, read by name: a Spark view or table, a PostgreSQL table,
-# a table of a DataFusion context.
-ENGINE_TABLES = ("spark", "postgres", "datafusion", "clickhouse")
-
-@dataclass
-class Source:
-    """One validated input, ready to be read by the evaluation statement."""
-
-    kind: str  # "qrels" or "run"
-    label: str  # what error messages call it: a path, "DataFrame", a table name
-    format: str  # trec, csv, tsv, parquet, dataframe, relation, table
-    reader: str = ""  # FROM-clause expression (tabular formats)
-    path: str | None = None
-    columns: dict[str, str] = field(default_factory=dict)
-    value_type: str = "VARCHAR"  # type of the relevance or score column as read
-    groups: bool = False  # TREC qrels_jg: query ids carry the judgment group (column 2)
-    split: str = "regex"  # TREC text: "space", "tab" or "regex" (any white space)
-    lines: str = "csv"  # TREC text: lines from DuckDB's CSV reader, or "text": the file split at line feeds
-    ranks: bool = True  # a TREC run's rank column (column 4) is read; False: NULL, for evaluations that never use it
-    table: str | None = None  # the temporary table the file was read into once, if any
-    parts: tuple[str, ...] = ()  # a table's name: [catalog.][schema.]table
-    run_from_file: bool = False  # runs stored together, one file each: run_id is the file's name
-    score_from_rank: bool = False  # a rank-only run: its "score" column is the rank (1 = best), negated
-    boolean_labels: bool = False  # qrels labels written true/false (text): 1 and 0
-    implicit: bool = False  # implicit feedback: no label column, every listed pair has label 1
-    rows: int | None = None  # how many rows validation counted
-    query_name: str | None = None  # a copy's: what the input it was made of calls its query ids (user_id)
-    seen: str | None = None  # remove_seen: SQL of (query_id, doc_id) pairs (the history) left out of a typed run
-    warnings: list[str] = field(default_factory=list)  # what was noticed while reading it
-
-    @property
-    def per_run(self) -> bool:
-        """Several runs in one input: query keys are run_id || chr(31) || query_id."""
-        return self.kind == "run" and bool(self.columns.get("run_id"))
-
-    @property
-    def rescannable(self) -> bool:
-        """Reading it again gives the same rows: a file, sqlrank's copy of one, a DataFrame. A
-        relation or view may not (USING SAMPLE, random()), so a statement reads those once."""
-        return self.format in ("trec", "parquet", "dataframe") + DELIMITED
-
-    @property
-    def query_label(self) -> str | None:
-        """The name the input gives its query ids (user_id), if it names them otherwise."""
-        name = self.query_name or self.columns.get("query_id")
-        if self.format.endswith("-noheader") or name in (None, "query_id"):
-            return None
-        return name
-
-    @property
-    def value_name(self) -> str:
-        return KINDS[self.kind]
-
-    def sql(self, mode: str = "typed") -> str:
-        """The input as SQL: from the temporary table when it was read once, else from the source."""
-        if self.table is not None and mode in ("typed", "raw"):
-            return self._unseen(call_macro("_macros/inputs.sql", "materialized", self.table, self.kind, mode,
-                                           self.score_from_rank, self.boolean_labels).strip(), mode)
-        return self.source_sql(mode)
-
-    def source_sql(self, mode: str = "typed") -> str:
-        """The input as SQL that reads the file (or table) itself: what users can run elsewhere,
-        in the dialect being rendered (templates.dialect)."""
-        return self._unseen(self._read_sql(mode), mode)
-
-    def _unseen(self, sql: str, mode: str) -> str:
-        """A typed run without the pairs in ``seen`` (remove_seen); anything else as it is."""
-        if self.seen is None or mode != "typed":
-            return sql
-        return call_macro("_macros/inputs.sql", "unseen", sql, self.seen).strip()
-
-    def _read_sql(self, mode: str) -> str:
-        """The input as its source reads it, in the dialect being rendered."""
-        path = (spark_path if current_dialect() == "spark" else duckdb_path)(self.path) if self.path else self.path
-        if self.format == "trec":
-            return call_macro("_macros/inputs.sql", "trec", path, self.kind, mode, self.groups,
-                              self.split, self.lines, self.ranks).strip()
-        reader = self.reader
-        if self.format in ENGINE_TABLES:  # a view or table in the Spark session or the PostgreSQL database
-            reader = call_macro("_macros/inputs.sql", "table", self.parts).strip()
-        elif current_dialect() != "duckdb":
-            if current_dialect() != "spark" and self.format != "table":
-                raise OptionError(f"{self.label}: the {current_dialect()} statement reads tables, not files; give "
-                                  f"table names (--engine {current_dialect()} copies files into temporary tables)")
-            if self.format == "parquet":
-                reader = call_macro("_macros/inputs.sql", "read_parquet", path, self.run_from_file).strip()
-            elif self.format == "table":
-                reader = call_macro("_macros/inputs.sql", "table", self.parts).strip()
-            elif self.format in DELIMITED:
-                raise OptionError(f"{self.label}: Spark SQL cannot read a CSV header inside a query; load it as a "
-                                  f"table or view first (spark.read.csv(path, header=True).createOrReplaceTempView"
-                                  f"(name)) and give that name, or use Parquet")
-            else:
-                raise OptionError(f"{self.label}: a {self.format} exists only in this Python process; for SQL to run "
-                                  f"elsewhere give a file path or a table name")
-        if self.implicit:
-            reader = f"(SELECT *, 1 AS {quote_ident(IMPLICIT)} FROM {reader}) AS implicit_feedback"
-        return call_macro("_macros/inputs.sql", "tabular", reader, self.columns, self.kind, mode,
-                          self.run_from_file, self.score_from_rank, self.boolean_labels).strip()
-
-    def where(self, position: int) -> str:
-        if self.format == "trec":
-            return f"{self.label}:{position}"
-        if self.format in ("csv", "tsv"):
-            return f"{self.label}:{position + 1}"  # line 1 is the header
-        if self.format in DELIMITED:
-            return f"{self.label}:{position}"
-        return f"{self.label} (row {position})"
-
-
-class Registry:
-    """Names registered in a connection for in-memory inputs; removed on close."""
-
-    def __init__(self, con: duckdb.DuckDBPyConnection):
-        self.con = con
-        self.names: list[str] = []
-        self.tables: list[str] = []
-        self._counter = itertools.count(1)
-        self._copies: str | None = None  # the compressed in-memory database copies are kept in, once attached
-
-    def name(self, kind: str) -> str:
-        return f"sqlrank_{kind}_{os.getpid()}_{id(self)}_{next(self._counter)}"
-
-    def materialize(self, sql: str, kind: str) -> str:
-        """Read once into a table (dropped on close) that the statements read as a temporary view.
-
-        The table lives in an in-memory database that DuckDB compresses (ATTACH ':memory:' (COMPRESS),
-        DuckDB 1.3 and later; a plain temporary table before): dictionaries, FSST and bit packing keep
-        a 10M-line TREC run in about 100 MB instead of 390 MB, for 0.6 s of compression. Beyond the
-        memory limit DuckDB spills it to disk either way."""
-        name = self.name(kind)
-        if self._copies is None:
-            self._copies = self.name("copies")
-            try:
-                self.con.execute(f"ATTACH ':memory:' AS {quote_ident(self._copies)} (COMPRESS)")
-            except duckdb.Error:  # an older DuckDB: uncompressed temporary tables
-                self._copies = ""
-        if not self._copies:
-            self.con.execute(f"CREATE TEMP TABLE {quote_ident(name)} AS {sql}")
-        else:
-            stored = f"{quote_ident(self._copies)}.{quote_ident(name)}"
-            self.con.execute(f"CREATE TABLE {stored} AS {sql}")
-            self.con.execute(f"CHECKPOINT {quote_ident(self._copies)}")  # compresses what was just written
-            self.con.execute(f"CREATE TEMP VIEW {quote_ident(name)} AS SELECT * FROM {stored}")
-        self.tables.append(name)
-        return name
-
-    def drop(self, name: str) -> None:
-        if self._copies:
-            self.con.execute(f"DROP VIEW IF EXISTS {quote_ident(name)}")
-            self.con.execute(f"DROP TABLE IF EXISTS {quote_ident(self._copies)}.{quote_ident(name)}")
-        else:
-            self.con.execute(f"DROP TABLE IF EXISTS {quote_ident(name)}")
-        self.tables.remove(name)
-
-    def register(self, obj: Any, kind: str) -> str:
-        name = self.name(kind)
-        if isinstance(obj, duckdb.DuckDBPyRelation):
-            obj.create_view(name, replace=True)
-        else:
-            self.con.register(name, obj)
-        self.names.append(name)
-        return name
-
-    def close(self) -> None:
-        for name in list(self.tables):
-            try:
-                self.drop(name)
-            except duckdb.Error:
-                pass
-        for name in self.names:
-            try:
-                self.con.unregister(name)
-            except duckdb.Error:
-                pass
-            try:
-                self.con.execute(f"DROP VIEW IF EXISTS {quote_ident(name)}")
-            except duckdb.Error:
-                pass
-        self.names.clear()
-        if self._copies:
-            try:
-                self.con.execute(f"DETACH {quote_ident(self._copies)}")
-            except duckdb.Error:
-                pass
-        self._copies = None
 
 
 def detect_format(path: str) -> str:
@@ -238,22 +44,6 @@ def detect_format(path: str) -> str:
                          f"with --qrels-format/--run-format")
     return "trec"
 
-
-def duckdb_path(path: str) -> str:
-    """A path for DuckDB's readers, which expand globs: a file that exists as written has its glob
-    characters put in brackets (run[1].txt is that file, not run1.txt); a pattern is left a pattern.
-    DuckDB expands no glob in a path holding a backslash, so such a path is left as it is."""
-    if "\\" in path or not os.path.exists(path):
-        return path
-    return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in path)
-
-
-def spark_path(path: str) -> str:
-    """A path for Spark's file sources, which always expand Hadoop globs: a file that exists as
-    written has its glob characters escaped; a pattern (no such file) is left a pattern."""
-    if not os.path.exists(path):
-        return path
-    return "".join("\\" + ch if ch in "\\*?[]{}" else ch for ch in path)
 
 
 def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
@@ -285,16 +75,13 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
     _read_once(source, con, registry)
     try:
         validate(source, con, allow_duplicates)
-    except _Irregular:  # some line is not split by the single character: read again, any white space
+    except IrregularFields:  # some line is not split by the single character: read again, any white space
         registry.drop(source.table)
         source.split = "regex"
         _read_once(source, con, registry)
         validate(source, con, allow_duplicates)
     return source
 
-
-class _Irregular(Exception):
-    """A TREC file read with the fast single-character split has a line that needs the regex."""
 
 
 def _read_once(source: Source, con: duckdb.DuckDBPyConnection, registry: Registry) -> None:
@@ -354,7 +141,6 @@ def column_mapping(kind: str, columns: Mapping[str, str] | None) -> dict[str, st
 
 # Column names recommender data uses, read as query_id and doc_id when those are absent and not mapped.
 RECOMMENDER_NAMES = {"query_id": "user_id", "doc_id": "item_id"}
-IMPLICIT = "sqlrank_implicit_label"  # the label column sqlrank adds to implicit feedback (always 1)
 
 
 def implicit_feedback(mapping: dict[str, str], types: Mapping[str, str]) -> bool:
@@ -550,36 +336,6 @@ def read_boolean_labels(source: Source, count: Callable[[str], int]) -> None:
     source.boolean_labels = count(f"SELECT count(*) FROM {table} AS labels WHERE {label} IN ('true', 'false')") > 0
 
 
-def table_counts_sql(source: Source) -> str:
-    """What require_complete_rows checks of a table another engine reads where it is (Spark,
-    PostgreSQL, ClickHouse, DataFusion), as one query in the dialect being rendered: rows without
-    an id, rows without a value (NULL or NaN), all rows, distinct (query, document) pairs."""
-    typed, value = source.source_sql(), source.value_name
-    nan = call_macro("_macros/dialect.sql", "is_nan", value)
-    return f"""
-        SELECT SUM(CASE WHEN query_id IS NULL OR doc_id IS NULL THEN 1 ELSE 0 END) AS missing_ids,
-               SUM(CASE WHEN {value} IS NULL OR {nan} THEN 1 ELSE 0 END) AS missing_values,
-               count(*) AS total_rows,
-               (SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id FROM ({typed}) AS d) AS pairs) AS distinct_pairs
-        FROM ({typed}) AS typed"""
-
-
-def require_complete_rows(source: Source, missing_ids: int | None, missing_values: int | None, rows: int,
-                          pairs: int) -> None:
-    """The counts of a table another engine validated in place (table_counts_sql): every row has
-    both ids and a value (not NaN), no (query, document) pair repeats, and there is a row at all.
-    The sums are NULL (None) for a table without rows."""
-    if missing_ids:
-        raise InputError(f"{source.label}: {missing_ids} rows have no query_id or doc_id")
-    if missing_values:
-        raise InputError(f"{source.label}: {missing_values} rows have no {source.value_name} (NULL or NaN)")
-    if rows != pairs:
-        raise InputError(f"{source.label}: {rows - pairs} rows repeat a (query_id, doc_id) pair; each document "
-                         f"may appear once per query")
-    if not rows:
-        raise InputError(f"{source.label}: the table has no rows")
-
-
 def positional_mapping(kind: str, mapping: dict[str, str]) -> dict[str, str]:
     """A headerless file's columns are column0, column1, ...: unless mapped otherwise, they hold
     query_id, doc_id and the relevance (qrels) or score (run), in that order."""
@@ -632,13 +388,13 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
     base = value_type.split("(")[0]
     if base == "BOOLEAN" and source.kind == "qrels":  # clicked / not clicked: labels 1 and 0
         pass
-    elif base not in _TEXT_TYPES + _INTEGER_TYPES + _FLOAT_TYPES and not base.startswith("DECIMAL"):
+    elif base not in TEXT_TYPES + INTEGER_TYPES + FLOAT_TYPES and not base.startswith("DECIMAL"):
         raise InputError(f"{source.label}: column {mapping[source.value_name]!r} ({source.value_name}) has type "
                          f"{value_type}; it must hold numbers")
     source.value_type = "DECIMAL" if base.startswith("DECIMAL") else base
     for canonical in ("query_id", "doc_id"):
         id_type = types[mapping[canonical]]
-        if id_type.split("(")[0] in _FLOAT_TYPES + ("DECIMAL",):
+        if id_type.split("(")[0] in FLOAT_TYPES + ("DECIMAL",):
             raise InputError(f"{source.label}: column {mapping[canonical]!r} ({canonical}) is {id_type}; ids must be "
                              f"text or integers so that they compare exactly; store them as strings")
     return source
@@ -664,152 +420,6 @@ def missing_columns_message(label: str, kind: str, missing: list[tuple[str, str]
         hints.append("or relevance= for implicit feedback: every listed pair is relevant")
     return (f"{label}: no column{'s' if len(missing) > 1 else ''} {names} (columns: {', '.join(columns) or 'none'}); "
             + "; ".join(hints))
-
-
-# ---------------------------------------------------------------- validation
-
-def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: bool = False) -> None:
-    """Check what would make a number wrong; raise an InputError that says where.
-
-    One pass, as cheap as it gets: it sorts a 64-bit hash of each (query, document) pair and
-    counts neighbours that are equal, which finds every duplicate (two copies of a pair share their
-    hash) faster than grouping the strings; a row that fails a check has no hash and is counted
-    apart. Only when something looks wrong is the source read again: each kind of bad row counted
-    and the first located by line number, and duplicates confirmed on the exact ids (a hash
-    collision alone is not an error). With allow_duplicates, the pass only counts."""
-    raw = source.sql("raw")
-    problems = _problem_conditions(source)
-    if source.format == "trec" and source.split != "regex":
-        problems = {"irregular": ("bad_fields", None), **problems}
-    per_check = ", ".join(["count(*)"] + [f"count(*) FILTER (WHERE {cond})" for cond, _ in problems.values()])
-    count_per_check = f"SELECT {per_check} FROM ({raw}) AS checked"
-    try:
-        if allow_duplicates:
-            with step(con, f"checking {source.label}"):
-                total, *bad = con.execute(count_per_check).fetchall()[0]
-            duplicated = False
-        else:
-            failing = " OR ".join(f"({cond})" for cond, _ in problems.values())
-            with step(con, f"checking {source.label} and looking for repeated documents"):
-                total, failed, repeats = con.execute(checked_pairs_sql(raw, failing)).fetchall()[0]
-            bad = [0] * len(problems)
-            if failed:  # which checks: the slow path, taken only for a bad input
-                total, *bad = con.execute(count_per_check).fetchall()[0]
-            duplicated = not failed and repeats > 0
-    except duckdb.Error as exc:
-        raise InputError(f"{source.label}: cannot read the {source.kind}: {duckdb_reason(exc)}") from None
-    if not total:
-        raise InputError(f"{source.label}: the {source.kind} has no data rows")
-    source.rows = total
-    for (name, (cond, message)), count in zip(problems.items(), bad):
-        if not count:
-            continue
-        if name == "irregular":
-            raise _Irregular()
-        found = con.execute(
-            f"SELECT * FROM ({source.sql('numbered')}) AS checked WHERE {cond} ORDER BY position LIMIT 1"
-        ).fetchall()[0]
-        cols = [d[0] for d in con.description]
-        record = dict(zip(cols, found))
-        more = f" ({count} rows in all)" if count > 1 else ""
-        raise InputError(f"{source.where(record['position'])}: {message(record)}{more}")
-    if duplicated:
-        report_duplicates(source, con, raw)
-    if source.kind == "qrels" and source.value_type in _TEXT_TYPES and source.format != "trec":
-        source.boolean_labels = con.execute(
-            f"SELECT count(*) FILTER (WHERE lower(trim(relevance)) IN ('true', 'false')) > 0 FROM ({raw}) AS labels"
-        ).fetchall()[0][0]
-
-
-def checked_pairs_sql(rows_sql: str, failing: str) -> str:
-    """Validation's one pass: (rows, rows where `failing` holds, rows that share their hash with
-    the row before). A failing row's pair is NULL: it is left out of the comparison and counted."""
-    return (f"SELECT count(*), count(*) FILTER (WHERE pair IS NULL), count(*) FILTER (WHERE pair = previous) "
-            f"FROM (SELECT pair, LAG(pair) OVER (ORDER BY pair) AS previous "
-            f"FROM (SELECT CASE WHEN {failing} THEN NULL ELSE hash(query_id, doc_id) END AS pair "
-            f"FROM ({rows_sql}) AS checked) AS pairs) AS sorted")
-
-
-def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
-    kind, value = source.kind, source.value_name
-    checks: dict[str, tuple[str, Any]] = {}
-    layout = TREC_LAYOUT[kind]
-    if source.format == "trec":
-        if kind == "run":
-            checks["malformed"] = ("bad_fields", lambda r: (
-                f"malformed run line: expected 6 fields '{layout}', found {r['field_count']}: {r['line']!r}; "
-                f"fix the line, or name the format with --run-format if this is not a TREC run"))
-        else:
-            checks["malformed"] = ("bad_fields", lambda r: (
-                f"malformed qrels line: expected 4 fields '{layout}', found {r['field_count']}: {r['line']!r}; "
-                f"fix the line, or name the format with --qrels-format if this is not TREC qrels"))
-    col = source.columns.get
-    if source.per_run:
-        checks["bad_run_id"] = ("run_id IS NULL OR run_id = '' OR contains(run_id, chr(31))", lambda r: (
-            f"empty run_id (column {col('run_id')!r}) or one holding the character chr(31); every row of runs "
-            f"stored together needs the name of its run"))
-    for canonical in ("query_id", "doc_id"):
-        name = col(canonical, canonical)
-        checks[f"null_{canonical}"] = (f"{canonical} IS NULL OR {canonical} = ''", lambda r, c=canonical, n=name: (
-            f"empty {c} (column {n!r}); every row needs a query and a document id"))
-    vname = col(value, value)
-    if kind == "run":
-        if source.value_type in _TEXT_TYPES:
-            checks["bad_score"] = ("TRY_CAST(score AS DOUBLE) IS NULL", lambda r: (
-                f"score {r['score']!r} (column {vname!r}) is not a number" if r["score"] not in (None, "") else
-                f"empty score (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; every "
-                f"row needs a score: fill it in or drop the row"))
-            checks["nan_score"] = ("isnan(TRY_CAST(score AS DOUBLE))", lambda r: (
-                f"score is NaN (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; "
-                f"NaN cannot be ranked: replace it with a number"))
-        else:
-            checks["bad_score"] = ("score IS NULL", lambda r: (
-                f"missing score (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}"))
-            checks["nan_score"] = ("isnan(CAST(score AS DOUBLE))", lambda r: (
-                f"score is NaN (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; "
-                f"NaN cannot be ranked: replace it with a number"))
-    else:
-        if source.value_type == "BOOLEAN":
-            cond = "relevance IS NULL"
-        elif source.value_type in _TEXT_TYPES:
-            cond = (r"relevance IS NULL OR NOT (regexp_full_match(relevance, '[+-]?[0-9]{1,9}') "
-                    r"OR lower(trim(relevance)) IN ('true', 'false'))")
-        elif source.value_type in _INTEGER_TYPES:
-            cond = "relevance IS NULL OR abs(relevance) > 999999999"
-        else:
-            cond = ("relevance IS NULL OR NOT isfinite(CAST(relevance AS DOUBLE)) "
-                    "OR CAST(relevance AS DOUBLE) <> round(CAST(relevance AS DOUBLE)) OR abs(relevance) > 999999999")
-        checks["bad_relevance"] = (cond, lambda r: (
-            f"relevance {r['relevance']!r} (column {vname!r}) for document {r['doc_id']!r} of query "
-            f"{r['query_id']!r} is not an integer label; relevance labels are whole numbers such as 0, 1, 2 (or true and false)"))
-    return checks
-
-
-def report_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str) -> None:
-    """Raise the error for the first (query, document) pair that raw (SQL of query_id, doc_id rows)
-    holds more than once; return when none does (a hash collision only)."""
-    found = con.execute(
-        f"SELECT query_id, doc_id, count(*) AS copies, count(*) OVER () AS pairs FROM ({raw}) AS checked "
-        f"GROUP BY query_id, doc_id HAVING count(*) > 1 ORDER BY query_id, doc_id LIMIT 1").fetchall()
-    if not found:
-        return  # only a hash collision: every (query, document) pair is distinct
-    dup = found[0]
-    query_id, doc_id, copies, pairs = dup
-    if source.groups:
-        base, group = query_id.split(GROUP_SEPARATOR, 1)
-        query_id = f"{base}' judgment group '{group}"
-    positions = [r[0] for r in con.execute(
-        f"SELECT position FROM ({source.sql('numbered')}) AS checked WHERE query_id = $1 AND doc_id = $2 "
-        f"ORDER BY position LIMIT 2", [dup[0], doc_id]).fetchall()]
-    where = source.where(positions[0]) if positions else source.label
-    also = f" (again at {source.where(positions[1])})" if len(positions) > 1 else ""
-    more = f"; {pairs - 1} more duplicated pairs" if pairs > 1 else ""
-    what = "judged" if source.kind == "qrels" else "ranked"
-    raise InputError(
-        f"{where}: document {doc_id!r} is {what} {copies} times for query {query_id!r}{also}{more}; each "
-        f"(query, document) pair must appear once: remove the duplicates (trec_eval stops on them too)")
-
-
 
 
 # ---------------------------------------------------------------- plain tables

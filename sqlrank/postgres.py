@@ -14,7 +14,8 @@ from typing import Any
 
 from .errors import InputError, OptionError
 from .foreign import copied_source, foreign_plan, validated_table
-from .inputs import Source, column_mapping, is_dataframe
+from .inputs import column_mapping, is_dataframe
+from .sources import Source
 from .planner import Plan
 from .results import Rows
 

@@ -20,8 +20,10 @@ from typing import Any
 from .catalog import EngineInputs
 from .engine import session, session_options, to_arrow
 from .errors import InputError, OptionError
-from .inputs import (DELIMITED, Source, Table, column_mapping, detect_format, is_dataframe, load, map_table_columns,
-                     positional_mapping, read_boolean_labels, require_complete_rows, table_counts_sql)
+from .inputs import (Table, column_mapping, detect_format, is_dataframe, load, map_table_columns, positional_mapping,
+                     read_boolean_labels)
+from .sources import DELIMITED, Source
+from .validation import require_complete_rows, table_counts_sql
 from .planner import Plan, plan
 from .results import Rows
 from .templates import call_macro, dialect, quote_ident

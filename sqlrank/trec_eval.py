@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from .conventions import resolve_conventions
 from .engine import DuckDBEngine, session
 from .errors import InputError, MeasureError
-from .inputs import GROUP_SEPARATOR, Source, load, report_duplicates
+from .inputs import load
+from .sources import GROUP_SEPARATOR, Source
+from .validation import report_duplicates
 from .measures import Measure, parse_measure
 from .registry import REGISTRY
 from .planner import MAX_SLICES, plan

@@ -187,13 +187,13 @@ def test_a_hash_collision_alone_is_not_reported_as_a_duplicate(tmp_path):
     duplicate or a collision, and the exact check that follows must tell them apart."""
     import duckdb
 
-    from sqlrank import inputs
+    from sqlrank import inputs, sources, validation
 
     write_files(tmp_path, {"run.txt": GOOD_RUN, "dup.txt": GOOD_RUN + "q2 Q0 d1 2 0.1 t\n"})
     con = duckdb.connect()
-    registry = inputs.Registry(con)
+    registry = sources.Registry(con)
     clean = inputs.load(str(tmp_path / "run.txt"), "run", con, registry)
-    assert inputs.report_duplicates(clean, con, clean.sql("raw")) is None  # what a collision leads to
+    assert validation.report_duplicates(clean, con, clean.sql("raw")) is None  # what a collision leads to
     with pytest.raises(InputError, match=r"dup.txt:3: document 'd1' is ranked 2 times"):
         inputs.load(str(tmp_path / "dup.txt"), "run", con, registry)
 

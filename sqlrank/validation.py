@@ -1,0 +1,193 @@
+"""Validation of a located input: one pass that finds what would make a number wrong (an empty
+id, a score that is no number, a label that is no integer, a (query, document) pair twice) and
+an error that says where; and the same checks of a table another engine reads in place."""
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+
+from .errors import InputError, duckdb_reason
+from .progress import step
+from .sources import GROUP_SEPARATOR, INTEGER_TYPES, TEXT_TYPES, TREC_LAYOUT, Source
+from .templates import call_macro
+
+
+class IrregularFields(Exception):
+    """A TREC file read with the fast single-character split has a line that needs the regex."""
+
+
+def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: bool = False) -> None:
+    """Check what would make a number wrong; raise an InputError that says where.
+
+    One pass, as cheap as it gets: it sorts a 64-bit hash of each (query, document) pair and
+    counts neighbours that are equal, which finds every duplicate (two copies of a pair share their
+    hash) faster than grouping the strings; a row that fails a check has no hash and is counted
+    apart. Only when something looks wrong is the source read again: each kind of bad row counted
+    and the first located by line number, and duplicates confirmed on the exact ids (a hash
+    collision alone is not an error). With allow_duplicates, the pass only counts."""
+    raw = source.sql("raw")
+    problems = _problem_conditions(source)
+    if source.format == "trec" and source.split != "regex":
+        problems = {"irregular": ("bad_fields", None), **problems}
+    per_check = ", ".join(["count(*)"] + [f"count(*) FILTER (WHERE {cond})" for cond, _ in problems.values()])
+    count_per_check = f"SELECT {per_check} FROM ({raw}) AS checked"
+    try:
+        if allow_duplicates:
+            with step(con, f"checking {source.label}"):
+                total, *bad = con.execute(count_per_check).fetchall()[0]
+            duplicated = False
+        else:
+            failing = " OR ".join(f"({cond})" for cond, _ in problems.values())
+            with step(con, f"checking {source.label} and looking for repeated documents"):
+                total, failed, repeats = con.execute(checked_pairs_sql(raw, failing)).fetchall()[0]
+            bad = [0] * len(problems)
+            if failed:  # which checks: the slow path, taken only for a bad input
+                total, *bad = con.execute(count_per_check).fetchall()[0]
+            duplicated = not failed and repeats > 0
+    except duckdb.Error as exc:
+        raise InputError(f"{source.label}: cannot read the {source.kind}: {duckdb_reason(exc)}") from None
+    if not total:
+        raise InputError(f"{source.label}: the {source.kind} has no data rows")
+    source.rows = total
+    for (name, (cond, message)), count in zip(problems.items(), bad):
+        if not count:
+            continue
+        if name == "irregular":
+            raise IrregularFields()
+        found = con.execute(
+            f"SELECT * FROM ({source.sql('numbered')}) AS checked WHERE {cond} ORDER BY position LIMIT 1"
+        ).fetchall()[0]
+        cols = [d[0] for d in con.description]
+        record = dict(zip(cols, found))
+        more = f" ({count} rows in all)" if count > 1 else ""
+        raise InputError(f"{source.where(record['position'])}: {message(record)}{more}")
+    if duplicated:
+        report_duplicates(source, con, raw)
+    if source.kind == "qrels" and source.value_type in TEXT_TYPES and source.format != "trec":
+        source.boolean_labels = con.execute(
+            f"SELECT count(*) FILTER (WHERE lower(trim(relevance)) IN ('true', 'false')) > 0 FROM ({raw}) AS labels"
+        ).fetchall()[0][0]
+
+
+def checked_pairs_sql(rows_sql: str, failing: str) -> str:
+    """Validation's one pass: (rows, rows where `failing` holds, rows that share their hash with
+    the row before). A failing row's pair is NULL: it is left out of the comparison and counted."""
+    return (f"SELECT count(*), count(*) FILTER (WHERE pair IS NULL), count(*) FILTER (WHERE pair = previous) "
+            f"FROM (SELECT pair, LAG(pair) OVER (ORDER BY pair) AS previous "
+            f"FROM (SELECT CASE WHEN {failing} THEN NULL ELSE hash(query_id, doc_id) END AS pair "
+            f"FROM ({rows_sql}) AS checked) AS pairs) AS sorted")
+
+
+def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
+    kind, value = source.kind, source.value_name
+    checks: dict[str, tuple[str, Any]] = {}
+    layout = TREC_LAYOUT[kind]
+    if source.format == "trec":
+        if kind == "run":
+            checks["malformed"] = ("bad_fields", lambda r: (
+                f"malformed run line: expected 6 fields '{layout}', found {r['field_count']}: {r['line']!r}; "
+                f"fix the line, or name the format with --run-format if this is not a TREC run"))
+        else:
+            checks["malformed"] = ("bad_fields", lambda r: (
+                f"malformed qrels line: expected 4 fields '{layout}', found {r['field_count']}: {r['line']!r}; "
+                f"fix the line, or name the format with --qrels-format if this is not TREC qrels"))
+    col = source.columns.get
+    if source.per_run:
+        checks["bad_run_id"] = ("run_id IS NULL OR run_id = '' OR contains(run_id, chr(31))", lambda r: (
+            f"empty run_id (column {col('run_id')!r}) or one holding the character chr(31); every row of runs "
+            f"stored together needs the name of its run"))
+    for canonical in ("query_id", "doc_id"):
+        name = col(canonical, canonical)
+        checks[f"null_{canonical}"] = (f"{canonical} IS NULL OR {canonical} = ''", lambda r, c=canonical, n=name: (
+            f"empty {c} (column {n!r}); every row needs a query and a document id"))
+    vname = col(value, value)
+    if kind == "run":
+        if source.value_type in TEXT_TYPES:
+            checks["bad_score"] = ("TRY_CAST(score AS DOUBLE) IS NULL", lambda r: (
+                f"score {r['score']!r} (column {vname!r}) is not a number" if r["score"] not in (None, "") else
+                f"empty score (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; every "
+                f"row needs a score: fill it in or drop the row"))
+            checks["nan_score"] = ("isnan(TRY_CAST(score AS DOUBLE))", lambda r: (
+                f"score is NaN (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; "
+                f"NaN cannot be ranked: replace it with a number"))
+        else:
+            checks["bad_score"] = ("score IS NULL", lambda r: (
+                f"missing score (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}"))
+            checks["nan_score"] = ("isnan(CAST(score AS DOUBLE))", lambda r: (
+                f"score is NaN (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; "
+                f"NaN cannot be ranked: replace it with a number"))
+    else:
+        if source.value_type == "BOOLEAN":
+            cond = "relevance IS NULL"
+        elif source.value_type in TEXT_TYPES:
+            cond = (r"relevance IS NULL OR NOT (regexp_full_match(relevance, '[+-]?[0-9]{1,9}') "
+                    r"OR lower(trim(relevance)) IN ('true', 'false'))")
+        elif source.value_type in INTEGER_TYPES:
+            cond = "relevance IS NULL OR abs(relevance) > 999999999"
+        else:
+            cond = ("relevance IS NULL OR NOT isfinite(CAST(relevance AS DOUBLE)) "
+                    "OR CAST(relevance AS DOUBLE) <> round(CAST(relevance AS DOUBLE)) OR abs(relevance) > 999999999")
+        checks["bad_relevance"] = (cond, lambda r: (
+            f"relevance {r['relevance']!r} (column {vname!r}) for document {r['doc_id']!r} of query "
+            f"{r['query_id']!r} is not an integer label; relevance labels are whole numbers such as 0, 1, 2 (or true and false)"))
+    return checks
+
+
+def report_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str) -> None:
+    """Raise the error for the first (query, document) pair that raw (SQL of query_id, doc_id rows)
+    holds more than once; return when none does (a hash collision only)."""
+    found = con.execute(
+        f"SELECT query_id, doc_id, count(*) AS copies, count(*) OVER () AS pairs FROM ({raw}) AS checked "
+        f"GROUP BY query_id, doc_id HAVING count(*) > 1 ORDER BY query_id, doc_id LIMIT 1").fetchall()
+    if not found:
+        return  # only a hash collision: every (query, document) pair is distinct
+    dup = found[0]
+    query_id, doc_id, copies, pairs = dup
+    if source.groups:
+        base, group = query_id.split(GROUP_SEPARATOR, 1)
+        query_id = f"{base}' judgment group '{group}"
+    positions = [r[0] for r in con.execute(
+        f"SELECT position FROM ({source.sql('numbered')}) AS checked WHERE query_id = $1 AND doc_id = $2 "
+        f"ORDER BY position LIMIT 2", [dup[0], doc_id]).fetchall()]
+    where = source.where(positions[0]) if positions else source.label
+    also = f" (again at {source.where(positions[1])})" if len(positions) > 1 else ""
+    more = f"; {pairs - 1} more duplicated pairs" if pairs > 1 else ""
+    what = "judged" if source.kind == "qrels" else "ranked"
+    raise InputError(
+        f"{where}: document {doc_id!r} is {what} {copies} times for query {query_id!r}{also}{more}; each "
+        f"(query, document) pair must appear once: remove the duplicates (trec_eval stops on them too)")
+
+
+
+
+
+def table_counts_sql(source: Source) -> str:
+    """What require_complete_rows checks of a table another engine reads where it is (Spark,
+    PostgreSQL, ClickHouse, DataFusion), as one query in the dialect being rendered: rows without
+    an id, rows without a value (NULL or NaN), all rows, distinct (query, document) pairs."""
+    typed, value = source.source_sql(), source.value_name
+    nan = call_macro("_macros/dialect.sql", "is_nan", value)
+    return f"""
+        SELECT SUM(CASE WHEN query_id IS NULL OR doc_id IS NULL THEN 1 ELSE 0 END) AS missing_ids,
+               SUM(CASE WHEN {value} IS NULL OR {nan} THEN 1 ELSE 0 END) AS missing_values,
+               count(*) AS total_rows,
+               (SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id FROM ({typed}) AS d) AS pairs) AS distinct_pairs
+        FROM ({typed}) AS typed"""
+
+
+def require_complete_rows(source: Source, missing_ids: int | None, missing_values: int | None, rows: int,
+                          pairs: int) -> None:
+    """The counts of a table another engine validated in place (table_counts_sql): every row has
+    both ids and a value (not NaN), no (query, document) pair repeats, and there is a row at all.
+    The sums are NULL (None) for a table without rows."""
+    if missing_ids:
+        raise InputError(f"{source.label}: {missing_ids} rows have no query_id or doc_id")
+    if missing_values:
+        raise InputError(f"{source.label}: {missing_values} rows have no {source.value_name} (NULL or NaN)")
+    if rows != pairs:
+        raise InputError(f"{source.label}: {rows - pairs} rows repeat a (query_id, doc_id) pair; each document "
+                         f"may appear once per query")
+    if not rows:
+        raise InputError(f"{source.label}: the table has no rows")
+
