@@ -7,7 +7,7 @@ by DuckDB from the inputs as sqlrank reads them; nothing is modified.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 import duckdb
 
@@ -77,7 +77,12 @@ def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -
 SHALLOW = 100  # cutoffs up to this keep a (k + 1)-score heap per query in the counting pass itself
 
 
-def count_ties(con, run_sql: str, cutoffs: list[int], slices: int = 1) -> list[int]:
+class Ties(NamedTuple):
+    counts: list[int]  # per cutoff, the queries with a tie across it
+    rows: int  # the run's rows, counted on the way
+
+
+def count_ties(con, run_sql: str, cutoffs: list[int], slices: int = 1) -> Ties:
     """Per cutoff k, the queries whose documents at ranks k and k + 1 have the same score (so that
     which documents are in the top k depends on the tie-break). No sort: one pass per slice of
     queries (as the evaluation itself is sliced when the run is larger than memory) counts each
@@ -86,19 +91,21 @@ def count_ties(con, run_sql: str, cutoffs: list[int], slices: int = 1) -> list[i
     (no rank k + 1, no tie across k)."""
     shallow = [int(k) for k in cutoffs if k <= SHALLOW]
     found = dict.fromkeys(cutoffs, 0)
+    total = 0
     for index in range(slices):
         rows = run_sql if slices == 1 else render_slice(run_sql, slices, index)
-        longest, *counts = _one(con, _ties_sql(rows, shallow, longest=True))
+        longest, count_rows, *counts = _one(con, _ties_sql(rows, shallow, longest=True))
+        total += count_rows or 0
         deep = [int(k) for k in cutoffs if k > SHALLOW and longest is not None and k < longest]
         if deep:
             counts += _one(con, _ties_sql(rows, deep))
         for k, count in zip(shallow + deep, counts):
             found[k] += count
-    return [found[k] for k in cutoffs]
+    return Ties([found[k] for k in cutoffs], total)
 
 
 def _ties_sql(rows: str, cutoffs: list[int], longest: bool = False) -> str:
-    totals = (["max(n)"] if longest else []) + [
+    totals = (["max(n)", "sum(n)"] if longest else []) + [
         f"count(*) FILTER (WHERE len(top) > {k} AND top[{k}] = top[{k + 1}])" for k in cutoffs]
     per_query = ["count(*) AS n"] + ([f"max(score, {max(cutoffs) + 1}) AS top"] if cutoffs else [])
     return (f"SELECT {', '.join(totals)} FROM (SELECT {', '.join(per_query)} FROM ({rows}) AS run "
@@ -188,7 +195,7 @@ def _run_findings(q: Source, r: Source, con, cutoffs: list[int]) -> list[Finding
                             f"removing white space or leading zeros, e.g. "
                             f"{near_example or near_doc_example!r}; ids are compared exactly" if total else
                             "no id matches only after removing white space or leading zeros"))
-    for k, count in zip(cutoffs, count_ties(con, run, cutoffs)):
+    for k, count in zip(cutoffs, count_ties(con, run, cutoffs).counts):
         findings.append(Finding(f"ties at cutoff {k}", label, count, True,
                                 f"in {count} of {both + run_only} queries the documents at ranks {k} and {k + 1} have "
                                 f"the same score: @{k} values depend on how ties are broken (--tie-break)" if count
@@ -285,8 +292,11 @@ def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool) -> l
     cutoffs = sorted({int(m.cutoff) for m in p.measures if isinstance(m.cutoff, int) and not isinstance(m.cutoff, bool)
                       and m.param("tie_break") != "expected" and FAMILIES[m.family].cutoff_kind == "rank"})
     try:
+        kept = None  # the run's rows as evaluated, when the tie check counts them
         if cutoffs:
-            for k, count in zip(cutoffs, count_ties(con, run_sql, cutoffs, p.slices)):
+            ties = count_ties(con, run_sql, cutoffs, p.slices)
+            kept = ties.rows
+            for k, count in zip(cutoffs, ties.counts):
                 if count:
                     warnings.append(f"in {count} queries the documents at ranks {k} and {k + 1} have the same score, "
                                     f"so @{k} values depend on the tie-break ({p.conventions.tie_break}; see "
@@ -298,7 +308,8 @@ def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool) -> l
                                 f"leading zeros, e.g. {example}; ids are compared exactly, so they are not evaluated "
                                 f"together")
         if p.run.seen is not None and p.run.rows:
-            kept = con.execute(f"SELECT count(*) FROM ({run_sql}) AS run").fetchall()[0][0]
+            if kept is None:
+                kept = con.execute(f"SELECT count(*) FROM ({run_sql}) AS run").fetchall()[0][0]
             if kept == p.run.rows:
                 warnings.append(f"remove-seen left out no prediction: none of the run's {kept} (user, item) pairs is "
                                 f"in the history; check that both write user and item ids alike")

@@ -10,6 +10,7 @@ import math
 import random
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -223,10 +224,15 @@ def test_remove_seen_is_said_and_checked(tmp_path):
         sqlrank.evaluate(qrels, runs, "P@5", history=history, remove_seen=True, qrels_columns=COLUMNS["qrels_columns"],
                          run_columns={**COLUMNS["run_columns"], "run_id": "run_id"})
     # a history that shares no pair with the run (ids written otherwise) is a warning, not a silent no-op
-    with pytest.warns(sqlrank.SqlrankWarning, match="remove-seen left out no prediction: none of the run's "
-                                                     f"{len(run)} .user, item. pairs is in the history"):
-        sqlrank.evaluate(qrels, run, "P@5", history=history.assign(item_id="x" + history.item_id), remove_seen=True,
-                         **COLUMNS)
+    for measures in ("P@5", "AP"):  # counted by the tie check, or on its own without a cutoff
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            sqlrank.evaluate(qrels, run, measures, history=history, remove_seen=True, **COLUMNS)
+        assert not [w for w in caught if "remove-seen" in str(w.message)]
+        with pytest.warns(sqlrank.SqlrankWarning, match="remove-seen left out no prediction: none of the run's "
+                                                         f"{len(run)} .user, item. pairs is in the history"):
+            sqlrank.evaluate(qrels, run, measures, history=history.assign(item_id="x" + history.item_id),
+                             remove_seen=True, **COLUMNS)
     # compared with the run pandas filtered: the same values for every user, under remove_seen both
     table = sqlrank.compare(qrels, {"all": run, "unseen": _unseen(run, history)}, "P@5 AP", history=history,
                             remove_seen=True, **COLUMNS)
