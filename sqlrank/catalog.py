@@ -13,8 +13,8 @@ import duckdb
 
 from .errors import InputError, OptionError, duckdb_reason
 from .inputs import Table, load_table
-from .sources import Registry, Source
 from .measures import FAMILIES, Measure
+from .sources import Registry, Source
 from .templates import TYPES, call_macro, check_tie_break, dialect, quote_ident
 
 _VECTOR = re.compile(r"(\[\d*\])$")

@@ -15,9 +15,9 @@ from .conventions import resolve_conventions
 from .engine import session, session_options
 from .errors import InputError, OptionError, duckdb_reason
 from .inputs import load
-from .sources import Source
 from .measures import FAMILIES
 from .planner import Plan, resolve_measures
+from .sources import Source
 from .templates import call_macro, render_slice
 
 DEFAULT_CUTOFFS = (5, 10, 20, 100, 1000)

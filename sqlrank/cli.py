@@ -15,12 +15,12 @@ from typing import Any, Iterator, Sequence
 
 from .conventions import (AP_DENOMINATORS, CORRECTIONS, DISCOUNTS, GAINS, IDEALS, MISSING_QUERIES, NO_RELEVANT, TESTS,
                           TIE_BREAKS)
+from .errors import MeasureError, OptionError, SqlrankError
+from .measures import FAMILIES
 from .presets import PRESETS
 from .progress import configure, forget
-from .errors import MeasureError, OptionError, SqlrankError
-from .sources import FORMATS
-from .measures import FAMILIES
 from .results import OUTPUT_FORMATS, write_output
+from .sources import FORMATS
 from .templates import DIALECTS
 
 EXIT_ERROR = 1

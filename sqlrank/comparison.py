@@ -15,11 +15,11 @@ import numpy as np
 import pandas as pd
 
 from .engine import DuckDBEngine, session, session_options
-from .evaluation import run_plan
-from .planner import plan, segments_sql
 from .errors import InputError, OptionError
+from .evaluation import run_plan
 from .inputs import load, load_table
 from .measures import FAMILIES
+from .planner import plan, segments_sql
 from .statistics import adjust, check_test, paired_test, scipy_stats
 from .templates import render_template
 

@@ -14,9 +14,9 @@ from typing import Any
 from .errors import InputError, OptionError
 from .foreign import copied_source, foreign_plan, validated_table
 from .inputs import column_mapping
-from .sources import Source
 from .planner import Plan
 from .results import Rows
+from .sources import Source
 
 
 def session_context(context=None):

@@ -12,10 +12,10 @@ from typing import Any, Iterator
 import duckdb
 
 from .errors import InputError, OptionError, duckdb_reason
-from .sources import Registry
 from .planner import Plan
 from .progress import configure, forget, step
 from .results import Rows
+from .sources import Registry
 from .templates import quote_ident, render_slices_summary
 
 

@@ -13,10 +13,10 @@ import math
 from typing import Any
 
 from .conventions import DEFAULTS, Conventions, format_value, resolve_conventions
-from .evaluation import evaluate_result
-from .planner import resolve_measures
 from .errors import ConventionError, MeasureError
+from .evaluation import evaluate_result
 from .measures import Measure, parse_measures
+from .planner import resolve_measures
 from .presets import get_preset
 from .templates import check_tie_break
 

@@ -11,10 +11,10 @@ from .catalog import EngineInputs
 from .engine import session, session_options, to_arrow
 from .errors import InputError, OptionError
 from .inputs import Table, load, map_table_columns, read_boolean_labels
-from .sources import Source
-from .validation import require_complete_rows, table_counts_sql
 from .planner import Plan, plan, require_ranks
+from .sources import Source
 from .templates import dialect, quote_ident
+from .validation import require_complete_rows, table_counts_sql
 
 
 def one_run_only(engine_name: str) -> str:

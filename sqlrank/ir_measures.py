@@ -19,8 +19,8 @@ import ir_measures
 from ir_measures import Metric, measures as irm
 from ir_measures.providers.base import NOT_PROVIDED, Any as AnyValue, Choices
 
-from .errors import MeasureError
 from .conventions import resolve_conventions
+from .errors import MeasureError
 from .evaluation import evaluate_result
 from .planner import resolve_measures
 

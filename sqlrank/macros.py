@@ -25,9 +25,9 @@ from typing import Any
 import duckdb
 
 from .conventions import resolve_conventions
-from .planner import resolve_measures
 from .errors import InputError, OptionError, duckdb_reason
 from .measures import Measure, trec_name
+from .planner import resolve_measures
 from .registry import REGISTRY
 from .templates import quote_ident, quote_literal, render_evaluation
 

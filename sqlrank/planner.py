@@ -14,9 +14,9 @@ from .catalog import EngineInputs, beyond_accuracy, recommender_sql
 from .conventions import Conventions, resolve_conventions
 from .errors import InputError, OptionError
 from .inputs import load, load_table
-from .sources import ENGINE_TABLES, Registry, Source
 from .measures import Measure, parse_measures
 from .presets import preset_family_conventions
+from .sources import ENGINE_TABLES, Registry, Source
 from .templates import DIALECTS, call_macro, render_evaluation, render_segments, render_slice
 from .templates import dialect as sql_dialect
 

@@ -15,9 +15,9 @@ from typing import Any
 from .errors import InputError, OptionError
 from .foreign import copied_source, foreign_plan, validated_table
 from .inputs import column_mapping, is_dataframe
-from .sources import Source
 from .planner import Plan
 from .results import Rows
+from .sources import Source
 
 
 def connect(dsn: str):

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from .version import __version__
 from .comparison import Comparison
 from .statistics import CORRECTIONS
+from .version import __version__
 
 TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "sign": "sign test",
               "permutation": "paired randomization (permutation) test", "bootstrap": "paired bootstrap test"}

@@ -22,11 +22,11 @@ from .engine import session, session_options, to_arrow
 from .errors import InputError, OptionError
 from .inputs import (Table, column_mapping, detect_format, is_dataframe, load, map_table_columns, positional_mapping,
                      read_boolean_labels)
-from .sources import DELIMITED, Source
-from .validation import require_complete_rows, table_counts_sql
 from .planner import Plan, plan
 from .results import Rows
+from .sources import DELIMITED, Source
 from .templates import call_macro, dialect, quote_ident
+from .validation import require_complete_rows, table_counts_sql
 
 _SESSION = None
 

@@ -16,12 +16,12 @@ from .conventions import resolve_conventions
 from .engine import DuckDBEngine, session
 from .errors import InputError, MeasureError
 from .inputs import load
-from .sources import GROUP_SEPARATOR, Source
-from .validation import report_duplicates
 from .measures import Measure, parse_measure
-from .registry import REGISTRY
 from .planner import MAX_SLICES, plan
+from .registry import REGISTRY
+from .sources import GROUP_SEPARATOR, Source
 from .templates import call_macro, quote_ident, ranking_order, render_template, score_expression
+from .validation import report_duplicates
 
 # trec_eval's measures in the order it computes and prints them (measures.c, version 10): the
 # registry's trec_eval names, and those that are not a measure family of their own here.
