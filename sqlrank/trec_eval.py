@@ -183,12 +183,21 @@ def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_
                  printable=False, **conventions)
         relstrings = dict(engine.rows(p.sql).rows)
     runid = _runid(run_source, con) if "runid" in options.measures else None
-    if options.groups:  # average over the judgment groups of each query
-        groups: dict = {}
-        for qid, measure, value in rows:
-            groups.setdefault((qid.split(GROUP_SEPARATOR, 1)[0], measure), []).append(value)
-        rows = [(qid, measure, sum(v) / len(v)) for (qid, measure), v in groups.items()]
+    if options.groups:
+        rows = average_judgment_groups(rows)
     return rows, relstrings, runid
+
+
+def average_judgment_groups(rows: list) -> list:
+    """(query + GROUP_SEPARATOR + group, measure, value) rows -> (query, measure, mean over its groups).
+
+    trec_eval adds the groups' values in its order of the groups (their names' bytes, as it sorts
+    them) and divides by their number.
+    """
+    groups: dict = {}
+    for qid, measure, value in sorted(rows, key=lambda row: row[0].partition(GROUP_SEPARATOR)[2].encode("utf-8")):
+        groups.setdefault((qid.partition(GROUP_SEPARATOR)[0], measure), []).append(value)
+    return [(qid, measure, add_in_order(v) / len(v)) for (qid, measure), v in groups.items()]
 
 
 def _evaluate_prefs(options: Options, lines: list[Line], measures: list[Measure], run_path: str, con, registry,
@@ -276,16 +285,29 @@ def _print(options: Options, lines: list[Line], measures: list[Measure], rows: l
                 continue
             per = per_query(line, queries)
             if line.trec in ("gm_map", "gm_bpref"):
-                total = math.exp(sum(per) / len(per)) if per else 0.0
+                total = math.exp(add_in_order(per) / len(per)) if per else 0.0
             elif line.trec in COUNTS:
                 total = sum(per)
                 if line.trec == "num_rel" and options.complete and options.rel != 1 and zscores is None:
                     recount = columns[names[str(NUM_REL_RECOUNT)]]  # trec_eval 10 -c: rel > 0 recount
                     total = sum(recount[q] for q in queries)
             else:
-                total = sum(per) / len(per) if per else 0.0
+                total = add_in_order(per) / len(per) if per else 0.0
             text.append(_format(line.name, "all", total, line.trec, zscores is not None))
     out.write("".join(t + "\n" for t in text))
+
+
+def add_in_order(values: list[float]) -> float:
+    """The values added one by one, as trec_eval's C loop adds each query's value to the summary.
+
+    Python 3.12's ``sum`` of floats compensates rounding errors, so it can differ from that loop in
+    the last bit, and a mean that sits on a 4-decimal rounding tie (P.10 over 16 queries: k/160)
+    would then print another last digit.
+    """
+    total = 0.0
+    for value in values:
+        total += value
+    return total
 
 
 def _format(name: str, qid: str, value: float, trec: str, z: bool) -> str:

@@ -11,6 +11,7 @@ import pytest
 from conftest import CONFORMANCE, conformance_file
 from sqlrank import trec_eval
 from sqlrank.cli import main, trec_eval_options
+from sqlrank.sources import GROUP_SEPARATOR
 
 # expected output, trec_eval arguments (file names relative to the conformance folder)
 COMPARISONS = [
@@ -168,3 +169,23 @@ def test_what_trec_eval_prints(tmp_path, monkeypatch, capsys, files, args, expec
     monkeypatch.chdir(tmp_path)
     assert main(["trec_eval", *args, "q", "r"]) == 0
     assert capsys.readouterr().out == expected
+
+
+def test_summary_adds_the_values_one_by_one():
+    # trec_eval's summary is a C loop of `+=` over the queries; a compensated sum (math.fsum, or
+    # Python 3.12's sum of floats) gives 1.0 here, and at a 4-decimal rounding tie another digit.
+    assert trec_eval.add_in_order([1e16, 1.0, -1e16]) == 0.0
+    assert trec_eval.add_in_order([]) == 0.0
+
+
+def test_judgment_groups_are_averaged_in_trec_eval_order():
+    # trec_eval sorts the groups of a query by name and adds their values in that order:
+    # ((1 + 1/2) + 1/6) / 3 = 0.5555555555555556, while 1/6 first gives 0.5555555555555555.
+    sep = GROUP_SEPARATOR
+    rows = [(f"q1{sep}c", "map", 1 / 6), (f"q1{sep}b", "map", 0.5), (f"q1{sep}a", "map", 1.0),
+            (f"q2{sep}only", "map", 0.25)]
+    expected = 0.0
+    for value in (1.0, 0.5, 1 / 6):
+        expected += value
+    assert expected / 3 != (1 / 6 + 0.5 + 1.0) / 3  # the order shows in the last bit
+    assert trec_eval.average_judgment_groups(rows) == [("q1", "map", expected / 3), ("q2", "map", 0.25)]
