@@ -13,6 +13,7 @@ flags its expected outputs do not cover.
 """
 from __future__ import annotations
 
+import math
 import os
 import random
 import shutil
@@ -240,6 +241,44 @@ def known_fault(case: Case) -> str | None:
     if "-J" in args and _query_without_judged_documents(case):
         return "-J with a query left without judged documents (trec_eval: -nan for iprec_at_recall, 11pt_avg)"
     return None
+
+
+def rounding_ties(binary: Path, case: Case, want: bytes, got: bytes, folder: Path) -> str | None:
+    """Where every line that differs is a value trec_eval computes on an exact 4-decimal rounding tie,
+    printed one unit apart, which values (docs/trec_eval.md: a float sum added in another order can
+    differ in its last bit, and at a tie that bit decides the digit); else None.
+
+    Whether trec_eval's own value sits on a tie is asked of trec_eval: the case again with -Z and
+    z-scores of mean 0 and deviation 1e-8 for that measure prints the value times 1e8.
+    """
+    lines_want, lines_got = want.decode(errors="replace").splitlines(), got.decode().splitlines()
+    if "-Z" in case.args or len(lines_want) != len(lines_got) or not (case.qrels or case.run):
+        return None
+    differing = []
+    for a, b in zip(lines_want, lines_got):
+        if a == b:
+            continue
+        (name, qid, x), (name_b, qid_b, y) = a.split("\t"), b.split("\t")
+        if (name, qid) != (name_b, qid_b) or name.strip().startswith("gm_") or abs(abs(float(x) - float(y)) - 1e-4) > 1e-9:
+            return None
+        differing.append((name.strip(), qid))
+    names = {name for name, _ in differing}
+    zscores = folder / "ties.zscores"
+    with open(zscores, "w", encoding="utf-8") as f:
+        for qid in sorted(set(case.qrels) | set(case.run) | {"~~~"}):
+            for name in sorted(set(_value_names(case.args)) | {"~"}):
+                f.write(f"{qid} {name} 0 {1e-8 if name in names else 1}\n")
+    args = case.args[:-2] + ["-Z", str(zscores)] + case.args[-2:]
+    scaled = subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=120).stdout
+    values = {(fields[0][1:].strip(), fields[1]): fields[2] for fields in
+              (line.split("\t") for line in scaled.splitlines()) if len(fields) == 3}
+    for key in differing:
+        if key not in values:
+            return None
+        ten_thousandths = float(values[key]) / 1e4  # the value times 1e4: a tie ends in .5
+        if abs(ten_thousandths - math.floor(ten_thousandths) - 0.5) > 1e-6:
+            return None
+    return ", ".join(f"{name} {qid}" for name, qid in differing)
 
 
 def _query_without_judged_documents(case: Case) -> bool:
