@@ -91,6 +91,9 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction
 
     Returns a DataFrame with the columns measure, run, mean, delta, wins, ties, losses, p_value,
     p_value_adjusted, ci_low, ci_high, effect_size (comparison columns empty on the baseline row).
+    ``attrs["num_queries"]``: the queries every run evaluated; ``attrs["compared"]``: per measure,
+    those of them with a value in every run (fewer where a measure has none for some queries: AUC
+    without both classes), over which that measure is compared.
     """
     from .comparison import compare_result
     from .evaluation import check_options
@@ -102,7 +105,7 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction
         _warnings.warn(message, SqlrankWarning, stacklevel=2)
     frame = result.table
     frame.attrs.update(conventions=result.conventions, test=test, correction=correction,
-                       num_queries=result.num_queries)
+                       num_queries=result.num_queries, compared=result.compared)
     return frame
 
 

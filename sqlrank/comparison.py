@@ -34,7 +34,7 @@ class Comparison:
     """What compare() computed: the table, and what it was computed from (for reports)."""
 
     table: pd.DataFrame
-    scores: pd.DataFrame  # query_id, run, measure, value: the paired per-query values
+    scores: pd.DataFrame  # query_id, run, measure, value: the paired per-query values (with a value in every run)
     segments: pd.DataFrame | None  # query_id, segment
     runs: list[str]
     measures: list[str]
@@ -44,6 +44,7 @@ class Comparison:
     num_queries: int
     warnings: list[str] = field(default_factory=list)
     removed_seen: bool = False  # every run was evaluated without each user's history items (remove_seen)
+    compared: dict[str, int] = field(default_factory=dict)  # measure -> queries with a value in every run
 
 
 def run_names(runs: Any, names: list[str] | None) -> tuple[list[str], list[Any]]:
@@ -103,15 +104,26 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     if overall:
         raise OptionError(f"{', '.join(overall)}: one value over all users, with none per user to test; "
                           f"compare them with sqlrank eval of each run")
-    wide = scores.pivot_table(index="query_id", columns=["measure", "run"], values="value", aggfunc="first")
-    complete = wide.dropna()
-    dropped = len(wide) - len(complete)
+    # A query is compared where every run evaluated it; a measure with no value for some of those
+    # queries (AUC without both classes, ILD of one item) is compared over the rest, on its own.
+    evaluated = [set(frame["query_id"]) for frame in frames]
+    common = set.intersection(*evaluated)
+    dropped = sorted(set.union(*evaluated) - common)
     if dropped:
-        example = sorted(set(wide.index) - set(complete.index))[0]
-        warnings.append(f"{dropped} queries are evaluated for some runs only and are left out of the comparison, "
-                        f"e.g. {example!r}; score missing queries 0 with missing_queries='zero' (-c) to keep them")
-    if complete.empty:
+        warnings.append(f"{len(dropped)} queries are evaluated for some runs only and are left out of the comparison, "
+                        f"e.g. {dropped[0]!r}; score missing queries 0 with missing_queries='zero' (-c) to keep them")
+    if not common:
         raise InputError("no query is evaluated for every run, so there is nothing to compare pairwise")
+    complete = scores[scores["query_id"].isin(common)].pivot_table(
+        index="query_id", columns=["measure", "run"], values="value", aggfunc="first", dropna=False)
+    valued = {measure: complete[[(measure, label) for label in labels]].notna().all(axis=1) for measure in names_}
+    compared = {measure: int(has.sum()) for measure, has in valued.items()}
+    for measure, count in compared.items():
+        if count == 0:
+            warnings.append(f"{measure}: no query has a value in every run, so it is not compared")
+        elif count < len(complete):
+            warnings.append(f"{measure}: {len(complete) - count} of the {len(complete)} queries have no value in some "
+                            f"run and are left out of its comparison")
     groups = [(None, complete)]
     if segments is not None:
         for segment, ids in segments.groupby("segment", sort=True)["query_id"]:
@@ -121,10 +133,11 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     records = []
     for segment, rows in groups:
         for measure in names_:
-            base = rows[(measure, labels[0])].to_numpy(dtype=float)
+            paired = rows[valued[measure].loc[rows.index]]
+            base = paired[(measure, labels[0])].to_numpy(dtype=float)
             for label in labels:
-                values = rows[(measure, label)].to_numpy(dtype=float)
-                records.append(_row(segment, len(rows), measure, label, values, base, label == labels[0],
+                values = paired[(measure, label)].to_numpy(dtype=float)
+                records.append(_row(segment, len(paired), measure, label, values, base, label == labels[0],
                                     aggregates[measure], test, trials, seed, tolerance))
     table = pd.DataFrame.from_records(records)
     is_comparison = table["run"] != labels[0]
@@ -135,16 +148,17 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     for column in ("wins", "ties", "losses", "good", "same", "bad", "num_queries"):
         if column in table:
             table[column] = table[column].astype("Int64")
-    kept = scores[scores["query_id"].isin(set(complete.index))].reset_index(drop=True)
+    pairs = {(query, measure) for measure, has in valued.items() for query in has.index[has]}
+    kept = scores[[pair in pairs for pair in zip(scores["query_id"], scores["measure"])]].reset_index(drop=True)
     return Comparison(table, kept[["query_id", "run", "measure", "value"]], segments, labels, names_, conventions,
-                      test, correction, len(complete), warnings, result.removed_seen)
+                      test, correction, len(complete), warnings, result.removed_seen, compared)
 
 
 def _row(segment, count, measure, label, values, base, is_baseline, aggregate, test, trials, seed, tolerance):
-    mean = _mean(values, aggregate)
+    mean = _mean(values, aggregate) if count else math.nan
     row: dict[str, Any] = {"segment": segment, "num_queries": count, "measure": measure, "run": label,
                            "mean": mean}
-    if is_baseline:
+    if is_baseline or not count:  # no query has a value in every run: nothing to test
         return row
     diff = values - base
     wins, losses = int(np.sum(diff > tolerance)), int(np.sum(diff < -tolerance))

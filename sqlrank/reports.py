@@ -296,33 +296,38 @@ def _per_query_section(measure: str, baseline: str, run: str, pairs: list[tuple[
 
 
 def html_page(c: Comparison, gsb: bool, title: str = "sqlrank comparison") -> str:
-    scores = c.scores.pivot_table(index="query_id", columns=["measure", "run"], values="value", aggfunc="first")
     body = [f"<h1>{html.escape(title)}</h1>",
             f'<p class="legend">{"<br>".join(html.escape(x) for x in legend(c))}</p>',
             "<h2>Comparison with the baseline</h2>", _html_table(c, gsb)]
-    queries = [str(q) for q in scores.index]
+    # per measure, query_id x run: the queries with a value in every run (AUC has none without both classes)
+    paired = {measure: c.scores[c.scores["measure"] == measure].pivot_table(
+        index="query_id", columns="run", values="value", aggfunc="first").reindex(columns=c.runs)
+        for measure in c.measures if c.compared.get(measure, c.num_queries)}
+    queries = {measure: [str(q) for q in rows.index] for measure, rows in paired.items()}
     differences = {}  # (measure, run): (query_id, delta) pairs from the largest loss
-    for measure in c.measures:
-        base = scores[(measure, c.runs[0])].to_numpy(dtype=float)
+    for measure, rows in paired.items():
+        base = rows[c.runs[0]].to_numpy(dtype=float)
         for run in c.runs[1:]:
-            differences[measure, run] = sorted_deltas(queries, scores[(measure, run)].to_numpy(dtype=float) - base)
+            differences[measure, run] = sorted_deltas(queries[measure], rows[run].to_numpy(dtype=float) - base)
     body.append("<h2>Per-query differences</h2><div class=\"plots\">")
     for (measure, run), pairs in differences.items():
         better, worse = sum(d > 0 for _, d in pairs), sum(d < 0 for _, d in pairs)
         body.append(_delta_plot(pairs, f"{measure}: {run} - {c.runs[0]} per query ({better} better, {worse} worse; "
                                        f"hover a bar for its query)"))
     body.append("</div><h2>Distribution of per-query scores</h2><div class=\"plots\">")
-    for measure in c.measures:
-        body.append(_distribution_plot(measure, {run: scores[(measure, run)].to_numpy(dtype=float)
-                                                 for run in c.runs}))
+    for measure, rows in paired.items():
+        body.append(_distribution_plot(measure, {run: rows[run].to_numpy(dtype=float) for run in c.runs}))
     body.append("</div><h2>Per query</h2>")
+    for measure in c.measures:
+        if measure not in paired:
+            body.append(f"<p>{html.escape(measure)}: no query has a value in every run.</p>")
     for (measure, run), pairs in differences.items():
-        values = {r: dict(zip(queries, scores[(measure, r)].to_numpy(dtype=float))) for r in (c.runs[0], run)}
+        values = {r: dict(zip(queries[measure], paired[measure][r].to_numpy(dtype=float))) for r in (c.runs[0], run)}
         body.append(_per_query_section(measure, c.runs[0], run, pairs, values[c.runs[0]], values[run]))
     if "segment" in c.table.columns:
         body.append("<h2>Per segment</h2>")
         for segment in c.table["segment"].dropna().unique():
-            count = int(c.table.loc[c.table["segment"] == segment, "num_queries"].iloc[0])
+            count = int(c.table.loc[c.table["segment"] == segment, "num_queries"].max())
             body.append(f"<h3>{html.escape(str(segment))} ({count} queries)</h3>")
             body.append(_html_table(c, gsb, segment))
     body.append(f'<p class="legend">Made by sqlrank {__version__}. Self-contained: no scripts, nothing fetched.</p>')

@@ -325,3 +325,47 @@ def test_markdown_and_latex_tables():
         assert done.returncode == 0 and done.stdout.startswith(first), done.stdout
     done = _sqlrank("compare", str(COMPARE / "qrels.txt"), *RUNS[:2], "-m", "AP", "-f", "latex")
     assert "\\midrule" in done.stdout and "rerank" in done.stdout and "\\bottomrule" in done.stdout
+
+
+def _auc_case():
+    """Query b has two relevant documents and no non-relevant one, so no AUC; the others have both."""
+    ids = ["a", "a", "b", "b", "c", "c", "d", "d"]
+    qrels = pd.DataFrame({"query_id": ids, "doc_id": ["1", "2"] * 4, "relevance": [1, 0, 1, 1, 1, 0, 1, 0]})
+    first = pd.DataFrame({"query_id": ids, "doc_id": ["1", "2"] * 4, "score": [2, 1, 2, 1, 1, 2, 2, 1]})
+    second = pd.DataFrame({"query_id": ids, "doc_id": ["1", "2"] * 4, "score": [1, 2, 2, 1, 1, 2, 1, 2]})
+    return qrels, {"first": first, "second": second}
+
+
+def test_a_measure_without_a_value_for_some_queries_is_compared_over_the_others():
+    # By hand: P@1 is 1, 1, 0, 1 (first) and 0, 1, 0, 0 (second) over a, b, c, d; AUC is 1, -, 0, 1 and
+    # 0, -, 0, 0. Every query is compared for P@1, and a, c, d for AUC; b is not dropped from P@1.
+    qrels, runs = _auc_case()
+    with pytest.warns(sqlrank.SqlrankWarning, match="AUC: 1 of the 4 queries have no value in some run") as caught:
+        frame = sqlrank.compare(qrels, runs, "AUC P@1")
+    assert not any("evaluated for some runs only" in str(w.message) for w in caught)
+    assert frame.attrs["num_queries"] == 4 and frame.attrs["compared"] == {"AUC": 3, "P@1": 4}
+    auc, p1 = frame.iloc[1], frame.iloc[3]
+    assert (auc.measure, p1.measure) == ("AUC", "P@1")
+    assert close(frame.iloc[0]["mean"], 2 / 3) and auc["mean"] == 0 and (auc.wins, auc.ties, auc.losses) == (0, 1, 2)
+    assert frame.iloc[2]["mean"] == 0.75 and p1["mean"] == 0.25 and (p1.wins, p1.ties, p1.losses) == (0, 2, 2)
+    assert close(auc.p_value, stats.ttest_rel([0, 0, 0], [1, 0, 1]).pvalue)
+    assert close(p1.p_value, stats.ttest_rel([0, 1, 0, 0], [1, 1, 0, 1]).pvalue)
+
+
+def test_a_measure_without_any_paired_value_is_reported_not_compared(tmp_path):
+    qrels, runs = _auc_case()
+    qrels = qrels.assign(relevance=1)  # no query has a non-relevant document: no AUC anywhere
+    with pytest.warns(sqlrank.SqlrankWarning, match="AUC: no query has a value in every run"):
+        frame = sqlrank.compare(qrels, runs, "AUC P@1")
+    assert frame.attrs["compared"] == {"AUC": 0, "P@1": 4} and frame.iloc[:2]["mean"].isna().all()
+    assert frame.iloc[3]["ties"] == 4  # every document is relevant: P@1 is 1 in both runs
+    folder = tmp_path / "files"
+    folder.mkdir()
+    qrels.to_csv(folder / "qrels.csv", index=False)
+    for name, run in runs.items():
+        run.to_csv(folder / f"{name}.csv", index=False)
+    page = tmp_path / "report.html"
+    done = _sqlrank("report", str(folder / "qrels.csv"), str(folder / "first.csv"), str(folder / "second.csv"),
+                    "-m", "AUC P@1", "-o", str(page))
+    assert done.returncode == 0, done.stderr
+    assert "AUC: no query has a value in every run." in page.read_text()
