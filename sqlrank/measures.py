@@ -121,6 +121,16 @@ _ORDER = ("rel", "gain", "discount", "log_base", "ideal", "ap_denominator", "tie
           "missing_queries")
 
 
+def counted(measures: list[Measure]) -> set[str]:
+    """The (resolved) measures whose mean may be over fewer queries than were evaluated, by name:
+    families with no value for some queries (AUC where a user has one class), and every measure
+    when they evaluate different query sets (missing_queries set per measure); not those with one
+    value over all queries together (Coverage). The summary says over how many queries each is."""
+    mixed = len({m.param("missing_queries") for m in measures}) > 1
+    return {str(m) for m in measures
+            if (mixed or FAMILIES[m.family].partial) and FAMILIES[m.family].aggregate != "catalog"}
+
+
 def _display_order(params: tuple) -> list:
     """Conventions first in a fixed order, then the family's own parameters by name."""
     return sorted(params, key=lambda kv: (_ORDER.index(kv[0]) if kv[0] in _ORDER else len(_ORDER), kv[0]))

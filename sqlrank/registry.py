@@ -157,6 +157,7 @@ class Family:
     reference: str = ""  # where the definition comes from
     inputs: tuple[str, ...] = ()  # extra inputs it reads (INPUTS)
     labels: str = "all"  # the retrieved judged documents its value reads (LABELS)
+    partial: bool = False  # some evaluated queries can have no value (AUC with one class): the summary counts them
 
     def __post_init__(self) -> None:
         assert self.labels in LABELS, self.name
@@ -347,8 +348,8 @@ REGISTRY: tuple[Family, ...] = (
     # Click logs: how well the scores order the judged items a query (user) was shown.
     _entry("AUC", "area under the ROC curve of the retrieved judged documents: the share of (relevant, judged "
            "non-relevant) pairs whose relevant document ranks higher; empty without both", ["rel"], cutoff="none",
-           aliases=("roc_auc", "uauc"), reference="Hanley & McNeil (1982); per user as in GAUC (Zhou et al., KDD "
-           "2018); sklearn roc_auc_score with tie_break=expected"),
+           aliases=("roc_auc", "uauc"), partial=True, reference="Hanley & McNeil (1982); per user as in GAUC (Zhou "
+           "et al., KDD 2018); sklearn roc_auc_score with tie_break=expected"),
     # Recommenders, beyond accuracy: items recommended in the top k (all retrieved without a cutoff).
     _entry("Coverage", "distinct items in the top k of all users, divided by the catalog's size (the items of "
            "--items and --history)", (), ["all_retrieved", "catalog"], aliases=("itemcoverage", "catalog_coverage"),
@@ -371,18 +372,19 @@ REGISTRY: tuple[Family, ...] = (
            reference="Castells, Vargas & Wang (2011); Microsoft Recommenders novelty"),
     _entry("AvgPop", "mean number of history interactions of the items in the user's top k",
            (), ["all_retrieved", "popularity"], aliases=("averagepopularity", "average_popularity", "arp"),
-           tie_expected=False, inputs=("history",), reference="RecBole AveragePopularity"),
+           tie_expected=False, inputs=("history",), partial=True, reference="RecBole AveragePopularity"),
     _entry("TailPct", "share of the user's top k in the long tail: items with at most `tail` interactions "
            "(tail > 1), or the least popular fraction `tail` of the catalog (tail <= 1)",
            [("tail", Param(real(0.0, open_low=True), 0.1, "number > 0"))], ["all_retrieved", "popularity"],
-           aliases=("tailpercentage", "tail_percentage"), tie_expected=False, inputs=("history",),
+           aliases=("tailpercentage", "tail_percentage"), tie_expected=False, inputs=("history",), partial=True,
            reference="RecBole TailPercentage (tail_ratio)"),
     _entry("ILD", "intra-list diversity: 1 - mean similarity of the pairs of items in the user's top k",
            [_SIMILARITY], ["all_retrieved", "similar"], aliases=("diversity", "intra_list_diversity"),
-           tie_expected=False,
+           tie_expected=False, partial=True,
            inputs=("history",), reference="Ziegler et al. (2005); Microsoft Recommenders diversity"),
     _entry("Serendipity", "mean over the user's top k of relevance * (1 - mean similarity to the user's history "
            "items)", ["rel", _SIMILARITY], ["all_retrieved", "similar"], tie_expected=False, inputs=("history",),
+           partial=True,
            reference="Zhang et al. (2012); Microsoft Recommenders serendipity"),
 )
 

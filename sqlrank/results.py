@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from .conventions import Conventions
 from .errors import OptionError
-from .measures import Measure
+from .measures import Measure, counted
 
 if TYPE_CHECKING:  # pandas is imported by DuckDB when a DataFrame is asked for, not at start-up
     import pandas as pd
@@ -60,6 +60,9 @@ class Result:
     warnings: list[str] = field(default_factory=list)
     query_label: str = "query_id"  # what printed results call query ids: the inputs' own name (user_id)
     removed_seen: bool = False  # the run was evaluated without each user's history items (remove_seen)
+    # the queries each measure's mean is over, for measures that may have no value for some queries
+    # (measures.counted; one run): AUC over the users with both classes
+    valued: dict[str, int] = field(default_factory=dict)
 
     @cached_property
     def frame(self) -> "pd.DataFrame":
@@ -76,12 +79,16 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
     columns = table.columns
     value = columns.index("value")
     rows = [row[:value] + (None if row[value] is None else float(row[value]),) + row[value + 1:] for row in table.rows]
+    valued = _valued(columns, rows, counted(p.measures))
+    if "queries" in columns:  # the summary's counts: in Result.valued, not in the values' tables
+        at = columns.index("queries")
+        columns, rows = columns[:at] + columns[at + 1:], [row[:at] + row[at + 1:] for row in rows]
 
     label = p.run.query_label or p.qrels.query_label or "query_id"
 
     def result(asked: Rows, summary: Rows, by_query: bool) -> Result:
         return Result(asked, summary, p.text, p.conventions, p.measures, by_query, num_queries, warnings, label,
-                      p.run.seen is not None)
+                      p.run.seen is not None, valued)
 
     if p.segments is not None:  # the summary is the overall row (segment NULL) without the segment columns
         keep = [i for i, c in enumerate(columns) if c not in ("segment", "num_queries")]
@@ -107,6 +114,26 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
         return result(summary_rows, summary_rows, False)
     asked = sorted((row for row in rows if row[query] is not None), key=order(columns, ("run_id", "query_id")))
     return result(Rows(columns, asked), summary_rows, True)
+
+
+def _valued(columns: tuple[str, ...], rows: list[tuple], names: set[str]) -> dict[str, int]:
+    """How many queries have a value of each counted measure: the summary's ``queries`` column, or
+    the per-query rows where the statement returned them; empty for runs stored together."""
+    if not names or "run_id" in columns:
+        return {}
+    measure, value = columns.index("measure"), columns.index("value")
+    if "queries" in columns:
+        count = columns.index("queries")
+        overall = [row for row in rows if "segment" not in columns or row[columns.index("segment")] is None]
+        return {row[measure]: int(row[count]) for row in overall if row[measure] in names}
+    if "query_id" not in columns:
+        return {}
+    query = columns.index("query_id")
+    valued = dict.fromkeys(sorted(names), 0)
+    for row in rows:
+        if row[query] is not None and row[value] is not None and row[measure] in valued:
+            valued[row[measure]] += 1
+    return valued
 
 
 def format_result(result: Result, fmt: str) -> str:
@@ -227,6 +254,12 @@ def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result
     text = [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
     text.append("")
     text.append(f"queries: {result.num_queries}")
+    for measure in (str(m) for m in result.measures):
+        count = result.valued.get(measure, result.num_queries)
+        if count < result.num_queries:
+            text.append(f"{measure}: mean over the {count} of these that have a value")
+        elif count > result.num_queries:
+            text.append(f"{measure}: mean over {count} queries")
     text.append(f"conventions: {result.conventions.describe()}")
     if result.removed_seen:
         text.append("remove-seen: each user's history items were left out of the run before ranking")

@@ -19,6 +19,7 @@ import jinja2
 
 from .conventions import DEFAULTS, FIELD_NAMES, RANKING_FIELDS
 from .errors import MeasureError
+from .measures import counted
 from .registry import FAMILIES, FAMILY_STEPS
 
 
@@ -158,7 +159,7 @@ def call_macro(template: str, macro: str, *args: object) -> str:
 # ------------------------------------------------------------ the evaluation statement
 
 _RESERVED = {"dcg", "cg", "ideal_dcg", "num_ret", "rank", "gain", "score", "relevance", "query_id", "doc_id",
-             "position", "measure", "value", "point"}
+             "position", "measure", "value", "point", "queries", "num_queries", "segment", "run_id"}
 # A measure template's steps (sql/measures/<family>.sql): each a macro listing its columns, one per line.
 #   judgments  per-query aggregates over all judgments      judged   per retrieved document, from its label
 #   ranked     windows over the ranking (OVER ranking)       tie      windows over tie groups (OVER tie)
@@ -289,6 +290,7 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
         "cutoff": measure.cutoff,
         "cut_key": re.sub(r"[^0-9]", "_", str(measure.cutoff)),
         "column": column,
+        "count_column": None,  # set where the summary counts the queries with a value (render_evaluation)
         "name": str(measure),
         "aggregate": spec.aggregate,
         "version": version,
@@ -484,6 +486,13 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
                            for (step, name), (lines, context) in ranking["step_columns"].items()]
     populations = {c["missing_queries"] for c in contexts} or {conventions.missing_queries}
     mixed = len(populations) > 1
+    # measures whose mean may be over fewer queries than were evaluated: the summary counts them
+    # (per-query rows are counted in Python, results.shape)
+    counted_names = counted(measures) if output in ("summary", "segments") else set()
+    for context in contexts:
+        if context["name"] in counted_names:
+            context["count_column"] = column_name(f"{context['name']} queries", columns)
+            columns.add(context["count_column"])
     text = render_template(
         "evaluate.sql",
         version=__version__,
@@ -496,6 +505,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         missing_queries="zero" if "zero" in populations else "skip",
         skip_below=conventions.rel if conventions.no_relevant == "skip" else None,
         mixed_population=mixed,
+        counted=any(c["count_column"] for c in contexts),
         judgment_columns=judgment_columns,
         perfect_columns=perfect_columns,
         perfect_depth=perfect_depth,

@@ -103,6 +103,7 @@ def assert_beyond_accuracy_equals_duckdb(**engine) -> None:
         other = sqlrank.evaluate(qrels, run, measures, per_query=per_query, **engine, **options)
         assert len(duck) == (len(measures) * 200 if per_query else len(measures))
         assert_same_values(duck, other)
+        assert duck.attrs["queries"] == other.attrs["queries"]  # ILD, AvgPop, ...: the users with a value
     # without each user's history items (remove_seen): the run then differs from the predictions
     seen = str(FIXTURES / "recsys" / "unfiltered.parquet")
     duck = sqlrank.evaluate(qrels, seen, REMOVE_SEEN_MEASURES, per_query=True, remove_seen=True, **options)

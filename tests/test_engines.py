@@ -45,7 +45,7 @@ def test_every_measure_equals_duckdb(engine, data, conventions):
     assert_same_values(duck, other)
     summary = sqlrank.evaluate(qrels, run, measures, engine=engine, **conventions)
     expected = sqlrank.evaluate(qrels, run, measures, **conventions)
-    assert list(summary.measure) == list(expected.measure)
+    assert list(summary.measure) == list(expected.measure) and summary.attrs["queries"] == expected.attrs["queries"]
     assert all(close(a, b, 1e-12) for a, b in zip(summary.value, expected.value))
 
 

@@ -1,8 +1,14 @@
 """Measure names: both syntaxes, canonical forms that parse back, clear errors."""
 from __future__ import annotations
 
+import subprocess
+import sys
+import warnings
+
+import pandas as pd
 import pytest
 
+import sqlrank
 from sqlrank import Measure, MeasureError, parse_measures
 from sqlrank.registry import FAMILIES, TREC_CUTOFFS
 
@@ -146,3 +152,26 @@ def test_parse_trec_eval_measures(spec, expected):
 def test_errors(spec, message):
     with pytest.raises(MeasureError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_measures(spec)
+
+
+def test_a_mean_over_other_queries_than_were_evaluated_says_over_how_many(tmp_path):
+    # By hand: AP is 1 for q1 and 0 for q2; q3 has no results, so AP skips it (mean 1/2) and
+    # AP(missing_queries=zero) scores it 0 (mean 1/3, over 3 queries).
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 d1 1\nq2 0 d1 1\nq3 0 d1 1\n")
+    run.write_text("q1 Q0 d1 1 1 t\nq2 Q0 d2 1 1 t\n")
+    measures = "AP AP(missing_queries=zero)"
+    segments = pd.DataFrame({"query_id": ["q1", "q2", "q3"], "kind": ["a", "b", "b"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sqlrank.SqlrankWarning)  # q3 has no results
+        for per_query in (False, True):
+            frame = sqlrank.evaluate(str(qrels), str(run), measures, per_query=per_query)
+            assert frame.attrs["num_queries"] == 2
+            assert frame.attrs["queries"] == {"AP": 2, "AP(missing_queries=zero)": 3}, per_query
+        summary = sqlrank.evaluate(str(qrels), str(run), measures)
+        assert summary.value.tolist() == [0.5, 1 / 3]
+        by_kind = sqlrank.evaluate(str(qrels), str(run), measures, queries=segments, by="kind")
+        assert by_kind.attrs["queries"] == {"AP": 2, "AP(missing_queries=zero)": 3}
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(qrels), str(run), "-m", measures],
+                          capture_output=True, text=True)
+    assert "queries: 2\nAP(missing_queries=zero): mean over 3 queries\n" in done.stdout, done.stdout

@@ -410,7 +410,7 @@ def test_equals_microsoft_recommenders_on_generated_data(tmp_path, seed):
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("rel", [1, 2])
-def test_auc_per_query_equals_scikit_learn(seed, rel):
+def test_auc_per_query_equals_scikit_learn(seed, rel, tmp_path):
     """On generated data (ties, unjudged and negative labels, queries on one side only): sklearn's
     roc_auc_score of each query's retrieved judged documents (labels >= 0). With tie_break=expected
     pairs of equal score count 1/2, as sklearn counts them; with the default tie-break, sklearn is
@@ -434,5 +434,15 @@ def test_auc_per_query_equals_scikit_learn(seed, rel):
         assert set(values.index) == set(want), tie_break
         for query, value in values.items():
             assert close(value, want[query], 1e-12), (tie_break, query, value, want[query])
-        mean = sqlrank.evaluate(qrels, run, "AUC", rel=rel, tie_break=tie_break).value[0]
-        assert close(mean, sum(want.values()) / len(want), 1e-12)
+        summary = sqlrank.evaluate(qrels, run, "AUC P@5", rel=rel, tie_break=tie_break)
+        assert close(summary.value[0], sum(want.values()) / len(want), 1e-12)
+        # the mean is over the queries with both classes, and says so (P@5 is over every query)
+        evaluated = len(judged.keys() & ranked.keys())
+        assert summary.attrs["queries"] == dict(zip(summary.measure, [len(want), evaluated]))
+        assert list(got.attrs["queries"].values()) == [len(want)]  # counted from the per-query rows
+    qrels.to_csv(tmp_path / "qrels.csv", index=False)
+    run.to_csv(tmp_path / "run.csv", index=False)
+    text = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(tmp_path / "qrels.csv"), str(tmp_path / "run.csv"),
+                           "-m", "AUC", "--rel", str(rel)], capture_output=True, text=True)
+    shown = "AUC" if rel == 1 else f"AUC(rel={rel})"
+    assert f"queries: {evaluated}\n{shown}: mean over the {len(want)} of these that have a value\n" in text.stdout

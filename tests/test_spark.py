@@ -53,6 +53,7 @@ def test_every_measure_on_spark_equals_duckdb(spark, data, conventions):
     duck_summary = sqlrank.evaluate(str(qrels), str(run), measures, **conventions)
     spark_summary = sqlrank.evaluate(str(qrels), str(run), measures, spark=spark, **conventions)
     assert list(duck_summary.measure) == list(spark_summary.measure)
+    assert duck_summary.attrs["queries"] == spark_summary.attrs["queries"]
     assert all(close(a, b, 1e-12) for a, b in zip(duck_summary.value, spark_summary.value))
 
 

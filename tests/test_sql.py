@@ -51,8 +51,10 @@ def test_printed_sql_run_by_hand_equals_eval_per_query(files, fmt, conventions):
     assert all(close(v, e, 1e-14, rel=1e-14) for (_, _, v), e in zip(parallel, expected.value))
     summary = single.execute(sqlrank.render(qrels, run, measures, **conventions)).fetchall()
     expected_summary = sqlrank.evaluate(qrels, run, measures, threads=1, **conventions)
-    assert [m for m, _ in summary] == list(expected_summary.measure)
-    assert all(close(v, e, 1e-14, rel=1e-14) for (_, v), e in zip(summary, expected_summary.value))
+    assert [row[0] for row in summary] == list(expected_summary.measure)
+    assert all(close(row[1], e, 1e-14, rel=1e-14) for row, e in zip(summary, expected_summary.value))
+    if summary and len(summary[0]) == 3:  # measures with no value for some queries: how many have one
+        assert {row[0]: row[2] for row in summary} == expected_summary.attrs["queries"]
 
 
 def test_cli_sql_output_equals_eval_csv(files, tmp_path):

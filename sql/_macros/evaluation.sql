@@ -49,5 +49,19 @@ CROSS JOIN (
 {%- endmacro %}
 {% macro summary_columns(measures) -%}
 {% for m in measures %},
-           {{ aggregate(m) }} AS {{ m.column }}{% endfor %}
+           {{ aggregate(m) }} AS {{ m.column }}{{ count_column(m) }}{% endfor %}
+{%- endmacro %}
+{#- How many queries have a value of a measure that may have none for some (AUC with one class). -#}
+{% macro count_column(m) -%}
+{% if m.count_column %},
+           COUNT(per_query.{{ m.column }}) AS {{ m.count_column }}{% endif %}
+{%- endmacro %}
+{#- The queries each summary row's value is over: the count of a measure that may have no value,
+    the queries evaluated for the others. -#}
+{% macro count_case(source, measures) -%}
+CASE measures.position{% for m in measures %}
+
+           WHEN {{ loop.index }} THEN {{ source }}.{{ m.count_column or 'num_queries' }}{% endfor %}
+
+       END
 {%- endmacro %}

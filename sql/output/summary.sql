@@ -4,7 +4,9 @@
 SELECT {% if by_run %}summary.run_id AS run_id,
        {% endif %}{% if both %}{{ dialect.null_text() }} AS query_id,
        {% endif %}measures.measure AS measure,
-       {{ evaluation.measure_case('summary', measures) }} AS value
+       {{ evaluation.measure_case('summary', measures) }} AS value{% if counted %},
+       {{ evaluation.count_case('summary', measures) }} AS queries{% endif %}
+
 FROM summary
 {{ evaluation.measure_rows(measures) }}
 {% if not both %}

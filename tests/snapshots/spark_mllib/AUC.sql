@@ -63,13 +63,18 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(auc_rel_0_missing_queries_zero) AS auc_rel_0_missing_queries_zero
+    SELECT COUNT(*) AS num_queries,
+           AVG(auc_rel_0_missing_queries_zero) AS auc_rel_0_missing_queries_zero,
+           COUNT(per_query.auc_rel_0_missing_queries_zero) AS auc_rel_0_missing_queries_zero_queries
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.auc_rel_0_missing_queries_zero
-       END AS value
+       END AS value,
+       CASE measures.position
+           WHEN 1 THEN summary.auc_rel_0_missing_queries_zero_queries
+       END AS queries
 FROM summary
 CROSS JOIN (
     VALUES

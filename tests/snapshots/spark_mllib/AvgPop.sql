@@ -84,15 +84,22 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(avgpop_missing_queries_zero) AS avgpop_missing_queries_zero,
-           AVG(avgpop_missing_queries_zero_at_10) AS avgpop_missing_queries_zero_at_10
+    SELECT COUNT(*) AS num_queries,
+           AVG(avgpop_missing_queries_zero) AS avgpop_missing_queries_zero,
+           COUNT(per_query.avgpop_missing_queries_zero) AS avgpop_missing_queries_zero_queries,
+           AVG(avgpop_missing_queries_zero_at_10) AS avgpop_missing_queries_zero_at_10,
+           COUNT(per_query.avgpop_missing_queries_zero_at_10) AS avgpop_missing_queries_zero_at_10_queries
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.avgpop_missing_queries_zero
            WHEN 2 THEN summary.avgpop_missing_queries_zero_at_10
-       END AS value
+       END AS value,
+       CASE measures.position
+           WHEN 1 THEN summary.avgpop_missing_queries_zero_queries
+           WHEN 2 THEN summary.avgpop_missing_queries_zero_at_10_queries
+       END AS queries
 FROM summary
 CROSS JOIN (
     VALUES

@@ -162,15 +162,22 @@ per_query AS (
     LEFT JOIN similar_cooccurrence_top_10 ON similar_cooccurrence_top_10.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(serendipity_rel_0_missing_queries_zero) AS serendipity_rel_0_missing_queries_zero,
-           AVG(serendipity_rel_0_missing_queries_zero_at_10) AS serendipity_rel_0_missing_queries_zero_at_10
+    SELECT COUNT(*) AS num_queries,
+           AVG(serendipity_rel_0_missing_queries_zero) AS serendipity_rel_0_missing_queries_zero,
+           COUNT(per_query.serendipity_rel_0_missing_queries_zero) AS serendipity_rel_0_missing_queries_zero_queries,
+           AVG(serendipity_rel_0_missing_queries_zero_at_10) AS serendipity_rel_0_missing_queries_zero_at_10,
+           COUNT(per_query.serendipity_rel_0_missing_queries_zero_at_10) AS serendipity_rel_0_missing_queries_zero_at_10_queries
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.serendipity_rel_0_missing_queries_zero
            WHEN 2 THEN summary.serendipity_rel_0_missing_queries_zero_at_10
-       END AS value
+       END AS value,
+       CASE measures.position
+           WHEN 1 THEN summary.serendipity_rel_0_missing_queries_zero_queries
+           WHEN 2 THEN summary.serendipity_rel_0_missing_queries_zero_at_10_queries
+       END AS queries
 FROM summary
 CROSS JOIN (
     VALUES

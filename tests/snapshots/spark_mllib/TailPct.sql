@@ -88,15 +88,22 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(tailpct_missing_queries_zero) AS tailpct_missing_queries_zero,
-           AVG(tailpct_missing_queries_zero_at_10) AS tailpct_missing_queries_zero_at_10
+    SELECT COUNT(*) AS num_queries,
+           AVG(tailpct_missing_queries_zero) AS tailpct_missing_queries_zero,
+           COUNT(per_query.tailpct_missing_queries_zero) AS tailpct_missing_queries_zero_queries,
+           AVG(tailpct_missing_queries_zero_at_10) AS tailpct_missing_queries_zero_at_10,
+           COUNT(per_query.tailpct_missing_queries_zero_at_10) AS tailpct_missing_queries_zero_at_10_queries
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.tailpct_missing_queries_zero
            WHEN 2 THEN summary.tailpct_missing_queries_zero_at_10
-       END AS value
+       END AS value,
+       CASE measures.position
+           WHEN 1 THEN summary.tailpct_missing_queries_zero_queries
+           WHEN 2 THEN summary.tailpct_missing_queries_zero_at_10_queries
+       END AS queries
 FROM summary
 CROSS JOIN (
     VALUES

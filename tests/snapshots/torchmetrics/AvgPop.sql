@@ -86,15 +86,22 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(avgpop) AS avgpop,
-           AVG(avgpop_at_10) AS avgpop_at_10
+    SELECT COUNT(*) AS num_queries,
+           AVG(avgpop) AS avgpop,
+           COUNT(per_query.avgpop) AS avgpop_queries,
+           AVG(avgpop_at_10) AS avgpop_at_10,
+           COUNT(per_query.avgpop_at_10) AS avgpop_at_10_queries
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.avgpop
            WHEN 2 THEN summary.avgpop_at_10
-       END AS value
+       END AS value,
+       CASE measures.position
+           WHEN 1 THEN summary.avgpop_queries
+           WHEN 2 THEN summary.avgpop_at_10_queries
+       END AS queries
 FROM summary
 CROSS JOIN (
     VALUES

@@ -150,15 +150,22 @@ per_query AS (
     LEFT JOIN similar_cooccurrence_top_10 ON similar_cooccurrence_top_10.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(ild) AS ild,
-           AVG(ild_at_10) AS ild_at_10
+    SELECT COUNT(*) AS num_queries,
+           AVG(ild) AS ild,
+           COUNT(per_query.ild) AS ild_queries,
+           AVG(ild_at_10) AS ild_at_10,
+           COUNT(per_query.ild_at_10) AS ild_at_10_queries
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.ild
            WHEN 2 THEN summary.ild_at_10
-       END AS value
+       END AS value,
+       CASE measures.position
+           WHEN 1 THEN summary.ild_queries
+           WHEN 2 THEN summary.ild_at_10_queries
+       END AS queries
 FROM summary
 CROSS JOIN (
     VALUES

@@ -65,13 +65,18 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(auc) AS auc
+    SELECT COUNT(*) AS num_queries,
+           AVG(auc) AS auc,
+           COUNT(per_query.auc) AS auc_queries
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.auc
-       END AS value
+       END AS value,
+       CASE measures.position
+           WHEN 1 THEN summary.auc_queries
+       END AS queries
 FROM summary
 CROSS JOIN (
     VALUES

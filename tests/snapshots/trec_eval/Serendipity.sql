@@ -164,15 +164,22 @@ per_query AS (
     LEFT JOIN similar_cooccurrence_top_10 ON similar_cooccurrence_top_10.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(serendipity) AS serendipity,
-           AVG(serendipity_at_10) AS serendipity_at_10
+    SELECT COUNT(*) AS num_queries,
+           AVG(serendipity) AS serendipity,
+           COUNT(per_query.serendipity) AS serendipity_queries,
+           AVG(serendipity_at_10) AS serendipity_at_10,
+           COUNT(per_query.serendipity_at_10) AS serendipity_at_10_queries
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.serendipity
            WHEN 2 THEN summary.serendipity_at_10
-       END AS value
+       END AS value,
+       CASE measures.position
+           WHEN 1 THEN summary.serendipity_queries
+           WHEN 2 THEN summary.serendipity_at_10_queries
+       END AS queries
 FROM summary
 CROSS JOIN (
     VALUES

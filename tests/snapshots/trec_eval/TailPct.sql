@@ -89,15 +89,22 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(tailpct) AS tailpct,
-           AVG(tailpct_at_10) AS tailpct_at_10
+    SELECT COUNT(*) AS num_queries,
+           AVG(tailpct) AS tailpct,
+           COUNT(per_query.tailpct) AS tailpct_queries,
+           AVG(tailpct_at_10) AS tailpct_at_10,
+           COUNT(per_query.tailpct_at_10) AS tailpct_at_10_queries
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
            WHEN 1 THEN summary.tailpct
            WHEN 2 THEN summary.tailpct_at_10
-       END AS value
+       END AS value,
+       CASE measures.position
+           WHEN 1 THEN summary.tailpct_queries
+           WHEN 2 THEN summary.tailpct_at_10_queries
+       END AS queries
 FROM summary
 CROSS JOIN (
     VALUES
