@@ -104,6 +104,11 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     if overall:
         raise OptionError(f"{', '.join(overall)}: one value over all users, with none per user to test; "
                           f"compare them with sqlrank eval of each run")
+    weighted = [name for name, kind in aggregates.items() if kind == "weighted"]
+    if weighted:
+        raise OptionError(f"{', '.join(weighted)}: a mean that weighs each query differently in each run, which "
+                          f"a paired test of per-query values does not; compare AUC per query, and GAUC with "
+                          f"sqlrank eval of each run")
     # A query is compared where every run evaluated it; a measure with no value for some of those
     # queries (AUC without both classes, ILD of one item) is compared over the rest, on its own.
     evaluated = [set(frame["query_id"]) for frame in frames]

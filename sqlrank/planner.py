@@ -105,6 +105,10 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
         if by_run or segments is not None or slices not in (None, 1) or qrels_source.groups:
             raise OptionError(f"{names}: the measures beyond accuracy take one run, evaluated whole: not with runs "
                               f"stored together, segments, slices or judgment groups")
+    weighted = [str(m) for m in resolved_measures if m.spec.aggregate == "weighted"]
+    if weighted and slices not in (None, 1):
+        raise OptionError(f"{', '.join(weighted)}: a mean that weighs each query is computed in one statement; "
+                          f"leave out slices=")
     if not isinstance(remove_seen, bool):
         raise OptionError(f"remove_seen={remove_seen!r} must be True or False")
     if remove_seen:

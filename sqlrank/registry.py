@@ -145,8 +145,9 @@ class Family:
     cutoff: str = "optional"  # "none", "optional" or "required"
     cutoff_kind: str = "rank"  # "rank" (positive integer), "fraction" (0..1), "multiple" (>= 0)
     default_cutoffs: tuple = ()  # the cutoffs of a name without one (required cutoffs, or trec_eval's cut name)
-    aggregate: str = "mean"  # over queries: "mean", "sum" (counts), "geometric" (gm_map, gm_bpref), or
-    # "catalog": one value over all queries' recommendations together (coverage), none per query
+    aggregate: str = "mean"  # over queries: "mean", "sum" (counts), "geometric" (gm_map, gm_bpref),
+    # "weighted" (by the template's weight per query: GAUC), or "catalog": one value over all queries'
+    # recommendations together (coverage), none per query
     integer: bool = False  # counts print as integers
     trec: tuple[Trec, ...] = ()
     trec_params: str | None = None  # the syntax of its free parameters in trec_eval names (TREC_PARAMS)
@@ -163,7 +164,7 @@ class Family:
         assert self.labels in LABELS, self.name
         assert self.cutoff in ("none", "optional", "required"), self.name
         assert self.cutoff_kind in ("rank", "fraction", "multiple"), self.name
-        assert self.aggregate in ("mean", "sum", "geometric", "catalog"), self.name
+        assert self.aggregate in ("mean", "sum", "geometric", "weighted", "catalog"), self.name
         assert set(self.inputs) <= set(INPUTS), self.name
         assert set(self.reads) <= set(STEPS), (self.name, set(self.reads) - set(STEPS))
         assert all(t.kind in TREC_KINDS for t in self.trec), self.name
@@ -350,6 +351,10 @@ REGISTRY: tuple[Family, ...] = (
            "non-relevant) pairs whose relevant document ranks higher; empty without both", ["rel"], cutoff="none",
            aliases=("roc_auc", "uauc"), partial=True, reference="Hanley & McNeil (1982); per user as in GAUC (Zhou "
            "et al., KDD 2018); sklearn roc_auc_score with tie_break=expected"),
+    _entry("GAUC", "AUC per query, averaged with each query weighted by its retrieved judged documents (a user's "
+           "impressions): sum(AUC n) / sum(n) over the queries with an AUC", ["rel"], cutoff="none",
+           aliases=("group_auc",), aggregate="weighted", partial=True,
+           reference="Zhou et al., DIN (KDD 2018), impression-weighted GAUC"),
     # Recommenders, beyond accuracy: items recommended in the top k (all retrieved without a cutoff).
     _entry("Coverage", "distinct items in the top k of all users, divided by the catalog's size (the items of "
            "--items and --history)", (), ["all_retrieved", "catalog"], aliases=("itemcoverage", "catalog_coverage"),
@@ -396,7 +401,8 @@ FAMILIES: dict[str, Family] = {f.name: f for f in REGISTRY}
 _CUTOFF_LETTER = {"rank": "k", "fraction": "x", "multiple": "x"}
 _TREC_SYNTAX = {"gains": ".L=G,...", "gains_p": ".p=P", "p": ".P", "beta": ".B", "coefficients": ".a,b,c,d",
                 "levels": ".x,..."}
-_AVERAGED = {"mean": "mean", "sum": "sum", "geometric": "geometric mean", "catalog": "over all users"}
+_AVERAGED = {"mean": "mean", "sum": "sum", "geometric": "geometric mean", "weighted": "weighted mean",
+             "catalog": "over all users"}
 
 
 def listing() -> list[dict[str, str]]:

@@ -254,12 +254,13 @@ def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result
     text = [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
     text.append("")
     text.append(f"queries: {result.num_queries}")
-    for measure in (str(m) for m in result.measures):
-        count = result.valued.get(measure, result.num_queries)
+    for m in result.measures:
+        count = result.valued.get(str(m), result.num_queries)
+        mean = "weighted mean" if m.spec.aggregate == "weighted" else "mean"
         if count < result.num_queries:
-            text.append(f"{measure}: mean over the {count} of these that have a value")
+            text.append(f"{m}: {mean} over the {count} of these that have a value")
         elif count > result.num_queries:
-            text.append(f"{measure}: mean over {count} queries")
+            text.append(f"{m}: {mean} over {count} queries")
     text.append(f"conventions: {result.conventions.describe()}")
     if result.removed_seen:
         text.append("remove-seen: each user's history items were left out of the run before ranking")

@@ -291,6 +291,7 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
         "cut_key": re.sub(r"[^0-9]", "_", str(measure.cutoff)),
         "column": column,
         "count_column": None,  # set where the summary counts the queries with a value (render_evaluation)
+        "weight_column": None,  # set for a measure averaged with weights (render_evaluation)
         "name": str(measure),
         "aggregate": spec.aggregate,
         "version": version,
@@ -326,7 +327,28 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
     context["value"] = " ".join(call_macro(spec.template, "value", context).split())
     if not context["value"]:
         raise RuntimeError(f"template {spec.template} has no macro value")
+    if spec.aggregate == "weighted":
+        context["weight"] = " ".join(call_macro(spec.template, "weight", context).split())
+        if not context["weight"]:
+            raise RuntimeError(f"template {spec.template} has no macro weight (its aggregate is weighted)")
     return context
+
+
+_STEP_COLUMN = re.compile(r" AS ([a-z_0-9]+)$")
+
+
+def _require_distinct_columns(contexts: list, columns: set) -> None:
+    """A step column must not be named as another measure's column: ClickHouse sees a SELECT's aliases
+    in its own expressions, so a value reading the step column would read that measure instead (a
+    step may compute the measure's own column: Coverage's catalog step)."""
+    for context in contexts:
+        others = columns - {context["column"]}
+        for lines in context["steps"].values():
+            for line in lines:
+                match = _STEP_COLUMN.search(line)
+                if match and match.group(1) in others:
+                    raise RuntimeError(f"{FAMILIES[context['family']].template}: step column {match.group(1)} is also "
+                                       f"the name of a measure's column; rename the step column")
 
 
 def _add(lines: list, new: list) -> None:
@@ -445,6 +467,11 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         column = column_name(str(measure), columns)
         columns.add(column)
         contexts.append(measure_context(measure, column, plan, conventions.trec_eval_version))
+    for context in contexts:  # each query's weight, beside its value, for a weighted mean (GAUC)
+        if context["aggregate"] == "weighted":
+            context["weight_column"] = column_name(f"{context['name']} weight", columns)
+            columns.add(context["weight_column"])
+    _require_distinct_columns(contexts, columns)
     if not plan.rankings:  # relstring: the evaluation's own ranking
         plan.ranking(conventions.tie_break, conventions.judged_only, conventions.depth)
 

@@ -412,17 +412,19 @@ def test_equals_microsoft_recommenders_on_generated_data(tmp_path, seed):
 @pytest.mark.parametrize("rel", [1, 2])
 def test_auc_per_query_equals_scikit_learn(seed, rel, tmp_path):
     """On generated data (ties, unjudged and negative labels, queries on one side only): sklearn's
-    roc_auc_score of each query's retrieved judged documents (labels >= 0). With tie_break=expected
+    roc_auc_score of each query's retrieved judged documents (labels >= 0); GAUC, their mean weighted
+    by the query's judged documents. With tie_break=expected
     pairs of equal score count 1/2, as sklearn counts them; with the default tie-break, sklearn is
     given trec_eval's order (score, then document id descending) as the score."""
     metrics = peer("sklearn.metrics")
     qrels, run = generate(seed)
     judged, ranked = to_dicts(qrels, run)
-    expected, ordered = {}, {}
+    expected, ordered, impressions = {}, {}, {}
     for query in judged.keys() & ranked.keys():
         docs = [d for d in ranked[query] if judged[query].get(d, -1) >= 0]
         labels = [int(judged[query][d] >= rel) for d in docs]
         if 0 < sum(labels) < len(labels):  # AUC needs both classes; sqlrank leaves the value empty
+            impressions[query] = len(docs)  # GAUC's weight (Zhou et al. 2018): the user's impressions
             expected[query] = metrics.roc_auc_score(labels, [ranked[query][d] for d in docs])
             order = sorted(sorted(ranked[query], key=lambda d: d.encode(), reverse=True), key=lambda d: -ranked[query][d])
             place = {d: i for i, d in enumerate(order)}
@@ -434,11 +436,15 @@ def test_auc_per_query_equals_scikit_learn(seed, rel, tmp_path):
         assert set(values.index) == set(want), tie_break
         for query, value in values.items():
             assert close(value, want[query], 1e-12), (tie_break, query, value, want[query])
-        summary = sqlrank.evaluate(qrels, run, "AUC P@5", rel=rel, tie_break=tie_break)
+        summary = sqlrank.evaluate(qrels, run, "AUC P@5 GAUC", rel=rel, tie_break=tie_break)
         assert close(summary.value[0], sum(want.values()) / len(want), 1e-12)
+        weighted = sum(want[q] * impressions[q] for q in want) / sum(impressions.values())
+        assert close(summary.value[2], weighted, 1e-12) and not close(weighted, summary.value[0], 1e-6)
         # the mean is over the queries with both classes, and says so (P@5 is over every query)
         evaluated = len(judged.keys() & ranked.keys())
-        assert summary.attrs["queries"] == dict(zip(summary.measure, [len(want), evaluated]))
+        assert summary.attrs["queries"] == dict(zip(summary.measure, [len(want), evaluated, len(want)]))
+        gauc = sqlrank.evaluate(qrels, run, "GAUC", rel=rel, tie_break=tie_break, per_query=True)
+        assert gauc.value.equals(got.value)  # per query, GAUC is the query's AUC
         assert list(got.attrs["queries"].values()) == [len(want)]  # counted from the per-query rows
     qrels.to_csv(tmp_path / "qrels.csv", index=False)
     run.to_csv(tmp_path / "run.csv", index=False)
@@ -446,3 +452,11 @@ def test_auc_per_query_equals_scikit_learn(seed, rel, tmp_path):
                            "-m", "AUC", "--rel", str(rel)], capture_output=True, text=True)
     shown = "AUC" if rel == 1 else f"AUC(rel={rel})"
     assert f"queries: {evaluated}\n{shown}: mean over the {len(want)} of these that have a value\n" in text.stdout
+
+
+def test_gauc_is_refused_where_its_weights_cannot_follow():
+    qrels, run = generate(1)
+    with pytest.raises(sqlrank.OptionError, match="GAUC: a mean that weighs each query is computed in one statement"):
+        sqlrank.evaluate(qrels, run, "GAUC", slices=2)
+    with pytest.raises(sqlrank.OptionError, match="compare AUC per query"):
+        sqlrank.compare(qrels, [run, run.assign(score=-run.score)], "AUC GAUC")

@@ -2,12 +2,15 @@
   Pieces of SQL the parts of an evaluation share (sql/evaluation/, sql/output/).
 -#}
 {#- A measure's aggregate over queries (the registry's aggregate); a "catalog" value is one value
-    for all queries, the same on every per-query row. -#}
+    for all queries, the same on every per-query row; a "weighted" one weighs each query's value by
+    the weight beside it (GAUC: the query's judged documents). -#}
 {% macro aggregate(m) -%}
 {%- if m.aggregate == 'sum' -%}
 SUM({{ m.column }})
 {%- elif m.aggregate == 'catalog' -%}
 MAX({{ m.column }})
+{%- elif m.aggregate == 'weighted' -%}
+SUM(per_query.{{ m.column }} * per_query.{{ m.weight_column }}) / NULLIF(SUM(CASE WHEN per_query.{{ m.column }} IS NOT NULL THEN per_query.{{ m.weight_column }} END), 0)
 {%- elif m.aggregate == 'geometric' -%}
 EXP(AVG(LN(CASE WHEN {{ m.column }} > CAST(0.00001 AS {{ DOUBLE }}) THEN {{ m.column }} ELSE CAST(0.00001 AS {{ DOUBLE }}) END)))
 {%- else -%}

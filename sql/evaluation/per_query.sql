@@ -1,7 +1,8 @@
 {#- The values of measures on several rankings, side by side. -#}
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id{% for m in measures %},
-           {{ m.part }}.{{ m.column }} AS {{ m.column }}{% endfor %}
+           {{ m.part }}.{{ m.column }} AS {{ m.column }}{% if m.weight_column %},
+           {{ m.part }}.{{ m.weight_column }} AS {{ m.weight_column }}{% endif %}{% endfor %}
 
     FROM evaluated_queries
 {% for v in rankings %}

@@ -13,7 +13,8 @@ CASE WHEN answered_queries.query_id IS NOT NULL THEN {{ m.value }} END
 {%- endmacro %}
 {{ v.part }} AS (
     SELECT evaluated_queries.query_id AS query_id{% for m in v.measures %},
-           {{ population(m) }} AS {{ m.column }}{% endfor %}
+           {{ population(m) }} AS {{ m.column }}{% if m.weight_column %},
+           {{ m.weight }} AS {{ m.weight_column }}{% endif %}{% endfor %}
 
     FROM evaluated_queries
     LEFT JOIN retrieved{{ v.sfx }} ON retrieved{{ v.sfx }}.query_id = evaluated_queries.query_id

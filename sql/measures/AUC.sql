@@ -14,6 +14,8 @@
   Reference: Hanley & McNeil (1982), the Mann-Whitney statistic; per user as in GAUC (Zhou et
   al., KDD 2018), whose impression-weighted mean is sum(AUC * n) / sum(n) of the per-query values.
 -#}
+{#- Step columns auc_positive_L, auc_negative_L: not auc_rel_L, which is the column of the measure
+    AUC(rel=L) itself (engines that see a SELECT's aliases in its own expressions would mix them). -#}
 {% import '_macros/judging.sql' as judging %}
 
 {% macro level(m) %}{{ m.level | number }}{% endmacro %}
@@ -31,7 +33,7 @@ MIN({{ judging.nonrelevant_so_far(m.level) }} - {{ judging.is_nonrelevant(m.leve
 {% macro retrieved(m) %}
 {%- set above = 'tie_nonrel_before_' ~ level(m) ~ ' + CAST(tie_nonrel_' ~ level(m) ~ ' AS ' ~ DOUBLE ~ ') / 2' if m.expected else judging.nonrelevant_so_far(m.level) -%}
 SUM(CASE WHEN {{ judging.is_relevant(m.level) }} = 1 THEN {{ above }} ELSE 0 END) AS auc_misordered_{{ level(m) }}
-SUM({{ judging.is_relevant(m.level) }}) AS auc_rel_{{ level(m) }}
-SUM({{ judging.is_nonrelevant(m.level) }}) AS auc_nonrel_{{ level(m) }}
+SUM({{ judging.is_relevant(m.level) }}) AS auc_positive_{{ level(m) }}
+SUM({{ judging.is_nonrelevant(m.level) }}) AS auc_negative_{{ level(m) }}
 {% endmacro %}
-{% macro value(m) %}1 - CAST(auc_misordered_{{ level(m) }} AS {{ DOUBLE }}) / NULLIF(CAST(auc_rel_{{ level(m) }} AS {{ DOUBLE }}) * auc_nonrel_{{ level(m) }}, 0){% endmacro %}
+{% macro value(m) %}1 - CAST(auc_misordered_{{ level(m) }} AS {{ DOUBLE }}) / NULLIF(CAST(auc_positive_{{ level(m) }} AS {{ DOUBLE }}) * auc_negative_{{ level(m) }}, 0){% endmacro %}

@@ -51,14 +51,15 @@ ranked AS (
 retrieved AS (
     SELECT ranked.query_id AS query_id,
            SUM(CASE WHEN is_rel_0 = 1 THEN nonrel_0_so_far ELSE 0 END) AS auc_misordered_0,
-           SUM(is_rel_0) AS auc_rel_0,
-           SUM(is_nonrel_0) AS auc_nonrel_0
+           SUM(is_rel_0) AS auc_positive_0,
+           SUM(is_nonrel_0) AS auc_negative_0
     FROM ranked
     GROUP BY ranked.query_id
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           1 - CAST(auc_misordered_0 AS DOUBLE) / NULLIF(CAST(auc_rel_0 AS DOUBLE) * auc_nonrel_0, 0) AS auc_rel_0_missing_queries_zero
+           1 - CAST(auc_misordered_0 AS DOUBLE) / NULLIF(CAST(auc_positive_0 AS DOUBLE)
+               * auc_negative_0, 0) AS auc_rel_0_missing_queries_zero
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),

@@ -53,14 +53,14 @@ ranked AS (
 retrieved AS (
     SELECT ranked.query_id AS query_id,
            SUM(CASE WHEN is_rel_1 = 1 THEN nonrel_1_so_far ELSE 0 END) AS auc_misordered_1,
-           SUM(is_rel_1) AS auc_rel_1,
-           SUM(is_nonrel_1) AS auc_nonrel_1
+           SUM(is_rel_1) AS auc_positive_1,
+           SUM(is_nonrel_1) AS auc_negative_1
     FROM ranked
     GROUP BY ranked.query_id
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           1 - CAST(auc_misordered_1 AS DOUBLE) / NULLIF(CAST(auc_rel_1 AS DOUBLE) * auc_nonrel_1, 0) AS auc
+           1 - CAST(auc_misordered_1 AS DOUBLE) / NULLIF(CAST(auc_positive_1 AS DOUBLE) * auc_negative_1, 0) AS auc
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),

@@ -1,0 +1,87 @@
+-- sqlrank 0.1.0: GAUC
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel, rel=1,
+--   missing_queries=skip, no_relevant=zero, judged_only=false, depth=none, trec_eval_version=10
+WITH
+qrels AS (
+    SELECT query_id, doc_id, relevance FROM qrels
+),
+run AS (
+    SELECT query_id, doc_id, score FROM run
+),
+evaluated_queries AS (
+    SELECT query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    FROM (
+        SELECT DISTINCT query_id FROM qrels
+        INTERSECT
+        SELECT DISTINCT query_id FROM run
+    ) AS query_ids
+),
+numbered_qrels AS (
+    SELECT qrels.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           qrels.doc_id AS doc_id,
+           qrels.relevance AS relevance
+    FROM qrels
+    JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+),
+run_ranked AS (
+    SELECT evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_number ORDER BY score DESC NULLS LAST, doc_id DESC) AS rank
+    FROM run
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+),
+judged AS (
+    SELECT numbered_qrels.query_id AS query_id,
+           numbered_qrels.query_number AS query_number,
+           run_ranked.doc_id AS doc_id,
+           run_ranked.rank AS rank,
+           numbered_qrels.relevance AS relevance,
+           CASE WHEN relevance >= 1 THEN 1 ELSE 0 END AS is_rel_1,
+           CASE WHEN relevance >= 0 AND relevance < 1 THEN 1 ELSE 0 END AS is_nonrel_1
+    FROM run_ranked
+    JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked.query_number
+                       AND numbered_qrels.doc_id = run_ranked.doc_id
+),
+ranked AS (
+    SELECT judged.*,
+           SUM(is_nonrel_1) OVER ranking AS nonrel_1_so_far
+    FROM judged
+    WINDOW ranking AS (PARTITION BY query_number ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
+retrieved AS (
+    SELECT ranked.query_id AS query_id,
+           SUM(CASE WHEN is_rel_1 = 1 THEN nonrel_1_so_far ELSE 0 END) AS auc_misordered_1,
+           SUM(is_rel_1) AS auc_positive_1,
+           SUM(is_nonrel_1) AS auc_negative_1
+    FROM ranked
+    GROUP BY ranked.query_id
+),
+per_query AS (
+    SELECT evaluated_queries.query_id AS query_id,
+           1 - CAST(auc_misordered_1 AS DOUBLE) / NULLIF(CAST(auc_positive_1 AS DOUBLE) * auc_negative_1, 0) AS gauc,
+           auc_positive_1 + auc_negative_1 AS gauc_weight
+    FROM evaluated_queries
+    LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+),
+summary AS (
+    SELECT COUNT(*) AS num_queries,
+           SUM(per_query.gauc * per_query.gauc_weight) / NULLIF(SUM(CASE WHEN per_query.gauc IS NOT NULL
+               THEN per_query.gauc_weight END), 0) AS gauc,
+           COUNT(per_query.gauc) AS gauc_queries
+    FROM per_query
+)
+SELECT measures.measure AS measure,
+       CASE measures.position
+           WHEN 1 THEN summary.gauc
+       END AS value,
+       CASE measures.position
+           WHEN 1 THEN summary.gauc_queries
+       END AS queries
+FROM summary
+CROSS JOIN (
+    VALUES
+        (1, 'GAUC')
+) AS measures (position, measure)
+ORDER BY measures.position
