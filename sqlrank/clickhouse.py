@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from .errors import InputError, OptionError
-from .foreign import copied_source, foreign_plan, validated_table
+from .foreign import copied_source, engine_inputs, foreign_plan, validated_table
 from .inputs import column_mapping
 from .planner import Plan
 from .results import Rows
@@ -128,5 +128,7 @@ def plan_on_clickhouse(qrels: Any, run: Any, measures: Any, output: str, chdb=No
     def source_of(obj, kind, con, registry, format, columns):
         return clickhouse_source(obj, kind, engine, con, registry, format, columns)
 
-    return foreign_plan(engine, "ClickHouse", source_of, lambda obj: own_table(obj, engine), qrels, run, measures,
-                        output, **options), engine
+    def inputs(con):
+        return engine_inputs(engine, "ClickHouse", lambda obj: own_table(obj, engine), con)
+
+    return foreign_plan(engine, "ClickHouse", source_of, inputs, qrels, run, measures, output, **options), engine

@@ -12,7 +12,7 @@ import uuid
 from typing import Any
 
 from .errors import InputError, OptionError
-from .foreign import copied_source, foreign_plan, validated_table
+from .foreign import copied_source, engine_inputs, foreign_plan, validated_table
 from .inputs import column_mapping
 from .planner import Plan
 from .results import Rows
@@ -124,5 +124,7 @@ def plan_on_datafusion(qrels: Any, run: Any, measures: Any, output: str, context
     def source_of(obj, kind, con, registry, format, columns):
         return datafusion_source(obj, kind, engine, con, registry, format, columns)
 
-    return foreign_plan(engine, "DataFusion", source_of, lambda obj: extra_input_table(obj, engine), qrels, run,
-                        measures, output, **options), engine
+    def inputs(con):
+        return engine_inputs(engine, "DataFusion", lambda obj: extra_input_table(obj, engine), con)
+
+    return foreign_plan(engine, "DataFusion", source_of, inputs, qrels, run, measures, output, **options), engine

@@ -11,6 +11,7 @@ from .checks import data_warnings, query_overlap, require_labels_within_limits, 
 from .conventions import FIELD_NAMES
 from .engine import DuckDBEngine, session, session_options
 from .errors import InputError, OptionError
+from .foreign import refuse_duckdb_options
 from .planner import Plan, plan
 from .results import Result, Rows, shape
 from .templates import dialect as sql_dialect
@@ -106,24 +107,29 @@ def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False
 def _plan_elsewhere(engine: str, qrels: Any, run: Any, measures: Any, output: str, dsn: str | None, spark: Any,
                     datafusion: Any, options: dict[str, Any]) -> tuple[Plan, Any] | None:
     """The plan and the engine to run it on when that is not DuckDB (None then): PostgreSQL,
-    ClickHouse, DataFusion (engine= or a context in datafusion=) or Spark (engine= or spark=)."""
-    if engine == "postgres":
+    ClickHouse, DataFusion (engine= or a context in datafusion=) or Spark (engine= or spark=). What
+    only DuckDB takes is refused before the engine is started or connected to."""
+    name = {"postgres": "PostgreSQL", "clickhouse": "ClickHouse"}.get(engine) or (
+        "DataFusion" if engine == "datafusion" or datafusion is not None else
+        "Spark" if engine == "spark" or spark is not None else None)
+    if name is None:
+        return None
+    refuse_duckdb_options(options, name)
+    if name == "PostgreSQL":
         from .postgres import plan_on_postgres
 
         return plan_on_postgres(qrels, run, measures, output, dsn, **options)
-    if engine == "clickhouse":
+    if name == "ClickHouse":
         from .clickhouse import plan_on_clickhouse
 
         return plan_on_clickhouse(qrels, run, measures, output, **options)
-    if engine == "datafusion" or datafusion is not None:
+    if name == "DataFusion":
         from .datafusion import plan_on_datafusion
 
         return plan_on_datafusion(qrels, run, measures, output, datafusion, **options)
-    if engine == "spark" or spark is not None:
-        from .spark import plan_on_spark
+    from .spark import plan_on_spark
 
-        return plan_on_spark(qrels, run, measures, output, spark, **options)
-    return None
+    return plan_on_spark(qrels, run, measures, output, spark, **options)
 
 
 def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect: str = "duckdb",

@@ -1,7 +1,8 @@
-"""Plans for the engines other than DuckDB that take copies of the inputs (PostgreSQL, ClickHouse,
-DataFusion): DuckDB reads and validates a file or DataFrame as always, and the engine receives it
-as an Arrow table under a fresh name (the extra inputs of the measures beyond accuracy too); a
-table of the engine is read where it is."""
+"""Plans for the engines other than DuckDB (PostgreSQL, ClickHouse, DataFusion, Spark). For the first
+three, which take copies of the inputs, DuckDB reads and validates a file or DataFrame as always,
+and the engine receives it as an Arrow table under a fresh name (the extra inputs of the measures
+beyond accuracy too); a table of the engine is read where it is. Spark reads files itself
+(spark.py)."""
 from __future__ import annotations
 
 import uuid
@@ -90,25 +91,33 @@ def engine_inputs(engine, engine_name: str, own_table: Callable[[Any], tuple[str
 ENGINE_FORMATS = {"PostgreSQL": "postgres", "ClickHouse": "clickhouse", "DataFusion": "datafusion"}
 
 
-def foreign_plan(engine, engine_name: str, source_of: Callable, own_table: Callable, qrels: Any, run: Any,
-                 measures: Any, output: str, **options: Any) -> Plan:
+def refuse_duckdb_options(options: dict[str, Any], engine_name: str) -> None:
+    """What only DuckDB takes, refused before another engine is started or connected to."""
+    settings = session_options(dict(options))
+    if settings:
+        raise OptionError(f"{', '.join(settings)}: DuckDB settings, which do not apply on {engine_name} (configure "
+                          f"{engine_name} itself)")
+    if options.get("slices") not in (None, 1):
+        raise OptionError(f"slices= is for DuckDB: {engine_name} runs the whole statement itself")
+    if options.get("queries") is not None or options.get("by") is not None:
+        raise OptionError("segments (queries=, by=) are computed on DuckDB only")
+
+
+def foreign_plan(engine, engine_name: str, source_of: Callable, inputs: Callable[[Any], EngineInputs], qrels: Any,
+                 run: Any, measures: Any, output: str, **options: Any) -> Plan:
     """The plan of an evaluation on ``engine`` (its dialect), whose inputs
-    ``source_of(obj, kind, con, registry, format, columns)`` makes; ``own_table(obj)`` says which extra
-    inputs are tables of the engine (engine_inputs). If planning fails, the engine is closed."""
+    ``source_of(obj, kind, con, registry, format, columns)`` makes; ``inputs(con)`` says how it takes
+    the extra inputs of the measures beyond accuracy (engine_inputs). If planning fails, the engine
+    is closed."""
     try:
-        if session_options(options):
-            raise OptionError(f"memory_limit, temp_directory, threads and connection are DuckDB settings; they do not "
-                              f"apply on {engine_name}")
-        for name, what in (("slices", "slices="), ("queries", "segments (queries=, by=)")):
-            if options.get(name) not in (None, 1):
-                raise OptionError(f"{what} run on DuckDB only")
+        refuse_duckdb_options(options, engine_name)
         qrels_format, run_format = options.pop("qrels_format", None), options.pop("run_format", None)
         qrels_columns, run_columns = options.pop("qrels_columns", None), options.pop("run_columns", None)
         with session(None) as (con, registry):
             qrels_source = source_of(qrels, "qrels", con, registry, qrels_format, qrels_columns)
             run_source = source_of(run, "run", con, registry, run_format, run_columns)
             p = plan(qrels_source, run_source, measures, output, con, registry, dialect=engine.dialect,
-                     engine_inputs=engine_inputs(engine, engine_name, own_table, con), **options)
+                     engine_inputs=inputs(con), **options)
         if any(m.param("tie_break") == "input_rank" for m in p.measures):
             with dialect(engine.dialect):
                 require_ranks(p.run, engine.one, p.run.source_sql())

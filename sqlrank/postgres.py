@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 from .errors import InputError, OptionError
-from .foreign import copied_source, foreign_plan, validated_table
+from .foreign import copied_source, engine_inputs, foreign_plan, validated_table
 from .inputs import column_mapping, is_dataframe
 from .planner import Plan
 from .results import Rows
@@ -132,4 +132,7 @@ def plan_on_postgres(qrels: Any, run: Any, measures: Any, output: str, dsn: str 
     def source_of(obj, kind, con, registry, format, columns):
         return postgres_source(obj, kind, engine, con, registry, format, columns)
 
-    return foreign_plan(engine, "PostgreSQL", source_of, own_table, qrels, run, measures, output, **options), engine
+    def inputs(con):
+        return engine_inputs(engine, "PostgreSQL", own_table, con)
+
+    return foreign_plan(engine, "PostgreSQL", source_of, inputs, qrels, run, measures, output, **options), engine

@@ -18,11 +18,12 @@ import uuid
 from typing import Any
 
 from .catalog import EngineInputs
-from .engine import session, session_options, to_arrow
+from .engine import to_arrow
 from .errors import InputError, OptionError
 from .inputs import (Table, column_mapping, detect_format, is_dataframe, load, map_table_columns, positional_mapping,
                      read_boolean_labels)
-from .planner import Plan, plan
+from .foreign import foreign_plan
+from .planner import Plan
 from .results import Rows
 from .sources import DELIMITED, Source
 from .templates import call_macro, dialect, quote_ident
@@ -234,23 +235,10 @@ def plan_on_spark(qrels: Any, run: Any, measures: Any, output: str, spark=None, 
                   ) -> tuple[Plan, SparkEngine]:
     """The plan of an evaluation on Spark (the statement ``sqlrank sql --dialect spark`` prints) and
     the engine that runs it on ``spark`` (default: a local session)."""
-    if session_options(options):
-        raise OptionError("memory_limit, temp_directory, threads and connection are DuckDB settings; "
-                          "configure Spark through the session you pass (spark=)")
-    if options.get("slices") not in (None, 1):
-        raise OptionError("slices= is for DuckDB; Spark partitions the work itself")
-    if options.get("queries") is not None:
-        raise OptionError("segments (queries=, by=) run on DuckDB only")
     engine = SparkEngine(spark or local_session())
-    qrels_format, run_format = options.pop("qrels_format", None), options.pop("run_format", None)
-    qrels_columns, run_columns = options.pop("qrels_columns", None), options.pop("run_columns", None)
-    try:
-        with session(None) as (con, registry):
-            qrels_source = spark_source(qrels, "qrels", engine, con, registry, qrels_format, qrels_columns)
-            run_source = spark_source(run, "run", engine, con, registry, run_format, run_columns)
-            p = plan(qrels_source, run_source, measures, output, con, registry, dialect="spark",
-                     engine_inputs=_extra_inputs(engine, con), **options)
-    except BaseException:
-        engine.close()
-        raise
-    return p, engine
+
+    def source_of(obj, kind, con, registry, format, columns):
+        return spark_source(obj, kind, engine, con, registry, format, columns)
+
+    return foreign_plan(engine, "Spark", source_of, lambda con: _extra_inputs(engine, con), qrels, run, measures,
+                        output, **options), engine

@@ -191,3 +191,18 @@ def test_tables_read_in_place_are_checked_as_duckdb_checks_inputs(engine, data):
             sqlrank.evaluate("judged", table, "AP", **columns, **options)
     with pytest.raises(sqlrank.InputError, match="table judged: no columns 'query_id', 'doc_id', 'relevance'"):
         sqlrank.evaluate("judged", "ranked", "AP", run_columns=columns["run_columns"], **options)
+
+
+@pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
+def test_what_only_duckdb_takes_is_refused_on_the_engine(engine, data):
+    peer(PACKAGES[engine])
+    qrels, run = data
+    name = {"datafusion": "DataFusion", "clickhouse": "ClickHouse"}[engine]
+    for options, message in (({"threads": 2, "memory_limit": "1GB"},
+                              f"memory_limit, threads: DuckDB settings, which do not apply on {name}"),
+                             ({"slices": 2}, f"slices= is for DuckDB: {name} runs the whole statement itself"),
+                             ({"queries": pd.DataFrame({"query_id": ["1"], "kind": ["a"]}), "by": "kind"},
+                              "segments (queries=, by=) are computed on DuckDB only")):
+        with pytest.raises(sqlrank.OptionError) as caught:
+            sqlrank.evaluate(qrels, run, "AP", engine=engine, **options)
+        assert message in str(caught.value)

@@ -174,3 +174,22 @@ def test_hostile_paths_and_names_on_spark(spark, data, tmp_path):
     got = sqlrank.evaluate(str(q), str(r), "AP nDCG@10", per_query=True, spark=spark,
                            qrels_columns={"relevance": "rel`; DROP TABLE x --"})
     assert_same_values(expected, got)
+
+
+def test_what_only_duckdb_takes_is_refused_on_spark(spark, data):
+    _, _, (qrels, run) = data
+    for options, message in (({"threads": 2}, "threads: DuckDB settings, which do not apply on Spark"),
+                             ({"slices": 2}, "slices= is for DuckDB: Spark runs the whole statement itself"),
+                             ({"queries": pd.DataFrame({"query_id": ["1"], "kind": ["a"]}), "by": "kind"},
+                              "segments (queries=, by=) are computed on DuckDB only")):
+        with pytest.raises(sqlrank.OptionError) as caught:
+            sqlrank.evaluate(str(qrels), str(run), "AP", spark=spark, **options)
+        assert message in str(caught.value)
+
+
+def test_input_rank_on_spark_needs_a_rank_on_every_row(spark, data):
+    qrels, run, _ = data
+    holes = run.assign(rank=run["rank"].astype("Int64").mask(run.index % 7 == 0))
+    with pytest.raises(sqlrank.InputError, match="rows have no integer rank"):
+        sqlrank.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(holes), "AP", tie_break="input_rank",
+                         spark=spark)
