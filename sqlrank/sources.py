@@ -107,8 +107,11 @@ class Source:
             reader = call_macro("_macros/inputs.sql", "table", self.parts).strip()
         elif current_dialect() != "duckdb":
             if current_dialect() != "spark" and self.format != "table":
+                copies = (f" (--engine {current_dialect()} copies files into temporary tables)"
+                          if current_dialect() in ("postgres", "clickhouse", "datafusion") else
+                          " (load the files there first, or evaluate them with sqlrank eval)")
                 raise OptionError(f"{self.label}: the {current_dialect()} statement reads tables, not files; give "
-                                  f"table names (--engine {current_dialect()} copies files into temporary tables)")
+                                  f"table names{copies}")
             if self.format == "parquet":
                 reader = call_macro("_macros/inputs.sql", "read_parquet", path, self.run_from_file).strip()
             elif self.format == "table":

@@ -206,8 +206,10 @@ def test_table_dialects_parse_with_sqlglot(files, dialect, read):
         assert max(len(line) for line in text.splitlines()) < 160
         parsed = sqlglot.parse(text, read=read)
         assert len(parsed) == 1 and parsed[0] is not None
-    with pytest.raises(sqlrank.OptionError, match=f"the {dialect} statement reads tables, not files"):
+    with pytest.raises(sqlrank.OptionError, match=f"the {dialect} statement reads tables, not files") as caught:
         sqlrank.render(qrels, run, "AP", dialect=dialect)
+    engine = dialect in ("postgres", "clickhouse", "datafusion")  # printed-only dialects have no --engine
+    assert (f"--engine {dialect}" in str(caught.value)) == engine, str(caught.value)
 
 
 @pytest.mark.parametrize("dialect", ["trino", "bigquery", "snowflake"])
@@ -238,6 +240,9 @@ def test_printed_warehouse_dialects_parse_with_sqlglot(files, dialect):
         if dialect == "snowflake":
             assert "WINDOW" not in text and " OVER ranking" not in text
     assert printed >= 12
+    with pytest.raises(sqlrank.OptionError, match=f"the {dialect} statement reads tables, not files") as caught:
+        sqlrank.render(qrels, run, "AP", dialect=dialect)
+    assert "--engine" not in str(caught.value) and "load the files there first" in str(caught.value)
     if dialect == "snowflake":
         with pytest.raises(sqlrank.MeasureError, match="cannot be computed in snowflake"):
             sqlrank.render("judged", "ranked", "RR", dialect=dialect, connection=con, tie_break="expected")
