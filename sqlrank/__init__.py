@@ -48,7 +48,8 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
     ``frame.attrs["sql"]`` holds the statement, reading your files (sqlrank runs it on the copy of
     each file it read and validated once); ``frame.attrs["conventions"]`` the conventions;
     ``frame.attrs["num_queries"]`` the queries evaluated, and ``frame.attrs["queries"]`` how many
-    of them each measure's mean is over (fewer for AUC where a user has one class).
+    of them each measure's mean is over (fewer for AUC where a user has one class; with runs stored
+    together, per run: {run_id: {measure: count}}).
     """
     from .evaluation import check_options, evaluate_result
 
@@ -62,7 +63,8 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
     frame.attrs["sql"] = result.sql  # with per_query=True it also returns the summary rows (query_id NULL)
     frame.attrs["conventions"] = result.conventions.describe()
     frame.attrs["num_queries"] = result.num_queries
-    frame.attrs["queries"] = {str(m): result.valued.get(str(m), result.num_queries) for m in result.measures}
+    queries = {run: {str(m): result.queries(str(m), run) for m in result.measures} for run in result.run_ids()}
+    frame.attrs["queries"] = queries[None] if None in queries else queries
     return frame
 
 

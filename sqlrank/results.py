@@ -61,8 +61,19 @@ class Result:
     query_label: str = "query_id"  # what printed results call query ids: the inputs' own name (user_id)
     removed_seen: bool = False  # the run was evaluated without each user's history items (remove_seen)
     # the queries each measure's mean is over, for measures that may have no value for some queries
-    # (measures.counted; one run): AUC over the users with both classes
-    valued: dict[str, int] = field(default_factory=dict)
+    # (measures.counted), per run: {run_id: {measure: count}}, run_id None for one run
+    valued: dict[str | None, dict[str, int]] = field(default_factory=dict)
+
+    def queries(self, measure: str, run_id: str | None = None) -> int:
+        """How many queries the measure's mean (of that run) is over."""
+        return self.valued.get(run_id, {}).get(measure, self.num_queries)
+
+    def run_ids(self) -> list[str | None]:
+        """The runs of runs stored together, in the summary's order; [None] for one run."""
+        if "run_id" not in self.summary_table.columns:
+            return [None]
+        at = self.summary_table.columns.index("run_id")
+        return list(dict.fromkeys(row[at] for row in self.summary_table.rows))
 
     @cached_property
     def frame(self) -> "pd.DataFrame":
@@ -116,23 +127,28 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
     return result(Rows(columns, asked), summary_rows, True)
 
 
-def _valued(columns: tuple[str, ...], rows: list[tuple], names: set[str]) -> dict[str, int]:
-    """How many queries have a value of each counted measure: the summary's ``queries`` column, or
-    the per-query rows where the statement returned them; empty for runs stored together."""
-    if not names or "run_id" in columns:
+def _valued(columns: tuple[str, ...], rows: list[tuple], names: set[str]) -> dict[str | None, dict[str, int]]:
+    """How many queries have a value of each counted measure, per run (None for one run): the
+    summary's ``queries`` column, or the per-query rows where the statement returned them."""
+    if not names:
         return {}
     measure, value = columns.index("measure"), columns.index("value")
+    run = columns.index("run_id") if "run_id" in columns else None
+    valued: dict[str | None, dict[str, int]] = {}
     if "queries" in columns:
         count = columns.index("queries")
-        overall = [row for row in rows if "segment" not in columns or row[columns.index("segment")] is None]
-        return {row[measure]: int(row[count]) for row in overall if row[measure] in names}
+        segment = columns.index("segment") if "segment" in columns else None
+        for row in rows:
+            if row[measure] in names and (segment is None or row[segment] is None):
+                valued.setdefault(None if run is None else row[run], {})[row[measure]] = int(row[count])
+        return valued
     if "query_id" not in columns:
         return {}
     query = columns.index("query_id")
-    valued = dict.fromkeys(sorted(names), 0)
     for row in rows:
-        if row[query] is not None and row[value] is not None and row[measure] in valued:
-            valued[row[measure]] += 1
+        if row[query] is not None and row[measure] in names:
+            counts = valued.setdefault(None if run is None else row[run], dict.fromkeys(sorted(names), 0))
+            counts[row[measure]] += row[value] is not None
     return valued
 
 
@@ -255,12 +271,17 @@ def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result
     text.append("")
     text.append(f"queries: {result.num_queries}")
     for m in result.measures:
-        count = result.valued.get(str(m), result.num_queries)
         mean = "weighted mean" if m.spec.aggregate == "weighted" else "mean"
-        if count < result.num_queries:
-            text.append(f"{m}: {mean} over the {count} of these that have a value")
-        elif count > result.num_queries:
-            text.append(f"{m}: {mean} over {count} queries")
+        counts = {run: result.queries(str(m), run) for run in result.run_ids()}
+        if all(count == result.num_queries for count in counts.values()):
+            continue
+        if None in counts:  # one run
+            count = counts[None]
+            text.append(f"{m}: {mean} over the {count} of these that have a value" if count < result.num_queries
+                        else f"{m}: {mean} over {count} queries")
+        else:
+            text.append(f"{m}: {mean} over " + ", ".join(f"{count} ({run})" for run, count in counts.items())
+                        + " queries")
     text.append(f"conventions: {result.conventions.describe()}")
     if result.removed_seen:
         text.append("remove-seen: each user's history items were left out of the run before ranking")

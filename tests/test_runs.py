@@ -88,3 +88,20 @@ def test_runs_table_on_the_command_line():
     lines = done.stdout.splitlines()
     assert lines[0].split() == ["run_id", "nDCG@10", "AP"]
     assert [line.split()[0] for line in lines[2:5]] == list(NAMES)
+
+
+def test_a_mean_over_fewer_queries_is_said_per_run(tmp_path):
+    # By hand: run x retrieves only q2's relevant document, so q2 has no AUC there; run y has both
+    # classes in both queries. AUC is over 1 query in x and 2 in y; AP over both everywhere.
+    qrels = pd.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["d1", "d2"] * 2, "relevance": [1, 0] * 2})
+    runs = pd.DataFrame({"run_id": ["x", "x", "x", "y", "y", "y", "y"],
+                         "query_id": ["q1", "q1", "q2", "q1", "q1", "q2", "q2"],
+                         "doc_id": ["d1", "d2", "d1", "d2", "d1", "d1", "d2"], "score": [2, 1, 1, 2, 1, 2, 1]})
+    for per_query in (False, True):
+        frame = sqlrank.evaluate(qrels, runs, "AUC AP", per_query=per_query)
+        assert frame.attrs["queries"] == {"x": {"AUC": 1, "AP": 2}, "y": {"AUC": 2, "AP": 2}}, per_query
+    runs.to_parquet(tmp_path / "runs.parquet")
+    qrels.to_csv(tmp_path / "qrels.csv", index=False)
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(tmp_path / "qrels.csv"),
+                           str(tmp_path / "runs.parquet"), "-m", "AUC AP"], capture_output=True, text=True)
+    assert "queries: 2\nAUC: mean over 1 (x), 2 (y) queries\n" in done.stdout, done.stdout + done.stderr
