@@ -131,4 +131,4 @@ def plan_on_clickhouse(qrels: Any, run: Any, measures: Any, output: str, chdb=No
     def inputs(con):
         return engine_inputs(engine, "ClickHouse", lambda obj: own_table(obj, engine), con)
 
-    return foreign_plan(engine, "ClickHouse", source_of, inputs, qrels, run, measures, output, **options), engine
+    return foreign_plan(engine, source_of, inputs, qrels, run, measures, output, **options), engine

@@ -127,4 +127,4 @@ def plan_on_datafusion(qrels: Any, run: Any, measures: Any, output: str, context
     def inputs(con):
         return engine_inputs(engine, "DataFusion", lambda obj: extra_input_table(obj, engine), con)
 
-    return foreign_plan(engine, "DataFusion", source_of, inputs, qrels, run, measures, output, **options), engine
+    return foreign_plan(engine, source_of, inputs, qrels, run, measures, output, **options), engine

@@ -103,14 +103,14 @@ def refuse_duckdb_options(options: dict[str, Any], engine_name: str) -> None:
         raise OptionError("segments (queries=, by=) are computed on DuckDB only")
 
 
-def foreign_plan(engine, engine_name: str, source_of: Callable, inputs: Callable[[Any], EngineInputs], qrels: Any,
-                 run: Any, measures: Any, output: str, **options: Any) -> Plan:
+def foreign_plan(engine, source_of: Callable, inputs: Callable[[Any], EngineInputs], qrels: Any, run: Any,
+                 measures: Any, output: str, **options: Any) -> Plan:
     """The plan of an evaluation on ``engine`` (its dialect), whose inputs
     ``source_of(obj, kind, con, registry, format, columns)`` makes; ``inputs(con)`` says how it takes
-    the extra inputs of the measures beyond accuracy (engine_inputs). If planning fails, the engine
-    is closed."""
+    the extra inputs of the measures beyond accuracy (engine_inputs). The options only DuckDB takes
+    were refused before the engine started (refuse_duckdb_options, in evaluation._plan_elsewhere).
+    If planning fails, the engine is closed."""
     try:
-        refuse_duckdb_options(options, engine_name)
         qrels_format, run_format = options.pop("qrels_format", None), options.pop("run_format", None)
         qrels_columns, run_columns = options.pop("qrels_columns", None), options.pop("run_columns", None)
         with session(None) as (con, registry):

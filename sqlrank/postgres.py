@@ -135,4 +135,4 @@ def plan_on_postgres(qrels: Any, run: Any, measures: Any, output: str, dsn: str 
     def inputs(con):
         return engine_inputs(engine, "PostgreSQL", own_table, con)
 
-    return foreign_plan(engine, "PostgreSQL", source_of, inputs, qrels, run, measures, output, **options), engine
+    return foreign_plan(engine, source_of, inputs, qrels, run, measures, output, **options), engine

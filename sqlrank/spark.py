@@ -240,5 +240,5 @@ def plan_on_spark(qrels: Any, run: Any, measures: Any, output: str, spark=None, 
     def source_of(obj, kind, con, registry, format, columns):
         return spark_source(obj, kind, engine, con, registry, format, columns)
 
-    return foreign_plan(engine, "Spark", source_of, lambda con: _extra_inputs(engine, con), qrels, run, measures,
+    return foreign_plan(engine, source_of, lambda con: _extra_inputs(engine, con), qrels, run, measures,
                         output, **options), engine
