@@ -26,9 +26,9 @@ def needed_inputs(measures: list[Measure]) -> dict[str, list[str]]:
     needs: dict[str, list[str]] = {}
     for m in measures:
         for name in FAMILIES[m.family].inputs:
-            needs.setdefault(name, []).append(str(m))
+            needs.setdefault(name, []).append(m.name)
         if "similarity" in FAMILIES[m.family].params and m.param("similarity") == "features":
-            needs.setdefault("item_features", []).append(str(m))
+            needs.setdefault("item_features", []).append(m.name)
     return needs
 
 

@@ -298,9 +298,9 @@ def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool) -> l
             kept = ties.rows
             for k, count in zip(cutoffs, ties.counts):
                 if count:
-                    warnings.append(f"in {count} queries the documents at ranks {k} and {k + 1} have the same score, "
-                                    f"so @{k} values depend on the tie-break ({p.conventions.tie_break}; see "
-                                    f"--tie-break)")
+                    warnings.append(f"in {count} {'query' if count == 1 else 'queries'} the documents at ranks {k} "
+                                    f"and {k + 1} have the same score, so @{k} values depend on the tie-break "
+                                    f"({p.conventions.tie_break}; see --tie-break)")
         if one_sided and not p.run.per_run:
             near, example = near_query_ids(con, qrels_sql, run_sql)
             if near:
@@ -352,7 +352,7 @@ def run_queries_sql(run_sql: str, per_run: bool) -> str:
 def require_labels_within_limits(p: Plan, fetch_one, qrels_sql: str) -> None:
     """Measures whose definition bounds the labels (the registry's label_limit: ERR's max_rel) refuse
     judgments above the bound rather than compute a number outside the measure's range."""
-    limits = {str(m): (m.spec.label_limit, m.param(m.spec.label_limit)) for m in p.measures if m.spec.label_limit}
+    limits = {m.name: (m.spec.label_limit, m.param(m.spec.label_limit)) for m in p.measures if m.spec.label_limit}
     if not limits:
         return
     top = fetch_one(f"SELECT max(relevance) FROM ({qrels_sql}) AS qrels")[0]

@@ -18,7 +18,7 @@ from .engine import DuckDBEngine, session, session_options
 from .errors import InputError, OptionError
 from .evaluation import run_plan
 from .inputs import load, load_table
-from .measures import FAMILIES
+from .measures import FAMILIES, renamed
 from .planner import plan, segments_sql
 from .statistics import adjust, check_test, paired_test, scipy_stats
 from .templates import render_template
@@ -45,6 +45,7 @@ class Comparison:
     warnings: list[str] = field(default_factory=list)
     removed_seen: bool = False  # every run was evaluated without each user's history items (remove_seen)
     compared: dict[str, int] = field(default_factory=dict)  # measure -> queries with a value in every run
+    renamed: str | None = None  # the measures asked by other names, in canonical terms (measures.renamed)
 
 
 def run_names(runs: Any, names: list[str] | None) -> tuple[list[str], list[Any]]:
@@ -98,8 +99,8 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
             frames.append(frame)
             measure_list, conventions = result.measures, result.conventions.describe()
     scores = pd.concat(frames, ignore_index=True)
-    names_ = [str(m) for m in measure_list]
-    aggregates = {str(m): FAMILIES[m.family].aggregate for m in measure_list}
+    names_ = [m.name for m in measure_list]
+    aggregates = {m.name: FAMILIES[m.family].aggregate for m in measure_list}
     overall = [name for name, kind in aggregates.items() if kind == "catalog"]
     if overall:
         raise OptionError(f"{', '.join(overall)}: one value over all users, with none per user to test; "
@@ -156,7 +157,8 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     pairs = {(query, measure) for measure, has in valued.items() for query in has.index[has]}
     kept = scores[[pair in pairs for pair in zip(scores["query_id"], scores["measure"])]].reset_index(drop=True)
     return Comparison(table, kept[["query_id", "run", "measure", "value"]], segments, labels, names_, conventions,
-                      test, correction, len(complete), warnings, result.removed_seen, compared)
+                      test, correction, len(complete), warnings, result.removed_seen, compared,
+                      renamed(measure_list))
 
 
 def _row(segment, count, measure, label, values, base, is_baseline, aggregate, test, trials, seed, tolerance):

@@ -11,7 +11,7 @@ import difflib
 import math
 import re
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .conventions import CHECKS, DEFAULTS, Conventions
@@ -43,6 +43,7 @@ class Measure:
     family: str
     cutoff: int | float | None = None
     params: tuple[tuple[str, Any], ...] = ()
+    label: str | None = field(default=None, compare=False, repr=False)  # the name as asked: HR@10
 
     def __post_init__(self) -> None:
         spec = FAMILIES.get(self.family)
@@ -84,6 +85,12 @@ class Measure:
         return getattr(DEFAULTS, name) if default is None and name in CHECKS else default
 
     @property
+    def name(self) -> str:
+        """What results call this measure: the name it was asked by (``HR@10``, ``ndcg_cut.10``),
+        else the canonical one (``str()``: ``Success@10``, ``nDCG@10``)."""
+        return self.label or str(self)
+
+    @property
     def rel(self) -> int | None:
         return dict(self.params).get("rel")
 
@@ -114,7 +121,7 @@ class Measure:
             default = getattr(DEFAULTS, name) if name in CHECKS else param.default
             if value != default:
                 params[name] = value
-        return Measure(self.family, self.cutoff, tuple(params.items()))
+        return Measure(self.family, self.cutoff, tuple(params.items()), self.label)
 
 
 _ORDER = ("rel", "gain", "discount", "log_base", "ideal", "ap_denominator", "tie_break", "judged_only", "depth",
@@ -127,8 +134,15 @@ def counted(measures: list[Measure]) -> set[str]:
     when they evaluate different query sets (missing_queries set per measure); not those with one
     value over all queries together (Coverage). The summary says over how many queries each is."""
     mixed = len({m.param("missing_queries") for m in measures}) > 1
-    return {str(m) for m in measures
+    return {m.name for m in measures
             if (mixed or FAMILIES[m.family].partial) and FAMILIES[m.family].aggregate != "catalog"}
+
+
+def renamed(measures: Iterable[Measure]) -> str | None:
+    """What the measures asked by other names are in canonical terms, for a result's text:
+    'HR@10 = Success@10, map = AP' (None when every name is canonical, up to case)."""
+    pairs = [f"{m.name} = {m}" for m in measures if m.name.lower() != str(m).lower()]
+    return ", ".join(pairs) if pairs else None
 
 
 def _display_order(params: tuple) -> list:
@@ -176,16 +190,26 @@ def parse_measures(spec: str | Measure | Iterable[str | Measure]) -> list[Measur
             measures.append(item)
         elif isinstance(item, str):
             for word in split_words(item):
-                measures.extend(parse_measure(word))
+                parsed = parse_measure(word)
+                if len(parsed) == 1:  # results call it as it was asked; P.5,10 names several: P@5, P@10
+                    parsed = [Measure(parsed[0].family, parsed[0].cutoff, parsed[0].params, word.strip())]
+                measures.extend(parsed)
         else:
             raise MeasureError(f"a measure must be a name or a Measure, not {type(item).__name__}")
     if not measures:
         raise MeasureError("no measure given; try for example -m 'nDCG@10 AP P@10'")
+    return distinct(measures)
+
+
+def distinct(measures: Iterable[Measure]) -> list[Measure]:
+    """Each measure once (asked twice, as HR@10 and Success@10: the first name), and each under a
+    name of its own: measures whose asked names would clash take their canonical names."""
     unique: list[Measure] = []
     for m in measures:
         if m not in unique:
             unique.append(m)
-    return unique
+    names = [m.name for m in unique]
+    return [Measure(m.family, m.cutoff, m.params) if names.count(m.name) > 1 else m for m in unique]
 
 
 def parse_measure(text: str) -> list[Measure]:

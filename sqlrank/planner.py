@@ -14,7 +14,7 @@ from .catalog import EngineInputs, beyond_accuracy, recommender_sql
 from .conventions import Conventions, resolve_conventions
 from .errors import InputError, OptionError
 from .inputs import load, load_table
-from .measures import Measure, parse_measures
+from .measures import Measure, distinct, parse_measures
 from .presets import preset_family_conventions
 from .sources import ENGINE_TABLES, Registry, Source
 from .templates import DIALECTS, call_macro, render_evaluation, render_segments, render_slice
@@ -49,10 +49,8 @@ def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions:
     resolved: list[Measure] = []
     for measure in parse_measures(spec):
         family = {k: v for k, v in preset_family_conventions(preset, measure.family).items() if k not in explicit}
-        measure = measure.resolve(replace(conventions, **family) if family else conventions)
-        if measure not in resolved:
-            resolved.append(measure)
-    return resolved
+        resolved.append(measure.resolve(replace(conventions, **family) if family else conventions))
+    return distinct(resolved)
 
 
 def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyConnection,

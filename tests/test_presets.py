@@ -17,10 +17,10 @@ def per_query(qrels, run, measures, **options):
 
 
 def names(measures, preset, **conventions):
-    """Canonical names as the preset resolves them (family settings included)."""
+    """The names results give the measures as the preset resolves them (as asked, where they were)."""
     from sqlrank.planner import resolve_measures
     resolved = resolve_conventions(preset, **conventions)
-    return [str(m) for m in resolve_measures(measures, resolved, preset)]
+    return [m.name for m in resolve_measures(measures, resolved, preset)]
 
 
 def non_negative(qrels):
@@ -71,7 +71,7 @@ def test_sklearn_ignore_ties_matches_any_tie_break_without_ties():
             continue
         y_true = np.array([[labels.get((qid, d), 0) for d in docs.doc_id]], dtype=float)
         expected = metrics.ndcg_score(y_true, np.array([docs.score.to_numpy()]), k=5, ignore_ties=True)
-        assert close(got[(qid, "nDCG(ideal=run)@5")], expected), qid
+        assert close(got[(qid, "nDCG@5")], expected), qid
 
 
 # ---------------------------------------------------------------- ir_measures
