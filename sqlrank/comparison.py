@@ -154,8 +154,9 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     for column in ("wins", "ties", "losses", "good", "same", "bad", "num_queries"):
         if column in table:
             table[column] = table[column].astype("Int64")
-    pairs = {(query, measure) for measure, has in valued.items() for query in has.index[has]}
-    kept = scores[[pair in pairs for pair in zip(scores["query_id"], scores["measure"])]].reset_index(drop=True)
+    with_values = pd.MultiIndex.from_frame(pd.concat(  # each measure's queries with a value in every run
+        [pd.DataFrame({"query_id": has.index[has], "measure": measure}) for measure, has in valued.items()]))
+    kept = scores[pd.MultiIndex.from_frame(scores[["query_id", "measure"]]).isin(with_values)].reset_index(drop=True)
     return Comparison(table, kept[["query_id", "run", "measure", "value"]], segments, labels, names_, conventions,
                       test, correction, len(complete), warnings, result.removed_seen, compared,
                       renamed(measure_list))
