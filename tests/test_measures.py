@@ -200,6 +200,8 @@ def test_results_name_measures_as_asked(tmp_path):
                                        "MAP@2": "AP(ap_denominator=min_num_rel_cutoff)@2"}
     per_query = sqlrank.evaluate(str(qrels), str(run), "HR@1 mrr", per_query=True)
     assert set(per_query.measure) == {"HR@1", "mrr"}
+    quoted = sqlrank.evaluate(str(qrels), str(run), "AP(ap_denominator='retrieved_relevant')")  # a quote in the name
+    assert quoted.measure.tolist() == ["AP(ap_denominator='retrieved_relevant')"] and quoted.value[0] == 0.75
     assert "(1, 'HR@1')" in sqlrank.render(str(qrels), str(run), "HR@1 mrr")
     done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(qrels), str(run), "-m", "HR@1 MRR NDCG@2",
                            "--preset", "recbole"], capture_output=True, text=True)
