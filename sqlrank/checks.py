@@ -313,7 +313,8 @@ def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool) -> l
             if kept == p.run.rows:
                 warnings.append(f"remove-seen left out no prediction: none of the run's {kept} (user, item) pairs is "
                                 f"in the history; check that both write user and item ids alike")
-        rels = sorted({int(m.param("rel")) for m in p.measures if m.param("rel") is not None})
+        rels = sorted({int(m.param("rel")) for m in p.measures if m.param("rel") is not None
+                       and m.spec.scores_no_relevant})  # AUC has no value there, and says so
         for rel in rels[:1] if p.conventions.no_relevant == "zero" else ():
             count, example, queries = no_relevant(con, qrels_sql, rel)
             if count:

@@ -159,6 +159,7 @@ class Family:
     inputs: tuple[str, ...] = ()  # extra inputs it reads (INPUTS)
     labels: str = "all"  # the retrieved judged documents its value reads (LABELS)
     partial: bool = False  # some evaluated queries can have no value (AUC with one class): the summary counts them
+    scores_no_relevant: bool = True  # a judged query without a relevant label has a value (0 with no_relevant=zero)
 
     def __post_init__(self) -> None:
         assert self.labels in LABELS, self.name
@@ -349,11 +350,12 @@ REGISTRY: tuple[Family, ...] = (
     # Click logs: how well the scores order the judged items a query (user) was shown.
     _entry("AUC", "area under the ROC curve of the retrieved judged documents: the share of (relevant, judged "
            "non-relevant) pairs whose relevant document ranks higher; empty without both", ["rel"], cutoff="none",
-           aliases=("roc_auc", "uauc"), partial=True, reference="Hanley & McNeil (1982); per user as in GAUC (Zhou "
-           "et al., KDD 2018); sklearn roc_auc_score with tie_break=expected"),
+           aliases=("roc_auc", "uauc"), partial=True, scores_no_relevant=False,
+           reference="Hanley & McNeil (1982); per user as in GAUC (Zhou et al., KDD 2018); sklearn roc_auc_score with "
+           "tie_break=expected"),
     _entry("GAUC", "AUC per query, averaged with each query weighted by its retrieved judged documents (a user's "
            "impressions): sum(AUC n) / sum(n) over the queries with an AUC", ["rel"], cutoff="none",
-           aliases=("group_auc",), aggregate="weighted", partial=True,
+           aliases=("group_auc",), aggregate="weighted", partial=True, scores_no_relevant=False,
            reference="Zhou et al., DIN (KDD 2018), impression-weighted GAUC"),
     # Recommenders, beyond accuracy: items recommended in the top k (all retrieved without a cutoff).
     _entry("Coverage", "distinct items in the top k of all users, divided by the catalog's size (the items of "

@@ -461,3 +461,18 @@ def test_gauc_is_refused_where_its_weights_cannot_follow():
         sqlrank.evaluate(qrels, run, "GAUC", slices=2)
     with pytest.raises(sqlrank.OptionError, match="compare AUC per query"):
         sqlrank.compare(qrels, [run, run.assign(score=-run.score)], "AUC GAUC")
+
+
+def test_the_no_relevant_warning_is_for_measures_that_score_those_queries(tmp_path):
+    # u2 clicked nothing: P@1 scores it 0 (no_relevant=zero), so the warning says so; AUC has no value
+    # for it (one class), which the summary says instead, so AUC alone gets no such warning.
+    qrels, run = tmp_path / "qrels.csv", tmp_path / "run.csv"
+    qrels.write_text("query_id,doc_id,relevance\nu1,a,1\nu1,b,0\nu2,a,0\nu2,b,0\n")
+    run.write_text("query_id,doc_id,score\nu1,a,2\nu1,b,1\nu2,a,2\nu2,b,1\n")
+    for measures, warned in (("AUC GAUC", False), ("AUC P@1", True)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            frame = sqlrank.evaluate(str(qrels), str(run), measures)
+        said = any("have no document labelled >= 1" in str(w.message) for w in caught)
+        assert said == warned, (measures, [str(w.message) for w in caught])
+        assert frame.value[0] == 1.0 and frame.attrs["queries"]["AUC"] == 1
