@@ -213,10 +213,12 @@ def test_table_dialects_parse_with_sqlglot(files, dialect, read):
 
 
 @pytest.mark.parametrize("dialect", ["trino", "bigquery", "snowflake"])
-def test_printed_warehouse_dialects_parse_with_sqlglot(files, dialect):
+def test_printed_warehouse_dialects_parse_and_give_duckdbs_values(files, dialect):
     """Trino, BigQuery and Snowflake statements are printed, not run here: every measure under the
     engine tiers' convention sets parses with sqlglot in that dialect, in lines under 160
-    characters; what a dialect cannot do is an error that says so."""
+    characters, and, translated by sqlglot into DuckDB's SQL with that dialect's meaning (BigQuery's
+    LOG(x, 2) is Snowflake's LOG(2, x): either swapped fails here), gives sqlrank's values query by
+    query; what a dialect cannot do is an error that says so."""
     sqlglot = peer("sqlglot")
     qrels, run = map(str, files["parquet"])
     con = duckdb.connect()
@@ -237,6 +239,12 @@ def test_printed_warehouse_dialects_parse_with_sqlglot(files, dialect):
             parsed = sqlglot.parse(text, read=dialect)
             assert len(parsed) == 1 and parsed[0] is not None
             printed += 1
+        translated = con.execute(sqlglot.transpile(text, read=dialect, write="duckdb")[0]).fetchall()
+        expected = sqlrank.evaluate("judged", "ranked", measures, per_query=True, connection=con, **conventions)
+        assert len(translated) == len(expected) > 1000
+        for (query, measure, value), want in zip(translated, expected.itertuples()):
+            assert (query, measure) == (want.query_id, want.measure)
+            assert close(value, want.value, 1e-9), (conventions, query, measure, value, want.value)
         if dialect == "snowflake":
             assert "WINDOW" not in text and " OVER ranking" not in text
     assert printed >= 12
