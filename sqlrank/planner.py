@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Mapping
 import duckdb
 
 from .catalog import EngineInputs, beyond_accuracy, recommender_sql
-from .conventions import Conventions, resolve_conventions
+from .conventions import FIELD_NAMES, Conventions, resolve_conventions
 from .errors import InputError, OptionError
 from .inputs import load, load_table
 from .measures import Measure, distinct, parse_measures
@@ -48,7 +48,11 @@ def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions:
     caller's explicit conventions, then the preset's setting for the family, then the rest."""
     resolved: list[Measure] = []
     for measure in parse_measures(spec):
-        family = {k: v for k, v in preset_family_conventions(preset, measure.family).items() if k not in explicit}
+        family = preset_family_conventions(preset, measure.family)
+        own = {k: v for k, v in family.items() if k not in FIELD_NAMES}  # the family's parameters (GAUC's weight)
+        if own:
+            measure = Measure(measure.family, measure.cutoff, {**own, **dict(measure.params)}, measure.label)
+        family = {k: v for k, v in family.items() if k in FIELD_NAMES and k not in explicit}
         resolved.append(measure.resolve(replace(conventions, **family) if family else conventions))
     return distinct(resolved)
 

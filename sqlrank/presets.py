@@ -18,7 +18,7 @@ class Preset:
     name: str
     description: str
     conventions: dict[str, Any] = field(default_factory=dict)
-    families: dict[str, dict[str, Any]] = field(default_factory=dict)  # family -> conventions
+    families: dict[str, dict[str, Any]] = field(default_factory=dict)  # family -> conventions and parameters
     notes: str = ""
 
 
@@ -60,8 +60,13 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            notes="Graded ideal DCG follows the order the user supplies the ground truth in (not sorted); "
                  "sqlrank sorts it, as the ideal should be."),
     Preset("recbole", "RecBole: binary relevance; NDCG ideal of min(|R|, K) ones (the judgments' ideal cut at "
-           "K); MAP@K over min(|R|, K); users without a positive item left out.",
-           {"ap_denominator": "min_num_rel_cutoff", "no_relevant": "skip"}),
+           "K); MAP@K over min(|R|, K); users without a positive item left out; GAUC weighs users by their "
+           "positive items and averages the ranks of tied scores.",
+           {"ap_denominator": "min_num_rel_cutoff", "no_relevant": "skip"},
+           {"GAUC": {"weight": "positives", "tie_break": "expected"}},
+           notes="RecBole's AUC is one AUC over every (user, item) pair, not per user: sqlrank's AUC is per user "
+                 "(its GAUC without weights). RecBole's GAUC counts every scored item that is not positive as "
+                 "negative: give those items label 0 in the qrels (sqlrank leaves unjudged ones out)."),
     Preset("ms_recommenders", "Microsoft Recommenders: map over all relevant, map_at_k over min(R, k); nDCG "
            "with natural log (cancels in nDCG); users in both truth and predictions, none without a positive.",
            {"ap_denominator": "min_num_rel_cutoff", "log_base": "e", "no_relevant": "skip"},

@@ -202,6 +202,9 @@ def _entry(name: str, definition: str, params: tuple = (), reads: tuple = (), **
 
 _P = Param(real(0.0, 1.0, open_low=True, open_high=True), 0.9, "number in (0, 1)")
 SIMILARITIES = ("cooccurrence", "features")
+# A query's weight in GAUC: its judged retrieved documents (impressions, when none is given), or its relevant ones.
+# No default value, so that an explicit GAUC(weight=impressions) stays in the name and a preset cannot change it.
+GAUC_WEIGHTS = ("impressions", "positives")
 
 
 def choice(options: tuple[str, ...]) -> Callable[[Any, str], str]:
@@ -234,7 +237,7 @@ REGISTRY: tuple[Family, ...] = (
            trec=(Trec("recall", 13, "cut"),), macros=(("recall", True),), labels="relevant",
            reference="trec_eval m_recall.c"),
     _entry("Success", "1 if any relevant document is in the top k, else 0", ["rel"],
-           aliases=("hit_rate", "hitrate", "hr"), cutoff="required", default_cutoffs=SUCCESS_CUTOFFS,
+           aliases=("hit_rate", "hitrate", "hr", "hit"), cutoff="required", default_cutoffs=SUCCESS_CUTOFFS,
            trec=(Trec("success", 29, "cut"),), macros=(("success", True),), labels="relevant",
            reference="trec_eval m_success.c"),
     _entry("relative_P", "relevant documents in the top k, divided by min(k, R)", ["rel"], ["judgments"],
@@ -354,9 +357,10 @@ REGISTRY: tuple[Family, ...] = (
            reference="Hanley & McNeil (1982); per user as in GAUC (Zhou et al., KDD 2018); sklearn roc_auc_score with "
            "tie_break=expected"),
     _entry("GAUC", "AUC per query, averaged with each query weighted by its retrieved judged documents (a user's "
-           "impressions): sum(AUC n) / sum(n) over the queries with an AUC", ["rel"], cutoff="none",
-           aliases=("group_auc",), aggregate="weighted", partial=True, scores_no_relevant=False,
-           reference="Zhou et al., DIN (KDD 2018), impression-weighted GAUC"),
+           "impressions) or, with weight=positives, its relevant ones (clicks): sum(AUC w) / sum(w) over the queries "
+           "with an AUC", ["rel", ("weight", Param(choice(GAUC_WEIGHTS), None, "impressions or positives"))],
+           cutoff="none", aliases=("group_auc",), aggregate="weighted", partial=True, scores_no_relevant=False,
+           reference="Zhou et al., DIN (KDD 2018): weighted by impressions or clicks; RecBole GAUC: by positives"),
     # Recommenders, beyond accuracy: items recommended in the top k (all retrieved without a cutoff).
     _entry("Coverage", "distinct items in the top k of all users, divided by the catalog's size (the items of "
            "--items and --history)", (), ["all_retrieved", "catalog"], aliases=("itemcoverage", "catalog_coverage"),

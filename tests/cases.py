@@ -13,8 +13,8 @@ from sqlrank.measures import FAMILIES, Measure
 
 
 def all_measures() -> list[Measure]:
-    """Each family with and without its cutoff, and with rel=2 or a gain map where it takes them
-    (the measures beyond accuracy aside)."""
+    """Each family with and without its cutoff, and with rel=2, a gain map or GAUC's other weight where
+    it takes them (the measures beyond accuracy aside)."""
     out = []
     for family, spec in FAMILIES.items():
         if spec.beyond_accuracy:  # they read extra inputs: tests/test_recommenders.py evaluates them
@@ -26,6 +26,8 @@ def all_measures() -> list[Measure]:
             variants.append({"rel": 2})
         if "gain" in spec.params:
             variants.append({"gain": {1: 3, 2: 9}})
+        if "weight" in spec.params:  # GAUC weighted by clicks
+            variants.append({"weight": "positives"})
         out += [Measure(family, c, v) for c in cutoffs for v in variants]
     return out
 

@@ -242,3 +242,13 @@ def test_every_preset_is_documented():
     for preset in PRESETS.values():
         assert len(preset.description) > 40
         resolve_conventions(preset.name)  # every bundle is valid
+
+
+def test_a_preset_sets_a_familys_parameter_unless_the_measure_names_it():
+    # RecBole's GAUC case 0 (fixtures/presets/recbole_gauc_0): user AUCs 1, 1/2, 1/2 over 2, 3, 5 items
+    # with 1, 2, 3 positives: by positives (the preset) 3.5 / 6, by impressions (named) 6 / 10.
+    case = FIXTURES / "presets" / "recbole_gauc_0"
+    frame = sqlrank.evaluate(case / "qrels.txt", case / "run.txt", "GAUC GAUC(weight=impressions)", preset="recbole")
+    assert close(frame.value[0], 3.5 / 6, 1e-12) and close(frame.value[1], 0.6, 1e-12)
+    assert frame.attrs["measures"] == {"GAUC": "GAUC(tie_break=expected,weight=positives)",
+                                       "GAUC(weight=impressions)": "GAUC(tie_break=expected,weight=impressions)"}

@@ -413,18 +413,19 @@ def test_equals_microsoft_recommenders_on_generated_data(tmp_path, seed):
 def test_auc_per_query_equals_scikit_learn(seed, rel, tmp_path):
     """On generated data (ties, unjudged and negative labels, queries on one side only): sklearn's
     roc_auc_score of each query's retrieved judged documents (labels >= 0); GAUC, their mean weighted
-    by the query's judged documents. With tie_break=expected
+    by the query's judged documents (with weight=positives, its relevant ones). With tie_break=expected
     pairs of equal score count 1/2, as sklearn counts them; with the default tie-break, sklearn is
     given trec_eval's order (score, then document id descending) as the score."""
     metrics = peer("sklearn.metrics")
     qrels, run = generate(seed)
     judged, ranked = to_dicts(qrels, run)
-    expected, ordered, impressions = {}, {}, {}
+    expected, ordered, impressions, positives = {}, {}, {}, {}
     for query in judged.keys() & ranked.keys():
         docs = [d for d in ranked[query] if judged[query].get(d, -1) >= 0]
         labels = [int(judged[query][d] >= rel) for d in docs]
         if 0 < sum(labels) < len(labels):  # AUC needs both classes; sqlrank leaves the value empty
             impressions[query] = len(docs)  # GAUC's weight (Zhou et al. 2018): the user's impressions
+            positives[query] = sum(labels)  # or the user's clicks (RecBole's GAUC)
             expected[query] = metrics.roc_auc_score(labels, [ranked[query][d] for d in docs])
             order = sorted(sorted(ranked[query], key=lambda d: d.encode(), reverse=True), key=lambda d: -ranked[query][d])
             place = {d: i for i, d in enumerate(order)}
@@ -440,6 +441,9 @@ def test_auc_per_query_equals_scikit_learn(seed, rel, tmp_path):
         assert close(summary.value[0], sum(want.values()) / len(want), 1e-12)
         weighted = sum(want[q] * impressions[q] for q in want) / sum(impressions.values())
         assert close(summary.value[2], weighted, 1e-12) and not close(weighted, summary.value[0], 1e-6)
+        by_clicks = sqlrank.evaluate(qrels, run, "GAUC(weight=positives)", rel=rel, tie_break=tie_break).value[0]
+        clicked = sum(want[q] * positives[q] for q in want) / sum(positives.values())
+        assert close(by_clicks, clicked, 1e-12) and not close(clicked, weighted, 1e-6)
         # the mean is over the queries with both classes, and says so (P@5 is over every query)
         evaluated = len(judged.keys() & ranked.keys())
         assert summary.attrs["queries"] == dict(zip(summary.measure, [len(want), evaluated, len(want)]))
