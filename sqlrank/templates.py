@@ -82,24 +82,32 @@ class _TypeName:
         return TYPES[_DIALECT.get()][self.name]
 
 
+# Dialects that read backslash escapes ('\\', '\n') in string literals, and those that also read them in
+# quoted identifiers; the others (DuckDB, PostgreSQL, Trino, DataFusion) read a backslash as itself.
+_ESCAPING_LITERALS = ("spark", "bigquery", "snowflake", "clickhouse")
+_ESCAPING_IDENTIFIERS = ("bigquery", "clickhouse")
+
+
 def quote_ident(name: str, quote: str | None = None) -> str:
-    """A quoted SQL identifier (double quotes; backticks in Spark SQL); the quote is doubled inside."""
+    """A quoted SQL identifier (double quotes; backticks in Spark SQL and BigQuery): the quote is
+    doubled inside, or escaped with a backslash where the dialect reads backslash escapes there."""
     if not isinstance(name, str) or not name or "\x00" in name:
         raise ValueError(f"invalid identifier {name!r}")
     quote = quote or ("`" if _DIALECT.get() in ("spark", "bigquery") else '"')  # the others: double quotes
+    if _DIALECT.get() in _ESCAPING_IDENTIFIERS:
+        return quote + name.replace("\\", "\\\\").replace(quote, "\\" + quote) + quote
     return quote + name.replace(quote, quote * 2) + quote
 
 
 def quote_literal(value: str) -> str:
     """A SQL string literal. Standard SQL (DuckDB) doubles single quotes and has no backslash
-    escapes; Spark SQL, BigQuery and Snowflake read backslash escapes, so there both are escaped
-    with a backslash."""
+    escapes; where the dialect reads backslash escapes, both are escaped with a backslash."""
     if not isinstance(value, (str, os.PathLike)):
         raise ValueError(f"not a string: {value!r}")
     text = os.fspath(value)
     if "\x00" in text:
         raise ValueError("a string literal cannot hold a NUL character")
-    if _DIALECT.get() in ("spark", "bigquery", "snowflake"):
+    if _DIALECT.get() in _ESCAPING_LITERALS:
         return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
     return "'" + text.replace("'", "''") + "'"
 

@@ -206,3 +206,23 @@ def test_what_only_duckdb_takes_is_refused_on_the_engine(engine, data):
         with pytest.raises(sqlrank.OptionError) as caught:
             sqlrank.evaluate(qrels, run, "AP", engine=engine, **options)
         assert message in str(caught.value)
+
+
+def test_clickhouse_reads_a_backslash_and_a_quote_in_names_as_themselves(data):
+    """ClickHouse reads backslash escapes inside quoted names and strings ('\\n' is a new line): a
+    column named with a backslash and a double quote is quoted so that it names that column."""
+    options = _tables_in_place("clickhouse", data)
+    qrels, run = data
+    from sqlrank.clickhouse import chdb_session
+
+    weird = 'sc"o\\re'
+    session = chdb_session()
+    session.query("DROP TABLE IF EXISTS weird_ranked")
+    session.query('CREATE TABLE weird_ranked ENGINE = Memory AS SELECT topic, doc, score AS "sc\\"o\\\\re" FROM ranked')
+    named = session.query("SELECT name FROM system.columns WHERE table = 'weird_ranked' AND name LIKE 'sc%'", "CSV")
+    assert named.bytes().decode() == '"sc""o\\re"\n'  # the column's name, as CSV writes it
+    got = sqlrank.evaluate("judged", "weird_ranked", "nDCG@10 AP", per_query=True, **options,
+                           qrels_columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"},
+                           run_columns={"query_id": "topic", "doc_id": "doc", "score": weird})
+    assert_same_values(sqlrank.evaluate(qrels, run.drop(columns="rank"), "nDCG@10 AP", per_query=True),
+                       got.rename(columns={"topic": "query_id"}))
