@@ -59,3 +59,20 @@ def test_portable_subset(con):
         if "measures.position" not in order_by and not re.match(r"ORDER BY (rank( DESC)?\b|query_id$|gain DESC$)",
                                                                order_by):
             assert "doc_id" in order_by, order_by
+
+
+@pytest.mark.parametrize("name", ["duckdb", "postgres", "spark", "bigquery", "snowflake", "trino", "clickhouse",
+                                  "datafusion"])
+def test_quoted_names_and_strings_read_back_as_themselves_in_every_dialect(name):
+    """sqlglot, reading each dialect as that engine does (backslash escapes or not), gets back the
+    exact name and string that were quoted, whatever quotes and backslashes they hold."""
+    sqlglot = pytest.importorskip("sqlglot")
+    from sqlrank.templates import dialect, quote_ident, quote_literal
+
+    read = {"datafusion": "duckdb"}.get(name, name)
+    for text in ['plain', 'a"b', "a'b", "a`b", "a\\b", "end\\", "\\'", 'x\\"; DROP TABLE t; --', "new\\nline"]:
+        with dialect(name):
+            statement = f"SELECT {quote_literal(text)} AS {quote_ident(text)}"
+        parsed = sqlglot.parse_one(statement, read=read)
+        assert parsed.expressions[0].alias == text, (name, text, statement)
+        assert parsed.expressions[0].this.this == text, (name, text, statement)
