@@ -9,12 +9,12 @@
 WITH
 verdicts AS (
     SELECT {% if by is not none %}CAST({{ by | ident }} AS VARCHAR) AS {{ by | ident }},
-           {% endif %}lower(trim(CAST(verdict AS VARCHAR))) AS verdict
+           {%+ endif %}lower(trim(CAST(verdict AS VARCHAR))) AS verdict
     FROM {{ reader }}
 ),
 counts AS (
     SELECT {% if by is not none %}CAST(NULL AS VARCHAR) AS {{ by | ident }},
-           {% endif %}COUNT(*) FILTER (WHERE verdict IN ('good', 'g')) AS good,
+           {%+ endif %}COUNT(*) FILTER (WHERE verdict IN ('good', 'g')) AS good,
            COUNT(*) FILTER (WHERE verdict IN ('same', 's')) AS same,
            COUNT(*) FILTER (WHERE verdict IN ('bad', 'b')) AS bad
     FROM verdicts

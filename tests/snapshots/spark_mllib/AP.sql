@@ -73,8 +73,9 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(ap_rel_0_ap_denominator_min_num_rel_cutoff_missing_queries_z)
-        AS ap_rel_0_ap_denominator_min_num_rel_cutoff_missing_queries_z,
+    SELECT COUNT(*) AS num_queries,
+           AVG(ap_rel_0_ap_denominator_min_num_rel_cutoff_missing_queries_z)
+               AS ap_rel_0_ap_denominator_min_num_rel_cutoff_missing_queries_z,
            AVG(ap_rel_0_ap_denominator_min_num_rel_cutoff_missing_queries_z_2)
                AS ap_rel_0_ap_denominator_min_num_rel_cutoff_missing_queries_z_2
     FROM per_query

@@ -61,7 +61,8 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(cg_gain_exponential_missing_queries_zero) AS cg_gain_exponential_missing_queries_zero,
+    SELECT COUNT(*) AS num_queries,
+           AVG(cg_gain_exponential_missing_queries_zero) AS cg_gain_exponential_missing_queries_zero,
            AVG(cg_gain_exponential_missing_queries_zero_at_10) AS cg_gain_exponential_missing_queries_zero_at_10
     FROM per_query
 )

@@ -98,7 +98,8 @@ per_query AS (
     CROSS JOIN catalog
 ),
 summary AS (
-    SELECT MAX(coverage_missing_queries_zero) AS coverage_missing_queries_zero,
+    SELECT COUNT(*) AS num_queries,
+           MAX(coverage_missing_queries_zero) AS coverage_missing_queries_zero,
            MAX(coverage_missing_queries_zero_at_10) AS coverage_missing_queries_zero_at_10
     FROM per_query
 )

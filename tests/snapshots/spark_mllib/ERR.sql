@@ -63,7 +63,8 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(err_missing_queries_zero) AS err_missing_queries_zero,
+    SELECT COUNT(*) AS num_queries,
+           AVG(err_missing_queries_zero) AS err_missing_queries_zero,
            AVG(err_missing_queries_zero_at_10) AS err_missing_queries_zero_at_10
     FROM per_query
 )

@@ -100,7 +100,8 @@ per_query AS (
     CROSS JOIN catalog
 ),
 summary AS (
-    SELECT MAX(entropy_missing_queries_zero) AS entropy_missing_queries_zero,
+    SELECT COUNT(*) AS num_queries,
+           MAX(entropy_missing_queries_zero) AS entropy_missing_queries_zero,
            MAX(entropy_missing_queries_zero_at_10) AS entropy_missing_queries_zero_at_10
     FROM per_query
 )

@@ -107,7 +107,8 @@ per_query AS (
     LEFT JOIN graded_exp ON graded_exp.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(g_gain_exponential_missing_queries_zero) AS g_gain_exponential_missing_queries_zero
+    SELECT COUNT(*) AS num_queries,
+           AVG(g_gain_exponential_missing_queries_zero) AS g_gain_exponential_missing_queries_zero
     FROM per_query
 )
 SELECT measures.measure AS measure,

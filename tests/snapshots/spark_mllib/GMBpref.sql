@@ -73,8 +73,9 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT EXP(AVG(LN(CASE WHEN gmbpref_rel_0_missing_queries_zero > CAST(0.00001 AS DOUBLE) THEN gmbpref_rel_0_missing_queries_zero
-        ELSE CAST(0.00001 AS DOUBLE) END))) AS gmbpref_rel_0_missing_queries_zero
+    SELECT COUNT(*) AS num_queries,
+           EXP(AVG(LN(CASE WHEN gmbpref_rel_0_missing_queries_zero > CAST(0.00001 AS DOUBLE) THEN gmbpref_rel_0_missing_queries_zero
+               ELSE CAST(0.00001 AS DOUBLE) END))) AS gmbpref_rel_0_missing_queries_zero
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -100,7 +100,8 @@ per_query AS (
     CROSS JOIN catalog
 ),
 summary AS (
-    SELECT MAX(gini_missing_queries_zero) AS gini_missing_queries_zero,
+    SELECT COUNT(*) AS num_queries,
+           MAX(gini_missing_queries_zero) AS gini_missing_queries_zero,
            MAX(gini_missing_queries_zero_at_10) AS gini_missing_queries_zero_at_10
     FROM per_query
 )

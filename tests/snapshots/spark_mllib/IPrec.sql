@@ -85,7 +85,8 @@ per_query AS (
     LEFT JOIN iprec_0 ON iprec_0.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(iprec_rel_0_missing_queries_zero_at_0_5) AS iprec_rel_0_missing_queries_zero_at_0_5
+    SELECT COUNT(*) AS num_queries,
+           AVG(iprec_rel_0_missing_queries_zero_at_0_5) AS iprec_rel_0_missing_queries_zero_at_0_5
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -95,7 +95,8 @@ per_query AS (
     LEFT JOIN iprec_0 ON iprec_0.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(iprecavg_rel_0_missing_queries_zero) AS iprecavg_rel_0_missing_queries_zero
+    SELECT COUNT(*) AS num_queries,
+           AVG(iprecavg_rel_0_missing_queries_zero) AS iprecavg_rel_0_missing_queries_zero
     FROM per_query
 )
 SELECT measures.measure AS measure,

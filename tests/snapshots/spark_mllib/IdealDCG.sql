@@ -82,7 +82,8 @@ per_query AS (
     LEFT JOIN ideal_exp_dcg ON ideal_exp_dcg.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(idealdcg_gain_exponential_missing_queries_zero) AS idealdcg_gain_exponential_missing_queries_zero,
+    SELECT COUNT(*) AS num_queries,
+           AVG(idealdcg_gain_exponential_missing_queries_zero) AS idealdcg_gain_exponential_missing_queries_zero,
            AVG(idealdcg_gain_exponential_missing_queries_zero_at_10) AS idealdcg_gain_exponential_missing_queries_zero_at_10
     FROM per_query
 )

@@ -98,7 +98,8 @@ per_query AS (
     CROSS JOIN catalog
 ),
 summary AS (
-    SELECT MAX(novelty_missing_queries_zero) AS novelty_missing_queries_zero,
+    SELECT COUNT(*) AS num_queries,
+           MAX(novelty_missing_queries_zero) AS novelty_missing_queries_zero,
            MAX(novelty_missing_queries_zero_at_10) AS novelty_missing_queries_zero_at_10
     FROM per_query
 )

@@ -58,7 +58,8 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT SUM(numnonreljudgedret_rel_0_missing_queries_zero) AS numnonreljudgedret_rel_0_missing_queries_zero
+    SELECT COUNT(*) AS num_queries,
+           SUM(numnonreljudgedret_rel_0_missing_queries_zero) AS numnonreljudgedret_rel_0_missing_queries_zero
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -56,7 +56,8 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT SUM(numq_missing_queries_zero) AS numq_missing_queries_zero
+    SELECT COUNT(*) AS num_queries,
+           SUM(numq_missing_queries_zero) AS numq_missing_queries_zero
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -59,7 +59,8 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT SUM(numrelret_rel_0_missing_queries_zero) AS numrelret_rel_0_missing_queries_zero
+    SELECT COUNT(*) AS num_queries,
+           SUM(numrelret_rel_0_missing_queries_zero) AS numrelret_rel_0_missing_queries_zero
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -62,7 +62,8 @@ per_query AS (
     LEFT JOIN retrieved_counts ON retrieved_counts.query_number = evaluated_queries.query_number
 ),
 summary AS (
-    SELECT SUM(numret_missing_queries_zero) AS numret_missing_queries_zero
+    SELECT COUNT(*) AS num_queries,
+           SUM(numret_missing_queries_zero) AS numret_missing_queries_zero
     FROM per_query
 )
 SELECT measures.measure AS measure,

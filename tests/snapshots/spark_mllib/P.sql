@@ -59,7 +59,8 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(p_rel_0_missing_queries_zero_at_10) AS p_rel_0_missing_queries_zero_at_10
+    SELECT COUNT(*) AS num_queries,
+           AVG(p_rel_0_missing_queries_zero_at_10) AS p_rel_0_missing_queries_zero_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

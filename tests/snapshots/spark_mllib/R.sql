@@ -67,7 +67,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(r_rel_0_missing_queries_zero_at_10) AS r_rel_0_missing_queries_zero_at_10
+    SELECT COUNT(*) AS num_queries,
+           AVG(r_rel_0_missing_queries_zero_at_10) AS r_rel_0_missing_queries_zero_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -67,7 +67,8 @@ per_query AS (
     LEFT JOIN retrieved_counts ON retrieved_counts.query_number = evaluated_queries.query_number
 ),
 summary AS (
-    SELECT AVG(rbpresid_missing_queries_zero) AS rbpresid_missing_queries_zero
+    SELECT COUNT(*) AS num_queries,
+           AVG(rbpresid_missing_queries_zero) AS rbpresid_missing_queries_zero
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -60,7 +60,8 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(rr_rel_0_missing_queries_zero) AS rr_rel_0_missing_queries_zero,
+    SELECT COUNT(*) AS num_queries,
+           AVG(rr_rel_0_missing_queries_zero) AS rr_rel_0_missing_queries_zero,
            AVG(rr_rel_0_missing_queries_zero_at_10) AS rr_rel_0_missing_queries_zero_at_10
     FROM per_query
 )

@@ -124,7 +124,8 @@ per_query AS (
     LEFT JOIN rndcg_exp ON rndcg_exp.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(rndcg_rel_0_gain_exponential_missing_queries_zero) AS rndcg_rel_0_gain_exponential_missing_queries_zero
+    SELECT COUNT(*) AS num_queries,
+           AVG(rndcg_rel_0_gain_exponential_missing_queries_zero) AS rndcg_rel_0_gain_exponential_missing_queries_zero
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -68,7 +68,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(rprec_rel_0_missing_queries_zero) AS rprec_rel_0_missing_queries_zero
+    SELECT COUNT(*) AS num_queries,
+           AVG(rprec_rel_0_missing_queries_zero) AS rprec_rel_0_missing_queries_zero
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -86,7 +86,8 @@ per_query AS (
     LEFT JOIN ideal_exp_dcg ON ideal_exp_dcg.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(ndcg_gain_exponential_missing_queries_zero) AS ndcg_gain_exponential_missing_queries_zero,
+    SELECT COUNT(*) AS num_queries,
+           AVG(ndcg_gain_exponential_missing_queries_zero) AS ndcg_gain_exponential_missing_queries_zero,
            AVG(ndcg_gain_exponential_missing_queries_zero_at_10) AS ndcg_gain_exponential_missing_queries_zero_at_10
     FROM per_query
 )

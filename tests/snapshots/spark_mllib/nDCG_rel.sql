@@ -111,7 +111,8 @@ per_query AS (
     LEFT JOIN graded_exp ON graded_exp.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(ndcg_rel_gain_exponential_missing_queries_zero) AS ndcg_rel_gain_exponential_missing_queries_zero
+    SELECT COUNT(*) AS num_queries,
+           AVG(ndcg_rel_gain_exponential_missing_queries_zero) AS ndcg_rel_gain_exponential_missing_queries_zero
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -75,7 +75,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(ap_ap_denominator_retrieved_relevant) AS ap_ap_denominator_retrieved_relevant,
+    SELECT COUNT(*) AS num_queries,
+           AVG(ap_ap_denominator_retrieved_relevant) AS ap_ap_denominator_retrieved_relevant,
            AVG(ap_ap_denominator_retrieved_relevant_at_10) AS ap_ap_denominator_retrieved_relevant_at_10
     FROM per_query
 )

@@ -59,7 +59,8 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(dcg_tie_break_expected) AS dcg_tie_break_expected,
+    SELECT COUNT(*) AS num_queries,
+           AVG(dcg_tie_break_expected) AS dcg_tie_break_expected,
            AVG(dcg_tie_break_expected_at_10) AS dcg_tie_break_expected_at_10
     FROM per_query
 )

@@ -65,7 +65,8 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(err) AS err,
+    SELECT COUNT(*) AS num_queries,
+           AVG(err) AS err,
            AVG(err_at_10) AS err_at_10
     FROM per_query
 )

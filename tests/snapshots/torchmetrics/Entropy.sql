@@ -102,7 +102,8 @@ per_query AS (
     CROSS JOIN catalog
 ),
 summary AS (
-    SELECT MAX(entropy) AS entropy,
+    SELECT COUNT(*) AS num_queries,
+           MAX(entropy) AS entropy,
            MAX(entropy_at_10) AS entropy_at_10
     FROM per_query
 )

@@ -108,7 +108,8 @@ per_query AS (
     LEFT JOIN graded ON graded.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(g) AS g
+    SELECT COUNT(*) AS num_queries,
+           AVG(g) AS g
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -75,7 +75,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT EXP(AVG(LN(CASE WHEN gmbpref > CAST(0.00001 AS DOUBLE) THEN gmbpref ELSE CAST(0.00001 AS DOUBLE) END))) AS gmbpref
+    SELECT COUNT(*) AS num_queries,
+           EXP(AVG(LN(CASE WHEN gmbpref > CAST(0.00001 AS DOUBLE) THEN gmbpref ELSE CAST(0.00001 AS DOUBLE) END))) AS gmbpref
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -83,7 +83,8 @@ per_query AS (
     LEFT JOIN ideal_run_dcg ON ideal_run_dcg.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(idealdcg_ideal_run) AS idealdcg_ideal_run,
+    SELECT COUNT(*) AS num_queries,
+           AVG(idealdcg_ideal_run) AS idealdcg_ideal_run,
            AVG(idealdcg_ideal_run_at_10) AS idealdcg_ideal_run_at_10
     FROM per_query
 )

@@ -100,7 +100,8 @@ per_query AS (
     CROSS JOIN catalog
 ),
 summary AS (
-    SELECT MAX(novelty) AS novelty,
+    SELECT COUNT(*) AS num_queries,
+           MAX(novelty) AS novelty,
            MAX(novelty_at_10) AS novelty_at_10
     FROM per_query
 )

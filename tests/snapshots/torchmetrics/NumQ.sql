@@ -58,7 +58,8 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT SUM(numq) AS numq
+    SELECT COUNT(*) AS num_queries,
+           SUM(numq) AS numq
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -69,7 +69,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(r_at_10) AS r_at_10
+    SELECT COUNT(*) AS num_queries,
+           AVG(r_at_10) AS r_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

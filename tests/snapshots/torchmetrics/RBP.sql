@@ -69,7 +69,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(rbp) AS rbp
+    SELECT COUNT(*) AS num_queries,
+           AVG(rbp) AS rbp
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -69,7 +69,8 @@ per_query AS (
     LEFT JOIN retrieved_counts ON retrieved_counts.query_number = evaluated_queries.query_number
 ),
 summary AS (
-    SELECT AVG(rbpresid) AS rbpresid
+    SELECT COUNT(*) AS num_queries,
+           AVG(rbpresid) AS rbpresid
     FROM per_query
 )
 SELECT measures.measure AS measure,

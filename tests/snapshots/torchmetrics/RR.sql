@@ -62,7 +62,8 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(rr) AS rr,
+    SELECT COUNT(*) AS num_queries,
+           AVG(rr) AS rr,
            AVG(rr_at_10) AS rr_at_10
     FROM per_query
 )

@@ -75,7 +75,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(setap) AS setap
+    SELECT COUNT(*) AS num_queries,
+           AVG(setap) AS setap
     FROM per_query
 )
 SELECT measures.measure AS measure,

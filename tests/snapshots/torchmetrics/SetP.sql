@@ -74,7 +74,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(setp) AS setp
+    SELECT COUNT(*) AS num_queries,
+           AVG(setp) AS setp
     FROM per_query
 )
 SELECT measures.measure AS measure,

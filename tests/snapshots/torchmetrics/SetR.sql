@@ -74,7 +74,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(setr) AS setr
+    SELECT COUNT(*) AS num_queries,
+           AVG(setr) AS setr
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -61,7 +61,8 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(success_at_10) AS success_at_10
+    SELECT COUNT(*) AS num_queries,
+           AVG(success_at_10) AS success_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -66,7 +66,8 @@ per_query AS (
     LEFT JOIN retrieved_counts ON retrieved_counts.query_number = evaluated_queries.query_number
 ),
 summary AS (
-    SELECT AVG(unj_at_10) AS unj_at_10
+    SELECT COUNT(*) AS num_queries,
+           AVG(unj_at_10) AS unj_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -70,7 +70,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(bing) AS bing
+    SELECT COUNT(*) AS num_queries,
+           AVG(bing) AS bing
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -82,7 +82,8 @@ per_query AS (
     LEFT JOIN ideal_run_dcg ON ideal_run_dcg.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(ndcg_ideal_run_tie_break_expected) AS ndcg_ideal_run_tie_break_expected,
+    SELECT COUNT(*) AS num_queries,
+           AVG(ndcg_ideal_run_tie_break_expected) AS ndcg_ideal_run_tie_break_expected,
            AVG(ndcg_ideal_run_tie_break_expected_at_10) AS ndcg_ideal_run_tie_break_expected_at_10
     FROM per_query
 )

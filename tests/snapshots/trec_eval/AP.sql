@@ -73,7 +73,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(ap) AS ap,
+    SELECT COUNT(*) AS num_queries,
+           AVG(ap) AS ap,
            AVG(ap_at_10) AS ap_at_10
     FROM per_query
 )

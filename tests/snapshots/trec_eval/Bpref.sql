@@ -75,7 +75,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(bpref) AS bpref
+    SELECT COUNT(*) AS num_queries,
+           AVG(bpref) AS bpref
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -63,7 +63,8 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(cg_value) AS cg_value,
+    SELECT COUNT(*) AS num_queries,
+           AVG(cg_value) AS cg_value,
            AVG(cg_at_10) AS cg_at_10
     FROM per_query
 )

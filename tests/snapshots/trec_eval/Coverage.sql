@@ -98,7 +98,8 @@ per_query AS (
     CROSS JOIN catalog
 ),
 summary AS (
-    SELECT MAX(coverage) AS coverage,
+    SELECT COUNT(*) AS num_queries,
+           MAX(coverage) AS coverage,
            MAX(coverage_at_10) AS coverage_at_10
     FROM per_query
 )

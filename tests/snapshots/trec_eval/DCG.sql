@@ -63,7 +63,8 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(dcg_value) AS dcg_value,
+    SELECT COUNT(*) AS num_queries,
+           AVG(dcg_value) AS dcg_value,
            AVG(dcg_at_10) AS dcg_at_10
     FROM per_query
 )

@@ -71,7 +71,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT EXP(AVG(LN(CASE WHEN gmap > CAST(0.00001 AS DOUBLE) THEN gmap ELSE CAST(0.00001 AS DOUBLE) END))) AS gmap
+    SELECT COUNT(*) AS num_queries,
+           EXP(AVG(LN(CASE WHEN gmap > CAST(0.00001 AS DOUBLE) THEN gmap ELSE CAST(0.00001 AS DOUBLE) END))) AS gmap
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -102,7 +102,8 @@ per_query AS (
     CROSS JOIN catalog
 ),
 summary AS (
-    SELECT MAX(gini) AS gini,
+    SELECT COUNT(*) AS num_queries,
+           MAX(gini) AS gini,
            MAX(gini_at_10) AS gini_at_10
     FROM per_query
 )

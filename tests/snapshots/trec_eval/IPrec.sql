@@ -87,7 +87,8 @@ per_query AS (
     LEFT JOIN iprec_1 ON iprec_1.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(iprec_at_0_5) AS iprec_at_0_5
+    SELECT COUNT(*) AS num_queries,
+           AVG(iprec_at_0_5) AS iprec_at_0_5
     FROM per_query
 )
 SELECT measures.measure AS measure,

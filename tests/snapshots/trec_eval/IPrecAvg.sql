@@ -97,7 +97,8 @@ per_query AS (
     LEFT JOIN iprec_1 ON iprec_1.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(iprecavg) AS iprecavg
+    SELECT COUNT(*) AS num_queries,
+           AVG(iprecavg) AS iprecavg
     FROM per_query
 )
 SELECT measures.measure AS measure,

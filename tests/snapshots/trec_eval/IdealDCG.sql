@@ -84,7 +84,8 @@ per_query AS (
     LEFT JOIN ideal_dcg ON ideal_dcg.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(idealdcg) AS idealdcg,
+    SELECT COUNT(*) AS num_queries,
+           AVG(idealdcg) AS idealdcg,
            AVG(idealdcg_at_10) AS idealdcg_at_10
     FROM per_query
 )

@@ -60,7 +60,8 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT SUM(numnonreljudgedret) AS numnonreljudgedret
+    SELECT COUNT(*) AS num_queries,
+           SUM(numnonreljudgedret) AS numnonreljudgedret
     FROM per_query
 )
 SELECT measures.measure AS measure,

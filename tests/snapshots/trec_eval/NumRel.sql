@@ -66,7 +66,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT SUM(numrel) AS numrel
+    SELECT COUNT(*) AS num_queries,
+           SUM(numrel) AS numrel
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -61,7 +61,8 @@ per_query AS (
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT SUM(numrelret) AS numrelret
+    SELECT COUNT(*) AS num_queries,
+           SUM(numrelret) AS numrelret
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -64,7 +64,8 @@ per_query AS (
     LEFT JOIN retrieved_counts ON retrieved_counts.query_number = evaluated_queries.query_number
 ),
 summary AS (
-    SELECT SUM(numret) AS numret
+    SELECT COUNT(*) AS num_queries,
+           SUM(numret) AS numret
     FROM per_query
 )
 SELECT measures.measure AS measure,

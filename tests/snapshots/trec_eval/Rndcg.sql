@@ -125,7 +125,8 @@ per_query AS (
     LEFT JOIN rndcg ON rndcg.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(rndcg) AS rndcg
+    SELECT COUNT(*) AS num_queries,
+           AVG(rndcg) AS rndcg
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -70,7 +70,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(rprec) AS rprec
+    SELECT COUNT(*) AS num_queries,
+           AVG(rprec) AS rprec
     FROM per_query
 )
 SELECT measures.measure AS measure,

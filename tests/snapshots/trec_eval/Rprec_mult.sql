@@ -72,7 +72,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(rprec_mult_at_1_2) AS rprec_mult_at_1_2
+    SELECT COUNT(*) AS num_queries,
+           AVG(rprec_mult_at_1_2) AS rprec_mult_at_1_2
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -77,7 +77,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(setf) AS setf
+    SELECT COUNT(*) AS num_queries,
+           AVG(setf) AS setf
     FROM per_query
 )
 SELECT measures.measure AS measure,

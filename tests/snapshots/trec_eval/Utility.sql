@@ -77,7 +77,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(utility) AS utility
+    SELECT COUNT(*) AS num_queries,
+           AVG(utility) AS utility
     FROM per_query
 )
 SELECT measures.measure AS measure,

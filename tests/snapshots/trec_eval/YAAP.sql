@@ -71,7 +71,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(yaap) AS yaap
+    SELECT COUNT(*) AS num_queries,
+           AVG(yaap) AS yaap
     FROM per_query
 )
 SELECT measures.measure AS measure,

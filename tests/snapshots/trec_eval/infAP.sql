@@ -77,7 +77,8 @@ per_query AS (
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(infap) AS infap
+    SELECT COUNT(*) AS num_queries,
+           AVG(infap) AS infap
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -88,7 +88,8 @@ per_query AS (
     LEFT JOIN ideal_dcg ON ideal_dcg.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(ndcg) AS ndcg,
+    SELECT COUNT(*) AS num_queries,
+           AVG(ndcg) AS ndcg,
            AVG(ndcg_at_10) AS ndcg_at_10
     FROM per_query
 )

@@ -112,7 +112,8 @@ per_query AS (
     LEFT JOIN graded ON graded.query_id = evaluated_queries.query_id
 ),
 summary AS (
-    SELECT AVG(ndcg_rel) AS ndcg_rel
+    SELECT COUNT(*) AS num_queries,
+           AVG(ndcg_rel) AS ndcg_rel
     FROM per_query
 )
 SELECT measures.measure AS measure,
