@@ -64,9 +64,9 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            "positive items and averages the ranks of tied scores.",
            {"ap_denominator": "min_num_rel_cutoff", "no_relevant": "skip"},
            {"GAUC": {"weight": "positives", "tie_break": "expected"}},
-           notes="RecBole's AUC is one AUC over every (user, item) pair, not per user: sqlrank's AUC is per user "
-                 "(its GAUC without weights). RecBole's GAUC counts every scored item that is not positive as "
-                 "negative: give those items label 0 in the qrels (sqlrank leaves unjudged ones out)."),
+           notes="RecBole's AUC is one AUC over every (user, item) pair: sqlrank's GlobalAUC (its AUC is per "
+                 "user). RecBole's GAUC and AUC count every scored item that is not positive as negative: give "
+                 "those items label 0 in the qrels (sqlrank leaves unjudged ones out)."),
     Preset("ms_recommenders", "Microsoft Recommenders: map over all relevant, map_at_k over min(R, k); nDCG "
            "with natural log (cancels in nDCG); users in both truth and predictions, none without a positive.",
            {"ap_denominator": "min_num_rel_cutoff", "log_base": "e", "no_relevant": "skip"},

@@ -103,6 +103,7 @@ STEPS = {
     "popularity": "each recommended item's interactions in the history and place in the catalog by popularity",
     "catalog": "how often each item is in the top k of all queries, aggregated over the catalog",
     "similar": "the similarity of recommended items to each other and to the user's history",
+    "pooled": "the judged documents of every query counted per score, for one ROC curve over them all",
 }
 # Extra inputs a family reads besides qrels and run (recommender measures beyond accuracy):
 # history (training interactions), catalog (the items of --items and of the history), and
@@ -117,7 +118,7 @@ INPUTS = ("history", "catalog", "item_features")
 LABELS = {"all": "every judged document", "relevant": "judged documents with labels >= rel",
           "gain": "judged documents whose gain is not 0", "none": "no document of the ranking"}
 # The steps that are CTEs of their own, rendered by sql/evaluation/<step>.sql.
-FAMILY_STEPS = ("interpolated", "graded", "rndcg", "similar")
+FAMILY_STEPS = ("interpolated", "graded", "rndcg", "similar", "pooled")
 TREC_KINDS = ("plain", "cut", "params", "special")
 TREC_PARAMS = ("gains", "gains_p", "p", "beta", "coefficients", "levels")
 
@@ -361,6 +362,11 @@ REGISTRY: tuple[Family, ...] = (
            "with an AUC", ["rel", ("weight", Param(choice(GAUC_WEIGHTS), None, "impressions or positives"))],
            cutoff="none", aliases=("group_auc",), aggregate="weighted", partial=True, scores_no_relevant=False,
            reference="Zhou et al., DIN (KDD 2018): weighted by impressions or clicks; RecBole GAUC: by positives"),
+    _entry("GlobalAUC", "area under one ROC curve of the retrieved judged documents of all queries together: the "
+           "share of (relevant, judged non-relevant) pairs across queries whose relevant document scores higher, "
+           "equal scores 1/2; one value over all queries, none per query", ["rel"], ["all_retrieved", "pooled"],
+           cutoff="none", aliases=("global_auc", "ctr_auc"), aggregate="catalog", scores_no_relevant=False,
+           reference="Fawcett (2006); RecBole AUC; sklearn roc_auc_score over all rows"),
     # Recommenders, beyond accuracy: items recommended in the top k (all retrieved without a cutoff).
     _entry("Coverage", "distinct items in the top k of all users, divided by the catalog's size (the items of "
            "--items and --history)", (), ["all_retrieved", "catalog"], aliases=("itemcoverage", "catalog_coverage"),

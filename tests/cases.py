@@ -61,12 +61,13 @@ VARIANTS = {"similarity": {"similarity": "features"}, "per_item": {"base": "e", 
 
 
 def beyond_accuracy_measures() -> list[str]:
-    """Every measure beyond accuracy at @10 in each variant, and two accuracy measures beside them."""
+    """Every measure beyond accuracy at @10 (GlobalAUC: no cutoff) in each variant, and two accuracy
+    measures beside them."""
     out = []
     for family, spec in FAMILIES.items():
         if spec.beyond_accuracy:
             variants = [{}] + [params for name, params in VARIANTS.items() if name in spec.params]
-            out += [str(Measure(family, 10, params)) for params in variants]
+            out += [str(Measure(family, None if spec.cutoff == "none" else 10, params)) for params in variants]
     return out + ["HR@10", "NDCG@10"]
 
 

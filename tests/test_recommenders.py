@@ -480,3 +480,39 @@ def test_the_no_relevant_warning_is_for_measures_that_score_those_queries(tmp_pa
         said = any("have no document labelled >= 1" in str(w.message) for w in caught)
         assert said == warned, (measures, [str(w.message) for w in caught])
         assert frame.value[0] == 1.0 and frame.attrs["queries"]["AUC"] == 1
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("rel", [1, 2])
+def test_global_auc_equals_scikit_learn_over_all_rows(seed, rel):
+    """GlobalAUC pools the retrieved judged documents (labels >= 0) of every evaluated query (both
+    sides) into one roc_auc_score, ties 1/2, under any tie-break; with depth=10, each query's top 10
+    in trec_eval's order (score, then document id descending). One value, none per query."""
+    metrics = peer("sklearn.metrics")
+    qrels, run = generate(seed)
+    judged, ranked = to_dicts(qrels, run)
+    pooled = {None: ([], []), 10: ([], [])}
+    for query in judged.keys() & ranked.keys():
+        order = sorted(sorted(ranked[query], key=lambda d: d.encode(), reverse=True), key=lambda d: -ranked[query][d])
+        for cutoff, (labels, scores) in pooled.items():
+            for doc in order[:cutoff]:
+                if judged[query].get(doc, -1) >= 0:
+                    labels.append(int(judged[query][doc] >= rel))
+                    scores.append(ranked[query][doc])
+    want = [metrics.roc_auc_score(*pooled[cutoff]) for cutoff in (None, 10)]
+    for tie_break in ("trec_eval", "doc_id_asc", "expected"):
+        got = sqlrank.evaluate(qrels, run, "GlobalAUC", rel=rel, tie_break=tie_break)
+        assert close(got.value[0], want[0], 1e-12), tie_break
+    assert close(sqlrank.evaluate(qrels, run, "GlobalAUC", rel=rel, depth=10).value[0], want[1], 1e-12)
+    per_query = sqlrank.evaluate(qrels, run, "GlobalAUC", rel=rel, per_query=True)
+    assert per_query.value.isna().all() and len(per_query) > 100
+
+
+def test_global_auc_by_hand(tmp_path):
+    # u1: a (clicked, 3), b (2); u2: c (3), d (clicked, 1). Pooled pairs (clicked, not): (a, b) 1,
+    # (a, c) equal scores 1/2, (d, b) 0, (d, c) 0: GlobalAUC 1.5 / 4. Per user: AUC 1 and 0, mean 1/2.
+    qrels, run = tmp_path / "qrels.csv", tmp_path / "run.csv"
+    qrels.write_text("query_id,doc_id,relevance\nu1,a,1\nu1,b,0\nu2,c,0\nu2,d,1\n")
+    run.write_text("query_id,doc_id,score\nu1,a,3\nu1,b,2\nu2,c,3\nu2,d,1\n")
+    frame = sqlrank.evaluate(str(qrels), str(run), "GlobalAUC AUC ctr_auc(depth=1)")
+    assert frame.value.tolist() == [0.375, 0.5, 0.5]  # the top 1 of each pools a and c: (a, c) 1/2

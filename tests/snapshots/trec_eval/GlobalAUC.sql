@@ -1,0 +1,115 @@
+-- sqlrank 0.1.0: GlobalAUC
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel, rel=1,
+--   missing_queries=skip, no_relevant=zero, judged_only=false, depth=none, trec_eval_version=10
+WITH
+qrels AS (
+    SELECT query_id, doc_id, relevance FROM qrels
+),
+run AS (
+    SELECT query_id, doc_id, score FROM run
+),
+evaluated_queries AS (
+    SELECT query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    FROM (
+        SELECT DISTINCT query_id FROM qrels
+        INTERSECT
+        SELECT DISTINCT query_id FROM run
+    ) AS query_ids
+),
+history AS (
+    SELECT query_id, doc_id FROM history
+),
+history_pairs AS (
+    SELECT DISTINCT query_id, doc_id FROM history
+),
+item_users AS (
+    SELECT doc_id, COUNT(*) AS users FROM history_pairs GROUP BY doc_id
+),
+popularity AS (
+    SELECT catalog_ids.doc_id AS doc_id,
+           COALESCE(counts.interactions, 0) AS interactions,
+           ROW_NUMBER() OVER (ORDER BY COALESCE(counts.interactions, 0), catalog_ids.doc_id) AS popularity_rank,
+           COUNT(*) OVER () AS catalog_size
+    FROM (
+        SELECT DISTINCT doc_id FROM history
+        UNION
+        SELECT doc_id FROM (
+            SELECT doc_id FROM items
+        ) AS listed_items
+    ) AS catalog_ids
+    LEFT JOIN (SELECT doc_id, COUNT(*) AS interactions FROM history GROUP BY doc_id) AS counts
+      ON counts.doc_id = catalog_ids.doc_id
+),
+catalog_items AS (
+    SELECT COUNT(*) AS catalog_size, SUM(interactions) AS all_interactions FROM popularity
+),
+item_features AS (
+    SELECT doc_id, feature, weight FROM item_features
+),
+item_norms AS (
+    SELECT doc_id, SQRT(SUM(weight * weight)) AS norm FROM item_features GROUP BY doc_id
+),
+judged AS (
+    SELECT run.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           run.score AS score,
+           qrels.relevance AS relevance,
+           CASE WHEN relevance >= 1 THEN 1 ELSE 0 END AS is_rel_1,
+           CASE WHEN relevance >= 0 AND relevance < 1 THEN 1 ELSE 0 END AS is_nonrel_1
+    FROM run
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+    LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
+),
+ranked AS (
+    SELECT judged.*,
+           ROW_NUMBER() OVER ranking AS rank
+    FROM judged
+    WINDOW ranking AS (PARTITION BY query_number ORDER BY score DESC NULLS LAST, doc_id DESC
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+),
+retrieved AS (
+    SELECT ranked.query_id AS query_id
+    FROM ranked
+    GROUP BY ranked.query_id
+),
+pooled_1_all_scores AS (
+    SELECT score AS pooled_score,
+           SUM(is_rel_1) AS positive,
+           SUM(is_nonrel_1) AS negative
+    FROM ranked
+    GROUP BY score
+),
+pooled_1_all AS (
+    SELECT 1 - SUM(positive * (negative_above + CAST(negative AS DOUBLE) / 2))
+               / NULLIF(CAST(SUM(positive) AS DOUBLE) * SUM(negative), 0) AS global_auc
+    FROM (
+        SELECT positive, negative,
+               COALESCE(SUM(negative) OVER (ORDER BY pooled_score DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+                        0) AS negative_above
+        FROM pooled_1_all_scores
+    ) AS pooled_counts
+),
+per_query AS (
+    SELECT evaluated_queries.query_id AS query_id,
+           pooled_1_all.global_auc AS globalauc
+    FROM evaluated_queries
+    LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+    CROSS JOIN pooled_1_all
+),
+summary AS (
+    SELECT COUNT(*) AS num_queries,
+           MAX(globalauc) AS globalauc
+    FROM per_query
+)
+SELECT measures.measure AS measure,
+       CASE measures.position
+           WHEN 1 THEN summary.globalauc
+       END AS value
+FROM summary
+CROSS JOIN (
+    VALUES
+        (1, 'GlobalAUC')
+) AS measures (position, measure)
+ORDER BY measures.position
