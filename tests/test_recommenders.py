@@ -516,3 +516,19 @@ def test_global_auc_by_hand(tmp_path):
     run.write_text("query_id,doc_id,score\nu1,a,3\nu1,b,2\nu2,c,3\nu2,d,1\n")
     frame = sqlrank.evaluate(str(qrels), str(run), "GlobalAUC AUC ctr_auc(depth=1)")
     assert frame.value.tolist() == [0.375, 0.5, 0.5]  # the top 1 of each pools a and c: (a, c) 1/2
+
+
+def test_gauc_weights_are_counts_that_can_be_asked_beside_it():
+    """docs/recommenders.md: per user, GAUC's weights are NumRelRet + NumNonRelJudgedRet (impressions) or
+    NumRelRet (weight=positives); weighting the per-user rows by them gives the summary's GAUC."""
+    qrels, run = FIXTURES / "recsys" / "clicks.csv", FIXTURES / "recsys" / "predictions.parquet"
+    measures, columns = "GAUC GAUC(weight=positives) NumRelRet NumNonRelJudgedRet", {"relevance": "clicked"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sqlrank.SqlrankWarning)  # users without a click
+        per_user = sqlrank.evaluate(qrels, run, measures, per_query=True, qrels_columns=columns)
+        summary = sqlrank.evaluate(qrels, run, measures, qrels_columns=columns).value
+    rows = per_user.pivot(index="user_id", columns="measure", values="value").dropna(subset=["GAUC"])
+    impressions = rows.NumRelRet + rows.NumNonRelJudgedRet
+    assert close(summary[0], (rows.GAUC * impressions).sum() / impressions.sum(), 1e-12)
+    assert close(summary[1], (rows["GAUC(weight=positives)"] * rows.NumRelRet).sum() / rows.NumRelRet.sum(), 1e-12)
+    assert (round(summary[0], 4), summary[1]) == (0.7462, 0.75)
