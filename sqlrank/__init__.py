@@ -49,8 +49,9 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
     each file it read and validated once); ``frame.attrs["conventions"]`` the conventions;
     ``frame.attrs["num_queries"]`` the queries evaluated, and ``frame.attrs["queries"]`` how many
     of them each measure's mean is over (fewer for AUC where a user has one class; with runs stored
-    together, per run: {run_id: {measure: count}}); ``frame.attrs["measures"]`` each measure's
-    canonical name, by the name it was asked by and that the results give it ({"HR@10": "Success@10"}).
+    together, per run: {run_id: {measure: count}}); ``frame.attrs["measures"]`` the name results
+    give each measure (canonical, with every convention that differs from trec_eval's), by the name
+    it was asked by ({"HR@10": "Success@10"}).
     """
     from .evaluation import check_options, evaluate_result
 
@@ -64,9 +65,9 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
     frame.attrs["sql"] = result.sql  # with per_query=True it also returns the summary rows (query_id NULL)
     frame.attrs["conventions"] = result.conventions.describe()
     frame.attrs["num_queries"] = result.num_queries
-    queries = {run: {m.name: result.queries(m.name, run) for m in result.measures} for run in result.run_ids()}
+    queries = {run: {str(m): result.queries(str(m), run) for m in result.measures} for run in result.run_ids()}
     frame.attrs["queries"] = queries[None] if None in queries else queries
-    frame.attrs["measures"] = {m.name: str(m) for m in result.measures}
+    frame.attrs["measures"] = {m.label or str(m): str(m) for m in result.measures}
     return frame
 
 

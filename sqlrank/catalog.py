@@ -26,9 +26,9 @@ def needed_inputs(measures: list[Measure]) -> dict[str, list[str]]:
     needs: dict[str, list[str]] = {}
     for m in measures:
         for name in FAMILIES[m.family].inputs:
-            needs.setdefault(name, []).append(m.name)
+            needs.setdefault(name, []).append(str(m))
         if "similarity" in FAMILIES[m.family].params and m.param("similarity") == "features":
-            needs.setdefault("item_features", []).append(m.name)
+            needs.setdefault("item_features", []).append(str(m))
     return needs
 
 

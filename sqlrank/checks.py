@@ -353,7 +353,7 @@ def run_queries_sql(run_sql: str, per_run: bool) -> str:
 def require_labels_within_limits(p: Plan, fetch_one, qrels_sql: str) -> None:
     """Measures whose definition bounds the labels (the registry's label_limit: ERR's max_rel) refuse
     judgments above the bound rather than compute a number outside the measure's range."""
-    limits = {m.name: (m.spec.label_limit, m.param(m.spec.label_limit)) for m in p.measures if m.spec.label_limit}
+    limits = {str(m): (m.spec.label_limit, m.param(m.spec.label_limit)) for m in p.measures if m.spec.label_limit}
     if not limits:
         return
     top = fetch_one(f"SELECT max(relevance) FROM ({qrels_sql}) AS qrels")[0]

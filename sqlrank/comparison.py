@@ -45,7 +45,7 @@ class Comparison:
     warnings: list[str] = field(default_factory=list)
     removed_seen: bool = False  # every run was evaluated without each user's history items (remove_seen)
     compared: dict[str, int] = field(default_factory=dict)  # measure -> queries with a value in every run
-    renamed: str | None = None  # the measures asked by other names, in canonical terms (measures.renamed)
+    renamed: str | None = None  # the canonical names of the measures asked by other names (measures.renamed)
 
 
 def run_names(runs: Any, names: list[str] | None) -> tuple[list[str], list[Any]]:
@@ -99,8 +99,8 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
             frames.append(frame)
             measure_list, conventions = result.measures, result.conventions.describe()
     scores = pd.concat(frames, ignore_index=True)
-    names_ = [m.name for m in measure_list]
-    aggregates = {m.name: FAMILIES[m.family].aggregate for m in measure_list}
+    names_ = [str(m) for m in measure_list]
+    aggregates = {str(m): FAMILIES[m.family].aggregate for m in measure_list}
     overall = [name for name, kind in aggregates.items() if kind == "catalog"]
     if overall:
         raise OptionError(f"{', '.join(overall)}: one value over all users, with none per user to test; "

@@ -83,7 +83,7 @@ def reproduce(qrels: Any, run: Any, measure: Any, target: float | str, tolerance
         frame = frame[frame.query_id == query].drop(columns="query_id")
         if frame.empty:
             raise MeasureError(f"query {query!r} is not evaluated (not in the qrels, or not in the run)")
-    settings = {m.name: len(m.params) for m in tried}
+    settings = {str(m): len(m.params) for m in tried}
     frame = frame.assign(distance=(frame.value - value).abs(), settings=frame.measure.map(settings))
     frame = frame.assign(matches=frame.distance <= tolerance)
     # simplest first: among matches, the fewest conventions that differ from trec_eval's

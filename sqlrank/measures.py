@@ -43,7 +43,7 @@ class Measure:
     family: str
     cutoff: int | float | None = None
     params: tuple[tuple[str, Any], ...] = ()
-    label: str | None = field(default=None, compare=False, repr=False)  # the name as asked: HR@10
+    label: str | None = field(default=None, compare=False, repr=False)  # the name it was asked by: HR@10
 
     def __post_init__(self) -> None:
         spec = FAMILIES.get(self.family)
@@ -83,12 +83,6 @@ class Measure:
             return getattr(DEFAULTS, name) if name in CHECKS else None
         default = self.spec.params[name].default
         return getattr(DEFAULTS, name) if default is None and name in CHECKS else default
-
-    @property
-    def name(self) -> str:
-        """What results call this measure: the name it was asked by (``HR@10``, ``ndcg_cut.10``),
-        else the canonical one (``str()``: ``Success@10``, ``nDCG@10``)."""
-        return self.label or str(self)
 
     @property
     def rel(self) -> int | None:
@@ -134,14 +128,14 @@ def counted(measures: list[Measure]) -> set[str]:
     when they evaluate different query sets (missing_queries set per measure); not those with one
     value over all queries together (Coverage). The summary says over how many queries each is."""
     mixed = len({m.param("missing_queries") for m in measures}) > 1
-    return {m.name for m in measures
+    return {str(m) for m in measures
             if (mixed or FAMILIES[m.family].partial) and FAMILIES[m.family].aggregate != "catalog"}
 
 
 def renamed(measures: Iterable[Measure]) -> str | None:
-    """What the measures asked by other names are in canonical terms, for a result's text:
-    'HR@10 = Success@10, map = AP' (None when every name is canonical, up to case)."""
-    pairs = [f"{m.name} = {m}" for m in measures if m.name.lower() != str(m).lower()]
+    """The canonical names results give the measures asked by other names, for a result's text:
+    'HR@10 = Success@10, map = AP' (None when every name asked is canonical, up to case)."""
+    pairs = [f"{m.label} = {m}" for m in measures if m.label and m.label.lower() != str(m).lower()]
     return ", ".join(pairs) if pairs else None
 
 
@@ -191,7 +185,7 @@ def parse_measures(spec: str | Measure | Iterable[str | Measure]) -> list[Measur
         elif isinstance(item, str):
             for word in split_words(item):
                 parsed = parse_measure(word)
-                if len(parsed) == 1:  # results call it as it was asked; P.5,10 names several: P@5, P@10
+                if len(parsed) == 1:  # the name it was asked by (P.5,10 names several: P@5, P@10)
                     parsed = [Measure(parsed[0].family, parsed[0].cutoff, parsed[0].params, word.strip())]
                 measures.extend(parsed)
         else:
@@ -202,14 +196,12 @@ def parse_measures(spec: str | Measure | Iterable[str | Measure]) -> list[Measur
 
 
 def distinct(measures: Iterable[Measure]) -> list[Measure]:
-    """Each measure once (asked twice, as HR@10 and Success@10: the first name), and each under a
-    name of its own: measures whose asked names would clash take their canonical names."""
+    """Each measure once (asked twice, as HR@10 and Success@10: by the first name)."""
     unique: list[Measure] = []
     for m in measures:
         if m not in unique:
             unique.append(m)
-    names = [m.name for m in unique]
-    return [Measure(m.family, m.cutoff, m.params) if names.count(m.name) > 1 else m for m in unique]
+    return unique
 
 
 def parse_measure(text: str) -> list[Measure]:

@@ -67,7 +67,7 @@ def legend(c: Comparison) -> list[str]:
             f"test: {TEST_NAMES[c.test]}, two-sided; p adj.: {CORRECTION_NAMES[c.correction]} over "
             f"{comparisons} comparison{'' if comparisons == 1 else 's'}; * p adj. < 0.05, ** p adj. < 0.01",
             f"effect: {_effect_name(c.test)}; CI: {_interval_name(c.test)}"] + (
-        [f"canonical names: {c.renamed}"] if c.renamed else []) + [f"conventions: {c.conventions}"] + (
+        [f"as asked: {c.renamed}"] if c.renamed else []) + [f"conventions: {c.conventions}"] + (
         ["remove-seen: each user's history items were left out of every run before ranking"] if c.removed_seen else [])
 
 

@@ -109,7 +109,7 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
     if "query_id" not in columns:
         return result(Rows(columns, rows), Rows(columns, rows), False)
     # rows of output "both" (also what slices return): per-query rows, summary rows with query_id NULL
-    position = {m.name: i for i, m in enumerate(p.measures)}
+    position = {str(m): i for i, m in enumerate(p.measures)}
 
     def order(names: tuple[str, ...], keys: tuple[str, ...]):
         at = [names.index(k) for k in keys if k in names]
@@ -158,7 +158,7 @@ def format_result(result: Result, fmt: str) -> str:
     table = result.table
     if result.query_label != "query_id":
         table = Rows(tuple(result.query_label if c == "query_id" else c for c in table.columns), table.rows)
-    integers = {m.name for m in result.measures if m.spec.integer}
+    integers = {str(m) for m in result.measures if m.spec.integer}
     if fmt in ("csv", "tsv"):
         return _delimited(table, "," if fmt == "csv" else "\t", integers)
     if fmt == "json":
@@ -240,7 +240,7 @@ def _grouped(table: Rows, keys: list[str]) -> dict[tuple, dict[str, float]]:
 
 def _segments_table(result: Result, integers: set[str]) -> str:
     """One row per segment (the overall row first, as "all"), one column per measure."""
-    names = [m.name for m in result.measures]
+    names = [str(m) for m in result.measures]
     rows = []
     for (segment, num_queries), values in _grouped(result.table, ["segment", "num_queries"]).items():
         label = "all" if segment is None else str(segment)
@@ -250,7 +250,7 @@ def _segments_table(result: Result, integers: set[str]) -> str:
 
 def _runs_table(result: Result, integers: set[str]) -> str:
     """Runs stored together: one row per run (per run and query with -q), one column per measure."""
-    names = [m.name for m in result.measures]
+    names = [str(m) for m in result.measures]
     keys = ["run_id", "query_id"] if result.per_query else ["run_id"]
     rows = [[str(k) for k in key] + [_number(values.get(n), n in integers, 4) for n in names]
             for key, values in _grouped(result.table, keys).items()]
@@ -272,19 +272,19 @@ def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result
     text.append(f"queries: {result.num_queries}")
     for m in result.measures:
         mean = "weighted mean" if m.spec.aggregate == "weighted" else "mean"
-        counts = {run: result.queries(m.name, run) for run in result.run_ids()}
+        counts = {run: result.queries(str(m), run) for run in result.run_ids()}
         if all(count == result.num_queries for count in counts.values()):
             continue
         if None in counts:  # one run
             count = counts[None]
-            text.append(f"{m.name}: {mean} over the {count} of these that have a value" if count < result.num_queries
-                        else f"{m.name}: {mean} over {count} queries")
+            text.append(f"{m}: {mean} over the {count} of these that have a value" if count < result.num_queries
+                        else f"{m}: {mean} over {count} queries")
         else:
-            text.append(f"{m.name}: {mean} over " + ", ".join(f"{count} ({run})" for run, count in counts.items())
+            text.append(f"{m}: {mean} over " + ", ".join(f"{count} ({run})" for run, count in counts.items())
                         + " queries")
     names = renamed(result.measures)
     if names:
-        text.append(f"canonical names: {names}")
+        text.append(f"as asked: {names}")
     text.append(f"conventions: {result.conventions.describe()}")
     if result.removed_seen:
         text.append("remove-seen: each user's history items were left out of the run before ranking")
@@ -292,7 +292,7 @@ def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result
 
 
 def _table(result: Result, integers: set[str]) -> str:
-    names = [m.name for m in result.measures]
+    names = [str(m) for m in result.measures]
     if result.per_query:
         header = [result.query_label] + names
         rows = [[str(query_id)] + [_number(values.get(n), n in integers, 4) for n in names]

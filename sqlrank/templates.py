@@ -286,7 +286,7 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
     check_tie_break(measure)
     reason = UNSUPPORTED.get(_DIALECT.get(), {}).get((measure.family, measure.param("tie_break")))
     if reason:
-        raise MeasureError(f"{measure.name} cannot be computed in {_DIALECT.get()}: {reason}; evaluate it on DuckDB")
+        raise MeasureError(f"{measure} cannot be computed in {_DIALECT.get()}: {reason}; evaluate it on DuckDB")
     key = ranking_key(measure)
     ranking = plan.ranking(*key)
     ranking["sparse"] = plan.sparse.get(key, False)
@@ -300,7 +300,7 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
         "column": column,
         "count_column": None,  # set where the summary counts the queries with a value (render_evaluation)
         "weight_column": None,  # set for a measure averaged with weights (render_evaluation)
-        "name": measure.name,
+        "name": str(measure),
         "aggregate": spec.aggregate,
         "version": version,
         "expected": ranking["expected"],
@@ -676,7 +676,7 @@ def render_slice(source_sql: str, slices: int, index: int) -> str:
 
 def render_slices_summary(table: str, measures: list) -> str:
     """Per-query rows and the summary of an evaluation run in slices (see sql/slices.sql)."""
-    names = [{"name": m.name, "aggregate": FAMILIES[m.family].aggregate} for m in measures]
+    names = [{"name": str(m), "aggregate": FAMILIES[m.family].aggregate} for m in measures]
     return render_template("slices.sql", table=quote_ident(table), measures=names)
 
 

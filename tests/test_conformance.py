@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import sqlrank
+from sqlrank.conventions import resolve_conventions
 from conftest import conformance_file
 
 def to_measure(trec_name: str) -> str | None:
@@ -35,11 +36,13 @@ def check(out_name, qrels_name, run_name, rel=1, slices=None, **conventions):
     assert len(measures) >= 10
     per_query = sqlrank.evaluate(qrels, run, measures, per_query=True, rel=rel, slices=slices, **conventions)
     summary = sqlrank.evaluate(qrels, run, measures, rel=rel, slices=slices, **conventions)
+    resolved = resolve_conventions(rel=rel, **conventions)
+    name_of = {m: str(sqlrank.parse_measures(m)[0].resolve(resolved)) for m in measures}
     got = {(r.measure, r.query_id): r.value for r in per_query.itertuples()}
     got.update({(r.measure, "all"): r.value for r in summary.itertuples()})
     mismatches = []
     for measure, qid, printed in expected:
-        value = got.get((measure, qid))  # results name measures as asked
+        value = got.get((name_of[measure], qid))
         text = None if value is None else (f"{value:.0f}" if "." not in printed else f"{value:.4f}")
         if text != printed:
             mismatches.append(f"{measure} {qid}: trec_eval {printed}, sqlrank {text}")

@@ -17,10 +17,10 @@ def per_query(qrels, run, measures, **options):
 
 
 def names(measures, preset, **conventions):
-    """The names results give the measures as the preset resolves them (as asked, where they were)."""
+    """Canonical names as the preset resolves them (family settings included)."""
     from sqlrank.planner import resolve_measures
     resolved = resolve_conventions(preset, **conventions)
-    return [m.name for m in resolve_measures(measures, resolved, preset)]
+    return [str(m) for m in resolve_measures(measures, resolved, preset)]
 
 
 def non_negative(qrels):
@@ -71,7 +71,7 @@ def test_sklearn_ignore_ties_matches_any_tie_break_without_ties():
             continue
         y_true = np.array([[labels.get((qid, d), 0) for d in docs.doc_id]], dtype=float)
         expected = metrics.ndcg_score(y_true, np.array([docs.score.to_numpy()]), k=5, ignore_ties=True)
-        assert close(got[(qid, "nDCG@5")], expected), qid
+        assert close(got[(qid, "nDCG(ideal=run)@5")], expected), qid
 
 
 # ---------------------------------------------------------------- ir_measures
@@ -249,6 +249,8 @@ def test_a_preset_sets_a_familys_parameter_unless_the_measure_names_it():
     # with 1, 2, 3 positives: by positives (the preset) 3.5 / 6, by impressions (named) 6 / 10.
     case = FIXTURES / "presets" / "recbole_gauc_0"
     frame = sqlrank.evaluate(case / "qrels.txt", case / "run.txt", "GAUC GAUC(weight=impressions)", preset="recbole")
+    assert frame.measure.tolist() == ["GAUC(tie_break=expected,weight=positives)",
+                                      "GAUC(tie_break=expected,weight=impressions)"]
     assert close(frame.value[0], 3.5 / 6, 1e-12) and close(frame.value[1], 0.6, 1e-12)
     assert frame.attrs["measures"] == {"GAUC": "GAUC(tie_break=expected,weight=positives)",
                                        "GAUC(weight=impressions)": "GAUC(tie_break=expected,weight=impressions)"}
