@@ -10,7 +10,6 @@
   Parameters: rel (minimum relevant label, default 1).
   Reference: Fawcett (2006); RecBole's AUC; sklearn roc_auc_score over all rows.
 -#}
-{% import '_macros/judging.sql' as judging %}
 {% import 'measures/AUC.sql' as auc %}
 
 {% macro judged(m) %}{{ auc.judged(m) }}{% endmacro %}
