@@ -330,7 +330,7 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
     context["step_names"] = {"interpolated": f"iprec_{context['level']}{v}", "graded": f"graded{gain['sfx']}{v}",
                              "rndcg": f"rndcg{gain['sfx']}{v}",
                              "similar": f"similar_{context.get('similarity')}_{cut_name}{v}",
-                             "pooled": f"pooled_{context['level']}_{cut_name}{v}"}
+                             "pooled": f"pooled_{context['level']}{v}"}  # GlobalAUC has no cutoff
     context["score"] = ranking["tie_key"]  # the score as ranked (32-bit with trec_eval_version=9)
     context["steps"] = {step: [line.strip() for line in call_macro(spec.template, step, context).splitlines()
                                if line.strip()] for step in STEPS}

@@ -72,29 +72,29 @@ retrieved AS (
     FROM ranked
     GROUP BY ranked.query_id
 ),
-pooled_0_all_scores AS (
+pooled_0_scores AS (
     SELECT score AS pooled_score,
            SUM(is_rel_0) AS positive,
            SUM(is_nonrel_0) AS negative
     FROM ranked
     GROUP BY score
 ),
-pooled_0_all AS (
+pooled_0 AS (
     SELECT 1 - SUM(positive * (negative_above + CAST(negative AS DOUBLE) / 2))
                / NULLIF(CAST(SUM(positive) AS DOUBLE) * SUM(negative), 0) AS global_auc
     FROM (
         SELECT positive, negative,
                COALESCE(SUM(negative) OVER (ORDER BY pooled_score DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
                         0) AS negative_above
-        FROM pooled_0_all_scores
+        FROM pooled_0_scores
     ) AS pooled_counts
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           pooled_0_all.global_auc AS globalauc_rel_0_missing_queries_zero
+           pooled_0.global_auc AS globalauc_rel_0_missing_queries_zero
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
-    CROSS JOIN pooled_0_all
+    CROSS JOIN pooled_0
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,

@@ -74,29 +74,29 @@ retrieved AS (
     FROM ranked
     GROUP BY ranked.query_id
 ),
-pooled_1_all_scores AS (
+pooled_1_scores AS (
     SELECT score AS pooled_score,
            SUM(is_rel_1) AS positive,
            SUM(is_nonrel_1) AS negative
     FROM ranked
     GROUP BY score
 ),
-pooled_1_all AS (
+pooled_1 AS (
     SELECT 1 - SUM(positive * (negative_above + CAST(negative AS DOUBLE) / 2))
                / NULLIF(CAST(SUM(positive) AS DOUBLE) * SUM(negative), 0) AS global_auc
     FROM (
         SELECT positive, negative,
                COALESCE(SUM(negative) OVER (ORDER BY pooled_score DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
                         0) AS negative_above
-        FROM pooled_1_all_scores
+        FROM pooled_1_scores
     ) AS pooled_counts
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           pooled_1_all.global_auc AS globalauc
+           pooled_1.global_auc AS globalauc
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
-    CROSS JOIN pooled_1_all
+    CROSS JOIN pooled_1
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
