@@ -400,23 +400,64 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
     return source
 
 
+# Column names that usually mean a canonical column, compared without case, spaces, '-' or '_' (a
+# suggestion in the error; a column is only ever read under a name the user gives or the canonical one).
+LIKELY_NAMES = {
+    "query_id": ("query_id", "qid", "query", "queryid", "topic", "topic_id", "user_id", "user", "uid"),
+    "doc_id": ("doc_id", "docno", "docid", "doc", "document", "document_id", "pid", "passage_id", "item_id",
+               "item", "iid"),
+    "relevance": ("relevance", "rel", "label", "grade", "judgment", "judgement", "qrel", "relevance_label",
+                  "rating", "clicked", "click"),
+    "score": ("score", "sim", "similarity", "prediction", "pred", "rating", "probability"),
+    "run_id": ("run_id", "run", "runid", "system", "tag", "model"),
+}
+
+
+def _likely_column(canonical: str, columns: list[str], taken: set[str]) -> str | None:
+    """The input's column that a usual name for ``canonical`` matches (case, spaces, '-', '_' aside)."""
+    def plain(name: str) -> str:
+        return "".join(ch for ch in name.lower() if ch not in " -_")
+    by_plain = {plain(c): c for c in reversed(columns)}  # the first of columns that read alike
+    for name in LIKELY_NAMES.get(canonical, (canonical,)):
+        found = by_plain.get(plain(name))
+        if found is not None and found not in taken:
+            return found
+    return None
+
+
 def missing_columns_message(label: str, kind: str, missing: list[tuple[str, str]], columns: list[str]) -> str:
-    """Every column a mapping names that the input lacks, the columns it has, and how to map them."""
+    """Every column a mapping names that the input lacks, the columns it has, and how to map them:
+    one mapping to paste, with the input's columns that look meant (NAME where none does)."""
     names = ", ".join(repr(actual) if actual == canonical else f"{actual!r} (for {canonical})"
                       for canonical, actual in missing)
     hints = []
-    for canonical, actual in missing:
-        close = [c for c in columns if c.lower() == actual.lower()]
-        if close:
-            hints.append(f"did you mean {close[0]!r} for {canonical}? Column names are case-sensitive")
     unmapped = [canonical for canonical, actual in missing if actual == canonical]
-    if unmapped:
-        pairs = ",".join(f"{canonical}=NAME" for canonical in unmapped)
-        python = ", ".join(f"{canonical!r}: 'NAME'" for canonical in unmapped)
-        hints.append(f"map {'it' if len(unmapped) == 1 else 'them'} with --{kind}-columns {pairs} "
+    if len(columns) == 1 and any(sep in columns[0] for sep in ";|\t"):
+        sep = next(sep for sep in ";\t|" if sep in columns[0])
+        shown = "tabs" if sep == "\t" else repr(sep)
+        fix = (f"name the format with --{kind}-format tsv ({kind}_format='tsv' in Python)" if sep == "\t" else
+               "save it with commas, or as Parquet")
+        hints.append(f"its header reads as one column: the file looks separated by {shown}, and CSV files are read "
+                     f"with commas (TSV with tabs); {fix}")
+    elif unmapped:
+        taken = {actual for canonical, actual in missing if actual != canonical}
+        guesses = {}
+        for canonical in unmapped:
+            guesses[canonical] = _likely_column(canonical, columns, taken) or "NAME"
+            taken.add(guesses[canonical])
+        pairs = ",".join(f"{canonical}={guess}" for canonical, guess in guesses.items())
+        python = ", ".join(f"{canonical!r}: {guess!r}" for canonical, guess in guesses.items())
+        case = any(guess != "NAME" and guess.lower() == canonical.lower() for canonical, guess in guesses.items())
+        hints.append(("column names are case-sensitive: " if case else "")
+                     + f"map {'it' if len(unmapped) == 1 else 'them'} with --{kind}-columns {pairs} "
                      f"({kind}_columns={{{python}}} in Python)")
-    hints += [f"check the mapping {canonical}={actual}" for canonical, actual in missing if actual != canonical]
-    if kind == "qrels" and "relevance" in dict(missing):
+    for canonical, actual in missing:
+        if actual == canonical:
+            continue
+        close = [c for c in columns if c.lower() == actual.lower()]
+        hint = f"; did you mean {close[0]!r}? Column names are case-sensitive" if close else ""
+        hints.append(f"check the mapping {canonical}={actual}{hint}")
+    if kind == "qrels" and "relevance" in dict(missing) and len(columns) > 1:
         hints.append("or relevance= for implicit feedback: every listed pair is relevant")
     return (f"{label}: no column{'s' if len(missing) > 1 else ''} {names} (columns: {', '.join(columns) or 'none'}); "
             + "; ".join(hints))

@@ -19,8 +19,18 @@ CASES = [
      ["nope.txt", "no such qrels file"]),
     ("unknown format", {"qrels.json": "{}", "run.txt": GOOD_RUN}, ["qrels.json", "run.txt", "-m", "AP"],
      ["qrels.json", "unknown format '.json'", "--qrels-format"]),
-    ("missing column", {"qrels.txt": GOOD_QRELS, "run.csv": "query_id,doc_id,pred\nq1,d1,1\n"},
+    ("missing column", {"qrels.txt": GOOD_QRELS, "run.csv": "query_id,doc_id,weight\nq1,d1,1\n"},
      ["qrels.txt", "run.csv", "-m", "AP"], ["run.csv", "no column 'score'", "--run-columns score=NAME"]),
+    ("missing column with a usual name", {"qrels.txt": GOOD_QRELS, "run.csv": "query_id,doc_id,pred\nq1,d1,1\n"},
+     ["qrels.txt", "run.csv", "-m", "AP"], ["run.csv", "no column 'score'", "--run-columns score=pred "]),
+    ("columns named in another case", {"qrels.txt": GOOD_QRELS, "run.csv": "Query_ID,Doc-Id,SCORE\nq1,d1,1\n"},
+     ["qrels.txt", "run.csv", "-m", "AP"],
+     ["column names are case-sensitive: map them with --run-columns query_id=Query_ID,doc_id=Doc-Id,score=SCORE "]),
+    ("CSV separated by semicolons", {"qrels.txt": GOOD_QRELS, "run.csv": "query_id;doc_id;score\nq1;d1;1\n"},
+     ["qrels.txt", "run.csv", "-m", "AP"],
+     ["run.csv: no columns", "the file looks separated by ';'", "save it with commas, or as Parquet"]),
+    ("CSV separated by tabs", {"qrels.csv": "query_id\tdoc_id\trelevance\nq1\td1\t1\n", "run.txt": GOOD_RUN},
+     ["qrels.csv", "run.txt", "-m", "AP"], ["qrels.csv: no columns", "separated by tabs", "--qrels-format tsv"]),
     ("misnamed mapping", {"qrels.txt": GOOD_QRELS, "run.csv": "user,item,pred\nq1,d1,1\n"},
      ["qrels.txt", "run.csv", "-m", "AP", "--run-columns", "query_id=user,doc_id=item,score=Pred"],
      ["no column 'Pred'", "did you mean 'pred'"]),
@@ -98,7 +108,7 @@ CASES = [
     ("every missing column named", {"qrels.txt": GOOD_QRELS, "run.csv": "qid,docno,sim\nq1,d1,1\n"},
      ["qrels.txt", "run.csv", "-m", "AP"],
      ["no columns 'query_id', 'doc_id', 'score'", "(columns: qid, docno, sim)",
-      "--run-columns query_id=NAME,doc_id=NAME,score=NAME"]),
+      "--run-columns query_id=qid,doc_id=docno,score=sim "]),
 ]
 
 # messages that once read badly: (arguments after "eval", the message exactly)
@@ -243,10 +253,13 @@ def test_a_missing_column_says_how_to_map_it_in_python_too(tmp_path):
 
     write_files(tmp_path, {"qrels.txt": GOOD_QRELS})
     run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "pred": [1.0]})
-    with pytest.raises(InputError, match=r"no column 'score' .* map it with --run-columns score=NAME "
-                                         r"\(run_columns=\{'score': 'NAME'\} in Python\)"):
+    with pytest.raises(InputError, match=r"no column 'score' .* map it with --run-columns score=pred "
+                                         r"\(run_columns=\{'score': 'pred'\} in Python\)"):
         sqlrank.evaluate(tmp_path / "qrels.txt", run, "AP")
     assert sqlrank.evaluate(tmp_path / "qrels.txt", run, "AP", run_columns={"score": "pred"}).value[0] >= 0
+    unknown = run.rename(columns={"pred": "weight"})
+    with pytest.raises(InputError, match=r"map it with --run-columns score=NAME \(run_columns=\{'score': 'NAME'\}"):
+        sqlrank.evaluate(tmp_path / "qrels.txt", unknown, "AP")
 
 
 def test_dir_shows_what_the_package_offers():
