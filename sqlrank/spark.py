@@ -93,7 +93,7 @@ def spark_source(obj: Any, kind: str, engine: SparkEngine, con, registry, format
         if format is None and not os.path.exists(text) and not any(ch in text for ch in "*?[") \
                 and spark.catalog.tableExists(text):
             return _validated(Source(kind, f"table {text}", "spark", parts=tuple(text.split(".")), columns=mapping),
-                              spark.table(text).columns, spark)
+                              dict(spark.table(text).dtypes), spark)
         fmt = format or detect_format(text)
         if fmt in DELIMITED:
             header = not fmt.endswith("-noheader")
@@ -137,21 +137,21 @@ def _parquet_glob(pattern: str, kind: str, mapping: dict[str, str], engine: Spar
 
 
 def _view(frame, kind: str, label: str, mapping: dict[str, str], engine: SparkEngine) -> Source:
-    return _validated(Source(kind, label, "spark", parts=(engine.view(frame, kind),), columns=mapping), frame.columns,
-                      engine.spark)
+    return _validated(Source(kind, label, "spark", parts=(engine.view(frame, kind),), columns=mapping),
+                      dict(frame.dtypes), engine.spark)
 
 
-def _validated(source: Source, available: list[str], spark) -> Source:
-    map_table_columns(source, available, per_run=True)
+def _validated(source: Source, types: dict[str, str], spark) -> Source:
+    map_table_columns(source, list(types), per_run=True)
     try:
         with dialect("spark"):
             read_boolean_labels(source, lambda sql: spark.sql(sql).collect()[0][0])
-            counts = table_counts_sql(source)
+            counts = table_counts_sql(source, types.get(source.columns.get("relevance")))
         row = spark.sql(counts).collect()[0]
     except Exception as exc:
         raise InputError(f"{source.label}: Spark cannot read the {source.kind} as query_id, doc_id, "
                          f"{source.value_name}: {str(exc).splitlines()[0]}") from None
-    require_complete_rows(source, row.missing_ids, row.missing_values, row.total_rows, row.distinct_pairs)
+    require_complete_rows(source, *row)
     return source
 
 

@@ -10,7 +10,7 @@ import duckdb
 from .errors import InputError, duckdb_reason
 from .progress import step
 from .sources import GROUP_SEPARATOR, INTEGER_TYPES, TEXT_TYPES, TREC_LAYOUT, Source
-from .templates import call_macro
+from .templates import TYPES, call_macro, current_dialect, quote_ident
 
 
 class IrregularFields(Exception):
@@ -121,7 +121,8 @@ def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
         if source.value_type == "BOOLEAN":
             cond = "relevance IS NULL"
         elif source.value_type in TEXT_TYPES:
-            cond = (r"relevance IS NULL OR NOT (regexp_full_match(relevance, '[+-]?[0-9]{1,9}') "
+            # a whole number, also written with a zero fraction ('1.0', as pandas writes a float column)
+            cond = (r"relevance IS NULL OR NOT (regexp_full_match(relevance, '[+-]?[0-9]{1,9}([.]0*)?') "
                     r"OR lower(trim(relevance)) IN ('true', 'false'))")
         elif source.value_type in INTEGER_TYPES:
             cond = "relevance IS NULL OR abs(relevance) > 999999999"
@@ -162,29 +163,55 @@ def report_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str) 
 
 
 
-def table_counts_sql(source: Source) -> str:
+# Column types (Arrow's and Spark's names) whose values can have a fraction: a label there is checked
+# to be a whole number, as the engine's CAST to an integer would truncate or round 1.5 without a word.
+_FRACTIONAL_TYPES = ("float", "double", "decimal", "numeric", "real", "string", "utf8", "char", "text")
+
+
+def may_have_fractions(type_name: str) -> bool:
+    return any(name in type_name.lower() for name in _FRACTIONAL_TYPES)
+
+
+def table_counts_sql(source: Source, label_type: str | None = None) -> str:
     """What require_complete_rows checks of a table another engine reads where it is (Spark,
     PostgreSQL, ClickHouse, DataFusion), as one query in the dialect being rendered: rows without
-    an id, rows without a value (NULL or NaN), all rows, distinct (query, document) pairs."""
+    an id, rows without a value (NULL or NaN), all rows, distinct (query, document) pairs, and judgments
+    whose label, of type ``label_type`` in the table, is no whole number (1.5, NaN; true and false are 1 and 0)."""
     typed, value = source.source_sql(), source.value_name
     nan = call_macro("_macros/dialect.sql", "is_nan", value)
+    fractional = "0"
+    if source.kind == "qrels" and not source.implicit and label_type and may_have_fractions(label_type):
+        raw = quote_ident(source.columns["relevance"])
+        whole = f"CAST({raw} AS {TYPES[current_dialect()]['DOUBLE']}) = {call_macro('_macros/inputs.sql', 'label', raw, False)}"
+        if source.boolean_labels:
+            text = call_macro("_macros/dialect.sql", "text")
+            whole = f"lower(trim(CAST({raw} AS {text}))) IN ('true', 'false') THEN 0 WHEN {whole}"
+        table = call_macro("_macros/inputs.sql", "table", source.parts).strip()
+        fractional = f"(SELECT SUM(CASE WHEN {whole} THEN 0 ELSE 1 END) FROM {table} AS labels WHERE {raw} IS NOT NULL)"
     return f"""
         SELECT SUM(CASE WHEN query_id IS NULL OR doc_id IS NULL THEN 1 ELSE 0 END) AS missing_ids,
                SUM(CASE WHEN {value} IS NULL OR {nan} THEN 1 ELSE 0 END) AS missing_values,
                count(*) AS total_rows,
-               (SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id FROM ({typed}) AS d) AS pairs) AS distinct_pairs
+               (SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id FROM ({typed}) AS d) AS pairs) AS distinct_pairs,
+               {fractional} AS fractional_labels
         FROM ({typed}) AS typed"""
 
 
 def require_complete_rows(source: Source, missing_ids: int | None, missing_values: int | None, rows: int,
-                          pairs: int) -> None:
+                          pairs: int, fractional_labels: int | None = 0) -> None:
     """The counts of a table another engine validated in place (table_counts_sql): every row has
-    both ids and a value (not NaN), no (query, document) pair repeats, and there is a row at all.
-    The sums are NULL (None) for a table without rows."""
+    both ids and a value (not NaN), every label is a whole number, no (query, document) pair repeats,
+    and there is a row at all. The sums are NULL (None) for a table without rows."""
     if missing_ids:
         raise InputError(f"{source.label}: {missing_ids} rows have no query_id or doc_id")
     if missing_values:
         raise InputError(f"{source.label}: {missing_values} rows have no {source.value_name} (NULL or NaN)")
+    if fractional_labels:
+        some = "1 relevance label is not a whole number" if fractional_labels == 1 else \
+            f"{fractional_labels} relevance labels are not whole numbers"
+        raise InputError(f"{source.label}: {some} (column {source.columns['relevance']!r}: 1.5, or NaN); relevance "
+                         f"labels are whole numbers such as 0, 1, 2 (or true and false): fix them, or round them "
+                         f"as you mean them to count")
     if rows != pairs:
         raise InputError(f"{source.label}: {rows - pairs} rows repeat a (query_id, doc_id) pair; each document "
                          f"may appear once per query")

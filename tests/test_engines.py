@@ -172,6 +172,24 @@ def _engine_tables(engine, tables: dict) -> dict:
 
 
 @pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
+def test_a_label_with_a_fraction_in_a_table_of_the_engine_is_an_error(engine, data):
+    """The engine's CAST to an integer truncates (or rounds) 1.5 without a word; DuckDB stops on it in
+    a file or DataFrame, and so does the check of a table read in place. Whole numbers in a float
+    column (1.0, as pandas stores labels beside a NaN) are read as the whole number."""
+    qrels, run = data
+    floats = qrels.assign(relevance=qrels.relevance.astype(float))
+    halves = floats.assign(relevance=floats.relevance.where(floats.index != 3, 1.5))
+    options = _engine_tables(engine, {"floats": floats, "halves": halves})
+    assert_same_values(sqlrank.evaluate(qrels, run, "nDCG@10 AP", per_query=True),
+                       sqlrank.evaluate("floats", run, "nDCG@10 AP", per_query=True, **options))
+    with pytest.raises(sqlrank.InputError, match=r"table halves: 1 relevance label is not a whole number \(column "
+                                                 r"'relevance': 1.5, or NaN\)"):
+        sqlrank.evaluate("halves", run, "AP", **options)
+    with pytest.raises(sqlrank.InputError, match=r"relevance 1.5 .* is not an integer label"):
+        sqlrank.evaluate(halves, run, "AP")  # the same table as a DataFrame, read by DuckDB
+
+
+@pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
 def test_tables_read_in_place_are_checked_as_duckdb_checks_inputs(engine, data):
     """A table of the engine's session is validated where it is: a repeated (query, document) pair, a
     NaN score, a missing column or several runs in one table are errors, never numbers. The tables

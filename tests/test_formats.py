@@ -1,6 +1,8 @@
 """Every input format gives identical results on the same data (fixtures/formats/)."""
 from __future__ import annotations
 
+import re
+
 import duckdb
 import pandas as pd
 import pytest
@@ -171,3 +173,23 @@ def test_boolean_labels_are_one_and_zero(tmp_path):
     numeric.assign(clicked=["yes", "0", "1", "0"]).to_csv(tmp_path / "words.csv", index=False)
     with pytest.raises(sqlrank.InputError, match=r"words.csv:2: relevance 'yes'.*\(or true and false\)"):
         sqlrank.evaluate(str(tmp_path / "words.csv"), predictions, "AP", **maps)
+
+
+def test_labels_written_with_a_zero_fraction_are_whole_numbers(tmp_path):
+    """pandas writes a float label column as 1.0 and 0.0 (and trec_eval reads labels with atol): a
+    zero fraction is the whole number, in CSV and TREC qrels; any other fraction stays an error."""
+    whole = pd.DataFrame({"query_id": ["q1"] * 4 + ["q2"] * 2, "doc_id": ["d1", "d2", "d3", "d4", "d1", "d5"],
+                          "relevance": [1, 0, 2, -1, 3, 0]})
+    run = pd.DataFrame({"query_id": ["q1"] * 4 + ["q2"] * 2, "doc_id": ["d4", "d3", "d2", "d1", "d5", "d1"],
+                        "score": [4.0, 3.0, 2.0, 1.0, 2.0, 1.0]})
+    expected = sqlrank.evaluate(whole, run, MEASURES, per_query=True)
+    written = ["1.0", "0.00", "2.", "-1.0", "+3.000", "0"]
+    whole.assign(relevance=written).to_csv(tmp_path / "qrels.csv", index=False)
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in zip(whole.query_id, whole.doc_id,
+                                                                                      written)))
+    for qrels in ("qrels.csv", "qrels.txt"):
+        pd.testing.assert_frame_equal(sqlrank.evaluate(tmp_path / qrels, run, MEASURES, per_query=True), expected)
+    for bad in ("1.5", "0.01", "1e0", ".0"):
+        (tmp_path / "bad.txt").write_text(f"q1 0 d1 1\nq1 0 d2 {bad}\n")
+        with pytest.raises(sqlrank.InputError, match=rf"bad.txt:2: relevance '{re.escape(bad)}' .* not an integer"):
+            sqlrank.evaluate(tmp_path / "bad.txt", run, "AP")

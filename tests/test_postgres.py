@@ -101,6 +101,18 @@ def test_tables_in_the_database_are_read_where_they_are(dsn, data):
         sqlrank.evaluate("judged", "ranked_runs", "AP", engine="postgres", dsn=dsn,
                          qrels_columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"},
                          run_columns={"query_id": "topic", "doc_id": "doc", "score": "similarity"})
+    # PostgreSQL's CAST rounds 1.5 to 2: a label with a fraction is an error, a zero fraction the whole number
+    _execute(dsn, "DROP TABLE IF EXISTS judged_float", "CREATE TABLE judged_float AS SELECT topic, doc, "
+             "CAST(label AS DOUBLE PRECISION) AS label FROM judged")
+    float_columns = dict(qrels_columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"},
+                         run_columns={"query_id": "topic", "doc_id": "doc", "score": "similarity"})
+    assert_same_values(sqlrank.evaluate(qrels, run.drop(columns="rank"), "AP", per_query=True),
+                       sqlrank.evaluate("judged_float", "ranked", "AP", per_query=True, engine="postgres", dsn=dsn,
+                                        **float_columns).rename(columns={"topic": "query_id"}))
+    _execute(dsn, "UPDATE judged_float SET label = 1.5 WHERE doc = (SELECT min(doc) FROM judged_float)")
+    with pytest.raises(sqlrank.InputError, match=r"table judged_float: (1 relevance label is not a whole number|\d+ "
+                                                 r"relevance labels are not whole numbers)"):
+        sqlrank.evaluate("judged_float", "ranked", "AP", engine="postgres", dsn=dsn, **float_columns)
     _execute(dsn, "INSERT INTO judged VALUES ('1', 'again', 1), ('1', 'again', 0)")
     with pytest.raises(sqlrank.InputError, match="repeat a"):
         sqlrank.evaluate("judged", "ranked", "AP", engine="postgres", dsn=dsn,

@@ -90,6 +90,12 @@ def test_bad_spark_input_is_an_error(spark, data):
     empty = spark.createDataFrame(qrels).limit(0)
     with pytest.raises(sqlrank.InputError, match="the table has no rows"):
         sqlrank.evaluate(empty, spark.createDataFrame(run), "AP", spark=spark)
+    halves = qrels.assign(relevance=qrels.relevance.astype(float).where(qrels.index != 2, 2.5))
+    with pytest.raises(sqlrank.InputError, match="1 relevance label is not a whole number"):  # Spark's CAST: 2
+        sqlrank.evaluate(spark.createDataFrame(halves), spark.createDataFrame(run), "AP", spark=spark)
+    texts = spark.createDataFrame(halves.assign(relevance=halves.relevance.map(lambda r: f"{r:g}")))
+    with pytest.raises(sqlrank.InputError, match="(1 relevance label is not a whole number|2.5)"):
+        sqlrank.evaluate(texts, spark.createDataFrame(run), "AP", spark=spark)
     with pytest.raises(sqlrank.InputError, match="no column 'score'"):  # and no rank to rank by
         sqlrank.evaluate(spark.createDataFrame(qrels),
                          spark.createDataFrame(run.rename(columns={"score": "s"}).drop(columns="rank")), "AP", spark=spark)
