@@ -54,7 +54,7 @@ def validated_table(source: Source, engine, engine_name: str) -> Source:
     or NaN, and no (query, document) pair repeats."""
     name, types = table_columns(engine, engine_name, source.parts, source.label)
     available = list(types)
-    map_table_columns(source, available)
+    map_table_columns(source, types)
     if source.kind == "run" and "run_id" in available and "run_id" not in source.columns:
         run_id = quote_ident("run_id", '"')
         runs = engine.one(f"SELECT count(DISTINCT {run_id}) FROM {name}")[0]

@@ -309,15 +309,18 @@ def read_rank_only(source: Source, mapping: dict[str, str], types: Mapping[str, 
             f"with a rank column and no score ranks by the rank)")
 
 
-def map_table_columns(source: Source, available: list[str], per_run: bool = False) -> None:
+def map_table_columns(source: Source, column_types: Mapping[str, str], per_run: bool = False) -> None:
     """A table another engine reads in place (PostgreSQL, ClickHouse, DataFusion, Spark), its columns
-    found as in a file (map_usual_columns), every mapped column there, and a run's column named rank
-    (with per_run, run_id too) used without being mapped."""
-    types = dict.fromkeys(available)
+    (with their types, in the engine's or Arrow's names) found as in a file (map_usual_columns), every
+    mapped column there, ids of exact types, and a run's column named rank (with per_run, run_id too)
+    used without being mapped."""
+    available = list(column_types)
+    types = dict(column_types)
     map_usual_columns(source, source.columns, types)
     missing = [(canonical, actual) for canonical, actual in source.columns.items() if actual not in types]
     if missing:
         raise InputError(missing_columns_message(source.label, source.kind, missing, available))
+    require_exact_ids(source, types)
     defaults = ("rank", "run_id") if per_run else ("rank",)
     for name in defaults if source.kind == "run" else ():
         if name not in source.columns and name in available:
@@ -392,12 +395,21 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
         raise InputError(f"{source.label}: column {mapping[source.value_name]!r} ({source.value_name}) has type "
                          f"{value_type}; it must hold numbers")
     source.value_type = "DECIMAL" if base.startswith("DECIMAL") else base
-    for canonical in ("query_id", "doc_id"):
-        id_type = types[mapping[canonical]]
-        if id_type.split("(")[0] in FLOAT_TYPES + ("DECIMAL",):
-            raise InputError(f"{source.label}: column {mapping[canonical]!r} ({canonical}) is {id_type}; ids must be "
-                             f"text or integers so that they compare exactly; store them as strings")
+    require_exact_ids(source, types)
     return source
+
+
+# Number types whose values are not exact as text (DuckDB's, Arrow's and Spark's names, upper case).
+_INEXACT_TYPES = FLOAT_TYPES + ("DECIMAL", "DECIMAL128", "DECIMAL256", "HALFFLOAT", "NUMERIC")
+
+
+def require_exact_ids(source: Source, types: Mapping[str, str | None]) -> None:
+    """Ids are compared as text: a float id (1.0 or 1, 0.30000000000000004) has no one spelling."""
+    for canonical in ("query_id", "doc_id"):
+        id_type = types.get(source.columns[canonical]) or ""
+        if id_type.split("(")[0].upper() in _INEXACT_TYPES:
+            raise InputError(f"{source.label}: column {source.columns[canonical]!r} ({canonical}) is {id_type}; ids "
+                             f"must be text or integers so that they compare exactly; store them as strings")
 
 
 # Column names that usually mean a canonical column, compared without case, spaces, '-' or '_' (a

@@ -142,7 +142,7 @@ def _view(frame, kind: str, label: str, mapping: dict[str, str], engine: SparkEn
 
 
 def _validated(source: Source, types: dict[str, str], spark) -> Source:
-    map_table_columns(source, list(types), per_run=True)
+    map_table_columns(source, types, per_run=True)
     try:
         with dialect("spark"):
             read_boolean_labels(source, lambda sql: spark.sql(sql).collect()[0][0])

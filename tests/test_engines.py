@@ -172,7 +172,7 @@ def _engine_tables(engine, tables: dict) -> dict:
 
 
 @pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
-def test_a_label_with_a_fraction_in_a_table_of_the_engine_is_an_error(engine, data):
+def test_a_label_with_a_fraction_or_a_float_id_in_a_table_of_the_engine_is_an_error(engine, data):
     """The engine's CAST to an integer truncates (or rounds) 1.5 without a word; DuckDB stops on it in
     a file or DataFrame, and so does the check of a table read in place. Whole numbers in a float
     column (1.0, as pandas stores labels beside a NaN) are read as the whole number."""
@@ -187,6 +187,10 @@ def test_a_label_with_a_fraction_in_a_table_of_the_engine_is_an_error(engine, da
         sqlrank.evaluate("halves", run, "AP", **options)
     with pytest.raises(sqlrank.InputError, match=r"relevance 1.5 .* is not an integer label"):
         sqlrank.evaluate(halves, run, "AP")  # the same table as a DataFrame, read by DuckDB
+    float_ids = _engine_tables(engine, {"float_ids": run.assign(query_id=pd.factorize(run.query_id)[0] + 0.5)})
+    with pytest.raises(sqlrank.InputError, match=r"table float_ids: column 'query_id' \(query_id\) is (double|Float64); "
+                                                 r"ids must be text or integers"):
+        sqlrank.evaluate(floats, "float_ids", "AP", **float_ids)
 
 
 @pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])

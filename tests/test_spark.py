@@ -96,6 +96,9 @@ def test_bad_spark_input_is_an_error(spark, data):
     texts = spark.createDataFrame(halves.assign(relevance=halves.relevance.map(lambda r: f"{r:g}")))
     with pytest.raises(sqlrank.InputError, match="(1 relevance label is not a whole number|2.5)"):
         sqlrank.evaluate(texts, spark.createDataFrame(run), "AP", spark=spark)
+    with pytest.raises(sqlrank.InputError, match="column 'query_id' \\(query_id\\) is double; ids must be text"):
+        sqlrank.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run.assign(query_id=pd.factorize(run.query_id)[0] + 0.5)), "AP",
+                         spark=spark)
     with pytest.raises(sqlrank.InputError, match="no column 'score'"):  # and no rank to rank by
         sqlrank.evaluate(spark.createDataFrame(qrels),
                          spark.createDataFrame(run.rename(columns={"score": "s"}).drop(columns="rank")), "AP", spark=spark)
