@@ -119,6 +119,8 @@ LABELS = {"all": "every judged document", "relevant": "judged documents with lab
           "gain": "judged documents whose gain is not 0", "none": "no document of the ranking"}
 # The steps that are CTEs of their own, rendered by sql/evaluation/<step>.sql.
 FAMILY_STEPS = ("interpolated", "graded", "rndcg", "similar", "pooled")
+# Those of them with one row for the whole evaluation (no query_id): cross-joined to every query's row.
+ONE_ROW_STEPS = ("pooled",)
 TREC_KINDS = ("plain", "cut", "params", "special")
 TREC_PARAMS = ("gains", "gains_p", "p", "beta", "coefficients", "levels")
 

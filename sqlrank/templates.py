@@ -20,7 +20,7 @@ import jinja2
 from .conventions import DEFAULTS, FIELD_NAMES, RANKING_FIELDS
 from .errors import MeasureError
 from .measures import counted
-from .registry import FAMILIES, FAMILY_STEPS
+from .registry import FAMILIES, FAMILY_STEPS, ONE_ROW_STEPS
 
 
 def sql_dir() -> Path:
@@ -519,7 +519,8 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         ranking["part"] = f"per_query_ranking_{number + 1}" if several else "per_query"
         for context in ranking["measures"]:
             context["part"] = ranking["part"]
-        ranking["ctes"] = [{"step": step, "name": name, "columns": lines, "measure": context}
+        ranking["ctes"] = [{"step": step, "name": name, "columns": lines, "measure": context,
+                            "one_row": step in ONE_ROW_STEPS}
                            for (step, name), (lines, context) in ranking["step_columns"].items()]
     populations = {c["missing_queries"] for c in contexts} or {conventions.missing_queries}
     mixed = len(populations) > 1

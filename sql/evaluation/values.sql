@@ -37,7 +37,7 @@ CASE WHEN answered_queries.query_id IS NOT NULL THEN {{ m.value }} END
     CROSS JOIN catalog{{ v.sfx }}
 {% endif %}
 {% for cte in v.ctes %}
-{% if cte.step == 'pooled' %}
+{% if cte.one_row %}
     CROSS JOIN {{ cte.name }}
 {% else %}
     LEFT JOIN {{ cte.name }} ON {{ cte.name }}.query_id = evaluated_queries.query_id
