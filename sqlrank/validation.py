@@ -79,6 +79,12 @@ def checked_pairs_sql(rows_sql: str, failing: str) -> str:
             f"FROM ({rows_sql}) AS checked) AS pairs) AS sorted")
 
 
+# What a run without a score column is ranked by, and what to do when its rank column is a score.
+RANKED_BY_RANK = ("the run has no score column and is ranked by its rank (1 = best); if column {column!r} is a "
+                  "score (higher is better), map it with --run-columns score={column} (run_columns={{'score': "
+                  "'{column}'}} in Python)")
+
+
 def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
     kind, value = source.kind, source.value_name
     checks: dict[str, tuple[str, Any]] = {}
@@ -117,6 +123,11 @@ def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
             checks["nan_score"] = ("isnan(CAST(score AS DOUBLE))", lambda r: (
                 f"score is NaN (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; "
                 f"NaN cannot be ranked: replace it with a number"))
+        if source.score_from_rank:
+            number = f"{'TRY_CAST' if source.value_type in TEXT_TYPES else 'CAST'}(score AS DOUBLE)"
+            checks["bad_rank"] = (f"{number} < 0 OR {number} <> floor({number})", lambda r: (
+                f"rank {r['score']!r} (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r} is "
+                f"no whole number >= 0; {RANKED_BY_RANK.format(column=vname)}"))
     else:
         if source.value_type == "BOOLEAN":
             cond = "relevance IS NULL"
@@ -176,11 +187,14 @@ def table_counts_sql(source: Source, label_type: str | None = None) -> str:
     """What require_complete_rows checks of a table another engine reads where it is (Spark,
     PostgreSQL, ClickHouse, DataFusion), as one query in the dialect being rendered: rows without
     an id, rows without a value (NULL or NaN), all rows, distinct (query, document) pairs, and judgments
-    whose label, of type ``label_type`` in the table, is no whole number (1.5, NaN; true and false are 1 and 0)."""
+    whose label, of type ``label_type`` in the table, is no whole number (1.5, NaN; true and false are 1 and 0),
+    or, in a run ranked by its rank, ranks that are no whole number >= 0."""
     typed, value = source.source_sql(), source.value_name
     nan = call_macro("_macros/dialect.sql", "is_nan", value)
     fractional = "0"
-    if source.kind == "qrels" and not source.implicit and label_type and may_have_fractions(label_type):
+    if source.score_from_rank:  # the typed score is the rank negated
+        fractional = f"SUM(CASE WHEN {value} > 0 OR {value} <> FLOOR({value}) THEN 1 ELSE 0 END)"
+    elif source.kind == "qrels" and not source.implicit and label_type and may_have_fractions(label_type):
         raw = quote_ident(source.columns["relevance"])
         whole = f"CAST({raw} AS {TYPES[current_dialect()]['DOUBLE']}) = {call_macro('_macros/inputs.sql', 'label', raw, False)}"
         if source.boolean_labels:
@@ -193,22 +207,27 @@ def table_counts_sql(source: Source, label_type: str | None = None) -> str:
                SUM(CASE WHEN {value} IS NULL OR {nan} THEN 1 ELSE 0 END) AS missing_values,
                count(*) AS total_rows,
                (SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id FROM ({typed}) AS d) AS pairs) AS distinct_pairs,
-               {fractional} AS fractional_labels
+               {fractional} AS not_whole
         FROM ({typed}) AS typed"""
 
 
 def require_complete_rows(source: Source, missing_ids: int | None, missing_values: int | None, rows: int,
-                          pairs: int, fractional_labels: int | None = 0) -> None:
+                          pairs: int, not_whole: int | None = 0) -> None:
     """The counts of a table another engine validated in place (table_counts_sql): every row has
-    both ids and a value (not NaN), every label is a whole number, no (query, document) pair repeats,
-    and there is a row at all. The sums are NULL (None) for a table without rows."""
+    both ids and a value (not NaN), every label (or rank, in a run ranked by it) is a whole number,
+    no (query, document) pair repeats, and there is a row at all. The sums are NULL (None) for a
+    table without rows."""
     if missing_ids:
         raise InputError(f"{source.label}: {missing_ids} rows have no query_id or doc_id")
     if missing_values:
         raise InputError(f"{source.label}: {missing_values} rows have no {source.value_name} (NULL or NaN)")
-    if fractional_labels:
-        some = "1 relevance label is not a whole number" if fractional_labels == 1 else \
-            f"{fractional_labels} relevance labels are not whole numbers"
+    if not_whole and source.score_from_rank:
+        column = source.columns["score"]
+        raise InputError(f"{source.label}: {not_whole} {'rank is' if not_whole == 1 else 'ranks are'} no whole number "
+                         f">= 0; {RANKED_BY_RANK.format(column=column)}")
+    if not_whole:
+        some = "1 relevance label is not a whole number" if not_whole == 1 else \
+            f"{not_whole} relevance labels are not whole numbers"
         raise InputError(f"{source.label}: {some} (column {source.columns['relevance']!r}: 1.5, or NaN); relevance "
                          f"labels are whole numbers such as 0, 1, 2 (or true and false): fix them, or round them "
                          f"as you mean them to count")

@@ -172,7 +172,7 @@ def _engine_tables(engine, tables: dict) -> dict:
 
 
 @pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
-def test_a_label_with_a_fraction_or_a_float_id_in_a_table_of_the_engine_is_an_error(engine, data):
+def test_fractions_where_whole_numbers_belong_in_a_table_of_the_engine_are_errors(engine, data):
     """The engine's CAST to an integer truncates (or rounds) 1.5 without a word; DuckDB stops on it in
     a file or DataFrame, and so does the check of a table read in place. Whole numbers in a float
     column (1.0, as pandas stores labels beside a NaN) are read as the whole number."""
@@ -191,6 +191,13 @@ def test_a_label_with_a_fraction_or_a_float_id_in_a_table_of_the_engine_is_an_er
     with pytest.raises(sqlrank.InputError, match=r"table float_ids: column 'query_id' \(query_id\) is (double|Float64); "
                                                  r"ids must be text or integers"):
         sqlrank.evaluate(floats, "float_ids", "AP", **float_ids)
+    scores = _engine_tables(engine, {"scores": run.drop(columns="score").assign(rank=run.score)})
+    with pytest.raises(sqlrank.InputError, match=r"table scores: \d+ ranks are no whole number >= 0; the run has no "
+                                                 r"score column and is ranked by its rank"):
+        sqlrank.evaluate(floats, "scores", "AP", **scores)
+    ranks = _engine_tables(engine, {"ranks": run.drop(columns="score")})  # 1 = best, ties among them
+    assert_same_values(sqlrank.evaluate(qrels, run.drop(columns="score"), "nDCG@10 AP", per_query=True),
+                       sqlrank.evaluate(qrels, "ranks", "nDCG@10 AP", per_query=True, **ranks))
 
 
 @pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])

@@ -99,6 +99,9 @@ def test_bad_spark_input_is_an_error(spark, data):
     with pytest.raises(sqlrank.InputError, match="column 'query_id' \\(query_id\\) is double; ids must be text"):
         sqlrank.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(run.assign(query_id=pd.factorize(run.query_id)[0] + 0.5)), "AP",
                          spark=spark)
+    scores_as_ranks = spark.createDataFrame(run.drop(columns="score").assign(rank=run.score))
+    with pytest.raises(sqlrank.InputError, match="ranks are no whole number >= 0; the run has no score column"):
+        sqlrank.evaluate(spark.createDataFrame(qrels), scores_as_ranks, "AP", spark=spark)
     with pytest.raises(sqlrank.InputError, match="no column 'score'"):  # and no rank to rank by
         sqlrank.evaluate(spark.createDataFrame(qrels),
                          spark.createDataFrame(run.rename(columns={"score": "s"}).drop(columns="rank")), "AP", spark=spark)
