@@ -296,10 +296,11 @@ def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool) -> l
         if cutoffs:
             ties = count_ties(con, run_sql, cutoffs, p.slices)
             kept = ties.rows
+            same = "rank in the run's rank column" if p.run.score_from_rank else "score"
             for k, count in zip(cutoffs, ties.counts):
                 if count:
                     warnings.append(f"in {count} {'query' if count == 1 else 'queries'} the documents at ranks {k} "
-                                    f"and {k + 1} have the same score, so @{k} values depend on the tie-break "
+                                    f"and {k + 1} have the same {same}, so @{k} values depend on the tie-break "
                                     f"({p.conventions.tie_break}; see --tie-break)")
         if one_sided and not p.run.per_run:
             near, example = near_query_ids(con, qrels_sql, run_sql)

@@ -153,3 +153,12 @@ def test_tie_counts_at_shallow_and_deep_cutoffs_match_pandas(slices):
     con.register("run_rows", run)
     assert count_ties(con, "SELECT * FROM run_rows", cutoffs, slices) == (expected, len(run))
     assert all(expected[:-2]) and expected[-2:] == [0, 0]  # the longest query has 259 documents
+
+
+def test_a_tie_in_a_run_ranked_by_its_rank_column_is_called_a_tie_of_ranks(tmp_path):
+    (tmp_path / "clicks.csv").write_text("user_id,item_id\nu1,i2\n")
+    (tmp_path / "top.csv").write_text("user_id,item_id,rank\nu1,i1,1\nu1,i2,1\nu1,i3,2\n")
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(tmp_path / "clicks.csv"),
+                           str(tmp_path / "top.csv"), "-m", "HR@1"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "ranks 1 and 2 have the same rank in the run's rank column, so @1 values depend" in done.stderr
