@@ -198,7 +198,8 @@ def _run_findings(q: Source, r: Source, con, cutoffs: list[int]) -> list[Finding
     for k, count in zip(cutoffs, count_ties(con, run, cutoffs).counts):
         findings.append(Finding(f"ties at cutoff {k}", label, count, True,
                                 f"in {count} of {both + run_only} queries the documents at ranks {k} and {k + 1} have "
-                                f"the same score: @{k} values depend on how ties are broken (--tie-break)" if count
+                                f"the same {'rank' if r.score_from_rank else 'score'}: @{k} values depend on how ties are "
+                                f"broken (--tie-break)" if count
                                 else f"no tie straddles rank {k}"))
     inverted, inverted_example, ranked = _one(con, f"""
         SELECT count(DISTINCT query_id) FILTER (WHERE score > previous),

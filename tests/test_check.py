@@ -162,3 +162,6 @@ def test_a_tie_in_a_run_ranked_by_its_rank_column_is_called_a_tie_of_ranks(tmp_p
                            str(tmp_path / "top.csv"), "-m", "HR@1"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "ranks 1 and 2 have the same rank in the run's rank column, so @1 values depend" in done.stderr
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "check", str(tmp_path / "clicks.csv"),
+                           str(tmp_path / "top.csv"), "-m", "HR@1"], capture_output=True, text=True)
+    assert "in 1 of 1 queries the documents at ranks 1 and 2 have the same rank: @1 values" in done.stdout
