@@ -185,20 +185,32 @@ def sorted_deltas(queries: list[str], deltas: np.ndarray) -> list[tuple[str, flo
 
 def _delta_plot(pairs: list[tuple[str, float]], title: str, width: int = 500, height: int = 200) -> str:
     """Per-query differences sorted from worst to best, one bar per query, each with its query id
-    as a hover title; the largest loss and the largest gain are labelled with theirs."""
+    as a hover title; the largest loss and the largest gain are labelled with theirs. Beyond one
+    query per pixel column, each bar stands for a run of neighbouring queries and shows the largest
+    difference among them (the sorted curve's shape, extremes kept), its title the queries' range.
+    ``title`` ("... (12 better, 3 worse") is closed by a hint on hovering, and captions the plot."""
     n = len(pairs)
     top = max(max((abs(d) for _, d in pairs), default=0.0), 1e-12)
     pad_l, pad_r, pad_t, pad_b = 46, 8, 20, 22
     plot_w, plot_h = width - pad_l - pad_r, height - pad_t - pad_b
     zero = pad_t + plot_h / 2
-    step = plot_w / max(n, 1)
+    groups = [pairs[i:i + 1] for i in range(n)] if n <= plot_w else \
+        [pairs[i * n // plot_w:(i + 1) * n // plot_w] for i in range(plot_w)]
+    step = plot_w / max(len(groups), 1)
     bars = []
-    for i, (query, d) in enumerate(pairs):
+    for i, group in enumerate(groups):
+        d = max(group[0][1], group[-1][1], key=abs)  # sorted: the largest difference is at an end
         h = abs(d) / top * (plot_h / 2)
         y = zero - h if d > 0 else zero
         color = _UP if d > 0 else _DOWN if d < 0 else _FLAT
+        if len(group) == 1:
+            tip = f"{group[0][0]}: {d:+.4f}"
+        else:
+            first = i * n // plot_w + 1
+            tip = (f"queries {first:,} to {first + len(group) - 1:,} of {n:,} ({group[0][0]} ... {group[-1][0]}): "
+                   f"{group[0][1]:+.4f} to {group[-1][1]:+.4f}")
         bars.append(f'<rect x="{pad_l + i * step:.2f}" y="{y:.2f}" width="{max(step * 0.85, 0.5):.2f}" '
-                    f'height="{max(h, 0.6):.2f}" fill="{color}"><title>{html.escape(query)}: {d:+.4f}</title></rect>')
+                    f'height="{max(h, 0.6):.2f}" fill="{color}"><title>{html.escape(tip)}</title></rect>')
     marks = []
     if n and pairs[0][1] < 0:  # the largest loss, under its bar
         query, d = pairs[0]
@@ -215,6 +227,7 @@ def _delta_plot(pairs: list[tuple[str, float]], title: str, width: int = 500, he
             f'<text x="{pad_l - 4}" y="{pad_t + plot_h:.2f}" text-anchor="end">{-top:+.3f}</text>'
             f'<text x="{pad_l + plot_w / 2:.2f}" y="{height - 4}" text-anchor="middle">{n} queries, sorted by '
             f'difference</text>') + "".join(marks)
+    title += f"; hover a bar for its {'query' if len(groups) == n else 'queries'})"
     return (f'<figure><svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
             f'aria-label="{html.escape(title)}">{"".join(bars)}{axis}</svg>'
             f'<figcaption>{html.escape(title)}</figcaption></figure>')
@@ -280,18 +293,32 @@ def _query_table(pairs: list[tuple[str, float]], base: dict, other: dict, baseli
             + "".join(rows) + "</tbody></table>")
 
 
+LISTED = 1000  # queries listed by difference in a report section; beyond, the largest losses and gains
+
+
 def _per_query_section(measure: str, baseline: str, run: str, pairs: list[tuple[str, float]], base: dict,
                        other: dict, shown: int = 10) -> str:
-    """The queries a run lost and won most, and every query by difference (in a details element)."""
+    """The queries a run lost and won most, and the queries by difference (in a details element):
+    every one up to LISTED, else the LISTED / 2 largest losses and gains, which keeps a report on a
+    hundred thousand users a page a browser opens."""
     losses = [pair for pair in pairs if pair[1] < 0][:shown]
     gains = [pair for pair in reversed(pairs) if pair[1] > 0][:shown]
     out = [f"<h3>{html.escape(measure)}: {html.escape(run)} against {html.escape(baseline)}</h3>",
            '<div class="plots"><div>', f"<h4>Largest losses ({sum(d < 0 for _, d in pairs)} queries lost)</h4>",
            _query_table(losses, base, other, baseline, run) if losses else "<p>none</p>",
            "</div><div>", f"<h4>Largest gains ({sum(d > 0 for _, d in pairs)} queries won)</h4>",
-           _query_table(gains, base, other, baseline, run) if gains else "<p>none</p>", "</div></div>",
-           f"<details><summary>All {len(pairs)} queries, from the largest loss to the largest gain</summary>",
-           _query_table(pairs, base, other, baseline, run), "</details>"]
+           _query_table(gains, base, other, baseline, run) if gains else "<p>none</p>", "</div></div>"]
+    if len(pairs) <= LISTED:
+        out += [f"<details><summary>All {len(pairs)} queries, from the largest loss to the largest gain</summary>",
+                _query_table(pairs, base, other, baseline, run), "</details>"]
+    else:
+        half = LISTED // 2
+        left = pairs[half:-half]
+        out += [f"<details><summary>The {half} largest losses and the {half} largest gains of {len(pairs):,} "
+                f"queries</summary>", _query_table(pairs[:half], base, other, baseline, run),
+                f'<p class="legend">... {len(left):,} queries with differences from {left[0][1]:+.4f} to '
+                f"{left[-1][1]:+.4f} (every query's values: sqlrank eval QRELS RUN -m MEASURE --per-query)</p>",
+                _query_table(pairs[-half:], base, other, baseline, run), "</details>"]
     return "\n".join(out)
 
 
@@ -312,8 +339,7 @@ def html_page(c: Comparison, gsb: bool, title: str = "sqlrank comparison") -> st
     body.append("<h2>Per-query differences</h2><div class=\"plots\">")
     for (measure, run), pairs in differences.items():
         better, worse = sum(d > 0 for _, d in pairs), sum(d < 0 for _, d in pairs)
-        body.append(_delta_plot(pairs, f"{measure}: {run} - {c.runs[0]} per query ({better} better, {worse} worse; "
-                                       f"hover a bar for its query)"))
+        body.append(_delta_plot(pairs, f"{measure}: {run} - {c.runs[0]} per query ({better} better, {worse} worse"))
     body.append("</div><h2>Distribution of per-query scores</h2><div class=\"plots\">")
     for measure, rows in paired.items():
         body.append(_distribution_plot(measure, {run: rows[run].to_numpy(dtype=float) for run in c.runs}))

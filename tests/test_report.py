@@ -129,3 +129,43 @@ def test_markdown_and_latex_reports(tmp_path):
                                "-m", "AP", "-f", fmt, "-o", str(path)], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         assert needle in path.read_text()
+
+
+def test_a_report_on_thousands_of_queries_stays_small(tmp_path):
+    """1,500 queries: each difference plot has one bar per pixel column (a run of neighbouring queries,
+    the largest difference among them, its queries' range as title), and the listing by difference
+    holds the 500 largest losses and the 500 largest gains (pytrec_eval's values), not every query."""
+    pytrec_eval = peer("pytrec_eval")
+    import random
+
+    rng = random.Random(7)
+    qrels = {f"q{i}": {f"d{j}": rng.choice([0, 0, 1, 2]) for j in range(8)} for i in range(1500)}
+    runs = {name: {q: {f"d{j}": float(rng.randrange(1000)) for j in range(8)} for q in qrels} for name in ("a", "b")}
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {d} {r}\n" for q, docs in qrels.items()
+                                                for d, r in docs.items()))
+    for name, run in runs.items():
+        (tmp_path / f"{name}.run").write_text("".join(f"{q} Q0 {d} 0 {s} {name}\n" for q, docs in run.items()
+                                                      for d, s in docs.items()))
+    path = tmp_path / "report.html"
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "report", str(tmp_path / "qrels.txt"),
+                           str(tmp_path / "a.run"), str(tmp_path / "b.run"), "-m", "nDCG@5", "-o", str(path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    text = path.read_text()
+    assert len(text) < 400_000
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut"})
+    a, b = (evaluator.evaluate(runs[name]) for name in ("a", "b"))
+    deltas = sorted(((b[q]["ndcg_cut_5"] - a[q]["ndcg_cut_5"], q) for q in qrels),
+                    key=lambda pair: (round(pair[0], 12), pair[1]))
+    plot = text.split("<h2>Per-query differences</h2>")[1].split("</svg>")[0]
+    titles = re.findall(r"<rect [^>]*><title>([^<]*)</title>", plot)
+    assert 400 < len(titles) <= 446 and titles[0].startswith("queries 1 to ") and ", of 1,500" not in titles[0]
+    assert f"): {deltas[0][0]:+.4f} to " in titles[0] and f" to {deltas[-1][0]:+.4f}" in titles[-1]
+    assert f"{deltas[0][1]} {deltas[0][0]:+.4f}</text>" in plot and f"{deltas[-1][1]} {deltas[-1][0]:+.4f}</text>" in plot
+    assert "hover a bar for its queries)" in text
+    listing = text.split("<details>")[1].split("</details>")[0]
+    assert "The 500 largest losses and the 500 largest gains of 1,500 queries" in listing
+    listed = re.findall(r"<tr><td>(q\d+)</td>", listing)  # equal differences may differ in the last bit: by value
+    delta = {q: d for d, q in deltas}
+    assert [round(delta[q], 9) for q in listed] == [round(d, 9) for d, _ in deltas[:500] + deltas[-500:]]
+    assert f"... 500 queries with differences from {deltas[500][0]:+.4f} to {deltas[999][0]:+.4f}" in listing
