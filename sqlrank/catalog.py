@@ -12,7 +12,7 @@ from typing import Any, Callable
 import duckdb
 
 from .errors import InputError, OptionError, duckdb_reason
-from .inputs import Table, load_table
+from .inputs import Table, load_table, require_exact_id
 from .measures import FAMILIES, Measure
 from .sources import Registry, Source
 from .templates import TYPES, call_macro, check_tie_break, dialect, quote_ident
@@ -127,7 +127,41 @@ def recommender_sql(measures: list[Measure], history: Any, items: Any, item_feat
         else:  # categories: weight 1
             features = _as_text(table, {"doc_id": item, "feature": feature}, where, weight=True)
         sql["features"] = checked("features", features, table, where, ("doc_id",))
+    if "catalog" in needs:
+        _check_outside_catalog(needs["catalog"], sql, run, con, engine)
     return sql
+
+
+def _check_outside_catalog(names: list[str], sql: dict, run: Source, con: duckdb.DuckDBPyConnection,
+                           engine: EngineInputs | None) -> None:
+    """A run that recommends items the catalog (--items and --history) lacks: Gini places every
+    recommended item among the catalog's n, so its value would be wrong (an error); coverage counts
+    them over the catalog's size and can pass 1, as Microsoft Recommenders' catalog_coverage (whose
+    catalog is the training items) can (a warning of the run). Checked where the statement runs."""
+    with dialect(engine.dialect if engine is not None else "duckdb"):
+        run_sql = run.sql() if engine is None else run.source_sql()
+    catalog = " UNION ".join(f"SELECT doc_id FROM ({sql[name]}) AS {name}" for name in ("items", "history")
+                             if sql[name] is not None)
+    outside_sql = (f"FROM (SELECT DISTINCT doc_id FROM ({run_sql}) AS run "
+                   f"WHERE doc_id NOT IN (SELECT doc_id FROM ({catalog}) AS catalog)) AS outside")
+    try:
+        if engine is not None:
+            outside, example = engine.count(f"SELECT count(*) {outside_sql}"), None
+        else:
+            outside, example = con.execute(f"SELECT count(*), min(doc_id) {outside_sql}").fetchall()[0]
+    except (duckdb.Error, InputError):
+        return  # the statement reports what cannot be read
+    if not outside:
+        return
+    what = (f"{outside} items of the run are not in the catalog (the items of --items and --history)"
+            + (f", e.g. {example!r}" if example is not None else ""))
+    gini = [name for name in names if name.startswith("Gini")]
+    if gini:
+        raise InputError(f"{what}; {', '.join(gini)} ranks every recommended item among the catalog's items: give "
+                         f"every item with --items (items=)")
+    run.warnings.append(f"{what}; {', '.join(names)} {'counts' if len(names) == 1 else 'count'} them over the "
+                        f"catalog's size and can pass 1 (as Microsoft Recommenders' catalog_coverage, over the training "
+                        f"items); give every item with --items for the share of the catalog recommended")
 
 
 def _names(canonical: str, usual: tuple[str, ...], qrels: Source, run: Source) -> tuple[str, ...]:
@@ -139,6 +173,8 @@ def _names(canonical: str, usual: tuple[str, ...], qrels: Source, run: Source) -
 def _column(table: Table, names: tuple[str, ...], role: str) -> str:
     for name in names:
         if name in table.types:
+            if role in ("user", "item"):
+                require_exact_id(table.label, name, f"{role} id", table.types[name])
             return name
     raise InputError(f"{table.label}: no {role} column: expected one of {', '.join(names)} "
                      f"(columns: {', '.join(table.types) or 'none'}); rename it, or map the run's columns the same way")

@@ -403,13 +403,16 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
 _INEXACT_TYPES = FLOAT_TYPES + ("DECIMAL", "DECIMAL128", "DECIMAL256", "HALFFLOAT", "NUMERIC")
 
 
-def require_exact_ids(source: Source, types: Mapping[str, str | None]) -> None:
+def require_exact_id(label: str, column: str, role: str, type_name: str | None) -> None:
     """Ids are compared as text: a float id (1.0 or 1, 0.30000000000000004) has no one spelling."""
+    if (type_name or "").split("(")[0].upper() in _INEXACT_TYPES:
+        raise InputError(f"{label}: column {column!r} ({role}) is {type_name}; ids must be text or integers so that "
+                         f"they compare exactly; store them as strings")
+
+
+def require_exact_ids(source: Source, types: Mapping[str, str | None]) -> None:
     for canonical in ("query_id", "doc_id"):
-        id_type = types.get(source.columns[canonical]) or ""
-        if id_type.split("(")[0].upper() in _INEXACT_TYPES:
-            raise InputError(f"{source.label}: column {source.columns[canonical]!r} ({canonical}) is {id_type}; ids "
-                             f"must be text or integers so that they compare exactly; store them as strings")
+        require_exact_id(source.label, source.columns[canonical], canonical, types.get(source.columns[canonical]))
 
 
 # Column names that usually mean a canonical column, compared without case, spaces, '-' or '_' (a
@@ -493,7 +496,7 @@ def load_table(obj: Any, what: str, con: duckdb.DuckDBPyConnection, registry: Re
     found = _registered(obj, what.replace(" ", "_"), f"a {what}", con, registry, format)
     if found is not None:
         label, _, reader, parts = found
-        label = ".".join(parts) or label
+        label = ".".join(parts) or f"{what} {label}"  # history DataFrame
     else:
         path = label = os.fspath(obj)
         if not os.path.exists(path) and not any(ch in path for ch in "*?["):

@@ -531,3 +531,51 @@ def test_gauc_weights_are_counts_that_can_be_asked_beside_it():
     assert close(summary[0], (rows.GAUC * impressions).sum() / impressions.sum(), 1e-12)
     assert close(summary[1], (rows["GAUC(weight=positives)"] * rows.NumRelRet).sum() / rows.NumRelRet.sum(), 1e-12)
     assert (round(summary[0], 4), summary[1]) == (0.7462, 0.75)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "datafusion"])
+def test_recommended_items_outside_the_catalog(engine):
+    """A catalog (--items) without some recommended items: Gini's positions among the catalog's n
+    items no longer hold (an error, never a number); coverage counts every distinct item of the top
+    k over the catalog's size and passes 1 (as Microsoft Recommenders' catalog_coverage can), with a
+    warning that says how many items are missing. Coverage by hand with pandas."""
+    recsys = FIXTURES / "recsys"
+    predictions = pd.read_parquet(recsys / "predictions.parquet")
+    items = pd.read_csv(recsys / "items.csv")
+    third = items.iloc[: len(items) // 3]
+    options = dict(qrels_columns={"relevance": "clicked"}, items=third)
+    if engine == "datafusion":
+        options["engine"] = "datafusion"
+    with pytest.raises(sqlrank.InputError, match=r"\d+ items of the run are not in the catalog .*; Gini@10 ranks "
+                                                 r"every recommended item among the catalog's items: give every item "
+                                                 r"with --items"):
+        sqlrank.evaluate(recsys / "clicks.csv", recsys / "predictions.parquet", "Gini@10", **options)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = sqlrank.evaluate(recsys / "clicks.csv", recsys / "predictions.parquet", "Coverage@10", **options)
+    outside = set(predictions.item_id) - set(third.item_id)
+    assert any(str(w.message).startswith(f"{len(outside)} items of the run are not in the catalog") for w in caught)
+    top = predictions.sort_values(["user_id", "score", "item_id"], ascending=[True, False, False])
+    evaluated = set(pd.read_csv(recsys / "clicks.csv").user_id) & set(predictions.user_id)
+    top10 = top[top.user_id.isin(evaluated)].groupby("user_id").head(10)
+    assert close(got.value[0], top10.item_id.nunique() / len(third)) and got.value[0] > 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sqlrank.evaluate(recsys / "clicks.csv", recsys / "predictions.parquet", "Coverage@10 Gini@10",
+                         **{**options, "items": items})
+    assert not [w for w in caught if "catalog" in str(w.message)]
+
+
+def test_float_ids_in_the_extra_inputs_are_refused():
+    """As in the run and the judgments: a user or item id of a float type (1.0) would not match the
+    run's 1 as text; the error names the input and the column."""
+    clicks = pd.DataFrame({"user_id": [1, 1, 2], "item_id": [10, 11, 12]})
+    run = pd.DataFrame({"user_id": [1, 1, 1, 2, 2], "item_id": [10, 13, 11, 12, 14], "score": [5, 4, 3, 2, 1]})
+    history = pd.DataFrame({"user_id": [1, 2], "item_id": [13, 14]})
+    assert list(sqlrank.evaluate(clicks, run, "P@1 R@2", history=history, remove_seen=True).value) == [1.0, 1.0]
+    for column, role in (("user_id", "user id"), ("item_id", "item id")):
+        with pytest.raises(sqlrank.InputError, match=rf"history DataFrame: column '{column}' \({role}\) is DOUBLE; "
+                                                     r"ids must be text or integers"):
+            sqlrank.evaluate(clicks, run, "P@1", history=history.astype({column: float}), remove_seen=True)
+    with pytest.raises(sqlrank.InputError, match=r"item catalog DataFrame: column 'item_id' \(item id\) is DOUBLE"):
+        sqlrank.evaluate(clicks, run, "Coverage@2", items=history[["item_id"]].astype(float))
