@@ -196,7 +196,8 @@ def table_counts_sql(source: Source, label_type: str | None = None) -> str:
         fractional = f"SUM(CASE WHEN {value} > 0 OR {value} <> FLOOR({value}) THEN 1 ELSE 0 END)"
     elif source.kind == "qrels" and not source.implicit and label_type and may_have_fractions(label_type):
         raw = quote_ident(source.columns["relevance"])
-        whole = f"CAST({raw} AS {TYPES[current_dialect()]['DOUBLE']}) = {call_macro('_macros/inputs.sql', 'label', raw, False)}"
+        as_integer = call_macro("_macros/inputs.sql", "label", raw, False)  # the label as the statement reads it
+        whole = f"CAST({raw} AS {TYPES[current_dialect()]['DOUBLE']}) = {as_integer}"
         if source.boolean_labels:
             text = call_macro("_macros/dialect.sql", "text")
             whole = f"lower(trim(CAST({raw} AS {text}))) IN ('true', 'false') THEN 0 WHEN {whole}"
