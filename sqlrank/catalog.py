@@ -81,6 +81,17 @@ def recommender_sql(measures: list[Measure], history: Any, items: Any, item_feat
         raise OptionError(f"{', '.join(needs['item_features'])}: similarity=features needs item features: "
                           f"--item-features FILE (item_features=) with an item column and a category or features "
                           f"column")
+    sql = extra_inputs_sql(history, items, item_features, qrels, run, con, registry, engine)
+    if "catalog" in needs:
+        _check_outside_catalog(needs["catalog"], sql, run, con, engine)
+    return sql
+
+
+def extra_inputs_sql(history: Any, items: Any, item_features: Any, qrels: Source, run: Source,
+                     con: duckdb.DuckDBPyConnection, registry: Registry, engine: EngineInputs | None = None) -> dict:
+    """SQL of the history (query_id, doc_id), the catalog's items (doc_id) and the item features
+    (doc_id, feature, weight), each read with the user and item columns the qrels and run name and
+    its ids checked; None for an input not given (the history: no rows)."""
     users = _names("query_id", ("user_id", "query_id"), qrels, run)
     item_names = _names("doc_id", ("item_id", "doc_id"), qrels, run)
 
@@ -127,28 +138,32 @@ def recommender_sql(measures: list[Measure], history: Any, items: Any, item_feat
         else:  # categories: weight 1
             features = _as_text(table, {"doc_id": item, "feature": feature}, where, weight=True)
         sql["features"] = checked("features", features, table, where, ("doc_id",))
-    if "catalog" in needs:
-        _check_outside_catalog(needs["catalog"], sql, run, con, engine)
     return sql
 
 
-def _check_outside_catalog(names: list[str], sql: dict, run: Source, con: duckdb.DuckDBPyConnection,
-                           engine: EngineInputs | None) -> None:
-    """A run that recommends items the catalog (--items and --history) lacks: Gini places every
-    recommended item among the catalog's n, so its value would be wrong (an error); coverage counts
-    them over the catalog's size and can pass 1, as Microsoft Recommenders' catalog_coverage (whose
-    catalog is the training items) can (a warning of the run). Checked where the statement runs."""
+def outside_catalog(sql: dict, run: Source, con: duckdb.DuckDBPyConnection,
+                    engine: EngineInputs | None = None) -> tuple[int, str | None]:
+    """The distinct items of the run that the catalog (the items of --items and of the history) lacks,
+    and the first of them (None on an engine), counted where the statement runs."""
     with dialect(engine.dialect if engine is not None else "duckdb"):
         run_sql = run.sql() if engine is None else run.source_sql()
     catalog = " UNION ".join(f"SELECT doc_id FROM ({sql[name]}) AS {name}" for name in ("items", "history")
                              if sql[name] is not None)
-    outside_sql = (f"FROM (SELECT DISTINCT doc_id FROM ({run_sql}) AS run "
-                   f"WHERE doc_id NOT IN (SELECT doc_id FROM ({catalog}) AS catalog)) AS outside")
+    outside = (f"FROM (SELECT DISTINCT doc_id FROM ({run_sql}) AS run "
+               f"WHERE doc_id NOT IN (SELECT doc_id FROM ({catalog}) AS catalog)) AS outside")
+    if engine is not None:
+        return engine.count(f"SELECT count(*) {outside}"), None
+    return con.execute(f"SELECT count(*), min(doc_id) {outside}").fetchall()[0]
+
+
+def _check_outside_catalog(names: list[str], sql: dict, run: Source, con: duckdb.DuckDBPyConnection,
+                           engine: EngineInputs | None) -> None:
+    """A run that recommends items the catalog lacks: Gini places every recommended item among the
+    catalog's n, so its value would be wrong (an error); coverage counts them over the catalog's size
+    and can pass 1, as Microsoft Recommenders' catalog_coverage (whose catalog is the training items)
+    can (a warning of the run)."""
     try:
-        if engine is not None:
-            outside, example = engine.count(f"SELECT count(*) {outside_sql}"), None
-        else:
-            outside, example = con.execute(f"SELECT count(*), min(doc_id) {outside_sql}").fetchall()[0]
+        outside, example = outside_catalog(sql, run, con, engine)
     except (duckdb.Error, InputError):
         return  # the statement reports what cannot be read
     if not outside:

@@ -13,6 +13,7 @@ import duckdb
 
 from .conventions import resolve_conventions
 from .engine import session, session_options
+from .catalog import extra_inputs_sql, outside_catalog
 from .errors import InputError, OptionError, duckdb_reason
 from .inputs import load
 from .measures import FAMILIES
@@ -41,10 +42,12 @@ def _normalized(column: str) -> str:
     return f"coalesce(nullif(ltrim(trim({column}, ' ' || chr(9) || chr(13) || chr(10)), '0'), ''), '0')"
 
 
-def check(qrels: Any, runs: Iterable[Any], measures: Any = None, rel: int | None = None, **options: Any
-          ) -> list[Finding]:
+def check(qrels: Any, runs: Iterable[Any], measures: Any = None, rel: int | None = None, history: Any = None,
+          items: Any = None, **options: Any) -> list[Finding]:
     """Every check on the qrels and each run. ``measures`` set the cutoffs whose ties are counted
-    (default: 5, 10, 20, 100, 1000); ``rel`` the minimum relevant label (default 1)."""
+    (default: 5, 10, 20, 100, 1000); ``rel`` the minimum relevant label (default 1). With a
+    recommender's ``history`` (training interactions) or ``items`` (the catalog): recommended items
+    outside the catalog, recommendations the user has seen, users without history."""
     runs = list(runs)
     if not runs:
         raise OptionError("give at least one run to check")
@@ -54,12 +57,12 @@ def check(qrels: Any, runs: Iterable[Any], measures: Any = None, rel: int | None
     engine = session_options(options)
     with session(engine.pop("connection", None), **engine) as (con, registry):
         try:
-            return _findings(qrels, runs, cutoffs, conventions.rel, con, registry, options)
+            return _findings(qrels, runs, cutoffs, conventions.rel, con, registry, options, history, items)
         except duckdb.Error as exc:
             raise InputError(f"the checks failed in DuckDB: {duckdb_reason(exc)}") from None
 
 
-def _findings(qrels, runs, cutoffs, rel, con, registry, options) -> list[Finding]:
+def _findings(qrels, runs, cutoffs, rel, con, registry, options, history, items) -> list[Finding]:
     qrels_source = load(qrels, "qrels", con, registry, options.get("qrels_format"), options.get("qrels_columns"),
                         allow_duplicates=True)
     findings = _qrels_findings(qrels_source, con, rel)
@@ -67,6 +70,42 @@ def _findings(qrels, runs, cutoffs, rel, con, registry, options) -> list[Finding
         run_source = load(run, "run", con, registry, options.get("run_format"), options.get("run_columns"),
                           allow_duplicates=True)
         findings += _run_findings(qrels_source, run_source, con, cutoffs)
+        if history is not None or items is not None:
+            extra = extra_inputs_sql(history, items, None, qrels_source, run_source, con, registry)
+            findings += _recommender_findings(run_source, extra, con, history is not None)
+    return findings
+
+
+def _recommender_findings(r: Source, extra: dict, con, with_history: bool) -> list[Finding]:
+    """What in a recommender's inputs changes the measures beyond accuracy: recommended items outside
+    the catalog; with a history, recommendations of items the user has seen and users without history."""
+    run, label = r.sql(), r.label
+    outside, example = outside_catalog(extra, r, con)
+    findings = [Finding("recommended items outside the catalog", label, outside, True,
+                        f"{outside} items of the run are not in the catalog (the items of --items and --history), e.g. "
+                        f"{example!r}; Gini stops on them and Coverage counts them over the catalog's size (it can "
+                        f"pass 1): give every item with --items" if outside else
+                        "every recommended item is in the catalog")]
+    if not with_history:
+        return findings
+    seen, seen_example = _one(con, f"""
+        SELECT count(*), min(run.query_id || ' / ' || run.doc_id)
+        FROM ({run}) AS run
+        WHERE EXISTS (SELECT 1 FROM ({extra['history']}) AS history
+                      WHERE history.query_id = run.query_id AND history.doc_id = run.doc_id)""")
+    findings.append(Finding("recommendations the user has seen", label, seen, True,
+                            f"{seen} recommendations are items in the user's history, e.g. {seen_example!r}; "
+                            f"--remove-seen leaves them out before the run is ranked (as RecBole's full ranking "
+                            f"does), else they count" if seen else "no recommendation is in the user's history"))
+    cold, users, cold_example = _one(con, f"""
+        SELECT count(*) FILTER (WHERE query_id NOT IN (SELECT query_id FROM ({extra['history']}) AS history)),
+               count(*),
+               min(query_id) FILTER (WHERE query_id NOT IN (SELECT query_id FROM ({extra['history']}) AS history))
+        FROM (SELECT DISTINCT query_id FROM ({run}) AS run) AS users""")
+    findings.append(Finding("users without history", label, cold, False,
+                            f"{cold} of {users} users of the run have no interaction in the history, e.g. "
+                            f"{cold_example!r} (cold start): their novelty, popularity and similarity to what they "
+                            f"saw come from no history" if cold else "every user of the run has a history"))
     return findings
 
 

@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check QRELS and each RUN for duplicates, conflicting labels, queries on one side only, "
                     "queries without relevant documents, ties across cutoffs, a rank column that disagrees with "
                     "the scores, unjudged documents in the top k, ids that differ only by white space or leading "
-                    "zeros, and the label histogram.")
+                    "zeros, and the label histogram; with --history or --items, a recommender's inputs too.")
     ck.add_argument("qrels", metavar="QRELS", help="relevance judgments: query_id, doc_id, relevance")
     ck.add_argument("runs", metavar="RUN", nargs="+", help="one or more runs: query_id, doc_id, score")
     ck.add_argument("-m", "--measures", action="append", metavar="MEASURES",
@@ -109,6 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("-f", "--format", choices=("table", "json", "csv"), default="table",
                     help="output layout (default: table); json and csv have one record per finding")
     ck.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
+    ck.add_argument("--history", metavar="FILE",
+                    help="a recommender's training interactions (user, item): recommendations the user has seen, "
+                         "users without history, items outside the catalog")
+    ck.add_argument("--items", metavar="FILE", help="the item catalog (an item column): recommended items outside it")
     add_input_arguments(ck)
     ck.set_defaults(handler=_check)
     co = commands.add_parser(
@@ -462,7 +466,8 @@ def _check(args: argparse.Namespace) -> int:
 
     with database_options(args, {}) as options:
         findings = check(args.qrels, args.runs, " ".join(args.measures) if args.measures else None, rel=args.rel,
-                         qrels_format=args.qrels_format, run_format=args.run_format,
+                         history=args.history, items=args.items, qrels_format=args.qrels_format,
+                         run_format=args.run_format,
                          qrels_columns=args.qrels_columns, run_columns=args.run_columns, **options)
     if args.format == "json":
         text = json.dumps([asdict(f) | {"problem": f.problem} for f in findings], indent=2, ensure_ascii=False) + "\n"

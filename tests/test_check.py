@@ -165,3 +165,29 @@ def test_a_tie_in_a_run_ranked_by_its_rank_column_is_called_a_tie_of_ranks(tmp_p
     done = subprocess.run([sys.executable, "-m", "sqlrank", "check", str(tmp_path / "clicks.csv"),
                            str(tmp_path / "top.csv"), "-m", "HR@1"], capture_output=True, text=True)
     assert "in 1 of 1 queries the documents at ranks 1 and 2 have the same rank: @1 values" in done.stdout
+
+
+def test_a_recommenders_inputs_are_checked_with_history_and_items(tmp_path):
+    """By hand: u1 was recommended i1 (seen in its history), i2, i9 (in no catalog); u2 has no history."""
+    (tmp_path / "clicks.csv").write_text("user_id,item_id\nu1,i2\nu2,i1\n")
+    (tmp_path / "top.csv").write_text("user_id,item_id,score\nu1,i1,3\nu1,i2,2\nu1,i9,1\nu2,i1,2\nu2,i3,1\n")
+    (tmp_path / "history.csv").write_text("user_id,item_id\nu1,i1\nu3,i4\n")
+    (tmp_path / "items.csv").write_text("item_id\ni1\ni2\ni3\n")
+    args = [sys.executable, "-m", "sqlrank", "check", str(tmp_path / "clicks.csv"), str(tmp_path / "top.csv"),
+            "-f", "json", "--history", str(tmp_path / "history.csv")]
+    done = subprocess.run(args + ["--items", str(tmp_path / "items.csv")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    found = {f["check"]: f for f in json.loads(done.stdout)}
+    assert found["recommended items outside the catalog"]["count"] == 1
+    assert "e.g. 'i9'; Gini stops on them" in found["recommended items outside the catalog"]["message"]
+    assert found["recommendations the user has seen"]["count"] == 1
+    assert "e.g. 'u1 / i1'; --remove-seen leaves them out" in found["recommendations the user has seen"]["message"]
+    cold = found["users without history"]
+    assert cold["count"] == 1 and cold["message"].startswith("1 of 2 users of the run have no interaction in the "
+                                                             "history, e.g. 'u2'") and not cold["problem"]
+    done = subprocess.run(args, capture_output=True, text=True)  # the catalog: the history's items i1, i4
+    found = {f["check"]: f for f in json.loads(done.stdout)}
+    assert found["recommended items outside the catalog"]["count"] == 3  # i2, i3, i9
+    done = subprocess.run(args[:-2] + ["--items", str(tmp_path / "items.csv")], capture_output=True, text=True)
+    assert [f["check"] for f in json.loads(done.stdout) if "catalog" in f["check"] or "history" in f["check"]] == \
+        ["recommended items outside the catalog"]
