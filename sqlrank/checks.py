@@ -11,9 +11,9 @@ from typing import Any, Iterable, NamedTuple
 
 import duckdb
 
+from .catalog import extra_inputs_sql, outside_catalog
 from .conventions import resolve_conventions
 from .engine import session, session_options
-from .catalog import extra_inputs_sql, outside_catalog
 from .errors import InputError, OptionError, duckdb_reason
 from .inputs import load
 from .measures import FAMILIES
@@ -104,8 +104,9 @@ def _recommender_findings(r: Source, extra: dict, con, with_history: bool) -> li
         FROM (SELECT DISTINCT query_id FROM ({run}) AS run) AS users""")
     findings.append(Finding("users without history", label, cold, False,
                             f"{cold} of {users} users of the run have no interaction in the history, e.g. "
-                            f"{cold_example!r} (cold start): their novelty, popularity and similarity to what they "
-                            f"saw come from no history" if cold else "every user of the run has a history"))
+                            f"{cold_example!r} (cold start: --remove-seen leaves nothing of theirs out, and "
+                            f"Serendipity, a mean over users with a history, leaves them out)" if cold else
+                            "every user of the run has a history"))
     return findings
 
 
