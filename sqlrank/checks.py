@@ -20,6 +20,7 @@ from .measures import FAMILIES
 from .planner import Plan, resolve_measures
 from .sources import Source
 from .templates import call_macro, render_slice
+from .validation import checked_pairs_sql
 
 DEFAULT_CUTOFFS = (5, 10, 20, 100, 1000)
 
@@ -37,9 +38,42 @@ class Finding:
         return self.count > 0 and self.changes_numbers
 
 
+_WHITE = "' ' || chr(9) || chr(13) || chr(10)"  # the white space _normalized removes
+
+
 def _normalized(column: str) -> str:
     """An id with surrounding white space and leading zeros removed (how ids get mangled)."""
-    return f"coalesce(nullif(ltrim(trim({column}, ' ' || chr(9) || chr(13) || chr(10)), '0'), ''), '0')"
+    return f"coalesce(nullif(ltrim(trim({column}, {_WHITE}), '0'), ''), '0')"
+
+
+def _odd(column: str) -> str:
+    """True for every id _normalized may change (it starts with white space or a zero, or ends with
+    white space); an id for which it is false is its own normal form. Two characters read, not the id."""
+    return f"(contains({_WHITE} || '0', left({column}, 1)) OR contains({_WHITE}, right({column}, 1)))"
+
+
+def _near_documents_sql(qrels: str, run: str) -> str:
+    """(count, example) of the (query, run document, judged document) triples whose documents differ
+    but not after _normalized, the run's document not judged as it is. A run document in normal form
+    can only be near a judged document that is not (equal to its normal form), so only the few odd
+    ids on either side are normalized, not every row of the run."""
+    return f"""
+        WITH qd AS (SELECT DISTINCT query_id, doc_id FROM ({qrels}) AS qrels),
+             near AS (
+                 SELECT rd.query_id, rd.doc_id AS run_doc, qd.doc_id AS judged_doc
+                 FROM (SELECT DISTINCT query_id, doc_id FROM ({run}) AS run WHERE {_odd('doc_id')}) AS rd
+                 JOIN qd ON rd.query_id = qd.query_id AND {_normalized('rd.doc_id')} = {_normalized('qd.doc_id')}
+                 UNION
+                 SELECT rd.query_id, rd.doc_id, odd.doc_id
+                 FROM ({run}) AS rd
+                 JOIN (SELECT query_id, doc_id FROM qd WHERE {_odd('doc_id')}) AS odd
+                   ON rd.query_id = odd.query_id AND rd.doc_id = {_normalized('odd.doc_id')}
+                 WHERE NOT {_odd('rd.doc_id')}
+             )
+        SELECT count(*), min(query_id || ': ' || run_doc || ' ~ ' || judged_doc)
+        FROM near
+        WHERE run_doc <> judged_doc
+          AND NOT EXISTS (SELECT 1 FROM qd WHERE qd.query_id = near.query_id AND qd.doc_id = near.run_doc)"""
 
 
 def check(qrels: Any, runs: Iterable[Any], measures: Any = None, rel: int | None = None, history: Any = None,
@@ -173,10 +207,12 @@ def no_relevant(con, qrels_sql: str, rel: int) -> tuple[int, str | None, int]:
 
 def _qrels_findings(q: Source, con, rel: int) -> list[Finding]:
     qrels, label = q.sql(), q.label
-    pairs, conflicting, example = _one(con, f"""
-        SELECT count(*), count(*) FILTER (WHERE labels > 1), min(query_id || ' / ' || doc_id)
-        FROM (SELECT query_id, doc_id, count(DISTINCT relevance) AS labels FROM ({qrels}) AS qrels
-              GROUP BY query_id, doc_id HAVING count(*) > 1) AS repeated""")
+    pairs, conflicting, example = 0, 0, None
+    if _one(con, checked_pairs_sql(qrels, "false"))[2]:  # equal hashes: group the pairs (a collision: none repeat)
+        pairs, conflicting, example = _one(con, f"""
+            SELECT count(*), count(*) FILTER (WHERE labels > 1), min(query_id || ' / ' || doc_id)
+            FROM (SELECT query_id, doc_id, count(DISTINCT relevance) AS labels FROM ({qrels}) AS qrels
+                  GROUP BY query_id, doc_id HAVING count(*) > 1) AS repeated""")
     none_relevant, no_relevant_example, queries = no_relevant(con, qrels, rel)
     histogram = con.execute(f"SELECT relevance, count(*) FROM ({qrels}) AS qrels GROUP BY relevance "
                             f"ORDER BY relevance").fetchall()
@@ -200,9 +236,11 @@ def _qrels_findings(q: Source, con, rel: int) -> list[Finding]:
 
 def _run_findings(q: Source, r: Source, con, cutoffs: list[int]) -> list[Finding]:
     qrels, run, label = q.sql(), r.sql(), r.label
-    pairs, example = _one(con, f"""
-        SELECT count(*), min(query_id || ' / ' || doc_id)
-        FROM (SELECT query_id, doc_id FROM ({run}) AS run GROUP BY query_id, doc_id HAVING count(*) > 1) AS repeated""")
+    pairs, example = 0, None
+    if _one(con, checked_pairs_sql(run, "false"))[2]:  # equal hashes: count the pairs themselves (a collision: none)
+        pairs, example = _one(con, f"""
+            SELECT count(*), min(query_id || ' / ' || doc_id)
+            FROM (SELECT query_id, doc_id FROM ({run}) AS run GROUP BY query_id, doc_id HAVING count(*) > 1) AS repeated""")
     findings = [Finding("duplicate documents", label, pairs, True,
                         f"{pairs} (query, document) pairs are ranked more than once, e.g. {example!r}; sqlrank eval "
                         f"refuses them, other tools count them twice (nDCG above 1)" if pairs else
@@ -222,13 +260,7 @@ def _run_findings(q: Source, r: Source, con, cutoffs: list[int]) -> list[Finding
                             f"default, 0 with -c (missing_queries=zero): the mean depends on it" if qrels_only else
                             "the run answers every judged query"))
     near, near_example = near_query_ids(con, qrels, run)
-    near_docs, near_doc_example = _one(con, f"""
-        WITH rd AS (SELECT DISTINCT query_id, doc_id FROM ({run}) AS run),
-             qd AS (SELECT DISTINCT query_id, doc_id FROM ({qrels}) AS qrels)
-        SELECT count(*), min(rd.query_id || ': ' || rd.doc_id || ' ~ ' || qd.doc_id)
-        FROM rd JOIN qd ON rd.query_id = qd.query_id AND {_normalized('rd.doc_id')} = {_normalized('qd.doc_id')}
-        WHERE rd.doc_id <> qd.doc_id
-          AND NOT EXISTS (SELECT 1 FROM qd AS exact WHERE exact.query_id = rd.query_id AND exact.doc_id = rd.doc_id)""")
+    near_docs, near_doc_example = _one(con, _near_documents_sql(qrels, run))
     total = near + near_docs
     findings.append(Finding("ids that differ only by white space or leading zeros", label, total, True,
                             f"{near} query ids and {near_docs} document ids of the run match the qrels only after "
@@ -241,37 +273,77 @@ def _run_findings(q: Source, r: Source, con, cutoffs: list[int]) -> list[Finding
                                 f"the same {'rank' if r.score_from_rank else 'score'}: @{k} values depend on how ties are "
                                 f"broken (--tie-break)" if count
                                 else f"no tie straddles rank {k}"))
-    inverted, inverted_example, ranked = _one(con, f"""
-        SELECT count(DISTINCT query_id) FILTER (WHERE score > previous),
-               min(query_id) FILTER (WHERE score > previous),
-               count(*) FILTER (WHERE input_rank IS NOT NULL)
-        FROM (SELECT query_id, score, input_rank,
-                     LAG(score) OVER (PARTITION BY query_id ORDER BY input_rank, doc_id) AS previous
-              FROM ({run}) AS run) AS ordered""")
-    if ranked:
+    ranked = _one(con, f"SELECT count(*) FROM ({run}) AS run WHERE input_rank IS NOT NULL")[0]
+    if ranked:  # a window over the run only where it has a rank column
+        inverted, inverted_example = _one(con, f"""
+            SELECT count(DISTINCT query_id) FILTER (WHERE score > previous), min(query_id) FILTER (WHERE score > previous)
+            FROM (SELECT query_id, score,
+                         LAG(score) OVER (PARTITION BY query_id ORDER BY input_rank, doc_id) AS previous
+                  FROM ({run}) AS run) AS ordered""")
         findings.append(Finding("rank column disagrees with the scores", label, inverted, True,
                                 f"in {inverted} queries a document has a higher score than one ranked above it, e.g. "
                                 f"{inverted_example!r}; trec_eval ranks by score and ignores the rank column, "
                                 f"--tie-break input_rank uses it" if inverted else
                                 "the rank column follows the scores"))
-    judged = ", ".join(f"avg(judged_{k})" for k in cutoffs)
-    per_query = ", ".join(f"avg(CASE WHEN rank <= {k} THEN judged END) AS judged_{k}" for k in cutoffs)
-    shares = _one(con, f"""
-        SELECT {judged} FROM (
-            SELECT query_id, {per_query}
-            FROM (SELECT run.query_id, CASE WHEN qrels.doc_id IS NULL THEN 0 ELSE 1 END AS judged,
-                         ROW_NUMBER() OVER (PARTITION BY run.query_id ORDER BY run.score DESC, run.doc_id DESC) AS rank
-                  FROM ({run}) AS run
-                  JOIN (SELECT DISTINCT query_id FROM ({qrels}) AS q) AS judged_queries
-                    ON judged_queries.query_id = run.query_id
-                  LEFT JOIN ({qrels}) AS qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
-            ) AS ranked
-            GROUP BY query_id) AS per_query""")
+    shares = judged_shares(con, qrels, run, cutoffs)
     text = ", ".join(f"Judged@{k} {share:.3f}" for k, share in zip(cutoffs, shares) if share is not None)
     unjudged = sum(1 for share in shares if share is not None and share < 1)
     findings.append(Finding("unjudged documents in the top k", label, unjudged, False,
                             f"mean share of judged documents: {text}; unjudged documents count as not relevant"))
     return findings
+
+
+def judged_shares(con, qrels: str, run: str, cutoffs: list[int]) -> list[float | None]:
+    """Per cutoff k, the mean over judged queries of the share of judged documents among the top k
+    (ranked by score, ties by document id descending, as trec_eval). No sort of the run: one pass
+    keeps each query's SHALLOW best (score, document) pairs for the cutoffs up to SHALLOW; a deeper
+    cutoff that no query is longer than is the share among all the query's documents; only a deeper
+    one that some query passes ranks the run with a window."""
+    pairs = f"(SELECT DISTINCT query_id, doc_id FROM ({qrels}) AS q)"
+    judged_run = (f"FROM ({run}) AS run JOIN (SELECT DISTINCT query_id FROM ({qrels}) AS q) AS judged_queries "
+                  f"ON judged_queries.query_id = run.query_id")
+    shares: dict[int, float | None] = {}
+    shallow = [k for k in cutoffs if k <= SHALLOW]
+    if shallow:
+        means = ", ".join(f"avg(judged_{k})" for k in shallow)
+        per_query = ", ".join(f"avg(CASE WHEN rank <= {k} THEN judged END) AS judged_{k}" for k in shallow)
+        values = _one(con, f"""
+            SELECT {means} FROM (
+                SELECT query_id, {per_query}
+                FROM (SELECT best.query_id, best.rank, CASE WHEN pairs.doc_id IS NULL THEN 0 ELSE 1 END AS judged
+                      FROM (SELECT query_id, unnest(top).doc_id AS doc_id, generate_subscripts(top, 1) AS rank
+                            FROM (SELECT run.query_id, max({{'score': run.score, 'doc_id': run.doc_id}}, {max(shallow)})
+                                         AS top
+                                  {judged_run} GROUP BY run.query_id) AS heaps) AS best
+                      LEFT JOIN {pairs} AS pairs ON pairs.query_id = best.query_id AND pairs.doc_id = best.doc_id
+                ) AS ranked
+                GROUP BY query_id) AS per_query""")
+        shares.update(zip(shallow, values))
+    deep = [k for k in cutoffs if k > SHALLOW]
+    if deep:
+        longest, whole = _one(con, f"""
+            SELECT max(n), avg(judged / n) FROM (
+                SELECT run.query_id, count(*) AS n, CAST(count(pairs.doc_id) AS DOUBLE) AS judged
+                {judged_run}
+                LEFT JOIN {pairs} AS pairs ON pairs.query_id = run.query_id AND pairs.doc_id = run.doc_id
+                GROUP BY run.query_id) AS per_query""")
+        shares.update((k, whole) for k in deep if longest is None or k >= longest)
+        ranked = [k for k in deep if k not in shares]
+        if ranked:
+            means = ", ".join(f"avg(judged_{k})" for k in ranked)
+            per_query = ", ".join(f"avg(CASE WHEN rank <= {k} THEN judged END) AS judged_{k}" for k in ranked)
+            values = _one(con, f"""
+                SELECT {means} FROM (
+                    SELECT query_id, {per_query}
+                    FROM (SELECT run.query_id, CASE WHEN pairs.doc_id IS NULL THEN 0 ELSE 1 END AS judged,
+                                 ROW_NUMBER() OVER (PARTITION BY run.query_id ORDER BY run.score DESC, run.doc_id DESC)
+                                 AS rank
+                          {judged_run}
+                          LEFT JOIN {pairs} AS pairs ON pairs.query_id = run.query_id AND pairs.doc_id = run.doc_id
+                    ) AS ranked
+                    GROUP BY query_id) AS per_query""")
+            shares.update(zip(ranked, values))
+    return [shares[k] for k in cutoffs]
 
 
 def findings_frame(findings: list[Finding]):

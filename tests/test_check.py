@@ -191,3 +191,58 @@ def test_a_recommenders_inputs_are_checked_with_history_and_items(tmp_path):
     done = subprocess.run(args[:-2] + ["--items", str(tmp_path / "items.csv")], capture_output=True, text=True)
     assert [f["check"] for f in json.loads(done.stdout) if "catalog" in f["check"] or "history" in f["check"]] == \
         ["recommended items outside the catalog"]
+
+
+def _normal(doc: str) -> str:
+    return doc.strip(" \t\r\n").lstrip("0") or "0"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_checks_equal_pandas_on_generated_data(seed):
+    """Duplicates, ids near the judged ones, the rank column against the scores and the share of judged
+    documents at shallow and deep cutoffs (queries longer and shorter than them), against plain Python."""
+    import random
+
+    rng = random.Random(seed)
+    spellings = lambda d: rng.choice([d, d, d, d, f" {d}", f"{d} ", f"0{d}", f"00{d}", f"\t{d}"])  # noqa: E731
+    qrels_rows, run_rows = [], []
+    for q in range(40):
+        qid = f"q{q}"
+        docs = [str(rng.randrange(1, 400)) for _ in range(rng.choice([3, 150, 260]))]
+        for d in set(rng.sample(docs, min(len(docs), 60))):
+            qrels_rows.append((qid, spellings(d), rng.choice([0, 1, 2])))
+        for rank, d in enumerate(docs, 1):
+            run_rows.append((qid, spellings(d), float(rng.randrange(20)), rank))
+    qrels = pd.DataFrame(qrels_rows, columns=["query_id", "doc_id", "relevance"]).drop_duplicates(["query_id", "doc_id"])
+    run = pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score", "rank"])
+    found = {f.check: f for f in check(qrels, [run], "P@5 P@20 P@100 P@200 P@1000")}
+
+    sizes = run.groupby(["query_id", "doc_id"]).size()
+    assert found["duplicate documents"].count == int((sizes > 1).sum()) > 0
+    judged = set(zip(qrels.query_id, qrels.doc_id))
+    near = {(q, rd, qd) for q, rd in set(zip(run.query_id, run.doc_id)) for qq, qd in judged
+            if qq == q and rd != qd and _normal(rd) == _normal(qd) and (q, rd) not in judged}
+    assert found["ids that differ only by white space or leading zeros"].count == len(near) > 0
+    inverted = 0
+    for _, rows in run.groupby("query_id"):
+        scores = rows.sort_values(["rank", "doc_id"]).score.tolist()
+        inverted += any(b > a for a, b in zip(scores, scores[1:]))
+    assert found["rank column disagrees with the scores"].count == inverted
+    shares = {}
+    for k in (5, 20, 100, 200, 1000):
+        per_query = []
+        for q, rows in run[run.query_id.isin(set(qrels.query_id))].groupby("query_id"):
+            top = sorted(zip(rows.score, rows.doc_id), key=lambda pair: (pair[0], pair[1].encode()), reverse=True)[:k]
+            per_query.append(sum((q, d) in judged for _, d in top) / len(top))
+        shares[k] = sum(per_query) / len(per_query)
+    expected = ", ".join(f"Judged@{k} {share:.3f}" for k, share in shares.items())
+    assert found["unjudged documents in the top k"].message.startswith(f"mean share of judged documents: {expected};")
+    import duckdb
+
+    from sqlrank.checks import judged_shares
+
+    con = duckdb.connect()
+    con.register("qrels_frame", qrels)
+    con.register("run_frame", run)
+    got = judged_shares(con, "SELECT * FROM qrels_frame", "SELECT * FROM run_frame", list(shares))
+    assert all(abs(value - shares[k]) < 1e-12 for value, k in zip(got, shares)), (got, shares)
