@@ -302,23 +302,26 @@ def judged_shares(con, qrels: str, run: str, cutoffs: list[int]) -> list[float |
     pairs = f"(SELECT DISTINCT query_id, doc_id FROM ({qrels}) AS q)"
     judged_run = (f"FROM ({run}) AS run JOIN (SELECT DISTINCT query_id FROM ({qrels}) AS q) AS judged_queries "
                   f"ON judged_queries.query_id = run.query_id")
+
+    def mean_shares(ranked: str, ks: list[int]) -> list[float | None]:
+        """The shares at ``ks`` from (query_id, doc_id, rank) rows: each query's documents ranked."""
+        per_query = ", ".join(f"avg(CASE WHEN rank <= {k} THEN judged END) AS judged_{k}" for k in ks)
+        return list(_one(con, f"""
+            SELECT {", ".join(f"avg(judged_{k})" for k in ks)} FROM (
+                SELECT query_id, {per_query}
+                FROM (SELECT ranked.query_id, ranked.rank, CASE WHEN pairs.doc_id IS NULL THEN 0 ELSE 1 END AS judged
+                      FROM ({ranked}) AS ranked
+                      LEFT JOIN {pairs} AS pairs ON pairs.query_id = ranked.query_id AND pairs.doc_id = ranked.doc_id
+                ) AS judged_ranks
+                GROUP BY query_id) AS per_query"""))
+
     shares: dict[int, float | None] = {}
     shallow = [k for k in cutoffs if k <= SHALLOW]
     if shallow:
-        means = ", ".join(f"avg(judged_{k})" for k in shallow)
-        per_query = ", ".join(f"avg(CASE WHEN rank <= {k} THEN judged END) AS judged_{k}" for k in shallow)
-        values = _one(con, f"""
-            SELECT {means} FROM (
-                SELECT query_id, {per_query}
-                FROM (SELECT best.query_id, best.rank, CASE WHEN pairs.doc_id IS NULL THEN 0 ELSE 1 END AS judged
-                      FROM (SELECT query_id, unnest(top).doc_id AS doc_id, generate_subscripts(top, 1) AS rank
-                            FROM (SELECT run.query_id, max({{'score': run.score, 'doc_id': run.doc_id}}, {max(shallow)})
-                                         AS top
-                                  {judged_run} GROUP BY run.query_id) AS heaps) AS best
-                      LEFT JOIN {pairs} AS pairs ON pairs.query_id = best.query_id AND pairs.doc_id = best.doc_id
-                ) AS ranked
-                GROUP BY query_id) AS per_query""")
-        shares.update(zip(shallow, values))
+        best = (f"SELECT query_id, unnest(top).doc_id AS doc_id, generate_subscripts(top, 1) AS rank "
+                f"FROM (SELECT run.query_id, max({{'score': run.score, 'doc_id': run.doc_id}}, {max(shallow)}) AS top "
+                f"{judged_run} GROUP BY run.query_id) AS heaps")
+        shares.update(zip(shallow, mean_shares(best, shallow)))
     deep = [k for k in cutoffs if k > SHALLOW]
     if deep:
         longest, whole = _one(con, f"""
@@ -330,19 +333,9 @@ def judged_shares(con, qrels: str, run: str, cutoffs: list[int]) -> list[float |
         shares.update((k, whole) for k in deep if longest is None or k >= longest)
         ranked = [k for k in deep if k not in shares]
         if ranked:
-            means = ", ".join(f"avg(judged_{k})" for k in ranked)
-            per_query = ", ".join(f"avg(CASE WHEN rank <= {k} THEN judged END) AS judged_{k}" for k in ranked)
-            values = _one(con, f"""
-                SELECT {means} FROM (
-                    SELECT query_id, {per_query}
-                    FROM (SELECT run.query_id, CASE WHEN pairs.doc_id IS NULL THEN 0 ELSE 1 END AS judged,
-                                 ROW_NUMBER() OVER (PARTITION BY run.query_id ORDER BY run.score DESC, run.doc_id DESC)
-                                 AS rank
-                          {judged_run}
-                          LEFT JOIN {pairs} AS pairs ON pairs.query_id = run.query_id AND pairs.doc_id = run.doc_id
-                    ) AS ranked
-                    GROUP BY query_id) AS per_query""")
-            shares.update(zip(ranked, values))
+            window = (f"SELECT run.query_id, run.doc_id, ROW_NUMBER() OVER (PARTITION BY run.query_id "
+                      f"ORDER BY run.score DESC, run.doc_id DESC) AS rank {judged_run}")
+            shares.update(zip(ranked, mean_shares(window, ranked)))
     return [shares[k] for k in cutoffs]
 
 
