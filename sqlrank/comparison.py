@@ -46,6 +46,7 @@ class Comparison:
     removed_seen: bool = False  # every run was evaluated without each user's history items (remove_seen)
     compared: dict[str, int] = field(default_factory=dict)  # measure -> queries with a value in every run
     renamed: str | None = None  # the canonical names of the measures asked by other names (measures.renamed)
+    untested: list[str] = field(default_factory=list)  # one value per run (Coverage) or weighted (GAUC): no test
 
 
 def run_names(runs: Any, names: list[str] | None) -> tuple[list[str], list[Any]]:
@@ -92,37 +93,37 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
             segments = con.execute(sql).df()
         qrels_source = load(qrels, "qrels", con, registry, options.pop("qrels_format", None),
                             options.pop("qrels_columns", None))
+        summaries = {}
         for label, run in zip(labels, objects):
             result = run_plan(plan(qrels_source, run, measures, "both", con, registry, **options), DuckDBEngine(con), True)
             warnings += [f"{label}: {w}" for w in result.warnings]
             frame = result.frame.assign(run=label)
             frames.append(frame)
+            summaries[label] = dict(zip(result.summary["measure"], result.summary["value"]))
             measure_list, conventions = result.measures, result.conventions.describe()
-    scores = pd.concat(frames, ignore_index=True)
     names_ = [str(m) for m in measure_list]
     aggregates = {str(m): FAMILIES[m.family].aggregate for m in measure_list}
-    overall = [name for name, kind in aggregates.items() if kind == "catalog"]
-    if overall:
-        raise OptionError(f"{', '.join(overall)}: one value over all users, with none per user to test; "
-                          f"compare them with sqlrank eval of each run")
-    weighted = [name for name, kind in aggregates.items() if kind == "weighted"]
-    if weighted:
-        raise OptionError(f"{', '.join(weighted)}: a mean that weighs each query differently in each run, which "
-                          f"a paired test of per-query values does not; compare AUC per query, and GAUC with "
-                          f"sqlrank eval of each run")
+    # One value per run (Coverage, Gini, GlobalAUC: over all users) or a mean that weighs each query
+    # differently in each run (GAUC): shown per run with its difference, but no paired test.
+    untested = [name for name, kind in aggregates.items() if kind in ("catalog", "weighted")]
+    scores = pd.concat(frames, ignore_index=True)
+    scores = scores[~scores["measure"].isin(untested)]
+    tested = [name for name in names_ if name not in untested]
     # A query is compared where every run evaluated it; a measure with no value for some of those
     # queries (AUC without both classes, ILD of one item) is compared over the rest, on its own.
     evaluated = [set(frame["query_id"]) for frame in frames]
     common = set.intersection(*evaluated)
     dropped = sorted(set.union(*evaluated) - common)
     if dropped:
-        warnings.append(f"{len(dropped)} queries are evaluated for some runs only and are left out of the comparison, "
-                        f"e.g. {dropped[0]!r}; score missing queries 0 with missing_queries='zero' (-c) to keep them")
+        untested_note = (f" ({', '.join(untested)}: each run's value over all its own queries)" if untested else "")
+        warnings.append(f"{len(dropped)} queries are evaluated for some runs only and are left out of the comparison"
+                        f"{untested_note}, e.g. {dropped[0]!r}; score missing queries 0 with missing_queries='zero' (-c) "
+                        f"to keep them")
     if not common:
         raise InputError("no query is evaluated for every run, so there is nothing to compare pairwise")
     complete = scores[scores["query_id"].isin(common)].pivot_table(
         index="query_id", columns=["measure", "run"], values="value", aggfunc="first", dropna=False)
-    valued = {measure: complete[[(measure, label) for label in labels]].notna().all(axis=1) for measure in names_}
+    valued = {measure: complete[[(measure, label) for label in labels]].notna().all(axis=1) for measure in tested}
     compared = {measure: int(has.sum()) for measure, has in valued.items()}
     for measure, count in compared.items():
         if count == 0:
@@ -139,6 +140,14 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     records = []
     for segment, rows in groups:
         for measure in names_:
+            if measure in untested:
+                if segment is None:
+                    base = summaries[labels[0]][measure]
+                    records += [{"segment": None, "num_queries": len(common), "measure": measure, "run": label,
+                                 "mean": summaries[label][measure],
+                                 "delta": math.nan if label == labels[0] else summaries[label][measure] - base}
+                                for label in labels]
+                continue
             paired = rows[valued[measure].loc[rows.index]]
             base = paired[(measure, labels[0])].to_numpy(dtype=float)
             for label in labels:
@@ -146,20 +155,25 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
                 records.append(_row(segment, len(paired), measure, label, values, base, label == labels[0],
                                     aggregates[measure], test, trials, seed, tolerance))
     table = pd.DataFrame.from_records(records)
-    is_comparison = table["run"] != labels[0]
+    for column in COLUMNS:  # a table of untested measures alone has none of the test's columns
+        if column not in table:
+            table[column] = np.nan
+    is_comparison = (table["run"] != labels[0]) & ~table["measure"].isin(untested)
     table["p_value_adjusted"] = np.nan
     table.loc[is_comparison, "p_value_adjusted"] = adjust(table.loc[is_comparison, "p_value"].tolist(), correction)
     columns = (["segment", "num_queries"] if segments is not None else []) + COLUMNS + (GSB_COLUMNS if gsb else [])
-    table = table[columns]
+    table = table.reindex(columns=columns)
     for column in ("wins", "ties", "losses", "good", "same", "bad", "num_queries"):
         if column in table:
             table[column] = table[column].astype("Int64")
     with_values = pd.MultiIndex.from_frame(pd.concat(  # each measure's queries with a value in every run
-        [pd.DataFrame({"query_id": has.index[has], "measure": measure}) for measure, has in valued.items()]))
+        [pd.DataFrame({"query_id": has.index[has], "measure": measure}) for measure, has in valued.items()]
+        or [pd.DataFrame({"query_id": [], "measure": []})]))
     kept = scores[pd.MultiIndex.from_frame(scores[["query_id", "measure"]]).isin(with_values)].reset_index(drop=True)
+    compared.update(dict.fromkeys(untested, 0))  # no per-query values: no plot of differences
     return Comparison(table, kept[["query_id", "run", "measure", "value"]], segments, labels, names_, conventions,
-                      test, correction, len(complete), warnings, result.removed_seen, compared,
-                      renamed(measure_list))
+                      test, correction, len(common), warnings, result.removed_seen, compared,
+                      renamed(measure_list), untested)
 
 
 def _row(segment, count, measure, label, values, base, is_baseline, aggregate, test, trials, seed, tolerance):

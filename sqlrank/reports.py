@@ -62,11 +62,13 @@ def display_rows(table: pd.DataFrame, gsb: bool) -> tuple[list[str], list[list[s
 
 
 def legend(c: Comparison) -> list[str]:
-    comparisons = int((c.table["run"] != c.runs[0]).sum())
-    return [f"queries: {c.num_queries} (evaluated for every run); baseline: {c.runs[0]}",
-            f"test: {TEST_NAMES[c.test]}, two-sided; p adj.: {CORRECTION_NAMES[c.correction]} over "
-            f"{comparisons} comparison{'' if comparisons == 1 else 's'}; * p adj. < 0.05, ** p adj. < 0.01",
-            f"effect: {_effect_name(c.test)}; CI: {_interval_name(c.test)}"] + (
+    comparisons = int(((c.table["run"] != c.runs[0]) & ~c.table["measure"].isin(c.untested)).sum())
+    untested = ([f"not tested: {', '.join(c.untested)} (one value per run, over all users or weighted per user: "
+                 f"no per-query pairs)"] if c.untested else [])
+    tests = [f"test: {TEST_NAMES[c.test]}, two-sided; p adj.: {CORRECTION_NAMES[c.correction]} over "
+             f"{comparisons} comparison{'' if comparisons == 1 else 's'}; * p adj. < 0.05, ** p adj. < 0.01",
+             f"effect: {_effect_name(c.test)}; CI: {_interval_name(c.test)}"] if comparisons or not c.untested else []
+    return [f"queries: {c.num_queries} (evaluated for every run); baseline: {c.runs[0]}"] + tests + untested + (
         [f"as asked: {c.renamed}"] if c.renamed else []) + [f"conventions: {c.conventions}"] + (
         ["remove-seen: each user's history items were left out of every run before ranking"] if c.removed_seen else [])
 

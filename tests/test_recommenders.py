@@ -462,8 +462,45 @@ def test_gauc_is_refused_where_its_weights_cannot_follow():
     qrels, run = generate(1)
     with pytest.raises(sqlrank.OptionError, match="GAUC: a mean that weighs each query is computed in one statement"):
         sqlrank.evaluate(qrels, run, "GAUC", slices=2)
-    with pytest.raises(sqlrank.OptionError, match="compare AUC per query"):
-        sqlrank.compare(qrels, [run, run.assign(score=-run.score)], "AUC GAUC")
+    compared = sqlrank.compare(qrels, [run, run.assign(score=-run.score)], "AUC GAUC")  # GAUC: not tested
+    gauc = compared[compared.measure == "GAUC"]
+    assert gauc.p_value.isna().all() and gauc.wins.isna().all()
+    assert close(gauc["mean"].iloc[1], sqlrank.evaluate(qrels, run.assign(score=-run.score), "GAUC").value[0])
+
+
+def test_compare_shows_the_measures_over_all_users_per_run_untested(tmp_path):
+    """Coverage and Gini (one value over all users) and GAUC (a weighted mean) have no per-query pairs
+    to test: compare shows each run's value and the difference, leaves them out of the correction
+    over comparisons and says so. Coverage by hand with pandas."""
+    recsys = FIXTURES / "recsys"
+    predictions = pd.read_parquet(recsys / "predictions.parquet")
+    other = predictions.assign(score=predictions.score * (1 + (predictions.item_id.str[1:].astype(int) % 7) / 20))
+    options = dict(qrels_columns={"relevance": "clicked"}, items=recsys / "items.csv")
+    frame = sqlrank.compare(recsys / "clicks.csv", {"a": predictions, "b": other}, "NDCG@10 Coverage@10 Gini@10 GAUC",
+                            correction="holm", **options)
+    assert list(frame.measure) == ["nDCG@10"] * 2 + ["Coverage@10"] * 2 + ["Gini@10"] * 2 + ["GAUC"] * 2
+    ndcg = frame[frame.measure == "nDCG@10"].iloc[1]
+    assert ndcg.p_value == ndcg.p_value_adjusted  # Holm over the one tested comparison
+    users = set(pd.read_csv(recsys / "clicks.csv").user_id)
+    items = len(pd.read_csv(recsys / "items.csv"))
+    for row, run in zip(frame[frame.measure == "Coverage@10"].itertuples(), (predictions, other)):
+        top = run[run.user_id.isin(users)].sort_values(["user_id", "score", "item_id"], ascending=[True, False, False])
+        assert close(row.mean, top.groupby("user_id").head(10).item_id.nunique() / items)
+    untested = frame[frame.measure != "nDCG@10"]
+    assert untested.p_value.isna().all() and untested.wins.isna().all()
+    for measure in ("Coverage@10", "Gini@10", "GAUC"):
+        a, b = frame[frame.measure == measure]["mean"]
+        assert close(frame[frame.measure == measure].delta.iloc[1], b - a)
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "compare", str(recsys / "clicks.csv"),
+                           str(recsys / "predictions.parquet"), str(recsys / "predictions.parquet"), "-m", "Coverage@10",
+                           "--qrels-columns", "relevance=clicked", "--items", str(recsys / "items.csv"), "--names", "a,b"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "not tested: Coverage@10 (one value per run" in done.stdout and "test: paired" not in done.stdout
+    page = tmp_path / "report.html"
+    sqlrank.report(recsys / "clicks.csv", {"a": predictions, "b": other}, "NDCG@10 Coverage@10", str(page), **options)
+    text = page.read_text()
+    assert "not tested: Coverage@10" in text and text.count("<svg") == 2  # nDCG@10's differences and distribution
 
 
 def test_the_no_relevant_warning_is_for_measures_that_score_those_queries(tmp_path):
