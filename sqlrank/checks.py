@@ -132,10 +132,9 @@ def _recommender_findings(r: Source, extra: dict, con, with_history: bool) -> li
                             f"--remove-seen leaves them out before the run is ranked (as RecBole's full ranking "
                             f"does), else they count" if seen else "no recommendation is in the user's history"))
     cold, users, cold_example = _one(con, f"""
-        SELECT count(*) FILTER (WHERE query_id NOT IN (SELECT query_id FROM ({extra['history']}) AS history)),
-               count(*),
-               min(query_id) FILTER (WHERE query_id NOT IN (SELECT query_id FROM ({extra['history']}) AS history))
-        FROM (SELECT DISTINCT query_id FROM ({run}) AS run) AS users""")
+        SELECT count(*) FILTER (WHERE cold), count(*), min(query_id) FILTER (WHERE cold)
+        FROM (SELECT query_id, query_id NOT IN (SELECT query_id FROM ({extra['history']}) AS history) AS cold
+              FROM (SELECT DISTINCT query_id FROM ({run}) AS run) AS run_users) AS users""")
     findings.append(Finding("users without history", label, cold, False,
                             f"{cold} of {users} users of the run have no interaction in the history, e.g. "
                             f"{cold_example!r} (cold start: --remove-seen leaves nothing of theirs out, and "
@@ -146,6 +145,13 @@ def _recommender_findings(r: Source, extra: dict, con, with_history: bool) -> li
 
 def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> tuple:
     return con.execute(sql, params or []).fetchall()[0]
+
+
+def _may_repeat_pairs(con: duckdb.DuckDBPyConnection, rows: str) -> bool:
+    """Whether some (query, document) pair of ``rows`` may repeat: validation's sorted-hash pass, cheaper
+    than grouping the pairs, which the caller then does only when two hashes are equal (a collision
+    alone: it finds none)."""
+    return bool(_one(con, checked_pairs_sql(rows, "false"))[2])
 
 
 SHALLOW = 100  # cutoffs up to this keep a (k + 1)-score heap per query in the counting pass itself
@@ -208,7 +214,7 @@ def no_relevant(con, qrels_sql: str, rel: int) -> tuple[int, str | None, int]:
 def _qrels_findings(q: Source, con, rel: int) -> list[Finding]:
     qrels, label = q.sql(), q.label
     pairs, conflicting, example = 0, 0, None
-    if _one(con, checked_pairs_sql(qrels, "false"))[2]:  # equal hashes: group the pairs (a collision: none repeat)
+    if _may_repeat_pairs(con, qrels):
         pairs, conflicting, example = _one(con, f"""
             SELECT count(*), count(*) FILTER (WHERE labels > 1), min(query_id || ' / ' || doc_id)
             FROM (SELECT query_id, doc_id, count(DISTINCT relevance) AS labels FROM ({qrels}) AS qrels
@@ -237,7 +243,7 @@ def _qrels_findings(q: Source, con, rel: int) -> list[Finding]:
 def _run_findings(q: Source, r: Source, con, cutoffs: list[int]) -> list[Finding]:
     qrels, run, label = q.sql(), r.sql(), r.label
     pairs, example = 0, None
-    if _one(con, checked_pairs_sql(run, "false"))[2]:  # equal hashes: count the pairs themselves (a collision: none)
+    if _may_repeat_pairs(con, run):
         pairs, example = _one(con, f"""
             SELECT count(*), min(query_id || ' / ' || doc_id)
             FROM (SELECT query_id, doc_id FROM ({run}) AS run GROUP BY query_id, doc_id HAVING count(*) > 1) AS repeated""")
