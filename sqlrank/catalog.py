@@ -156,6 +156,13 @@ def outside_catalog(sql: dict, run: Source, con: duckdb.DuckDBPyConnection,
     return con.execute(f"SELECT count(*), min(doc_id) {outside}").fetchall()[0]
 
 
+def outside_catalog_text(outside: int, example: str | None) -> str:
+    """How many items of the run the catalog lacks (outside_catalog), in the words of the warning,
+    the error and sqlrank check."""
+    return (f"{outside} items of the run are not in the catalog (the items of --items and --history)"
+            + (f", e.g. {example!r}" if example is not None else ""))
+
+
 def _check_outside_catalog(names: list[str], sql: dict, run: Source, con: duckdb.DuckDBPyConnection,
                            engine: EngineInputs | None) -> None:
     """A run that recommends items the catalog lacks: Gini places every recommended item among the
@@ -168,8 +175,7 @@ def _check_outside_catalog(names: list[str], sql: dict, run: Source, con: duckdb
         return  # the statement reports what cannot be read
     if not outside:
         return
-    what = (f"{outside} items of the run are not in the catalog (the items of --items and --history)"
-            + (f", e.g. {example!r}" if example is not None else ""))
+    what = outside_catalog_text(outside, example)
     gini = [name for name in names if name.startswith("Gini")]
     if gini:
         raise InputError(f"{what}; {', '.join(gini)} ranks every recommended item among the catalog's items: give "

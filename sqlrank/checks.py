@@ -11,7 +11,7 @@ from typing import Any, Iterable, NamedTuple
 
 import duckdb
 
-from .catalog import extra_inputs_sql, outside_catalog
+from .catalog import extra_inputs_sql, outside_catalog, outside_catalog_text
 from .conventions import resolve_conventions
 from .engine import session, session_options
 from .errors import InputError, OptionError, duckdb_reason
@@ -116,9 +116,8 @@ def _recommender_findings(r: Source, extra: dict, con, with_history: bool) -> li
     run, label = r.sql(), r.label
     outside, example = outside_catalog(extra, r, con)
     findings = [Finding("recommended items outside the catalog", label, outside, True,
-                        f"{outside} items of the run are not in the catalog (the items of --items and --history), e.g. "
-                        f"{example!r}; Gini stops on them and Coverage counts them over the catalog's size (it can "
-                        f"pass 1): give every item with --items" if outside else
+                        f"{outside_catalog_text(outside, example)}; Gini stops on them and Coverage counts them over "
+                        f"the catalog's size (it can pass 1): give every item with --items" if outside else
                         "every recommended item is in the catalog")]
     if not with_history:
         return findings
