@@ -62,7 +62,7 @@ def validated_table(source: Source, engine, engine_name: str) -> Source:
             raise InputError(f"{source.label}: column run_id holds {runs} runs; {one_run_only(engine_name)}")
     with dialect(engine.dialect):
         read_boolean_labels(source, lambda sql: engine.one(sql)[0])
-        counts = table_counts_sql(source, types.get(source.columns.get("relevance")))
+        counts = table_counts_sql(source, types)
     require_complete_rows(source, *engine.one(counts))
     return source
 

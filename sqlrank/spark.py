@@ -146,7 +146,7 @@ def _validated(source: Source, types: dict[str, str], spark) -> Source:
     try:
         with dialect("spark"):
             read_boolean_labels(source, lambda sql: spark.sql(sql).collect()[0][0])
-            counts = table_counts_sql(source, types.get(source.columns.get("relevance")))
+            counts = table_counts_sql(source, types)
         row = spark.sql(counts).collect()[0]
     except Exception as exc:
         raise InputError(f"{source.label}: Spark cannot read the {source.kind} as query_id, doc_id, "

@@ -183,15 +183,17 @@ def may_have_fractions(type_name: str) -> bool:
     return any(name in type_name.lower() for name in _FRACTIONAL_TYPES)
 
 
-def table_counts_sql(source: Source, label_type: str | None = None) -> str:
+def table_counts_sql(source: Source, column_types: dict[str, str] | None = None) -> str:
     """What require_complete_rows checks of a table another engine reads where it is (Spark,
     PostgreSQL, ClickHouse, DataFusion), as one query in the dialect being rendered: rows without
-    an id, rows without a value (NULL or NaN), all rows, distinct (query, document) pairs, and judgments
-    whose label, of type ``label_type`` in the table, is no whole number (1.5, NaN; true and false are 1 and 0),
-    or, in a run ranked by its rank, ranks that are no whole number >= 0."""
+    an id, rows without a value (NULL or NaN), all rows, distinct (query, document) pairs, and
+    judgments whose label is no whole number (1.5, NaN; true and false are 1 and 0), where its type in
+    ``column_types`` (the table's, as the engine names them) can hold one; or, in a run ranked by its
+    rank, ranks that are no whole number >= 0."""
     typed, value = source.source_sql(), source.value_name
     nan = call_macro("_macros/dialect.sql", "is_nan", value)
     fractional = "0"
+    label_type = (column_types or {}).get(source.columns.get("relevance"))
     if source.score_from_rank:  # the typed score is the rank negated
         fractional = f"SUM(CASE WHEN {value} > 0 OR {value} <> FLOOR({value}) THEN 1 ELSE 0 END)"
     elif source.kind == "qrels" and not source.implicit and label_type and may_have_fractions(label_type):
