@@ -196,11 +196,11 @@ def _delta_plot(pairs: list[tuple[str, float]], title: str, width: int = 500, he
     pad_l, pad_r, pad_t, pad_b = 46, 8, 20, 22
     plot_w, plot_h = width - pad_l - pad_r, height - pad_t - pad_b
     zero = pad_t + plot_h / 2
-    groups = [pairs[i:i + 1] for i in range(n)] if n <= plot_w else \
-        [pairs[i * n // plot_w:(i + 1) * n // plot_w] for i in range(plot_w)]
+    starts = list(range(n)) if n <= plot_w else [i * n // plot_w for i in range(plot_w)]  # each bar's first query
+    groups = [pairs[start:end] for start, end in zip(starts, starts[1:] + [n])]
     step = plot_w / max(len(groups), 1)
     bars = []
-    for i, group in enumerate(groups):
+    for i, (start, group) in enumerate(zip(starts, groups)):
         d = max(group[0][1], group[-1][1], key=abs)  # sorted: the largest difference is at an end
         h = abs(d) / top * (plot_h / 2)
         y = zero - h if d > 0 else zero
@@ -208,8 +208,7 @@ def _delta_plot(pairs: list[tuple[str, float]], title: str, width: int = 500, he
         if len(group) == 1:
             tip = f"{group[0][0]}: {d:+.4f}"
         else:
-            first = i * n // plot_w + 1
-            tip = (f"queries {first:,} to {first + len(group) - 1:,} of {n:,} ({group[0][0]} ... {group[-1][0]}): "
+            tip = (f"queries {start + 1:,} to {start + len(group):,} of {n:,} ({group[0][0]} ... {group[-1][0]}): "
                    f"{group[0][1]:+.4f} to {group[-1][1]:+.4f}")
         bars.append(f'<rect x="{pad_l + i * step:.2f}" y="{y:.2f}" width="{max(step * 0.85, 0.5):.2f}" '
                     f'height="{max(h, 0.6):.2f}" fill="{color}"><title>{html.escape(tip)}</title></rect>')
