@@ -3,6 +3,7 @@
   render_evaluation), each a file of sql/evaluation/, then one output of sql/output/.
     inputs              qrels and run, typed (query_id, doc_id, relevance | score)
     evaluated_queries   which queries count, numbered
+    query_segments      (results per segment) each query's segments
     judgments           per-query counts over all judgments (R, ...)
     ideal               an ideal ranking and its per-query DCG
     ranking[_sparse]    each retrieved document ranked, with its label and running columns,

@@ -14,7 +14,7 @@ import duckdb
 from .errors import InputError, OptionError, duckdb_reason
 from .inputs import Table, load_table, require_exact_id
 from .measures import FAMILIES, Measure
-from .sources import Registry, Source
+from .sources import Registry, Source, named_columns
 from .templates import TYPES, call_macro, check_tie_break, dialect, quote_ident
 
 _VECTOR = re.compile(r"(\[\d*\])$")
@@ -92,8 +92,8 @@ def extra_inputs_sql(history: Any, items: Any, item_features: Any, qrels: Source
     """SQL of the history (query_id, doc_id), the catalog's items (doc_id) and the item features
     (doc_id, feature, weight), each read with the user and item columns the qrels and run name and
     its ids checked; None for an input not given (the history: no rows)."""
-    users = _names("query_id", ("user_id", "query_id"), qrels, run)
-    item_names = _names("doc_id", ("item_id", "doc_id"), qrels, run)
+    users = named_columns("query_id", ("user_id", "query_id"), run, qrels)
+    item_names = named_columns("doc_id", ("item_id", "doc_id"), run, qrels)
 
     def read(obj: Any, what: str) -> tuple[Table, EngineInputs | None]:
         """The input and where it is read: a table of the engine's own there, anything else by DuckDB."""
@@ -183,12 +183,6 @@ def _check_outside_catalog(names: list[str], sql: dict, run: Source, con: duckdb
     run.warnings.append(f"{what}; {', '.join(names)} {'counts' if len(names) == 1 else 'count'} them over the "
                         f"catalog's size and can pass 1 (as Microsoft Recommenders' catalog_coverage, over the training "
                         f"items); give every item with --items for the share of the catalog recommended")
-
-
-def _names(canonical: str, usual: tuple[str, ...], qrels: Source, run: Source) -> tuple[str, ...]:
-    """Column names to look for, the inputs' own first (user_id when mapped query_id=user_id)."""
-    own = [s.columns.get(canonical) for s in (run, qrels) if not s.format.endswith("-noheader")]
-    return tuple(dict.fromkeys([name for name in own if name] + list(usual)))
 
 
 def _column(table: Table, names: tuple[str, ...], role: str) -> str:

@@ -201,7 +201,7 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser)
     seg = parser.add_argument_group("segments")
     seg.add_argument("--queries", metavar="FILE",
-                     help="query table (CSV, TSV or Parquet) with a query_id column and attributes to group by")
+                     help="query table (CSV, TSV or Parquet) with a query_id (or user_id) column and attributes to group by")
     seg.add_argument("--by", metavar="COLUMN", help="results overall and per value of this column of --queries")
     rec = parser.add_argument_group("recommenders: inputs of the measures beyond accuracy")
     rec.add_argument("--history", metavar="FILE",

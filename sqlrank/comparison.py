@@ -87,12 +87,12 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     warnings: list[str] = []
     frames = []
     with session(engine.pop("connection", None), **engine) as (con, registry):
-        segments = None
-        sql = segments_sql(queries, by, con, registry)
-        if sql is not None:
-            segments = con.execute(sql).df()
         qrels_source = load(qrels, "qrels", con, registry, options.pop("qrels_format", None),
                             options.pop("qrels_columns", None))
+        segments = None
+        sql = segments_sql(queries, by, con, registry, qrels_source)
+        if sql is not None:
+            segments = con.execute(sql).df()
         summaries = {}
         for label, run in zip(labels, objects):
             result = run_plan(plan(qrels_source, run, measures, "both", con, registry, **options), DuckDBEngine(con), True)
@@ -101,11 +101,18 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
             frames.append(frame)
             summaries[label] = dict(zip(result.summary["measure"], result.summary["value"]))
             measure_list, conventions = result.measures, result.conventions.describe()
+        # One value per run (Coverage, Gini, GlobalAUC: over all users) or a mean that weighs each query
+        # differently in each run (GAUC): shown per run with its difference, but no paired test.
+        untested = [str(m) for m in measure_list if FAMILIES[m.family].aggregate in ("catalog", "weighted")]
+        if segments is not None and untested:  # their values per segment: a statement per run with segments
+            for label, run in zip(labels, objects):
+                result = run_plan(plan(qrels_source, run, " ".join(untested), "summary", con, registry,
+                                       queries=queries, by=by, **options), DuckDBEngine(con), True)
+                rows = result.frame[result.frame["segment"].notna()]
+                summaries[label].update({(segment, measure): value for segment, measure, value
+                                         in zip(rows["segment"], rows["measure"], rows["value"])})
     names_ = [str(m) for m in measure_list]
     aggregates = {str(m): FAMILIES[m.family].aggregate for m in measure_list}
-    # One value per run (Coverage, Gini, GlobalAUC: over all users) or a mean that weighs each query
-    # differently in each run (GAUC): shown per run with its difference, but no paired test.
-    untested = [name for name, kind in aggregates.items() if kind in ("catalog", "weighted")]
     scores = pd.concat(frames, ignore_index=True)
     scores = scores[~scores["measure"].isin(untested)]
     tested = [name for name in names_ if name not in untested]
@@ -141,11 +148,12 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     for segment, rows in groups:
         for measure in names_:
             if measure in untested:
-                if segment is None:
-                    base = summaries[labels[0]][measure]
-                    records += [{"segment": None, "num_queries": len(common), "measure": measure, "run": label,
-                                 "mean": summaries[label][measure],
-                                 "delta": math.nan if label == labels[0] else summaries[label][measure] - base}
+                key = measure if segment is None else (segment, measure)
+                if all(key in summaries[label] for label in labels):
+                    base = summaries[labels[0]][key]
+                    records += [{"segment": segment, "num_queries": len(common) if segment is None else len(rows),
+                                 "measure": measure, "run": label, "mean": summaries[label][key],
+                                 "delta": math.nan if label == labels[0] else summaries[label][key] - base}
                                 for label in labels]
                 continue
             paired = rows[valued[measure].loc[rows.index]]

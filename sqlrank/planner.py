@@ -13,10 +13,10 @@ import duckdb
 from .catalog import EngineInputs, beyond_accuracy, recommender_sql
 from .conventions import FIELD_NAMES, Conventions, resolve_conventions
 from .errors import InputError, OptionError
-from .inputs import load, load_table
+from .inputs import load, load_table, require_exact_id
 from .measures import Measure, distinct, parse_measures
 from .presets import preset_family_conventions
-from .sources import ENGINE_TABLES, Registry, Source
+from .sources import ENGINE_TABLES, Registry, Source, named_columns
 from .templates import DIALECTS, call_macro, render_evaluation, render_segments, render_slice
 from .templates import dialect as sql_dialect
 
@@ -78,8 +78,7 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     explicit = {k for k, v in conventions.items() if v is not None}
     resolved_measures = [] if output == "relstring" else resolve_measures(measures, resolved_conventions, preset,
                                                                             explicit)
-    segments = segments_sql(queries, by, con, registry)
-    if segments is not None:
+    if queries is not None or by is not None:
         if output not in ("summary", "segments"):
             raise OptionError("results per segment (by=) are aggregates; they cannot be per query too")
         if slices not in (None, 1):
@@ -88,6 +87,7 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     qrels_source = qrels if isinstance(qrels, Source) else load(qrels, "qrels", con, registry, qrels_format,
                                                                   qrels_columns)
     run_source = run if isinstance(run, Source) else load(run, "run", con, registry, run_format, run_columns)
+    segments = segments_sql(queries, by, con, registry, qrels_source, run_source)
     if any(m.param("tie_break") == "input_rank" for m in resolved_measures) and run_source.format not in ENGINE_TABLES:
         require_ranks(run_source, lambda sql: con.execute(sql).fetchall()[0], run_source.sql())
     by_run = run_source.per_run
@@ -104,9 +104,9 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
             raise OptionError(f"{names}: the measures beyond accuracy read their extra inputs (history, items, item "
                               f"features) where sqlrank runs the statement: in DuckDB, or on the engine named with "
                               f"--engine; a printed {dialect} statement cannot read them")
-        if by_run or segments is not None or slices not in (None, 1) or qrels_source.groups:
+        if by_run or slices not in (None, 1) or qrels_source.groups:
             raise OptionError(f"{names}: the measures beyond accuracy take one run, evaluated whole: not with runs "
-                              f"stored together, segments, slices or judgment groups")
+                              f"stored together, slices or judgment groups")
     weighted = [str(m) for m in resolved_measures if m.spec.aggregate == "weighted"]
     if weighted and slices not in (None, 1):
         raise OptionError(f"{', '.join(weighted)}: a mean that weighs each query is computed in one statement; "
@@ -149,8 +149,10 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
                 statement)
 
 
-def segments_sql(queries: Any, by: str | None, con: duckdb.DuckDBPyConnection, registry: Registry) -> str | None:
-    """SQL of (query_id, segment) rows from the column ``by`` of the query table ``queries``."""
+def segments_sql(queries: Any, by: str | None, con: duckdb.DuckDBPyConnection, registry: Registry,
+                 *inputs: Source) -> str | None:
+    """SQL of (query_id, segment) rows from the column ``by`` of the query table ``queries``, whose
+    query ids are in a column named as ``inputs`` name theirs (user_id), query_id or user_id."""
     if queries is None and by is None:
         return None
     if queries is None or by is None:
@@ -158,8 +160,14 @@ def segments_sql(queries: Any, by: str | None, con: duckdb.DuckDBPyConnection, r
                           "and the column to group by (by=, --by COLUMN)")
     if not isinstance(by, str) or not by or "\x00" in by:
         raise OptionError(f"by={by!r} must be a column name of the query table")
-    table = load_table(queries, "query table", con, registry, ("query_id", by))
-    return render_segments(table.reader, by)
+    table = load_table(queries, "query table", con, registry, (by,))
+    names = [name for name in named_columns("query_id", ("query_id", "user_id"), *inputs) if name != by]
+    id_column = next((name for name in names if name in table.types), None)
+    if id_column is None:
+        raise InputError(f"{table.label}: the query table has no query id column: expected one of {', '.join(names)} "
+                         f"(columns: {', '.join(table.types)}); rename it, or map the run's columns the same way")
+    require_exact_id(table.label, id_column, "query id", table.types[id_column])
+    return render_segments(table.reader, by, id_column)
 
 
 def check_slices(slices: Any) -> int:

@@ -231,3 +231,11 @@ def spark_path(path: str) -> str:
     if not os.path.exists(path):
         return path
     return "".join("\\" + ch if ch in "\\*?[]{}" else ch for ch in path)
+
+
+def named_columns(canonical: str, usual: tuple[str, ...], *inputs: Source) -> tuple[str, ...]:
+    """The column names to look for in another table of the same data (a history, a query table):
+    the names the inputs give that column first (user_id when mapped query_id=user_id), then the
+    usual ones."""
+    own = [s.columns.get(canonical) for s in inputs if not s.format.endswith("-noheader")]
+    return tuple(dict.fromkeys([name for name in own if name] + list(usual)))

@@ -209,8 +209,9 @@ def ranking_order(tie_break: str, score: str) -> str:
 class _Plan:
     """Python decides: which rankings, gains, discounts and ideal rankings the measures need."""
 
-    def __init__(self, conventions):
+    def __init__(self, conventions, segmented: bool = False):
         self.score = score_expression(conventions.trec_eval_version)
+        self.segmented = segmented  # results per segment too: one-value measures get a row per segment
         self.rankings: dict = {}
         self.gains: dict = {}
         self.discounts: dict = {}
@@ -309,6 +310,7 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
         "retrieved": f"retrieved{v}",
         "missing_queries": measure.param("missing_queries"),
         "sparse": ranking["sparse"],
+        "segmented": plan.segmented and spec.aggregate == "catalog",
     }
     for name in spec.params:
         if name not in context:
@@ -361,6 +363,13 @@ def _require_distinct_columns(contexts: list, columns: set) -> None:
                                        f"the name of a measure's column; rename the step column")
 
 
+def _one_row_steps(ranking: dict) -> list[str]:
+    """The steps of a ranking that are one row for all queries (with segments, a row per segment):
+    the catalog step and the family steps of ONE_ROW_STEPS."""
+    return (["catalog" + ranking["sfx"]] if ranking["catalog"] else []) + \
+        [cte["name"] for cte in ranking["ctes"] if cte["one_row"]]
+
+
 def _add(lines: list, new: list) -> None:
     lines.extend(line for line in new if line not in lines)
 
@@ -409,6 +418,8 @@ def _pieces(plan: _Plan, output: str, judgments: bool, perfect: bool, mixed: boo
     """The parts of the statement, in order: a file of sql/evaluation/ each, with what it renders."""
     rankings = list(plan.rankings.values())
     pieces = [{"template": "evaluation/inputs.sql"}, {"template": "evaluation/evaluated_queries.sql"}]
+    if output == "segments":
+        pieces.append({"template": "evaluation/query_segments.sql"})
     if recommender:
         pieces.append({"template": "evaluation/recommender_inputs.sql"})
     if mixed:
@@ -466,7 +477,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
     if _DIALECT.get() in PRINTED_ONLY and (by_run or output in ("relstring", "segments")):
         raise MeasureError(f"the {_DIALECT.get()} statement evaluates one run per query set; runs stored together "
                            f"and segments are for DuckDB")
-    plan = _Plan(conventions)
+    plan = _Plan(conventions, segmented=output == "segments")
     by_ranking: dict = {}
     for measure in measures:
         by_ranking.setdefault(ranking_key(measure), []).append(measure)
@@ -554,6 +565,9 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         both=output == "both",
         relstring_length=relstring_length,
         segments_sql=segments_sql,
+        segmented=plan.segmented,
+        segment_steps=[name for ranking in plan.rankings.values() for name in _one_row_steps(ranking)]
+        if plan.segmented else [],
         by_run=by_run,
         reread_inputs=reread_inputs,
     )
@@ -664,9 +678,10 @@ def _wrap(line: str, words: list[str], width: int) -> str:
     return "\n".join(lines)
 
 
-def render_segments(reader: str, by: str) -> str:
-    """Rows of (query_id, segment) from a query table's column ``by`` (a validated column name)."""
-    return call_macro("_macros/query_set.sql", "segments", reader, by).strip()
+def render_segments(reader: str, by: str, id_column: str) -> str:
+    """Rows of (query_id, segment) from a query table's columns ``id_column`` and ``by`` (validated
+    column names)."""
+    return call_macro("_macros/query_set.sql", "segments", reader, by, id_column).strip()
 
 
 def render_slice(source_sql: str, slices: int, index: int) -> str:

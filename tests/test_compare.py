@@ -267,6 +267,20 @@ def test_segment_errors_and_warnings(tmp_path):
     assert done.returncode == 1 and "no column 'Segment'" in done.stderr and "did you mean 'segment'" in done.stderr
     done = _sqlrank("eval", qrels, run, "-m", "AP", "--queries", str(COMPARE / "topics.csv"), "--by", "segment", "-q")
     assert done.returncode == 1 and "cannot be per query" in done.stderr
+    unnamed = tmp_path / "qids.csv"
+    unnamed.write_text("qid,segment\nq01,x\n")
+    done = _sqlrank("eval", qrels, run, "-m", "AP", "--queries", str(unnamed), "--by", "segment")
+    assert done.returncode == 1 and "no query id column: expected one of query_id, user_id (columns: qid, segment)" \
+        in done.stderr and "Traceback" not in done.stderr
+    topics = pd.read_csv(COMPARE / "topics.csv")
+    run_rows = pd.read_csv(run, sep=" ", names=["topic", "q0", "doc_id", "rank", "score", "tag"], dtype={"topic": str})
+    mapped = sqlrank.evaluate(qrels, run_rows[["topic", "doc_id", "score"]], "AP", run_columns={"query_id": "topic"},
+                              queries=topics.rename(columns={"query_id": "topic"}), by="segment")
+    pd.testing.assert_frame_equal(mapped, sqlrank.evaluate(qrels, run, "AP", queries=topics, by="segment"))
+    floats = tmp_path / "floats.parquet"
+    pd.DataFrame({"query_id": [1.0, 2.0], "segment": ["x", "y"]}).to_parquet(floats)
+    done = _sqlrank("eval", qrels, run, "-m", "AP", "--queries", str(floats), "--by", "segment")
+    assert done.returncode == 1 and "'query_id' (query id) is DOUBLE" in done.stderr
     partial = tmp_path / "topics.csv"
     partial.write_text("query_id,segment\nq01,x\nq02,\n")
     done = _sqlrank("eval", qrels, run, "-m", "AP", "--queries", str(partial), "--by", "segment", "-f", "csv")

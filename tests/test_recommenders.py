@@ -502,6 +502,22 @@ def test_compare_shows_the_measures_over_all_users_per_run_untested(tmp_path):
     text = page.read_text()
     assert "not tested: Coverage@10" in text and text.count("<svg") == 2  # nDCG@10's differences and distribution
 
+    # Per segment (users.csv's activity): each run's Coverage over the segment's users alone, by hand.
+    activity = pd.read_csv(recsys / "users.csv")
+    by = sqlrank.compare(recsys / "clicks.csv", {"a": predictions, "b": other}, "NDCG@10 Coverage@10 GAUC",
+                         queries=recsys / "users.csv", by="activity", **options)
+    for segment, members in activity.groupby("activity").user_id:
+        rows = by[(by.segment == segment) & (by.measure == "Coverage@10")]
+        assert list(rows.run) == ["a", "b"] and rows.num_queries.iloc[0] == len(users & set(members))
+        for row, run in zip(rows.itertuples(), (predictions, other)):
+            top = run[run.user_id.isin(users & set(members))].sort_values(
+                ["user_id", "score", "item_id"], ascending=[True, False, False])
+            assert close(row.mean, top.groupby("user_id").head(10).item_id.nunique() / items), (segment, row.run)
+        assert len(by[(by.segment == segment) & (by.measure == "GAUC")]) == 2
+    sqlrank.report(recsys / "clicks.csv", {"a": predictions, "b": other}, "NDCG@10 Coverage@10", str(page),
+                   queries=recsys / "users.csv", by="activity", **options)
+    assert page.read_text().count("Coverage@10") > text.count("Coverage@10")  # its rows per segment too
+
 
 def test_the_no_relevant_warning_is_for_measures_that_score_those_queries(tmp_path):
     # u2 clicked nothing: P@1 scores it 0 (no_relevant=zero), so the warning says so; AUC has no value
@@ -616,3 +632,64 @@ def test_float_ids_in_the_extra_inputs_are_refused():
             sqlrank.evaluate(clicks, run, "P@1", history=history.astype({column: float}), remove_seen=True)
     with pytest.raises(sqlrank.InputError, match=r"item catalog DataFrame: column 'item_id' \(item id\) is DOUBLE"):
         sqlrank.evaluate(clicks, run, "Coverage@2", items=history[["item_id"]].astype(float))
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_measures_over_all_users_per_segment_equal_their_formulas_over_its_users(seed):
+    """With segments, each measure that is one value over all users (Coverage, Gini, Entropy,
+    Novelty, GlobalAUC) is that value over the segment's users alone, and a per-user mean
+    (AvgPop) the mean over them: computed here in plain Python (RecBole's Gini, Microsoft
+    Recommenders' entropy and novelty, sklearn's roc_auc_score) from the evaluated users (both
+    sides) of each segment. The catalog and the items' popularity stay those of every user.
+    Generated data: tied scores, unjudged and negative labels, users on one side only, a user in
+    two segments, users in none, a segment without evaluated users."""
+    metrics = peer("sklearn.metrics")
+    qrels, run = generate(seed)
+    judged, ranked = to_dicts(qrels, run)
+    rng = random.Random(seed)
+    items = sorted(set(run.doc_id) | {"never-recommended"})
+    history = pd.DataFrame([(user, rng.choice(items[: len(items) // 2])) for user in ranked for _ in range(3)],
+                           columns=["query_id", "doc_id"])
+    popularity = history.doc_id.value_counts().to_dict()
+    users = sorted(judged.keys() | ranked.keys())
+    segments = pd.DataFrame([(user, rng.choice("abc")) for user in users if rng.random() < 0.9]
+                            + [(users[0], "a"), (users[0], "b"), ("not-a-user", "d")],
+                            columns=["query_id", "segment"]).drop_duplicates()
+    evaluated = judged.keys() & ranked.keys()
+    order = {user: sorted(sorted(ranked[user], key=lambda d: d.encode(), reverse=True), key=lambda d: -ranked[user][d])
+             for user in evaluated}
+    k = 5
+
+    def formulas(group: set) -> dict:
+        top = [doc for user in group for doc in order[user][:k]]
+        counts = {doc: top.count(doc) for doc in set(top)}
+        n, shares = len(items), [c / len(top) for c in counts.values()]
+        ascending = sorted([0] * (n - len(counts)) + list(counts.values()))
+        pooled = [(int(judged[user][doc] >= 1), ranked[user][doc]) for user in group for doc in order[user]
+                  if judged[user].get(doc, -1) >= 0]
+        interactions = sum(popularity.values())
+        return {
+            f"Coverage@{k}": len(counts) / n,
+            f"Gini@{k}": sum((2 * i - n - 1) * c for i, c in enumerate(ascending, 1)) / (n * len(top)),
+            f"Entropy@{k}": -sum(p * math.log2(p) for p in shares),
+            f"Novelty@{k}": sum(-math.log2(popularity[d] / interactions) if d in popularity else 0 for d in top) / len(top),
+            "GlobalAUC": metrics.roc_auc_score(*zip(*pooled)),
+            f"AvgPop@{k}": sum(sum(popularity.get(d, 0) for d in order[u][:k]) / len(order[u][:k]) for u in group)
+            / len(group),
+        }
+
+    measures = [f"Coverage@{k}", f"Gini@{k}", f"Entropy@{k}", f"Novelty@{k}", "GlobalAUC", f"AvgPop@{k}"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sqlrank.SqlrankWarning)  # queries on one side, segments without users
+        frame = sqlrank.evaluate(qrels, run, measures, history=history, items=pd.DataFrame({"doc_id": items}),
+                                 queries=segments, by="segment")
+    groups = {None: evaluated} | {name: evaluated & set(rows.query_id) for name, rows in segments.groupby("segment")}
+    assert set(frame.segment.dropna()) == {name for name, group in groups.items() if name and group}  # not "d"
+    for name, group in groups.items():
+        if not group:
+            continue
+        rows = frame[frame.segment.isna()] if name is None else frame[frame.segment == name]
+        got = rows.set_index("measure").value
+        assert rows.num_queries.iloc[0] == len(group)
+        for measure, want in formulas(group).items():
+            assert close(got[measure], want, 1e-9), (name, measure, got[measure], want)

@@ -2,13 +2,14 @@
   Pieces of SQL the parts of an evaluation share (sql/evaluation/, sql/output/).
 -#}
 {#- A measure's aggregate over queries (the registry's aggregate); a "catalog" value is one value
-    for all queries, the same on every per-query row; a "weighted" one weighs each query's value by
+    for all queries, the same on every per-query row (per segment: its value over the segment's
+    queries, from its one-row step joined by segment); a "weighted" one weighs each query's value by
     the weight beside it (GAUC: the query's judged documents). -#}
-{% macro aggregate(m) -%}
+{% macro aggregate(m, per_segment=false) -%}
 {%- if m.aggregate == 'sum' -%}
 SUM({{ m.column }})
 {%- elif m.aggregate == 'catalog' -%}
-MAX({{ m.column }})
+MAX({{ m.value if per_segment else m.column }})
 {%- elif m.aggregate == 'weighted' -%}
 SUM(per_query.{{ m.column }} * per_query.{{ m.weight_column }}) / NULLIF(SUM(CASE WHEN per_query.{{ m.column }} IS NOT NULL THEN per_query.{{ m.weight_column }} END), 0)
 {%- elif m.aggregate == 'geometric' -%}
@@ -50,9 +51,9 @@ CROSS JOIN (
 ) AS measures (position, measure)
 {%- endif %}
 {%- endmacro %}
-{% macro summary_columns(measures) -%}
+{% macro summary_columns(measures, per_segment=false) -%}
 {% for m in measures %},
-           {{ aggregate(m) }} AS {{ m.column }}{{ count_column(m) }}{% endfor %}
+           {{ aggregate(m, per_segment) }} AS {{ m.column }}{{ count_column(m) }}{% endfor %}
 {%- endmacro %}
 {#- How many queries have a value of a measure that may have none for some (AUC with one class). -#}
 {% macro count_column(m) -%}

@@ -39,11 +39,12 @@ WHERE hash(query_id) % {{ slices | number }} = {{ index | number }}
 {%- endmacro %}
 
 {#-
-  Segments: each query's value of one attribute column of a query table (query_id, <attributes>).
-  A query may sit in several segments (several rows); rows without a value are in none.
+  Segments: each query's value of one attribute column of a query table (its query id column,
+  query_id or as the inputs name it, and attributes). A query may sit in several segments
+  (several rows); rows without a value are in none.
 -#}
-{% macro segments(reader, by) %}
-SELECT DISTINCT CAST(query_id AS VARCHAR) AS query_id,
+{% macro segments(reader, by, id_column) %}
+SELECT DISTINCT CAST({{ id_column | ident }} AS VARCHAR) AS query_id,
        CAST({{ by | ident }} AS VARCHAR) AS segment
 FROM {{ reader }}
 WHERE {{ by | ident }} IS NOT NULL

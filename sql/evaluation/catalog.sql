@@ -1,23 +1,39 @@
 {#-
   The shared step "catalog" of a ranking: how often each item is in the top k of all queries
   (listed), then the measures that are one value over all recommendations (coverage, Gini,
-  entropy, novelty), aggregated over those items.
+  entropy, novelty), aggregated over those items. With segments, the items are counted over all
+  queries (segment NULL) and over each segment's queries, and the measures are one row per
+  segment: the catalog, its size and the items' popularity stay those of every user.
 -#}
+{% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/evaluation.sql' as evaluation %}
 {% set v = piece.ranking %}
+{% macro counted(segment) %}
+        SELECT {{ (([segment ~ ' AS segment'] if segment else []) + ['doc_id'] + v.listed) | join(',\n               ') }}
+        FROM ranked{{ v.sfx }}
+{%- endmacro %}
 listed{{ v.sfx }} AS (
     SELECT counted.*{{ evaluation.columns(v.ordered) }}
     FROM (
-        SELECT doc_id{% for column in v.listed %},
-               {{ column }}{% endfor %}
-
-        FROM ranked{{ v.sfx }}
+{% if segmented %}
+{{ counted(dialect.null_text()) }}
         GROUP BY doc_id
+        UNION ALL
+{{ counted('segments.segment') }}
+        JOIN segments ON segments.query_id = ranked{{ v.sfx }}.query_id
+        GROUP BY segments.segment, doc_id
+{% else %}
+{{ counted(none) }}
+        GROUP BY doc_id
+{% endif %}
     ) AS counted
 ),
 catalog{{ v.sfx }} AS (
-    SELECT {{ v.catalog | join(',\n           ') }}
+    SELECT {{ ((['segment'] if segmented else []) + v.catalog) | join(',\n           ') }}
     FROM listed{{ v.sfx }}
     LEFT JOIN popularity ON popularity.doc_id = listed{{ v.sfx }}.doc_id
-    CROSS JOIN catalog_items
+    CROSS JOIN catalog_items{% if segmented %}
+
+    GROUP BY segment{% endif %}
+
 )

@@ -11,6 +11,10 @@ CASE WHEN answered_queries.query_id IS NOT NULL THEN {{ m.value }} END
 {{ m.value }}
 {%- endif -%}
 {%- endmacro %}
+{#- A step of one row for all queries; with segments, its row of all queries (segment NULL). -#}
+{% macro one_row(step) -%}
+{% if segmented %}LEFT JOIN {{ step }} ON {{ step }}.segment IS NULL{% else %}CROSS JOIN {{ step }}{% endif %}
+{%- endmacro %}
 {{ v.part }} AS (
     SELECT evaluated_queries.query_id AS query_id{% for m in v.measures %},
            {{ population(m) }} AS {{ m.column }}{% if m.weight_column %},
@@ -34,11 +38,11 @@ CASE WHEN answered_queries.query_id IS NOT NULL THEN {{ m.value }} END
     CROSS JOIN perfect_discounts
 {% endif %}
 {% if v.catalog %}
-    CROSS JOIN catalog{{ v.sfx }}
+    {{ one_row('catalog' ~ v.sfx) }}
 {% endif %}
 {% for cte in v.ctes %}
 {% if cte.one_row %}
-    CROSS JOIN {{ cte.name }}
+    {{ one_row(cte.name) }}
 {% else %}
     LEFT JOIN {{ cte.name }} ON {{ cte.name }}.query_id = evaluated_queries.query_id
 {% endif %}

@@ -84,8 +84,8 @@ pooled_0 AS (
                / NULLIF(CAST(SUM(positive) AS DOUBLE) * SUM(negative), 0) AS global_auc
     FROM (
         SELECT positive, negative,
-               COALESCE(SUM(negative) OVER (ORDER BY pooled_score DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
-                        0) AS negative_above
+               COALESCE(SUM(negative) OVER (ORDER BY pooled_score DESC
+                                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS negative_above
         FROM pooled_0_scores
     ) AS pooled_counts
 ),

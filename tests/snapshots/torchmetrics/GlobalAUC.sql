@@ -86,8 +86,8 @@ pooled_1 AS (
                / NULLIF(CAST(SUM(positive) AS DOUBLE) * SUM(negative), 0) AS global_auc
     FROM (
         SELECT positive, negative,
-               COALESCE(SUM(negative) OVER (ORDER BY pooled_score DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
-                        0) AS negative_above
+               COALESCE(SUM(negative) OVER (ORDER BY pooled_score DESC
+                                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS negative_above
         FROM pooled_1_scores
     ) AS pooled_counts
 ),
