@@ -104,9 +104,9 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
             raise OptionError(f"{names}: the measures beyond accuracy read their extra inputs (history, items, item "
                               f"features) where sqlrank runs the statement: in DuckDB, or on the engine named with "
                               f"--engine; a printed {dialect} statement cannot read them")
-        if by_run or slices not in (None, 1) or qrels_source.groups:
-            raise OptionError(f"{names}: the measures beyond accuracy take one run, evaluated whole: not with runs "
-                              f"stored together, slices or judgment groups")
+        if slices not in (None, 1) or qrels_source.groups:
+            raise OptionError(f"{names}: the measures beyond accuracy take each run whole: not with slices or "
+                              f"judgment groups")
     weighted = [str(m) for m in resolved_measures if m.spec.aggregate == "weighted"]
     if weighted and slices not in (None, 1):
         raise OptionError(f"{', '.join(weighted)}: a mean that weighs each query is computed in one statement; "

@@ -209,9 +209,10 @@ def ranking_order(tie_break: str, score: str) -> str:
 class _Plan:
     """Python decides: which rankings, gains, discounts and ideal rankings the measures need."""
 
-    def __init__(self, conventions, segmented: bool = False):
+    def __init__(self, conventions, grouped: str | None = None):
         self.score = score_expression(conventions.trec_eval_version)
-        self.segmented = segmented  # results per segment too: one-value measures get a row per segment
+        # results per "segment" or per "run" (runs stored together): one-value measures get a row per group
+        self.grouped = grouped
         self.rankings: dict = {}
         self.gains: dict = {}
         self.discounts: dict = {}
@@ -310,7 +311,7 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
         "retrieved": f"retrieved{v}",
         "missing_queries": measure.param("missing_queries"),
         "sparse": ranking["sparse"],
-        "segmented": plan.segmented and spec.aggregate == "catalog",
+        "grouped": plan.grouped if spec.aggregate == "catalog" else None,
     }
     for name in spec.params:
         if name not in context:
@@ -477,7 +478,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
     if _DIALECT.get() in PRINTED_ONLY and (by_run or output in ("relstring", "segments")):
         raise MeasureError(f"the {_DIALECT.get()} statement evaluates one run per query set; runs stored together "
                            f"and segments are for DuckDB")
-    plan = _Plan(conventions, segmented=output == "segments")
+    plan = _Plan(conventions, grouped="segment" if output == "segments" else "run" if by_run else None)
     by_ranking: dict = {}
     for measure in measures:
         by_ranking.setdefault(ranking_key(measure), []).append(measure)
@@ -565,9 +566,10 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         both=output == "both",
         relstring_length=relstring_length,
         segments_sql=segments_sql,
-        segmented=plan.segmented,
+        grouped=plan.grouped,
+        group_key={"segment": "segment", "run": "run_id"}.get(plan.grouped),
         segment_steps=[name for ranking in plan.rankings.values() for name in _one_row_steps(ranking)]
-        if plan.segmented else [],
+        if plan.grouped == "segment" else [],
         by_run=by_run,
         reread_inputs=reread_inputs,
     )

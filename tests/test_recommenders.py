@@ -634,54 +634,65 @@ def test_float_ids_in_the_extra_inputs_are_refused():
         sqlrank.evaluate(clicks, run, "Coverage@2", items=history[["item_id"]].astype(float))
 
 
+ONE_VALUE = ["Coverage@5", "Gini@5", "Entropy@5", "Novelty@5", "GlobalAUC", "AvgPop@5"]
+
+
+def _one_value_inputs(seed: int) -> tuple:
+    """Generated judgments and run (ties, unjudged and negative labels, users on one side only), a
+    history of 3 interactions per user among half of the items, and a catalog of every item."""
+    qrels, run = generate(seed)
+    rng = random.Random(seed)
+    items = sorted(set(run.doc_id) | {"never-recommended"})
+    history = pd.DataFrame([(user, rng.choice(items[: len(items) // 2])) for user in sorted(set(run.query_id))
+                            for _ in range(3)], columns=["query_id", "doc_id"])
+    return qrels, run, history, items
+
+
+def _one_value_formulas(judged: dict, ranked: dict, users: set, items: list, history: pd.DataFrame) -> dict:
+    """The measures of ONE_VALUE over ``users`` in plain Python: their top 5s in trec_eval's order
+    (score, then document id descending); RecBole's Gini over the catalog's n items, Recommenders'
+    entropy (base 2) and novelty (an item without history adds 0), sklearn's roc_auc_score over
+    the retrieved judged documents (labels >= 0), AvgPop the mean over users of their top 5's
+    mean interactions."""
+    metrics = peer("sklearn.metrics")
+    popularity, k = history.doc_id.value_counts().to_dict(), 5
+    order = {user: sorted(sorted(ranked[user], key=lambda d: d.encode(), reverse=True), key=lambda d: -ranked[user][d])
+             for user in users}
+    top = [doc for user in users for doc in order[user][:k]]
+    counts = {doc: top.count(doc) for doc in set(top)}
+    n, shares = len(items), [c / len(top) for c in counts.values()]
+    ascending = sorted([0] * (n - len(counts)) + list(counts.values()))
+    pooled = [(int(judged[user][doc] >= 1), ranked[user][doc]) for user in users for doc in order[user]
+              if judged[user].get(doc, -1) >= 0]
+    interactions = sum(popularity.values())
+    return {
+        "Coverage@5": len(counts) / n,
+        "Gini@5": sum((2 * i - n - 1) * c for i, c in enumerate(ascending, 1)) / (n * len(top)),
+        "Entropy@5": -sum(p * math.log2(p) for p in shares),
+        "Novelty@5": sum(-math.log2(popularity[d] / interactions) if d in popularity else 0 for d in top) / len(top),
+        "GlobalAUC": metrics.roc_auc_score(*zip(*pooled)),
+        "AvgPop@5": sum(sum(popularity.get(d, 0) for d in order[u][:k]) / len(order[u][:k]) for u in users) / len(users),
+    }
+
+
 @pytest.mark.parametrize("seed", [4, 5])
 def test_measures_over_all_users_per_segment_equal_their_formulas_over_its_users(seed):
     """With segments, each measure that is one value over all users (Coverage, Gini, Entropy,
     Novelty, GlobalAUC) is that value over the segment's users alone, and a per-user mean
-    (AvgPop) the mean over them: computed here in plain Python (RecBole's Gini, Microsoft
-    Recommenders' entropy and novelty, sklearn's roc_auc_score) from the evaluated users (both
-    sides) of each segment. The catalog and the items' popularity stay those of every user.
-    Generated data: tied scores, unjudged and negative labels, users on one side only, a user in
-    two segments, users in none, a segment without evaluated users."""
-    metrics = peer("sklearn.metrics")
-    qrels, run = generate(seed)
+    (AvgPop) the mean over them, from the evaluated users (both sides) of each segment
+    (_one_value_formulas). The catalog and the items' popularity stay those of every user. A
+    user in two segments, users in none, a segment without evaluated users."""
+    qrels, run, history, items = _one_value_inputs(seed)
     judged, ranked = to_dicts(qrels, run)
     rng = random.Random(seed)
-    items = sorted(set(run.doc_id) | {"never-recommended"})
-    history = pd.DataFrame([(user, rng.choice(items[: len(items) // 2])) for user in ranked for _ in range(3)],
-                           columns=["query_id", "doc_id"])
-    popularity = history.doc_id.value_counts().to_dict()
     users = sorted(judged.keys() | ranked.keys())
     segments = pd.DataFrame([(user, rng.choice("abc")) for user in users if rng.random() < 0.9]
                             + [(users[0], "a"), (users[0], "b"), ("not-a-user", "d")],
                             columns=["query_id", "segment"]).drop_duplicates()
     evaluated = judged.keys() & ranked.keys()
-    order = {user: sorted(sorted(ranked[user], key=lambda d: d.encode(), reverse=True), key=lambda d: -ranked[user][d])
-             for user in evaluated}
-    k = 5
-
-    def formulas(group: set) -> dict:
-        top = [doc for user in group for doc in order[user][:k]]
-        counts = {doc: top.count(doc) for doc in set(top)}
-        n, shares = len(items), [c / len(top) for c in counts.values()]
-        ascending = sorted([0] * (n - len(counts)) + list(counts.values()))
-        pooled = [(int(judged[user][doc] >= 1), ranked[user][doc]) for user in group for doc in order[user]
-                  if judged[user].get(doc, -1) >= 0]
-        interactions = sum(popularity.values())
-        return {
-            f"Coverage@{k}": len(counts) / n,
-            f"Gini@{k}": sum((2 * i - n - 1) * c for i, c in enumerate(ascending, 1)) / (n * len(top)),
-            f"Entropy@{k}": -sum(p * math.log2(p) for p in shares),
-            f"Novelty@{k}": sum(-math.log2(popularity[d] / interactions) if d in popularity else 0 for d in top) / len(top),
-            "GlobalAUC": metrics.roc_auc_score(*zip(*pooled)),
-            f"AvgPop@{k}": sum(sum(popularity.get(d, 0) for d in order[u][:k]) / len(order[u][:k]) for u in group)
-            / len(group),
-        }
-
-    measures = [f"Coverage@{k}", f"Gini@{k}", f"Entropy@{k}", f"Novelty@{k}", "GlobalAUC", f"AvgPop@{k}"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", sqlrank.SqlrankWarning)  # queries on one side, segments without users
-        frame = sqlrank.evaluate(qrels, run, measures, history=history, items=pd.DataFrame({"doc_id": items}),
+        frame = sqlrank.evaluate(qrels, run, ONE_VALUE, history=history, items=pd.DataFrame({"doc_id": items}),
                                  queries=segments, by="segment")
     groups = {None: evaluated} | {name: evaluated & set(rows.query_id) for name, rows in segments.groupby("segment")}
     assert set(frame.segment.dropna()) == {name for name, group in groups.items() if name and group}  # not "d"
@@ -691,5 +702,30 @@ def test_measures_over_all_users_per_segment_equal_their_formulas_over_its_users
         rows = frame[frame.segment.isna()] if name is None else frame[frame.segment == name]
         got = rows.set_index("measure").value
         assert rows.num_queries.iloc[0] == len(group)
-        for measure, want in formulas(group).items():
+        for measure, want in _one_value_formulas(judged, ranked, group, items, history).items():
             assert close(got[measure], want, 1e-9), (name, measure, got[measure], want)
+
+
+@pytest.mark.parametrize("seed", [6, 7])
+def test_measures_over_all_users_per_run_stored_together_equal_their_formulas(seed):
+    """Runs stored together (a run_id column): each run's one-value measures over its own
+    recommendations (_one_value_formulas), where they were refused; Serendipity and ILD, which
+    read the user's history by user id, equal each run evaluated alone."""
+    qrels, run, history, items = _one_value_inputs(seed)
+    rng = random.Random(seed)
+    other = run.assign(score=[score + rng.choice((0, 0, 0.125, -0.25)) for score in run.score])
+    stored = pd.concat([run.assign(run_id="a"), other.assign(run_id="b")], ignore_index=True)
+    options = dict(history=history, items=pd.DataFrame({"doc_id": items}))
+    similar = ["ILD@5", "Serendipity@5"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sqlrank.SqlrankWarning)  # queries on one side
+        frame = sqlrank.evaluate(qrels, stored, ONE_VALUE + similar, **options)
+        for run_id, rows in (("a", run), ("b", other)):
+            judged, ranked = to_dicts(qrels, rows)
+            got = frame[frame.run_id == run_id].set_index("measure").value
+            want = _one_value_formulas(judged, ranked, judged.keys() & ranked.keys(), items, history)
+            for measure in ONE_VALUE:
+                assert close(got[measure], want[measure], 1e-9), (run_id, measure, got[measure], want[measure])
+            alone = sqlrank.evaluate(qrels, rows, similar, **options).set_index("measure").value
+            for measure in similar:
+                assert close(got[measure], alone[measure], 1e-12), (run_id, measure)

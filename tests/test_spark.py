@@ -173,6 +173,18 @@ def test_runs_stored_together_on_spark(spark, tmp_path):
     assert (hive.value - summary.value).abs().max() <= 1e-12
 
 
+def test_measures_over_all_users_of_runs_stored_together_on_spark(spark):
+    """Two runs in one table (run_id): each run's Coverage, Gini, GlobalAUC, Serendipity... equal DuckDB's."""
+    qrels, run, options = recommender_case()
+    predictions = pd.read_parquet(run)
+    other = predictions.assign(score=predictions.score * (1 + (predictions.item_id.str[1:].astype(int) % 5) / 10))
+    stored = pd.concat([predictions.assign(run_id="a"), other.assign(run_id="b")], ignore_index=True)
+    measures = "Coverage@10 Gini@10 Entropy@10 Novelty@10 GlobalAUC GAUC AvgPop@10 ILD@10 Serendipity@10 NDCG@10"
+    expected = sqlrank.evaluate(qrels, stored, measures, **options)
+    assert_same_values(expected, sqlrank.evaluate(qrels, stored, measures, spark=spark, **options))
+    assert expected[expected.measure == "Coverage@10"].value.nunique() == 2  # the runs' values differ
+
+
 def test_hostile_paths_and_names_on_spark(spark, data, tmp_path):
     """Quotes, backticks, semicolons, comments and backslashes in paths and column names keep
     their meaning in Spark SQL (backtick identifiers, backslash-escaped literals)."""

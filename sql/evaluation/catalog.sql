@@ -3,25 +3,29 @@
   (listed), then the measures that are one value over all recommendations (coverage, Gini,
   entropy, novelty), aggregated over those items. With segments, the items are counted over all
   queries (segment NULL) and over each segment's queries, and the measures are one row per
-  segment: the catalog, its size and the items' popularity stay those of every user.
+  segment; with runs stored together, one row per run. The catalog, its size and the items'
+  popularity stay those of every user.
 -#}
 {% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/evaluation.sql' as evaluation %}
 {% set v = piece.ranking %}
-{% macro counted(segment) %}
-        SELECT {{ (([segment ~ ' AS segment'] if segment else []) + ['doc_id'] + v.listed) | join(',\n               ') }}
+{% macro counted(key) %}
+        SELECT {{ (([key ~ ' AS ' ~ group_key] if key else []) + ['doc_id'] + v.listed) | join(',\n               ') }}
         FROM ranked{{ v.sfx }}
 {%- endmacro %}
 listed{{ v.sfx }} AS (
     SELECT counted.*{{ evaluation.columns(v.ordered) }}
     FROM (
-{% if segmented %}
+{% if grouped == 'segment' %}
 {{ counted(dialect.null_text()) }}
         GROUP BY doc_id
         UNION ALL
 {{ counted('segments.segment') }}
         JOIN segments ON segments.query_id = ranked{{ v.sfx }}.query_id
         GROUP BY segments.segment, doc_id
+{% elif grouped == 'run' %}
+{{ counted(dialect.before_separator('query_id')) }}
+        GROUP BY {{ dialect.before_separator('query_id') }}, doc_id
 {% else %}
 {{ counted(none) }}
         GROUP BY doc_id
@@ -29,11 +33,11 @@ listed{{ v.sfx }} AS (
     ) AS counted
 ),
 catalog{{ v.sfx }} AS (
-    SELECT {{ ((['segment'] if segmented else []) + v.catalog) | join(',\n           ') }}
+    SELECT {{ (([group_key] if grouped else []) + v.catalog) | join(',\n           ') }}
     FROM listed{{ v.sfx }}
     LEFT JOIN popularity ON popularity.doc_id = listed{{ v.sfx }}.doc_id
-    CROSS JOIN catalog_items{% if segmented %}
+    CROSS JOIN catalog_items{% if grouped %}
 
-    GROUP BY segment{% endif %}
+    GROUP BY {{ group_key }}{% endif %}
 
 )

@@ -12,6 +12,8 @@
 {% set name, columns, m = piece.name, piece.columns, piece.measure %}
 {% set ild = 'ild' in columns %}
 {% set levels = columns | select('ne', 'ild') | list %}
+{#- The user of a top-k row, as the history names users (runs stored together key queries by run). -#}
+{% set user = dialect.after_separator('top_items.query_id') if by_run else 'top_items.query_id' %}
 {{ name }}_top AS (
     SELECT query_id, doc_id, relevance
     FROM {{ m.ranked }}
@@ -29,7 +31,7 @@
 {% if levels %}
     SELECT DISTINCT top_items.doc_id AS item, seen.doc_id AS other
     FROM {{ name }}_top AS top_items
-    JOIN history_pairs AS seen ON seen.query_id = top_items.query_id
+    JOIN history_pairs AS seen ON seen.query_id = {{ user }}
 {% endif %}
 ),
 {{ name }}_similarity AS (
@@ -66,7 +68,7 @@
            top_items.relevance AS relevance,
            1 - AVG(COALESCE(pair.similarity, 0)) AS unexpectedness
     FROM {{ name }}_top AS top_items
-    JOIN history_pairs AS seen ON seen.query_id = top_items.query_id
+    JOIN history_pairs AS seen ON seen.query_id = {{ user }}
     LEFT JOIN {{ name }}_similarity AS pair ON pair.item = top_items.doc_id AND pair.other = seen.doc_id
     GROUP BY top_items.query_id, top_items.doc_id, top_items.relevance
 ),

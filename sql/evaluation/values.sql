@@ -3,6 +3,7 @@
   values from the per-query steps. With mixed missing-query rules, a measure that skips
   queries the run does not answer is NULL there.
 -#}
+{% import '_macros/dialect.sql' as dialect %}
 {% set v = piece.ranking %}
 {% macro population(m) -%}
 {%- if mixed_population and m.missing_queries == 'skip' -%}
@@ -11,9 +12,12 @@ CASE WHEN answered_queries.query_id IS NOT NULL THEN {{ m.value }} END
 {{ m.value }}
 {%- endif -%}
 {%- endmacro %}
-{#- A step of one row for all queries; with segments, its row of all queries (segment NULL). -#}
+{#- A step of one row for all queries; with segments, its row of all queries (segment NULL); with
+    runs stored together, the row of the query's run. -#}
 {% macro one_row(step) -%}
-{% if segmented %}LEFT JOIN {{ step }} ON {{ step }}.segment IS NULL{% else %}CROSS JOIN {{ step }}{% endif %}
+{% if grouped == 'segment' %}LEFT JOIN {{ step }} ON {{ step }}.segment IS NULL
+{%- elif grouped == 'run' %}LEFT JOIN {{ step }} ON {{ step }}.run_id = {{ dialect.before_separator('evaluated_queries.query_id') }}
+{%- else %}CROSS JOIN {{ step }}{% endif %}
 {%- endmacro %}
 {{ v.part }} AS (
     SELECT evaluated_queries.query_id AS query_id{% for m in v.measures %},
