@@ -117,8 +117,6 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
         if dialect != "duckdb" and engine_inputs is None:
             raise OptionError(f"remove-seen reads the history where sqlrank runs the statement: in DuckDB, or on the "
                               f"engine named with --engine; a printed {dialect} statement cannot read it")
-        if by_run:
-            raise OptionError("remove-seen takes one run: runs stored together (run_id) are keyed by run, not by user")
     recommender = recommender_sql(resolved_measures, history, items, item_features, qrels_source, run_source, con,
                                   registry, engine_inputs if dialect != "duckdb" else None, remove_seen)
     if remove_seen:  # every reader of the typed run (the statement, the checks after it) reads it without them

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
@@ -53,6 +53,7 @@ class Source:
     rows: int | None = None  # how many rows validation counted
     query_name: str | None = None  # a copy's: what the input it was made of calls its query ids (user_id)
     seen: str | None = None  # remove_seen: SQL of (query_id, doc_id) pairs (the history) left out of a typed run
+    only_run: str | None = None  # runs stored together read as one of them (one_run): its rows, ids unkeyed
     warnings: list[str] = field(default_factory=list)  # what was noticed while reading it
 
     @property
@@ -81,9 +82,20 @@ class Source:
     def sql(self, mode: str = "typed") -> str:
         """The input as SQL: from the temporary table when it was read once, else from the source."""
         if self.table is not None and mode in ("typed", "raw"):
-            return self._unseen(call_macro("_macros/inputs.sql", "materialized", self.table, self.kind, mode,
-                                           self.score_from_rank, self.boolean_labels).strip(), mode)
-        return self.source_sql(mode)
+            sql = self._unseen(call_macro("_macros/inputs.sql", "materialized", self.table, self.kind, mode,
+                                          self.score_from_rank, self.boolean_labels).strip(), mode)
+        else:
+            sql = self.source_sql(mode)
+        if self.only_run is None:
+            return sql
+        if mode != "typed":
+            raise ValueError("one run of runs stored together is read typed only")
+        return call_macro("_macros/inputs.sql", "one_run", sql, self.only_run).strip()
+
+    def one_run(self, run_id: str) -> Source:
+        """Runs stored together read as the one whose run_id is ``run_id``: its typed rows, their query
+        ids without the run's key (what sqlrank check looks at run by run)."""
+        return replace(self, only_run=run_id, label=f"{self.label} (run {run_id!r})")
 
     def source_sql(self, mode: str = "typed") -> str:
         """The input as SQL that reads the file (or table) itself: what users can run elsewhere,
@@ -94,7 +106,7 @@ class Source:
         """A typed run without the pairs in ``seen`` (remove_seen); anything else as it is."""
         if self.seen is None or mode != "typed":
             return sql
-        return call_macro("_macros/inputs.sql", "unseen", sql, self.seen).strip()
+        return call_macro("_macros/inputs.sql", "unseen", sql, self.seen, self.per_run).strip()
 
     def _read_sql(self, mode: str) -> str:
         """The input as its source reads it, in the dialect being rendered."""

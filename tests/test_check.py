@@ -248,3 +248,35 @@ def test_the_checks_equal_pandas_on_generated_data(seed):
     con.register("run_frame", run)
     got = judged_shares(con, "SELECT * FROM qrels_frame", "SELECT * FROM run_frame", list(shares))
     assert all(abs(value - shares[k]) < 1e-12 for value, k in zip(got, shares)), (got, shares)
+
+
+def test_runs_stored_together_are_checked_run_by_run():
+    """A table of several runs (run_id) is checked as each run on its own: the same findings as the
+    run's own file, where the keyed query ids ('baseline<chr(31)>q01') once matched no judged query."""
+    from conftest import FIXTURES
+
+    compare = FIXTURES / "compare"
+    qrels = str(compare / "qrels.txt")
+    together = check(qrels, [str(compare / "runs.parquet")])
+    names = ["baseline", "rerank", "rerank_v2"]
+    alone = check(qrels, [str(compare / f"{name}.run") for name in names])
+    qrels_findings = [f for f in alone if f.input == qrels]
+    assert [f for f in together if f.input == qrels] == qrels_findings
+    for name in names:
+        ours = [f for f in together if f.input == f"{compare / 'runs.parquet'} (run {name!r})"]
+        theirs = [f for f in alone if f.input == str(compare / f"{name}.run")
+                  and f.check != "rank column disagrees with the scores"]  # TREC text has ranks, the table none
+        assert len(ours) == len(theirs) > 5
+        assert [(f.check, f.count, f.message) for f in ours] == [(f.check, f.count, f.message) for f in theirs]
+    assert not any("\x1f" in f.message for f in together)
+    recsys = FIXTURES / "recsys"
+    unfiltered = pd.read_parquet(recsys / "unfiltered.parquet")
+    stored = pd.concat([unfiltered.assign(run_id="a"), unfiltered.assign(run_id="b")], ignore_index=True)
+    options = dict(qrels_columns={"relevance": "clicked"}, history=str(recsys / "history.parquet"),
+                   items=str(recsys / "items.csv"))
+    one = {f.check: f.count for f in check(str(recsys / "clicks.csv"), [unfiltered], **options)
+           if f.input == "DataFrame"}
+    for run_id in ("a", "b"):
+        found = {f.check: f.count for f in check(str(recsys / "clicks.csv"), [stored], **options)
+                 if f.input == f"DataFrame (run {run_id!r})"}
+        assert found == one and found["recommendations the user has seen"] > 0

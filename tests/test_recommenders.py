@@ -206,6 +206,13 @@ def test_remove_seen_equals_pytrec_eval_on_the_run_without_the_history():
     assert set(got.user_id) == set(expected)
     for row in got.itertuples(index=False):
         assert close(row.value, expected[row.user_id][row.measure], 1e-12), (row, expected[row.user_id])
+    # the same run twice in one table (run_id): each run's users lose their own history's items
+    stored = pd.concat([run.assign(run_id="a"), run.assign(run_id="b")], ignore_index=True)
+    both = sqlrank.evaluate(qrels, stored, "AP nDCG P@5 RR R@10", per_query=True, history=history, remove_seen=True,
+                            **COLUMNS)
+    assert len(both) == 2 * len(got) and set(both.run_id) == {"a", "b"}
+    for row in both.itertuples(index=False):
+        assert close(row.value, expected[row.user_id][row.measure], 1e-12), (row, expected[row.user_id])
 
 
 def test_remove_seen_is_said_and_checked(tmp_path):
@@ -219,10 +226,6 @@ def test_remove_seen_is_said_and_checked(tmp_path):
         sqlrank.evaluate(qrels, run, "P@5", history=history, **COLUMNS)
     with pytest.raises(sqlrank.OptionError, match="a printed spark statement cannot read it"):
         sqlrank.render(qrels, run, "P@5", dialect="spark", history=history, remove_seen=True, **COLUMNS)
-    runs = run.assign(run_id="a")
-    with pytest.raises(sqlrank.OptionError, match="remove-seen takes one run"):
-        sqlrank.evaluate(qrels, runs, "P@5", history=history, remove_seen=True, qrels_columns=COLUMNS["qrels_columns"],
-                         run_columns={**COLUMNS["run_columns"], "run_id": "run_id"})
     # a history that shares no pair with the run (ids written otherwise) is a warning, not a silent no-op
     for measures in ("P@5", "AP"):  # counted by the tie check, or on its own without a cutoff
         with warnings.catch_warnings(record=True) as caught:

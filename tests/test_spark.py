@@ -183,6 +183,9 @@ def test_measures_over_all_users_of_runs_stored_together_on_spark(spark):
     expected = sqlrank.evaluate(qrels, stored, measures, **options)
     assert_same_values(expected, sqlrank.evaluate(qrels, stored, measures, spark=spark, **options))
     assert expected[expected.measure == "Coverage@10"].value.nunique() == 2  # the runs' values differ
+    unseen = "HR@10 NDCG@10 Coverage@10 Serendipity@10"  # each run's users lose their own history's items
+    assert_same_values(sqlrank.evaluate(qrels, stored, unseen, remove_seen=True, **options),
+                       sqlrank.evaluate(qrels, stored, unseen, remove_seen=True, spark=spark, **options))
 
 
 def test_hostile_paths_and_names_on_spark(spark, data, tmp_path):

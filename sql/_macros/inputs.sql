@@ -160,8 +160,9 @@ read_csv({{ path | literal }}, header = {{ 'true' if header else 'false' }}, del
 {%- endmacro %}
 
 {#- A typed run without the (user, item) pairs of `seen_sql` (remove_seen: each user's history), as
-    recommenders leave out what a user already interacted with before they cut the list at k. -#}
-{% macro unseen(run_sql, seen_sql) %}
+    recommenders leave out what a user already interacted with before they cut the list at k; with
+    per_run (runs stored together), the user is the query id after the run's. -#}
+{% macro unseen(run_sql, seen_sql, per_run=false) %}
 SELECT predictions.*
 FROM (
     {{ run_sql | indent(4) }}
@@ -172,8 +173,18 @@ LEFT JOIN (
         {{ seen_sql | indent(8) }}
     ) AS history_rows
 ) AS seen
-  ON seen.query_id = predictions.query_id AND seen.doc_id = predictions.doc_id
+  ON seen.query_id = {{ dialect.after_separator('predictions.query_id') if per_run else 'predictions.query_id' }} AND seen.doc_id = predictions.doc_id
 WHERE seen.doc_id IS NULL
+{% endmacro %}
+
+{#- One run of runs stored together (typed rows keyed run_id || chr(31) || query_id): its rows, with
+    the query ids after the key. -#}
+{% macro one_run(run_sql, run_id) %}
+SELECT {{ dialect.after_separator('query_id') }} AS query_id, doc_id, score, input_rank
+FROM (
+    {{ run_sql | indent(4) }}
+) AS runs
+WHERE {{ dialect.before_separator('query_id') }} = {{ run_id | literal }}
 {% endmacro %}
 
 {#- The run once for every judgment group of its query (trec_eval's qrels_jg): query ids
