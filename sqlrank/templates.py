@@ -206,13 +206,17 @@ def ranking_order(tie_break: str, score: str) -> str:
     }[tie_break]
 
 
+# The column that a one-value step (catalog, pooled) is grouped by, with results per "segment" or per
+# "run" (runs stored together).
+GROUP_KEYS = {"segment": "segment", "run": "run_id"}
+
+
 class _Plan:
     """Python decides: which rankings, gains, discounts and ideal rankings the measures need."""
 
     def __init__(self, conventions, grouped: str | None = None):
         self.score = score_expression(conventions.trec_eval_version)
-        # results per "segment" or per "run" (runs stored together): one-value measures get a row per group
-        self.grouped = grouped
+        self.grouped = grouped  # "segment", "run" (GROUP_KEYS): one-value measures get a row per group
         self.rankings: dict = {}
         self.gains: dict = {}
         self.discounts: dict = {}
@@ -311,7 +315,7 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
         "retrieved": f"retrieved{v}",
         "missing_queries": measure.param("missing_queries"),
         "sparse": ranking["sparse"],
-        "grouped": plan.grouped if spec.aggregate == "catalog" else None,
+        "group_key": GROUP_KEYS.get(plan.grouped) if spec.aggregate == "catalog" else None,
     }
     for name in spec.params:
         if name not in context:
@@ -365,7 +369,7 @@ def _require_distinct_columns(contexts: list, columns: set) -> None:
 
 
 def _one_row_steps(ranking: dict) -> list[str]:
-    """The steps of a ranking that are one row for all queries (with segments, a row per segment):
+    """The steps of a ranking that are one row for all queries (a row per group with GROUP_KEYS):
     the catalog step and the family steps of ONE_ROW_STEPS."""
     return (["catalog" + ranking["sfx"]] if ranking["catalog"] else []) + \
         [cte["name"] for cte in ranking["ctes"] if cte["one_row"]]
@@ -567,7 +571,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         relstring_length=relstring_length,
         segments_sql=segments_sql,
         grouped=plan.grouped,
-        group_key={"segment": "segment", "run": "run_id"}.get(plan.grouped),
+        group_key=GROUP_KEYS.get(plan.grouped),
         segment_steps=[name for ranking in plan.rankings.values() for name in _one_row_steps(ranking)]
         if plan.grouped == "segment" else [],
         by_run=by_run,

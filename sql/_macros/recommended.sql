@@ -16,7 +16,7 @@
 {%- endmacro %}
 {#- The window over the items of listed{v} that one value is computed from: all of them, or with
     segments each segment's (segment NULL: all queries'), with runs stored together each run's. -#}
-{% macro items_window(m, then='') %}{% if m.grouped %}PARTITION BY {{ 'segment' if m.grouped == 'segment' else 'run_id' }}{{ then }}{% endif %}{% endmacro %}
+{% macro items_window(m, then='') %}{% if m.group_key %}PARTITION BY {{ m.group_key }}{{ then }}{% endif %}{% endmacro %}
 {#- A measure that is one value over all recommendations: its column of catalog{v}. -#}
 {% macro catalog_value(m) %}catalog{{ m.ranking }}.{{ m.column }}{% endmacro %}
 {#- How often each item is in the top k of all queries (a column of listed{v}, one row per item). -#}

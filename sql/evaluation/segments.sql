@@ -15,7 +15,7 @@ summary AS (
     FROM per_query
     JOIN segments ON segments.query_id = per_query.query_id
 {% for step in segment_steps %}
-    LEFT JOIN {{ step }} ON {{ step }}.segment = segments.segment
+    LEFT JOIN {{ step }} ON {{ step }}.{{ group_key }} = segments.segment
 {% endfor %}
     GROUP BY segments.segment
 )

@@ -15,8 +15,8 @@ CASE WHEN answered_queries.query_id IS NOT NULL THEN {{ m.value }} END
 {#- A step of one row for all queries; with segments, its row of all queries (segment NULL); with
     runs stored together, the row of the query's run. -#}
 {% macro one_row(step) -%}
-{% if grouped == 'segment' %}LEFT JOIN {{ step }} ON {{ step }}.segment IS NULL
-{%- elif grouped == 'run' %}LEFT JOIN {{ step }} ON {{ step }}.run_id = {{ dialect.before_separator('evaluated_queries.query_id') }}
+{% if grouped == 'segment' %}LEFT JOIN {{ step }} ON {{ step }}.{{ group_key }} IS NULL
+{%- elif grouped == 'run' %}LEFT JOIN {{ step }} ON {{ step }}.{{ group_key }} = {{ dialect.before_separator('evaluated_queries.query_id') }}
 {%- else %}CROSS JOIN {{ step }}{% endif %}
 {%- endmacro %}
 {{ v.part }} AS (
