@@ -93,9 +93,11 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
         sql = segments_sql(queries, by, con, registry, qrels_source)
         if sql is not None:
             segments = con.execute(sql).df()
-        summaries = {}
+        summaries, sources = {}, {}
         for label, run in zip(labels, objects):
-            result = run_plan(plan(qrels_source, run, measures, "both", con, registry, **options), DuckDBEngine(con), True)
+            sources[label] = load(run, "run", con, registry, options.get("run_format"), options.get("run_columns"))
+            result = run_plan(plan(qrels_source, sources[label], measures, "both", con, registry, **options),
+                              DuckDBEngine(con), True)
             warnings += [f"{label}: {w}" for w in result.warnings]
             frame = result.frame.assign(run=label)
             frames.append(frame)
@@ -105,8 +107,8 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
         # differently in each run (GAUC): shown per run with its difference, but no paired test.
         untested = [str(m) for m in measure_list if FAMILIES[m.family].aggregate in ("catalog", "weighted")]
         if segments is not None and untested:  # their values per segment: a statement per run with segments
-            for label, run in zip(labels, objects):
-                result = run_plan(plan(qrels_source, run, " ".join(untested), "summary", con, registry,
+            for label, run_source in sources.items():  # read and validated once, above
+                result = run_plan(plan(qrels_source, run_source, " ".join(untested), "summary", con, registry,
                                        queries=queries, by=by, **options), DuckDBEngine(con), True)
                 rows = result.frame[result.frame["segment"].notna()]
                 summaries[label].update({(segment, measure): value for segment, measure, value
