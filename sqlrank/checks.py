@@ -103,10 +103,11 @@ def _findings(qrels, runs, cutoffs, rel, con, registry, options, history, items)
     for run in runs:
         stored = load(run, "run", con, registry, options.get("run_format"), options.get("run_columns"),
                       allow_duplicates=True)
-        for run_source in _each_run(stored, con):
+        recommender = history is not None or items is not None
+        extra = extra_inputs_sql(history, items, None, qrels_source, stored, con, registry) if recommender else None
+        for run_source in _each_run(stored, con):  # the runs of one table share its column names: one read
             findings += _run_findings(qrels_source, run_source, con, cutoffs)
-            if history is not None or items is not None:
-                extra = extra_inputs_sql(history, items, None, qrels_source, run_source, con, registry)
+            if recommender:
                 findings += _recommender_findings(run_source, extra, con, history is not None)
     return findings
 
