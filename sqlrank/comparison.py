@@ -101,7 +101,8 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
             warnings += [f"{label}: {w}" for w in result.warnings]
             frame = result.frame.assign(run=label)
             frames.append(frame)
-            summaries[label] = dict(zip(result.summary["measure"], result.summary["value"]))
+            summaries[label] = {(None, measure): value  # (segment, measure): the run's value, overall first
+                                for measure, value in zip(result.summary["measure"], result.summary["value"])}
             measure_list, conventions = result.measures, result.conventions.describe()
         # One value per run (Coverage, Gini, GlobalAUC: over all users) or a mean that weighs each query
         # differently in each run (GAUC): shown per run with its difference, but no paired test.
@@ -150,7 +151,7 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     for segment, rows in groups:
         for measure in names_:
             if measure in untested:
-                key = measure if segment is None else (segment, measure)
+                key = (segment, measure)
                 if all(key in summaries[label] for label in labels):
                     base = summaries[labels[0]][key]
                     records += [{"segment": segment, "num_queries": len(common) if segment is None else len(rows),
