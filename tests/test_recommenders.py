@@ -23,6 +23,11 @@ from generate import generate, to_dicts
 CASES = sorted(p for p in (FIXTURES / "recommenders").iterdir() if p.is_dir())
 
 
+def _trec_order(scores: dict) -> list:
+    """Documents in trec_eval's order: score descending, ties by document id descending (bytes)."""
+    return sorted(sorted(scores, key=lambda d: d.encode(), reverse=True), key=lambda d: -scores[d])
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_library_worked_examples(case):
     options = json.loads((case / "options.json").read_text())
@@ -430,7 +435,7 @@ def test_auc_per_query_equals_scikit_learn(seed, rel, tmp_path):
             impressions[query] = len(docs)  # GAUC's weight (Zhou et al. 2018): the user's impressions
             positives[query] = sum(labels)  # or the user's clicks (RecBole's GAUC)
             expected[query] = metrics.roc_auc_score(labels, [ranked[query][d] for d in docs])
-            order = sorted(sorted(ranked[query], key=lambda d: d.encode(), reverse=True), key=lambda d: -ranked[query][d])
+            order = _trec_order(ranked[query])
             place = {d: i for i, d in enumerate(order)}
             ordered[query] = metrics.roc_auc_score(labels, [-place[d] for d in docs])
     assert len(expected) > 100 and any(expected[q] != ordered[q] for q in expected)  # ties that matter
@@ -548,7 +553,7 @@ def test_global_auc_equals_scikit_learn_over_all_rows(seed, rel):
     judged, ranked = to_dicts(qrels, run)
     pooled = {None: ([], []), 10: ([], [])}
     for query in judged.keys() & ranked.keys():
-        order = sorted(sorted(ranked[query], key=lambda d: d.encode(), reverse=True), key=lambda d: -ranked[query][d])
+        order = _trec_order(ranked[query])
         for cutoff, (labels, scores) in pooled.items():
             for doc in order[:cutoff]:
                 if judged[query].get(doc, -1) >= 0:
@@ -659,8 +664,7 @@ def _one_value_formulas(judged: dict, ranked: dict, users: set, items: list, his
     mean interactions."""
     metrics = peer("sklearn.metrics")
     popularity, k = history.doc_id.value_counts().to_dict(), 5
-    order = {user: sorted(sorted(ranked[user], key=lambda d: d.encode(), reverse=True), key=lambda d: -ranked[user][d])
-             for user in users}
+    order = {user: _trec_order(ranked[user]) for user in users}
     top = [doc for user in users for doc in order[user][:k]]
     counts = {doc: top.count(doc) for doc in set(top)}
     n, shares = len(items), [c / len(top) for c in counts.values()]
