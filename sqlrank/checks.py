@@ -323,7 +323,7 @@ def judged_shares(con, qrels: str, run: str, cutoffs: list[int]) -> list[float |
         """The shares at ``ks`` from (query_id, doc_id, rank) rows: each query's documents ranked."""
         per_query = ", ".join(f"avg(CASE WHEN rank <= {k} THEN judged END) AS judged_{k}" for k in ks)
         return list(_one(con, f"""
-            SELECT {", ".join(f"avg(judged_{k})" for k in ks)} FROM (
+            SELECT {", ".join(_exact_mean(f"judged_{k}") for k in ks)} FROM (
                 SELECT query_id, {per_query}
                 FROM (SELECT ranked.query_id, ranked.rank, CASE WHEN pairs.doc_id IS NULL THEN 0 ELSE 1 END AS judged
                       FROM ({ranked}) AS ranked
@@ -341,7 +341,7 @@ def judged_shares(con, qrels: str, run: str, cutoffs: list[int]) -> list[float |
     deep = [k for k in cutoffs if k > SHALLOW]
     if deep:
         longest, whole = _one(con, f"""
-            SELECT max(n), avg(judged / n) FROM (
+            SELECT max(n), {_exact_mean("judged / n")} FROM (
                 SELECT run.query_id, count(*) AS n, CAST(count(pairs.doc_id) AS DOUBLE) AS judged
                 {judged_run}
                 LEFT JOIN {pairs} AS pairs ON pairs.query_id = run.query_id AND pairs.doc_id = run.doc_id
@@ -353,6 +353,13 @@ def judged_shares(con, qrels: str, run: str, cutoffs: list[int]) -> list[float |
                       f"ORDER BY run.score DESC, run.doc_id DESC) AS rank {judged_run}")
             shares.update(zip(ranked, mean_shares(window, ranked)))
     return [shares[k] for k in cutoffs]
+
+
+def _exact_mean(share: str) -> str:
+    """The mean of shares in [0, 1], summed exactly (as decimals of 18 places), so that the printed
+    figure does not depend on the order the rows arrive in: a mean such as 477/1200 = 0.3975 printed
+    0.397 or 0.398 from one run to the next when summed as doubles."""
+    return f"avg(CAST({share} AS DECIMAL(38, 18)))"
 
 
 def findings_frame(findings: list[Finding]):
