@@ -379,7 +379,7 @@ def check_error(findings: list[Finding]) -> InputError | None:
 
 def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str) -> tuple[list[str], int]:
     """Which queries are on one side only (a warning each), in a portable query run by
-    ``fetch_one`` (DuckDB or Spark)."""
+    ``fetch_one`` (the engine the statement runs on)."""
     rel = int(p.conventions.rel)
     both, qrels_only, run_only, example_qrels, example_run, both_none, qrels_only_none = fetch_one(f"""
         WITH qrels_queries AS (SELECT query_id, max(relevance) AS best FROM ({qrels_sql}) AS qrels GROUP BY query_id),

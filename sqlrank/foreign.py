@@ -14,13 +14,8 @@ from .errors import InputError, OptionError
 from .inputs import Table, load, map_table_columns, read_boolean_labels
 from .planner import Plan, plan, require_ranks
 from .sources import Source
-from .templates import dialect, quote_ident
+from .templates import call_macro, dialect, quote_ident
 from .validation import require_complete_rows, table_counts_sql
-
-
-def one_run_only(engine_name: str) -> str:
-    """Why an input holding several runs is refused on an engine other than DuckDB and Spark."""
-    return f"runs stored together are evaluated on DuckDB or Spark; on {engine_name} give one run per evaluation"
 
 
 def copied_source(obj: Any, kind: str, con, registry, format: str | None, columns: dict[str, str] | None,
@@ -28,13 +23,15 @@ def copied_source(obj: Any, kind: str, con, registry, format: str | None, column
     """The input read and validated by DuckDB, then handed to ``store(name, arrow_table)``; the
     Source reads that table by name, with the canonical columns (the run's rank as input_rank)."""
     source = load(obj, kind, con, registry, format, columns)
-    if source.per_run:
-        raise InputError(f"{source.label}: {one_run_only(engine_name)}")
     name = f"sqlrank_{kind}_{uuid.uuid4().hex[:12]}"
-    store(name, to_arrow(con, source.sql()))
     canonical = {"query_id": "query_id", "doc_id": "doc_id", source.value_name: source.value_name}
     if kind == "run":
         canonical["rank"] = "input_rank"
+    rows = source.sql()
+    if source.per_run:  # runs stored together: the copy keeps run_id apart, the engine's SQL keys the queries
+        rows = call_macro("_macros/inputs.sql", "unkeyed_runs", rows).strip()
+        canonical["run_id"] = "run_id"
+    store(name, to_arrow(con, rows))
     return Source(kind, source.label, ENGINE_FORMATS[engine_name], parts=(name,), columns=canonical,
                   warnings=source.warnings, query_name=source.query_label)
 
@@ -50,16 +47,10 @@ def table_columns(engine, engine_name: str, parts: tuple[str, ...], label: str) 
 
 def validated_table(source: Source, engine, engine_name: str) -> Source:
     """A table read where it is (PostgreSQL, ClickHouse, DataFusion), checked in the engine's own SQL
-    as DuckDB checks what it reads: its columns exist, it holds one run, no id or value is missing
-    or NaN, and no (query, document) pair repeats."""
+    as DuckDB checks what it reads: its columns exist, no id or value is missing or NaN, and no
+    (query, document) pair repeats (in a run of runs stored together, a run_id column)."""
     name, types = table_columns(engine, engine_name, source.parts, source.label)
-    available = list(types)
-    map_table_columns(source, types)
-    if source.kind == "run" and "run_id" in available and "run_id" not in source.columns:
-        run_id = quote_ident("run_id", '"')
-        runs = engine.one(f"SELECT count(DISTINCT {run_id}) FROM {name}")[0]
-        if runs > 1:  # read as one run, its runs' documents would rank together
-            raise InputError(f"{source.label}: column run_id holds {runs} runs; {one_run_only(engine_name)}")
+    map_table_columns(source, types, per_run=True)  # a run_id column: runs stored together, as in a file
     with dialect(engine.dialect):
         read_boolean_labels(source, lambda sql: engine.one(sql)[0])
         counts = table_counts_sql(source, types)

@@ -481,7 +481,8 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         raise ValueError("runs stored together give per-query or summary rows")
     if _DIALECT.get() in PRINTED_ONLY and (by_run or output in ("relstring", "segments")):
         raise MeasureError(f"the {_DIALECT.get()} statement evaluates one run per query set; runs stored together "
-                           f"and segments are for DuckDB")
+                           f"are for the engines sqlrank runs (DuckDB, Spark, PostgreSQL, ClickHouse, DataFusion), "
+                           f"segments for DuckDB")
     plan = _Plan(conventions, grouped="segment" if output == "segments" else "run" if by_run else None)
     by_ranking: dict = {}
     for measure in measures:

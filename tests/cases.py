@@ -138,3 +138,44 @@ def assert_engine_tables_equal_duckdb(**engine) -> None:
     got = sqlrank.evaluate(qrels, run, REMOVE_SEEN_MEASURES, per_query=True, remove_seen=True, history="seen",
                            items="catalog", qrels_columns=options["qrels_columns"], **engine)
     assert_same_values(expected, got)
+
+
+def runs_stored_together(run: pd.DataFrame) -> pd.DataFrame:
+    """``run`` and a second run beside it in one table (run_id "a", "b"): b's scores reordered, a third of
+    its documents others, and every fifth query of a missing from b (so a query is on one side in one run)."""
+    queries = sorted(run.query_id.unique())
+    other = run[~run.query_id.isin(queries[::5])].copy()
+    other["score"] = (other.score * 7) % 5
+    other["doc_id"] = other.doc_id.where(other.index % 3 != 0, other.doc_id + "-b")
+    return pd.concat([run.assign(run_id="a"), other.assign(run_id="b")], ignore_index=True)
+
+
+def assert_runs_stored_together_equal_duckdb(qrels: pd.DataFrame, run: pd.DataFrame,
+                                             convention_sets: tuple = ({}, {"missing_queries": "zero"}),
+                                             **engine) -> None:
+    """Runs stored together (a run_id column) evaluated on an engine (evaluate's engine options) equal
+    DuckDB's run by run to 1e-12: every measure per query under each convention set (by default
+    trec_eval's, and with queries missing from a run scored 0), and the summary under the last; and
+    each run's measures over all users, on the recommender case, with and without each user's history
+    items (remove_seen)."""
+    stored = runs_stored_together(run)
+    measures = measures_for({})
+    for conventions in convention_sets:
+        duck = sqlrank.evaluate(qrels, stored, measures, per_query=True, **conventions)
+        assert set(duck.run_id) == {"a", "b"} and len(duck) > 1000
+        assert_same_values(duck, sqlrank.evaluate(qrels, stored, measures, per_query=True, **engine, **conventions))
+    summary, expected = (sqlrank.evaluate(qrels, stored, measures, **options, **convention_sets[-1])
+                         for options in (engine, {}))
+    assert_same_values(expected, summary)
+    assert summary.attrs["queries"] == expected.attrs["queries"]  # per run: {run_id: {measure: count}}
+    clicks, predictions, options = recommender_case()
+    table = pd.read_parquet(predictions)
+    other = table.assign(score=table.score * (1 + (table.item_id.str[1:].astype(int) % 5) / 10))
+    stored = pd.concat([table.assign(run_id="a"), other.assign(run_id="b")], ignore_index=True)
+    beyond = beyond_accuracy_measures()
+    expected = sqlrank.evaluate(clicks, stored, beyond, **options)
+    assert expected[expected.measure == "Coverage@10"].value.nunique() == 2  # the runs' values differ
+    assert_same_values(expected, sqlrank.evaluate(clicks, stored, beyond, **engine, **options))
+    unseen = "HR@10 NDCG@10 Coverage@10 Serendipity@10"  # each run's users lose their own history's items
+    assert_same_values(sqlrank.evaluate(clicks, stored, unseen, remove_seen=True, per_query=True, **options),
+                       sqlrank.evaluate(clicks, stored, unseen, remove_seen=True, per_query=True, **engine, **options))

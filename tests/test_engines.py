@@ -12,7 +12,8 @@ import pytest
 
 import sqlrank
 from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
-                   assert_same_values, convention_id, engine_tables, measures_for, recommender_case)
+                   assert_runs_stored_together_equal_duckdb, assert_same_values, convention_id, engine_tables,
+                   measures_for, recommender_case)
 from conftest import ROOT, close, peer
 from generate import generate
 
@@ -53,6 +54,12 @@ def test_every_measure_equals_duckdb(engine, data, conventions):
 def test_measures_beyond_accuracy_equal_duckdb(engine):
     peer(PACKAGES[engine])
     assert_beyond_accuracy_equals_duckdb(engine=engine)
+
+
+@pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
+def test_runs_stored_together_equal_duckdb(engine, data):
+    peer(PACKAGES[engine])
+    assert_runs_stored_together_equal_duckdb(*data, engine=engine)
 
 
 @pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
@@ -203,8 +210,9 @@ def test_fractions_where_whole_numbers_belong_in_a_table_of_the_engine_are_error
 @pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
 def test_tables_read_in_place_are_checked_as_duckdb_checks_inputs(engine, data):
     """A table of the engine's session is validated where it is: a repeated (query, document) pair, a
-    NaN score, a missing column or several runs in one table are errors, never numbers. The tables
-    are named like steps of the statement (judged, ranked), which must not hide them."""
+    NaN score or a missing column are errors, never numbers; a table of runs stored together (run_id)
+    is evaluated run by run, as DuckDB evaluates it. The tables are named like steps of the statement
+    (judged, ranked), which must not hide them."""
     options = _tables_in_place(engine, data)
     columns = {"qrels_columns": {"query_id": "topic", "doc_id": "doc", "relevance": "label"},
                "run_columns": {"query_id": "topic", "doc_id": "doc"}}
@@ -213,13 +221,16 @@ def test_tables_read_in_place_are_checked_as_duckdb_checks_inputs(engine, data):
     assert_same_values(sqlrank.evaluate(qrels, run.drop(columns="rank"), "nDCG@10 AP", per_query=True),
                        got.rename(columns={"topic": "query_id"}))
     for table, message in (("repeated", "table repeated: 3 rows repeat a \\(query_id, doc_id\\) pair"),
-                           ("not_a_number", "table not_a_number: 1 rows have no score \\(NULL or NaN\\)"),
-                           ("two_runs", "column run_id holds 2 runs; runs stored together are evaluated on "
-                                        "DuckDB or Spark")):
+                           ("not_a_number", "table not_a_number: 1 rows have no score \\(NULL or NaN\\)")):
         with pytest.raises(sqlrank.InputError, match=message):
             sqlrank.evaluate("judged", table, "AP", **columns, **options)
     with pytest.raises(sqlrank.InputError, match="table judged: no columns 'query_id', 'doc_id', 'relevance'"):
         sqlrank.evaluate("judged", "ranked", "AP", run_columns=columns["run_columns"], **options)
+    stored = run.drop(columns="rank")  # a table of runs stored together is evaluated run by run, as in DuckDB
+    stored = pd.concat([stored.assign(run_id="a"), stored.assign(run_id="b", doc_id=stored.doc_id + "-b")])
+    assert_same_values(sqlrank.evaluate(qrels, stored, "nDCG@10 AP", per_query=True),
+                       sqlrank.evaluate("judged", "two_runs", "nDCG@10 AP", per_query=True, **columns, **options)
+                       .rename(columns={"topic": "query_id"}))
 
 
 @pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])

@@ -7,11 +7,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
 import sqlrank
 from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
-                   assert_same_values, convention_id, engine_tables, measures_for)
+                   assert_runs_stored_together_equal_duckdb, assert_same_values, convention_id, engine_tables,
+                   measures_for)
 from conftest import ROOT, close
 from generate import generate
 
@@ -46,6 +48,10 @@ def test_every_measure_in_postgres_equals_duckdb(dsn, data, conventions):
 
 def test_measures_beyond_accuracy_in_postgres_equal_duckdb(dsn):
     assert_beyond_accuracy_equals_duckdb(engine="postgres", dsn=dsn)
+
+
+def test_runs_stored_together_in_postgres_equal_duckdb(dsn, data):
+    assert_runs_stored_together_equal_duckdb(*data, engine="postgres", dsn=dsn)
 
 
 def _execute(dsn, *statements):
@@ -96,11 +102,13 @@ def test_tables_in_the_database_are_read_where_they_are(dsn, data):
     _execute(dsn, "DROP TABLE IF EXISTS ranked_runs",
              "CREATE TABLE ranked_runs AS SELECT 'a' AS run_id, * FROM ranked UNION ALL "
              "SELECT 'b', topic, doc || '-b', similarity FROM ranked")
-    with pytest.raises(sqlrank.InputError, match="column run_id holds 2 runs; runs stored together are evaluated on "
-                                                 "DuckDB or Spark"):
-        sqlrank.evaluate("judged", "ranked_runs", "AP", engine="postgres", dsn=dsn,
-                         qrels_columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"},
-                         run_columns={"query_id": "topic", "doc_id": "doc", "score": "similarity"})
+    stored = run.drop(columns="rank")  # a table of runs stored together is evaluated run by run, as in DuckDB
+    stored = pd.concat([stored.assign(run_id="a"), stored.assign(run_id="b", doc_id=stored.doc_id + "-b")])
+    assert_same_values(sqlrank.evaluate(qrels, stored, "AP", per_query=True),
+                       sqlrank.evaluate("judged", "ranked_runs", "AP", per_query=True, engine="postgres", dsn=dsn,
+                                        qrels_columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"},
+                                        run_columns={"query_id": "topic", "doc_id": "doc", "score": "similarity"})
+                       .rename(columns={"topic": "query_id"}))
     # PostgreSQL's CAST rounds 1.5 to 2: a label with a fraction is an error, a zero fraction the whole number
     _execute(dsn, "DROP TABLE IF EXISTS judged_float", "CREATE TABLE judged_float AS SELECT topic, doc, "
              "CAST(label AS DOUBLE PRECISION) AS label FROM judged")

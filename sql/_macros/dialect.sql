@@ -28,9 +28,11 @@
 {#- ln of the binomial coefficient C(n, k), for n >= k >= 0. Spark and PostgreSQL have no LGAMMA:
     there it is the sum over i = 1..k of ln(n - k + i) - ln(i). -#}
 {% macro ln_choose(n, k) %}{% if dialect_name() == 'trino' %}reduce(sequence(1, CAST({{ k }} AS BIGINT)), CAST(0 AS DOUBLE), (acc, i) -> acc + LN(({{ n }}) - ({{ k }}) + i) - LN(i), acc -> acc){% elif dialect_name() == 'bigquery' %}(SELECT COALESCE(SUM(LN(({{ n }}) - ({{ k }}) + i) - LN(i)), 0) FROM UNNEST(GENERATE_ARRAY(1, CAST({{ k }} AS INT64))) AS i){% elif dialect_name() == 'postgres' %}(SELECT COALESCE(SUM(LN(({{ n }}) - ({{ k }}) + i) - LN(i)), 0) FROM generate_series(1, {{ k }}) AS i){% elif dialect_name() == 'spark' %}(CASE WHEN ({{ k }}) = 0 THEN CAST(0 AS DOUBLE) ELSE aggregate(sequence(1, {{ k }}), CAST(0 AS DOUBLE), (acc, i) -> acc + LN(({{ n }}) - ({{ k }}) + i) - LN(i)) END){% elif dialect_name() == 'clickhouse' %}(lgamma(({{ n }}) + 1) - lgamma(({{ k }}) + 1) - lgamma(({{ n }}) - ({{ k }}) + 1)){% else %}(LGAMMA(({{ n }}) + 1) - LGAMMA(({{ k }}) + 1) - LGAMMA(({{ n }}) - ({{ k }}) + 1)){% endif %}{% endmacro %}
-{#- The text before the first unit separator chr(31) (run_id || chr(31) || query_id keys). -#}
-{% macro before_separator(x) %}{% if dialect_name() == 'spark' %}substring_index({{ x }}, chr(31), 1){% else %}split_part({{ x }}, chr(31), 1){% endif %}{% endmacro %}
-{% macro after_separator(x) %}{% if dialect_name() == 'spark' %}substr({{ x }}, instr({{ x }}, chr(31)) + 1){% else %}substr({{ x }}, strpos({{ x }}, chr(31)) + 1){% endif %}{% endmacro %}
+{#- The unit separator chr(31) that joins run_id and query_id in the query keys of runs stored
+    together (ClickHouse spells chr char), and the text before and after its first occurrence. -#}
+{% macro separator() %}{% if dialect_name() == 'clickhouse' %}char(31){% else %}chr(31){% endif %}{% endmacro %}
+{% macro before_separator(x) %}{% if dialect_name() == 'spark' %}substring_index({{ x }}, chr(31), 1){% elif dialect_name() == 'clickhouse' %}substring({{ x }}, 1, position({{ x }}, char(31)) - 1){% else %}split_part({{ x }}, chr(31), 1){% endif %}{% endmacro %}
+{% macro after_separator(x) %}{% if dialect_name() == 'spark' %}substr({{ x }}, instr({{ x }}, chr(31)) + 1){% elif dialect_name() == 'clickhouse' %}substring({{ x }}, position({{ x }}, char(31)) + 1){% else %}substr({{ x }}, strpos({{ x }}, chr(31)) + 1){% endif %}{% endmacro %}
 {#- The file each row was read from (DuckDB: read_parquet(..., filename = true); Spark: a
     file: URI), and its name without folders and suffix. -#}
 {% macro file_name() %}{% if dialect_name() == 'spark' %}input_file_name(){% else %}filename{% endif %}{% endmacro %}

@@ -129,7 +129,7 @@ SELECT * FROM {{ table | ident }}
 {#- A rank-only run (score_from_rank): the score is the rank's negative, so that rank 1 comes first. -#}
 {% macro tabular(reader, columns, kind, mode, run_from_file=false, score_from_rank=false, boolean_text=false) %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
-SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}{% if columns.get('run_id') %}{{ run_key(columns, run_from_file) }} || chr(31) || {% endif %}CAST({{ columns.query_id | ident }} AS {{ dialect.text() }}) AS query_id,
+SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}{% if columns.get('run_id') %}{{ run_key(columns, run_from_file) }} || {{ dialect.separator() }} || {% endif %}CAST({{ columns.query_id | ident }} AS {{ dialect.text() }}) AS query_id,
        CAST({{ columns.doc_id | ident }} AS {{ dialect.text() }}) AS doc_id,{% if columns.get('run_id') and mode != 'typed' %}
 
        {{ run_key(columns, run_from_file) }} AS run_id,{% endif %}
@@ -185,6 +185,15 @@ FROM (
     {{ run_sql | indent(4) }}
 ) AS runs
 WHERE {{ dialect.before_separator('query_id') }} = {{ run_id | literal }}
+{% endmacro %}
+
+{#- Runs stored together with each run apart again (run_id, query_id, doc_id, score, input_rank):
+    the copy another engine receives, whose own SQL keys the queries again. -#}
+{% macro unkeyed_runs(run_sql) %}
+SELECT {{ dialect.before_separator('query_id') }} AS run_id, {{ dialect.after_separator('query_id') }} AS query_id, doc_id, score, input_rank
+FROM (
+    {{ run_sql | indent(4) }}
+) AS runs
 {% endmacro %}
 
 {#- The run once for every judgment group of its query (trec_eval's qrels_jg): query ids

@@ -10,7 +10,7 @@ run AS {{ hint }}(
     {{ run_sql | indent(4) }}
 ),
 qrels AS {{ hint }}(
-    SELECT run_ids.run_id || chr(31) || judged.query_id AS query_id,
+    SELECT run_ids.run_id || {{ dialect.separator() }} || judged.query_id AS query_id,
            judged.doc_id AS doc_id,
            judged.relevance AS relevance
     FROM (
