@@ -89,13 +89,15 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction
             trials: int = 10_000, seed: int | None = 0, gsb: bool = False, tolerance: float = 0.0, **options: Any):
     """Compare runs with the first (the baseline), per measure, with a paired test per comparison.
 
-    runs: a list of runs (paths, DataFrames, ...; named by file name) or a dict of name: run.
+    runs: a list of runs (paths, DataFrames, ...; named by file name) or a dict of name: run; an
+        input of runs stored together (a run_id column) stands for its runs, named by run id.
     test: "t" (paired t-test), "wilcoxon", "sign", "permutation" (paired randomization, ``trials``
         sign flips with ``seed``) or "bootstrap" (``trials`` resamples, BCa interval).
     correction: "none", "bonferroni", "holm" or "bh" (Benjamini-Hochberg), over all comparisons.
     gsb: add good, same, bad and gsb columns (a query is "same" when its values differ by at
         most ``tolerance``; the same tolerance decides wins, ties and losses).
-    options: as for evaluate(), plus ``names=[...]``, and ``queries=`` with ``by=`` for a table
+    options: as for evaluate(), plus ``names=[...]`` (one per run), ``baseline=NAME`` (the run the others
+        are compared with; default the first), and ``queries=`` with ``by=`` for a table
         per segment (columns segment and num_queries first; the overall rows have segment NaN).
 
     Returns a DataFrame with the columns measure, run, mean, delta, wins, ties, losses, p_value,

@@ -105,20 +105,11 @@ def _findings(qrels, runs, cutoffs, rel, con, registry, options, history, items)
                       allow_duplicates=True)
         recommender = history is not None or items is not None
         extra = extra_inputs_sql(history, items, None, qrels_source, stored, con, registry) if recommender else None
-        for run_source in _each_run(stored, con):  # the runs of one table share its column names: one read
+        for run_source in stored.each_run(con):  # the runs of one table share its column names: one read
             findings += _run_findings(qrels_source, run_source, con, cutoffs)
             if recommender:
                 findings += _recommender_findings(run_source, extra, con, history is not None)
     return findings
-
-
-def _each_run(run: Source, con: duckdb.DuckDBPyConnection) -> list[Source]:
-    """The run, or each of runs stored together (a run_id column) on its own, by run id."""
-    if not run.per_run:
-        return [run]
-    key = call_macro("_macros/dialect.sql", "before_separator", "query_id")
-    names = con.execute(f"SELECT DISTINCT {key} AS run_id FROM ({run.sql()}) AS runs ORDER BY run_id").fetchall()
-    return [run.one_run(name) for name, in names]
 
 
 def _recommender_findings(r: Source, extra: dict, con, with_history: bool) -> list[Finding]:

@@ -316,11 +316,14 @@ COMPARE_FORMATS = ("table", "csv", "tsv", "json", "markdown", "latex")
 def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
     """The inputs and options of compare and report."""
     parser.add_argument("qrels", metavar="QRELS", help="relevance judgments: query_id, doc_id, relevance")
-    parser.add_argument("runs", metavar="RUN", nargs="+", help="two or more runs; the first is the baseline")
+    parser.add_argument("runs", metavar="RUN", nargs="+",
+                        help="two or more runs, the first the baseline; a table of runs stored together (a run_id "
+                             "column) stands for its runs, in run id order")
     add_evaluation_arguments(parser)
     group = parser.add_argument_group("comparison")
     group.add_argument("--names", type=lambda text: text.split(","), metavar="A,B,...",
-                       help="names of the runs in the output (default: their file names)")
+                       help="names of the runs in the output (default: their file names, or run ids)")
+    group.add_argument("--baseline", metavar="NAME", help="the run the others are compared with (default: the first)")
     group.add_argument("--test", choices=TESTS, default="t",
                        help="paired test: t (default), wilcoxon, sign, permutation (randomization), bootstrap")
     group.add_argument("--correction", choices=CORRECTIONS, default="none",
@@ -426,7 +429,7 @@ def _comparison(args: argparse.Namespace):
     with database_options(args, evaluation_options(args)) as options:
         result = compare_result(args.qrels, args.runs, " ".join(args.measures), test=args.test,
                                 correction=args.correction, trials=args.trials, seed=args.seed, gsb=args.gsb,
-                                tolerance=args.tolerance, names=args.names, **options)
+                                tolerance=args.tolerance, names=args.names, baseline=args.baseline, **options)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     return result

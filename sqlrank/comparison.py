@@ -20,6 +20,7 @@ from .evaluation import run_plan
 from .inputs import load, load_table
 from .measures import FAMILIES, renamed
 from .planner import plan, segments_sql
+from .sources import Source
 from .statistics import adjust, check_test, paired_test, scipy_stats
 from .templates import render_template
 
@@ -49,7 +50,9 @@ class Comparison:
     untested: list[str] = field(default_factory=list)  # one value per run (Coverage) or weighted (GAUC): no test
 
 
-def run_names(runs: Any, names: list[str] | None) -> tuple[list[str], list[Any]]:
+def input_names(runs: Any) -> tuple[list[str], list[Any]]:
+    """The run inputs and their names: a dict's keys, else the file names without folder and suffix
+    where that keeps them apart (paths otherwise, run_1, run_2, ... for what has no path)."""
     if isinstance(runs, Mapping):
         labels, objects = [str(k) for k in runs], list(runs.values())
     elif isinstance(runs, (list, tuple)):
@@ -62,27 +65,42 @@ def run_names(runs: Any, names: list[str] | None) -> tuple[list[str], list[Any]]
                  for x, o in zip(labels, objects)]
         if len(set(stems)) == len(stems) and all(stems):
             labels = stems
+    return labels, objects
+
+
+def named_runs(loaded: list[tuple[str, Source]], names: list[str] | None, baseline: str | None) -> dict[str, Source]:
+    """The runs compared, by name, the baseline first: ``loaded`` holds each input's name and run, or,
+    for runs stored together, each of its runs under its run id; ``names`` renames them all, in that
+    order; ``baseline`` names the run the others are compared with (default: the first)."""
+    labels = [label for label, _ in loaded]
     if names is not None:
-        if len(names) != len(objects):
-            raise OptionError(f"{len(names)} names for {len(objects)} runs; give one name per run")
+        if len(names) != len(loaded):
+            stored = " (runs stored together count one each)" if any(s.only_run is not None for _, s in loaded) else ""
+            raise OptionError(f"{len(names)} names for {len(loaded)} runs{stored}; give one name per run")
         labels = [str(n) for n in names]
-    if len(objects) < 2:
-        raise OptionError("a comparison needs at least two runs: the baseline first, then the others")
+    if len(loaded) < 2:
+        raise OptionError("a comparison needs at least two runs: the baseline first, then the others (or one table "
+                          "of runs stored together, with a run_id column)")
     if len(set(labels)) != len(labels):
         raise OptionError(f"run names must differ: {labels}; name them with names= (--names a,b,...)")
-    return labels, objects
+    runs = dict(zip(labels, (source for _, source in loaded)))
+    if baseline is not None:
+        if baseline not in runs:
+            raise OptionError(f"baseline {baseline!r} is not one of the runs: {', '.join(labels)}")
+        runs = {baseline: runs.pop(baseline), **runs}
+    return runs
 
 
 def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction: str = "none",
                    trials: int = 10_000, seed: int | None = 0, gsb: bool = False, tolerance: float = 0.0,
-                   names: list[str] | None = None, queries: Any = None, by: str | None = None,
-                   **options: Any) -> Comparison:
+                   names: list[str] | None = None, baseline: str | None = None, queries: Any = None,
+                   by: str | None = None, **options: Any) -> Comparison:
     check_test(test, trials, seed)
     adjust([], correction)
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < math.inf:
         raise OptionError(f"tolerance {tolerance!r} must be a number of at least 0")
     scipy_stats()
-    labels, objects = run_names(runs, names)
+    inputs, objects = input_names(runs)
     engine = session_options(options)
     warnings: list[str] = []
     frames = []
@@ -93,10 +111,14 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
         sql = segments_sql(queries, by, con, registry, qrels_source)
         if sql is not None:
             segments = con.execute(sql).df()
-        summaries, sources = {}, {}
-        for label, run in zip(labels, objects):
-            sources[label] = load(run, "run", con, registry, options.get("run_format"), options.get("run_columns"))
-            result = run_plan(plan(qrels_source, sources[label], measures, "both", con, registry, **options),
+        loaded = []  # each input's run, or each of its runs stored together under its run id
+        for name, run in zip(inputs, objects):
+            source = load(run, "run", con, registry, options.get("run_format"), options.get("run_columns"))
+            loaded += [(one.only_run or name, one) for one in source.each_run(con)]
+        sources = named_runs(loaded, names, baseline)
+        labels, summaries = list(sources), {}
+        for label, run_source in sources.items():
+            result = run_plan(plan(qrels_source, run_source, measures, "both", con, registry, **options),
                               DuckDBEngine(con), True)
             warnings += [f"{label}: {w}" for w in result.warnings]
             frame = result.frame.assign(run=label)

@@ -57,9 +57,14 @@ class Source:
     warnings: list[str] = field(default_factory=list)  # what was noticed while reading it
 
     @property
-    def per_run(self) -> bool:
-        """Several runs in one input: query keys are run_id || chr(31) || query_id."""
+    def keyed(self) -> bool:
+        """The rows as read carry their run in the query key: run_id || chr(31) || query_id."""
         return self.kind == "run" and bool(self.columns.get("run_id"))
+
+    @property
+    def per_run(self) -> bool:
+        """Several runs in one input, evaluated together (not one of them read alone: one_run)."""
+        return self.keyed and self.only_run is None
 
     @property
     def rescannable(self) -> bool:
@@ -97,6 +102,14 @@ class Source:
         ids without the run's key (what sqlrank check looks at run by run)."""
         return replace(self, only_run=run_id, label=f"{self.label} (run {run_id!r})")
 
+    def each_run(self, con: duckdb.DuckDBPyConnection) -> list[Source]:
+        """This run, or each of runs stored together read alone (one_run), in the order of their run ids."""
+        if not self.per_run:
+            return [self]
+        key = call_macro("_macros/dialect.sql", "before_separator", "query_id")
+        names = con.execute(f"SELECT DISTINCT {key} AS run_id FROM ({self.sql()}) AS runs ORDER BY run_id").fetchall()
+        return [self.one_run(name) for name, in names]
+
     def source_sql(self, mode: str = "typed") -> str:
         """The input as SQL that reads the file (or table) itself: what users can run elsewhere,
         in the dialect being rendered (templates.dialect)."""
@@ -106,7 +119,7 @@ class Source:
         """A typed run without the pairs in ``seen`` (remove_seen); anything else as it is."""
         if self.seen is None or mode != "typed":
             return sql
-        return call_macro("_macros/inputs.sql", "unseen", sql, self.seen, self.per_run).strip()
+        return call_macro("_macros/inputs.sql", "unseen", sql, self.seen, self.keyed).strip()
 
     def _read_sql(self, mode: str) -> str:
         """The input as its source reads it, in the dialect being rendered."""

@@ -312,11 +312,33 @@ def test_the_legend_counts_comparisons_in_words():
     assert "no correction over 1 comparison;" in one.stdout and "no correction over 2 comparisons;" in two.stdout
 
 
+def test_runs_stored_together_are_compared_run_by_run():
+    """A table of runs (run_id) stands for its runs, named by run id, in run id order: the same table as
+    the three files compared (where the table once stood as one run and took its first run's values);
+    beside another run it adds its runs; baseline= picks the run the others are compared with."""
+    qrels, table = str(COMPARE / "qrels.txt"), str(COMPARE / "runs.parquet")
+    files = sqlrank.compare(qrels, RUNS, "AP nDCG@10 P@5", correction="holm")
+    stored = sqlrank.compare(qrels, [table], "AP nDCG@10 P@5", correction="holm")
+    pd.testing.assert_frame_equal(files, stored)
+    assert list(stored.run[:3]) == ["baseline", "rerank", "rerank_v2"]
+    beside = sqlrank.compare(qrels, [RUNS[1], table], "AP", names=["first", "baseline", "rerank", "rerank_v2"])
+    assert list(beside.run) == ["first", "baseline", "rerank", "rerank_v2"]
+    pd.testing.assert_frame_equal(beside, sqlrank.compare(qrels, [RUNS[1], *RUNS], "AP", names=list(beside.run)))
+    chosen = sqlrank.compare(qrels, [table], "AP", baseline="rerank")
+    pd.testing.assert_frame_equal(chosen, sqlrank.compare(qrels, [RUNS[1], RUNS[0], RUNS[2]], "AP"))
+    done = _sqlrank("compare", qrels, table, "-m", "AP", "--baseline", "rerank_v2", "-f", "csv")
+    assert done.returncode == 0, done.stderr
+    assert [line.split(",")[1] for line in done.stdout.splitlines()[1:]] == ["rerank_v2", "baseline", "rerank"]
+
+
 def test_compare_refuses_what_it_cannot_do(tmp_path):
-    qrels = str(COMPARE / "qrels.txt")
+    qrels, table = str(COMPARE / "qrels.txt"), str(COMPARE / "runs.parquet")
     for args, message in [((RUNS[0],), "at least two runs"),
                           ((*RUNS[:2], "--names", "x"), "1 names for 2 runs"),
                           ((*RUNS[:2], "--names", "x,x"), "run names must differ"),
+                          ((RUNS[0], table), "run names must differ: ['baseline', 'baseline', 'rerank', 'rerank_v2']"),
+                          ((table, "--names", "a,b"), "2 names for 3 runs (runs stored together count one each)"),
+                          ((*RUNS[:2], "--baseline", "bm25"), "baseline 'bm25' is not one of the runs: baseline, rerank"),
                           ((*RUNS[:2], "--test", "permutation", "--trials", "5"), "trials 5 must be")]:
         done = _sqlrank("compare", qrels, *args, "-m", "AP")
         assert done.returncode in (1, 2) and message in done.stderr and "Traceback" not in done.stderr, done.stderr
