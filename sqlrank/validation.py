@@ -189,7 +189,8 @@ def table_counts_sql(source: Source, column_types: dict[str, str] | None = None)
     an id, rows without a value (NULL or NaN), all rows, distinct (query, document) pairs, and
     judgments whose label is no whole number (1.5, NaN; true and false are 1 and 0), where its type in
     ``column_types`` (the table's, as the engine names them) can hold one; or, in a run ranked by its
-    rank, ranks that are no whole number >= 0."""
+    rank, ranks that are no whole number >= 0; and in runs stored together, rows whose run_id is
+    missing, empty or holds the separator chr(31) of the statement's query keys."""
     typed, value = source.source_sql(), source.value_name
     nan = call_macro("_macros/dialect.sql", "is_nan", value)
     fractional = "0"
@@ -205,21 +206,33 @@ def table_counts_sql(source: Source, column_types: dict[str, str] | None = None)
             whole = f"lower(trim(CAST({raw} AS {text}))) IN ('true', 'false') THEN 0 WHEN {whole}"
         table = call_macro("_macros/inputs.sql", "table", source.parts).strip()
         fractional = f"(SELECT SUM(CASE WHEN {whole} THEN 0 ELSE 1 END) FROM {table} AS labels WHERE {raw} IS NOT NULL)"
+    bad_runs = "0"
+    if source.per_run:
+        run_id = f"CAST({quote_ident(source.columns['run_id'])} AS {call_macro('_macros/dialect.sql', 'text')})"
+        separator = call_macro("_macros/dialect.sql", "separator")
+        table = call_macro("_macros/inputs.sql", "table", source.parts).strip()
+        unnamed = f"{run_id} IS NULL OR {run_id} = '' OR {run_id} LIKE '%' || {separator} || '%'"
+        bad_runs = f"(SELECT SUM(CASE WHEN {unnamed} THEN 1 ELSE 0 END) FROM {table} AS runs)"
     return f"""
         SELECT SUM(CASE WHEN query_id IS NULL OR doc_id IS NULL THEN 1 ELSE 0 END) AS missing_ids,
                SUM(CASE WHEN {value} IS NULL OR {nan} THEN 1 ELSE 0 END) AS missing_values,
                count(*) AS total_rows,
                (SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id FROM ({typed}) AS d) AS pairs) AS distinct_pairs,
-               {fractional} AS not_whole
+               {fractional} AS not_whole,
+               {bad_runs} AS bad_run_ids
         FROM ({typed}) AS typed"""
 
 
 def require_complete_rows(source: Source, missing_ids: int | None, missing_values: int | None, rows: int,
-                          pairs: int, not_whole: int | None = 0) -> None:
-    """The counts of a table another engine validated in place (table_counts_sql): every row has
-    both ids and a value (not NaN), every label (or rank, in a run ranked by it) is a whole number,
-    no (query, document) pair repeats, and there is a row at all. The sums are NULL (None) for a
-    table without rows."""
+                          pairs: int, not_whole: int | None = 0, bad_run_ids: int | None = 0) -> None:
+    """The counts of a table another engine validated in place (table_counts_sql): every row of runs
+    stored together names its run, every row has both ids and a value (not NaN), every label (or
+    rank, in a run ranked by it) is a whole number, no (query, document) pair repeats, and there is a
+    row at all. The sums are NULL (None) for a table without rows."""
+    if bad_run_ids:
+        column = source.columns["run_id"]
+        raise InputError(f"{source.label}: {bad_run_ids} rows have an empty run_id (column {column!r}) or one holding "
+                         f"the character chr(31); every row of runs stored together needs the name of its run")
     if missing_ids:
         raise InputError(f"{source.label}: {missing_ids} rows have no query_id or doc_id")
     if missing_values:

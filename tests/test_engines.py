@@ -148,8 +148,10 @@ def _tables_in_place(engine, data):
     repeated = pd.concat([ranked, ranked.head(3)])  # three pairs twice
     not_a_number = ranked.assign(score=ranked.score.where(ranked.index != 5, float("nan")))
     two_runs = pd.concat([ranked.assign(run_id="a"), ranked.assign(run_id="b", doc=ranked.doc + "-b")])
+    unnamed = pd.concat([ranked.assign(run_id="a"), ranked.head(4).assign(run_id=""),  # none, and the separator
+                         ranked.head(2).assign(run_id="b\x1fc")])
     tables = {"judged": judged, "ranked": ranked, "repeated": repeated, "not_a_number": not_a_number,
-              "two_runs": two_runs}
+              "two_runs": two_runs, "unnamed_runs": unnamed}
     return _engine_tables(engine, tables)
 
 
@@ -210,8 +212,8 @@ def test_fractions_where_whole_numbers_belong_in_a_table_of_the_engine_are_error
 @pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
 def test_tables_read_in_place_are_checked_as_duckdb_checks_inputs(engine, data):
     """A table of the engine's session is validated where it is: a repeated (query, document) pair, a
-    NaN score or a missing column are errors, never numbers; a table of runs stored together (run_id)
-    is evaluated run by run, as DuckDB evaluates it. The tables are named like steps of the statement
+    NaN score, a missing column or a run without a name are errors, never numbers; a table of runs
+    stored together (run_id) is evaluated run by run, as DuckDB evaluates it. The tables are named like steps of the statement
     (judged, ranked), which must not hide them."""
     options = _tables_in_place(engine, data)
     columns = {"qrels_columns": {"query_id": "topic", "doc_id": "doc", "relevance": "label"},
@@ -221,7 +223,9 @@ def test_tables_read_in_place_are_checked_as_duckdb_checks_inputs(engine, data):
     assert_same_values(sqlrank.evaluate(qrels, run.drop(columns="rank"), "nDCG@10 AP", per_query=True),
                        got.rename(columns={"topic": "query_id"}))
     for table, message in (("repeated", "table repeated: 3 rows repeat a \\(query_id, doc_id\\) pair"),
-                           ("not_a_number", "table not_a_number: 1 rows have no score \\(NULL or NaN\\)")):
+                           ("not_a_number", "table not_a_number: 1 rows have no score \\(NULL or NaN\\)"),
+                           ("unnamed_runs", "table unnamed_runs: 6 rows have an empty run_id \\(column 'run_id'\\) "
+                                            "or one holding the character chr\\(31\\)")):
         with pytest.raises(sqlrank.InputError, match=message):
             sqlrank.evaluate("judged", table, "AP", **columns, **options)
     with pytest.raises(sqlrank.InputError, match="table judged: no columns 'query_id', 'doc_id', 'relevance'"):

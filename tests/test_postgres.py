@@ -102,6 +102,12 @@ def test_tables_in_the_database_are_read_where_they_are(dsn, data):
     _execute(dsn, "DROP TABLE IF EXISTS ranked_runs",
              "CREATE TABLE ranked_runs AS SELECT 'a' AS run_id, * FROM ranked UNION ALL "
              "SELECT 'b', topic, doc || '-b', similarity FROM ranked")
+    _execute(dsn, "DROP TABLE IF EXISTS unnamed_runs", "CREATE TABLE unnamed_runs AS SELECT * FROM ranked_runs "
+             "UNION ALL (SELECT '', topic, doc, similarity FROM ranked LIMIT 3)")
+    with pytest.raises(sqlrank.InputError, match=r"table unnamed_runs: 3 rows have an empty run_id \(column 'run_id'\)"):
+        sqlrank.evaluate("judged", "unnamed_runs", "AP", engine="postgres", dsn=dsn,
+                         qrels_columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"},
+                         run_columns={"query_id": "topic", "doc_id": "doc", "score": "similarity"})
     stored = run.drop(columns="rank")  # a table of runs stored together is evaluated run by run, as in DuckDB
     stored = pd.concat([stored.assign(run_id="a"), stored.assign(run_id="b", doc_id=stored.doc_id + "-b")])
     assert_same_values(sqlrank.evaluate(qrels, stored, "AP", per_query=True),

@@ -88,6 +88,9 @@ def test_bad_spark_input_is_an_error(spark, data):
     no_doc.loc[1, "doc_id"] = None
     with pytest.raises(sqlrank.InputError, match="1 rows have no query_id or doc_id"):
         sqlrank.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(no_doc), "AP", spark=spark)
+    unnamed = pd.concat([run.assign(run_id="a"), run.head(4).assign(run_id="b\x1fc")])  # the statement's separator
+    with pytest.raises(sqlrank.InputError, match="4 rows have an empty run_id \\(column 'run_id'\\) or one holding"):
+        sqlrank.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(unnamed), "AP", spark=spark)
     empty = spark.createDataFrame(qrels).limit(0)
     with pytest.raises(sqlrank.InputError, match="the table has no rows"):
         sqlrank.evaluate(empty, spark.createDataFrame(run), "AP", spark=spark)
