@@ -161,6 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="two presets, or preset=NAME,field=value,... settings")
     ex.add_argument("--tolerance", type=float, help="with --target: accept |value - target| <= this")
     ex.add_argument("--query", help="with --target: reproduce this query's value instead of the mean")
+    ex.add_argument("--run-id", metavar="NAME",
+                    help="the run to explain, where RUN holds runs stored together (a run_id column)")
     ex.add_argument("--all", action="store_true", help="with --target: list every match, not the ten simplest")
     ex.add_argument("-f", "--format", choices=("table", "csv"), default="table",
                     help="output layout (default: table); csv has every combination's value in full precision")
@@ -659,9 +661,9 @@ def _explain(args: argparse.Namespace) -> int:
         warnings.simplefilter("ignore")
         if args.target is not None:
             frame = explain.reproduce(args.qrels, args.run, args.measure, args.target, args.tolerance, args.query,
-                                      **options)
+                                      run_id=args.run_id, **options)
         else:
-            frame = explain.attribute(args.qrels, args.run, args.measure, *args.between, **options)
+            frame = explain.attribute(args.qrels, args.run, args.measure, *args.between, run_id=args.run_id, **options)
     if args.format == "csv":
         write_output(frame.to_csv(index=False), args.output)
         return 0

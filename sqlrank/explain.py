@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from .conventions import DEFAULTS, Conventions, format_value, resolve_conventions
-from .errors import ConventionError, MeasureError
+from .errors import ConventionError, MeasureError, OptionError
 from .evaluation import evaluate_result
 from .measures import Measure, parse_measures
 from .planner import resolve_measures
@@ -65,10 +65,11 @@ def candidates(measure: Measure) -> list[Measure]:
 
 
 def reproduce(qrels: Any, run: Any, measure: Any, target: float | str, tolerance: float | None = None,
-              query: str | None = None, **options: Any):
+              query: str | None = None, run_id: str | None = None, **options: Any):
     """The convention combinations whose value equals ``target`` within ``tolerance`` (default:
-    half a unit of the target's last printed decimal). Returns a DataFrame with the columns
-    measure (its canonical name: the conventions), value and matches, best matches first."""
+    half a unit of the target's last printed decimal); of the run ``run_id`` where ``run`` holds
+    runs stored together. Returns a DataFrame with the columns measure (its canonical name: the
+    conventions), value and matches, best matches first."""
     base = _single(measure)
     text = str(target)
     value = float(target)
@@ -78,7 +79,7 @@ def reproduce(qrels: Any, run: Any, measure: Any, target: float | str, tolerance
     tolerance += 1e-12
     tried = candidates(base)
     result = evaluate_result(qrels, run, tried, per_query=query is not None, **options)
-    frame = result.frame
+    frame = one_run(result.frame, run_id)
     if query is not None:
         frame = frame[frame.query_id == query].drop(columns="query_id")
         if frame.empty:
@@ -91,6 +92,22 @@ def reproduce(qrels: Any, run: Any, measure: Any, target: float | str, tolerance
     frame.attrs["tried"] = len(tried)
     frame.attrs["tolerance"] = tolerance
     return frame.drop(columns=["distance", "settings"]).reset_index(drop=True)
+
+
+def one_run(frame, run_id: str | None):
+    """The rows of the run ``run_id`` of an evaluation of runs stored together (a run_id column),
+    without that column; an evaluation of one run as it is. A number belongs to one run: without
+    ``run_id`` several runs are an error that names them."""
+    if "run_id" not in frame.columns:
+        if run_id is not None:
+            raise OptionError(f"run_id={run_id!r} picks one of runs stored together (a run_id column); this run is one")
+        return frame
+    runs = sorted(frame["run_id"].unique())
+    if run_id not in runs:
+        given = f"run_id {run_id!r} is not one of them" if run_id is not None else "name the one to explain"
+        raise OptionError(f"the run holds {len(runs)} runs stored together ({', '.join(runs)}): {given} "
+                          f"(--run-id NAME, run_id=)")
+    return frame[frame["run_id"] == run_id].drop(columns="run_id").reset_index(drop=True)
 
 
 def _conventions(spec: str | dict | None) -> tuple[Conventions, str | None]:
@@ -124,10 +141,12 @@ def _parse_value(text: str) -> Any:
     return text
 
 
-def attribute(qrels: Any, run: Any, measure: Any, start: str | dict, end: str | dict, **options: Any):
+def attribute(qrels: Any, run: Any, measure: Any, start: str | dict, end: str | dict, run_id: str | None = None,
+              **options: Any):
     """Per query, how much each convention that differs between ``start`` and ``end`` (presets,
-    or 'preset=x,field=value' strings) moves the value, taking them one at a time in STEPS order.
-    Returns a DataFrame: query_id ('all' for the mean), step, convention, before, after, delta."""
+    or 'preset=x,field=value' strings) moves the value, taking them one at a time in STEPS order;
+    of the run ``run_id`` where ``run`` holds runs stored together. Returns a DataFrame: query_id
+    ('all' for the mean), step, convention, before, after, delta."""
     import pandas as pd
 
     base = _single(measure)
@@ -153,8 +172,8 @@ def attribute(qrels: Any, run: Any, measure: Any, start: str | dict, end: str | 
         raise ConventionError(f"{start} and {end} compute {base} the same way: there is no gap to attribute")
     result = evaluate_result(qrels, run, path, per_query=True, trec_eval_version=first.trec_eval_version,
                              no_relevant=first.no_relevant, **options)
-    values = result.frame.pivot(index="query_id", columns="measure", values="value")
-    means = result.summary.set_index("measure")["value"]
+    values = one_run(result.frame, run_id).pivot(index="query_id", columns="measure", values="value")
+    means = one_run(result.summary, run_id).set_index("measure")["value"]
     rows = []
     for number, (name, setting) in enumerate(steps):
         before, after = str(path[number]), str(path[number + 1])

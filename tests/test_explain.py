@@ -76,6 +76,28 @@ def test_explain_command(tmp_path, capsys):
     assert "trec_eval_version" in capsys.readouterr().err
 
 
+def test_runs_stored_together_are_explained_one_run_at_a_time(capsys):
+    """A table of runs (run_id) holds a number per run: explain works on the one named (--run-id), and
+    gives what the run's own file gives; without a name it says which runs there are, where it once
+    matched the target against every run's value at once (--target) or stopped with a traceback
+    (--between)."""
+    compare = FIXTURES / "compare"
+    qrels, table = compare / "qrels.txt", compare / "runs.parquet"
+    alone = reproduce(qrels, compare / "rerank.run", "nDCG@10", "0.2762").sort_values("measure", ignore_index=True)
+    picked = reproduce(qrels, table, "nDCG@10", "0.2762", run_id="rerank").sort_values("measure", ignore_index=True)
+    pd.testing.assert_frame_equal(picked, alone, rtol=1e-12)  # the same values, bar the last bit of a sum
+    assert alone.matches.any() and not reproduce(qrels, table, "nDCG@10", "0.2762", run_id="baseline").matches.any()
+    gap = attribute(qrels, compare / "rerank_v2.run", "nDCG@10", "trec_eval", "ranx")
+    pd.testing.assert_frame_equal(attribute(qrels, table, "nDCG@10", "trec_eval", "ranx", run_id="rerank_v2"), gap,
+                                  rtol=1e-12)
+    for args in (["--target", "0.2762"], ["--between", "trec_eval", "ranx"],
+                 ["--target", "0.2762", "--run-id", "bm25"]):
+        assert main(["explain", str(qrels), str(table), "-m", "nDCG@10", *args]) == 1
+        assert "the run holds 3 runs stored together (baseline, rerank, rerank_v2)" in capsys.readouterr().err
+    with pytest.raises(sqlrank.OptionError, match="run_id='rerank' picks one of runs stored together"):
+        reproduce(qrels, compare / "rerank.run", "nDCG@10", "0.2762", run_id="rerank")
+
+
 def test_check_and_explain_take_the_input_options_of_eval(tmp_path):
     """Recommender files with their own column names: check and explain map them as eval does."""
     (tmp_path / "interactions.csv").write_text("user_id,item_id,clicked\nu1,i1,1\nu1,i2,0\nu2,i3,1\n")
