@@ -713,6 +713,29 @@ def test_measures_over_all_users_per_segment_equal_their_formulas_over_its_users
             assert close(got[measure], want, 1e-9), (name, measure, got[measure], want)
 
 
+def test_a_segment_of_users_without_recommendations_has_coverage_zero():
+    """With missing_queries=zero, a segment whose users are judged but have no recommendation is
+    evaluated: its Coverage is 0 (no item recommended), the measures undefined without any
+    recommendation (Gini, Entropy, Novelty, GlobalAUC) have no value, where Coverage had none too."""
+    qrels, run, history, items = _one_value_inputs(6)
+    judged, ranked = to_dicts(qrels, run)
+    unranked = sorted(judged.keys() - ranked.keys())
+    assert unranked
+    segments = pd.DataFrame({"query_id": unranked + sorted(ranked)[:5],
+                             "segment": ["none"] * len(unranked) + ["some"] * 5})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sqlrank.SqlrankWarning)  # queries on one side
+        frame = sqlrank.evaluate(qrels, run, ONE_VALUE, history=history, items=pd.DataFrame({"doc_id": items}),
+                                 queries=segments, by="segment", missing_queries="zero")
+    frame["family"] = frame.measure.str.extract(r"^(\w+)", expand=False)  # Coverage(missing_queries=zero)@5
+    none = frame[frame.segment == "none"].set_index("family").value
+    assert frame[frame.segment == "none"].num_queries.iloc[0] == len(unranked)
+    assert none["Coverage"] == 0
+    for family in ("Gini", "Entropy", "Novelty", "GlobalAUC"):
+        assert math.isnan(none[family]), (family, none[family])
+    assert frame[(frame.segment == "some") & (frame.family == "Coverage")].value.iloc[0] > 0
+
+
 @pytest.mark.parametrize("seed", [6, 7])
 def test_measures_over_all_users_per_run_stored_together_equal_their_formulas(seed):
     """Runs stored together (a run_id column): each run's one-value measures over its own

@@ -3,8 +3,9 @@
   (listed), then the measures that are one value over all recommendations (coverage, Gini,
   entropy, novelty), aggregated over those items. With segments, the items are counted over all
   queries (segment NULL) and over each segment's queries, and the measures are one row per
-  segment; with runs stored together, one row per run. The catalog, its size and the items'
-  popularity stay those of every user.
+  segment (a segment whose users have no recommendation too: Coverage 0, the others none); with
+  runs stored together, one row per run. The catalog, its size and the items' popularity stay
+  those of every user.
 -#}
 {% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/evaluation.sql' as evaluation %}
@@ -32,12 +33,18 @@ listed{{ v.sfx }} AS (
 {% endif %}
     ) AS counted
 ),
+{% set key = 'segment_names.segment' if grouped == 'segment' else group_key %}
 catalog{{ v.sfx }} AS (
-    SELECT {{ (([group_key] if grouped else []) + v.catalog) | join(',\n           ') }}
+    SELECT {{ (([key ~ ' AS ' ~ group_key] if grouped else []) + v.catalog) | join(',\n           ') }}
+{% if grouped == 'segment' %}
+    FROM (SELECT {{ dialect.null_text() }} AS segment UNION ALL SELECT DISTINCT segment FROM segments) AS segment_names
+    LEFT JOIN listed{{ v.sfx }} ON listed{{ v.sfx }}.segment IS NOT DISTINCT FROM segment_names.segment
+{% else %}
     FROM listed{{ v.sfx }}
+{% endif %}
     LEFT JOIN popularity ON popularity.doc_id = listed{{ v.sfx }}.doc_id
     CROSS JOIN catalog_items{% if grouped %}
 
-    GROUP BY {{ group_key }}{% endif %}
+    GROUP BY {{ key }}{% endif %}
 
 )
