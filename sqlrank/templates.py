@@ -479,10 +479,9 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         raise ValueError("segments_sql goes with output 'segments'")
     if by_run and output not in ("per_query", "summary", "both"):
         raise ValueError("runs stored together give per-query or summary rows")
-    if _DIALECT.get() in PRINTED_ONLY and (by_run or output in ("relstring", "segments")):
-        raise MeasureError(f"the {_DIALECT.get()} statement evaluates one run per query set; runs stored together "
-                           f"are for the engines sqlrank runs (DuckDB, Spark, PostgreSQL, ClickHouse, DataFusion), "
-                           f"segments for DuckDB")
+    if _DIALECT.get() in PRINTED_ONLY and output in ("relstring", "segments"):
+        raise MeasureError(f"the {_DIALECT.get()} statement gives per-query or summary rows; segments and relstrings "
+                           f"are for DuckDB")
     plan = _Plan(conventions, grouped="segment" if output == "segments" else "run" if by_run else None)
     by_ranking: dict = {}
     for measure in measures:

@@ -11,7 +11,7 @@ import duckdb
 import pytest
 
 import sqlrank
-from cases import CONVENTIONS, convention_id, measures_for
+from cases import CONVENTIONS, convention_id, measures_for, runs_stored_together
 from conftest import FIXTURES, close, peer
 from generate import generate
 
@@ -248,6 +248,18 @@ def test_printed_warehouse_dialects_parse_and_give_duckdbs_values(files, dialect
         if dialect == "snowflake":
             assert "WINDOW" not in text and " OVER ranking" not in text
     assert printed >= 12
+    # runs stored together (run_id): each run's values, per run and query, as sqlrank's
+    con.register("stored", runs_stored_together(con.execute("SELECT * FROM ranked").df()))
+    con.execute("CREATE TABLE ranked_runs AS SELECT * FROM stored")
+    measures = measures_for({})
+    text = sqlrank.render("judged", "ranked_runs", measures, per_query=True, dialect=dialect, connection=con)
+    assert max(len(line) for line in text.splitlines()) < 160 and len(sqlglot.parse(text, read=dialect)) == 1
+    translated = con.execute(sqlglot.transpile(text, read=dialect, write="duckdb")[0]).fetchall()
+    expected = sqlrank.evaluate("judged", "ranked_runs", measures, per_query=True, connection=con)
+    assert len(translated) == len(expected) > 1000 and {row[0] for row in translated} == {"a", "b"}
+    for (run_id, query, measure, value), want in zip(translated, expected.itertuples()):
+        assert (run_id, query, measure) == (want.run_id, want.query_id, want.measure)
+        assert close(value, want.value, 1e-9), (run_id, query, measure, value, want.value)
     with pytest.raises(sqlrank.OptionError, match=f"the {dialect} statement reads tables, not files") as caught:
         sqlrank.render(qrels, run, "AP", dialect=dialect)
     assert "--engine" not in str(caught.value) and "load the files there first" in str(caught.value)
