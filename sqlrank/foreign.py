@@ -48,8 +48,8 @@ def table_columns(engine, engine_name: str, parts: tuple[str, ...], label: str) 
 def validated_table(source: Source, engine, engine_name: str) -> Source:
     """A table read where it is (PostgreSQL, ClickHouse, DataFusion), checked in the engine's own SQL
     as DuckDB checks what it reads: its columns exist, no id or value is missing or NaN, and no
-    (query, document) pair repeats (in a run of runs stored together, a run_id column)."""
-    name, types = table_columns(engine, engine_name, source.parts, source.label)
+    (query, document) pair repeats; a run_id column makes it runs stored together, each row's run named."""
+    _, types = table_columns(engine, engine_name, source.parts, source.label)
     map_table_columns(source, types, per_run=True)  # a run_id column: runs stored together, as in a file
     with dialect(engine.dialect):
         read_boolean_labels(source, lambda sql: engine.one(sql)[0])
