@@ -10,8 +10,9 @@ The package (project name ``sqlrank``) holds, per evaluation NAME:
   ``ref(var('sqlrank_run'))``, the project's models or seeds of judgments (query_id, doc_id,
   relevance) and results (query_id, doc_id, score);
 - ``tests/NAME_inputs.sql``: a test that fails on a document judged or ranked twice for a query,
-  or on a missing id, label or score (sqlrank eval checks these before evaluating; in dbt they are
-  tests).
+  on a missing id, label or score, or on several runs in the run's model (a run_id column, whose
+  runs' documents the statement would rank together): sqlrank eval checks these before evaluating
+  (and evaluates runs stored together run by run); in dbt they are tests.
 
 Writing an evaluation again replaces its three files; other evaluations stay.
 """
@@ -86,7 +87,8 @@ def write_package(folder: str, measures: Any, name: str = "evaluation", **conven
              f"judgments' and the results' models. -#}}\n"
              f"{{{{ config(materialized='table') }}}}\n"
              f"{{{{ sqlrank.{name}(ref(var('sqlrank_qrels')), ref(var('sqlrank_run'))) }}}}\n")
-    inputs_test = ("{#- Fails on a document judged or ranked twice for a query, or a missing id, label or score. -#}\n"
+    inputs_test = ("{#- Fails on a document judged or ranked twice for a query, a missing id, label or score, or on\n"
+                   "    several runs in the run's model (a run_id column): their documents would be ranked together. -#}\n"
                    "SELECT 'qrels' AS input, query_id, doc_id, count(*) AS rows_of_it\n"
                    "FROM {{ ref(var('sqlrank_qrels')) }}\n"
                    "GROUP BY query_id, doc_id\n"
@@ -95,7 +97,18 @@ def write_package(folder: str, measures: Any, name: str = "evaluation", **conven
                    "SELECT 'run' AS input, query_id, doc_id, count(*) AS rows_of_it\n"
                    "FROM {{ ref(var('sqlrank_run')) }}\n"
                    "GROUP BY query_id, doc_id\n"
-                   "HAVING count(*) > 1 OR query_id IS NULL OR doc_id IS NULL OR count(score) < count(*)\n")
+                   "HAVING count(*) > 1 OR query_id IS NULL OR doc_id IS NULL OR count(score) < count(*)\n"
+                   "{%- if execute %}\n"
+                   "{%- set run_columns = adapter.get_columns_in_relation(ref(var('sqlrank_run'))) | map(attribute='name')"
+                   " | map('lower') | list %}\n"
+                   "{%- if 'run_id' in run_columns %}\n"
+                   "UNION ALL\n"
+                   "SELECT 'run: several runs (run_id); give each its own model' AS input, NULL AS query_id, "
+                   "NULL AS doc_id, count(DISTINCT run_id) AS rows_of_it\n"
+                   "FROM {{ ref(var('sqlrank_run')) }}\n"
+                   "HAVING count(DISTINCT run_id) > 1\n"
+                   "{%- endif %}\n"
+                   "{%- endif %}\n")
     files = {"dbt_project.yml": PROJECT, os.path.join("macros", f"{name}.sql"): "\n".join(macro) + "\n",
              os.path.join("models", f"{name}.sql"): model, os.path.join("tests", f"{name}_inputs.sql"): inputs_test}
     written = []

@@ -121,3 +121,21 @@ def test_the_input_test_fails_on_a_repeated_document(project):
         assert _run(dbt, repeated, *command).returncode == 0
     done = _run(dbt, repeated, "test", "--select", "evaluation_0_inputs")
     assert done.returncode != 0 and "evaluation_0_inputs" in done.stdout
+
+
+def test_the_input_test_fails_on_several_runs_in_the_run_model(project):
+    """Two runs in the run's model (a run_id column), their documents apart (so no pair repeats):
+    the statement would rank them together, and the input test fails; one run_id passes."""
+    dbt = _dbt()
+    folder, qrels, run = project
+    stored = folder.parent / (folder.name + "_stored")
+    shutil.copytree(folder, stored, ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "*.duckdb"))
+    (stored / "profiles.yml").write_text(f"ranking:\n  target: duckdb\n  outputs:\n    duckdb:\n      type: duckdb\n"
+                                         f"      path: {stored / 'warehouse.duckdb'}\n")
+    for runs, fails in ((pd.concat([run.assign(run_id="a"), run.assign(run_id="b", doc_id=run.doc_id + "-b")]), True),
+                        (run.assign(run_id="a"), False)):
+        runs.to_csv(stored / "seeds" / "run.csv", index=False)
+        for command in (["deps"], ["seed", "--full-refresh"]):
+            assert _run(dbt, stored, *command).returncode == 0
+        done = _run(dbt, stored, "test", "--select", "evaluation_0_inputs")
+        assert (done.returncode != 0) == fails, done.stdout[-2000:]
