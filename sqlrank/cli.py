@@ -607,7 +607,7 @@ def _eval(args: argparse.Namespace) -> int:
         raise OptionError(f"--database is a DuckDB database file; it does not apply with --engine {args.engine}")
     with database_options(args, options) as options:
         result = evaluate_result(args.qrels, args.run, " ".join(args.measures), args.per_query, engine=args.engine,
-                                 slices=args.slices, strict=args.strict, **options)
+                                 slices=args.slices, strict=args.strict, printable=False, **options)  # never shown
     text = format_result(result, args.format)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
