@@ -85,6 +85,18 @@ RANKED_BY_RANK = ("the run has no score column and is ranked by its rank (1 = be
                   "'{column}'}} in Python)")
 
 
+def unnamed_run(run_id: str) -> str:
+    """Whether a row of runs stored together has no usable name (``run_id``: its text, in the dialect
+    being rendered): none, empty, or one holding the separator of the statement's query keys."""
+    separator = call_macro("_macros/dialect.sql", "separator")
+    return f"{run_id} IS NULL OR {run_id} = '' OR {run_id} LIKE '%' || {separator} || '%'"
+
+
+def unnamed_run_message(column: str) -> str:
+    return (f"empty run_id (column {column!r}) or one holding the character chr(31); every row of runs stored "
+            f"together needs the name of its run")
+
+
 def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
     kind, value = source.kind, source.value_name
     checks: dict[str, tuple[str, Any]] = {}
@@ -100,9 +112,7 @@ def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
                 f"fix the line, or name the format with --qrels-format if this is not TREC qrels"))
     col = source.columns.get
     if source.per_run:
-        checks["bad_run_id"] = ("run_id IS NULL OR run_id = '' OR contains(run_id, chr(31))", lambda r: (
-            f"empty run_id (column {col('run_id')!r}) or one holding the character chr(31); every row of runs "
-            f"stored together needs the name of its run"))
+        checks["bad_run_id"] = (unnamed_run("run_id"), lambda r: unnamed_run_message(col("run_id")))
     for canonical in ("query_id", "doc_id"):
         name = col(canonical, canonical)
         checks[f"null_{canonical}"] = (f"{canonical} IS NULL OR {canonical} = ''", lambda r, c=canonical, n=name: (
@@ -192,6 +202,7 @@ def table_counts_sql(source: Source, column_types: dict[str, str] | None = None)
     rank, ranks that are no whole number >= 0; and in runs stored together, rows whose run_id is
     missing, empty or holds the separator chr(31) of the statement's query keys."""
     typed, value = source.source_sql(), source.value_name
+    table = call_macro("_macros/inputs.sql", "table", source.parts).strip()
     nan = call_macro("_macros/dialect.sql", "is_nan", value)
     fractional = "0"
     label_type = (column_types or {}).get(source.columns.get("relevance"))
@@ -204,15 +215,11 @@ def table_counts_sql(source: Source, column_types: dict[str, str] | None = None)
         if source.boolean_labels:
             text = call_macro("_macros/dialect.sql", "text")
             whole = f"lower(trim(CAST({raw} AS {text}))) IN ('true', 'false') THEN 0 WHEN {whole}"
-        table = call_macro("_macros/inputs.sql", "table", source.parts).strip()
         fractional = f"(SELECT SUM(CASE WHEN {whole} THEN 0 ELSE 1 END) FROM {table} AS labels WHERE {raw} IS NOT NULL)"
     bad_runs = "0"
     if source.per_run:
         run_id = f"CAST({quote_ident(source.columns['run_id'])} AS {call_macro('_macros/dialect.sql', 'text')})"
-        separator = call_macro("_macros/dialect.sql", "separator")
-        table = call_macro("_macros/inputs.sql", "table", source.parts).strip()
-        unnamed = f"{run_id} IS NULL OR {run_id} = '' OR {run_id} LIKE '%' || {separator} || '%'"
-        bad_runs = f"(SELECT SUM(CASE WHEN {unnamed} THEN 1 ELSE 0 END) FROM {table} AS runs)"
+        bad_runs = f"(SELECT SUM(CASE WHEN {unnamed_run(run_id)} THEN 1 ELSE 0 END) FROM {table} AS runs)"
     return f"""
         SELECT SUM(CASE WHEN query_id IS NULL OR doc_id IS NULL THEN 1 ELSE 0 END) AS missing_ids,
                SUM(CASE WHEN {value} IS NULL OR {nan} THEN 1 ELSE 0 END) AS missing_values,
@@ -230,9 +237,7 @@ def require_complete_rows(source: Source, missing_ids: int | None, missing_value
     rank, in a run ranked by it) is a whole number, no (query, document) pair repeats, and there is a
     row at all. The sums are NULL (None) for a table without rows."""
     if bad_run_ids:
-        column = source.columns["run_id"]
-        raise InputError(f"{source.label}: {bad_run_ids} rows have an empty run_id (column {column!r}) or one holding "
-                         f"the character chr(31); every row of runs stored together needs the name of its run")
+        raise InputError(f"{source.label}: {bad_run_ids} rows have an {unnamed_run_message(source.columns['run_id'])}")
     if missing_ids:
         raise InputError(f"{source.label}: {missing_ids} rows have no query_id or doc_id")
     if missing_values:
