@@ -95,7 +95,7 @@ class Source:
             return sql
         if mode != "typed":
             raise ValueError("one run of runs stored together is read typed only")
-        return call_macro("_macros/inputs.sql", "one_run", sql, self.only_run).strip()
+        return call_macro("_macros/inputs.sql", "unkeyed_runs", sql, self.only_run).strip()
 
     def one_run(self, run_id: str) -> Source:
         """Runs stored together read as the one whose run_id is ``run_id``: its typed rows, their query

@@ -177,23 +177,17 @@ LEFT JOIN (
 WHERE seen.doc_id IS NULL
 {% endmacro %}
 
-{#- One run of runs stored together (typed rows keyed run_id || chr(31) || query_id): its rows, with
-    the query ids after the key. -#}
-{% macro one_run(run_sql, run_id) %}
-SELECT {{ dialect.after_separator('query_id') }} AS query_id, doc_id, score, input_rank
+{#- Runs stored together (typed rows keyed run_id || chr(31) || query_id) with the query ids after
+    the key: every run's rows with their run_id (the copy another engine receives, whose own SQL
+    keys the queries again), or, with run_id, that one run's rows alone. -#}
+{% macro unkeyed_runs(run_sql, run_id=none) %}
+SELECT {% if run_id is none %}{{ dialect.before_separator('query_id') }} AS run_id, {% endif %}{{ dialect.after_separator('query_id') }} AS query_id, doc_id, score, input_rank
 FROM (
     {{ run_sql | indent(4) }}
-) AS runs
-WHERE {{ dialect.before_separator('query_id') }} = {{ run_id | literal }}
-{% endmacro %}
+) AS runs{% if run_id is not none %}
 
-{#- Runs stored together with each run apart again (run_id, query_id, doc_id, score, input_rank):
-    the copy another engine receives, whose own SQL keys the queries again. -#}
-{% macro unkeyed_runs(run_sql) %}
-SELECT {{ dialect.before_separator('query_id') }} AS run_id, {{ dialect.after_separator('query_id') }} AS query_id, doc_id, score, input_rank
-FROM (
-    {{ run_sql | indent(4) }}
-) AS runs
+WHERE {{ dialect.before_separator('query_id') }} = {{ run_id | literal }}{% endif %}
+
 {% endmacro %}
 
 {#- The run once for every judgment group of its query (trec_eval's qrels_jg): query ids
