@@ -140,6 +140,13 @@ def assert_engine_tables_equal_duckdb(**engine) -> None:
     assert_same_values(expected, got)
 
 
+def two_runs_apart(run: pd.DataFrame) -> pd.DataFrame:
+    """``run`` (without its rank column) twice in one table, run_id "a" and "b", b's document ids others:
+    no (query, document) pair repeats, so read as one run the two would rank together unnoticed."""
+    run = run.drop(columns="rank", errors="ignore")
+    return pd.concat([run.assign(run_id="a"), run.assign(run_id="b", doc_id=run.doc_id + "-b")])
+
+
 def runs_stored_together(run: pd.DataFrame) -> pd.DataFrame:
     """``run`` and a second run beside it in one table (run_id "a", "b"): b's scores reordered, a third of
     its documents others, and every fifth query of a missing from b (so a query is on one side in one run)."""

@@ -13,7 +13,7 @@ import pytest
 import sqlrank
 from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
                    assert_runs_stored_together_equal_duckdb, assert_same_values, convention_id, engine_tables,
-                   measures_for, recommender_case)
+                   measures_for, recommender_case, two_runs_apart)
 from conftest import ROOT, close, peer
 from generate import generate
 
@@ -147,7 +147,7 @@ def _tables_in_place(engine, data):
     ranked = run.drop(columns="rank").rename(columns={"query_id": "topic", "doc_id": "doc"})
     repeated = pd.concat([ranked, ranked.head(3)])  # three pairs twice
     not_a_number = ranked.assign(score=ranked.score.where(ranked.index != 5, float("nan")))
-    two_runs = pd.concat([ranked.assign(run_id="a"), ranked.assign(run_id="b", doc=ranked.doc + "-b")])
+    two_runs = two_runs_apart(run).rename(columns={"query_id": "topic", "doc_id": "doc"})
     unnamed = pd.concat([ranked.assign(run_id="a"), ranked.head(4).assign(run_id=""),  # none, and the separator
                          ranked.head(2).assign(run_id="b\x1fc")])
     tables = {"judged": judged, "ranked": ranked, "repeated": repeated, "not_a_number": not_a_number,
@@ -213,8 +213,8 @@ def test_fractions_where_whole_numbers_belong_in_a_table_of_the_engine_are_error
 def test_tables_read_in_place_are_checked_as_duckdb_checks_inputs(engine, data):
     """A table of the engine's session is validated where it is: a repeated (query, document) pair, a
     NaN score, a missing column or a run without a name are errors, never numbers; a table of runs
-    stored together (run_id) is evaluated run by run, as DuckDB evaluates it. The tables are named like steps of the statement
-    (judged, ranked), which must not hide them."""
+    stored together (run_id) is evaluated run by run, as DuckDB evaluates it. The tables are named
+    like steps of the statement (judged, ranked), which must not hide them."""
     options = _tables_in_place(engine, data)
     columns = {"qrels_columns": {"query_id": "topic", "doc_id": "doc", "relevance": "label"},
                "run_columns": {"query_id": "topic", "doc_id": "doc"}}
@@ -230,9 +230,8 @@ def test_tables_read_in_place_are_checked_as_duckdb_checks_inputs(engine, data):
             sqlrank.evaluate("judged", table, "AP", **columns, **options)
     with pytest.raises(sqlrank.InputError, match="table judged: no columns 'query_id', 'doc_id', 'relevance'"):
         sqlrank.evaluate("judged", "ranked", "AP", run_columns=columns["run_columns"], **options)
-    stored = run.drop(columns="rank")  # a table of runs stored together is evaluated run by run, as in DuckDB
-    stored = pd.concat([stored.assign(run_id="a"), stored.assign(run_id="b", doc_id=stored.doc_id + "-b")])
-    assert_same_values(sqlrank.evaluate(qrels, stored, "nDCG@10 AP", per_query=True),
+    # a table of runs stored together is evaluated run by run, as DuckDB evaluates the same DataFrame
+    assert_same_values(sqlrank.evaluate(qrels, two_runs_apart(run), "nDCG@10 AP", per_query=True),
                        sqlrank.evaluate("judged", "two_runs", "nDCG@10 AP", per_query=True, **columns, **options)
                        .rename(columns={"topic": "query_id"}))
 

@@ -7,13 +7,12 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import pandas as pd
 import pytest
 
 import sqlrank
 from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
                    assert_runs_stored_together_equal_duckdb, assert_same_values, convention_id, engine_tables,
-                   measures_for)
+                   measures_for, two_runs_apart)
 from conftest import ROOT, close
 from generate import generate
 
@@ -104,13 +103,13 @@ def test_tables_in_the_database_are_read_where_they_are(dsn, data):
              "SELECT 'b', topic, doc || '-b', similarity FROM ranked")
     _execute(dsn, "DROP TABLE IF EXISTS unnamed_runs", "CREATE TABLE unnamed_runs AS SELECT * FROM ranked_runs "
              "UNION ALL (SELECT '', topic, doc, similarity FROM ranked LIMIT 3)")
-    with pytest.raises(sqlrank.InputError, match=r"table unnamed_runs: 3 rows have an empty run_id \(column 'run_id'\)"):
+    with pytest.raises(sqlrank.InputError,
+                       match=r"table unnamed_runs: 3 rows have an empty run_id \(column 'run_id'\)"):
         sqlrank.evaluate("judged", "unnamed_runs", "AP", engine="postgres", dsn=dsn,
                          qrels_columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"},
                          run_columns={"query_id": "topic", "doc_id": "doc", "score": "similarity"})
-    stored = run.drop(columns="rank")  # a table of runs stored together is evaluated run by run, as in DuckDB
-    stored = pd.concat([stored.assign(run_id="a"), stored.assign(run_id="b", doc_id=stored.doc_id + "-b")])
-    assert_same_values(sqlrank.evaluate(qrels, stored, "AP", per_query=True),
+    # a table of runs stored together (ranked_runs: ranked twice, b's documents others) is evaluated run by run
+    assert_same_values(sqlrank.evaluate(qrels, two_runs_apart(run), "AP", per_query=True),
                        sqlrank.evaluate("judged", "ranked_runs", "AP", per_query=True, engine="postgres", dsn=dsn,
                                         qrels_columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"},
                                         run_columns={"query_id": "topic", "doc_id": "doc", "score": "similarity"})
