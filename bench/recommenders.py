@@ -2,7 +2,7 @@
 accuracy and four beyond-accuracy measures under a memory limit, and Microsoft Recommenders'
 pandas implementation beside sqlrank on a sample it can hold.
 
-    python bench/recommenders.py [--users 5000000] [--memory-limit 4GB] [--sample-users 100000]
+    python bench/recommenders.py [--users 5000000] [--memory-limit 4GB] [--slices N] [--sample-users 100000]
                                  [--recommenders-python PATH] [--data DIR]
 
 Generates (DuckDB SQL, seeded) in bench/data/recsys-<users>/: predictions.parquet (user_id, item_id,
@@ -10,8 +10,9 @@ score; 20 distinct items per user from 200,000, popularity skewed as a power law
 (user_id, item_id, clicked: about 3 of the 20 recommended plus one item not recommended, 1 in 20
 users without any click), history.parquet (4 training interactions per user, none of them
 recommended), items.parquet (the catalog). Then it runs
-`sqlrank eval` as a whole process with --memory-limit and reports wall time and peak memory
-(max resident set, from wait4).
+`sqlrank eval` as a whole process with --memory-limit (and --slices: the users in N groups, one
+statement each, the measures over all users from every slice's items' counts) and reports wall
+time and peak memory (max resident set, from wait4).
 
 The sample: the first --sample-users users of the same files, evaluated by sqlrank and by
 Recommenders' python_evaluation (precision_at_k, recall_at_k, ndcg_at_k, map_at_k,
@@ -68,11 +69,11 @@ def generate(users: int, folder: Path) -> dict[str, Path]:
     return paths
 
 
-def sqlrank_eval(paths: dict[str, Path], memory_limit: str, spill: Path, out: Path) -> tuple[float, float]:
+def sqlrank_eval(paths: dict[str, Path], memory_limit: str, spill: Path, out: Path, slices: int) -> tuple[float, float]:
     cmd = [sys.executable, "-m", "sqlrank", "eval", str(paths["clicks"]), str(paths["predictions"]),
            "-m", " ".join(ACCURACY + BEYOND), "--qrels-columns", "relevance=clicked", "--history",
            str(paths["history"]), "--items", str(paths["items"]), "--preset", "ms_recommenders", "-f", "json", "-o", str(out),
-           "--memory-limit", memory_limit, "--temp-directory", str(spill)]
+           "--memory-limit", memory_limit, "--temp-directory", str(spill), "--slices", str(slices)]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -120,6 +121,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, default=5_000_000)
     parser.add_argument("--memory-limit", default="4GB")
+    parser.add_argument("--slices", type=int, default=1)
     parser.add_argument("--sample-users", type=int, default=100_000)
     parser.add_argument("--recommenders-python", help="a Python with Microsoft Recommenders and pandas < 3")
     parser.add_argument("--data", default=str(HERE / "data"), help="where the generated files go")
@@ -130,10 +132,10 @@ def main() -> None:
     print(f"data: {folder} ({sum(p.stat().st_size for p in paths.values()) / 1e9:.2f} GB of Parquet, "
           f"{time.perf_counter() - start:.0f} s)")
     out = folder / "sqlrank.json"
-    seconds, peak = sqlrank_eval(paths, args.memory_limit, folder / "spill", out)
+    seconds, peak = sqlrank_eval(paths, args.memory_limit, folder / "spill", out, args.slices)
     rows = duckdb.sql(f"SELECT count(*) FROM '{paths['predictions']}'").fetchall()[0][0]
     print(f"\n{platform.node()}, {os.cpu_count()} cores; {rows:,} prediction rows, {args.users:,} users; "
-          f"--memory-limit {args.memory_limit}")
+          f"--memory-limit {args.memory_limit}" + (f" --slices {args.slices}" if args.slices > 1 else ""))
     print(f"sqlrank eval, {len(ACCURACY)} accuracy + {len(BEYOND)} beyond-accuracy measures: "
           f"{seconds:.1f} s, peak memory {peak / 1024:.2f} GB")
     for row in json.loads(out.read_text()):

@@ -16,7 +16,7 @@ from .planner import Plan
 from .progress import configure, forget, step
 from .results import Rows
 from .sources import Registry
-from .templates import quote_ident, render_slices_summary
+from .templates import quote_ident
 
 
 class DuckDBEngine:
@@ -86,15 +86,17 @@ def fetch(cursor) -> Rows:
 
 def _execute_slices(p: Plan, con: duckdb.DuckDBPyConnection) -> Rows:
     """The evaluation as p.slices statements, each over the queries of one slice, whose
-    per-query rows are collected in a temporary table; then the summary over all of them.
+    per-query rows (and, for the measures over all users, their items' counts) are collected in a
+    temporary table; then the summary over all of them.
     Rows in the layout of output "both" (summary rows have query_id NULL)."""
     table = f"sqlrank_slices_{uuid.uuid4().hex}"
-    con.execute(f"CREATE TEMPORARY TABLE {quote_ident(table)} (query_id VARCHAR, measure VARCHAR, value DOUBLE)")
+    con.execute(f"CREATE TEMPORARY TABLE {quote_ident(table)} (query_id VARCHAR, measure VARCHAR, value DOUBLE, "
+                f"doc_id VARCHAR)")
     try:
         for index in range(p.slices):
             with step(con, _evaluating(p, index)):
-                con.execute(f"INSERT INTO {quote_ident(table)}\n{p.slice_sql(index)}")
-        return fetch(con.execute(render_slices_summary(table, p.measures)))
+                con.execute(f"INSERT INTO {quote_ident(table)}\n{p.slice_sql(index, listed=True)}")
+        return fetch(con.execute(p.summary_sql(table)))
     finally:
         con.execute(f"DROP TABLE IF EXISTS {quote_ident(table)}")
 

@@ -14,7 +14,7 @@ from .catalog import EngineInputs, beyond_accuracy, recommender_sql
 from .conventions import FIELD_NAMES, Conventions, resolve_conventions
 from .errors import InputError, OptionError
 from .inputs import load, load_table, require_exact_id
-from .measures import Measure, distinct, parse_measures
+from .measures import FAMILIES, Measure, distinct, parse_measures
 from .presets import preset_family_conventions
 from .sources import ENGINE_TABLES, Registry, Source, named_columns
 from .templates import DIALECTS, call_macro, render_evaluation, render_segments, render_slice
@@ -36,10 +36,19 @@ class Plan:
     slices: int = 1  # evaluate the queries in this many groups, one statement each (memory)
     segments: str | None = None  # SQL of (query_id, segment) rows when results are per segment
     render: Callable[..., str] | None = field(default=None, repr=False)  # (qrels_sql, run_sql, slice) -> statement
+    summarize: Callable[[str], str] | None = field(default=None, repr=False)  # slices' table -> summary statement
 
-    def slice_sql(self, index: int) -> str:
-        """The per-query statement over the queries in slice ``index`` of ``slices``."""
-        return self.render(self.qrels.sql(), self.run.sql(), index)
+    def slice_sql(self, index: int, listed: bool = False) -> str:
+        """The per-query statement over the queries in slice ``index`` of ``slices``. With ``listed``,
+        rows of (query_id, measure, value, doc_id): the per-query values (doc_id NULL), then, for the
+        measures over all users' recommendations (Coverage, Gini, Entropy, Novelty), how often each
+        item is in the slice's top k (query_id NULL; measure: the count's column)."""
+        return self.render(self.qrels.sql(), self.run.sql(), index, listed)
+
+    def summary_sql(self, table: str) -> str:
+        """The per-query rows and the summary of an evaluation run in slices, whose rows (slice_sql with
+        ``listed``) are in the table ``table``."""
+        return self.summarize(table)
 
 
 def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions: Conventions,
@@ -104,9 +113,12 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
             raise OptionError(f"{names}: the measures beyond accuracy read their extra inputs (history, items, item "
                               f"features) where sqlrank runs the statement: in DuckDB, or on the engine named with "
                               f"--engine; a printed {dialect} statement cannot read them")
-        if slices not in (None, 1) or qrels_source.groups:
-            raise OptionError(f"{names}: the measures beyond accuracy take each run whole: not with slices or "
-                              f"judgment groups")
+        if qrels_source.groups:
+            raise OptionError(f"{names}: the measures beyond accuracy take each run whole: not with judgment groups")
+        pooled = [str(m) for m in extra if "pooled" in FAMILIES[m.family].reads]
+        if pooled and slices not in (None, 1):
+            raise OptionError(f"{', '.join(pooled)}: one ROC curve over the documents of every query is computed in "
+                              f"one statement; leave out slices=")
     weighted = [str(m) for m in resolved_measures if m.spec.aggregate == "weighted"]
     if weighted and slices not in (None, 1):
         raise OptionError(f"{', '.join(weighted)}: a mean that weighs each query is computed in one statement; "
@@ -124,14 +136,20 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     if not extra:
         recommender = None  # the history of remove-seen is read in the run's SQL, not as the measures' inputs
 
-    def statement(qrels_sql: str, run_sql: str, slice_index: int | None = None) -> str:
+    def statement(qrels_sql: str, run_sql: str, slice_index: int | None = None, listed: bool = False) -> str:
         if qrels_source.groups:  # a slice holds whole judgment groups: sliced after the run is keyed by group
             run_sql = call_macro("_macros/inputs.sql", "run_per_group", run_sql).strip()
         if slice_index is not None:
             qrels_sql, run_sql = (render_slice(sql, p_slices, slice_index) for sql in (qrels_sql, run_sql))
         return render_evaluation(qrels_sql, run_sql, resolved_measures, resolved_conventions,
-                                 output if slice_index is None else "per_query", relstring_length,
-                                 segments_sql=segments, by_run=by_run, reread_inputs=reread, recommender=recommender)
+                                 output if slice_index is None else "slice" if listed else "per_query",
+                                 relstring_length, segments_sql=segments, by_run=by_run, reread_inputs=reread,
+                                 recommender=recommender)
+
+    def summary(table: str) -> str:
+        return render_evaluation("", "", resolved_measures, resolved_conventions,
+                                 "slices" if output == "both" else "slices_summary", slices_table=table,
+                                 recommender=recommender)
 
     p_slices = check_slices(slices)
 
@@ -144,7 +162,7 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     else:
         text = sql
     return Plan(qrels_source, run_source, resolved_measures, resolved_conventions, sql, text, p_slices, segments,
-                statement)
+                statement, summary)
 
 
 def segments_sql(queries: Any, by: str | None, con: duckdb.DuckDBPyConnection, registry: Registry,

@@ -177,7 +177,7 @@ _RESERVED = {"dcg", "cg", "ideal_dcg", "num_ret", "rank", "gain", "score", "rele
 # and value, the measure's value from those columns.
 STEPS = ("judgments", "judged", "ranked", "tie", "running", "retrieved", "ideal", "perfect", "listed", "ordered",
          "catalog", *FAMILY_STEPS)
-OUTPUTS = ("per_query", "summary", "both", "segments", "relstring")
+OUTPUTS = ("per_query", "summary", "both", "segments", "relstring", "slice", "slices", "slices_summary")
 WIDTH = 140  # rendered lines are wrapped beyond this (and never reach 160 characters)
 
 
@@ -422,6 +422,10 @@ def _pieces(plan: _Plan, output: str, judgments: bool, perfect: bool, mixed: boo
             recommender: bool = False) -> list[dict]:
     """The parts of the statement, in order: a file of sql/evaluation/ each, with what it renders."""
     rankings = list(plan.rankings.values())
+    if output in ("slices", "slices_summary"):  # the slices' rows are in a table: catalog steps from items' counts
+        return ([{"template": "evaluation/recommender_inputs.sql"}] if recommender else []) + \
+            [{"template": "evaluation/catalog.sql", "ranking": ranking} for ranking in rankings if ranking["catalog"]] + \
+            [{"template": "evaluation/slices.sql"}]
     pieces = [{"template": "evaluation/inputs.sql"}, {"template": "evaluation/evaluated_queries.sql"}]
     if output == "segments":
         pieces.append({"template": "evaluation/query_segments.sql"})
@@ -462,7 +466,8 @@ def _pieces(plan: _Plan, output: str, judgments: bool, perfect: bool, mixed: boo
 
 def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions, output: str,
                       relstring_length: int = 10, segments_sql: str | None = None, by_run: bool = False,
-                      reread_inputs: bool = False, recommender: dict | None = None) -> str:
+                      reread_inputs: bool = False, recommender: dict | None = None,
+                      slices_table: str | None = None) -> str:
     """The one SQL statement of an evaluation. ``measures`` are resolved Measure objects;
     ``output`` is "per_query", "summary", "both", "segments" (the summary over all queries and
     over each segment of ``segments_sql``, rows of query_id and segment), or "relstring"
@@ -470,11 +475,18 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
     is then empty). ``reread_inputs``: the inputs give the same rows each time they are read
     (Source.rescannable), so DuckDB may scan them where they are used instead of holding them.
     ``recommender``: SQL of the extra inputs of measures beyond accuracy (history: query_id,
-    doc_id rows; items: doc_id rows or None; features: doc_id, feature, weight rows or None)."""
+    doc_id rows; items: doc_id rows or None; features: doc_id, feature, weight rows or None).
+    Evaluated in slices of queries: output "slice" is one slice's per-query rows with a doc_id column
+    (NULL), then how often each item is in the slice's top k (query_id NULL, measure the count's
+    column, doc_id the item), for the measures over all users; output "slices" is the per-query rows
+    and the summary of all slices, whose rows are in the table ``slices_table`` (the inputs' SQL is
+    not read), "slices_summary" the summary alone, with the queries each measure has a value for."""
     from .version import __version__
 
     if output not in OUTPUTS:
         raise ValueError(output)
+    if (output in ("slices", "slices_summary")) != (slices_table is not None):
+        raise ValueError("slices_table goes with outputs 'slices' and 'slices_summary'")
     if (output == "segments") != (segments_sql is not None):
         raise ValueError("segments_sql goes with output 'segments'")
     if by_run and output not in ("per_query", "summary", "both"):
@@ -526,6 +538,9 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
                 lines, _ = ranking["step_columns"].setdefault((step, name), ([], context))
                 _add(lines, steps[step])
     for ranking in plan.rankings.values():
+        # the per-item counts of the catalog step, by name: a slice's rows of them (measure: the name and ranking)
+        times = [_STEP_COLUMN.search(line).group(1) for line in ranking["listed"]]
+        ranking["times"] = [{"column": name, "name": name + ranking["sfx"]} for name in times]
         if ranking["sparse"] and ranking["outer"]:
             raise RuntimeError("a ranking of judged documents only cannot have tie groups or running windows")
         ranking["counts"] = ranking["sparse"] and any("retrieved_count" in FAMILIES[c["family"]].reads
@@ -568,6 +583,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         measures=contexts,
         output=output,
         both=output == "both",
+        slices_table=quote_ident(slices_table) if slices_table is not None else None,
         relstring_length=relstring_length,
         segments_sql=segments_sql,
         grouped=plan.grouped,
@@ -694,12 +710,6 @@ def render_slice(source_sql: str, slices: int, index: int) -> str:
     """One slice of an input: the rows whose query falls in slice ``index`` of ``slices`` (a
     hash of the query id, so each query and all its rows land in the same slice on both sides)."""
     return call_macro("_macros/query_set.sql", "slice", source_sql, int(slices), int(index)).strip()
-
-
-def render_slices_summary(table: str, measures: list) -> str:
-    """Per-query rows and the summary of an evaluation run in slices (see sql/slices.sql)."""
-    names = [{"name": str(m), "aggregate": FAMILIES[m.family].aggregate} for m in measures]
-    return render_template("slices.sql", table=quote_ident(table), measures=names)
 
 
 def column_name(name: str, taken: set) -> str:

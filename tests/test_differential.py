@@ -95,7 +95,7 @@ def test_slices_of_queries_give_pytrec_eval_values_and_means(monkeypatch):
     with pytest.warns(sqlrank.SqlrankWarning):
         got = sqlrank.evaluate(qrels, run, "AP nDCG@10 P@10 NumRelRet", per_query=True, slices=5)
         summary = sqlrank.evaluate(qrels, run, "AP nDCG@10 P@10 NumRelRet", slices=5)
-    assert statements.count("per_query") == 10  # five slices, twice
+    assert statements.count("slice") == 10  # five slices, twice
     values = {(r.query_id, r.measure): r.value for r in got.itertuples()}
     names = (("map", "AP"), ("ndcg_cut_10", "nDCG@10"), ("P_10", "P@10"), ("num_rel_ret", "NumRelRet"))
     assert len(values) == 4 * len(expected)
@@ -108,6 +108,29 @@ def test_slices_of_queries_give_pytrec_eval_values_and_means(monkeypatch):
         column = [m[trec_name] for m in expected.values()]
         wanted = sum(column) if name == "NumRelRet" else sum(column) / len(column)
         assert close(means[name], wanted), name
+
+
+def test_slices_summarize_measures_over_different_queries():
+    """In slices, a measure that scores the judged queries the run lacks 0 (missing_queries=zero)
+    beside one that skips them: each mean over its own queries, each count said, per query and
+    in the summary alone (which the slices give without their per-query rows)."""
+    qrels, run = generate(6)
+    judged, ranked = to_dicts(qrels, run)
+    expected = pytrec_eval.RelevanceEvaluator(judged, {"map"}).evaluate(ranked)
+    missing = judged.keys() - ranked.keys()
+    assert missing and expected
+    with pytest.warns(sqlrank.SqlrankWarning):
+        summary = sqlrank.evaluate(qrels, run, "AP AP(missing_queries=zero)", slices=4)
+        per_query = sqlrank.evaluate(qrels, run, "AP AP(missing_queries=zero)", slices=4, per_query=True)
+    total = sum(m["map"] for m in expected.values())
+    wanted = {"AP": (total / len(expected), len(expected)),
+              "AP(missing_queries=zero)": (total / (len(expected) + len(missing)), len(expected) + len(missing))}
+    for frame in (summary, per_query):
+        assert frame.attrs["queries"] == {name: count for name, (_, count) in wanted.items()}
+    for name, (mean, _) in wanted.items():
+        assert close(summary.set_index("measure").value[name], mean), name
+        rows = per_query[per_query.measure == name]
+        assert len(rows) == wanted[name][1] and close(rows.value.mean(), mean), name
 
 
 ALL_PYTREC = sorted(set(pytrec_eval.supported_measures) - {"relstring", "runid"})

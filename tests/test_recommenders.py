@@ -400,8 +400,12 @@ def test_equals_microsoft_recommenders_on_generated_data(tmp_path, seed):
     names = [f"{f}@{k}" for k in (3, 10) for f in ("P", "R", "nDCG", "MAP")]
     beyond = ["Coverage", "Entropy", "Novelty", "ILD", "Serendipity", "ILD(similarity=features)",
               "Serendipity(similarity=features)"]
+    sliced = sqlrank.evaluate(frames["clicks"], frames["predictions"], names + beyond, slices=3, **options)
     summary = sqlrank.evaluate(frames["clicks"], frames["predictions"], names + beyond, **options)
     per_user = sqlrank.evaluate(frames["clicks"], frames["predictions"], beyond[3:], per_query=True, **options)
+    for name, value in zip(names + beyond, sliced.value):  # in slices of users: the same means
+        assert math.isclose(value, theirs[name] if name in theirs and not isinstance(theirs[name], dict)
+                            else sum(theirs[name].values()) / len(theirs[name]), rel_tol=1e-9, abs_tol=1e-12), name
     shown = dict(zip(names + beyond, summary.measure))
     means = summary.set_index("measure").value
     for name in names + beyond[:3]:
@@ -711,6 +715,36 @@ def test_measures_over_all_users_per_segment_equal_their_formulas_over_its_users
         assert rows.num_queries.iloc[0] == len(group)
         for measure, want in _one_value_formulas(judged, ranked, group, items, history).items():
             assert close(got[measure], want, 1e-9), (name, measure, got[measure], want)
+
+
+@pytest.mark.parametrize("seed,slices", [(4, 3), (5, 7)])
+def test_measures_over_all_users_in_slices_equal_their_formulas(seed, slices):
+    """Evaluated in slices of users (for runs larger than memory), Coverage, Gini, Entropy and
+    Novelty are still one value over every user's recommendations: each slice's items' counts are
+    summed before them. Beside them a per-user mean (AvgPop) and a second ranking (Gini under
+    another tie-break, which may reorder the top 5s); GlobalAUC's one ROC curve is refused."""
+    qrels, run, history, items = _one_value_inputs(seed)
+    judged, ranked = to_dicts(qrels, run)
+    options = dict(history=history, items=pd.DataFrame({"doc_id": items}), slices=slices)
+    measures = [name for name in ONE_VALUE if name != "GlobalAUC"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sqlrank.SqlrankWarning)  # queries on one side
+        frame = sqlrank.evaluate(qrels, run, measures + ["Gini(tie_break=doc_id_asc)@5"], **options)
+        per_user = sqlrank.evaluate(qrels, run, measures, per_query=True, **options)
+    got = frame.set_index("measure").value
+    for measure, want in _one_value_formulas(judged, ranked, judged.keys() & ranked.keys(), items, history).items():
+        if measure in measures:
+            assert close(got[measure], want, 1e-9), (measure, got[measure], want)
+    ascending = {user: sorted(docs.items(), key=lambda pair: (-pair[1], pair[0])) for user, docs in ranked.items()}
+    top = [doc for user in judged.keys() & ascending.keys() for doc, _ in ascending[user][:5]]
+    counts = sorted([0] * (len(items) - len(set(top))) + [top.count(doc) for doc in set(top)])
+    gini = sum((2 * i - len(items) - 1) * c for i, c in enumerate(counts, 1)) / (len(items) * len(top))
+    assert close(got["Gini(tie_break=doc_id_asc)@5"], gini, 1e-9)
+    assert per_user[per_user.measure == "Coverage@5"].value.isna().all()  # one value over all users, none per user
+    assert close(per_user[per_user.measure == "AvgPop@5"].value.mean(), got["AvgPop@5"], 1e-12)
+    with pytest.raises(sqlrank.OptionError, match="GlobalAUC: one ROC curve over the documents of every query is "
+                                                  "computed in one statement; leave out slices="):
+        sqlrank.evaluate(qrels, run, ["Coverage@5", "GlobalAUC"], **options)
 
 
 def test_a_segment_of_users_without_recommendations_has_coverage_zero():

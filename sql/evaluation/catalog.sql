@@ -5,7 +5,9 @@
   queries (segment NULL) and over each segment's queries, and the measures are one row per
   segment (a segment whose users have no recommendation too: Coverage 0, the others none); with
   runs stored together, one row per run. The catalog, its size and the items' popularity stay
-  those of every user.
+  those of every user. Evaluated in slices (outputs "slices" and "slices_summary"), the items'
+  counts are the sums of each slice's, read from the slices' table (rows of doc_id, measure: the
+  count's name, value).
 -#}
 {% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/evaluation.sql' as evaluation %}
@@ -17,7 +19,14 @@
 listed{{ v.sfx }} AS (
     SELECT counted.*{{ evaluation.columns(v.ordered) }}
     FROM (
-{% if grouped == 'segment' %}
+{% if slices_table %}
+        SELECT doc_id{% for t in v.times %},
+               CAST(SUM(CASE WHEN measure = {{ t.name | literal }} THEN value ELSE 0 END) AS BIGINT) AS {{ t.column }}{% endfor %}
+
+        FROM {{ slices_table }}
+        WHERE doc_id IS NOT NULL
+        GROUP BY doc_id
+{% elif grouped == 'segment' %}
 {{ counted(dialect.null_text()) }}
         GROUP BY doc_id
         UNION ALL
