@@ -41,6 +41,7 @@ def duckdb_reason(exc: BaseException) -> str:
                    "--temp-directory (temp_directory=) at a larger disk, or use --slices N so that each step "
                    "holds less")
     elif "Out of Memory" in reason or type(exc).__name__ == "OutOfMemoryException":
-        reason += ("; raise the limit (--memory-limit, memory_limit=) or use fewer threads (--threads); "
+        reason += ("; raise the limit (--memory-limit, memory_limit=), use fewer threads (--threads), or evaluate "
+                   "the queries in slices (--slices N, slices=; or more of them) so that each statement holds less; "
                    "DuckDB spills what it can to --temp-directory")
     return reason

@@ -100,7 +100,7 @@ CASES = [
      ["qrels.txt", "run.txt", "-m", "AP", "--memory-limit", "lots"], ["memory_limit 'lots' is not a size", "4GB"]),
     ("memory limit too small", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN},
      ["qrels.txt", "run.txt", "-m", "AP", "--memory-limit", "100KB"], ["Out of Memory", "raise the limit",
-                                                                      "--memory-limit"]),
+                                                                      "--memory-limit", "--slices N"]),
     ("no slices", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN},
      ["qrels.txt", "run.txt", "-m", "AP", "--slices", "0"], ["slices 0", "from 1 to 1000 "]),
     ("no threads", {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN},
