@@ -735,8 +735,8 @@ def test_measures_over_all_users_in_slices_equal_their_formulas(seed, slices):
     for measure, want in _one_value_formulas(judged, ranked, judged.keys() & ranked.keys(), items, history).items():
         if measure in measures:
             assert close(got[measure], want, 1e-9), (measure, got[measure], want)
-    ascending = {user: sorted(docs.items(), key=lambda pair: (-pair[1], pair[0])) for user, docs in ranked.items()}
-    top = [doc for user in judged.keys() & ascending.keys() for doc, _ in ascending[user][:5]]
+    doc_id_asc = {user: sorted(docs.items(), key=lambda pair: (-pair[1], pair[0])) for user, docs in ranked.items()}
+    top = [doc for user in judged.keys() & doc_id_asc.keys() for doc, _ in doc_id_asc[user][:5]]
     counts = sorted([0] * (len(items) - len(set(top))) + [top.count(doc) for doc in set(top)])
     gini = sum((2 * i - len(items) - 1) * c for i, c in enumerate(counts, 1)) / (len(items) * len(top))
     assert close(got["Gini(tie_break=doc_id_asc)@5"], gini, 1e-9)
