@@ -87,8 +87,8 @@ def fetch(cursor) -> Rows:
 def _execute_slices(p: Plan, con: duckdb.DuckDBPyConnection) -> Rows:
     """The evaluation as p.slices statements, each over the queries of one slice, whose
     per-query rows (and, for the measures over all users, their items' counts) are collected in a
-    temporary table; then the summary over all of them.
-    Rows in the layout of output "both" (summary rows have query_id NULL)."""
+    temporary table; then the summary over all of them: rows in the layout of output "both"
+    (summary rows have query_id NULL) when per-query values were asked, else of output "summary"."""
     table = f"sqlrank_slices_{uuid.uuid4().hex}"
     con.execute(f"CREATE TEMPORARY TABLE {quote_ident(table)} (query_id VARCHAR, measure VARCHAR, value DOUBLE, "
                 f"doc_id VARCHAR)")
