@@ -35,6 +35,14 @@ CASES = [
     ("a Latin-1 byte in a document id", QRELS, RUN.encode() + b"q2 Q0 d\xe9 3 0.5 t\n"),
     ("a lone carriage return inside a run line", QRELS, RUN + "q2 Q0 d9 3\r0.5 t\n"),
     ("label `1.7` (not an integer)", QRELS.replace("d3 2", "d3 1.7"), RUN),
+    ("a byte order mark and a lone carriage return", QRELS, b"\xef\xbb\xbf" + RUN.replace("\n", "\r", 1).encode()),
+    ("score `1_0` (a digit separator)", QRELS, RUN.replace("3.0 t", "1_0 t", 1)),
+    ("a NUL byte in a run line", QRELS, RUN.encode() + b"q2 Q0 d\x009 3 0.5 t\n"),
+    ("a zero-width space in a judged document id", QRELS.replace("q1 0 d3", "q1 0 d\u200b3"), RUN),
+    ("`café` judged (NFC), the same word with a combining accent (NFD) retrieved",
+     QRELS.replace("q1 0 d3", "q1 0 caf\u00e9"), RUN.replace("q1 Q0 d3", "q1 Q0 cafe\u0301")),
+    ("a stray double quote in a run line", QRELS, RUN.replace("q1 Q0 d2", 'q1 Q0 "d2', 1)),
+    ("label `9999999999`", QRELS.replace("d3 2", "d3 9999999999"), RUN),
 ]
 
 SQLRANK = "import sys, sqlrank.cli; sys.exit(sqlrank.cli.main(sys.argv[1:]))"
@@ -76,7 +84,7 @@ def _sqlrank(qrels: str, run: str) -> str:
         return f"error: `{_short(done.stderr.strip().splitlines()[-1].removeprefix('sqlrank: error: '))}`"
     values = [line.split(",")[1] for line in done.stdout.strip().splitlines()[1:]]
     warned = [line.removeprefix("sqlrank: warning: ") for line in done.stderr.splitlines() if "warning" in line]
-    warned.sort(key=lambda w: "leading zeros" not in w)  # the most specific first
+    warned.sort(key=lambda w: "leading zeros" not in w)  # the most specific first (ids that differ unseen)
     text = "numbers: " + ", ".join(f"{float(v):.4f}" for v in values)
     more = f" (+{len(warned) - 1} more)" if len(warned) > 1 else ""
     return text + (f" + warning: `{_short(warned[0])}`{more}" if warned else "")
@@ -117,7 +125,7 @@ def main() -> int:
         qrels, run = os.path.join(folder, "qrels.txt"), os.path.join(folder, "run.txt")
         for path, text in ((qrels, qrels_text), (run, run_text)):
             with open(path, "wb") as handle:
-                handle.write(text if isinstance(text, bytes) else text.encode())
+                handle.write(text if isinstance(text, bytes) else text.encode("utf-8"))
         cells = [_sqlrank(qrels, run), _trec_eval(binary, qrels, run), _run(PYTREC, qrels, run), _run(RANX, qrels, run)]
         print(f"| {name} | " + " | ".join(cells) + " |")
     print("\nValues are P@5, nDCG@10, AP (means); the same files for every tool.")

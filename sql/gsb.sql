@@ -3,12 +3,13 @@
   (query, document) pair or per query, counted overall and per value of the `by` column;
   GSB = (good - bad) / (good + same + bad), from -1 (B always worse) to 1 (always better).
   Verdicts are good/same/bad or G/S/B in any case, with surrounding white space ignored
-  (checked before this statement runs).
+  (checked before this statement runs). A verdict without a `by` value (missing or empty) counts
+  in the overall row only (the caller says how many).
   Context: built by sqlrank.comparison.gsb_frame; `by` is a validated column name.
 -#}
 WITH
 verdicts AS (
-    SELECT {% if by is not none %}CAST({{ by | ident }} AS VARCHAR) AS {{ by | ident }},
+    SELECT {% if by is not none %}NULLIF(CAST({{ by | ident }} AS VARCHAR), '') AS {{ by | ident }},
            {%+ endif %}lower(trim(CAST(verdict AS VARCHAR))) AS verdict
     FROM {{ reader }}
 ),

@@ -11,7 +11,7 @@ from typing import Any
 from .version import __version__  # noqa: E402
 
 from .conventions import Conventions  # noqa: E402
-from .errors import ConventionError, InputError, MeasureError, OptionError, SqlrankError  # noqa: E402
+from .errors import ConventionError, InputError, MeasureError, OptionError, SqlrankError, SqlrankWarning  # noqa: E402
 from .measures import Measure, parse_measures  # noqa: E402
 
 __all__ = [
@@ -25,10 +25,6 @@ def __dir__() -> list[str]:
     return sorted(__all__ + ["__version__"])
 
 
-class SqlrankWarning(UserWarning):
-    """Something that does not stop an evaluation but may change how to read it."""
-
-
 def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **options: Any):
     """Evaluate a run against qrels and return a pandas DataFrame.
 
@@ -36,7 +32,9 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
         DataFrame, a DuckDB relation, or a table name in ``connection``.
     measures: names such as ``"nDCG@10 AP P@10"``, ``["ndcg_cut.10", "map"]`` or Measure objects.
     per_query: columns ``query_id, measure, value`` instead of ``measure, value`` (query_id is
-        called as the inputs call it when a column mapping renames it: ``user_id``).
+        called as the inputs call it when a column mapping renames it: ``user_id``); a measure with
+        one value over all queries and none per query (Coverage, Gini, GlobalAUC) has one row, its
+        query_id empty.
     options: ``connection``, ``qrels_format``/``run_format`` (trec, csv, tsv, parquet),
         ``qrels_columns``/``run_columns`` (e.g. ``{"query_id": "user_id"}``), and conventions
         (``rel``, ``missing_queries``, ``judged_only``, ``depth``, ...). Engine options for a
@@ -123,21 +121,28 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction
 def gsb(verdicts: Any, by: str | None = None, **options: Any):
     """GSB = (good - bad) / (good + same + bad) from side-by-side verdicts (a table with a
     ``verdict`` column: good/same/bad or G/S/B, any case), overall and per value of ``by``.
-    Returns a DataFrame with the columns [by,] good, same, bad, gsb (overall row first)."""
+    Returns a DataFrame with the columns [by,] good, same, bad, gsb (overall row first, its ``by``
+    missing); verdicts without a ``by`` value count in the overall row only (a SqlrankWarning says
+    how many)."""
     from .comparison import gsb_frame
 
-    return gsb_frame(verdicts, by, **options)
+    frame = gsb_frame(verdicts, by, **options)
+    for message in frame.attrs["warnings"]:
+        _warnings.warn(message, SqlrankWarning, stacklevel=2)
+    return frame
 
 
 def report(qrels: Any, runs: Any, measures: Any, path: str, format: str = "html", **options: Any) -> None:
     """Write a comparison report (compare()'s options) to ``path``: one self-contained HTML page
     with the table and plots, or a Markdown or LaTeX table. Written atomically."""
-    from .results import write_output
     from .comparison import compare_result
-    from .reports import html_page, latex, markdown
     from .evaluation import check_options
+    from .outputs import refuse_inputs, write_output
+    from .reports import html_page, latex, markdown
 
     check_options(options, compare_result)
+    refuse_inputs(path, [qrels, *(runs if isinstance(runs, (list, tuple)) else [runs])]
+                  + [options.get(k) for k in ("queries", "history", "items", "item_features")])
 
     if format not in ("html", "markdown", "latex"):
         raise OptionError(f"format {format!r} is not one of html, markdown, latex")

@@ -39,25 +39,44 @@ class Finding:
 
 
 _WHITE = "' ' || chr(9) || chr(13) || chr(10)"  # the white space _normalized removes
+# Characters that print as nothing: soft hyphen, zero-width space, non-joiner and joiner, word joiner,
+# byte order mark (RE2's syntax)
+_INVISIBLE = r"'[\x{00AD}\x{200B}-\x{200D}\x{2060}\x{FEFF}]'"
+NEAR = "white space, leading zeros, invisible characters or Unicode normalization"
 
 
 def _normalized(column: str) -> str:
-    """An id with surrounding white space and leading zeros removed (how ids get mangled)."""
-    return f"coalesce(nullif(ltrim(trim({column}, {_WHITE}), '0'), ''), '0')"
+    """An id with surrounding white space, leading zeros and invisible characters removed, in Unicode's
+    composed form (NFC: 'café' written with a combining accent is 'café'): how ids get mangled."""
+    bare = f"nfc_normalize(regexp_replace({column}, {_INVISIBLE}, '', 'g'))"
+    return f"coalesce(nullif(ltrim(trim({bare}, {_WHITE}), '0'), ''), '0')"
 
 
 def _odd(column: str) -> str:
-    """True for every id _normalized may change (it starts with white space or a zero, or ends with
-    white space); an id for which it is false is its own normal form. Two characters read, not the id."""
-    return f"(contains({_WHITE} || '0', left({column}, 1)) OR contains({_WHITE}, right({column}, 1)))"
+    """True for every id _normalized may change (it starts with white space or a zero, ends with white
+    space, or holds a character beyond ASCII); an id for which it is false is its own normal form."""
+    return (f"(contains({_WHITE} || '0', left({column}, 1)) OR contains({_WHITE}, right({column}, 1)) "
+            f"OR strlen({column}) <> length({column}))")
 
 
-def _near_documents_sql(qrels: str, run: str) -> str:
-    """(count, example) of the (query, run document, judged document) triples whose documents differ
-    but not after _normalized, the run's document not judged as it is. A run document in normal form
-    can only be near a judged document that is not (equal to its normal form), so only the few odd
+def shown(text: str) -> str:
+    """An id as a message shows it: quoted, with what does not print as itself (a combining accent,
+    an invisible character, a trailing space inside the quotes) spelled as an escape."""
+    return repr(text) if text.isascii() and text.isprintable() else ascii(text)
+
+
+def near_examples(examples: list | None) -> str:
+    """(query, id of the run, id of the qrels) triples as 'q1: 'd1 ' ~ 'd1'', or (run id, qrels id) pairs."""
+    return ", ".join((f"{shown(e[0])}: " if len(e) == 3 else "") + f"{shown(e[-2])} ~ {shown(e[-1])}"
+                     for e in examples or [])
+
+
+def near_documents(con, qrels: str, run: str) -> tuple[int, list]:
+    """(count, up to 3 examples) of the (query, run document, judged document) triples whose documents
+    differ but not after _normalized, the run's document not judged as it is. A run document in normal
+    form can only be near a judged document that is not (equal to its normal form), so only the few odd
     ids on either side are normalized, not every row of the run."""
-    return f"""
+    return _one(con, f"""
         WITH qd AS (SELECT DISTINCT query_id, doc_id FROM ({qrels}) AS qrels),
              near AS (
                  SELECT rd.query_id, rd.doc_id AS run_doc, qd.doc_id AS judged_doc
@@ -70,10 +89,10 @@ def _near_documents_sql(qrels: str, run: str) -> str:
                    ON rd.query_id = odd.query_id AND rd.doc_id = {_normalized('odd.doc_id')}
                  WHERE NOT {_odd('rd.doc_id')}
              )
-        SELECT count(*), min(query_id || ': ' || run_doc || ' ~ ' || judged_doc)
+        SELECT count(*), (list([query_id, run_doc, judged_doc] ORDER BY query_id, run_doc, judged_doc))[1:3]
         FROM near
         WHERE run_doc <> judged_doc
-          AND NOT EXISTS (SELECT 1 FROM qd WHERE qd.query_id = near.query_id AND qd.doc_id = near.run_doc)"""
+          AND NOT EXISTS (SELECT 1 FROM qd WHERE qd.query_id = near.query_id AND qd.doc_id = near.run_doc)""")
 
 
 def check(qrels: Any, runs: Iterable[Any], measures: Any = None, rel: int | None = None, history: Any = None,
@@ -193,13 +212,13 @@ def _ties_sql(rows: str, cutoffs: list[int], longest: bool = False) -> str:
             f"GROUP BY query_id) AS per_query")
 
 
-def near_query_ids(con, qrels_sql: str, run_sql: str) -> tuple[int, str | None]:
-    """Run query ids that match no judged query exactly but one after removing white space and
-    leading zeros (and the other way round): '01' and '1', 'q1 ' and 'q1'."""
+def near_query_ids(con, qrels_sql: str, run_sql: str) -> tuple[int, list]:
+    """(count, up to 3 (run id, judged id) pairs) of run query ids that match no judged query exactly
+    but one after _normalized (and the other way round): '01' and '1', 'q1 ' and 'q1', 'café' and 'café'."""
     return _one(con, f"""
         WITH rq AS (SELECT DISTINCT query_id FROM ({run_sql}) AS run),
              qq AS (SELECT DISTINCT query_id FROM ({qrels_sql}) AS qrels)
-        SELECT count(*), min(rq.query_id || ' ~ ' || qq.query_id)
+        SELECT count(*), (list([rq.query_id, qq.query_id] ORDER BY rq.query_id, qq.query_id))[1:3]
         FROM rq JOIN qq ON {_normalized('rq.query_id')} = {_normalized('qq.query_id')}
         WHERE rq.query_id NOT IN (SELECT query_id FROM qq) AND qq.query_id NOT IN (SELECT query_id FROM rq)""")
 
@@ -267,13 +286,13 @@ def _run_findings(q: Source, r: Source, con, cutoffs: list[int]) -> list[Finding
                             f"default, 0 with -c (missing_queries=zero): the mean depends on it" if qrels_only else
                             "the run answers every judged query"))
     near, near_example = near_query_ids(con, qrels, run)
-    near_docs, near_doc_example = _one(con, _near_documents_sql(qrels, run))
+    near_docs, near_doc_example = near_documents(con, qrels, run)
     total = near + near_docs
-    findings.append(Finding("ids that differ only by white space or leading zeros", label, total, True,
+    findings.append(Finding("ids that differ only by white space, zeros or Unicode", label, total, True,
                             f"{near} query ids and {near_docs} document ids of the run match the qrels only after "
-                            f"removing white space or leading zeros, e.g. "
-                            f"{near_example or near_doc_example!r}; ids are compared exactly" if total else
-                            "no id matches only after removing white space or leading zeros"))
+                            f"removing {NEAR}, e.g. "
+                            f"{near_examples(near_example or near_doc_example)}; ids are compared exactly" if total else
+                            f"no id matches only after removing {NEAR}"))
     for k, count in zip(cutoffs, count_ties(con, run, cutoffs).counts):
         findings.append(Finding(f"ties at cutoff {k}", label, count, True,
                                 f"in {count} of {both + run_only} queries the documents at ranks {k} and {k + 1} have "
@@ -425,9 +444,15 @@ def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool) -> l
         if one_sided and not p.run.per_run:
             near, example = near_query_ids(con, qrels_sql, run_sql)
             if near:
-                warnings.append(f"{near} run query ids match a judged query only after removing white space or "
-                                f"leading zeros, e.g. {example}; ids are compared exactly, so they are not evaluated "
+                warnings.append(f"{near} run query ids match a judged query only after removing {NEAR}, e.g. "
+                                f"{near_examples(example)}; ids are compared exactly, so they are not evaluated "
                                 f"together")
+        if not p.run.per_run:
+            near, example = near_documents(con, qrels_sql, run_sql)
+            if near:
+                warnings.append(f"{near} document ids of the run match a judged document of their query only after "
+                                f"removing {NEAR}, e.g. {near_examples(example)}; ids are compared exactly, so they "
+                                f"count as unjudged")
         if p.run.seen is not None and p.run.rows:
             if kept is None:
                 kept = con.execute(f"SELECT count(*) FROM ({run_sql}) AS run").fetchall()[0][0]

@@ -10,6 +10,7 @@ import io
 import os
 import signal
 import sys
+import warnings
 from contextlib import contextmanager
 from typing import Any, Iterator, Sequence
 
@@ -19,7 +20,8 @@ from .errors import MeasureError, OptionError, SqlrankError
 from .measures import FAMILIES
 from .presets import PRESETS
 from .progress import configure, forget
-from .results import OUTPUT_FORMATS, write_output
+from .outputs import refuse_inputs, write_output
+from .results import OUTPUT_FORMATS, overall_label
 from .sources import FORMATS
 from .templates import DIALECTS
 
@@ -93,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="more measures for sqlrank.evaluate (e.g. -m 'nDCG@7 RBP(p=0.8)')")
     ins.add_argument("--print", action="store_true", dest="print_sql",
                      help="print the CREATE statements instead of running them")
+    ins.add_argument("--force", action="store_true",
+                     help="replace functions of the same names that sqlrank did not create (each is named); by "
+                          "default they are left as they are, and nothing is changed")
     ins.set_defaults(handler=_install)
     ck = commands.add_parser(
         "check", help="a data-quality report on qrels and runs: what could change a number",
@@ -180,6 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help='measures, separated by spaces; repeatable (e.g. -m "nDCG@10 AP P@10")')
     dbt.add_argument("--name", default="evaluation",
                      help="the evaluation's name: its macro, model and test (default: evaluation)")
+    dbt.add_argument("--force", action="store_true",
+                     help="replace files in DIR that sqlrank did not write (by default they are left as they are, "
+                          "and nothing is written)")
     add_convention_arguments(dbt)
     dbt.set_defaults(handler=_dbt)
     ms = commands.add_parser(
@@ -458,7 +466,11 @@ def _install(args: argparse.Namespace) -> int:
     if args.print_sql:
         write_output("".join(statement + ";\n\n" for statement in install_statements(measures)), None)
         return 0
-    names = install_file(args.database, measures)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        names = install_file(args.database, measures, force=args.force)
+    for warning in caught:
+        print(f"sqlrank: warning: {warning.message}", file=sys.stderr)
     print(f"sqlrank: created {len(names)} macros in {args.database}: {', '.join(names)}", file=sys.stderr)
     return 0
 
@@ -537,11 +549,14 @@ def _gsb(args: argparse.Namespace) -> int:
     from .comparison import gsb_frame
 
     frame = gsb_frame(args.verdicts, args.by)
+    for message in frame.attrs["warnings"]:
+        print(f"sqlrank: warning: {message}", file=sys.stderr)
     if args.format in ("csv", "tsv", "json"):
         text = _frame_text(frame, args.format)
     else:
         header = list(frame.columns)
-        rows = [["all" if v is None or v != v else str(v) for v in row[:-1]] + [f"{row[-1]:+.4f}"]
+        overall = overall_label(frame[args.by] if args.by else [])
+        rows = [[overall if v is None or v != v else str(v) for v in row[:-1]] + [f"{row[-1]:+.4f}"]
                 for row in frame.itertuples(index=False)]
         widths = [max(len(x) for x in col) for col in zip(header, *rows)]
         lines = ["  ".join(f"{x:{'<' if i == 0 and args.by else '>'}{w}}" for i, (x, w) in enumerate(zip(r, widths)))
@@ -618,7 +633,8 @@ def _eval(args: argparse.Namespace) -> int:
 def _dbt(args: argparse.Namespace) -> int:
     from .dbt import write_package
 
-    written = write_package(args.folder, " ".join(args.measures), args.name, **convention_options(args))
+    written = write_package(args.folder, " ".join(args.measures), args.name, force=args.force,
+                            **convention_options(args))
     print(f"sqlrank: wrote {len(written)} files of the dbt package in {args.folder}: {args.name}", file=sys.stderr)
     return 0
 
@@ -705,6 +721,7 @@ def _trec_eval(argv: Sequence[str]) -> int:
     from . import trec_eval
 
     options = trec_eval_options(argv)
+    refuse_inputs(options.output, [options.qrels, options.run, options.zscores])
     if options.output is None:
         trec_eval.run(options, sys.stdout)
     else:
@@ -712,6 +729,19 @@ def _trec_eval(argv: Sequence[str]) -> int:
         trec_eval.run(options, text)
         write_output(text.getvalue(), options.output)
     return 0
+
+
+INPUT_ARGUMENTS = ("qrels", "run", "runs", "queries", "history", "items", "item_features", "verdicts", "database",
+                   "zscores")
+
+
+def input_files(args: Any) -> list[str]:
+    """Every file a command reads, by its argument names: no output may be one of them."""
+    names = []
+    for name in INPUT_ARGUMENTS:
+        value = getattr(args, name, None)
+        names += value if isinstance(value, list) else [value]
+    return [name for name in names if isinstance(name, str)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -723,6 +753,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler, args = parsed.handler, parsed
     previous = signal.signal(signal.SIGTERM, _terminated)  # unwind, so that DuckDB removes its spill files
     try:
+        if not isinstance(args, list):
+            refuse_inputs(getattr(args, "output", None), input_files(args))
         return handler(args)
     except _Terminated:
         print("sqlrank: terminated", file=sys.stderr)

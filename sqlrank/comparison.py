@@ -15,14 +15,14 @@ import numpy as np
 import pandas as pd
 
 from .engine import DuckDBEngine, session, session_options
-from .errors import InputError, OptionError
+from .errors import InputError, OptionError, require_tolerance
 from .evaluation import run_plan
 from .inputs import load, load_table
 from .measures import FAMILIES, renamed
 from .planner import plan, segments_sql
 from .sources import Source
 from .statistics import adjust, check_test, paired_test, scipy_stats
-from .templates import render_template
+from .templates import quote_ident, render_template
 
 COLUMNS = ["measure", "run", "mean", "delta", "wins", "ties", "losses", "p_value", "p_value_adjusted",
            "ci_low", "ci_high", "effect_size"]
@@ -97,8 +97,7 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
                    by: str | None = None, **options: Any) -> Comparison:
     check_test(test, trials, seed)
     adjust([], correction)
-    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < math.inf:
-        raise OptionError(f"tolerance {tolerance!r} must be a number of at least 0")
+    require_tolerance(tolerance)
     scipy_stats()
     inputs, objects = input_names(runs)
     engine = session_options(options)
@@ -247,9 +246,14 @@ def gsb_frame(verdicts: Any, by: str | None = None, *, format: str | None = None
         _check_verdicts(table, con)
         sql = render_template("gsb.sql", reader=table.reader, by=by)
         frame = con.execute(sql).df()
+        ungrouped = 0 if by is None else con.execute(
+            f"SELECT count(*) FROM {table.reader} WHERE NULLIF(CAST({quote_ident(by)} AS VARCHAR), '') IS NULL"
+        ).fetchall()[0][0]
     for column in ("good", "same", "bad"):
         frame[column] = frame[column].astype("int64")
     frame.attrs["sql"] = sql
+    frame.attrs["warnings"] = [f"{ungrouped} verdicts have no {by} (an empty or missing value); they count in the "
+                               f"overall row only"] if ungrouped else []
     return frame
 
 

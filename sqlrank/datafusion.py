@@ -13,7 +13,7 @@ from typing import Any
 
 from .errors import InputError, OptionError
 from .foreign import copied_source, engine_inputs, foreign_plan, validated_table
-from .inputs import column_mapping
+from .inputs import column_mapping, refuse_file_and_table
 from .planner import Plan
 from .results import Rows
 from .sources import Source
@@ -83,9 +83,17 @@ class DataFusionEngine:
 def own_table(obj: Any, engine: DataFusionEngine, format: str | None = None) -> tuple[str, ...] | None:
     """A table registered in the context: a name that is no file or pattern and that the context has."""
     if isinstance(obj, str) and not os.path.exists(obj) and format is None and not any(ch in obj for ch in "*?[") \
-            and engine.context.table_exist(obj):
+            and _has_table(engine, obj):
         return (obj,)
     return None
+
+
+def _has_table(engine: DataFusionEngine, name: str) -> bool:
+    """Whether the context has a table of that name (a name it cannot resolve, such as a.b.c, has none)."""
+    try:
+        return bool(engine.context.table_exist(name))
+    except Exception:  # DataFusion's own error for a schema it does not know
+        return False
 
 
 def extra_input_table(obj: Any, engine: DataFusionEngine) -> tuple[str, ...] | None:
@@ -109,6 +117,7 @@ def extra_input_table(obj: Any, engine: DataFusionEngine) -> tuple[str, ...] | N
 def datafusion_source(obj: Any, kind: str, engine: DataFusionEngine, con, registry, format: str | None,
                       columns: dict[str, str] | None) -> Source:
     """A table registered in the context, or a file or DataFrame handed over as an Arrow table."""
+    refuse_file_and_table(obj, format, lambda name: _has_table(engine, name), "the DataFusion context")
     parts = own_table(obj, engine, format)
     if parts is not None:
         return validated_table(Source(kind, f"table {obj}", "datafusion", parts=parts,

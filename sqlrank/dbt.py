@@ -14,24 +14,27 @@ The package (project name ``sqlrank``) holds, per evaluation NAME:
   runs' documents the statement would rank together): sqlrank eval checks these before evaluating
   (and evaluates runs stored together run by run); in dbt they are tests.
 
-Writing an evaluation again replaces its three files; other evaluations stay.
+Writing an evaluation again replaces its files; other evaluations stay. Every file starts with a
+line naming sqlrank dbt (``MARKER``): a file without it is the user's, and is never replaced
+(``force=True``, ``--force``, replaces it).
 """
 from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 from typing import Any
 
 from .conventions import resolve_conventions
 from .errors import InputError, OptionError
 from .inputs import column_mapping
+from .outputs import starts_with, write_file
 from .planner import resolve_measures
 from .templates import call_macro, dialect, render_evaluation
 
 ADAPTERS = {"duckdb": "duckdb", "postgres": "postgres"}  # dbt adapter -> sqlrank dialect
 _QRELS, _RUN = "__sqlrank_qrels_relation__", "__sqlrank_run_relation__"
-PROJECT = """# Written by sqlrank dbt: ranking evaluations as dbt macros, models and tests.
+MARKER = "Written by sqlrank dbt"  # the first line of every file the package holds, after a comment's opening
+PROJECT = f"""# {MARKER}: ranking evaluations as dbt macros, models and tests.
 name: sqlrank
 version: "1.0.0"
 config-version: 2
@@ -61,19 +64,22 @@ def _jinja(sql: str) -> str:
     return body.replace("{% raw %}{% endraw %}", "")
 
 
-def write_package(folder: str, measures: Any, name: str = "evaluation", **conventions: Any) -> list[str]:
-    """Write (or add to) the dbt package in ``folder``; returns the files written."""
+def write_package(folder: str, measures: Any, name: str = "evaluation", force: bool = False,
+                  **conventions: Any) -> list[str]:
+    """Write (or add to) the dbt package in ``folder``; returns the files written. A file there that
+    sqlrank did not write is refused, named, unless ``force``."""
     if not isinstance(name, str) or not re.fullmatch(r"[a-z_][a-z0-9_]*", name) or name.startswith("sqlrank"):
         raise OptionError(f"--name {name!r} must be a lower-case dbt name (letters, digits, _), not starting "
                           f"with sqlrank")
     if os.path.exists(folder) and not os.path.isdir(folder):
         raise InputError(f"{folder}: is a file; give a folder for the dbt package")
     project = os.path.join(folder, "dbt_project.yml")
-    if os.path.exists(project) and "name: sqlrank" not in Path(project).read_text(encoding="utf-8"):
-        raise InputError(f"{folder}: holds another dbt project; give an empty folder or sqlrank's package")
+    if not force and os.path.isfile(project) and not _written_by_sqlrank(project):
+        raise InputError(f"{folder}: holds another dbt project ({project} was not written by sqlrank dbt); give an "
+                         f"empty folder or sqlrank's package (--force replaces the files sqlrank writes)")
     rank = conventions.get("tie_break") == "input_rank"
     bodies = {adapter: statement(measures, sql_dialect, rank, **conventions) for adapter, sql_dialect in ADAPTERS.items()}
-    macro = [f"{{#- sqlrank.{name}(qrels, run): query_id, measure, value per query, written by sqlrank dbt. -#}}",
+    macro = [f"{{#- {MARKER}: sqlrank.{name}(qrels, run), query_id, measure, value per query. -#}}",
              f"{{% macro {name}(qrels, run) %}}",
              f"  {{{{ return(adapter.dispatch('{name}', 'sqlrank')(qrels, run)) }}}}",
              "{% endmacro %}", "",
@@ -83,11 +89,12 @@ def write_package(folder: str, measures: Any, name: str = "evaluation", **conven
              "{% endmacro %}"]
     for adapter, body in bodies.items():
         macro += ["", f"{{% macro {adapter}__{name}(qrels, run) %}}", _jinja(body), "{% endmacro %}"]
-    model = (f"{{#- The evaluation {name} of sqlrank dbt: set the vars sqlrank_qrels and sqlrank_run to the "
+    model = (f"{{#- {MARKER}: the evaluation {name}. Set the vars sqlrank_qrels and sqlrank_run to the "
              f"judgments' and the results' models. -#}}\n"
              f"{{{{ config(materialized='table') }}}}\n"
              f"{{{{ sqlrank.{name}(ref(var('sqlrank_qrels')), ref(var('sqlrank_run'))) }}}}\n")
-    inputs_test = ("{#- Fails on a document judged or ranked twice for a query, a missing id, label or score, or on\n"
+    inputs_test = (f"{{#- {MARKER}: a test of the inputs of {name}.\n"
+                   "    Fails on a document judged or ranked twice for a query, a missing id, label or score, or on\n"
                    "    several runs in the run's model (a run_id column): their documents would be ranked together. -#}\n"
                    "SELECT 'qrels' AS input, query_id, doc_id, count(*) AS rows_of_it\n"
                    "FROM {{ ref(var('sqlrank_qrels')) }}\n"
@@ -111,13 +118,22 @@ def write_package(folder: str, measures: Any, name: str = "evaluation", **conven
                    "{%- endif %}\n")
     files = {"dbt_project.yml": PROJECT, os.path.join("macros", f"{name}.sql"): "\n".join(macro) + "\n",
              os.path.join("models", f"{name}.sql"): model, os.path.join("tests", f"{name}_inputs.sql"): inputs_test}
-    written = []
-    for relative, text in files.items():
-        path = os.path.join(folder, relative)
+    paths = {os.path.join(folder, relative): text for relative, text in files.items()}
+    foreign = [path for path in paths if not force and os.path.lexists(path) and not _written_by_sqlrank(path)]
+    if foreign:
+        raise InputError(f"{folder}: {', '.join(foreign)} {'was' if len(foreign) == 1 else 'were'} not written by "
+                         f"sqlrank dbt; nothing was written (move {'it' if len(foreign) == 1 else 'them'} away, give "
+                         f"another --name, or --force to replace {'it' if len(foreign) == 1 else 'them'})")
+    for path, text in paths.items():
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-        written.append(path)
-    return written
+        write_file(path, text, owned=_marker_line(path), force=force)
+    return list(paths)
+
+
+def _marker_line(path: str) -> str:
+    """The opening every file of the package has: YAML's comment, or Jinja's."""
+    return ("# " if path.endswith(".yml") else "{#- ") + MARKER
+
+
+def _written_by_sqlrank(path: str) -> bool:
+    return starts_with(path, _marker_line(path))

@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from .conventions import DEFAULTS, Conventions, format_value, resolve_conventions
-from .errors import ConventionError, MeasureError, OptionError
+from .errors import ConventionError, MeasureError, OptionError, require_tolerance
 from .evaluation import evaluate_result
 from .measures import Measure, parse_measures
 from .planner import resolve_measures
@@ -71,12 +71,12 @@ def reproduce(qrels: Any, run: Any, measure: Any, target: float | str, tolerance
     runs stored together. Returns a DataFrame with the columns measure (its canonical name: the
     conventions), value and matches, best matches first."""
     base = _single(measure)
-    text = str(target)
-    value = float(target)
+    text = str(target).strip()
+    value = _target(text)
     if tolerance is None:
         decimals = len(text.split(".", 1)[1]) if "." in text else 0
         tolerance = 0.5 * 10 ** -decimals
-    tolerance += 1e-12
+    tolerance = require_tolerance(tolerance) + 1e-12
     tried = candidates(base)
     result = evaluate_result(qrels, run, tried, per_query=query is not None, **options)
     frame = one_run(result.frame, run_id)
@@ -92,6 +92,30 @@ def reproduce(qrels: Any, run: Any, measure: Any, target: float | str, tolerance
     frame.attrs["tried"] = len(tried)
     frame.attrs["tolerance"] = tolerance
     return frame.drop(columns=["distance", "settings"]).reset_index(drop=True)
+
+
+def _target(text: str) -> float:
+    """The number to reproduce, written as a value prints (0.7512): a percentage or a decimal comma
+    would be read wrong, so they are refused with the spelling to use."""
+    try:
+        value = float(text) if text.isascii() and "_" not in text else math.nan
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        hint = ""
+        if text.endswith("%"):
+            hint = f"; a percentage is a share: give {text[:-1]}% as {_share(text[:-1])}"
+        elif "," in text:
+            hint = f"; write the decimal separator as a point: {text.replace(',', '.')}"
+        raise OptionError(f"target {text!r} is not a number as sqlrank prints one (e.g. 0.7512){hint}")
+    return value
+
+
+def _share(percent: str) -> str:
+    try:
+        return repr(float(percent.replace(",", ".")) / 100)
+    except ValueError:
+        return "a number such as 0.75"
 
 
 def one_run(frame, run_id: str | None):

@@ -15,7 +15,7 @@ from .inputs import Table, load, map_table_columns, read_boolean_labels
 from .planner import Plan, plan, require_ranks
 from .sources import Source
 from .templates import call_macro, dialect, quote_ident
-from .validation import require_complete_rows, table_counts_sql
+from .validation import label_range_sql, require_complete_rows, require_labels_in_range, table_counts_sql
 
 
 def copied_source(obj: Any, kind: str, con, registry, format: str | None, columns: dict[str, str] | None,
@@ -52,6 +52,9 @@ def validated_table(source: Source, engine, engine_name: str) -> Source:
     _, types = table_columns(engine, engine_name, source.parts, source.label)
     map_table_columns(source, types, per_run=True)  # a run_id column: runs stored together, as in a file
     with dialect(engine.dialect):
+        labels = label_range_sql(source, types)
+        if labels is not None:
+            require_labels_in_range(source, *engine.one(labels))
         read_boolean_labels(source, lambda sql: engine.one(sql)[0])
         counts = table_counts_sql(source, types)
     require_complete_rows(source, *engine.one(counts))

@@ -48,25 +48,28 @@ def detect_format(path: str) -> str:
 
 def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
          format: str | None = None, columns: Mapping[str, str] | None = None, groups: bool = False,
-         allow_duplicates: bool = False, ranks: bool = True) -> Source:
+         allow_duplicates: bool = False, ranks: bool = True, label: str | None = None) -> Source:
     """Turn a path, DataFrame, DuckDB relation or table name into a validated ``Source``.
 
     groups=True reads TREC qrels with judgment groups in column 2 (trec_eval's qrels_jg).
     allow_duplicates=True skips the duplicate check (sqlrank check counts them itself).
     ranks=False leaves a TREC run's rank column out of sqlrank's copy (it reads as NULL): for
     evaluations that never use it, as trec_eval's (its ties are broken by document id); parsing and
-    compressing 10M ranks costs about 0.2 s."""
+    compressing 10M ranks costs about 0.2 s. LABEL: what errors call the input, where its path is
+    sqlrank's own copy (standard input)."""
     if kind not in KINDS:
         raise ValueError(kind)
     mapping = column_mapping(kind, columns)
     if format is not None and format not in FORMATS:
         raise InputError(f"unknown {kind} format {format!r}; choose one of {', '.join(FORMATS)}")
     source = _locate(obj, kind, con, registry, format, mapping)
+    if label is not None:
+        source.label = label
     if groups:
         if source.format != "trec":
             raise InputError(f"{source.label}: judgment groups are read from TREC qrels_jg text only")
         source.groups = True
-    if source.path is None or source.format == "parquet":  # in the database already, or cheap to scan again
+    if source.path is None or (source.format == "parquet" and not _fragmented(source, con)):  # cheap to scan again
         validate(source, con, allow_duplicates)
         return source
     if source.format == "trec":
@@ -84,10 +87,26 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
 
 
 
+FRAGMENTED_ROWS = 1000  # Parquet files whose row groups hold fewer rows than this on average are copied once
+
+
+def _fragmented(source: Source, con: duckdb.DuckDBPyConnection) -> bool:
+    """A Parquet file (or files) of many small row groups, which DuckDB reads slowly (3 s for 50,000
+    groups of one row, where the rows alone take milliseconds): each scan of the evaluation would pay
+    that again, so it is read once into sqlrank's copy, as text files are. The footers say so cheaply."""
+    try:
+        rows, groups = con.execute("SELECT sum(num_rows), sum(num_row_groups) FROM parquet_file_metadata(?)",
+                                   [duckdb_path(source.path)]).fetchall()[0]
+    except duckdb.Error:
+        return False  # DuckDB's reader reports what is wrong with the file
+    return bool(groups) and groups > 100 and rows < FRAGMENTED_ROWS * groups
+
+
 def _read_once(source: Source, con: duckdb.DuckDBPyConnection, registry: Registry) -> None:
     try:
         with step(con, f"reading {source.label}"):
-            source.table = registry.materialize(source.source_sql("raw"), source.kind)
+            source.table = registry.materialize(source.source_sql("raw"), source.kind,
+                                                ordered=source.format != "parquet")
     except duckdb.Error as exc:
         reason = duckdb_reason(exc)
         if not (source.format == "trec" and source.lines == "csv" and "reached an invalid state" in str(exc)
@@ -167,15 +186,32 @@ def _registered(obj: Any, kind: str, noun: str, con: duckdb.DuckDBPyConnection, 
     if isinstance(obj, duckdb.DuckDBPyRelation):
         return "DuckDB relation", "relation", quote_ident(registry.register(obj, kind)), ()
     if is_dataframe(obj):
+        _require_distinct_names(f"{noun} DataFrame" if noun != kind else "DataFrame", [str(c) for c in obj.columns])
         return "DataFrame", "dataframe", quote_ident(registry.register(obj, kind)), ()
     if isinstance(obj, (str, os.PathLike)):
         text = os.fspath(obj)
+        refuse_file_and_table(obj, format, lambda name: _is_table(con, name), "the DuckDB database")
         if format is None and not os.path.exists(text) and _is_table(con, text):
             parts = tuple(text.split("."))
             return f"table {text}", "table", call_macro("_macros/inputs.sql", "table", parts).strip(), parts
         return None
     raise InputError(f"cannot read {noun} from a {type(obj).__name__}: pass a file path, a pandas DataFrame, "
                      f"a DuckDB relation or a table name")
+
+
+def refuse_file_and_table(obj: Any, format: str | None, is_table: Callable[[str], bool], database: str) -> None:
+    """A name that is both a file in the working folder and a table of the database: which one is meant
+    cannot be known, so neither is read (the file used to win without a word)."""
+    if not isinstance(obj, (str, os.PathLike)) or format is not None:
+        return
+    name = os.fspath(obj)
+    try:
+        both = os.path.isfile(name) and os.sep not in name and name.isprintable() and is_table(name)
+    except Exception:  # a name the database cannot take (not UTF-8), or a database that cannot answer
+        both = False   # now: what reads the file says what is wrong
+    if both:
+        raise InputError(f"{name}: is both a file in {os.getcwd()} and a table of {database}; say which: "
+                         f"{os.path.join('.', name)} for the file, or the table's name with its schema")
 
 
 def _file_reader(path: str, fmt: str) -> str:
@@ -227,9 +263,9 @@ def _file(path: str, kind: str, con: duckdb.DuckDBPyConnection, format: str | No
             raise InputError(f"{path}: the {kind} file is empty")
         probe = path
     fmt = format or detect_format(probe)
+    _require_text_not_parquet(probe, fmt)
     absolute = path if pattern else os.path.abspath(path)
-    if fmt in ("csv", "tsv"):
-        _require_distinct_header(probe, fmt)
+    _require_distinct_columns(probe, fmt, con)
     if fmt != "parquet" and not pattern:
         _require_short_last_line(path)
     if fmt == "trec":
@@ -241,7 +277,49 @@ def _file(path: str, kind: str, con: duckdb.DuckDBPyConnection, format: str | No
                     mapping)
 
 
+def unreadable_line(path: str, fmt: str) -> tuple[int, str] | None:
+    """Where and why a CSV or TSV file that DuckDB cannot read goes wrong, when it is something a
+    person can fix at one line: a quote opened and never closed, a line ended by a lone carriage return
+    where the others end with a line feed. None when neither is found (DuckDB's own error then)."""
+    import csv
+    import gzip
+
+    opener = gzip.open if path.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rb") as handle:
+            data = handle.read().decode("utf-8", errors="replace").removeprefix("\ufeff")
+    except (OSError, EOFError):
+        return None
+    if "\n" in data and "\r" in data.replace("\r\n", ""):
+        line = data[:data.replace("\r\n", "\n\n").index("\r")].count("\n") + 1
+        return line, ("this line ends with a lone carriage return (\\r) where the others end with a line feed "
+                      "(\\n); convert the file's line ends (e.g. with dos2unix or tr '\\r' '\\n')")
+    reader = csv.reader(data.splitlines(keepends=True), delimiter="\t" if fmt.startswith("tsv") else ",",
+                        strict=True)
+    start = 1
+    try:
+        for _ in reader:
+            start = reader.line_num + 1
+    except csv.Error:
+        return start, ("a double quote (\") opens a quoted field here that no later quote closes; remove the stray "
+                       "quote, or quote the whole field and double the quotes inside it (\"\")")
+    return None
+
+
 MAX_LINE = 2_000_000  # DuckDB's max_line_size: a longer line is an error, or at the end of a file lost
+
+
+def _require_text_not_parquet(path: str, fmt: str) -> None:
+    """A Parquet file read as text (named .txt, or --run-format trec) would give a reader's error about
+    line 1; say what it is instead."""
+    try:
+        with open(path, "rb") as handle:
+            parquet = handle.read(4) == b"PAR1"
+    except OSError:
+        return
+    if parquet and fmt != "parquet":
+        raise InputError(f"{path}: is a Parquet file (it starts with PAR1), not {fmt} text; name it .parquet or give "
+                         f"the format (--qrels-format/--run-format parquet)")
 
 
 def _require_short_last_line(path: str) -> None:
@@ -258,8 +336,43 @@ def _require_short_last_line(path: str) -> None:
                          f"result line is that long: check that the file is what you meant")
 
 
+def _require_distinct_columns(path: str, fmt: str, con: duckdb.DuckDBPyConnection) -> None:
+    """DuckDB renames a repeated column name (score, score_1) of a CSV header, a Parquet schema or a
+    DataFrame: which one was meant is unknown, so a name twice is an error, whatever the format."""
+    if fmt in ("csv", "tsv"):
+        _require_distinct_header(path, fmt)
+    elif fmt == "parquet":
+        try:
+            schema = con.execute("SELECT name, num_children FROM parquet_schema(?)", [duckdb_path(path)]).fetchall()
+        except duckdb.Error:
+            return  # DuckDB reports what is wrong with the file when it reads it
+        names, at = [], 1
+        while at < len(schema):  # the root's children, each followed by its own nested fields
+            names.append(schema[at][0])
+            at += 1 + _descendants(schema, at)
+        _require_distinct_names(path, names)
+
+
+def _descendants(schema: list[tuple], at: int) -> int:
+    """How many rows of a flattened Parquet schema describe the fields nested under row ``at``."""
+    count, following = 0, at + 1
+    for _ in range(schema[at][1] or 0):
+        nested = 1 + _descendants(schema, following)
+        count, following = count + nested, following + nested
+    return count
+
+
+def _require_distinct_names(label: str, names: list[str]) -> None:
+    seen: dict[str, int] = {}
+    for number, name in enumerate(names, 1):
+        if name in seen:
+            raise InputError(f"{label}: names column {name!r} twice (columns {seen[name]} and {number}); rename one of "
+                             f"them so that sqlrank reads the one you mean")
+        seen[name] = number
+
+
 def _require_distinct_header(path: str, fmt: str) -> None:
-    """DuckDB renames a repeated header name (score, score_1): which one was meant is unknown."""
+    """A CSV or TSV header's names, as the file spells them."""
     import csv
     import gzip
 
@@ -269,12 +382,7 @@ def _require_distinct_header(path: str, fmt: str) -> None:
             header = next(csv.reader(handle, delimiter="\t" if fmt == "tsv" else ","), [])
     except (OSError, EOFError, csv.Error):
         return  # DuckDB reports what is wrong with the file
-    seen: dict[str, int] = {}
-    for number, name in enumerate(header, 1):
-        if name in seen:
-            raise InputError(f"{path}:1: the header names column {name!r} twice (columns {seen[name]} and {number}); "
-                             f"rename one of them so that sqlrank reads the one you mean")
-        seen[name] = number
+    _require_distinct_names(f"{path}:1", header)
 
 
 RANK_NAMES = ("rank", "rnk", "ranking", "position", "pos")
@@ -366,6 +474,9 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
     try:
         described = con.execute(f"DESCRIBE SELECT * FROM {source.reader}").fetchall()
     except duckdb.Error as exc:
+        where = unreadable_line(source.path, source.format) if source.path and source.format in DELIMITED else None
+        if where is not None:
+            raise InputError(f"{source.label}:{where[0]}: {where[1]}") from None
         raise InputError(f"{source.label}: cannot read it as {source.format}: {duckdb_reason(exc)}") from None
     types = {row[0]: row[1] for row in described}
     if source.format in ("csv", "tsv"):
@@ -403,9 +514,19 @@ def _tabular(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict[str, 
 _INEXACT_TYPES = FLOAT_TYPES + ("DECIMAL", "DECIMAL128", "DECIMAL256", "HALFFLOAT", "NUMERIC")
 
 
+# Types that hold several values (DuckDB's, Arrow's and Spark's spellings, upper case): an id of one
+# would be compared as its text ('[d1]'), matching nothing.
+_NESTED_PREFIXES = ("STRUCT", "MAP", "UNION", "LIST", "LARGE_LIST", "FIXED_SIZE_LIST", "ARRAY", "MAP<", "ROW(")
+
+
 def require_exact_id(label: str, column: str, role: str, type_name: str | None) -> None:
-    """Ids are compared as text: a float id (1.0 or 1, 0.30000000000000004) has no one spelling."""
-    if (type_name or "").split("(")[0].upper() in _INEXACT_TYPES:
+    """Ids are compared as text: a float id (1.0 or 1, 0.30000000000000004) has no one spelling, and a
+    list, struct or map is no one id."""
+    upper = (type_name or "").strip().upper()
+    if upper.endswith("]") or upper.startswith(_NESTED_PREFIXES):
+        raise InputError(f"{label}: column {column!r} ({role}) is {type_name}, which holds several values; an id must "
+                         f"be one text or integer value per row: unnest or pick the element you mean first")
+    if upper.split("(")[0] in _INEXACT_TYPES:
         raise InputError(f"{label}: column {column!r} ({role}) is {type_name}; ids must be text or integers so that "
                          f"they compare exactly; store them as strings")
 
@@ -505,6 +626,8 @@ def load_table(obj: Any, what: str, con: duckdb.DuckDBPyConnection, registry: Re
         if fmt == "trec":
             raise InputError(f"{path}: a {what} is read from CSV, TSV (with a header) or Parquet; "
                              f"name the file .csv, .tsv or .parquet")
+        if os.path.exists(path):
+            _require_distinct_columns(path, fmt, con)
         reader = _file_reader(duckdb_path(os.path.abspath(path)) if os.path.exists(path) else path, fmt)
     try:
         types = {row[0]: row[1] for row in con.execute(f"DESCRIBE SELECT * FROM {reader}").fetchall()}

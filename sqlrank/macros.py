@@ -20,16 +20,18 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from typing import Any
 
 import duckdb
 
 from .conventions import resolve_conventions
-from .errors import InputError, OptionError, duckdb_reason
+from .errors import InputError, OptionError, SqlrankWarning, duckdb_reason
 from .measures import Measure, trec_name
 from .planner import resolve_measures
 from .registry import REGISTRY
 from .templates import quote_ident, quote_literal, render_evaluation
+from .version import __version__
 
 SCHEMA = "sqlrank"
 _PLACEHOLDER = 987654321  # a cutoff no one asks for, replaced by the macro parameter k
@@ -109,7 +111,8 @@ def install_statements(measures: Any = None, schema: str = SCHEMA, **conventions
                           f" AS evaluated\nORDER BY {order}")
     statements.append(f"CREATE OR REPLACE MACRO {name}.measures() AS TABLE\n"
                       f"SELECT unnest({known}) AS measure")
-    return statements
+    mark = quote_literal(f"{MARKER} {__version__}")
+    return statements + [f"COMMENT ON MACRO TABLE {name}.{quote_ident(macro)} IS {mark}" for macro in macro_names()]
 
 
 def _spellings(measure: Measure) -> list[str]:
@@ -133,20 +136,49 @@ def _names(measures: Any) -> list:
     return parse_measures(measures)
 
 
-def install(connection: duckdb.DuckDBPyConnection, measures: Any = None, schema: str = SCHEMA,
+MARKER = "created by sqlrank install"  # each macro's comment: a macro without it is the user's
+
+
+def macro_names() -> list[str]:
+    return list(FAMILY_MACROS) + ["evaluate", "evaluate_per_query", "measures"]
+
+
+def foreign_macros(connection: duckdb.DuckDBPyConnection, schema: str) -> list[tuple[str, str]]:
+    """The macros of SCHEMA with the names of sqlrank's that sqlrank did not create: (name, MACRO or MACRO TABLE)."""
+    rows = connection.execute("SELECT DISTINCT function_name, function_type FROM duckdb_functions() "
+                              "WHERE schema_name = ? AND list_contains(?, function_name) "
+                              "AND coalesce(comment, '') NOT LIKE ? ORDER BY ALL",
+                              [schema, macro_names(), MARKER + "%"]).fetchall()
+    return [(name, "MACRO TABLE" if kind == "table_macro" else "MACRO") for name, kind in rows]
+
+
+def install(connection: duckdb.DuckDBPyConnection, measures: Any = None, schema: str = SCHEMA, force: bool = False,
             **conventions: Any) -> list[str]:
-    """Create the macros in ``connection`` (a database file keeps them); returns their names."""
+    """Create the macros in ``connection`` (a database file keeps them); returns their names. A function
+    of the same name that sqlrank did not create is refused, named, unless ``force`` (then replaced)."""
     if not isinstance(schema, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", schema):
         raise OptionError(f"schema {schema!r} must be a plain name (letters, digits, _)")
     try:
+        found = foreign_macros(connection, schema)
+        foreign = list(dict.fromkeys(f"{schema}.{name}" for name, _ in found))
+        if foreign and not force:
+            raise InputError(f"{', '.join(foreign)} {'exists' if len(foreign) == 1 else 'exist'} and {'was' if len(foreign) == 1 else 'were'} "
+                             f"not created by sqlrank install; nothing was changed (use another schema, or --force "
+                             f"(force=True) to replace {'it' if len(foreign) == 1 else 'them'})")
+        for name, kind in found:  # a scalar macro of the same name would stay beside the table macro
+            connection.execute(f"DROP {kind} {quote_ident(schema)}.{quote_ident(name)}")
         for statement in install_statements(measures, schema, **conventions):
             connection.execute(statement)
+        if foreign:
+            warnings.warn(f"replaced {', '.join(foreign)}, which sqlrank install had not created (--force)",
+                          SqlrankWarning, stacklevel=2)
     except duckdb.Error as exc:
-        raise InputError(f"cannot create the macros: {duckdb_reason(exc)}") from None
-    return [f"{schema}.{m}" for m in list(FAMILY_MACROS) + ["evaluate", "evaluate_per_query", "measures"]]
+        raise InputError(f"cannot create the macros: {duckdb_reason(exc, spill=False)}") from None
+    return [f"{schema}.{m}" for m in macro_names()]
 
 
-def install_file(path: str, measures: Any = None, schema: str = SCHEMA, **conventions: Any) -> list[str]:
+def install_file(path: str, measures: Any = None, schema: str = SCHEMA, force: bool = False,
+                 **conventions: Any) -> list[str]:
     """Install into a DuckDB database file (made if absent, in DuckDB 1.0's storage format so that
     any DuckDB shell from 1.0 on opens it). A file that is not a DuckDB database (CSV, Parquet, ...)
     is refused: DuckDB would open it read-only and the macros would vanish with the connection."""
@@ -163,6 +195,6 @@ def install_file(path: str, measures: Any = None, schema: str = SCHEMA, **conven
     except duckdb.Error as exc:
         raise InputError(f"{path}: cannot open it as a DuckDB database: {duckdb_reason(exc)}") from None
     try:
-        return install(con, measures, schema, **conventions)
+        return install(con, measures, schema, force, **conventions)
     finally:
         con.close()

@@ -10,14 +10,17 @@ session, which vanish with it.
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from .errors import InputError, OptionError
 from .foreign import copied_source, engine_inputs, foreign_plan, validated_table
-from .inputs import column_mapping, is_dataframe
+from .inputs import column_mapping, is_dataframe, refuse_file_and_table
+from .interruption import interruptible
 from .planner import Plan
 from .results import Rows
 from .sources import Source
+from .templates import quote_literal
 
 
 def connect(dsn: str):
@@ -32,20 +35,26 @@ def connect(dsn: str):
     try:
         return dbapi.connect(dsn)
     except Exception as exc:  # the driver's own error types
-        raise OptionError(f"cannot connect to PostgreSQL at {_without_password(dsn)}: {_reason(exc)}") from None
+        raise OptionError(f"cannot connect to PostgreSQL at {without_secrets(dsn)}: "
+                          f"{without_secrets(_reason(exc))}") from None
 
 
-def _without_password(dsn: str) -> str:
-    head, at, tail = dsn.rpartition("@")
-    if not at or "://" not in head:
-        return dsn
-    scheme, _, user = head.partition("://")
-    return f"{scheme}://{user.split(':', 1)[0]}@{tail}"
+_SECRETS = (
+    re.compile(r"(?<=://)([^:/?#@\s]*):[^@/?#\s]*@"),  # postgresql://user:SECRET@host
+    re.compile(r"(?i)((?:^|[?&;\s])(?:password|passwd|pwd|sslpassword)\s*=\s*)('(?:[^'\\]|\\.)*'|[^&\s]*)"),
+)
+
+
+def without_secrets(text: str) -> str:
+    """TEXT with every password of a connection string masked: in the URL's user part, as a query
+    parameter (?password=...), or as a libpq keyword (host=... password=...), quoted or not."""
+    text = _SECRETS[0].sub(lambda m: f"{m.group(1)}:***@", text)
+    return _SECRETS[1].sub(lambda m: f"{m.group(1)}***", text)
 
 
 def _reason(exc: Exception) -> str:
     text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
+    return without_secrets(text[0] if text else type(exc).__name__)
 
 
 class PostgresEngine:
@@ -58,10 +67,14 @@ class PostgresEngine:
 
     def rows(self, sql: str) -> Rows:
         cursor = self.connection.cursor()
-        try:
+
+        def fetch() -> Rows:
             cursor.execute(sql)
             rows = [tuple(row) for row in cursor.fetchall()]
             return Rows(tuple(d[0] for d in cursor.description), rows)
+
+        try:
+            return interruptible(fetch, cursor.adbc_cancel)
         except Exception as exc:
             self.connection.rollback()
             raise InputError(f"evaluation failed in PostgreSQL: {_reason(exc)}") from None
@@ -74,9 +87,13 @@ class PostgresEngine:
     def schema(self, sql: str) -> dict[str, str]:
         """The columns of a query and their Arrow types."""
         cursor = self.connection.cursor()
-        try:
+
+        def fetch() -> dict[str, str]:
             cursor.execute(sql)
             return {f.name: str(f.type) for f in cursor.fetch_arrow_table().schema}
+
+        try:
+            return interruptible(fetch, cursor.adbc_cancel)
         except Exception as exc:
             self.connection.rollback()
             raise InputError(f"evaluation failed in PostgreSQL: {_reason(exc)}") from None
@@ -94,7 +111,7 @@ class PostgresEngine:
         """A temporary table of the session holding an Arrow table (one COPY)."""
         cursor = self.connection.cursor()
         try:
-            cursor.adbc_ingest(name, table, mode="create", temporary=True)
+            interruptible(lambda: cursor.adbc_ingest(name, table, mode="create", temporary=True), cursor.adbc_cancel)
             self.connection.commit()
         except Exception as exc:
             self.connection.rollback()
@@ -114,6 +131,8 @@ def own_table(obj: Any, format: str | None = None) -> tuple[str, ...] | None:
 def postgres_source(obj: Any, kind: str, engine: PostgresEngine, con, registry, format: str | None,
                     columns: dict[str, str] | None) -> Source:
     """A table of the database, or a file or DataFrame copied into a temporary table."""
+    refuse_file_and_table(obj, format, lambda name: engine.one(f"SELECT to_regclass({quote_literal(name)}) IS NOT NULL")[0],
+                          "the PostgreSQL database")
     parts = own_table(obj, format)
     if parts is not None:
         return validated_table(Source(kind, f"table {'.'.join(parts)}", "postgres", parts=parts,

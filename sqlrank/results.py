@@ -1,14 +1,10 @@
 """Results: what an evaluation gives back (Rows, Result), printed as a table, CSV, TSV, JSON or
-trec_eval's layout, and written to standard output or atomically to a file."""
+trec_eval's layout (written out by outputs.py)."""
 from __future__ import annotations
 
 import io
 import json
 import math
-import os
-import stat
-import sys
-import tempfile
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -77,7 +73,21 @@ class Result:
 
     @cached_property
     def frame(self) -> "pd.DataFrame":
-        return self.table.frame()
+        return self.values().frame()
+
+    def values(self) -> Rows:
+        """The rows asked for, where a measure has one value over all queries and none per query
+        (Coverage, Gini, GlobalAUC: ``aggregate="catalog"``) its per-query rows replaced by that value
+        with an empty query_id: what the DataFrame, CSV, TSV and JSON carry."""
+        whole = {str(m) for m in self.measures if m.spec.aggregate == "catalog"}
+        if not self.per_query or not whole or "query_id" not in self.table.columns:
+            return self.table
+        measure = self.table.columns.index("measure")
+        query = self.table.columns.index("query_id")
+        kept = [row for row in self.table.rows if row[measure] not in whole]
+        overall = [row[:query] + (None,) + row[query:] for row in self.summary_table.rows
+                   if row[self.summary_table.columns.index("measure")] in whole]
+        return Rows(self.table.columns, kept + overall)
 
     @cached_property
     def summary(self) -> "pd.DataFrame":
@@ -155,7 +165,7 @@ def _valued(columns: tuple[str, ...], rows: list[tuple], names: set[str]) -> dic
 def format_result(result: Result, fmt: str) -> str:
     if fmt not in OUTPUT_FORMATS:
         raise ValueError(fmt)
-    table = result.table
+    table = result.values() if fmt in ("csv", "tsv", "json") else result.table
     if result.query_label != "query_id":
         table = Rows(tuple(result.query_label if c == "query_id" else c for c in table.columns), table.rows)
     integers = {str(m) for m in result.measures if m.spec.integer}
@@ -177,6 +187,12 @@ def format_result(result: Result, fmt: str) -> str:
     if "run_id" in table.columns:
         return _runs_table(result, integers)
     return _table(result, integers)
+
+
+def overall_label(groups) -> str:
+    """What a table calls its overall row: all, or (all) where a segment, group or query is itself
+    named all (two rows called all could not be told apart)."""
+    return "(all)" if "all" in {str(group) for group in groups} else "all"
 
 
 def _number(value: float, integer: bool, decimals: int | None = None) -> str:
@@ -242,8 +258,10 @@ def _segments_table(result: Result, integers: set[str]) -> str:
     """One row per segment (the overall row first, as "all"), one column per measure."""
     names = [str(m) for m in result.measures]
     rows = []
-    for (segment, num_queries), values in _grouped(result.table, ["segment", "num_queries"]).items():
-        label = "all" if segment is None else str(segment)
+    grouped = _grouped(result.table, ["segment", "num_queries"])
+    overall = overall_label(segment for segment, _ in grouped)
+    for (segment, num_queries), values in grouped.items():
+        label = overall if segment is None else str(segment)
         rows.append([label, str(int(num_queries))] + [_number(values[n], n in integers, 4) for n in names])
     return _aligned(["segment", "queries"] + names, rows, ["<", ">"] + [">"] * len(names), result)
 
@@ -255,8 +273,9 @@ def _runs_table(result: Result, integers: set[str]) -> str:
     rows = [[str(k) for k in key] + [_number(values.get(n), n in integers, 4) for n in names]
             for key, values in _grouped(result.table, keys).items()]
     if result.per_query:
+        overall = overall_label(query for _, query in _grouped(result.table, keys))
         for (run_id,), values in _grouped(result.summary_table, ["run_id"]).items():
-            rows.append([str(run_id), "all"] + [_number(values.get(n), n in integers, 4) for n in names])
+            rows.append([str(run_id), overall] + [_number(values.get(n), n in integers, 4) for n in names])
     header = ["run_id", result.query_label][:len(keys)]
     return _aligned(header + names, rows, ["<"] * len(keys) + [">"] * len(names), result)
 
@@ -295,10 +314,11 @@ def _table(result: Result, integers: set[str]) -> str:
     names = [str(m) for m in result.measures]
     if result.per_query:
         header = [result.query_label] + names
+        grouped = _grouped(result.table, ["query_id"])
         rows = [[str(query_id)] + [_number(values.get(n), n in integers, 4) for n in names]
-                for (query_id,), values in _grouped(result.table, ["query_id"]).items()]
+                for (query_id,), values in grouped.items()]
         summary = {row["measure"]: row["value"] for row in result.summary_table.records()}
-        rows.append(["all"] + [_number(summary[n], n in integers, 4) for n in names])
+        rows.append([overall_label(query_id for query_id, in grouped)] + [_number(summary[n], n in integers, 4) for n in names])
         aligns = ["<"] + [">"] * len(names)
     else:
         header = ["measure", "value"]
@@ -306,42 +326,3 @@ def _table(result: Result, integers: set[str]) -> str:
                 for row in result.table.records()]
         aligns = ["<", ">"]
     return _aligned(header, rows, aligns, result)
-
-
-def write_output(text: str, path: str | None) -> None:
-    """Write to stdout, or to a temporary file beside PATH renamed over it once complete."""
-    if path is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    try:
-        if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
-            with open(path, "w", encoding="utf-8") as handle:  # a device, FIFO or socket: write into it,
-                handle.write(text)                             # never replace it with a file
-        else:
-            _replace(path, text)
-    except OSError as exc:
-        raise OptionError(f"{path}: cannot write the output: {exc.strerror or exc}") from None
-
-
-def _replace(path: str, text: str) -> None:
-    """Write a temporary file beside PATH and rename it over PATH once complete."""
-    fd, tmp = tempfile.mkstemp(prefix=".sqlrank-", dir=os.path.dirname(os.path.abspath(path)))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, _file_mode(path))  # mkstemp makes it private (0600); a results file is not
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def _file_mode(path: str) -> int:
-    """The mode of the file being replaced, or what open() would give a new one (0666 - umask)."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask

@@ -176,13 +176,21 @@ class Registry:
     def name(self, kind: str) -> str:
         return f"sqlrank_{kind}_{os.getpid()}_{id(self)}_{next(self._counter)}"
 
-    def materialize(self, sql: str, kind: str) -> str:
+    def materialize(self, sql: str, kind: str, ordered: bool = True) -> str:
         """Read once into a table (dropped on close) that the statements read as a temporary view.
 
         The table lives in an in-memory database that DuckDB compresses (ATTACH ':memory:' (COMPRESS),
         DuckDB 1.3 and later; a plain temporary table before): dictionaries, FSST and bit packing keep
         a 10M-line TREC run in about 100 MB instead of 390 MB, for 0.6 s of compression. Beyond the
-        memory limit DuckDB spills it to disk either way."""
+        memory limit DuckDB spills it to disk either way. ordered=False lets DuckDB store the rows in the
+        order its threads read them (a Parquet file of many small row groups copies 3x faster)."""
+        if not ordered:
+            previous = self.con.execute("SELECT current_setting('preserve_insertion_order')").fetchall()[0][0]
+            self.con.execute("SET preserve_insertion_order = false")
+            try:
+                return self.materialize(sql, kind)
+            finally:
+                self.con.execute(f"SET preserve_insertion_order = {'true' if previous else 'false'}")
         name = self.name(kind)
         if self._copies is None:
             self._copies = self.name("copies")

@@ -27,7 +27,7 @@ from .planner import Plan
 from .results import Rows
 from .sources import DELIMITED, Source
 from .templates import call_macro, dialect, quote_ident
-from .validation import require_complete_rows, table_counts_sql
+from .validation import label_range_sql, require_complete_rows, require_labels_in_range, table_counts_sql
 
 _SESSION = None
 
@@ -143,15 +143,21 @@ def _view(frame, kind: str, label: str, mapping: dict[str, str], engine: SparkEn
 
 def _validated(source: Source, types: dict[str, str], spark) -> Source:
     map_table_columns(source, types, per_run=True)
-    try:
-        with dialect("spark"):
-            read_boolean_labels(source, lambda sql: spark.sql(sql).collect()[0][0])
-            counts = table_counts_sql(source, types)
-        row = spark.sql(counts).collect()[0]
-    except Exception as exc:
-        raise InputError(f"{source.label}: Spark cannot read the {source.kind} as query_id, doc_id, "
-                         f"{source.value_name}: {str(exc).splitlines()[0]}") from None
-    require_complete_rows(source, *row)
+
+    def one(sql: str) -> tuple:
+        try:
+            return tuple(spark.sql(sql).collect()[0])
+        except Exception as exc:
+            raise InputError(f"{source.label}: Spark cannot read the {source.kind} as query_id, doc_id, "
+                             f"{source.value_name}: {str(exc).splitlines()[0]}") from None
+
+    with dialect("spark"):
+        labels = label_range_sql(source, types)
+        if labels is not None:
+            require_labels_in_range(source, *one(labels))
+        read_boolean_labels(source, lambda sql: one(sql)[0])
+        counts = table_counts_sql(source, types)
+    require_complete_rows(source, *one(counts))
     return source
 
 

@@ -73,11 +73,23 @@ def paired_test(run: np.ndarray, baseline: np.ndarray, test: str = "t", trials: 
     if test == "permutation":
         result = stats.permutation_test((run, baseline), _mean_difference, permutation_type="samples",
                                         n_resamples=trials, alternative="two-sided", vectorized=True,
-                                        random_state=np.random.default_rng(seed))
+                                        batch=resample_batch(trials, n), random_state=np.random.default_rng(seed))
         return PairedTest(float(result.pvalue), *_t_interval(diff, stats), _cohen_dz(diff))
     if test == "bootstrap":
         return _bootstrap(diff, trials, seed, stats)
     raise OptionError(f"test {test!r} is not one of {', '.join(TESTS)}")
+
+
+RESAMPLED_VALUES = 1 << 22  # values of one block of resamples (a few 32 MB arrays at a time)
+
+
+def resample_batch(trials: int, queries: int) -> int | None:
+    """How many resamples SciPy draws at a time: all of them while that is small (SciPy's default,
+    None), else blocks of RESAMPLED_VALUES values, so that memory does not grow with --trials
+    (10 million trials on 3,000 queries took hundreds of GB in one block)."""
+    if trials * queries <= RESAMPLED_VALUES:
+        return None
+    return max(1, RESAMPLED_VALUES // max(queries, 1))
 
 
 def _mean_difference(x, y, axis=-1):
@@ -112,7 +124,8 @@ def _bootstrap(diff: np.ndarray, trials: int, seed: int | None, stats) -> Paired
     the bootstrap mean moves at least as far from the observed mean as the observed mean is
     from 0 ((count + 1) / (trials + 1), as a resampling p-value is never 0)."""
     result = stats.bootstrap((diff,), np.mean, n_resamples=trials, confidence_level=0.95, method="BCa",
-                             vectorized=True, random_state=np.random.default_rng(seed))
+                             vectorized=True, batch=resample_batch(trials, len(diff)),
+                             random_state=np.random.default_rng(seed))
     observed = float(np.mean(diff))
     distribution = np.asarray(result.bootstrap_distribution)
     extreme = int(np.sum(np.abs(distribution - observed) >= abs(observed)))

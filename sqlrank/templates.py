@@ -10,6 +10,7 @@ import contextvars
 import math
 import os
 import re
+import stat
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -101,15 +102,20 @@ def quote_ident(name: str, quote: str | None = None) -> str:
 
 def quote_literal(value: str) -> str:
     """A SQL string literal. Standard SQL (DuckDB) doubles single quotes and has no backslash
-    escapes; where the dialect reads backslash escapes, both are escaped with a backslash."""
+    escapes; where the dialect reads backslash escapes, both are escaped with a backslash. A line end
+    is never written as it is (the statement's indentation would enter the string): chr(10) and
+    chr(13) joined in, or the escapes \\n and \\r."""
     if not isinstance(value, (str, os.PathLike)):
         raise ValueError(f"not a string: {value!r}")
     text = os.fspath(value)
     if "\x00" in text:
         raise ValueError("a string literal cannot hold a NUL character")
     if _DIALECT.get() in _ESCAPING_LITERALS:
-        return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
-    return "'" + text.replace("'", "''") + "'"
+        escaped = text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n").replace("\r", "\\r")
+        return "'" + escaped + "'"
+    quoted = "'" + text.replace("'", "''") + "'"
+    # a line end inside a literal would take the statement's indentation into the string: spelled as chr()
+    return quoted.replace("\n", "' || chr(10) || '").replace("\r", "' || chr(13) || '")
 
 
 def number_literal(value: object) -> str:
@@ -122,16 +128,24 @@ def number_literal(value: object) -> str:
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
-    """Compiled templates kept in the user's cache folder, so that start-up does not recompile them."""
+    """Compiled templates kept in the user's cache folder, so that start-up does not recompile them.
+    Compiled code is run when loaded: the folder (and sqlrank's folder above it) is used only when it
+    is the user's own and no one else may write into it; otherwise nothing is cached."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     folder = os.path.join(base, "sqlrank", "jinja")
     try:
-        os.makedirs(folder, exist_ok=True)
-        if os.access(folder, os.W_OK):
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if all(_private(path) for path in (os.path.dirname(folder), folder)) and os.access(folder, os.W_OK):
             return jinja2.FileSystemBytecodeCache(folder)
     except OSError:
         pass
     return None
+
+
+def _private(path: str) -> bool:
+    """A real folder (no link) owned by this user that neither group nor others may write."""
+    info = os.lstat(path)
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022
 
 
 @lru_cache(maxsize=None)
@@ -181,17 +195,27 @@ OUTPUTS = ("per_query", "summary", "both", "segments", "relstring", "slice", "sl
 WIDTH = 140  # rendered lines are wrapped beyond this (and never reach 160 characters)
 
 
+# Dialects whose ORDER BY and PARTITION BY keep -0.0 apart from 0.0 (a total order of floats, as Arrow's
+# kernels use), or that are not run here to show otherwise: the ranking key maps -0.0 to 0.0, so that the
+# two tie as IEEE equality says and as DuckDB, PostgreSQL, ClickHouse and trec_eval rank them.
+SIGNED_ZERO_DIALECTS = ("datafusion", "spark", "trino", "bigquery", "snowflake")
+
+
 def score_expression(trec_eval_version: int) -> str:
     """The score as ranked: trec_eval 9 (and pytrec_eval) compare 32-bit floats, and C's (float) cast
-    turns a double at or beyond FLT_MAX + half an ulp into infinity where SQL's CAST fails."""
-    if trec_eval_version != 9:
-        return "score"
-    if _DIALECT.get() in ("bigquery", "snowflake"):
-        raise MeasureError(f"trec_eval_version=9 ranks 32-bit float scores; {_DIALECT.get()} has no 32-bit float "
-                           f"type")
-    real = TYPES[_DIALECT.get()]["FLOAT"]
-    return (f"CASE WHEN score >= 3.4028235677973366e38 THEN CAST('inf' AS {real}) "
-            f"WHEN score <= -3.4028235677973366e38 THEN CAST('-inf' AS {real}) ELSE CAST(score AS {real}) END")
+    turns a double at or beyond FLT_MAX + half an ulp into infinity where SQL's CAST fails; -0.0 is
+    0.0 (SIGNED_ZERO_DIALECTS)."""
+    score = "score"
+    if trec_eval_version == 9:
+        if _DIALECT.get() in ("bigquery", "snowflake"):
+            raise MeasureError(f"trec_eval_version=9 ranks 32-bit float scores; {_DIALECT.get()} has no 32-bit "
+                               f"float type")
+        real = TYPES[_DIALECT.get()]["FLOAT"]
+        score = (f"CASE WHEN score >= 3.4028235677973366e38 THEN CAST('inf' AS {real}) "
+                 f"WHEN score <= -3.4028235677973366e38 THEN CAST('-inf' AS {real}) ELSE CAST(score AS {real}) END")
+    if _DIALECT.get() in SIGNED_ZERO_DIALECTS:
+        return f"CASE WHEN score = 0 THEN 0 ELSE {score} END"
+    return score
 
 
 def ranking_order(tie_break: str, score: str) -> str:

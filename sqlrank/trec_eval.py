@@ -164,7 +164,8 @@ def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_
     qrels = load(options.qrels, "qrels", con, registry, groups=options.groups)
     # trec_eval cuts each query at -M before it looks for duplicates: a copy below the cut is dropped.
     # It never reads the run's rank column (ties go by document id): ranks=False leaves it out of the copy.
-    run_source = load(run_path, "run", con, registry, allow_duplicates=options.depth is not None, ranks=False)
+    run_source = load(run_path, "run", con, registry, allow_duplicates=options.depth is not None, ranks=False,
+                      label=_run_label(options))
     resolved_conventions = resolve_conventions(**conventions)
     if options.depth is not None:
         _require_no_duplicates_within(run_source, options.depth, resolved_conventions, con)
@@ -222,7 +223,7 @@ def _evaluate_prefs(options: Options, lines: list[Line], measures: list[Measure]
             f"AS lines WHERE {cond} ORDER BY position LIMIT 1").fetchall()[0]
         what = f"expected {fields} fields '{shape}'" if bad[0] else "the relevance level is not a number"
         raise InputError(f"{path}:{position}: malformed -R {layout} line: {what}: {line.strip()!r}")
-    run_source = load(run_path, "run", con, registry, ranks=False)
+    run_source = load(run_path, "run", con, registry, ranks=False, label=_run_label(options))
     prefs_sql = (f"SELECT query_id, jg, jsg, doc_id, CAST(rel_level AS DOUBLE) AS rel_level "
                  f"FROM {quote_ident(table)}")
     if not options.complete:
@@ -403,8 +404,17 @@ def _last_data_line(path: str, block: int = 1 << 16) -> str | None:
     return None
 
 
+STANDARD_INPUT = "standard input"
+
+
+def _run_label(options: Options) -> str | None:
+    """What errors call the run read from standard input (not sqlrank's copy of it)."""
+    return STANDARD_INPUT if options.run == "-" else None
+
+
 class _run_file:
-    """The run path; standard input ('-') is first copied to a temporary file, unparsed."""
+    """The run path; standard input ('-') is first copied to a temporary file, unparsed, removed
+    whatever ends the evaluation (an error, Ctrl-C, SIGTERM; also while it is being copied)."""
 
     def __init__(self, path: str):
         self.path, self.tmp = path, None
@@ -412,9 +422,18 @@ class _run_file:
     def __enter__(self) -> str:
         if self.path != "-":
             return self.path
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:
+            raise InputError(f"{STANDARD_INPUT}: is closed; give the run on standard input or as a file")
         fd, self.tmp = tempfile.mkstemp(prefix="sqlrank-stdin-", suffix=".run")
-        with os.fdopen(fd, "wb") as handle:
-            shutil.copyfileobj(sys.stdin.buffer, handle)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                shutil.copyfileobj(stream, handle)
+            if not os.path.getsize(self.tmp):
+                raise InputError(f"{STANDARD_INPUT}: the run is empty")
+        except BaseException:
+            self.__exit__()
+            raise
         return self.tmp
 
     def __exit__(self, *exc) -> None:

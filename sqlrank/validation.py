@@ -13,6 +13,9 @@ from .sources import GROUP_SEPARATOR, INTEGER_TYPES, TEXT_TYPES, TREC_LAYOUT, So
 from .templates import TYPES, call_macro, current_dialect, quote_ident
 
 
+LABEL_LIMIT = 999_999_999  # the largest label, either way: labels are 32-bit integers in every engine
+
+
 class IrregularFields(Exception):
     """A TREC file read with the fast single-character split has a line that needs the regex."""
 
@@ -103,7 +106,7 @@ def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
     layout = TREC_LAYOUT[kind]
     if source.format == "trec":
         if kind == "run":
-            checks["malformed"] = ("bad_fields", lambda r: (
+            checks["malformed"] = ("bad_fields", lambda r: _separated(r["score"]) if r["field_count"] >= 6 else (
                 f"malformed run line: expected 6 fields '{layout}', found {r['field_count']}: {r['line']!r}; "
                 f"fix the line, or name the format with --run-format if this is not a TREC run"))
         else:
@@ -111,6 +114,17 @@ def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
                 f"malformed qrels line: expected 4 fields '{layout}', found {r['field_count']}: {r['line']!r}; "
                 f"fix the line, or name the format with --qrels-format if this is not TREC qrels"))
     col = source.columns.get
+    texts = ["query_id", "doc_id"] + ([value] if source.value_type in TEXT_TYPES else [])
+    if source.format in ("csv", "tsv"):
+        breaks = " OR ".join(f"contains({c}, chr(10)) OR contains({c}, chr(13))" for c in texts)
+        checks["line_break"] = (breaks, lambda r: (
+            f"a field runs over the end of this line into the next ones ({_broken_field(r, texts)}): a double quote "
+            f"(\") opens a quoted field that only a later quote closes; remove the stray quote, or quote the whole "
+            f"field and double the quotes inside it (\"\")"))
+    if source.format != "trec":  # TREC text with a NUL byte stops in the reader (errors.duckdb_reason)
+        checks["nul"] = (" OR ".join(f"contains({c}, chr(0))" for c in texts[:2]), lambda r: (
+            f"an id holds a NUL byte (\\0): query {r['query_id']!r}, document {r['doc_id']!r}; no id has one: check "
+            f"that the input is what you meant, and remove the byte"))
     if source.per_run:
         checks["bad_run_id"] = (unnamed_run("run_id"), lambda r: unnamed_run_message(col("run_id")))
     for canonical in ("query_id", "doc_id"):
@@ -120,7 +134,9 @@ def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
     vname = col(value, value)
     if kind == "run":
         if source.value_type in TEXT_TYPES:
-            checks["bad_score"] = ("TRY_CAST(score AS DOUBLE) IS NULL", lambda r: (
+            separator = "" if source.format == "trec" else " OR contains(score, '_')"  # TREC: in bad_fields
+            checks["bad_score"] = ("TRY_CAST(score AS DOUBLE) IS NULL" + separator, lambda r: (
+                _separated(r["score"], vname) if "_" in (r["score"] or "") else
                 f"score {r['score']!r} (column {vname!r}) is not a number" if r["score"] not in (None, "") else
                 f"empty score (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; every "
                 f"row needs a score: fill it in or drop the row"))
@@ -152,8 +168,35 @@ def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
                     "OR CAST(relevance AS DOUBLE) <> round(CAST(relevance AS DOUBLE)) OR abs(relevance) > 999999999")
         checks["bad_relevance"] = (cond, lambda r: (
             f"relevance {r['relevance']!r} (column {vname!r}) for document {r['doc_id']!r} of query "
-            f"{r['query_id']!r} is not an integer label; relevance labels are whole numbers such as 0, 1, 2 (or true and false)"))
+            f"{r['query_id']!r} is " + ("too large for a label (at most 999,999,999 either way)"
+                                        if _too_large(r["relevance"]) else "not an integer label")
+            + "; relevance labels are whole numbers such as 0, 1, 2 (or true and false)"))
     return checks
+
+
+def _too_large(label: Any) -> bool:
+    """A whole number beyond the labels sqlrank takes (a uint64 column, 9999999999 in text)."""
+    try:
+        number = float(label)
+    except (TypeError, ValueError):
+        return False
+    return number == number and abs(number) > LABEL_LIMIT and (abs(number) == float("inf") or number == round(number))
+
+
+def _separated(score: str, column: str = "score") -> str:
+    """A score written with a digit separator (1_0): DuckDB's cast reads 10, trec_eval's atof 1."""
+    return (f"score {score!r} (column {column!r}) holds a digit separator (_), which readers take differently "
+            f"(10 or 1 for 1_0); write the number without it")
+
+
+def _broken_field(record: dict, columns: list[str]) -> str:
+    """The first field of a row that holds a line end, as its text begins."""
+    for column in columns:
+        value = record.get(column)
+        if isinstance(value, str) and ("\n" in value or "\r" in value):
+            head = value.replace("\r\n", "\n").split("\n")
+            return f"{column} {head[0]!r} continues with {len(head) - 1} more line{'s' if len(head) > 2 else ''}"
+    return "a field"
 
 
 def report_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str) -> None:
@@ -228,6 +271,39 @@ def table_counts_sql(source: Source, column_types: dict[str, str] | None = None)
                {fractional} AS not_whole,
                {bad_runs} AS bad_run_ids
         FROM ({typed}) AS typed"""
+
+
+_TEXT_TYPES = ("string", "utf8", "char", "text")
+
+
+def label_range_sql(source: Source, column_types: dict[str, str] | None) -> str | None:
+    """For judgments in a table another engine reads where it is, whose label column is a number type
+    that can hold what no label is (NaN, Infinity, 9999999999: float, decimal, 64-bit integers), one
+    query in the dialect being rendered counting those labels, read as they are stored (the statement's
+    cast to a 32-bit integer would stop with the engine's own error, naming no table or column): (count,
+    an example). None where nothing needs checking. Fractions (1.5) are table_counts_sql's."""
+    label_type = (column_types or {}).get(source.columns.get("relevance"))
+    if source.kind != "qrels" or source.implicit or not label_type:
+        return None
+    lowered = label_type.lower()
+    if any(name in lowered for name in _TEXT_TYPES) or "bool" in lowered or lowered in ("int", "int32", "integer"):
+        return None
+    raw = quote_ident(source.columns["relevance"])
+    table = call_macro("_macros/inputs.sql", "table", source.parts).strip()
+    number = f"CAST({raw} AS {TYPES[current_dialect()]['DOUBLE']})"
+    bad = f"NOT (abs({number}) <= {LABEL_LIMIT})"  # NaN compares false (PostgreSQL: above every number)
+    text = call_macro("_macros/dialect.sql", "text")
+    return (f"SELECT SUM(CASE WHEN {bad} THEN 1 ELSE 0 END), MIN(CASE WHEN {bad} THEN CAST({raw} AS {text}) END) "
+            f"FROM {table} AS labels WHERE {raw} IS NOT NULL")
+
+
+def require_labels_in_range(source: Source, count: int | None, example: str | None) -> None:
+    """The counts of label_range_sql: an error naming the table, the column and an example label."""
+    if count:
+        labels = "1 label is" if count == 1 else f"{count} labels are"
+        raise InputError(f"{source.label}: {labels} NaN, infinite or beyond -{LABEL_LIMIT:,} to {LABEL_LIMIT:,} "
+                         f"(column {source.columns['relevance']!r}, e.g. {example}); relevance labels are whole numbers "
+                         f"such as 0, 1, 2: fix them, or map them as you mean them to count")
 
 
 def require_complete_rows(source: Source, missing_ids: int | None, missing_values: int | None, rows: int,

@@ -14,10 +14,12 @@ import pandas as pd
 QUERY_STYLES = ("{n}", "0{n}", "Q-{n}/x", "q{n}")
 
 
-def generate(seed: int, n_queries: int = 300, max_docs: int = 60,
-             near_ties: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+def generate(seed: int, n_queries: int = 300, max_docs: int = 60, near_ties: bool = False,
+             signed_zeros: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
     """near_ties adds scores that differ from a tie only beyond 32-bit float precision
-    (1 + 1e-9): trec_eval 10 ranks them apart, trec_eval 9 and pytrec_eval as ties."""
+    (1 + 1e-9): trec_eval 10 ranks them apart, trec_eval 9 and pytrec_eval as ties. signed_zeros
+    writes half the scores of 0 as -0.0 (documents with ids of odd length), which IEEE equality ties
+    with 0.0 and a total order of floats (Arrow's) ranks below it; the same random draws either way."""
     rng = random.Random(seed)
     qrels_rows, run_rows = [], []
     for n in range(n_queries):
@@ -31,6 +33,8 @@ def generate(seed: int, n_queries: int = 300, max_docs: int = 60,
             score = rng.randrange(-8, 40) / 8
             if near_ties and rng.random() < 0.3:
                 score += rng.choice((1e-9, -1e-9, 2e-9))
+            if signed_zeros and score == 0 and len(doc) % 2:
+                score = -0.0
             run_rows.append((qid, doc, score))
         if in_qrels:
             judged = set(rng.sample(retrieved, int(len(retrieved) * rng.random()))) if retrieved else set()

@@ -24,7 +24,7 @@ PACKAGES = {"datafusion": "datafusion", "clickhouse": "chdb"}
 
 @pytest.fixture(scope="module")
 def data():
-    qrels, run = generate(45, n_queries=120)
+    qrels, run = generate(45, n_queries=120, signed_zeros=True)
     run["rank"] = run.groupby("query_id").cumcount() + 1  # the input order, for tie_break=input_rank
     return qrels, run
 

@@ -4,8 +4,10 @@ sets, per query, equals DuckDB to 1e-12, and so do the measures beyond accuracy;
 place; files go in temporary tables (the extra inputs of the measures beyond accuracy too)."""
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -26,7 +28,7 @@ def dsn(postgres_server):
 
 @pytest.fixture(scope="module")
 def data():
-    qrels, run = generate(44, n_queries=120)
+    qrels, run = generate(44, n_queries=120, signed_zeros=True)
     run["rank"] = run.groupby("query_id").cumcount() + 1  # the input order, for tie_break=input_rank
     return qrels, run
 
@@ -161,3 +163,60 @@ def test_the_command_line_evaluates_in_postgres(dsn):
     assert postgres.stdout == duck.stdout
     bad = subprocess.run([sys.executable, "-m", "sqlrank", "eval", "--dsn", dsn, *args], capture_output=True, text=True)
     assert bad.returncode != 0 and "add --engine postgres" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("sig, status, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_cancels_the_statement_in_the_database(dsn, tmp_path, sig, status, word):
+    """Ctrl-C and SIGTERM cancel the statement on the server at once (no waiting for it to end) and
+    exit 130 and 143, as on DuckDB; nothing of the evaluation is left running in the database."""
+    _execute(dsn, "DROP TABLE IF EXISTS slow_qrels", "DROP TABLE IF EXISTS slow_run",
+             "CREATE TABLE slow_qrels AS SELECT 'q' || (i % 2000) AS query_id, 'd' || i AS doc_id, (i % 3) AS relevance "
+             "FROM generate_series(0, 3000000, 7) AS i",
+             "CREATE TABLE slow_run AS SELECT 'q' || (i % 2000) AS query_id, 'd' || i AS doc_id, "
+             "(CAST(i AS bigint) * 7919 % 1000) / 7.0 AS score FROM generate_series(0, 3000000) AS i")
+    proc = subprocess.Popen([sys.executable, "-m", "sqlrank", "eval", "--engine", "postgres", "--dsn", dsn, "slow_qrels",
+                             "slow_run", "-m", "AP nDCG@10 IPrec@0.5 Bpref infAP Rprec ERR@20 RBP GMAP"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    running = ("SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%-- sqlrank %' "
+               "AND pid <> pg_backend_pid()")
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None and not _execute(dsn, running)[0][0]:
+        time.sleep(0.05)
+    assert proc.poll() is None, f"the evaluation ended before its statement was seen: {proc.communicate()[1][-300:]}"
+    proc.send_signal(sig)
+    sent = time.time()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == status and err.decode() == f"sqlrank: {word}\n", err
+    assert time.time() - sent < 3, time.time() - sent  # cancelled, not waited for (the statement takes 10 s and more)
+    deadline = time.time() + 10
+    while time.time() < deadline and _execute(dsn, running)[0][0]:
+        time.sleep(0.1)
+    assert _execute(dsn, running)[0][0] == 0
+
+
+def test_a_name_that_is_a_file_here_and_a_table_there_is_refused(dsn, tmp_path):
+    _execute(dsn, "DROP TABLE IF EXISTS both_qrels", "CREATE TABLE both_qrels AS SELECT 'q1' AS query_id, "
+                  "'d1' AS doc_id, 1 AS relevance")
+    (tmp_path / "both_qrels").write_text("q1 0 d2 1\n")
+    (tmp_path / "run").write_text("q1 Q0 d1 1 1 t\n")
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", "--engine", "postgres", "--dsn", dsn, "both_qrels",
+                           "run", "-m", "AP"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 1 and "both_qrels: is both a file in" in done.stderr
+    assert "and a table of the PostgreSQL database; say which" in done.stderr
+    for qrels, want in (("public.both_qrels", 1.0), ("./both_qrels", 0.0)):
+        got = sqlrank.evaluate(str(tmp_path / qrels) if qrels.startswith(".") else qrels, str(tmp_path / "run"), "AP",
+                               engine="postgres", dsn=dsn)
+        assert got.value[0] == want, qrels
+
+
+@pytest.mark.parametrize("label, column_type", [("'NaN'", "float8"), ("'Infinity'", "float8"), ("9999999999", "int8"),
+                                                ("1.5", "numeric")])
+def test_labels_no_label_can_be_are_named_with_their_table_and_column(dsn, label, column_type):
+    _execute(dsn, "DROP TABLE IF EXISTS odd_labels",
+             f"CREATE TABLE odd_labels AS SELECT 'q1' AS query_id, 'd1' AS doc_id, CAST({label} AS {column_type}) AS grade",
+             "DROP TABLE IF EXISTS one_run", "CREATE TABLE one_run AS SELECT 'q1' AS query_id, 'd1' AS doc_id, 1.0 AS score")
+    with pytest.raises(sqlrank.InputError) as error:
+        sqlrank.evaluate("odd_labels", "one_run", "AP", engine="postgres", dsn=dsn, qrels_columns={"relevance": "grade"})
+    message = str(error.value)
+    assert message.startswith("table odd_labels: 1 ") and "column 'grade'" in message, message
+    assert ("NaN, infinite or beyond" in message) == (column_type != "numeric"), message

@@ -569,8 +569,8 @@ def test_global_auc_equals_scikit_learn_over_all_rows(seed, rel):
         got = sqlrank.evaluate(qrels, run, "GlobalAUC", rel=rel, tie_break=tie_break)
         assert close(got.value[0], want[0], 1e-12), tie_break
     assert close(sqlrank.evaluate(qrels, run, "GlobalAUC", rel=rel, depth=10).value[0], want[1], 1e-12)
-    per_query = sqlrank.evaluate(qrels, run, "GlobalAUC", rel=rel, per_query=True)
-    assert per_query.value.isna().all() and len(per_query) > 100
+    per_query = sqlrank.evaluate(qrels, run, "GlobalAUC", rel=rel, per_query=True)  # no value per query: the overall
+    assert len(per_query) == 1 and per_query.query_id.isna().all() and close(per_query.value[0], want[0], 1e-12)
 
 
 def test_global_auc_by_hand(tmp_path):
@@ -741,7 +741,8 @@ def test_measures_over_all_users_in_slices_equal_their_formulas(seed, slices):
     counts = sorted([0] * (len(items) - len(set(top))) + [top.count(doc) for doc in set(top)])
     gini = sum((2 * i - len(items) - 1) * c for i, c in enumerate(counts, 1)) / (len(items) * len(top))
     assert close(got["Gini(tie_break=doc_id_asc)@5"], gini, 1e-9)
-    assert per_user[per_user.measure == "Coverage@5"].value.isna().all()  # one value over all users, none per user
+    coverage = per_user[per_user.measure == "Coverage@5"]  # one value over all users (query_id empty), none per user
+    assert len(coverage) == 1 and coverage.query_id.isna().all() and close(coverage.value.iloc[0], got["Coverage@5"], 1e-12)
     assert close(per_user[per_user.measure == "AvgPop@5"].value.mean(), got["AvgPop@5"], 1e-12)
     with pytest.raises(sqlrank.OptionError, match="GlobalAUC: one ROC curve over the documents of every query is "
                                                   "computed in one statement; leave out slices="):

@@ -35,7 +35,7 @@ def spark():
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     folder = tmp_path_factory.mktemp("spark")
-    qrels, run = generate(41, n_queries=120)
+    qrels, run = generate(41, n_queries=120, signed_zeros=True)
     run["rank"] = run.groupby("query_id").cumcount() + 1  # the input order, for tie_break=input_rank
     paths = folder / "qrels.parquet", folder / "run.parquet"
     qrels.to_parquet(paths[0])

@@ -132,6 +132,15 @@ def test_a_signal_during_a_query_stops_cleanly_and_removes_spill_files(large_run
     assert not [p for p in spill.rglob("*") if p.is_file()]
 
 
+def test_a_spill_folder_that_cannot_be_made_is_not_blamed_on_the_input(large_run):
+    # a working folder where nothing can be made (a read-only folder, as any user): DuckDB spills into .tmp
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(large_run / "qrels.parquet"),
+                           str(large_run / "run.parquet"), "-m", "AP nDCG@10", "--threads", "1", "--memory-limit",
+                           "40MB"], cwd="/proc/self", capture_output=True, text=True)
+    assert done.returncode == 1 and done.stderr.startswith("sqlrank: error: DuckDB could not make its spill folder")
+    assert "--temp-directory" in done.stderr and "run.parquet" not in done.stderr
+
+
 def test_a_path_that_exists_is_that_file_whatever_its_characters(tmp_path):
     (tmp_path / "q").write_text(QRELS)
     (tmp_path / "run[1].txt").write_text("q1 Q0 d1 1 1 t\nq1 Q0 d3 2 0.5 t\n")

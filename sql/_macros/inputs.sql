@@ -45,7 +45,7 @@ SELECT {% if mode == 'numbered' %}position, {% endif %}{% if groups %}fields[1] 
        fields[4] AS input_rank,{% endif %}
 
 {% endif %}
-       len(fields) {{ '< 6' if kind == 'run' else '<> 4' }}{% if split != 'regex' %}
+       len(fields) {{ '< 6 OR contains(fields[5], chr(95))' if kind == 'run' else '<> 4' }}{% if split != 'regex' %}
 
            OR list_contains(fields, '') OR contains(line, {{ 'chr(32)' if split == 'tab' else 'chr(9)' }})
            OR contains(line, chr(11)) OR contains(line, chr(12)){% endif %} AS bad_fields{% if mode == 'numbered' %},
@@ -62,7 +62,8 @@ FROM (
     FROM (
 {% if lines == 'text' %}
         SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}line
-        FROM (SELECT unnest(string_split(content, chr(10))) AS line FROM read_text({{ path | literal }})) AS split_lines
+        FROM (SELECT unnest(string_split(ltrim(content, chr(65279)), chr(10))) AS line
+              FROM read_text({{ path | literal }})) AS split_lines
 {% else %}
         SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}line
         FROM read_csv({{ path | literal }}, columns = {'line': 'VARCHAR'}, header = false,
