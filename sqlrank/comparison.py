@@ -20,7 +20,7 @@ from .evaluation import run_plan
 from .inputs import load, load_table
 from .measures import FAMILIES, renamed
 from .planner import plan, segments_sql
-from .sources import Source
+from .sources import Source, physical_line
 from .statistics import adjust, check_test, paired_test, scipy_stats
 from .templates import quote_ident, render_template
 
@@ -269,8 +269,9 @@ def _check_verdicts(table, con) -> None:
     """).fetchall()
     if row:
         position, verdict, _ = row[0]
-        where = f"{table.label}:{position + 1}" if table.label.endswith((".csv", ".tsv")) else \
-            f"{table.label} (row {position})"
+        delimited = table.label.endswith((".csv", ".tsv"))
+        line = physical_line(table.label, table.label[-3:], position, True) if delimited else None
+        where = f"{table.label}:{line or position + 1}" if delimited else f"{table.label} (row {position})"
         raise InputError(f"{where}: verdict {verdict!r} is not good, same or bad (G, S, B; any case)")
     if not con.execute(f"SELECT count(*) FROM {table.reader}").fetchall()[0][0]:
         raise InputError(f"{table.label}: there are no verdicts")

@@ -154,13 +154,38 @@ class Source:
                           self.run_from_file, self.score_from_rank, self.boolean_labels).strip()
 
     def where(self, position: int) -> str:
+        """Where row ``position`` (1 = the first data row) is: a file's line, or a table's row."""
         if self.format == "trec":
             return f"{self.label}:{position}"
-        if self.format in ("csv", "tsv"):
-            return f"{self.label}:{position + 1}"  # line 1 is the header
         if self.format in DELIMITED:
-            return f"{self.label}:{position}"
+            header = not self.format.endswith("-noheader")
+            line = physical_line(self.path, self.format, position, header) if self.path else None
+            return f"{self.label}:{line or position + header}"
         return f"{self.label} (row {position})"
+
+
+def physical_line(path: str, fmt: str, position: int, header: bool) -> int | None:
+    """The line of a CSV or TSV file on which data row ``position`` starts, counting the lines that
+    quoted fields hold and blank lines (a row is not a line then); None where the file cannot be read so."""
+    import csv
+    import gzip
+
+    if not os.path.isfile(path):
+        return None
+    opener = gzip.open if path.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as handle:
+            reader = csv.reader(handle, delimiter="\t" if fmt.startswith("tsv") else ",")
+            rows, start = -1 if header else 0, 1
+            for row in reader:
+                if row:
+                    rows += 1
+                    if rows == position:
+                        return start
+                start = reader.line_num + 1
+    except (OSError, EOFError, csv.Error):
+        return None
+    return None
 
 
 class Registry:
