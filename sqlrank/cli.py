@@ -254,6 +254,9 @@ def add_convention_arguments(parser: argparse.ArgumentParser) -> None:
     conv.add_argument("--ideal", choices=IDEALS, help="nDCG's ideal ranking: qrels (default), run, perfect")
     conv.add_argument("--ap-denominator", choices=AP_DENOMINATORS,
                       help="AP divides by num_rel (default), retrieved_relevant or min_num_rel_cutoff")
+    conv.add_argument("--conventions", metavar="LINE", type=_conventions_line,
+                      help="a conventions line as sqlrank prints it (or part of one), pasted back: the same numbers; "
+                           "the flags above override it")
 
 
 def add_input_arguments(parser: argparse.ArgumentParser) -> None:
@@ -313,11 +316,23 @@ def evaluation_options(args: argparse.Namespace) -> dict:
 
 
 def convention_options(args: argparse.Namespace) -> dict:
-    """The conventions and preset given by add_convention_arguments' flags (None: not given)."""
-    return dict(rel=args.rel, missing_queries=args.missing_queries, no_relevant=args.no_relevant,
-                judged_only=args.judged_only, depth=args.depth, trec_eval_version=args.trec_eval_version,
-                preset=args.preset, tie_break=args.tie_break, gain=args.gain, discount=args.discount,
-                log_base=args.log_base, ideal=args.ideal, ap_denominator=args.ap_denominator)
+    """The conventions and preset given by add_convention_arguments' flags (None: not given), over
+    those of a pasted --conventions line."""
+    flags = dict(rel=args.rel, missing_queries=args.missing_queries, no_relevant=args.no_relevant,
+                 judged_only=args.judged_only, depth=args.depth, trec_eval_version=args.trec_eval_version,
+                 preset=args.preset, tie_break=args.tie_break, gain=args.gain, discount=args.discount,
+                 log_base=args.log_base, ideal=args.ideal, ap_denominator=args.ap_denominator)
+    pasted = args.conventions or {}
+    return {**flags, **{key: value for key, value in pasted.items() if flags.get(key) is None}}
+
+
+def _conventions_line(text: str) -> dict:
+    from .conventions import parse_conventions
+
+    try:
+        return parse_conventions(text)
+    except SqlrankError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 COMPARE_FORMATS = ("table", "csv", "tsv", "json", "markdown", "latex")

@@ -169,6 +169,45 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+def parse_conventions(line: str) -> dict[str, Any]:
+    """The conventions line sqlrank prints (``tie_break=trec_eval, gain=linear, ..., depth=none``), or
+    any part of it, as keyword arguments that give the same numbers: pasted back, printed values read
+    as they were printed (none, true, false, e, {1:3,2:9}). Every key is a convention; each is validated
+    when the evaluation resolves its conventions."""
+    import re
+
+    if not isinstance(line, str) or not line.strip():
+        raise ConventionError("the conventions line is empty; paste what follows 'conventions: ' in sqlrank's output")
+    out: dict[str, Any] = {}
+    for part in re.split(r",\s*(?=[A-Za-z_]+\s*=)", line.strip().removeprefix("conventions:").strip()):
+        key, sep, text = (piece.strip() for piece in part.partition("="))
+        if not sep or key not in FIELD_NAMES:
+            raise ConventionError(f"{part.strip()!r} is not a convention as sqlrank prints one (name=value); the "
+                                  f"conventions are: {', '.join(FIELD_NAMES)}")
+        if key in out:
+            raise ConventionError(f"{key} is given twice in the conventions line")
+        out[key] = _printed_value(text)
+    return out
+
+
+def _printed_value(text: str) -> Any:
+    """A value as format_value prints it, read back."""
+    if text in ("none", "true", "false"):
+        return {"none": None, "true": True, "false": False}[text]
+    if text.startswith("{") and text.endswith("}"):
+        pairs = [item.partition(":") for item in text[1:-1].split(",") if item.strip()]
+        try:
+            return {int(label): float(gain) for label, _, gain in pairs}
+        except ValueError:
+            raise ConventionError(f"a gain map is written {{label:gain,...}}, not {text!r}") from None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
 PRESETS: dict[str, dict[str, Any]] = {}  # filled by sqlrank.presets
 
 

@@ -382,6 +382,8 @@ def _parse_ir_measures(name: str) -> list[Measure]:
     family = FAMILIES[_family_name(tree.id)]
     if family.name == "NumRet" and "rel" in kwargs:  # ir_measures spells NumRelRet as NumRet(rel=1)
         family = FAMILIES["NumRelRet"]
+    if "dcg" in kwargs and "gain" in family.params:
+        kwargs = _dcg_formulation(kwargs, name)
     if cutoff is not None and family.cutoff_kind == "rank" and type(cutoff) is not int:
         raise MeasureError(f"bad cutoff in {name!r}: the cutoff after '@' must be a positive integer")
     params = tuple(kwargs.items())
@@ -393,13 +395,39 @@ def _parse_ir_measures(name: str) -> list[Measure]:
         raise MeasureError(f"{re.sub(r' [(]in [^()]*[)]$', '', str(exc))} (in {name!r})") from None
 
 
+# Words that are values, as sqlrank prints conventions (judged_only=false, depth=none) and ir_measures
+# and JSON spell them
+_WORD_VALUES = {"true": True, "false": False, "none": None, "null": None}
+
+
 def _literal(node: ast.AST, name: str) -> object:
-    if isinstance(node, ast.Name) and node.id not in ("True", "False", "None"):
+    if isinstance(node, ast.Name) and node.id.lower() in _WORD_VALUES:
+        return _WORD_VALUES[node.id.lower()]
+    if isinstance(node, ast.Name):
         return node.id
     try:
         return ast.literal_eval(node)
     except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
         raise MeasureError(f"parameter values must be numbers, words or {{label: gain}} maps in {name!r}") from None
+
+
+# ir_measures' nDCG(dcg=...) as sqlrank's conventions ('jarvelin': Jarvelin and Kekalainen's own discount)
+DCG_FORMULATIONS = {"log2": {"gain": "linear", "discount": "log"}, "exp-log2": {"gain": "exponential", "discount": "log"},
+                    "jarvelin": {"discount": "jarvelin"}}
+
+
+def _dcg_formulation(kwargs: dict[str, object], name: str) -> dict[str, object]:
+    """ir_measures' spelling dcg='log2' / 'exp-log2' (and 'jarvelin') as the gain and discount it means;
+    given beside a gain or discount that says otherwise, an error."""
+    formulation = kwargs.pop("dcg")
+    meant = DCG_FORMULATIONS.get(formulation) if isinstance(formulation, str) else None
+    if meant is None:
+        raise MeasureError(f"dcg must be one of {', '.join(DCG_FORMULATIONS)} (ir_measures' spelling), not "
+                           f"{formulation!r} (in {name!r})")
+    for key, value in meant.items():
+        if kwargs.get(key, value) != value:
+            raise MeasureError(f"dcg={formulation!r} means {key}={value}, not {key}={kwargs[key]} (in {name!r})")
+    return {**kwargs, **meant}
 
 
 def _family_name(word: str) -> str:
