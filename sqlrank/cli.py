@@ -772,8 +772,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             refuse_inputs(getattr(args, "output", None), input_files(args))
         return handler(args)
     except _Terminated:
-        print("sqlrank: terminated", file=sys.stderr)
-        return 128 + signal.SIGTERM
+        return _stopped("terminated", 128 + signal.SIGTERM)
     except RuntimeError as exc:  # Ctrl-C or SIGTERM inside DuckDB: it stops the query and says so
         if "interrupted" not in str(exc).lower():
             raise
@@ -787,10 +786,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"sqlrank: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        print("sqlrank: interrupted", file=sys.stderr)
-        return 130
+        return _stopped("interrupted", 130)
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _stopped(word: str, status: int) -> int:
+    """A signal's one line and exit status. After a statement was cancelled in a database client
+    (interruption.py), the process ends here: ADBC's driver frees the cancelled statement's memory
+    twice when Python tears down (an abort, 'double free or corruption', half the time), and the
+    server has dropped the statement and the session's temporary tables already."""
+    print(f"sqlrank: {word}", file=sys.stderr)
+    from .interruption import cancelled
+
+    if cancelled():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
 
 
 class _Terminated(BaseException):

@@ -14,6 +14,12 @@ from typing import Callable, TypeVar
 
 T = TypeVar("T")
 CANCEL_WAIT = 30.0  # seconds to wait for a cancelled statement to return
+_CANCELLED: list[bool] = []  # a statement of this process was cancelled by a signal
+
+
+def cancelled() -> bool:
+    """Whether a statement was cancelled by a signal in this process (the command line then ends at once)."""
+    return bool(_CANCELLED)
 
 
 def interruptible(call: Callable[[], T], cancel: Callable[[], object]) -> T:
@@ -34,6 +40,7 @@ def interruptible(call: Callable[[], T], cancel: Callable[[], object]) -> T:
         while worker.is_alive():
             worker.join(0.05)
     except BaseException:
+        _CANCELLED.append(True)
         try:
             cancel()
         finally:

@@ -45,7 +45,8 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("torchmetrics", "TorchMetrics retrieval: nDCG tie-averaged with the ideal from the targets passed "
            "(the retrieved documents); AP divides by the relevant documents retrieved (within top_k); "
            "other measures rank ties like torch.topk.", {"ideal": "run", "ap_denominator": "retrieved_relevant"},
-           {"nDCG": {"tie_break": "expected"}, "DCG": {"tie_break": "expected"}},
+           {"nDCG": {"tie_break": "expected"}, "DCG": {"tie_break": "expected"},
+            "FallOut": {"no_nonrelevant": "one", "nonrelevant": "retrieved"}},
            notes="torch.topk's order among tied scores is not specified; sqlrank uses trec_eval's there. "
                  "TorchMetrics 1.9 also treats documents scored <= 0 as not retrieved in precision, recall, MAP "
                  "and MRR (not in nDCG): drop them from the run to reproduce it."),

@@ -239,6 +239,13 @@ REGISTRY: tuple[Family, ...] = (
            aliases=("recall",), cutoff="required", default_cutoffs=TREC_CUTOFFS,
            trec=(Trec("recall", 13, "cut"),), macros=(("recall", True),), labels="relevant",
            reference="trec_eval m_recall.c"),
+    _entry("FallOut", "fall-out: the non-relevant documents in the top k, divided by all of the query's; non-relevant "
+           "means judged with 0 <= label < rel (nonrelevant=retrieved: every retrieved document not relevant, unjudged "
+           "ones too, as TorchMetrics sees only the documents passed); a query without any scores 0 "
+           "(no_nonrelevant=one: 1, as TorchMetrics' RetrievalFallOut by default)",
+           ["rel", ("nonrelevant", Param(choice(("judged", "retrieved")), "judged", "judged or retrieved")),
+            ("no_nonrelevant", Param(choice(("zero", "one")), "zero", "zero or one"))], ["judgments", "all_retrieved"],
+           aliases=("fall_out",), reference="Salton & McGill (1983); TorchMetrics RetrievalFallOut"),
     _entry("Success", "1 if any relevant document is in the top k, else 0", ["rel"],
            aliases=("hit_rate", "hitrate", "hr", "hit"), cutoff="required", default_cutoffs=SUCCESS_CUTOFFS,
            trec=(Trec("success", 29, "cut"),), macros=(("success", True),), labels="relevant",

@@ -65,6 +65,17 @@ def rprec(labels, judged, rel=1):
     return sum(relevant(x, rel) for x in labels[:r]) / r if r else 0.0
 
 
+def fall_out(labels, judged, k=None, rel=1, none=0.0, retrieved=False):
+    """Judged non-relevant documents (0 <= label < rel) in the top k over all of the query's; `none`
+    where the query has none (TorchMetrics' RetrievalFallOut: 1.0 by default). retrieved=True: every
+    retrieved document that is not relevant (unjudged too) over all such retrieved documents."""
+    def counts(x):
+        return (x is None or x < rel) if retrieved else (x is not None and 0 <= x < rel)
+    nonrelevant = sum(map(counts, labels if retrieved else judged))
+    found = sum(map(counts, labels[:k] if k else labels))
+    return found / nonrelevant if nonrelevant else none
+
+
 def unjudged(labels, k):
     return sum(x is None or x < 0 for x in labels[:k]) / k
 

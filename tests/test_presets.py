@@ -192,7 +192,7 @@ def test_torchmetrics_retrieval(seed):
     run = run[run.query_id.isin(set(qrels.query_id))].assign(score=lambda r: r.score + 2)  # TorchMetrics drops <= 0
     assert (run.score > 0).all()
     labels = {(q, d): r for q, d, r in qrels.itertuples(index=False)}
-    measures = ["nDCG@10", "AP@10", "P@10", "RR@10"]
+    measures = ["nDCG@10", "AP@10", "P@10", "RR@10", "FallOut@10"]
     got = per_query(qrels, run, measures, preset="torchmetrics")
     ours = dict(zip(measures, names(measures, "torchmetrics")))
     for qid, docs in run.groupby("query_id"):
@@ -205,7 +205,8 @@ def test_torchmetrics_retrieval(seed):
         checks = {"nDCG@10": tm.RetrievalNormalizedDCG(top_k=10)(preds, target, indexes=index),
                   "AP@10": tm.RetrievalMAP(top_k=10)(preds, binary, indexes=index),
                   "P@10": tm.RetrievalPrecision(top_k=10)(preds, binary, indexes=index),
-                  "RR@10": tm.RetrievalMRR(top_k=10)(preds, binary, indexes=index)}
+                  "RR@10": tm.RetrievalMRR(top_k=10)(preds, binary, indexes=index),
+                  "FallOut@10": tm.RetrievalFallOut(top_k=10)(preds, binary, indexes=index)}
         for name, value in checks.items():
             if name != "nDCG@10" and docs.score.duplicated().any():
                 continue  # torch.topk's order among ties is unspecified

@@ -28,6 +28,10 @@ MEASURES = {
     "Rprec": lambda l, j: ref.rprec(l, j),
     "Unj@3": lambda l, j: ref.unjudged(l, 3),
     "RBP": lambda l, j: ref.rbp(l, j),
+    "FallOut@3": lambda l, j: ref.fall_out(l, j, 3),
+    "FallOut(rel=2)": lambda l, j: ref.fall_out(l, j, rel=2),
+    "FallOut(nonrelevant=retrieved,no_nonrelevant=one)@2": lambda l, j: ref.fall_out(l, j, 2, none=1.0,
+                                                                                     retrieved=True),
 }
 
 
