@@ -32,7 +32,9 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            {"trec_eval_version": 9}),
     Preset("ir_measures", "ir_measures 0.4 with its default pytrec_eval provider: trec_eval 9's code, and "
            "qrels queries missing from the run score 0.", {"trec_eval_version": 9, "missing_queries": "zero"},
-           notes="Judged@k counts negative labels as judged, unlike trec_eval's unj; not modelled."),
+           {"Judged": {"tie_break": "doc_id_asc"}},
+           notes="Judged@k comes from ir_measures' own provider: tied scores by document id ascending, negative "
+                 "labels judged (unlike trec_eval's unj)."),
     Preset("ranx", "ranx 0.3 (make_comparable=True): linear gain, ideal from all judgments cut at k, AP over "
            "R, qrels queries missing from the run score 0.", {"missing_queries": "zero"},
            notes="ranx orders tied scores by an unstable sort (the order depends on dict insertion), which "

@@ -330,6 +330,10 @@ REGISTRY: tuple[Family, ...] = (
     _entry("Unj", "fraction of the top k not judged (absent from the qrels or negative)", (), ["retrieved_count"],
            cutoff="required", default_cutoffs=UNJ_CUTOFFS, trec=(Trec("unj", 56, "cut"),),
            macros=(("unjudged", True),), reference="trec_eval m_unjudged.c"),
+    _entry("Judged", "fraction of the top k that has a judgment (any label, negative ones too), divided by k or by "
+           "the documents retrieved when fewer (ir_measures' Judged; 1 - Unj@k where no label is negative and k "
+           "documents are retrieved)", (), ["all_retrieved"], cutoff="optional", labels="all",
+           reference="ir_measures Judged (judged_provider.py); MacAvaney & Soldaini (2023)"),
     _entry("SetP", "num_rel_ret / num_ret (relative=True: / min(num_ret, R))",
            ["rel", ("relative", Param(boolean, False, "True or False"))], ["judgments", "retrieved_count"],
            cutoff="none", trec=(Trec("set_P", 30), Trec("set_relative_P", 31, params=(("relative", True),))),

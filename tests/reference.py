@@ -76,6 +76,12 @@ def fall_out(labels, judged, k=None, rel=1, none=0.0, retrieved=False):
     return found / nonrelevant if nonrelevant else none
 
 
+def judged_share(labels, k=None):
+    """ir_measures' Judged: documents with a judgment (any label) in the top k over min(k, retrieved)."""
+    top = labels[:k] if k else labels
+    return sum(x is not None for x in top) / len(top) if top else 0.0
+
+
 def unjudged(labels, k):
     return sum(x is None or x < 0 for x in labels[:k]) / k
 

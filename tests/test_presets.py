@@ -95,6 +95,28 @@ def test_ir_measures_default_provider(seed):
     assert len(expected) > 1000 and not mismatches, mismatches[:10]
 
 
+@pytest.mark.parametrize("seed", [26, 27])
+def test_judged_equals_ir_measures_judged_provider(seed):
+    """Judged@k against ir_measures' own provider, per query, on data with negative labels, ties,
+    unjudged documents and queries on one side; k beyond the run's length too."""
+    ir_measures = peer("ir_measures")
+    qrels, run = generate(seed, n_queries=120)
+    wanted = [ir_measures.Judged @ 1, ir_measures.Judged @ 5, ir_measures.Judged @ 10, ir_measures.Judged @ 100,
+              ir_measures.Judged]
+    theirs = {(m.query_id, str(m.measure)): m.value
+              for m in ir_measures.judged.iter_calc(wanted, qrels.astype({"relevance": int}), run)}
+    measures = [str(m) for m in wanted]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sqlrank.SqlrankWarning)
+        got = per_query(qrels, run, measures, preset="ir_measures")
+    ours = dict(zip(measures, names(measures, "ir_measures")))
+    assert {q for q, _ in theirs} == {q for q, _ in got}
+    mismatches = [(key, value, got[(key[0], ours[key[1]])]) for key, value in theirs.items()
+                  if not close(got[(key[0], ours[key[1]])], value, 1e-12)]
+    assert len(theirs) > 400 and not mismatches, mismatches[:10]
+
+
 @pytest.mark.parametrize("seed", [24, 25])
 def test_err_equals_gdeval_per_query(seed):
     """ERR@k against gdeval.pl through ir_measures' gdeval provider, per query, on generated data with

@@ -29,6 +29,7 @@ MEASURES = {
     "Unj@3": lambda l, j: ref.unjudged(l, 3),
     "RBP": lambda l, j: ref.rbp(l, j),
     "FallOut@3": lambda l, j: ref.fall_out(l, j, 3),
+    "Judged@4": lambda l, j: ref.judged_share(l, 4),
     "FallOut(rel=2)": lambda l, j: ref.fall_out(l, j, rel=2),
     "FallOut(nonrelevant=retrieved,no_nonrelevant=one)@2": lambda l, j: ref.fall_out(l, j, 2, none=1.0,
                                                                                      retrieved=True),
