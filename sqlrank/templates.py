@@ -181,7 +181,10 @@ def call_macro(template: str, macro: str, *args: object) -> str:
 # ------------------------------------------------------------ the evaluation statement
 
 _RESERVED = {"dcg", "cg", "ideal_dcg", "num_ret", "rank", "gain", "score", "relevance", "query_id", "doc_id",
-             "position", "measure", "value", "point", "queries", "num_queries", "segment", "run_id"}
+             "position", "measure", "value", "point", "queries", "num_queries", "segment", "run_id",
+             # the statement's own steps: ClickHouse resolves a column named as a step (Judged's judged) to the step
+             "qrels", "run", "judgments", "judged", "ranked", "retrieved", "tie", "running", "ideal", "perfect",
+             "per_query", "summary", "evaluated_queries", "numbered_qrels", "run_ranked", "retrieved_counts"}
 # A measure template's steps (sql/measures/<family>.sql): each a macro listing its columns, one per line.
 #   judgments  per-query aggregates over all judgments      judged   per retrieved document, from its label
 #   ranked     windows over the ranking (OVER ranking)       tie      windows over tie groups (OVER tie)

@@ -45,20 +45,20 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           COALESCE(CAST(judged_any_retrieved AS DOUBLE) / NULLIF(num_ret, 0), 0) AS judged,
+           COALESCE(CAST(judged_any_retrieved AS DOUBLE) / NULLIF(num_ret, 0), 0) AS judged_value,
            COALESCE(CAST(judged_any_top_10 AS DOUBLE) / NULLIF(LEAST(10, num_ret), 0), 0) AS judged_at_10
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(judged) AS judged,
+           AVG(judged_value) AS judged_value,
            AVG(judged_at_10) AS judged_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.judged
+           WHEN 1 THEN summary.judged_value
            WHEN 2 THEN summary.judged_at_10
        END AS value
 FROM summary
