@@ -782,8 +782,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SqlrankError as exc:
         print(f"sqlrank: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    except OSError as exc:
-        print(f"sqlrank: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+    except OSError as exc:  # a file named where the system names one; never an empty name before the colon
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"sqlrank: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return _stopped("interrupted", 130)
