@@ -22,7 +22,7 @@ from .measures import FAMILIES, renamed
 from .planner import plan, segments_sql
 from .sources import Source, physical_line
 from .statistics import adjust, check_test, paired_test, scipy_stats
-from .templates import quote_ident, render_template
+from .templates import render_template
 
 COLUMNS = ["measure", "run", "mean", "delta", "wins", "ties", "losses", "p_value", "p_value_adjusted",
            "ci_low", "ci_high", "effect_size"]
@@ -246,11 +246,10 @@ def gsb_frame(verdicts: Any, by: str | None = None, *, format: str | None = None
         _check_verdicts(table, con)
         sql = render_template("gsb.sql", reader=table.reader, by=by)
         frame = con.execute(sql).df()
-        ungrouped = 0 if by is None else con.execute(
-            f"SELECT count(*) FROM {table.reader} WHERE NULLIF(CAST({quote_ident(by)} AS VARCHAR), '') IS NULL"
-        ).fetchall()[0][0]
     for column in ("good", "same", "bad"):
         frame[column] = frame[column].astype("int64")
+    counts = frame[["good", "same", "bad"]].sum(axis=1)
+    ungrouped = 0 if by is None else int(counts.iloc[0] - counts.iloc[1:].sum())  # the overall row is first
     frame.attrs["sql"] = sql
     frame.attrs["warnings"] = [f"{ungrouped} verdicts have no {by} (an empty or missing value); they count in the "
                                f"overall row only"] if ungrouped else []

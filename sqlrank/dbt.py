@@ -73,10 +73,11 @@ def write_package(folder: str, measures: Any, name: str = "evaluation", force: b
                           f"with sqlrank")
     if os.path.exists(folder) and not os.path.isdir(folder):
         raise InputError(f"{folder}: is a file; give a folder for the dbt package")
-    project = os.path.join(folder, "dbt_project.yml")
-    if not force and os.path.isfile(project) and not _written_by_sqlrank(project):
-        raise InputError(f"{folder}: holds another dbt project ({project} was not written by sqlrank dbt); give an "
-                         f"empty folder or sqlrank's package (--force replaces the files sqlrank writes)")
+    relative = ["dbt_project.yml", os.path.join("macros", f"{name}.sql"), os.path.join("models", f"{name}.sql"),
+                os.path.join("tests", f"{name}_inputs.sql")]
+    paths = [os.path.join(folder, path) for path in relative]
+    _refuse_foreign_files(folder, [path for path in paths if not force and os.path.lexists(path)
+                                   and not starts_with(path, _marker_line(path))])
     rank = conventions.get("tie_break") == "input_rank"
     bodies = {adapter: statement(measures, sql_dialect, rank, **conventions) for adapter, sql_dialect in ADAPTERS.items()}
     macro = [f"{{#- {MARKER}: sqlrank.{name}(qrels, run), query_id, measure, value per query. -#}}",
@@ -116,24 +117,25 @@ def write_package(folder: str, measures: Any, name: str = "evaluation", force: b
                    "HAVING count(DISTINCT run_id) > 1\n"
                    "{%- endif %}\n"
                    "{%- endif %}\n")
-    files = {"dbt_project.yml": PROJECT, os.path.join("macros", f"{name}.sql"): "\n".join(macro) + "\n",
-             os.path.join("models", f"{name}.sql"): model, os.path.join("tests", f"{name}_inputs.sql"): inputs_test}
-    paths = {os.path.join(folder, relative): text for relative, text in files.items()}
-    foreign = [path for path in paths if not force and os.path.lexists(path) and not _written_by_sqlrank(path)]
-    if foreign:
-        raise InputError(f"{folder}: {', '.join(foreign)} {'was' if len(foreign) == 1 else 'were'} not written by "
-                         f"sqlrank dbt; nothing was written (move {'it' if len(foreign) == 1 else 'them'} away, give "
-                         f"another --name, or --force to replace {'it' if len(foreign) == 1 else 'them'})")
-    for path, text in paths.items():
+    for path, text in zip(paths, (PROJECT, "\n".join(macro) + "\n", model, inputs_test)):
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_file(path, text, owned=_marker_line(path), force=force)
-    return list(paths)
+        write_file(path, text)
+    return paths
+
+
+def _refuse_foreign_files(folder: str, foreign: list[str]) -> None:
+    """Stop, nothing written, when a file the package would replace was not written by sqlrank dbt."""
+    if not foreign:
+        return
+    project = os.path.join(folder, "dbt_project.yml")
+    if project in foreign:
+        raise InputError(f"{folder}: holds another dbt project ({project} was not written by sqlrank dbt); give an "
+                         f"empty folder or sqlrank's package (--force replaces the files sqlrank writes)")
+    it, was = ("it", "was") if len(foreign) == 1 else ("them", "were")
+    raise InputError(f"{folder}: {', '.join(foreign)} {was} not written by sqlrank dbt; nothing was written (move {it} "
+                     f"away, give another --name, or --force to replace {it})")
 
 
 def _marker_line(path: str) -> str:
     """The opening every file of the package has: YAML's comment, or Jinja's."""
     return ("# " if path.endswith(".yml") else "{#- ") + MARKER
-
-
-def _written_by_sqlrank(path: str) -> bool:
-    return starts_with(path, _marker_line(path))

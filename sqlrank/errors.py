@@ -54,9 +54,10 @@ def duckdb_reason(exc: BaseException, spill: bool = True) -> str:
                 f"file, e.g. iconv -f latin1 -t utf-8 FILE > FILE.utf8")
     folder = re.search(r'Failed to create directory "([^"]*)"', text)
     if folder and spill:  # the machine, not the input: an error of its own, whatever was being read
-        raise OptionError(f"DuckDB could not make its spill folder {folder.group(1)!r} ({text.splitlines()[0].rsplit(': ', 1)[-1]}): "
-                f"past the memory limit it writes to disk, by default in .tmp of the working folder; give "
-                f"--temp-directory DIR (temp_directory=) with a folder you may write, or raise --memory-limit") from None
+        why = reason.rsplit(": ", 1)[-1]
+        raise OptionError(f"DuckDB could not make its spill folder {folder.group(1)!r} ({why}): past the memory "
+                          f"limit it writes to disk, by default in .tmp of the working folder; give --temp-directory "
+                          f"DIR (temp_directory=) with a folder you may write, or raise --memory-limit") from None
     full = "failed to offload" in text or "max_temp_directory_size" in text or "No space left on device" in text
     if full and not spill:
         reason += "; the disk is full: free space and run it again"

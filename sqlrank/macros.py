@@ -162,9 +162,9 @@ def install(connection: duckdb.DuckDBPyConnection, measures: Any = None, schema:
         found = foreign_macros(connection, schema)
         foreign = list(dict.fromkeys(f"{schema}.{name}" for name, _ in found))
         if foreign and not force:
-            raise InputError(f"{', '.join(foreign)} {'exists' if len(foreign) == 1 else 'exist'} and {'was' if len(foreign) == 1 else 'were'} "
-                             f"not created by sqlrank install; nothing was changed (use another schema, or --force "
-                             f"(force=True) to replace {'it' if len(foreign) == 1 else 'them'})")
+            exists, was, it = ("exists", "was", "it") if len(foreign) == 1 else ("exist", "were", "them")
+            raise InputError(f"{', '.join(foreign)} {exists} and {was} not created by sqlrank install; nothing was "
+                             f"changed (use another schema, or --force (force=True) to replace {it})")
         for name, kind in found:  # a scalar macro of the same name would stay beside the table macro
             connection.execute(f"DROP {kind} {quote_ident(schema)}.{quote_ident(name)}")
         for statement in install_statements(measures, schema, **conventions):

@@ -412,7 +412,8 @@ def _literal(node: ast.AST, name: str) -> object:
 
 
 # ir_measures' nDCG(dcg=...) as sqlrank's conventions ('jarvelin': Jarvelin and Kekalainen's own discount)
-DCG_FORMULATIONS = {"log2": {"gain": "linear", "discount": "log"}, "exp-log2": {"gain": "exponential", "discount": "log"},
+DCG_FORMULATIONS = {"log2": {"gain": "linear", "discount": "log"},
+                    "exp-log2": {"gain": "exponential", "discount": "log"},
                     "jarvelin": {"discount": "jarvelin"}}
 
 

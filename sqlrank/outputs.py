@@ -9,9 +9,10 @@ Rules, the same for every command:
 - a file the user may not write is an error, as for ``>``; a device, FIFO or socket is written
   into, never replaced;
 - a regular file is written to a temporary file beside it and renamed over it once complete, so
-  that a failure leaves the old file whole;
-- a file that sqlrank did not write is replaced only where the command says it may
-  (``owned``: the marker its own files start with).
+  that a failure leaves the old file whole.
+
+A command that writes several files of its own (sqlrank dbt) first checks that each starts with its
+marker (``starts_with``), so that it writes all of them or none.
 """
 from __future__ import annotations
 
@@ -61,9 +62,8 @@ def write_output(text: str, path: str | None) -> None:
     write_file(path, text)
 
 
-def write_file(path: str, text: str, owned: str | None = None, force: bool = False) -> None:
-    """Write TEXT to PATH (through links, atomically for a regular file). With OWNED, an existing file
-    is replaced only when it starts with that marker (sqlrank wrote it), or with FORCE."""
+def write_file(path: str, text: str) -> None:
+    """Write TEXT to PATH (through links, atomically for a regular file)."""
     real = target(path)
     try:
         info = os.stat(real)
@@ -76,9 +76,6 @@ def write_file(path: str, text: str, owned: str | None = None, force: bool = Fal
     if info is not None and not os.access(real, os.W_OK):
         raise OptionError(f"{path}: cannot write the output: Permission denied (the file is not writable; change its "
                           f"mode or give another file)")
-    if owned is not None and info is not None and not force and not starts_with(real, owned):
-        raise OptionError(f"{path}: exists and was not written by sqlrank; it is left as it is (move it away, or give "
-                          f"--force to replace it)")
     try:
         if info is not None and not stat.S_ISREG(info.st_mode):
             with open(real, "w", encoding="utf-8") as handle:  # a device, FIFO or socket: write into it,

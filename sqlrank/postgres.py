@@ -131,8 +131,10 @@ def own_table(obj: Any, format: str | None = None) -> tuple[str, ...] | None:
 def postgres_source(obj: Any, kind: str, engine: PostgresEngine, con, registry, format: str | None,
                     columns: dict[str, str] | None) -> Source:
     """A table of the database, or a file or DataFrame copied into a temporary table."""
-    refuse_file_and_table(obj, format, lambda name: engine.one(f"SELECT to_regclass({quote_literal(name)}) IS NOT NULL")[0],
-                          "the PostgreSQL database")
+    def is_table(name: str) -> bool:
+        return engine.one(f"SELECT to_regclass({quote_literal(name)}) IS NOT NULL")[0]
+
+    refuse_file_and_table(obj, format, is_table, "the PostgreSQL database")
     parts = own_table(obj, format)
     if parts is not None:
         return validated_table(Source(kind, f"table {'.'.join(parts)}", "postgres", parts=parts,

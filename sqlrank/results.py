@@ -318,7 +318,8 @@ def _table(result: Result, integers: set[str]) -> str:
         rows = [[str(query_id)] + [_number(values.get(n), n in integers, 4) for n in names]
                 for (query_id,), values in grouped.items()]
         summary = {row["measure"]: row["value"] for row in result.summary_table.records()}
-        rows.append([overall_label(query_id for query_id, in grouped)] + [_number(summary[n], n in integers, 4) for n in names])
+        overall = overall_label(query_id for query_id, in grouped)
+        rows.append([overall] + [_number(summary[n], n in integers, 4) for n in names])
         aligns = ["<"] + [">"] * len(names)
     else:
         header = ["measure", "value"]

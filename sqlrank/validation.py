@@ -162,13 +162,13 @@ def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
             cond = (r"relevance IS NULL OR NOT (regexp_full_match(relevance, '[+-]?[0-9]{1,9}([.]0*)?') "
                     r"OR lower(trim(relevance)) IN ('true', 'false'))")
         elif source.value_type in INTEGER_TYPES:
-            cond = "relevance IS NULL OR abs(relevance) > 999999999"
+            cond = f"relevance IS NULL OR abs(relevance) > {LABEL_LIMIT}"
         else:
             cond = ("relevance IS NULL OR NOT isfinite(CAST(relevance AS DOUBLE)) "
-                    "OR CAST(relevance AS DOUBLE) <> round(CAST(relevance AS DOUBLE)) OR abs(relevance) > 999999999")
+                    f"OR CAST(relevance AS DOUBLE) <> round(CAST(relevance AS DOUBLE)) OR abs(relevance) > {LABEL_LIMIT}")
         checks["bad_relevance"] = (cond, lambda r: (
             f"relevance {r['relevance']!r} (column {vname!r}) for document {r['doc_id']!r} of query "
-            f"{r['query_id']!r} is " + ("too large for a label (at most 999,999,999 either way)"
+            f"{r['query_id']!r} is " + (f"too large for a label (at most {LABEL_LIMIT:,} either way)"
                                         if _too_large(r["relevance"]) else "not an integer label")
             + "; relevance labels are whole numbers such as 0, 1, 2 (or true and false)"))
     return checks
@@ -229,7 +229,9 @@ def report_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str) 
 
 # Column types (Arrow's and Spark's names) whose values can have a fraction: a label there is checked
 # to be a whole number, as the engine's CAST to an integer would truncate or round 1.5 without a word.
-_FRACTIONAL_TYPES = ("float", "double", "decimal", "numeric", "real", "string", "utf8", "char", "text")
+# Type names (as engines spell them, lower case) of text, and of columns that can hold a fraction
+_TEXT_TYPE_NAMES = ("string", "utf8", "char", "text")
+_FRACTIONAL_TYPES = ("float", "double", "decimal", "numeric", "real") + _TEXT_TYPE_NAMES
 
 
 def may_have_fractions(type_name: str) -> bool:
@@ -273,9 +275,6 @@ def table_counts_sql(source: Source, column_types: dict[str, str] | None = None)
         FROM ({typed}) AS typed"""
 
 
-_TEXT_TYPES = ("string", "utf8", "char", "text")
-
-
 def label_range_sql(source: Source, column_types: dict[str, str] | None) -> str | None:
     """For judgments in a table another engine reads where it is, whose label column is a number type
     that can hold what no label is (NaN, Infinity, 9999999999: float, decimal, 64-bit integers), one
@@ -286,7 +285,7 @@ def label_range_sql(source: Source, column_types: dict[str, str] | None) -> str 
     if source.kind != "qrels" or source.implicit or not label_type:
         return None
     lowered = label_type.lower()
-    if any(name in lowered for name in _TEXT_TYPES) or "bool" in lowered or lowered in ("int", "int32", "integer"):
+    if any(name in lowered for name in _TEXT_TYPE_NAMES) or "bool" in lowered or lowered in ("int", "int32", "integer"):
         return None
     raw = quote_ident(source.columns["relevance"])
     table = call_macro("_macros/inputs.sql", "table", source.parts).strip()
