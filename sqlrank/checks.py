@@ -415,22 +415,37 @@ def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str) -> tuple[lis
                count(*) FILTER (WHERE r.query_id IS NULL AND q.best < {rel})
         FROM qrels_queries AS q FULL OUTER JOIN run_queries AS r ON q.query_id = r.query_id
     """)
-    zero = p.conventions.missing_queries == "zero"
-    if p.conventions.no_relevant == "skip":  # queries without a relevant judgment are not evaluated
+    c = p.conventions
+    zero = c.missing_queries == "zero"
+    # run queries without judgments: judged by unjudged_label, or scored 0 with unjudged_queries=zero
+    labelled = c.unjudged_label is not None and (c.no_relevant == "zero" or c.unjudged_label >= rel)
+    run_scored = labelled or (c.unjudged_queries == "zero" and c.no_relevant == "zero")
+    if c.no_relevant == "skip":  # queries without a relevant judgment are not evaluated
         both, qrels_only = both - both_none, qrels_only - qrels_only_none
-    if both == 0 and not zero:
-        raise InputError(
-            f"no query is in both the qrels ({p.qrels.label}) and the run ({p.run.label}): qrels queries look like "
-            f"{example_qrels!r}, run queries like {example_run!r}; ids are compared as exact strings "
-            f"('01' is not '1')")
+    evaluated = both + (qrels_only if zero else 0) + (run_only if run_scored else 0)
+    if evaluated == 0:
+        if example_qrels is not None and example_run is not None:
+            raise InputError(
+                f"no query is in both the qrels ({p.qrels.label}) and the run ({p.run.label}): qrels queries look like "
+                f"{example_qrels!r}, run queries like {example_run!r}; ids are compared as exact strings "
+                f"('01' is not '1')")
+        empty = [source for source, example in ((p.qrels, example_qrels), (p.run, example_run)) if example is None]
+        remedy = ("" if len(empty) == 2 else
+                  "; with missing_queries=zero (-c) the judged queries score 0" if empty[0] is p.run else
+                  "; with unjudged_queries=zero the run's queries score 0")
+        raise InputError(f"nothing to evaluate: {' and '.join(f'the {s.kind} ({s.label})' for s in empty)} "
+                         f"{'has' if len(empty) == 1 else 'have'} no data rows{remedy}")
     warnings = []
     if qrels_only:
         action = "scored 0 (missing_queries=zero)" if zero else "skipped (missing_queries=skip; use zero to score them 0)"
         warnings.append(f"{qrels_only} qrels queries have no results in the run and are {action}, "
                         f"e.g. {example_qrels!r}")
     if run_only:
-        warnings.append(f"{run_only} run queries have no judgments and are ignored, e.g. {example_run!r}")
-    return warnings, both + (qrels_only if zero else 0)
+        action = (f"judged {c.unjudged_label} throughout (unjudged_label)" if labelled else
+                  "scored 0 (unjudged_queries=zero)" if run_scored else
+                  "ignored (unjudged_queries=skip; use zero to score them 0)")
+        warnings.append(f"{run_only} run queries have no judgments and are {action}, e.g. {example_run!r}")
+    return warnings, evaluated
 
 
 def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool) -> list[str]:

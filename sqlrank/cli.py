@@ -14,8 +14,8 @@ import warnings
 from contextlib import contextmanager
 from typing import Any, Iterator, Sequence
 
-from .conventions import (AP_DENOMINATORS, CORRECTIONS, DISCOUNTS, GAINS, IDEALS, MISSING_QUERIES, NO_RELEVANT, TESTS,
-                          TIE_BREAKS)
+from .conventions import (AP_DENOMINATORS, CORRECTIONS, DISCOUNTS, GAINS, IDEALS, MISSING_QUERIES, NO_RELEVANT,
+                          NONPOSITIVE_SCORES, TESTS, TIE_BREAKS, UNJUDGED_QUERIES)
 from .errors import MeasureError, OptionError, SqlrankError
 from .measures import FAMILIES
 from .presets import PRESETS
@@ -236,12 +236,20 @@ def add_convention_arguments(parser: argparse.ArgumentParser) -> None:
                       help="qrels queries without results: skip them (default) or score them 0 (trec_eval -c)")
     conv.add_argument("-c", dest="missing_queries", action="store_const", const="zero",
                       help="same as --missing-queries zero")
+    conv.add_argument("--unjudged-queries", choices=UNJUDGED_QUERIES,
+                      help="run queries without judgments: skip them (default) or score them 0 (Spark MLlib, "
+                           "Elasticsearch)")
     conv.add_argument("--no-relevant", choices=NO_RELEVANT,
                       help="queries (users) without a judgment >= --rel: score them 0 (default, trec_eval) or skip "
                            "them (RecBole, Microsoft Recommenders)")
     conv.add_argument("-J", "--judged-only", action="store_true", default=None,
                       help="drop unjudged retrieved documents and re-rank (trec_eval -J)")
     conv.add_argument("-M", "--depth", type=int, metavar="N", help="keep the top N documents per query (trec_eval -M)")
+    conv.add_argument("--unjudged-label", type=int, metavar="N",
+                      help="the label of retrieved documents without a judgment (Elasticsearch's unknown_doc_rating); "
+                           "default: none, they are unjudged")
+    conv.add_argument("--nonpositive-scores", choices=NONPOSITIVE_SCORES,
+                      help="rank (default), or nonrelevant: documents scored <= 0 are never relevant (TorchMetrics)")
     conv.add_argument("--trec-eval-version", type=int, choices=(9, 10), dest="trec_eval_version",
                       help="10 (default), or 9: 32-bit float scores and floor(x*R+0.9) recall levels, as pytrec_eval")
     conv.add_argument("--preset", choices=sorted(PRESETS), help="another tool's conventions (default: trec_eval)")
@@ -319,6 +327,8 @@ def convention_options(args: argparse.Namespace) -> dict:
     """The conventions and preset given by add_convention_arguments' flags (None: not given), over
     those of a pasted --conventions line."""
     flags = dict(rel=args.rel, missing_queries=args.missing_queries, no_relevant=args.no_relevant,
+                 unjudged_queries=args.unjudged_queries, unjudged_label=args.unjudged_label,
+                 nonpositive_scores=args.nonpositive_scores,
                  judged_only=args.judged_only, depth=args.depth, trec_eval_version=args.trec_eval_version,
                  preset=args.preset, tie_break=args.tie_break, gain=args.gain, discount=args.discount,
                  log_base=args.log_base, ideal=args.ideal, ap_denominator=args.ap_denominator)

@@ -19,8 +19,11 @@ DISCOUNTS = ("log", "jarvelin")
 IDEALS = ("qrels", "run", "perfect")
 AP_DENOMINATORS = ("num_rel", "retrieved_relevant", "min_num_rel_cutoff")
 MISSING_QUERIES = ("skip", "zero")
+UNJUDGED_QUERIES = ("skip", "zero")
+NONPOSITIVE_SCORES = ("rank", "nonrelevant")
 NO_RELEVANT = ("zero", "skip")
 TREC_EVAL_VERSIONS = (9, 10)
+LABEL_LIMIT = 999_999_999  # the largest label, either way: labels are 32-bit integers in every engine
 # How sqlrank compare judges a difference (sqlrank/statistics.py): the paired test and the
 # correction for many comparisons. Named here so that the command line starts without numpy.
 TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
@@ -76,6 +79,13 @@ def check_bool(name: str):
     return check
 
 
+def check_unjudged_label(value: Any) -> int | None:
+    """None (unjudged documents stay unjudged) or the integer label they take."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or abs(value) > LABEL_LIMIT):
+        raise ConventionError(f"unjudged_label must be none or an integer label (0, 1, 2, ...), not {value!r}")
+    return value
+
+
 def check_depth(value: Any) -> int | None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
         raise ConventionError(f"depth must be a positive integer or None, not {value!r}")
@@ -91,8 +101,11 @@ CHECKS = {
     "ap_denominator": _choice("ap_denominator", AP_DENOMINATORS),
     "rel": check_rel,
     "missing_queries": _choice("missing_queries", MISSING_QUERIES),
+    "unjudged_queries": _choice("unjudged_queries", UNJUDGED_QUERIES),
     "no_relevant": _choice("no_relevant", NO_RELEVANT),
     "judged_only": check_bool("judged_only"),
+    "unjudged_label": check_unjudged_label,
+    "nonpositive_scores": _choice("nonpositive_scores", NONPOSITIVE_SCORES),
     "depth": check_depth,
     "trec_eval_version": _choice("trec_eval_version", TREC_EVAL_VERSIONS),
 }
@@ -115,10 +128,19 @@ class Conventions:
     rel: minimum label that counts as relevant (trec_eval -l); gains ignore it.
     missing_queries: skip (evaluate queries in both qrels and run) or zero (qrels queries the
         run misses score 0, trec_eval -c).
+    unjudged_queries: skip (run queries without any judgment are not evaluated, as trec_eval) or
+        zero (they are evaluated, every judgment-based value 0, and count in every mean, as
+        Spark MLlib's RankingMetrics and Elasticsearch's rank_eval do).
     no_relevant: zero (a query whose judgments hold no label >= rel is evaluated and scores 0
         where measures divide by R, as trec_eval) or skip (left out of every mean, as RecBole and
         Microsoft Recommenders leave out users without a positive interaction).
     judged_only: drop retrieved documents without a judgment >= 0 and re-rank (trec_eval -J).
+    unjudged_label: none, or the label every retrieved document without a judgment takes, as if
+        the judgments gave it (Elasticsearch's unknown_doc_rating): it counts in R and in the
+        ideal ranking too, so that no value leaves its range.
+    nonpositive_scores: rank (a document's score only orders it) or nonrelevant (a retrieved
+        document scored <= 0 is never relevant in the ranking, while R still counts its
+        judgment, as TorchMetrics 1.7.4 and later in precision, recall, AP and RR).
     depth: keep only the top N documents of each query after sorting (trec_eval -M).
     trec_eval_version: 10, or 9: 32-bit float scores and floor(x R + 0.9) recall levels, as
         trec_eval 9 and pytrec_eval.
@@ -132,8 +154,11 @@ class Conventions:
     ap_denominator: str = "num_rel"
     rel: int = 1
     missing_queries: str = "skip"
+    unjudged_queries: str = "skip"
     no_relevant: str = "zero"
     judged_only: bool = False
+    unjudged_label: int | None = None
+    nonpositive_scores: str = "rank"
     depth: int | None = None
     trec_eval_version: int = 10
 
@@ -148,11 +173,12 @@ class Conventions:
 
 DEFAULTS = Conventions()
 FIELD_NAMES = tuple(f.name for f in fields(Conventions))
-# Conventions that can also be set per measure (trec_eval_version and no_relevant apply to a whole
-# evaluation: they decide which queries exist).
-MEASURE_FIELDS = tuple(name for name in FIELD_NAMES if name not in ("trec_eval_version", "no_relevant"))
+# Conventions that apply to a whole evaluation only: they decide which queries exist.
+EVALUATION_FIELDS = ("trec_eval_version", "no_relevant", "unjudged_label")
+# Conventions that can also be set per measure.
+MEASURE_FIELDS = tuple(name for name in FIELD_NAMES if name not in EVALUATION_FIELDS)
 # Conventions that decide the ranking itself: measures that differ in them get rankings of their own.
-RANKING_FIELDS = ("tie_break", "judged_only", "depth")
+RANKING_FIELDS = ("tie_break", "judged_only", "depth", "nonpositive_scores")
 
 
 def format_value(value: Any) -> str:

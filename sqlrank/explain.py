@@ -12,7 +12,7 @@ import itertools
 import math
 from typing import Any
 
-from .conventions import DEFAULTS, Conventions, format_value, resolve_conventions
+from .conventions import DEFAULTS, EVALUATION_FIELDS, Conventions, format_value, resolve_conventions
 from .errors import ConventionError, MeasureError, OptionError, require_tolerance
 from .evaluation import evaluate_result
 from .measures import Measure, parse_measures
@@ -33,8 +33,8 @@ CANDIDATES: dict[str, tuple] = {
     "judged_only": (False, True),
 }
 # Steps from one set of conventions to another, in this order (query set and ranking first).
-STEPS = ("missing_queries", "judged_only", "depth", "tie_break", "rel", "gain", "discount", "log_base",
-         "ideal", "ap_denominator")
+STEPS = ("missing_queries", "unjudged_queries", "judged_only", "depth", "nonpositive_scores", "tie_break", "rel", "gain", "discount",
+         "log_base", "ideal", "ap_denominator")
 
 
 def _single(measures: Any) -> Measure:
@@ -176,7 +176,7 @@ def attribute(qrels: Any, run: Any, measure: Any, start: str | dict, end: str | 
     base = _single(measure)
     first, first_preset = _conventions(start)
     last, last_preset = _conventions(end)
-    for name in ("trec_eval_version", "no_relevant"):
+    for name in EVALUATION_FIELDS:
         if getattr(first, name) != getattr(last, name):
             raise ConventionError(f"the two sides differ in {name}, which applies to whole evaluations; "
                                   f"compare them with the same {name}")
@@ -194,8 +194,8 @@ def attribute(qrels: Any, run: Any, measure: Any, start: str | dict, end: str | 
             steps.append((name, format_value(target)))
     if not steps:
         raise ConventionError(f"{start} and {end} compute {base} the same way: there is no gap to attribute")
-    result = evaluate_result(qrels, run, path, per_query=True, trec_eval_version=first.trec_eval_version,
-                             no_relevant=first.no_relevant, **options)
+    result = evaluate_result(qrels, run, path, per_query=True,
+                             **{name: getattr(first, name) for name in EVALUATION_FIELDS}, **options)
     values = one_run(result.frame, run_id).pivot(index="query_id", columns="measure", values="value")
     means = one_run(result.summary, run_id).set_index("measure")["value"]
     rows = []

@@ -259,10 +259,11 @@ def _file(path: str, kind: str, con: duckdb.DuckDBPyConnection, format: str | No
             raise InputError(f"{path}: no such {kind} file{hint}")
         if os.path.isdir(path):
             raise InputError(f"{path}: is a folder; give a file or a glob such as {os.path.join(path, '*.parquet')}")
-        if os.path.getsize(path) == 0:
-            raise InputError(f"{path}: the {kind} file is empty")
         probe = path
     fmt = format or detect_format(probe)
+    if not pattern and os.path.getsize(path) == 0 and (fmt != "trec" or kind not in ("qrels", "run")):
+        raise InputError(f"{path}: the {kind} file is empty" + (
+            "; a delimited file needs at least its header line" if fmt in DELIMITED else ""))
     _require_text_not_parquet(probe, fmt)
     absolute = path if pattern else os.path.abspath(path)
     _require_distinct_columns(probe, fmt, con)

@@ -120,15 +120,15 @@ class Measure:
 
 
 _ORDER = ("rel", "gain", "discount", "log_base", "ideal", "ap_denominator", "tie_break", "judged_only", "depth",
-          "missing_queries")
+          "nonpositive_scores", "missing_queries", "unjudged_queries")
 
 
 def counted(measures: list[Measure]) -> set[str]:
     """The (resolved) measures whose mean may be over fewer queries than were evaluated, by name:
     families with no value for some queries (AUC where a user has one class), and every measure
-    when they evaluate different query sets (missing_queries set per measure); not those with one
+    when they evaluate different query sets (missing_queries or unjudged_queries set per measure); not those with one
     value over all queries together (Coverage). The summary says over how many queries each is."""
-    mixed = len({m.param("missing_queries") for m in measures}) > 1
+    mixed = len({(m.param("missing_queries"), m.param("unjudged_queries")) for m in measures}) > 1
     return {str(m) for m in measures
             if (mixed or FAMILIES[m.family].partial) and FAMILIES[m.family].aggregate != "catalog"}
 

@@ -44,22 +44,31 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            "1/log2(i+1), the ideal from the labels of the documents passed (the retrieved ones).",
            {"tie_break": "expected", "ideal": "run"},
            notes="Only nDCG and DCG exist there; other measures keep trec_eval's conventions with ties averaged."),
-    Preset("torchmetrics", "TorchMetrics retrieval: nDCG tie-averaged with the ideal from the targets passed "
-           "(the retrieved documents); AP divides by the relevant documents retrieved (within top_k); "
-           "other measures rank ties like torch.topk.", {"ideal": "run", "ap_denominator": "retrieved_relevant"},
+    Preset("torchmetrics", "TorchMetrics retrieval (1.7.4 and later): nDCG tie-averaged with the ideal from the "
+           "targets passed (the retrieved documents); AP divides by the relevant documents retrieved (within top_k); "
+           "documents scored <= 0 are never relevant in AP, P, R and RR (their R still counts them); other measures "
+           "rank ties like torch.topk.", {"ideal": "run", "ap_denominator": "retrieved_relevant"},
            {"nDCG": {"tie_break": "expected"}, "DCG": {"tie_break": "expected"},
+            "AP": {"nonpositive_scores": "nonrelevant"}, "P": {"nonpositive_scores": "nonrelevant"},
+            "R": {"nonpositive_scores": "nonrelevant"}, "RR": {"nonpositive_scores": "nonrelevant"},
             "FallOut": {"no_nonrelevant": "one", "nonrelevant": "retrieved"}},
-           notes="torch.topk's order among tied scores is not specified; sqlrank uses trec_eval's there. "
-                 "TorchMetrics 1.9 also treats documents scored <= 0 as not retrieved in precision, recall, MAP "
-                 "and MRR (not in nDCG): drop them from the run to reproduce it."),
+           notes="torch.topk's order among tied scores is not specified; sqlrank uses trec_eval's there. TorchMetrics "
+                 "before 1.7.4 (its pull request #3160) ranked documents scored <= 0 like any other: add "
+                 "nonpositive_scores=rank to reproduce those versions."),
     Preset("elasticsearch", "Elasticsearch _rank_eval: DCG with gain 2^r - 1 and 1/log2(i+1), ideal from all "
-           "ratings.", {"gain": "exponential"},
-           notes="Its nDCG truncates the ideal to the number of hits returned (elasticsearch#154362), and its "
-                 "precision divides by the hits returned; neither is a convention here."),
+           "ratings; precision over the hits returned (P denominator=retrieved); a rated query without hits, and "
+           "a query without ratings, score 0 and count in the mean.",
+           {"gain": "exponential", "missing_queries": "zero", "unjudged_queries": "zero"},
+           {"P": {"denominator": "retrieved"}},
+           notes="Its unknown_doc_rating is unjudged_label here, which also puts those documents in the ideal ranking "
+                 "(Elasticsearch's ideal DCG reads the ratings only: its nDCG can exceed 1 with it); its nDCG "
+                 "truncates the ideal to the number of hits returned (elasticsearch#154362), which equals sqlrank's "
+                 "ideal cut at k whenever k hits are returned."),
     Preset("spark_mllib", "Spark MLlib RankingMetrics (3.4+ with relevance values): gain 2^r - 1, MAP over "
            "|ground truth|, MAP@k over min(|ground truth|, k); every ground-truth document is relevant "
-           "whatever its value (rel=0); queries with no predictions score 0.",
-           {"gain": "exponential", "ap_denominator": "min_num_rel_cutoff", "rel": 0, "missing_queries": "zero"},
+           "whatever its value (rel=0); queries with no predictions, and queries with an empty ground truth, score 0.",
+           {"gain": "exponential", "ap_denominator": "min_num_rel_cutoff", "rel": 0, "missing_queries": "zero",
+            "unjudged_queries": "zero"},
            notes="Graded ideal DCG follows the order the user supplies the ground truth in (not sorted); "
                  "sqlrank sorts it, as the ideal should be."),
     Preset("recbole", "RecBole: binary relevance; NDCG ideal of min(|R|, K) ones (the judgments' ideal cut at "

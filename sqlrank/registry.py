@@ -85,8 +85,8 @@ class Param:
 # Convention fields as parameters: None means "from the evaluation's conventions".
 CONVENTION_PARAMS = {name: Param(convention(name)) for name in
                      ("rel", "gain", "discount", "log_base", "ideal", "ap_denominator", *RANKING_FIELDS,
-                      "missing_queries")}
-EVALUATION_PARAMS = (*RANKING_FIELDS, "missing_queries")  # every family takes these
+                      "missing_queries", "unjudged_queries")}
+EVALUATION_PARAMS = (*RANKING_FIELDS, "missing_queries", "unjudged_queries")  # every family takes these
 
 # The shared steps of an evaluation a family may read (besides its ranking of retrieved documents):
 STEPS = {
@@ -94,7 +94,7 @@ STEPS = {
     "judgments_in_ranking": "the same counts inside its per-query aggregates (Rprec: the top R)",
     "all_retrieved": "every retrieved document, judged or not (no ranking of judged documents only)",
     "retrieved_count": "how many documents each query retrieved (a ranking of judged documents only reads it "
-                       "from per-query counts)",
+                       "from per-query counts); P reads it with denominator=retrieved",
     "ideal": "the ideal ranking's per-query DCG and gains",
     "ideal_positions": "the ideal ranking position by position",
     "interpolated": "the interpolated precision at each relevant document",
@@ -232,7 +232,9 @@ _SIMILARITY = ("similarity", Param(choice(SIMILARITIES), "cooccurrence", "cooccu
 _GAINS = ("gain", "discount", "log_base")
 
 REGISTRY: tuple[Family, ...] = (
-    _entry("P", "precision: relevant documents in the top k, divided by k", ["rel"],
+    _entry("P", "precision: relevant documents in the top k, divided by k (denominator=retrieved: by the documents "
+           "in the top k when fewer are retrieved, as Elasticsearch's precision over its hits)",
+           ["rel", ("denominator", Param(choice(("cutoff", "retrieved")), "cutoff", "cutoff or retrieved"))],
            aliases=("precision",), cutoff="required", default_cutoffs=TREC_CUTOFFS,
            trec=(Trec("P", 11, "cut"),), macros=(("p", True),), labels="relevant", reference="trec_eval m_P.c"),
     _entry("R", "recall: relevant documents in the top k, divided by all relevant (R)", ["rel"], ["judgments"],

@@ -251,14 +251,15 @@ class _Plan:
         self.sparse: dict = {}  # ranking key -> whether it is a ranking of judged documents only
         self.least_label: dict = {}  # ranking key -> the lowest judgment label its join keeps (None: all)
 
-    def ranking(self, tie_break: str, judged_only: bool, depth) -> dict:
-        key = (tie_break, judged_only, depth)
+    def ranking(self, tie_break: str, judged_only: bool, depth, nonpositive_scores: str = "rank") -> dict:
+        key = (tie_break, judged_only, depth, nonpositive_scores)
         if key not in self.rankings:
             sfx = "" if not self.rankings else f"_r{len(self.rankings)}"
             self.rankings[key] = {
                 "sfx": sfx, "order": ranking_order(tie_break, self.score), "tie_key": self.score,
                 "expected": tie_break == "expected", "input_rank": tie_break == "input_rank",
-                "judged_only": judged_only, "depth": depth, "judged": [], "ranked": [], "outer": [],
+                "judged_only": judged_only, "depth": depth, "nonpositive_nonrelevant": nonpositive_scores == "nonrelevant",
+                "judged": [], "ranked": [], "outer": [],
                 "running": False, "ties": False, "retrieved": [], "join_judgments": False, "ctes": [],
                 "measures": [], "step_columns": {}, "popularity": False, "listed": [], "ordered": [], "catalog": [],
                 "sparse": False, "counts": False, "least_label": None,
@@ -293,7 +294,7 @@ class _Plan:
 
 
 def ranking_key(measure) -> tuple:
-    """The conventions that decide a measure's ranking (tie_break, judged_only, depth), in that order."""
+    """The conventions that decide a measure's ranking (RANKING_FIELDS), in that order."""
     return tuple(measure.param(name) for name in RANKING_FIELDS)
 
 
@@ -341,6 +342,7 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
         "ranked": f"ranked{v}",
         "retrieved": f"retrieved{v}",
         "missing_queries": measure.param("missing_queries"),
+        "unjudged_queries": measure.param("unjudged_queries"),
         "sparse": ranking["sparse"],
         "group_key": GROUP_KEYS.get(plan.grouped) if spec.aggregate == "catalog" else None,
     }
@@ -402,6 +404,12 @@ def _one_row_steps(ranking: dict) -> list[str]:
         [cte["name"] for cte in ranking["ctes"] if cte["one_row"]]
 
 
+def reads_count(context: dict) -> bool:
+    """Whether a measure reads how many documents its query retrieved (the registry's retrieved_count;
+    P with denominator=retrieved)."""
+    return "retrieved_count" in FAMILIES[context["family"]].reads or context.get("denominator") == "retrieved"
+
+
 def _add(lines: list, new: list) -> None:
     lines.extend(line for line in new if line not in lines)
 
@@ -411,12 +419,14 @@ def _sparse(measures: list) -> bool:
     all retrieved documents, and per-query counts of the retrieved): then unjudged documents are
     ranked and dropped before the running counts and aggregates, which run over about a tenth of
     the rows. Not with judged_only (the ranking is then of judged documents anyway),
-    tie_break=expected (tie groups count unjudged documents), measures that read every retrieved
+    tie_break=expected (tie groups count unjudged documents), nonpositive_scores=nonrelevant
+    (labels depend on scores), measures that read every retrieved
     document (the registry's "all_retrieved"), or nDCG's perfect ideal without cutoff (it sums
     the discounts of every retrieved position)."""
     for m in measures:
         spec = FAMILIES[m.family]
-        if m.param("judged_only") or m.param("tie_break") == "expected" or "all_retrieved" in spec.reads:
+        if m.param("judged_only") or m.param("tie_break") == "expected" or "all_retrieved" in spec.reads \
+                or m.param("nonpositive_scores") != "rank":
             return False
         ideal = m.param("ideal") if "ideal" in spec.params else "qrels"
         if ideal == "perfect" and m.cutoff is None and m.family in ("nDCG", "IdealDCG"):
@@ -538,7 +548,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
             columns.add(context["weight_column"])
     _require_distinct_columns(contexts, columns)
     if not plan.rankings:  # relstring: the evaluation's own ranking
-        plan.ranking(conventions.tie_break, conventions.judged_only, conventions.depth)
+        plan.ranking(*(getattr(conventions, name) for name in RANKING_FIELDS))
 
     judgment_columns: list = []
     perfect_columns: list = []
@@ -570,8 +580,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         ranking["times"] = [{"column": name, "name": name + ranking["sfx"]} for name in times]
         if ranking["sparse"] and ranking["outer"]:
             raise RuntimeError("a ranking of judged documents only cannot have tie groups or running windows")
-        ranking["counts"] = ranking["sparse"] and any("retrieved_count" in FAMILIES[c["family"]].reads
-                                                      for c in ranking["measures"])
+        ranking["counts"] = ranking["sparse"] and any(reads_count(c) for c in ranking["measures"])
     several = len(plan.rankings) > 1
     for number, ranking in enumerate(plan.rankings.values()):
         ranking["part"] = f"per_query_ranking_{number + 1}" if several else "per_query"
@@ -581,7 +590,8 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
                             "one_row": step in ONE_ROW_STEPS}
                            for (step, name), (lines, context) in ranking["step_columns"].items()]
     populations = {c["missing_queries"] for c in contexts} or {conventions.missing_queries}
-    mixed = len(populations) > 1
+    unjudged = {c["unjudged_queries"] for c in contexts} or {conventions.unjudged_queries}
+    mixed = len(populations) > 1 or len(unjudged) > 1
     # measures whose mean may be over fewer queries than were evaluated: the summary counts them
     # (per-query rows are counted in Python, results.shape)
     counted_names = counted(measures) if output in ("summary", "segments") else set()
@@ -599,6 +609,10 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         qrels_sql=qrels_sql,
         run_sql=run_sql,
         missing_queries="zero" if "zero" in populations else "skip",
+        unjudged_queries="zero" if "zero" in unjudged else "skip",
+        mixed_missing=len(populations) > 1,
+        mixed_unjudged=len(unjudged) > 1,
+        unjudged_label=conventions.unjudged_label,
         skip_below=conventions.rel if conventions.no_relevant == "skip" else None,
         mixed_population=mixed,
         counted=any(c["count_column"] for c in contexts),

@@ -7,13 +7,13 @@ from typing import Any
 
 import duckdb
 
+from .conventions import LABEL_LIMIT
 from .errors import InputError, duckdb_reason
 from .progress import step
 from .sources import GROUP_SEPARATOR, INTEGER_TYPES, TEXT_TYPES, TREC_LAYOUT, Source
 from .templates import TYPES, call_macro, current_dialect, quote_ident
 
 
-LABEL_LIMIT = 999_999_999  # the largest label, either way: labels are 32-bit integers in every engine
 
 
 class IrregularFields(Exception):
@@ -50,7 +50,7 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
             duplicated = not failed and repeats > 0
     except duckdb.Error as exc:
         raise InputError(f"{source.label}: cannot read the {source.kind}: {duckdb_reason(exc)}") from None
-    if not total:
+    if not total and source.kind not in ("qrels", "run"):  # empty judgments or runs: evaluated where defined
         raise InputError(f"{source.label}: the {source.kind} has no data rows")
     source.rows = total
     for (name, (cond, message)), count in zip(problems.items(), bad):

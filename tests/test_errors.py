@@ -64,7 +64,7 @@ CASES = [
     ("duplicate in qrels", {"qrels.txt": GOOD_QRELS + "q2 0 d1 0\n", "run.txt": GOOD_RUN},
      ["qrels.txt", "run.txt", "-m", "AP"], ["qrels.txt:3:", "judged 2 times", "qrels.txt:4"]),
     ("empty file", {"qrels.txt": GOOD_QRELS, "run.txt": ""}, ["qrels.txt", "run.txt", "-m", "AP"],
-     ["run.txt", "empty"]),
+     ["run.txt", "no data rows", "missing_queries=zero"]),
     ("only comments", {"qrels.txt": "# nothing\n\n", "run.txt": GOOD_RUN}, ["qrels.txt", "run.txt", "-m", "AP"],
      ["qrels.txt", "no data rows"]),
     ("empty csv", {"qrels.txt": GOOD_QRELS, "run.csv": "query_id,doc_id,score\n"},

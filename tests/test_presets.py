@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import sqlrank
@@ -20,7 +21,7 @@ def names(measures, preset, **conventions):
     """Canonical names as the preset resolves them (family settings included)."""
     from sqlrank.planner import resolve_measures
     resolved = resolve_conventions(preset, **conventions)
-    return [str(m) for m in resolve_measures(measures, resolved, preset)]
+    return [str(m) for m in resolve_measures(measures, resolved, preset, explicit=conventions)]
 
 
 def non_negative(qrels):
@@ -209,14 +210,21 @@ def test_ranx_tie_order_is_not_reproducible():
 def test_torchmetrics_retrieval(seed):
     torch = peer("torch")
     tm = peer("torchmetrics.retrieval")
+    import torchmetrics
+    version = tuple(int(part) for part in torchmetrics.__version__.split(".")[:3] if part.isdigit())
+    # 1.7.4 to 1.9.0 treat documents scored <= 0 as never relevant in AP, P, R and RR (the preset's
+    # nonpositive_scores=nonrelevant); earlier versions rank them like any other
+    options = {} if (1, 7, 4) <= version <= (1, 9, 0) else {"nonpositive_scores": "rank"}
     qrels, run = generate(seed, n_queries=80, max_docs=30)
     qrels = non_negative(qrels)
-    run = run[run.query_id.isin(set(qrels.query_id))].assign(score=lambda r: r.score + 2)  # TorchMetrics drops <= 0
-    assert (run.score > 0).all()
+    run = run[run.query_id.isin(set(qrels.query_id))]
+    qrels = qrels.merge(run[["query_id", "doc_id"]])  # TorchMetrics sees the documents passed only (its recall's R)
+    run = run.assign(score=run.score - run.score.median())  # a share of documents scored <= 0, some relevant
+    assert (run.score <= 0).mean() > 0.3
     labels = {(q, d): r for q, d, r in qrels.itertuples(index=False)}
-    measures = ["nDCG@10", "AP@10", "P@10", "RR@10", "FallOut@10"]
-    got = per_query(qrels, run, measures, preset="torchmetrics")
-    ours = dict(zip(measures, names(measures, "torchmetrics")))
+    measures = ["nDCG@10", "AP@10", "P@10", "RR@10", "R@10", "FallOut@10"]
+    got = per_query(qrels, run, measures, preset="torchmetrics", **options)
+    ours = dict(zip(measures, names(measures, "torchmetrics", **options)))
     for qid, docs in run.groupby("query_id"):
         target = torch.tensor([labels.get((qid, d), 0) for d in docs.doc_id])
         preds = torch.tensor(docs.score.to_numpy(), dtype=torch.float64)
@@ -228,11 +236,39 @@ def test_torchmetrics_retrieval(seed):
                   "AP@10": tm.RetrievalMAP(top_k=10)(preds, binary, indexes=index),
                   "P@10": tm.RetrievalPrecision(top_k=10)(preds, binary, indexes=index),
                   "RR@10": tm.RetrievalMRR(top_k=10)(preds, binary, indexes=index),
+                  "R@10": tm.RetrievalRecall(top_k=10)(preds, binary, indexes=index),
                   "FallOut@10": tm.RetrievalFallOut(top_k=10)(preds, binary, indexes=index)}
         for name, value in checks.items():
             if name != "nDCG@10" and docs.score.duplicated().any():
                 continue  # torch.topk's order among ties is unspecified
             assert close(got[(qid, ours[name])], float(value), 1e-6), (qid, name, got[(qid, ours[name])], float(value))
+
+
+def test_torchmetrics_documents_scored_zero_or_less_are_never_relevant():
+    # TorchMetrics 1.7.4 to 1.9.0 (pull request #3160), as its functional code reads: targets of documents
+    # scored <= 0 zeroed in AP, P, R and RR, R still counting them. Ranked d0 (0.0, relevant), d1 (-0.5),
+    # d2 (-0.7, relevant): every one of them 0 under the preset; ranked as usual AP (1 + 2/3) / 2, P@2 1/2,
+    # R@2 1/2, RR 1. A relevant document scored 0.0 beside a positive one: d3 (0.9, not relevant) first.
+    qrels = pd.DataFrame({"query_id": ["a"] * 3 + ["b"] * 2, "doc_id": ["d0", "d1", "d2", "d3", "d4"],
+                          "relevance": [1, 0, 1, 0, 1]})
+    run = qrels[["query_id", "doc_id"]].assign(score=[0.0, -0.5, -0.7, 0.9, 0.0])
+    measures = ["AP", "P@2", "R@2", "RR", "nDCG"]
+    preset = per_query(qrels, run, measures, preset="torchmetrics")
+    ranked = per_query(qrels, run, measures, preset="torchmetrics", nonpositive_scores="rank")
+    shown = dict(zip(measures, names(measures, "torchmetrics")))
+    plain = dict(zip(measures, names(measures, "torchmetrics", nonpositive_scores="rank")))
+    for name in ("AP", "P@2", "R@2", "RR"):
+        assert preset[("a", shown[name])] == 0 and preset[("b", shown[name])] == 0, name
+    assert [ranked[("a", plain[m])] for m in ("AP", "P@2", "R@2", "RR")] == pytest.approx([5 / 6, 0.5, 0.5, 1.0])
+    assert [ranked[("b", plain[m])] for m in ("AP", "P@2", "R@2", "RR")] == pytest.approx([0.5, 0.5, 1.0, 0.5])
+    assert preset[("a", shown["nDCG"])] == ranked[("a", plain["nDCG"])] > 0  # nDCG ranks them as usual
+    tm = peer("torchmetrics.functional.retrieval")
+    import torch
+    import torchmetrics
+    if (1, 7, 4) <= tuple(int(p) for p in torchmetrics.__version__.split(".")[:3]) <= (1, 9, 0):
+        preds, target = torch.tensor([0.0, -0.5, -0.7]), torch.tensor([1, 0, 1])
+        assert float(tm.retrieval_average_precision(preds, target)) == 0
+        assert float(tm.retrieval_recall(preds, target, top_k=2)) == 0
 
 
 # ---------------------------------------------------------------- tools that do not run here

@@ -9,14 +9,23 @@
   Reference: docs/trec_eval_semantics.md sec. 2.
 -#}
 {% import '_macros/dialect.sql' as dialect %}
-{% macro evaluated_queries(judgments, missing_queries, skip_below=none) %}
+{% macro evaluated_queries(judgments, missing_queries, skip_below=none, unjudged_queries='skip') %}
 evaluated_queries AS (
     SELECT query_id,
            CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
     FROM (
-        SELECT DISTINCT query_id FROM {{ judgments }}{% if skip_below is not none %} WHERE relevance >= {{ skip_below | number }}{% endif %}
-
-{% if missing_queries == 'skip' %}
+{% if skip_below is not none %}
+        SELECT DISTINCT query_id FROM {{ judgments }} WHERE relevance >= {{ skip_below | number }}
+{% elif missing_queries == 'zero' and unjudged_queries == 'zero' %}
+        SELECT DISTINCT query_id FROM {{ judgments }}
+        UNION
+        SELECT DISTINCT query_id FROM run
+{% elif unjudged_queries == 'zero' %}
+        SELECT DISTINCT query_id FROM run
+{% else %}
+        SELECT DISTINCT query_id FROM {{ judgments }}
+{% endif %}
+{% if missing_queries == 'skip' and (skip_below is not none or unjudged_queries == 'skip') %}
         {{ dialect.intersect() }}
         SELECT DISTINCT query_id FROM run
 {% endif %}

@@ -6,18 +6,29 @@
 -#}
 {% import '_macros/evaluation.sql' as evaluation %}
 {% set v = piece.ranking %}
+{#- With nonpositive_scores=nonrelevant, a retrieved document's label is not its judgment alone: the
+    run's rows get their labels first (at most 0 where the score is <= 0), which the columns below
+    read as relevance. -#}
+{% set labelled = v.nonpositive_nonrelevant %}
 judged{{ v.sfx }} AS (
     SELECT run.query_id AS query_id,
            evaluated_queries.query_number AS query_number,
            run.doc_id AS doc_id,
            run.score AS score{% if v.input_rank %},
            run.input_rank AS input_rank{% endif %},
-           qrels.relevance AS relevance{{ evaluation.columns(v.judged) }}
+           {{ 'run' if labelled else 'qrels' }}.relevance AS relevance{{ evaluation.columns(v.judged) }}
 {% if v.judged_only and v.depth is not none %}
     FROM (
         SELECT run.*,
                ROW_NUMBER() OVER (PARTITION BY run.query_id ORDER BY {{ v.order }}) AS depth_rank
         FROM run
+    ) AS run
+{% elif labelled %}
+    FROM (
+        SELECT run.*,
+               CASE WHEN run.score <= 0 AND qrels.relevance > 0 THEN 0 ELSE qrels.relevance END AS relevance
+        FROM run
+        LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
     ) AS run
 {% else %}
     FROM run
@@ -27,7 +38,7 @@ judged{{ v.sfx }} AS (
     JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
     WHERE qrels.relevance >= 0{% if v.depth is not none %} AND run.depth_rank <= {{ v.depth | number }}{% endif %}
 
-{% else %}
+{% elif not labelled %}
     LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
 {% endif %}
 {% if v.popularity %}

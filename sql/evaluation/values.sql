@@ -1,13 +1,16 @@
 {#-
   One column per requested measure of one ranking, for every evaluated query: the measures'
-  values from the per-query steps. With mixed missing-query rules, a measure that skips
-  queries the run does not answer is NULL there.
+  values from the per-query steps. With mixed query-set rules, a measure that skips queries
+  the run does not answer (missing_queries=skip), or queries without judgments (unjudged_queries=skip),
+  is NULL there.
 -#}
 {% import '_macros/dialect.sql' as dialect %}
 {% set v = piece.ranking %}
 {% macro population(m) -%}
-{%- if mixed_population and m.missing_queries == 'skip' -%}
-CASE WHEN answered_queries.query_id IS NOT NULL THEN {{ m.value }} END
+{%- set conditions = (['answered_queries.answered'] if mixed_missing and m.missing_queries == 'skip' else [])
+                    + (['answered_queries.judged'] if mixed_unjudged and m.unjudged_queries == 'skip' else []) -%}
+{%- if conditions -%}
+CASE WHEN {{ conditions | join(' AND ') }} THEN {{ m.value }} END
 {%- else -%}
 {{ m.value }}
 {%- endif -%}

@@ -1,7 +1,8 @@
--- sqlrank 0.1.0: AP(rel=0,ap_denominator=min_num_rel_cutoff,missing_queries=zero),
---   AP(rel=0,ap_denominator=min_num_rel_cutoff,missing_queries=zero)@10
+-- sqlrank 0.1.0: AP(rel=0,ap_denominator=min_num_rel_cutoff,missing_queries=zero,unjudged_queries=zero),
+--   AP(rel=0,ap_denominator=min_num_rel_cutoff,missing_queries=zero,unjudged_queries=zero)@10
 -- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, no_relevant=zero, judged_only=false, depth=none, trec_eval_version=10
+--   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
+--   depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -14,6 +15,8 @@ evaluated_queries AS (
            CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
     FROM (
         SELECT DISTINCT query_id FROM qrels
+        UNION
+        SELECT DISTINCT query_id FROM run
     ) AS query_ids
 ),
 judgments AS (
@@ -88,7 +91,7 @@ SELECT measures.measure AS measure,
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'AP(rel=0,ap_denominator=min_num_rel_cutoff,missing_queries=zero)'),
-        (2, 'AP(rel=0,ap_denominator=min_num_rel_cutoff,missing_queries=zero)@10')
+        (1, 'AP(rel=0,ap_denominator=min_num_rel_cutoff,missing_queries=zero,unjudged_queries=zero)'),
+        (2, 'AP(rel=0,ap_denominator=min_num_rel_cutoff,missing_queries=zero,unjudged_queries=zero)@10')
 ) AS measures (position, measure)
 ORDER BY measures.position

@@ -1,6 +1,7 @@
--- sqlrank 0.1.0: AvgPop(missing_queries=zero), AvgPop(missing_queries=zero)@10
+-- sqlrank 0.1.0: AvgPop(missing_queries=zero,unjudged_queries=zero), AvgPop(missing_queries=zero,unjudged_queries=zero)@10
 -- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, no_relevant=zero, judged_only=false, depth=none, trec_eval_version=10
+--   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
+--   depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -13,6 +14,8 @@ evaluated_queries AS (
            CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
     FROM (
         SELECT DISTINCT query_id FROM qrels
+        UNION
+        SELECT DISTINCT query_id FROM run
     ) AS query_ids
 ),
 history AS (
@@ -78,32 +81,33 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           CAST(popularity_all AS DOUBLE) / NULLIF(listed_all, 0) AS avgpop_missing_queries_zero,
-           CAST(popularity_top_10 AS DOUBLE) / NULLIF(listed_top_10, 0) AS avgpop_missing_queries_zero_at_10
+           CAST(popularity_all AS DOUBLE) / NULLIF(listed_all, 0) AS avgpop_missing_queries_zero_unjudged_queries_zero,
+           CAST(popularity_top_10 AS DOUBLE) / NULLIF(listed_top_10, 0) AS avgpop_missing_queries_zero_unjudged_queries_zero_at_10
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(avgpop_missing_queries_zero) AS avgpop_missing_queries_zero,
-           COUNT(per_query.avgpop_missing_queries_zero) AS avgpop_missing_queries_zero_queries,
-           AVG(avgpop_missing_queries_zero_at_10) AS avgpop_missing_queries_zero_at_10,
-           COUNT(per_query.avgpop_missing_queries_zero_at_10) AS avgpop_missing_queries_zero_at_10_queries
+           AVG(avgpop_missing_queries_zero_unjudged_queries_zero) AS avgpop_missing_queries_zero_unjudged_queries_zero,
+           COUNT(per_query.avgpop_missing_queries_zero_unjudged_queries_zero) AS avgpop_missing_queries_zero_unjudged_queries_zero_queries,
+           AVG(avgpop_missing_queries_zero_unjudged_queries_zero_at_10) AS avgpop_missing_queries_zero_unjudged_queries_zero_at_10,
+           COUNT(per_query.avgpop_missing_queries_zero_unjudged_queries_zero_at_10)
+               AS avgpop_missing_queries_zero_unjudged_queries_zero_at_10_quer
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.avgpop_missing_queries_zero
-           WHEN 2 THEN summary.avgpop_missing_queries_zero_at_10
+           WHEN 1 THEN summary.avgpop_missing_queries_zero_unjudged_queries_zero
+           WHEN 2 THEN summary.avgpop_missing_queries_zero_unjudged_queries_zero_at_10
        END AS value,
        CASE measures.position
-           WHEN 1 THEN summary.avgpop_missing_queries_zero_queries
-           WHEN 2 THEN summary.avgpop_missing_queries_zero_at_10_queries
+           WHEN 1 THEN summary.avgpop_missing_queries_zero_unjudged_queries_zero_queries
+           WHEN 2 THEN summary.avgpop_missing_queries_zero_unjudged_queries_zero_at_10_quer
        END AS queries
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'AvgPop(missing_queries=zero)'),
-        (2, 'AvgPop(missing_queries=zero)@10')
+        (1, 'AvgPop(missing_queries=zero,unjudged_queries=zero)'),
+        (2, 'AvgPop(missing_queries=zero,unjudged_queries=zero)@10')
 ) AS measures (position, measure)
 ORDER BY measures.position

@@ -1,6 +1,7 @@
--- sqlrank 0.1.0: FallOut(rel=0,missing_queries=zero), FallOut(rel=0,missing_queries=zero)@10
+-- sqlrank 0.1.0: FallOut(rel=0,missing_queries=zero,unjudged_queries=zero), FallOut(rel=0,missing_queries=zero,unjudged_queries=zero)@10
 -- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, no_relevant=zero, judged_only=false, depth=none, trec_eval_version=10
+--   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
+--   depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -13,6 +14,8 @@ evaluated_queries AS (
            CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
     FROM (
         SELECT DISTINCT query_id FROM qrels
+        UNION
+        SELECT DISTINCT query_id FROM run
     ) AS query_ids
 ),
 judgments AS (
@@ -50,28 +53,28 @@ retrieved AS (
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
            CASE WHEN COALESCE(num_nonrel_0, 0) = 0 THEN CAST(0 AS DOUBLE) ELSE CAST(COALESCE(is_nonrel_0_in_ranking, 0) AS DOUBLE)
-               / num_nonrel_0 END AS fallout_rel_0_missing_queries_zero,
+               / num_nonrel_0 END AS fallout_rel_0_missing_queries_zero_unjudged_queries_zero,
            CASE WHEN COALESCE(num_nonrel_0, 0) = 0 THEN CAST(0 AS DOUBLE) ELSE CAST(COALESCE(is_nonrel_0_top_10, 0) AS DOUBLE)
-               / num_nonrel_0 END AS fallout_rel_0_missing_queries_zero_at_10
+               / num_nonrel_0 END AS fallout_rel_0_missing_queries_zero_unjudged_queries_zero_at_
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(fallout_rel_0_missing_queries_zero) AS fallout_rel_0_missing_queries_zero,
-           AVG(fallout_rel_0_missing_queries_zero_at_10) AS fallout_rel_0_missing_queries_zero_at_10
+           AVG(fallout_rel_0_missing_queries_zero_unjudged_queries_zero) AS fallout_rel_0_missing_queries_zero_unjudged_queries_zero,
+           AVG(fallout_rel_0_missing_queries_zero_unjudged_queries_zero_at_) AS fallout_rel_0_missing_queries_zero_unjudged_queries_zero_at_
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.fallout_rel_0_missing_queries_zero
-           WHEN 2 THEN summary.fallout_rel_0_missing_queries_zero_at_10
+           WHEN 1 THEN summary.fallout_rel_0_missing_queries_zero_unjudged_queries_zero
+           WHEN 2 THEN summary.fallout_rel_0_missing_queries_zero_unjudged_queries_zero_at_
        END AS value
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'FallOut(rel=0,missing_queries=zero)'),
-        (2, 'FallOut(rel=0,missing_queries=zero)@10')
+        (1, 'FallOut(rel=0,missing_queries=zero,unjudged_queries=zero)'),
+        (2, 'FallOut(rel=0,missing_queries=zero,unjudged_queries=zero)@10')
 ) AS measures (position, measure)
 ORDER BY measures.position

@@ -1,6 +1,7 @@
--- sqlrank 0.1.0: G(gain=exponential,missing_queries=zero)
+-- sqlrank 0.1.0: G(gain=exponential,missing_queries=zero,unjudged_queries=zero)
 -- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, no_relevant=zero, judged_only=false, depth=none, trec_eval_version=10
+--   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
+--   depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -13,6 +14,8 @@ evaluated_queries AS (
            CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
     FROM (
         SELECT DISTINCT query_id FROM qrels
+        UNION
+        SELECT DISTINCT query_id FROM run
     ) AS query_ids
 ),
 ideal_exp AS (
@@ -100,7 +103,7 @@ graded_exp AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           COALESCE(g_sum_exp / NULLIF(ideal_gain_exp, 0), 0) AS g_gain_exponential_missing_queries_zero
+           COALESCE(g_sum_exp / NULLIF(ideal_gain_exp, 0), 0) AS g_gain_exponential_missing_queries_zero_unjudged_queries_zer
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN ideal_exp_dcg ON ideal_exp_dcg.query_id = evaluated_queries.query_id
@@ -108,16 +111,16 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(g_gain_exponential_missing_queries_zero) AS g_gain_exponential_missing_queries_zero
+           AVG(g_gain_exponential_missing_queries_zero_unjudged_queries_zer) AS g_gain_exponential_missing_queries_zero_unjudged_queries_zer
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.g_gain_exponential_missing_queries_zero
+           WHEN 1 THEN summary.g_gain_exponential_missing_queries_zero_unjudged_queries_zer
        END AS value
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'G(gain=exponential,missing_queries=zero)')
+        (1, 'G(gain=exponential,missing_queries=zero,unjudged_queries=zero)')
 ) AS measures (position, measure)
 ORDER BY measures.position

@@ -1,6 +1,7 @@
--- sqlrank 0.1.0: IPrec(rel=0,missing_queries=zero)@0.5
+-- sqlrank 0.1.0: IPrec(rel=0,missing_queries=zero,unjudged_queries=zero)@0.5
 -- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, no_relevant=zero, judged_only=false, depth=none, trec_eval_version=10
+--   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
+--   depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -13,6 +14,8 @@ evaluated_queries AS (
            CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
     FROM (
         SELECT DISTINCT query_id FROM qrels
+        UNION
+        SELECT DISTINCT query_id FROM run
     ) AS query_ids
 ),
 judgments AS (
@@ -71,14 +74,15 @@ iprec_0_interpolated AS (
 iprec_0 AS (
     SELECT interpolated.query_id AS query_id,
            COALESCE(MAX(CASE WHEN relevant_seen = GREATEST(ROUND(CAST(0.5 AS DOUBLE) * num_rel_0), 1)
-               THEN precision END), 0) AS iprec_rel_0_missing_queries_zero_at_0_5_at_level
+               THEN precision END), 0) AS iprec_rel_0_missing_queries_zero_unjudged_queries_zero_at_0__at_level
     FROM iprec_0_interpolated AS interpolated
     JOIN judgments ON judgments.query_id = interpolated.query_id
     GROUP BY interpolated.query_id
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           COALESCE(iprec_rel_0_missing_queries_zero_at_0_5_at_level, 0) AS iprec_rel_0_missing_queries_zero_at_0_5
+           COALESCE(iprec_rel_0_missing_queries_zero_unjudged_queries_zero_at_0__at_level, 0)
+               AS iprec_rel_0_missing_queries_zero_unjudged_queries_zero_at_0_
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
@@ -86,16 +90,16 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(iprec_rel_0_missing_queries_zero_at_0_5) AS iprec_rel_0_missing_queries_zero_at_0_5
+           AVG(iprec_rel_0_missing_queries_zero_unjudged_queries_zero_at_0_) AS iprec_rel_0_missing_queries_zero_unjudged_queries_zero_at_0_
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.iprec_rel_0_missing_queries_zero_at_0_5
+           WHEN 1 THEN summary.iprec_rel_0_missing_queries_zero_unjudged_queries_zero_at_0_
        END AS value
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'IPrec(rel=0,missing_queries=zero)@0.5')
+        (1, 'IPrec(rel=0,missing_queries=zero,unjudged_queries=zero)@0.5')
 ) AS measures (position, measure)
 ORDER BY measures.position

@@ -1,6 +1,7 @@
--- sqlrank 0.1.0: Novelty(missing_queries=zero), Novelty(missing_queries=zero)@10
+-- sqlrank 0.1.0: Novelty(missing_queries=zero,unjudged_queries=zero), Novelty(missing_queries=zero,unjudged_queries=zero)@10
 -- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, no_relevant=zero, judged_only=false, depth=none, trec_eval_version=10
+--   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
+--   depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -13,6 +14,8 @@ evaluated_queries AS (
            CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
     FROM (
         SELECT DISTINCT query_id FROM qrels
+        UNION
+        SELECT DISTINCT query_id FROM run
     ) AS query_ids
 ),
 history AS (
@@ -82,36 +85,37 @@ listed AS (
 ),
 catalog AS (
     SELECT SUM(CASE WHEN popularity.interactions > 0 THEN times_all * -LOG2(CAST(popularity.interactions AS DOUBLE)
-        / catalog_items.all_interactions) ELSE 0 END) / NULLIF(SUM(times_all), 0) AS novelty_missing_queries_zero,
+        / catalog_items.all_interactions) ELSE 0 END) / NULLIF(SUM(times_all), 0) AS novelty_missing_queries_zero_unjudged_queries_zero,
            SUM(CASE WHEN popularity.interactions > 0 THEN times_top_10 * -LOG2(CAST(popularity.interactions AS DOUBLE)
-               / catalog_items.all_interactions) ELSE 0 END) / NULLIF(SUM(times_top_10), 0) AS novelty_missing_queries_zero_at_10
+               / catalog_items.all_interactions) ELSE 0 END)
+               / NULLIF(SUM(times_top_10), 0) AS novelty_missing_queries_zero_unjudged_queries_zero_at_10
     FROM listed
     LEFT JOIN popularity ON popularity.doc_id = listed.doc_id
     CROSS JOIN catalog_items
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           catalog.novelty_missing_queries_zero AS novelty_missing_queries_zero,
-           catalog.novelty_missing_queries_zero_at_10 AS novelty_missing_queries_zero_at_10
+           catalog.novelty_missing_queries_zero_unjudged_queries_zero AS novelty_missing_queries_zero_unjudged_queries_zero,
+           catalog.novelty_missing_queries_zero_unjudged_queries_zero_at_10 AS novelty_missing_queries_zero_unjudged_queries_zero_at_10
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     CROSS JOIN catalog
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           MAX(novelty_missing_queries_zero) AS novelty_missing_queries_zero,
-           MAX(novelty_missing_queries_zero_at_10) AS novelty_missing_queries_zero_at_10
+           MAX(novelty_missing_queries_zero_unjudged_queries_zero) AS novelty_missing_queries_zero_unjudged_queries_zero,
+           MAX(novelty_missing_queries_zero_unjudged_queries_zero_at_10) AS novelty_missing_queries_zero_unjudged_queries_zero_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.novelty_missing_queries_zero
-           WHEN 2 THEN summary.novelty_missing_queries_zero_at_10
+           WHEN 1 THEN summary.novelty_missing_queries_zero_unjudged_queries_zero
+           WHEN 2 THEN summary.novelty_missing_queries_zero_unjudged_queries_zero_at_10
        END AS value
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'Novelty(missing_queries=zero)'),
-        (2, 'Novelty(missing_queries=zero)@10')
+        (1, 'Novelty(missing_queries=zero,unjudged_queries=zero)'),
+        (2, 'Novelty(missing_queries=zero,unjudged_queries=zero)@10')
 ) AS measures (position, measure)
 ORDER BY measures.position

@@ -1,6 +1,7 @@
--- sqlrank 0.1.0: RBP(missing_queries=zero)
+-- sqlrank 0.1.0: RBP(missing_queries=zero,unjudged_queries=zero)
 -- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, no_relevant=zero, judged_only=false, depth=none, trec_eval_version=10
+--   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
+--   depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -13,6 +14,8 @@ evaluated_queries AS (
            CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
     FROM (
         SELECT DISTINCT query_id FROM qrels
+        UNION
+        SELECT DISTINCT query_id FROM run
     ) AS query_ids
 ),
 judgments AS (
@@ -54,30 +57,31 @@ ranked AS (
 retrieved AS (
     SELECT ranked.query_id AS query_id,
            SUM(CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) / CASE WHEN judgments.max_label > 1 THEN judgments.max_label
-               ELSE 1 END * POWER(CAST(0.9 AS DOUBLE), rank - 1) ELSE 0 END) AS rbp_missing_queries_zero_sum
+               ELSE 1 END * POWER(CAST(0.9 AS DOUBLE), rank - 1) ELSE 0 END) AS rbp_missing_queries_zero_unjudged_queries_zero_sum
     FROM ranked
     JOIN judgments ON judgments.query_id = ranked.query_id
     GROUP BY ranked.query_id
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           (1 - CAST(0.9 AS DOUBLE)) * COALESCE(rbp_missing_queries_zero_sum, 0) AS rbp_missing_queries_zero
+           (1 - CAST(0.9 AS DOUBLE))
+               * COALESCE(rbp_missing_queries_zero_unjudged_queries_zero_sum, 0) AS rbp_missing_queries_zero_unjudged_queries_zero
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(rbp_missing_queries_zero) AS rbp_missing_queries_zero
+           AVG(rbp_missing_queries_zero_unjudged_queries_zero) AS rbp_missing_queries_zero_unjudged_queries_zero
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.rbp_missing_queries_zero
+           WHEN 1 THEN summary.rbp_missing_queries_zero_unjudged_queries_zero
        END AS value
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'RBP(missing_queries=zero)')
+        (1, 'RBP(missing_queries=zero,unjudged_queries=zero)')
 ) AS measures (position, measure)
 ORDER BY measures.position

@@ -1,6 +1,7 @@
--- sqlrank 0.1.0: RR(rel=0,missing_queries=zero), RR(rel=0,missing_queries=zero)@10
+-- sqlrank 0.1.0: RR(rel=0,missing_queries=zero,unjudged_queries=zero), RR(rel=0,missing_queries=zero,unjudged_queries=zero)@10
 -- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, no_relevant=zero, judged_only=false, depth=none, trec_eval_version=10
+--   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
+--   depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -13,6 +14,8 @@ evaluated_queries AS (
            CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
     FROM (
         SELECT DISTINCT query_id FROM qrels
+        UNION
+        SELECT DISTINCT query_id FROM run
     ) AS query_ids
 ),
 numbered_qrels AS (
@@ -54,26 +57,27 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           COALESCE(CAST(1 AS DOUBLE) / first_rel_0, 0) AS rr_rel_0_missing_queries_zero,
-           CASE WHEN first_rel_0 <= 10 THEN CAST(1 AS DOUBLE) / first_rel_0 ELSE 0 END AS rr_rel_0_missing_queries_zero_at_10
+           COALESCE(CAST(1 AS DOUBLE) / first_rel_0, 0) AS rr_rel_0_missing_queries_zero_unjudged_queries_zero,
+           CASE WHEN first_rel_0 <= 10 THEN CAST(1 AS DOUBLE) / first_rel_0 ELSE 0
+               END AS rr_rel_0_missing_queries_zero_unjudged_queries_zero_at_10
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(rr_rel_0_missing_queries_zero) AS rr_rel_0_missing_queries_zero,
-           AVG(rr_rel_0_missing_queries_zero_at_10) AS rr_rel_0_missing_queries_zero_at_10
+           AVG(rr_rel_0_missing_queries_zero_unjudged_queries_zero) AS rr_rel_0_missing_queries_zero_unjudged_queries_zero,
+           AVG(rr_rel_0_missing_queries_zero_unjudged_queries_zero_at_10) AS rr_rel_0_missing_queries_zero_unjudged_queries_zero_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.rr_rel_0_missing_queries_zero
-           WHEN 2 THEN summary.rr_rel_0_missing_queries_zero_at_10
+           WHEN 1 THEN summary.rr_rel_0_missing_queries_zero_unjudged_queries_zero
+           WHEN 2 THEN summary.rr_rel_0_missing_queries_zero_unjudged_queries_zero_at_10
        END AS value
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'RR(rel=0,missing_queries=zero)'),
-        (2, 'RR(rel=0,missing_queries=zero)@10')
+        (1, 'RR(rel=0,missing_queries=zero,unjudged_queries=zero)'),
+        (2, 'RR(rel=0,missing_queries=zero,unjudged_queries=zero)@10')
 ) AS measures (position, measure)
 ORDER BY measures.position

@@ -1,6 +1,7 @@
--- sqlrank 0.1.0: Rndcg(rel=0,gain=exponential,missing_queries=zero)
+-- sqlrank 0.1.0: Rndcg(rel=0,gain=exponential,missing_queries=zero,unjudged_queries=zero)
 -- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, no_relevant=zero, judged_only=false, depth=none, trec_eval_version=10
+--   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
+--   depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -13,6 +14,8 @@ evaluated_queries AS (
            CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
     FROM (
         SELECT DISTINCT query_id FROM qrels
+        UNION
+        SELECT DISTINCT query_id FROM run
     ) AS query_ids
 ),
 judgments AS (
@@ -115,7 +118,7 @@ per_query AS (
            CASE WHEN COALESCE(num_rel_0, 0) = 0 THEN 0 ELSE COALESCE((rndcg_sum_exp + CASE WHEN COALESCE(num_ret, 0) > ideal_count_exp
                + 1 THEN 1 ELSE 0 END * COALESCE(dcg_exp, 0) / ideal_dcg_exp) / (rndcg_points_exp + CASE
                WHEN COALESCE(num_ret, 0) > ideal_count_exp + 1 THEN 1 ELSE 0 END), 0)
-               END AS rndcg_rel_0_gain_exponential_missing_queries_zero
+               END AS rndcg_rel_0_gain_exponential_missing_queries_zero_unjudged_q
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN retrieved_counts ON retrieved_counts.query_number = evaluated_queries.query_number
@@ -125,16 +128,16 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(rndcg_rel_0_gain_exponential_missing_queries_zero) AS rndcg_rel_0_gain_exponential_missing_queries_zero
+           AVG(rndcg_rel_0_gain_exponential_missing_queries_zero_unjudged_q) AS rndcg_rel_0_gain_exponential_missing_queries_zero_unjudged_q
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.rndcg_rel_0_gain_exponential_missing_queries_zero
+           WHEN 1 THEN summary.rndcg_rel_0_gain_exponential_missing_queries_zero_unjudged_q
        END AS value
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'Rndcg(rel=0,gain=exponential,missing_queries=zero)')
+        (1, 'Rndcg(rel=0,gain=exponential,missing_queries=zero,unjudged_queries=zero)')
 ) AS measures (position, measure)
 ORDER BY measures.position

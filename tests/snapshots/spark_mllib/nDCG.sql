@@ -1,6 +1,8 @@
--- sqlrank 0.1.0: nDCG(gain=exponential,missing_queries=zero), nDCG(gain=exponential,missing_queries=zero)@10
+-- sqlrank 0.1.0: nDCG(gain=exponential,missing_queries=zero,unjudged_queries=zero),
+--   nDCG(gain=exponential,missing_queries=zero,unjudged_queries=zero)@10
 -- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, no_relevant=zero, judged_only=false, depth=none, trec_eval_version=10
+--   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
+--   depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -13,6 +15,8 @@ evaluated_queries AS (
            CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
     FROM (
         SELECT DISTINCT query_id FROM qrels
+        UNION
+        SELECT DISTINCT query_id FROM run
     ) AS query_ids
 ),
 ideal_exp AS (
@@ -79,27 +83,29 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           COALESCE(dcg_exp / NULLIF(ideal_exp_dcg, 0), 0) AS ndcg_gain_exponential_missing_queries_zero,
-           COALESCE(dcg_exp_top_10 / NULLIF(ideal_exp_dcg_top_10, 0), 0) AS ndcg_gain_exponential_missing_queries_zero_at_10
+           COALESCE(dcg_exp / NULLIF(ideal_exp_dcg, 0), 0) AS ndcg_gain_exponential_missing_queries_zero_unjudged_queries_,
+           COALESCE(dcg_exp_top_10 / NULLIF(ideal_exp_dcg_top_10, 0), 0) AS ndcg_gain_exponential_missing_queries_zero_unjudged_queries__2
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN ideal_exp_dcg ON ideal_exp_dcg.query_id = evaluated_queries.query_id
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(ndcg_gain_exponential_missing_queries_zero) AS ndcg_gain_exponential_missing_queries_zero,
-           AVG(ndcg_gain_exponential_missing_queries_zero_at_10) AS ndcg_gain_exponential_missing_queries_zero_at_10
+           AVG(ndcg_gain_exponential_missing_queries_zero_unjudged_queries_)
+               AS ndcg_gain_exponential_missing_queries_zero_unjudged_queries_,
+           AVG(ndcg_gain_exponential_missing_queries_zero_unjudged_queries__2)
+               AS ndcg_gain_exponential_missing_queries_zero_unjudged_queries__2
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.ndcg_gain_exponential_missing_queries_zero
-           WHEN 2 THEN summary.ndcg_gain_exponential_missing_queries_zero_at_10
+           WHEN 1 THEN summary.ndcg_gain_exponential_missing_queries_zero_unjudged_queries_
+           WHEN 2 THEN summary.ndcg_gain_exponential_missing_queries_zero_unjudged_queries__2
        END AS value
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'nDCG(gain=exponential,missing_queries=zero)'),
-        (2, 'nDCG(gain=exponential,missing_queries=zero)@10')
+        (1, 'nDCG(gain=exponential,missing_queries=zero,unjudged_queries=zero)'),
+        (2, 'nDCG(gain=exponential,missing_queries=zero,unjudged_queries=zero)@10')
 ) AS measures (position, measure)
 ORDER BY measures.position

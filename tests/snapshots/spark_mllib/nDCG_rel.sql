@@ -1,6 +1,7 @@
--- sqlrank 0.1.0: nDCG_rel(gain=exponential,missing_queries=zero)
+-- sqlrank 0.1.0: nDCG_rel(gain=exponential,missing_queries=zero,unjudged_queries=zero)
 -- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, no_relevant=zero, judged_only=false, depth=none, trec_eval_version=10
+--   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
+--   depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -13,6 +14,8 @@ evaluated_queries AS (
            CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
     FROM (
         SELECT DISTINCT query_id FROM qrels
+        UNION
+        SELECT DISTINCT query_id FROM run
     ) AS query_ids
 ),
 ideal_exp AS (
@@ -104,7 +107,7 @@ per_query AS (
            COALESCE(CASE WHEN COALESCE(ndcg_rel_points_exp, 0) + (ideal_count_exp - COALESCE(positive_retrieved_exp, 0))
                * COALESCE(dcg_exp, 0) / ideal_dcg_exp > 0 THEN (COALESCE(ndcg_rel_points_exp, 0) + (ideal_count_exp
                - COALESCE(positive_retrieved_exp, 0)) * COALESCE(dcg_exp, 0) / ideal_dcg_exp) / ideal_count_exp
-               ELSE 0 END, 0) AS ndcg_rel_gain_exponential_missing_queries_zero
+               ELSE 0 END, 0) AS ndcg_rel_gain_exponential_missing_queries_zero_unjudged_quer
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN ideal_exp_dcg ON ideal_exp_dcg.query_id = evaluated_queries.query_id
@@ -112,16 +115,16 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(ndcg_rel_gain_exponential_missing_queries_zero) AS ndcg_rel_gain_exponential_missing_queries_zero
+           AVG(ndcg_rel_gain_exponential_missing_queries_zero_unjudged_quer) AS ndcg_rel_gain_exponential_missing_queries_zero_unjudged_quer
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.ndcg_rel_gain_exponential_missing_queries_zero
+           WHEN 1 THEN summary.ndcg_rel_gain_exponential_missing_queries_zero_unjudged_quer
        END AS value
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'nDCG_rel(gain=exponential,missing_queries=zero)')
+        (1, 'nDCG_rel(gain=exponential,missing_queries=zero,unjudged_queries=zero)')
 ) AS measures (position, measure)
 ORDER BY measures.position

@@ -1,6 +1,7 @@
--- sqlrank 0.1.0: R@10
+-- sqlrank 0.1.0: R(nonpositive_scores=nonrelevant)@10
 -- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant, rel=1,
---   missing_queries=skip, no_relevant=zero, judged_only=false, depth=none, trec_eval_version=10
+--   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
+--   depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -24,36 +25,27 @@ judgments AS (
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
     GROUP BY qrels.query_id
 ),
-numbered_qrels AS (
-    SELECT qrels.query_id AS query_id,
+judged AS (
+    SELECT run.query_id AS query_id,
            evaluated_queries.query_number AS query_number,
-           qrels.doc_id AS doc_id,
-           qrels.relevance AS relevance
-    FROM qrels
-    JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
-),
-run_ranked AS (
-    SELECT evaluated_queries.query_number AS query_number,
            run.doc_id AS doc_id,
-           ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_number ORDER BY score DESC NULLS LAST, doc_id DESC) AS rank
-    FROM run
+           run.score AS score,
+           run.relevance AS relevance,
+           CASE WHEN relevance >= 1 THEN 1 ELSE 0 END AS is_rel_1
+    FROM (
+        SELECT run.*,
+               CASE WHEN run.score <= 0 AND qrels.relevance > 0 THEN 0 ELSE qrels.relevance END AS relevance
+        FROM run
+        LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
+    ) AS run
     JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
 ),
-judged AS (
-    SELECT numbered_qrels.query_id AS query_id,
-           numbered_qrels.query_number AS query_number,
-           run_ranked.doc_id AS doc_id,
-           run_ranked.rank AS rank,
-           numbered_qrels.relevance AS relevance,
-           CASE WHEN relevance >= 1 THEN 1 ELSE 0 END AS is_rel_1
-    FROM run_ranked
-    JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked.query_number
-                       AND numbered_qrels.doc_id = run_ranked.doc_id
-    WHERE numbered_qrels.relevance >= 1
-),
 ranked AS (
-    SELECT judged.*
+    SELECT judged.*,
+           ROW_NUMBER() OVER ranking AS rank
     FROM judged
+    WINDOW ranking AS (PARTITION BY query_number ORDER BY score DESC NULLS LAST, doc_id DESC
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
@@ -63,23 +55,23 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           COALESCE(CAST(rel_1_top_10 AS DOUBLE) / NULLIF(num_rel_1, 0), 0) AS r_at_10
+           COALESCE(CAST(rel_1_top_10 AS DOUBLE) / NULLIF(num_rel_1, 0), 0) AS r_nonpositive_scores_nonrelevant_at_10
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(r_at_10) AS r_at_10
+           AVG(r_nonpositive_scores_nonrelevant_at_10) AS r_nonpositive_scores_nonrelevant_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.r_at_10
+           WHEN 1 THEN summary.r_nonpositive_scores_nonrelevant_at_10
        END AS value
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'R@10')
+        (1, 'R(nonpositive_scores=nonrelevant)@10')
 ) AS measures (position, measure)
 ORDER BY measures.position

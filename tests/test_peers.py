@@ -1,0 +1,86 @@
+"""The other tools' own test cases (fixtures/peers/<tool>.json): each case's inputs and expected value
+as the tool's test file states them, evaluated with the tool's preset (and the conventions the case
+names), within the tolerance the tool's test uses. A case marked unsupported must still disagree or
+fail: when sqlrank learns to reproduce it, the mark has to go."""
+from __future__ import annotations
+
+import ast
+import json
+import operator
+import warnings
+
+import pandas as pd
+import pytest
+
+import sqlrank
+from conftest import FIXTURES
+
+PEERS = FIXTURES / "peers"
+PRESET = {"elasticsearch": "elasticsearch", "torchmetrics": "torchmetrics", "spark_mllib": "spark_mllib",
+          "sklearn": "sklearn", "ranx": "ranx", "ir_measures": "ir_measures", "pytrec_eval": "pytrec_eval",
+          "recbole": "recbole", "ms_recommenders": "ms_recommenders", "tf_ranking": None, "trectools": "trec_eval"}
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
+
+def number(text) -> float:
+    """An expected value as the tool's test writes it: a number, or arithmetic of numbers ('4 / 5')."""
+    def value(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return node.value
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            return _OPS[type(node.op)](value(node.left), value(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -value(node.operand)
+        raise ValueError(f"not arithmetic: {text!r}")
+    return float(text) if not isinstance(text, str) else float(value(ast.parse(text, mode="eval").body))
+
+
+def tables(case: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The case's judgments and run as tables: hits in rank order get descending scores."""
+    qrels = [(q, d, label) for q, docs in case["judgments"].items() for d, label in docs.items()]
+    if "hits" in case:
+        run = [(q, d, float(len(docs) - i)) for q, docs in case["hits"].items() for i, d in enumerate(docs)]
+    else:
+        run = [(q, d, float(s)) for q, docs in case["run"].items() for d, s in docs.items()]
+    return (pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]).astype({"relevance": "int64"}),
+            pd.DataFrame(run, columns=["query_id", "doc_id", "score"]).astype({"score": "float64"}))
+
+
+def outcome(tool: str, case: dict) -> tuple[bool, str]:
+    """Whether sqlrank gives the case's value, and what it gave."""
+    qrels, run = tables(case)
+    options = dict(case.get("conventions", {}))
+    preset = case.get("preset", PRESET[tool])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            frame = sqlrank.evaluate(qrels, run, case["measure"], preset=preset, **options)
+    except sqlrank.SqlrankError as exc:
+        return False, f"error: {exc}"
+    got = float(frame.value.iloc[0])
+    return abs(got - number(case["expected"])) <= case["tolerance"], repr(got)
+
+
+def suites():
+    return sorted(PEERS.glob("*.json"))
+
+
+@pytest.mark.parametrize("path", suites(), ids=[p.stem for p in suites()])
+def test_peer_suite(path, capsys):
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert {"tool", "repository", "licence", "cases"} <= set(data), path
+    agree, unsupported, wrong = 0, [], []
+    for case in data["cases"]:
+        assert {"test", "path", "measure", "judgments", "expected", "tolerance"} <= set(case), case
+        ok, got = outcome(path.stem, case)
+        if "unsupported" in case:
+            assert not ok, f"{case['test']} now agrees ({got}): remove its 'unsupported' mark"
+            unsupported.append(case["test"])
+        elif ok:
+            agree += 1
+        else:
+            wrong.append(f"{case['test']} ({case['measure']}): expected {case['expected']}, sqlrank {got}")
+    with capsys.disabled():
+        print(f"\n{data['tool']}: {len(data['cases'])} cases, {agree} agree, {len(unsupported)} unsupported"
+              + "".join(f"\n  unsupported: {name}" for name in unsupported))
+    assert not wrong, "\n".join(wrong)
