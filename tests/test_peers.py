@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import operator
 import warnings
 
@@ -18,17 +19,23 @@ from conftest import FIXTURES
 PEERS = FIXTURES / "peers"
 PRESET = {"elasticsearch": "elasticsearch", "torchmetrics": "torchmetrics", "spark_mllib": "spark_mllib",
           "sklearn": "sklearn", "ranx": "ranx", "ir_measures": "ir_measures", "pytrec_eval": "pytrec_eval",
-          "recbole": "recbole", "ms_recommenders": "ms_recommenders", "tf_ranking": None, "trectools": "trec_eval"}
+          "recbole": "recbole", "ms_recommenders": "ms_recommenders", "gdeval": "gdeval", "tf_ranking": None,
+          "trectools": "trec_eval"}
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+_FUNCTIONS = {"log2": math.log2, "log10": math.log10, "log": math.log}
 
 
 def number(text) -> float:
-    """An expected value as the tool's test writes it: a number, or arithmetic of numbers ('4 / 5')."""
+    """An expected value as the tool's test writes it: a number, or arithmetic of numbers and logarithms
+    ('4 / 5', '3/log2(4)')."""
     def value(node):
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
             return node.value
         if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
             return _OPS[type(node.op)](value(node.left), value(node.right))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS \
+                and len(node.args) == 1 and not node.keywords:
+            return _FUNCTIONS[node.func.id](value(node.args[0]))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return -value(node.operand)
         raise ValueError(f"not arithmetic: {text!r}")
@@ -36,7 +43,8 @@ def number(text) -> float:
 
 
 def tables(case: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The case's judgments and run as tables: hits in rank order get descending scores."""
+    """The case's judgments and run as tables: hits in rank order get descending scores. A case with a
+    query is that query's value, else the mean."""
     qrels = [(q, d, label) for q, docs in case["judgments"].items() for d, label in docs.items()]
     if "hits" in case:
         run = [(q, d, float(len(docs) - i)) for q, docs in case["hits"].items() for i, d in enumerate(docs)]
@@ -54,9 +62,13 @@ def outcome(tool: str, case: dict) -> tuple[bool, str]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            frame = sqlrank.evaluate(qrels, run, case["measure"], preset=preset, **options)
+            frame = sqlrank.evaluate(qrels, run, case["measure"], preset=preset, per_query="query" in case, **options)
     except sqlrank.SqlrankError as exc:
         return False, f"error: {exc}"
+    if "query" in case:
+        frame = frame[frame.query_id == case["query"]]
+        if frame.empty:
+            return False, f"no value for query {case['query']!r}"
     got = float(frame.value.iloc[0])
     return abs(got - number(case["expected"])) <= case["tolerance"], repr(got)
 

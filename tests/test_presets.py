@@ -271,29 +271,7 @@ def test_torchmetrics_documents_scored_zero_or_less_are_never_relevant():
         assert float(tm.retrieval_recall(preds, target, top_k=2)) == 0
 
 
-# ---------------------------------------------------------------- tools that do not run here
-
-PRESET_CASES = sorted(p for p in (FIXTURES / "presets").iterdir() if p.is_dir())
-
-
-@pytest.mark.parametrize("case", PRESET_CASES, ids=[c.name for c in PRESET_CASES])
-def test_worked_examples_from_the_tools_own_tests(case):
-    import csv
-    rows = list(csv.DictReader(open(case / "expected.tsv"), delimiter="\t"))
-    assert rows and (case / "NOTE.md").read_text().startswith("Source:")
-    preset = rows[0]["preset"]
-    measures = sorted({r["measure"] for r in rows})
-    resolved = dict(zip(measures, names(measures, preset)))
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        frame = sqlrank.evaluate(case / "qrels.txt", case / "run.txt", measures, per_query=True, preset=preset)
-        summary = sqlrank.evaluate(case / "qrels.txt", case / "run.txt", measures, preset=preset)
-    values = {(r.query_id, r.measure): r.value for r in frame.itertuples()}
-    values.update({("all", r.measure): r.value for r in summary.itertuples()})
-    for row in rows:
-        got = values[(row["query_id"], resolved[row["measure"]])]
-        assert close(got, float(row["value"]), float(row["tolerance"])), (row, got)
+# ---------------------------------------------------------------- tools that do not run here: tests/test_peers.py
 
 def test_every_preset_is_documented():
     assert set(PRESETS) == {"trec_eval", "trec_eval_c", "pytrec_eval", "ir_measures", "ranx", "sklearn",
@@ -304,10 +282,16 @@ def test_every_preset_is_documented():
 
 
 def test_a_preset_sets_a_familys_parameter_unless_the_measure_names_it():
-    # RecBole's GAUC case 0 (fixtures/presets/recbole_gauc_0): user AUCs 1, 1/2, 1/2 over 2, 3, 5 items
+    # RecBole's GAUC case 0 (fixtures/peers/recbole.json): user AUCs 1, 1/2, 1/2 over 2, 3, 5 items
     # with 1, 2, 3 positives: by positives (the preset) 3.5 / 6, by impressions (named) 6 / 10.
-    case = FIXTURES / "presets" / "recbole_gauc_0"
-    frame = sqlrank.evaluate(case / "qrels.txt", case / "run.txt", "GAUC GAUC(weight=impressions)", preset="recbole")
+    import json
+    case = next(c for c in json.loads((FIXTURES / "peers" / "recbole.json").read_text())["cases"]
+                if c["test"].startswith("recbole_gauc_0"))
+    qrels = pd.DataFrame([(q, d, r) for q, docs in case["judgments"].items() for d, r in docs.items()],
+                         columns=["query_id", "doc_id", "relevance"])
+    run = pd.DataFrame([(q, d, s) for q, docs in case["run"].items() for d, s in docs.items()],
+                       columns=["query_id", "doc_id", "score"])
+    frame = sqlrank.evaluate(qrels, run, "GAUC GAUC(weight=impressions)", preset="recbole")
     assert frame.measure.tolist() == ["GAUC(tie_break=expected,weight=positives)",
                                       "GAUC(tie_break=expected,weight=impressions)"]
     assert close(frame.value[0], 3.5 / 6, 1e-12) and close(frame.value[1], 0.6, 1e-12)
