@@ -31,6 +31,8 @@ _TREC_PLAIN = {t.name: f.name for f in FAMILIES.values() for t in f.trec if t.ki
 # trec_eval names that are a family with a parameter set.
 _TREC_VARIANTS = {t.name: (f.name, t.params) for f in FAMILIES.values() for t in f.trec if t.params}
 _TREC_CUT = {t.name: f.name for f in FAMILIES.values() for t in f.trec if t.kind == "cut"}
+# ir_measures' names of a family with a parameter set (its SetRelP is trec_eval's set_relative_P).
+_IR_MEASURES_VARIANTS = {"setrelp": ("SetP", {"relative": True})}
 
 
 @dataclass(frozen=True)
@@ -379,6 +381,9 @@ def _parse_ir_measures(name: str) -> list[Measure]:
         tree = tree.func
     if not isinstance(tree, ast.Name):
         raise MeasureError(f"cannot parse measure {name!r}; write for example nDCG@10 or AP(rel=2)@100")
+    if tree.id.lower() in _IR_MEASURES_VARIANTS:  # ir_measures' names of a family with a parameter set
+        family_name, fixed = _IR_MEASURES_VARIANTS[tree.id.lower()]
+        tree, kwargs = ast.Name(id=family_name), {**kwargs, **fixed}
     family = FAMILIES[_family_name(tree.id)]
     if family.name == "NumRet" and "rel" in kwargs:  # ir_measures spells NumRelRet as NumRet(rel=1)
         family = FAMILIES["NumRelRet"]
