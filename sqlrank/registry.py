@@ -241,6 +241,9 @@ REGISTRY: tuple[Family, ...] = (
            aliases=("recall",), cutoff="required", default_cutoffs=TREC_CUTOFFS,
            trec=(Trec("recall", 13, "cut"),), macros=(("recall", True),), labels="relevant",
            reference="trec_eval m_recall.c"),
+    _entry("Hits", "hits: the number of relevant documents in the top k (all retrieved without k), averaged over "
+           "queries (ranx's hits)", ["rel"], cutoff="optional", labels="relevant",
+           reference="ranx metrics.hits"),
     _entry("FallOut", "fall-out: the non-relevant documents in the top k, divided by all of the query's; non-relevant "
            "means judged with 0 <= label < rel (nonrelevant=retrieved: every retrieved document not relevant, unjudged "
            "ones too, as TorchMetrics sees only the documents passed); a query without any scores 0 "

@@ -16,6 +16,16 @@ def precision(labels, k, rel=1):
     return sum(relevant(x, rel) for x in labels[:k]) / k
 
 
+def hits(labels, k=None, rel=1):
+    return float(sum(relevant(x, rel) for x in labels[:k]))
+
+
+def precision_over_retrieved(labels, k, rel=1):
+    """Elasticsearch's precision: the relevant among the top k over the documents there (0 when none)."""
+    top = labels[:k]
+    return sum(relevant(x, rel) for x in top) / len(top) if top else 0.0
+
+
 def recall(labels, judged, k, rel=1):
     r = sum(relevant(x, rel) for x in judged)
     return sum(relevant(x, rel) for x in labels[:k]) / r if r else 0.0

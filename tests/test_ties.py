@@ -14,6 +14,9 @@ from conftest import close
 
 MEASURES = {
     "P@3": lambda l, j: ref.precision(l, 3),
+    "P(denominator=retrieved)@5": lambda l, j: ref.precision_over_retrieved(l, 5),
+    "Hits@3": lambda l, j: ref.hits(l, 3),
+    "Hits(rel=2)": lambda l, j: ref.hits(l, rel=2),
     "R@4": lambda l, j: ref.recall(l, j, 4),
     "AP": lambda l, j: ref.average_precision(l, j),
     "AP@3": lambda l, j: ref.average_precision(l, j, 3),
