@@ -84,6 +84,13 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            {"ap_denominator": "min_num_rel_cutoff", "log_base": "e", "no_relevant": "skip"},
            notes="ndcg_at_k's default score_type 'binary' gives every truth row gain 1 (use binary labels or a "
                  "gain mapping); score_type='raw' is the preset's linear gain."),
+    Preset("tf_ranking", "TF-Ranking metrics (metrics_impl): each list's items are its judged documents; DCG and "
+           "nDCG with gain 2^r - 1 and 1/log2(i+1), the ideal from the list's labels; precision over min(topn, list "
+           "size); labels > 0 relevant (graded ones too).", {"gain": "exponential", "ideal": "run"},
+           {"P": {"denominator": "retrieved"}},
+           notes="Items labelled -1 are padding: leave them out of both inputs. Its gain_fn is a gain map here; its "
+                 "rank_discount_fn has no convention (log and jarvelin only). Its bpref with use_trec_version=False is "
+                 "Bpref(formula=original)."),
     Preset("gdeval", "gdeval.pl (TREC Web track): nDCG with gain 2^r - 1 and 1/log2(i+1), ideal from all "
            "judgments.", {"gain": "exponential"}),
 )}

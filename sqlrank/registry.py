@@ -285,7 +285,10 @@ REGISTRY: tuple[Family, ...] = (
            ["rel", ("levels", Param(levels, RECALL_LEVELS, "recall levels"))],
            ["judgments", "interpolated"], cutoff="none", trec=(Trec("11pt_avg", 18, "params"),),
            trec_params="levels", tie_expected=False, labels="relevant", reference="trec_eval m_11pt_avg.c"),
-    _entry("Bpref", "binary preference: 1 - judged non-relevant above each relevant, over R (unjudged skipped)", ["rel"],
+    _entry("Bpref", "binary preference: 1 - judged non-relevant above each relevant, over R (unjudged skipped); the "
+           "non-relevant above count over min(R, N) as trec_eval, or over R (formula=original: Buckley & Voorhees' "
+           "formula, TF-Ranking's use_trec_version=False)",
+           ["rel", ("formula", Param(choice(("trec_eval", "original")), "trec_eval", "trec_eval or original"))],
            ["judgments", "judgments_in_ranking"], cutoff="none", trec=(Trec("bpref", 8),), tie_expected=False,
            macros=(("bpref", False),), reference="Buckley & Voorhees (SIGIR 2004); trec_eval m_bpref.c"),
     _entry("GMBpref", "Bpref, averaged over queries by the geometric mean of max(bpref, 1e-5)", ["rel"],

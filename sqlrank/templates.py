@@ -349,6 +349,8 @@ def measure_context(measure, column: str, plan: _Plan, version: int) -> dict:
     for name in spec.params:
         if name not in context:
             context[name] = measure.param(name)
+        elif context[name] != measure.param(name):  # a parameter named like a context key would be ignored
+            raise RuntimeError(f"parameter {name} of {measure.family} is named like a key of its template context")
     for name in FIELD_NAMES:  # conventions a family does not take keep trec_eval's value
         context.setdefault(name, getattr(DEFAULTS, name))
     gain = plan.gain(measure.param("gain") if "gain" in spec.params else "linear")

@@ -57,7 +57,8 @@ EXAMPLE_PARAMS = {"rel": [0, 3], "gain": [{1: 3, 2: 9.5}, "exponential"], "p": [
                   "tie_break": ["doc_id_asc", "expected", "input_rank"], "judged_only": [True], "depth": [100],
                   "missing_queries": ["zero"], "base": [10.0, "e"], "similarity": ["features"], "tail": [5.0, 0.25],
                   "weight": ["positives", "impressions"], "nonrelevant": ["retrieved"], "no_nonrelevant": ["one"],
-                  "nonpositive_scores": ["nonrelevant"], "unjudged_queries": ["zero"], "denominator": ["retrieved"]}
+                  "nonpositive_scores": ["nonrelevant"], "unjudged_queries": ["zero"], "denominator": ["retrieved"],
+                  "formula": ["original"]}
 
 
 def examples(param, name):

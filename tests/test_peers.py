@@ -19,9 +19,9 @@ from conftest import FIXTURES
 PEERS = FIXTURES / "peers"
 PRESET = {"elasticsearch": "elasticsearch", "torchmetrics": "torchmetrics", "spark_mllib": "spark_mllib",
           "sklearn": "sklearn", "ranx": "ranx", "ir_measures": "ir_measures", "pytrec_eval": "pytrec_eval",
-          "recbole": "recbole", "ms_recommenders": "ms_recommenders", "gdeval": "gdeval", "tf_ranking": None,
+          "recbole": "recbole", "ms_recommenders": "ms_recommenders", "gdeval": "gdeval", "tf_ranking": "tf_ranking",
           "trectools": "trec_eval"}
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv, ast.Pow: operator.pow}
 _FUNCTIONS = {"log2": math.log2, "log10": math.log10, "log": math.log}
 
 

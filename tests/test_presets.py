@@ -275,7 +275,8 @@ def test_torchmetrics_documents_scored_zero_or_less_are_never_relevant():
 
 def test_every_preset_is_documented():
     assert set(PRESETS) == {"trec_eval", "trec_eval_c", "pytrec_eval", "ir_measures", "ranx", "sklearn",
-                            "torchmetrics", "elasticsearch", "spark_mllib", "recbole", "ms_recommenders", "gdeval"}
+                            "torchmetrics", "elasticsearch", "spark_mllib", "recbole", "ms_recommenders", "gdeval",
+                            "tf_ranking"}
     for preset in PRESETS.values():
         assert len(preset.description) > 40
         resolve_conventions(preset.name)  # every bundle is valid

@@ -2,9 +2,10 @@
   Bpref (trec_eval bpref): binary preference.
     Bpref = (1 / R) * sum over retrieved relevant d of (1 - min(n_d, R) / min(N, R)),
             n_d = judged non-relevant documents above d, N = judged non-relevant in the qrels
-            (a term is 1 when n_d = 0)
+            (a term is 1 when n_d = 0); formula=original divides min(n_d, R) by R instead, as
+            Buckley & Voorhees' formula (TF-Ranking's use_trec_version=False)
   Unjudged documents are skipped; negative labels are neither relevant nor non-relevant.
-  Parameters: rel (minimum relevant label, default 1).
+  Parameters: rel (minimum relevant label, default 1); formula (trec_eval or original).
   Reference: Buckley & Voorhees (SIGIR 2004); trec_eval 10 m_bpref.c (docs/trec_eval_semantics.md sec. 5).
 -#}
 {% import '_macros/judging.sql' as judging %}
@@ -22,6 +23,8 @@
 {%- set above = judging.nonrelevant_so_far(m.level) -%}
 {%- set r = 'judgments.' ~ judging.num_rel(m.level) -%}
 {%- set n = 'judgments.' ~ judging.num_nonrel(m.level) -%}
-SUM(CASE WHEN {{ judging.is_relevant(m.level) }} = 1 THEN CASE WHEN {{ above }} > 0 THEN 1 - CAST(LEAST({{ above }}, {{ r }}) AS {{ DOUBLE }}) / LEAST({{ n }}, {{ r }}) ELSE 1 END ELSE 0 END) AS bpref_sum_{{ m.level | number }}
+{%- set divisor = r if m.get('formula') == 'original' else 'LEAST(' ~ n ~ ', ' ~ r ~ ')' -%}
+SUM(CASE WHEN {{ judging.is_relevant(m.level) }} = 1 THEN CASE WHEN {{ above }} > 0 THEN 1 - CAST(LEAST({{ above }}, {{ r }}) AS {{ DOUBLE }}) / {{ divisor }} ELSE 1 END ELSE 0 END) AS {{ bpref_sum(m) }}
 {% endmacro %}
-{% macro value(m) %}COALESCE(bpref_sum_{{ m.level | number }} / NULLIF({{ judging.num_rel(m.level) }}, 0), 0){% endmacro %}
+{% macro bpref_sum(m) %}bpref_sum_{{ m.level | number }}{% if m.get('formula') == 'original' %}_original{% endif %}{% endmacro %}
+{% macro value(m) %}COALESCE({{ bpref_sum(m) }} / NULLIF({{ judging.num_rel(m.level) }}, 0), 0){% endmacro %}
