@@ -43,11 +43,13 @@ def number(text) -> float:
 
 
 def tables(case: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The case's judgments and run as tables: hits in rank order get descending scores. A case with a
-    query is that query's value, else the mean."""
+    """The case's judgments and run as tables: hits in rank order get descending scores; rows are
+    (query, document, score) as listed. A case with a query is that query's value, else the mean."""
     qrels = [(q, d, label) for q, docs in case["judgments"].items() for d, label in docs.items()]
     if "hits" in case:
         run = [(q, d, float(len(docs) - i)) for q, docs in case["hits"].items() for i, d in enumerate(docs)]
+    elif "rows" in case:  # rows as the test lists them, a document possibly more than once
+        run = [(q, d, float(s)) for q, d, s in case["rows"]]
     else:
         run = [(q, d, float(s)) for q, docs in case["run"].items() for d, s in docs.items()]
     return (pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]).astype({"relevance": "int64"}),
