@@ -291,7 +291,8 @@ def _run_findings(q: Source, r: Source, con, cutoffs: list[int]) -> list[Finding
                count(*) FILTER (WHERE rq.query_id IS NOT NULL AND qq.query_id IS NOT NULL)
         FROM rq FULL OUTER JOIN qq ON rq.query_id = qq.query_id""")
     findings.append(Finding("queries only in the run", label, run_only, True,
-                            f"{run_only} run queries have no judgments, e.g. {run_example!r}; they are not evaluated"
+                            f"{run_only} run queries have no judgments, e.g. {run_example!r}; skipped by default, 0 "
+                            f"with unjudged_queries=zero (Spark MLlib, Elasticsearch): the mean depends on it"
                             if run_only else "every run query is judged"))
     findings.append(Finding("queries only in the qrels", label, qrels_only, True,
                             f"{qrels_only} judged queries are not in the run, e.g. {qrels_example!r}; skipped by "
