@@ -404,6 +404,8 @@ def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str) -> tuple[lis
     """Which queries are on one side only (a warning each), in a portable query run by
     ``fetch_one`` (the engine the statement runs on)."""
     rel = int(p.conventions.rel)
+    if p.listed is not None:
+        return listed_overlap(p, fetch_one, qrels_sql, run_sql)
     both, qrels_only, run_only, example_qrels, example_run, both_none, qrels_only_none = fetch_one(f"""
         WITH qrels_queries AS (SELECT query_id, max(relevance) AS best FROM ({qrels_sql}) AS qrels GROUP BY query_id),
              run_queries AS (SELECT DISTINCT query_id FROM ({run_sql}) AS run)
@@ -446,6 +448,36 @@ def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str) -> tuple[lis
                   "scored 0 (unjudged_queries=zero)" if run_scored else
                   "ignored (unjudged_queries=skip; use zero to score them 0)")
         warnings.append(f"{run_only} run queries have no judgments and are {action}, e.g. {example_run!r}")
+    return warnings, evaluated
+
+
+def listed_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str) -> tuple[list[str], int]:
+    """With a query table listing the queries: those it lists on neither side (scored 0), and the
+    queries of either side it does not list (not evaluated); the number evaluated."""
+    skip = f"AND l.query_id IN (SELECT query_id FROM ({qrels_sql}) AS q WHERE relevance >= {int(p.conventions.rel)})" \
+        if p.conventions.no_relevant == "skip" else ""
+    listed, neither, example, run_out, run_example, qrels_out, qrels_example, evaluated = fetch_one(f"""
+        WITH l AS ({p.listed}),
+             r AS (SELECT DISTINCT query_id FROM ({run_sql}) AS run),
+             q AS (SELECT DISTINCT query_id FROM ({qrels_sql}) AS qrels)
+        SELECT (SELECT count(*) FROM l),
+               (SELECT count(*) FROM l WHERE query_id NOT IN (SELECT query_id FROM r) AND query_id NOT IN (SELECT query_id FROM q)),
+               (SELECT min(query_id) FROM l WHERE query_id NOT IN (SELECT query_id FROM r) AND query_id NOT IN (SELECT query_id FROM q)),
+               (SELECT count(*) FROM r WHERE query_id NOT IN (SELECT query_id FROM l)),
+               (SELECT min(query_id) FROM r WHERE query_id NOT IN (SELECT query_id FROM l)),
+               (SELECT count(*) FROM q WHERE query_id NOT IN (SELECT query_id FROM l)),
+               (SELECT min(query_id) FROM q WHERE query_id NOT IN (SELECT query_id FROM l)),
+               (SELECT count(*) FROM l WHERE TRUE {skip})""")
+    if not evaluated:
+        raise InputError("the query table lists no query" + (" with a relevant judgment (no_relevant=skip)" if listed else ""))
+    warnings = []
+    if neither:
+        warnings.append(f"{neither} listed queries have neither results nor judgments and score 0, e.g. {example!r}")
+    if run_out:
+        warnings.append(f"{run_out} run queries are not in the query table and are not evaluated, e.g. {run_example!r}")
+    if qrels_out:
+        warnings.append(f"{qrels_out} judged queries are not in the query table and are not evaluated, e.g. "
+                        f"{qrels_example!r}")
     return warnings, evaluated
 
 

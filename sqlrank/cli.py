@@ -209,9 +209,10 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", "--measures", action="append", required=True, metavar="MEASURES",
                         help='measures, separated by spaces; repeatable (e.g. -m "nDCG@10 AP P@10")')
     add_input_arguments(parser)
-    seg = parser.add_argument_group("segments")
+    seg = parser.add_argument_group("query table")
     seg.add_argument("--queries", metavar="FILE",
-                     help="query table (CSV, TSV or Parquet) with a query_id (or user_id) column and attributes to group by")
+                     help="query table (CSV, TSV or Parquet) with a query_id (or user_id) column: alone, the queries to "
+                          "evaluate, every one (0 where neither run nor qrels has it); with --by, attributes to group by")
     seg.add_argument("--by", metavar="COLUMN", help="results overall and per value of this column of --queries")
     rec = parser.add_argument_group("recommenders: inputs of the measures beyond accuracy")
     rec.add_argument("--history", metavar="FILE",

@@ -117,7 +117,8 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
         sources = named_runs(loaded, names, baseline)
         labels, summaries = list(sources), {}
         for label, run_source in sources.items():
-            result = run_plan(plan(qrels_source, run_source, measures, "both", con, registry, **options),
+            listed = {"queries": queries} if by is None else {}  # a query table alone: the queries evaluated
+            result = run_plan(plan(qrels_source, run_source, measures, "both", con, registry, **listed, **options),
                               DuckDBEngine(con), True)
             warnings += [f"{label}: {w}" for w in result.warnings]
             frame = result.frame.assign(run=label)

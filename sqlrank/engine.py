@@ -95,7 +95,7 @@ def _execute_slices(p: Plan, con: duckdb.DuckDBPyConnection) -> Rows:
     try:
         for index in range(p.slices):
             with step(con, _evaluating(p, index)):
-                con.execute(f"INSERT INTO {quote_ident(table)}\n{p.slice_sql(index, listed=True)}")
+                con.execute(f"INSERT INTO {quote_ident(table)}\n{p.slice_sql(index, with_counts=True)}")
         return fetch(con.execute(p.summary_sql(table)))
     finally:
         con.execute(f"DROP TABLE IF EXISTS {quote_ident(table)}")

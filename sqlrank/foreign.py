@@ -93,7 +93,7 @@ def refuse_duckdb_options(options: dict[str, Any], engine_name: str) -> None:
     if options.get("slices") not in (None, 1):
         raise OptionError(f"slices= is for DuckDB: {engine_name} runs the whole statement itself")
     if options.get("queries") is not None or options.get("by") is not None:
-        raise OptionError("segments (queries=, by=) are computed on DuckDB only")
+        raise OptionError("a query table (queries=, by=) is read on DuckDB only")
 
 
 def foreign_plan(engine, source_of: Callable, inputs: Callable[[Any], EngineInputs], qrels: Any, run: Any,

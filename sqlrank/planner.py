@@ -17,7 +17,7 @@ from .inputs import load, load_table, require_exact_id
 from .measures import FAMILIES, Measure, distinct, parse_measures
 from .presets import preset_family_conventions
 from .sources import ENGINE_TABLES, Registry, Source, named_columns
-from .templates import DIALECTS, call_macro, render_evaluation, render_segments, render_slice
+from .templates import DIALECTS, call_macro, render_evaluation, render_listed, render_segments, render_slice
 from .templates import dialect as sql_dialect
 
 MAX_SLICES = 1000
@@ -35,19 +35,20 @@ class Plan:
     text: str  # the same statement reading the files themselves: what users print and run elsewhere
     slices: int = 1  # evaluate the queries in this many groups, one statement each (memory)
     segments: str | None = None  # SQL of (query_id, segment) rows when results are per segment
+    listed: str | None = None  # SQL of the query ids a query table lists: exactly the evaluated queries
     render: Callable[..., str] | None = field(default=None, repr=False)  # (qrels_sql, run_sql, slice) -> statement
     summarize: Callable[[str], str] | None = field(default=None, repr=False)  # slices' table -> summary statement
 
-    def slice_sql(self, index: int, listed: bool = False) -> str:
-        """The per-query statement over the queries in slice ``index`` of ``slices``. With ``listed``,
+    def slice_sql(self, index: int, with_counts: bool = False) -> str:
+        """The per-query statement over the queries in slice ``index`` of ``slices``. With ``with_counts``,
         rows of (query_id, measure, value, doc_id): the per-query values (doc_id NULL), then, for the
         measures over all users' recommendations (Coverage, Gini, Entropy, Novelty), how often each
         item is in the slice's top k (query_id NULL; measure: the count's column)."""
-        return self.render(self.qrels.sql(), self.run.sql(), index, listed)
+        return self.render(self.qrels.sql(), self.run.sql(), index, with_counts)
 
     def summary_sql(self, table: str) -> str:
         """The per-query rows and the summary of an evaluation run in slices, whose rows (slice_sql with
-        ``listed``) are in the table ``table``."""
+        ``with_counts``) are in the table ``table``."""
         return self.summarize(table)
 
 
@@ -87,7 +88,7 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     explicit = {k for k, v in conventions.items() if v is not None}
     resolved_measures = [] if output == "relstring" else resolve_measures(measures, resolved_conventions, preset,
                                                                             explicit)
-    if queries is not None or by is not None:
+    if by is not None:
         if output not in ("summary", "segments"):
             raise OptionError("results per segment (by=) are aggregates; they cannot be per query too")
         if slices not in (None, 1):
@@ -97,6 +98,10 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
                                                                   qrels_columns)
     run_source = run if isinstance(run, Source) else load(run, "run", con, registry, run_format, run_columns)
     segments = segments_sql(queries, by, con, registry, qrels_source, run_source)
+    listed = listed_sql(queries, con, registry, qrels_source, run_source) if by is None else None
+    if listed is not None and (run_source.per_run or qrels_source.groups or output == "relstring"):
+        raise OptionError("a query table without by= lists the queries to evaluate: not with runs stored together, "
+                          "judgment groups or relstrings")
     if any(m.param("tie_break") == "input_rank" for m in resolved_measures) and run_source.format not in ENGINE_TABLES:
         require_ranks(run_source, lambda sql: con.execute(sql).fetchall()[0], run_source.sql())
     by_run = run_source.per_run
@@ -136,15 +141,18 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     if not extra:
         recommender = None  # the history of remove-seen is read in the run's SQL, not as the measures' inputs
 
-    def statement(qrels_sql: str, run_sql: str, slice_index: int | None = None, listed: bool = False) -> str:
+    def statement(qrels_sql: str, run_sql: str, slice_index: int | None = None, with_counts: bool = False) -> str:
         if qrels_source.groups:  # a slice holds whole judgment groups: sliced after the run is keyed by group
             run_sql = call_macro("_macros/inputs.sql", "run_per_group", run_sql).strip()
+        listed_queries = listed
         if slice_index is not None:
             qrels_sql, run_sql = (render_slice(sql, p_slices, slice_index) for sql in (qrels_sql, run_sql))
+            if listed_queries is not None:
+                listed_queries = render_slice(listed_queries, p_slices, slice_index)
         return render_evaluation(qrels_sql, run_sql, resolved_measures, resolved_conventions,
-                                 output if slice_index is None else "slice" if listed else "per_query",
+                                 output if slice_index is None else "slice" if with_counts else "per_query",
                                  relstring_length, segments_sql=segments, by_run=by_run, reread_inputs=reread,
-                                 recommender=recommender)
+                                 recommender=recommender, listed_sql=listed_queries)
 
     def summary(table: str) -> str:
         return render_evaluation("", "", resolved_measures, resolved_conventions,
@@ -156,34 +164,51 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     sql = statement(qrels_source.sql(), run_source.sql())
     if dialect not in DIALECTS:
         raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
+    if listed is not None and dialect != "duckdb":
+        raise OptionError("a query table (queries=) is read by DuckDB: its statement cannot be printed for "
+                          f"{dialect}; evaluate it here, or give the engine's own tables")
     if printable or dialect != "duckdb":
         with sql_dialect(dialect):
             text = statement(qrels_source.source_sql(), run_source.source_sql())
     else:
         text = sql
     return Plan(qrels_source, run_source, resolved_measures, resolved_conventions, sql, text, p_slices, segments,
-                statement, summary)
+                listed, statement, summary)
 
 
 def segments_sql(queries: Any, by: str | None, con: duckdb.DuckDBPyConnection, registry: Registry,
                  *inputs: Source) -> str | None:
     """SQL of (query_id, segment) rows from the column ``by`` of the query table ``queries``, whose
     query ids are in a column named as ``inputs`` name theirs (user_id), query_id or user_id."""
-    if queries is None and by is None:
+    if by is None:
         return None
-    if queries is None or by is None:
+    if queries is None:
         raise OptionError("segments need both a query table (queries=, --queries FILE) with a query_id column "
                           "and the column to group by (by=, --by COLUMN)")
     if not isinstance(by, str) or not by or "\x00" in by:
         raise OptionError(f"by={by!r} must be a column name of the query table")
     table = load_table(queries, "query table", con, registry, (by,))
     names = [name for name in named_columns("query_id", ("query_id", "user_id"), *inputs) if name != by]
+    return render_segments(table.reader, by, _query_id_column(table, names))
+
+
+def listed_sql(queries: Any, con: duckdb.DuckDBPyConnection, registry: Registry, *inputs: Source) -> str | None:
+    """SQL of the query ids a query table lists (its query id column, named as ``inputs`` name theirs,
+    query_id or user_id): the queries an evaluation evaluates, every one of them."""
+    if queries is None:
+        return None
+    table = load_table(queries, "query table", con, registry, ())
+    id_column = _query_id_column(table, named_columns("query_id", ("query_id", "user_id"), *inputs))
+    return render_listed(table.reader, id_column)
+
+
+def _query_id_column(table, names: list[str]) -> str:
     id_column = next((name for name in names if name in table.types), None)
     if id_column is None:
         raise InputError(f"{table.label}: the query table has no query id column: expected one of {', '.join(names)} "
                          f"(columns: {', '.join(table.types)}); rename it, or map the run's columns the same way")
     require_exact_id(table.label, id_column, "query id", table.types[id_column])
-    return render_segments(table.reader, by, id_column)
+    return id_column
 
 
 def check_slices(slices: Any) -> int:

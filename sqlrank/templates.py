@@ -505,6 +505,7 @@ def _pieces(plan: _Plan, output: str, judgments: bool, perfect: bool, mixed: boo
 
 def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions, output: str,
                       relstring_length: int = 10, segments_sql: str | None = None, by_run: bool = False,
+                      listed_sql: str | None = None,
                       reread_inputs: bool = False, recommender: dict | None = None,
                       slices_table: str | None = None) -> str:
     """The one SQL statement of an evaluation. ``measures`` are resolved Measure objects;
@@ -528,6 +529,8 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         raise ValueError("slices_table goes with outputs 'slices' and 'slices_summary'")
     if (output == "segments") != (segments_sql is not None):
         raise ValueError("segments_sql goes with output 'segments'")
+    if listed_sql is not None and (by_run or segments_sql is not None):
+        raise ValueError("listed queries are not keyed by run nor grouped in segments")
     if by_run and output not in ("per_query", "summary", "both"):
         raise ValueError("runs stored together give per-query or summary rows")
     if _DIALECT.get() in PRINTED_ONLY and output in ("relstring", "segments"):
@@ -593,6 +596,8 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
                            for (step, name), (lines, context) in ranking["step_columns"].items()]
     populations = {c["missing_queries"] for c in contexts} or {conventions.missing_queries}
     unjudged = {c["unjudged_queries"] for c in contexts} or {conventions.unjudged_queries}
+    if listed_sql is not None:  # the listed queries are the evaluated ones, whatever the rules for one-sided queries
+        populations, unjudged = {"zero"}, {"zero"}
     mixed = len(populations) > 1 or len(unjudged) > 1
     # measures whose mean may be over fewer queries than were evaluated: the summary counts them
     # (per-query rows are counted in Python, results.shape)
@@ -629,6 +634,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         slices_table=quote_ident(slices_table) if slices_table is not None else None,
         relstring_length=relstring_length,
         segments_sql=segments_sql,
+        listed_sql=listed_sql,
         grouped=plan.grouped,
         group_key=GROUP_KEYS.get(plan.grouped),
         segment_steps=[name for ranking in plan.rankings.values() for name in _one_row_steps(ranking)]
@@ -747,6 +753,11 @@ def render_segments(reader: str, by: str, id_column: str) -> str:
     """Rows of (query_id, segment) from a query table's columns ``id_column`` and ``by`` (validated
     column names)."""
     return call_macro("_macros/query_set.sql", "segments", reader, by, id_column).strip()
+
+
+def render_listed(reader: str, id_column: str) -> str:
+    """The distinct query ids of a query table's column ``id_column`` (a validated column name), as text."""
+    return call_macro("_macros/query_set.sql", "listed", reader, id_column).strip()
 
 
 def render_slice(source_sql: str, slices: int, index: int) -> str:

@@ -245,7 +245,7 @@ def test_what_only_duckdb_takes_is_refused_on_the_engine(engine, data):
                               f"memory_limit, threads: DuckDB settings, which do not apply on {name}"),
                              ({"slices": 2}, f"slices= is for DuckDB: {name} runs the whole statement itself"),
                              ({"queries": pd.DataFrame({"query_id": ["1"], "kind": ["a"]}), "by": "kind"},
-                              "segments (queries=, by=) are computed on DuckDB only")):
+                              "a query table (queries=, by=) is read on DuckDB only")):
         with pytest.raises(sqlrank.OptionError) as caught:
             sqlrank.evaluate(qrels, run, "AP", engine=engine, **options)
         assert message in str(caught.value)

@@ -61,7 +61,8 @@ def outcomes(tool: str, cases: list[dict]) -> list[tuple[bool, str]]:
     and conventions in one evaluation (each alone where that one fails, so that an error is its own)."""
     groups: dict = {}
     for position, case in enumerate(cases):
-        key = json.dumps([case.get(k) for k in ("judgments", "run", "hits", "rows", "conventions", "preset")], sort_keys=True)
+        key = json.dumps([case.get(k) for k in ("judgments", "run", "hits", "rows", "conventions", "preset", "queries")],
+                         sort_keys=True)
         groups.setdefault(key, []).append(position)
     results: list = [None] * len(cases)
     for numbers in groups.values():
@@ -90,6 +91,8 @@ def evaluated(tool: str, cases: list[dict]) -> list[float | None]:
     first = cases[0]
     qrels, run = tables(first)
     options = dict(first.get("conventions", {}), preset=first.get("preset", PRESET[tool]))
+    if "queries" in first:  # the queries the tool's request names, as a query table
+        options["queries"] = pd.DataFrame({"query_id": first["queries"]})
     measures = list(dict.fromkeys(case["measure"] for case in cases))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -205,7 +205,7 @@ def test_what_only_duckdb_takes_is_refused_on_spark(spark, data):
     for options, message in (({"threads": 2}, "threads: DuckDB settings, which do not apply on Spark"),
                              ({"slices": 2}, "slices= is for DuckDB: Spark runs the whole statement itself"),
                              ({"queries": pd.DataFrame({"query_id": ["1"], "kind": ["a"]}), "by": "kind"},
-                              "segments (queries=, by=) are computed on DuckDB only")):
+                              "a query table (queries=, by=) is read on DuckDB only")):
         with pytest.raises(sqlrank.OptionError) as caught:
             sqlrank.evaluate(str(qrels), str(run), "AP", spark=spark, **options)
         assert message in str(caught.value)

@@ -4,17 +4,28 @@
   run misses score 0, as trec_eval -c). Queries only in the run are never evaluated. With
   no_relevant "skip" (a label level given as skip_below), queries without a judgment at that
   level or above are left out too (RecBole's and Microsoft Recommenders' users without positives).
+  With a query table listing the queries (listed_sql), exactly those are evaluated, each of them
+  even when neither the run nor the judgments have it (its values 0, as a rated request without
+  hits in Elasticsearch's rank_eval), whatever missing_queries and unjudged_queries say.
   Each gets a number, query_number (1, 2, ... in query id order): rankings partition by it,
   which sorts faster than by the text of the id (a 4-byte integer: measured fastest).
   Reference: docs/trec_eval_semantics.md sec. 2.
 -#}
 {% import '_macros/dialect.sql' as dialect %}
-{% macro evaluated_queries(judgments, missing_queries, skip_below=none, unjudged_queries='skip') %}
+{% macro evaluated_queries(judgments, missing_queries, skip_below=none, unjudged_queries='skip', listed_sql=none) %}
 evaluated_queries AS (
     SELECT query_id,
            CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
     FROM (
+{% if listed_sql is not none %}
+        SELECT query_id FROM (
+            {{ listed_sql | indent(12) }}
+        ) AS listed
 {% if skip_below is not none %}
+        {{ dialect.intersect() }}
+        SELECT DISTINCT query_id FROM {{ judgments }} WHERE relevance >= {{ skip_below | number }}
+{% endif %}
+{% elif skip_below is not none %}
         SELECT DISTINCT query_id FROM {{ judgments }} WHERE relevance >= {{ skip_below | number }}
 {% elif missing_queries == 'zero' and unjudged_queries == 'zero' %}
         SELECT DISTINCT query_id FROM {{ judgments }}
@@ -25,7 +36,7 @@ evaluated_queries AS (
 {% else %}
         SELECT DISTINCT query_id FROM {{ judgments }}
 {% endif %}
-{% if missing_queries == 'skip' and (skip_below is not none or unjudged_queries == 'skip') %}
+{% if listed_sql is none and missing_queries == 'skip' and (skip_below is not none or unjudged_queries == 'skip') %}
         {{ dialect.intersect() }}
         SELECT DISTINCT query_id FROM run
 {% endif %}
@@ -45,6 +56,13 @@ FROM (
     {{ source_sql | indent(4) }}
 ) AS sliced
 WHERE hash(query_id) % {{ slices | number }} = {{ index | number }}
+{%- endmacro %}
+
+{#- The distinct query ids of a query table's column id_column, as text. -#}
+{% macro listed(reader, id_column) %}
+SELECT DISTINCT CAST({{ id_column | ident }} AS VARCHAR) AS query_id
+FROM {{ reader }}
+WHERE {{ id_column | ident }} IS NOT NULL
 {%- endmacro %}
 
 {#-
