@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator, Sequence
 
 from .conventions import (AP_DENOMINATORS, CORRECTIONS, DISCOUNTS, GAINS, IDEALS, MISSING_QUERIES, NO_RELEVANT,
-                          NONPOSITIVE_SCORES, TESTS, TIE_BREAKS, UNJUDGED_QUERIES)
+                          DUPLICATE_DOCUMENTS, NONPOSITIVE_SCORES, TESTS, TIE_BREAKS, UNJUDGED_QUERIES)
 from .errors import MeasureError, OptionError, SqlrankError
 from .measures import FAMILIES
 from .presets import PRESETS
@@ -249,6 +249,9 @@ def add_convention_arguments(parser: argparse.ArgumentParser) -> None:
     conv.add_argument("--unjudged-label", type=int, metavar="N",
                       help="the label of retrieved documents without a judgment (Elasticsearch's unknown_doc_rating); "
                            "default: none, they are unjudged")
+    conv.add_argument("--duplicate-documents", choices=DUPLICATE_DOCUMENTS,
+                      help="a document ranked twice for a query: refuse (default), or rows: rank every row, counting "
+                           "a relevant document as often as it is listed (ranx, Microsoft Recommenders)")
     conv.add_argument("--nonpositive-scores", choices=NONPOSITIVE_SCORES,
                       help="rank (default), or nonrelevant: documents scored <= 0 are never relevant (TorchMetrics)")
     conv.add_argument("--trec-eval-version", type=int, choices=(9, 10), dest="trec_eval_version",
@@ -329,7 +332,7 @@ def convention_options(args: argparse.Namespace) -> dict:
     those of a pasted --conventions line."""
     flags = dict(rel=args.rel, missing_queries=args.missing_queries, no_relevant=args.no_relevant,
                  unjudged_queries=args.unjudged_queries, unjudged_label=args.unjudged_label,
-                 nonpositive_scores=args.nonpositive_scores,
+                 nonpositive_scores=args.nonpositive_scores, duplicate_documents=args.duplicate_documents,
                  judged_only=args.judged_only, depth=args.depth, trec_eval_version=args.trec_eval_version,
                  preset=args.preset, tie_break=args.tie_break, gain=args.gain, discount=args.discount,
                  log_base=args.log_base, ideal=args.ideal, ap_denominator=args.ap_denominator)

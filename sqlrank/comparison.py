@@ -112,7 +112,8 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
             segments = con.execute(sql).df()
         loaded = []  # each input's run, or each of its runs stored together under its run id
         for name, run in zip(inputs, objects):
-            source = load(run, "run", con, registry, options.get("run_format"), options.get("run_columns"))
+            source = load(run, "run", con, registry, options.get("run_format"), options.get("run_columns"),
+                          allow_duplicates=options.get("duplicate_documents") == "rows")
             loaded += [(one.only_run or name, one) for one in source.each_run(con)]
         sources = named_runs(loaded, names, baseline)
         labels, summaries = list(sources), {}

@@ -21,6 +21,7 @@ AP_DENOMINATORS = ("num_rel", "retrieved_relevant", "min_num_rel_cutoff")
 MISSING_QUERIES = ("skip", "zero")
 UNJUDGED_QUERIES = ("skip", "zero")
 NONPOSITIVE_SCORES = ("rank", "nonrelevant")
+DUPLICATE_DOCUMENTS = ("refuse", "rows")
 NO_RELEVANT = ("zero", "skip")
 TREC_EVAL_VERSIONS = (9, 10)
 LABEL_LIMIT = 999_999_999  # the largest label, either way: labels are 32-bit integers in every engine
@@ -106,6 +107,7 @@ CHECKS = {
     "judged_only": check_bool("judged_only"),
     "unjudged_label": check_unjudged_label,
     "nonpositive_scores": _choice("nonpositive_scores", NONPOSITIVE_SCORES),
+    "duplicate_documents": _choice("duplicate_documents", DUPLICATE_DOCUMENTS),
     "depth": check_depth,
     "trec_eval_version": _choice("trec_eval_version", TREC_EVAL_VERSIONS),
 }
@@ -141,6 +143,9 @@ class Conventions:
     nonpositive_scores: rank (a document's score only orders it) or nonrelevant (a retrieved
         document scored <= 0 is never relevant in the ranking, while R still counts its
         judgment, as TorchMetrics 1.7.4 and later in precision, recall, AP and RR).
+    duplicate_documents: refuse (a document ranked twice for a query is an error) or rows (each
+        row of the run is ranked on its own, a relevant document counting as often as it is
+        listed, as ranx and Microsoft Recommenders count them: values can leave their range).
     depth: keep only the top N documents of each query after sorting (trec_eval -M).
     trec_eval_version: 10, or 9: 32-bit float scores and floor(x R + 0.9) recall levels, as
         trec_eval 9 and pytrec_eval.
@@ -159,6 +164,7 @@ class Conventions:
     judged_only: bool = False
     unjudged_label: int | None = None
     nonpositive_scores: str = "rank"
+    duplicate_documents: str = "refuse"
     depth: int | None = None
     trec_eval_version: int = 10
 
@@ -174,7 +180,7 @@ class Conventions:
 DEFAULTS = Conventions()
 FIELD_NAMES = tuple(f.name for f in fields(Conventions))
 # Conventions that apply to a whole evaluation only: they decide which queries exist.
-EVALUATION_FIELDS = ("trec_eval_version", "no_relevant", "unjudged_label")
+EVALUATION_FIELDS = ("trec_eval_version", "no_relevant", "unjudged_label", "duplicate_documents")
 # Conventions that can also be set per measure.
 MEASURE_FIELDS = tuple(name for name in FIELD_NAMES if name not in EVALUATION_FIELDS)
 # Conventions that decide the ranking itself: measures that differ in them get rankings of their own.

@@ -92,6 +92,9 @@ def refuse_duckdb_options(options: dict[str, Any], engine_name: str) -> None:
                           f"{engine_name} itself)")
     if options.get("slices") not in (None, 1):
         raise OptionError(f"slices= is for DuckDB: {engine_name} runs the whole statement itself")
+    if options.get("duplicate_documents") == "rows":
+        raise OptionError(f"duplicate_documents=rows reads the run on DuckDB: {engine_name} checks its tables for "
+                          f"documents ranked twice")
     if options.get("queries") is not None or options.get("by") is not None:
         raise OptionError("a query table (queries=, by=) is read on DuckDB only")
 

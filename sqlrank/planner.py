@@ -96,7 +96,9 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
         output = "segments"
     qrels_source = qrels if isinstance(qrels, Source) else load(qrels, "qrels", con, registry, qrels_format,
                                                                   qrels_columns)
-    run_source = run if isinstance(run, Source) else load(run, "run", con, registry, run_format, run_columns)
+    run_source = run if isinstance(run, Source) else load(
+        run, "run", con, registry, run_format, run_columns,
+        allow_duplicates=resolved_conventions.duplicate_documents == "rows")
     segments = segments_sql(queries, by, con, registry, qrels_source, run_source)
     listed = listed_sql(queries, con, registry, qrels_source, run_source) if by is None else None
     if listed is not None and (run_source.per_run or qrels_source.groups or output == "relstring"):

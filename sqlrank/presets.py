@@ -83,7 +83,8 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            "with natural log (cancels in nDCG); users in both truth and predictions, none without a positive.",
            {"ap_denominator": "min_num_rel_cutoff", "log_base": "e", "no_relevant": "skip"},
            notes="ndcg_at_k's default score_type 'binary' gives every truth row gain 1 (use binary labels or a "
-                 "gain mapping); score_type='raw' is the preset's linear gain."),
+                 "gain mapping); score_type='raw' is the preset's linear gain. It counts an item listed twice for a "
+                 "user twice: duplicate_documents=rows."),
     Preset("tf_ranking", "TF-Ranking metrics (metrics_impl): each list's items are its judged documents; DCG and "
            "nDCG with gain 2^r - 1 and 1/log2(i+1), the ideal from the list's labels; precision over min(topn, list "
            "size); labels > 0 relevant (graded ones too).", {"gain": "exponential", "ideal": "run"},

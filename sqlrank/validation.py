@@ -221,7 +221,9 @@ def report_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str) 
     what = "judged" if source.kind == "qrels" else "ranked"
     raise InputError(
         f"{where}: document {doc_id!r} is {what} {copies} times for query {query_id!r}{also}{more}; each "
-        f"(query, document) pair must appear once: remove the duplicates (trec_eval stops on them too)")
+        f"(query, document) pair must appear once: remove the duplicates (trec_eval stops on them too)"
+        + ("; or rank every row with duplicate_documents=rows, as ranx and Microsoft Recommenders count them"
+           if source.kind == "run" else ""))
 
 
 

@@ -271,6 +271,17 @@ def test_torchmetrics_documents_scored_zero_or_less_are_never_relevant():
         assert float(tm.retrieval_recall(preds, target, top_k=2)) == 0
 
 
+def test_duplicate_documents_rows_counts_each_row_as_ranx_and_ms_recommenders_do():
+    # d1 (relevant) listed twice, d3 once; judged: d1, d2 relevant. Row by row: P@2 = 2/2, R@3 = 2/2 (d1 twice,
+    # d2 never), AP = (1/1 + 2/2) / 2; by default the repeated document is an error that names this convention.
+    qrels = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["d1", "d2"], "relevance": [1, 1]})
+    run = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": ["d1", "d1", "d3"], "score": [3.0, 2.0, 1.0]})
+    values = sqlrank.evaluate(qrels, run, "P@2 R@3 AP", duplicate_documents="rows")
+    assert values.value.tolist() == [1.0, 1.0, 1.0]
+    with pytest.raises(sqlrank.InputError, match="ranked 2 times.*duplicate_documents=rows"):
+        sqlrank.evaluate(qrels, run, "P@2")
+
+
 # ---------------------------------------------------------------- tools that do not run here: tests/test_peers.py
 
 def test_every_preset_is_documented():
