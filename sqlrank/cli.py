@@ -260,8 +260,9 @@ def add_convention_arguments(parser: argparse.ArgumentParser) -> None:
     conv.add_argument("--tie-break", choices=TIE_BREAKS, help="order of tied scores (default trec_eval: doc_id desc)")
     conv.add_argument("--gain", type=_gain, metavar="GAIN",
                       help="linear (default), exponential (2^label - 1), or LABEL=GAIN pairs such as 1=3,2=9")
-    conv.add_argument("--discount", choices=DISCOUNTS, help="log: 1/log_b(i+1) (default); jarvelin: 1 up to rank b, "
-                      "then 1/log_b(i)")
+    conv.add_argument("--discount", type=_discount, metavar="DISCOUNT",
+                      help="log: 1/log_b(i+1) (default); jarvelin: 1 up to rank b, then 1/log_b(i); or RANK=WEIGHT "
+                           "pairs such as 1=1,2=0.5 (a rank left out weighs 0)")
     conv.add_argument("--log-base", type=_log_base, metavar="B", help="base b of the discount: 2 (default), e, 10, ...")
     conv.add_argument("--ideal", choices=IDEALS, help="nDCG's ideal ranking: qrels (default), run, perfect")
     conv.add_argument("--ap-denominator", choices=AP_DENOMINATORS,
@@ -615,6 +616,16 @@ def _gain(text: str):
         return {int(k): float(v) for k, v in (_mapping(text)).items()}
     except (ValueError, argparse.ArgumentTypeError):
         raise argparse.ArgumentTypeError(f"expected linear, exponential or LABEL=GAIN pairs such as 1=3,2=9, "
+                                         f"got {text!r}") from None
+
+
+def _discount(text: str):
+    if text in DISCOUNTS:
+        return text
+    try:
+        return {int(k): float(v) for k, v in (_mapping(text)).items()}
+    except (ValueError, argparse.ArgumentTypeError):
+        raise argparse.ArgumentTypeError(f"expected log, jarvelin or RANK=WEIGHT pairs such as 1=1,2=0.5, "
                                          f"got {text!r}") from None
 
 

@@ -58,6 +58,25 @@ def check_gain(value: Any) -> Any:
     return tuple((label, float(gain)) for label, gain in pairs)
 
 
+def check_discount(value: Any) -> Any:
+    """'log', 'jarvelin', or a mapping {rank: weight} for ranks >= 1 (a rank it leaves out weighs 0)."""
+    if isinstance(value, str):
+        return _choice("discount", DISCOUNTS)(value)
+    items = value.items() if isinstance(value, dict) else value
+    try:
+        pairs = tuple(sorted((rank, weight) for rank, weight in items))
+    except (TypeError, ValueError):
+        raise ConventionError(f"discount must be log, jarvelin or a mapping {{rank: weight}}, not {value!r}") from None
+    if not pairs:
+        raise ConventionError("discount mapping is empty; give at least one rank: weight pair")
+    for rank, weight in pairs:
+        if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
+            raise ConventionError(f"discount mapping ranks must be integers >= 1, not {rank!r}")
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
+            raise ConventionError(f"the weight of rank {rank} must be a finite number, not {weight!r}")
+    return tuple((rank, float(weight)) for rank, weight in pairs)
+
+
 def check_log_base(value: Any) -> float:
     if value == "e":
         return math.e
@@ -96,7 +115,7 @@ def check_depth(value: Any) -> int | None:
 CHECKS = {
     "tie_break": _choice("tie_break", TIE_BREAKS),
     "gain": check_gain,
-    "discount": _choice("discount", DISCOUNTS),
+    "discount": check_discount,
     "log_base": check_log_base,
     "ideal": _choice("ideal", IDEALS),
     "ap_denominator": _choice("ap_denominator", AP_DENOMINATORS),
@@ -121,7 +140,8 @@ class Conventions:
         doc_id_asc, input_rank (the run's rank column), or expected (the mean over all orders
         of tied documents).
     gain: linear (the label), exponential (2^label - 1), or a mapping {label: gain}.
-    discount: log (1/log_b(i+1) at every rank i) or jarvelin (1 up to rank b, then 1/log_b(i)).
+    discount: log (1/log_b(i+1) at every rank i), jarvelin (1 up to rank b, then 1/log_b(i)), or a
+        mapping {rank: weight} (any discount, rank by rank; a rank it leaves out weighs 0).
     log_base: b of the discount (2; e as Burges and Croft; any number > 1).
     ideal: the ideal ranking of nDCG: qrels (all judgments), run (the retrieved documents'
         labels only), perfect (every position holds the top label).

@@ -90,7 +90,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            "size); labels > 0 relevant (graded ones too).", {"gain": "exponential", "ideal": "run"},
            {"P": {"denominator": "retrieved"}},
            notes="Items labelled -1 are padding: leave them out of both inputs. Its gain_fn is a gain map here; its "
-                 "rank_discount_fn has no convention (log and jarvelin only). Its bpref with use_trec_version=False is "
+                 "rank_discount_fn is a discount mapping {rank: weight}. Its bpref with use_trec_version=False is "
                  "Bpref(formula=original)."),
     Preset("gdeval", "gdeval.pl (TREC Web track): nDCG with gain 2^r - 1 and 1/log2(i+1), ideal from all "
            "judgments.", {"gain": "exponential"}),

@@ -278,11 +278,14 @@ class _Plan:
             self.gains[value] = spec
         return self.gains[value]
 
-    def discount(self, kind: str, base: float) -> dict:
+    def discount(self, kind, base: float) -> dict:
+        """A discount: log or jarvelin with its base, or a tuple of (rank, weight) pairs."""
         key = (kind, base)
         if key not in self.discounts:
+            mapped = isinstance(kind, tuple)
             self.discounts[key] = {"key": "" if key == ("log", 2.0) else f"_d{len(self.discounts) + 1}",
-                                   "kind": kind, "base": base}
+                                   "kind": "map" if mapped else kind, "base": base,
+                                   "map": list(kind) if mapped else None}
         return self.discounts[key]
 
     def ideal(self, source: str, gain: dict, ranking: str) -> dict:

@@ -66,6 +66,16 @@ def ndcg(labels, judged, k=None):
     return dcg(labels, k) / best if best else 0.0
 
 
+def weighted_dcg(labels, weights, judged=None):
+    """DCG with a weight for each rank (a mapping rank -> weight; a rank left out weighs 0); with
+    judged, divided by the same sum over the ideal ordering of judged."""
+    value = sum(gain(x) * weights.get(i, 0.0) for i, x in enumerate(labels, 1))
+    if judged is None:
+        return value
+    best = sum(g * weights.get(i, 0.0) for i, g in enumerate(sorted((gain(x) for x in judged), reverse=True), 1))
+    return value / best if best else 0.0
+
+
 def cumulative_gain(labels, k):
     return sum(gain(x) for x in labels[:k])
 

@@ -271,6 +271,17 @@ def test_torchmetrics_documents_scored_zero_or_less_are_never_relevant():
         assert float(tm.retrieval_recall(preds, target, top_k=2)) == 0
 
 
+def test_a_discount_mapping_weighs_each_rank_and_is_validated():
+    qrels = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "relevance": [3, 0, 1]})
+    run = qrels[["query_id", "doc_id"]].assign(score=[3.0, 2.0, 1.0])
+    value = sqlrank.evaluate(qrels, run, "DCG(discount={1:0.5,3:2})").value[0]
+    assert value == 3 * 0.5 + 1 * 2  # rank 2 is left out: weight 0
+    for bad, message in (({0: 1}, "ranks must be integers >= 1"), ({1: float("nan")}, "finite number"), ({}, "empty"),
+                         ("harmonic", "log, jarvelin")):
+        with pytest.raises(sqlrank.SqlrankError, match=message):
+            sqlrank.evaluate(qrels, run, "DCG", discount=bad)
+
+
 def test_duplicate_documents_rows_counts_each_row_as_ranx_and_ms_recommenders_do():
     # d1 (relevant) listed twice, d3 once; judged: d1, d2 relevant. Row by row: P@2 = 2/2, R@3 = 2/2 (d1 twice,
     # d2 never), AP = (1/1 + 2/2) / 2; by default the repeated document is an error that names this convention.

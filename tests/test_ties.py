@@ -27,6 +27,8 @@ MEASURES = {
     "nDCG": lambda l, j: ref.ndcg(l, j),
     "nDCG@3": lambda l, j: ref.ndcg(l, j, 3),
     "DCG@4": lambda l, j: ref.dcg(l, 4),
+    "DCG(discount={1:1,2:0.5,4:0.25})": lambda l, j: ref.weighted_dcg(l, {1: 1, 2: 0.5, 4: 0.25}),
+    "nDCG(discount={1:1,3:0.5})@3": lambda l, j: ref.weighted_dcg(l, {1: 1, 3: 0.5}, j),
     "CG@3": lambda l, j: ref.cumulative_gain(l, 3),
     "Rprec": lambda l, j: ref.rprec(l, j),
     "Unj@3": lambda l, j: ref.unjudged(l, 3),
