@@ -609,24 +609,20 @@ def _mapping(text: str) -> dict[str, str]:
     return mapping
 
 
-def _gain(text: str):
-    if text in GAINS:
-        return text
-    try:
-        return {int(k): float(v) for k, v in (_mapping(text)).items()}
-    except (ValueError, argparse.ArgumentTypeError):
-        raise argparse.ArgumentTypeError(f"expected linear, exponential or LABEL=GAIN pairs such as 1=3,2=9, "
-                                         f"got {text!r}") from None
+def _named_or_pairs(names: tuple, example: str):
+    """An argument type: one of ``names``, or KEY=NUMBER pairs as a mapping {int: float}."""
+    def parse(text: str):
+        if text in names:
+            return text
+        try:
+            return {int(k): float(v) for k, v in (_mapping(text)).items()}
+        except (ValueError, argparse.ArgumentTypeError):
+            raise argparse.ArgumentTypeError(f"expected {', '.join(names)} or {example}, got {text!r}") from None
+    return parse
 
 
-def _discount(text: str):
-    if text in DISCOUNTS:
-        return text
-    try:
-        return {int(k): float(v) for k, v in (_mapping(text)).items()}
-    except (ValueError, argparse.ArgumentTypeError):
-        raise argparse.ArgumentTypeError(f"expected log, jarvelin or RANK=WEIGHT pairs such as 1=1,2=0.5, "
-                                         f"got {text!r}") from None
+_gain = _named_or_pairs(GAINS, "LABEL=GAIN pairs such as 1=3,2=9")
+_discount = _named_or_pairs(DISCOUNTS, "RANK=WEIGHT pairs such as 1=1,2=0.5")
 
 
 def _log_base(text: str):

@@ -39,42 +39,33 @@ def _choice(name: str, options: tuple) -> Any:
     return check
 
 
-def check_gain(value: Any) -> Any:
-    """'linear', 'exponential', or a mapping {label: gain} for labels >= 0 (others keep gain = label)."""
-    if isinstance(value, str):
-        return _choice("gain", GAINS)(value)
-    items = value.items() if isinstance(value, dict) else value
-    try:
-        pairs = tuple(sorted((label, gain) for label, gain in items))
-    except (TypeError, ValueError):
-        raise ConventionError(f"gain must be linear, exponential or a mapping {{label: gain}}, not {value!r}") from None
-    if not pairs:
-        raise ConventionError("gain mapping is empty; give at least one label: gain pair")
-    for label, gain in pairs:
-        if isinstance(label, bool) or not isinstance(label, int) or label < 0:
-            raise ConventionError(f"gain mapping labels must be integers >= 0, not {label!r}")
-        if isinstance(gain, bool) or not isinstance(gain, (int, float)) or not math.isfinite(gain):
-            raise ConventionError(f"the gain of label {label} must be a finite number, not {gain!r}")
-    return tuple((label, float(gain)) for label, gain in pairs)
+def _mapping_or_choice(name: str, options: tuple, key: str, value_name: str, least: int) -> Any:
+    """A check: one of ``options``, or a mapping {key: value_name} with integer keys >= ``least`` and
+    finite numbers, as sorted (key, float) pairs."""
+    def check(value: Any) -> Any:
+        if isinstance(value, str):
+            return _choice(name, options)(value)
+        items = value.items() if isinstance(value, dict) else value
+        try:
+            pairs = tuple(sorted((k, v) for k, v in items))
+        except (TypeError, ValueError):
+            raise ConventionError(f"{name} must be {', '.join(options[:-1])}, {options[-1]} or a mapping "
+                                  f"{{{key}: {value_name}}}, not {value!r}") from None
+        if not pairs:
+            raise ConventionError(f"{name} mapping is empty; give at least one {key}: {value_name} pair")
+        for k, v in pairs:
+            if isinstance(k, bool) or not isinstance(k, int) or k < least:
+                raise ConventionError(f"{name} mapping {key}s must be integers >= {least}, not {k!r}")
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise ConventionError(f"the {value_name} of {key} {k} must be a finite number, not {v!r}")
+        return tuple((k, float(v)) for k, v in pairs)
+    return check
 
 
-def check_discount(value: Any) -> Any:
-    """'log', 'jarvelin', or a mapping {rank: weight} for ranks >= 1 (a rank it leaves out weighs 0)."""
-    if isinstance(value, str):
-        return _choice("discount", DISCOUNTS)(value)
-    items = value.items() if isinstance(value, dict) else value
-    try:
-        pairs = tuple(sorted((rank, weight) for rank, weight in items))
-    except (TypeError, ValueError):
-        raise ConventionError(f"discount must be log, jarvelin or a mapping {{rank: weight}}, not {value!r}") from None
-    if not pairs:
-        raise ConventionError("discount mapping is empty; give at least one rank: weight pair")
-    for rank, weight in pairs:
-        if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
-            raise ConventionError(f"discount mapping ranks must be integers >= 1, not {rank!r}")
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight):
-            raise ConventionError(f"the weight of rank {rank} must be a finite number, not {weight!r}")
-    return tuple((rank, float(weight)) for rank, weight in pairs)
+# gain: 'linear', 'exponential', or {label: gain} for labels >= 0 (others keep gain = label);
+# discount: 'log', 'jarvelin', or {rank: weight} for ranks >= 1 (a rank it leaves out weighs 0).
+check_gain = _mapping_or_choice("gain", GAINS, "label", "gain", 0)
+check_discount = _mapping_or_choice("discount", DISCOUNTS, "rank", "weight", 1)
 
 
 def check_log_base(value: Any) -> float:
