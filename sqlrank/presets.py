@@ -40,7 +40,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            notes="ranx orders tied scores by an unstable sort (the order depends on dict insertion), which "
                  "no convention reproduces; its ndcg with a relevance level also zeroes lower labels' gains, "
                  "and it treats negative labels as judged non-relevant (bpref 0.25 where trec_eval says 0.5)."),
-    Preset("sklearn", "scikit-learn ndcg_score/dcg_score: ties averaged over all their orders, linear gain, "
+    Preset("sklearn", "scikit-learn 1.9 ndcg_score/dcg_score: ties averaged over all their orders, linear gain, "
            "1/log2(i+1), the ideal from the labels of the documents passed (the retrieved ones).",
            {"tie_break": "expected", "ideal": "run"},
            notes="Only nDCG and DCG exist there; other measures keep trec_eval's conventions with ties averaged."),
@@ -95,6 +95,11 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("gdeval", "gdeval.pl (TREC Web track): nDCG with gain 2^r - 1 and 1/log2(i+1), ideal from all "
            "judgments.", {"gain": "exponential"}),
 )}
+
+
+# Every preset is checked against the cases of its tool's own test suite, as the tool's repository states
+# them (fixtures/peers/<tool>.json, tests/test_peers.py); those of scikit-learn, ir_measures, ranx,
+# TorchMetrics and pytrec_eval also against the installed library, per query (tests/test_presets.py).
 
 
 def get_preset(name: str) -> Preset:
