@@ -158,6 +158,14 @@ def run(options: Options, out) -> None:
     _print(options, lines, measures, rows, relstrings, runid, out, resolve_conventions(**conventions))
 
 
+def _require_rows(*sources: Source) -> None:
+    """trec_eval stops on a qrels or run file without data lines (sqlrank eval evaluates them where
+    the values are defined)."""
+    for source in sources:
+        if not source.rows:
+            raise InputError(f"{source.label}: the {source.kind} has no data rows")
+
+
 def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_path: str, con, registry,
               conventions: dict) -> tuple[list, dict, str | None]:
     """The qrels measures: (query_id, measure, value) rows, relstrings and the run id."""
@@ -166,6 +174,7 @@ def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_
     # It never reads the run's rank column (ties go by document id): ranks=False leaves it out of the copy.
     run_source = load(run_path, "run", con, registry, allow_duplicates=options.depth is not None, ranks=False,
                       label=_run_label(options))
+    _require_rows(qrels, run_source)
     resolved_conventions = resolve_conventions(**conventions)
     if options.depth is not None:
         _require_no_duplicates_within(run_source, options.depth, resolved_conventions, con)
@@ -224,6 +233,7 @@ def _evaluate_prefs(options: Options, lines: list[Line], measures: list[Measure]
         what = f"expected {fields} fields '{shape}'" if bad[0] else "the relevance level is not a number"
         raise InputError(f"{path}:{position}: malformed -R {layout} line: {what}: {line.strip()!r}")
     run_source = load(run_path, "run", con, registry, ranks=False, label=_run_label(options))
+    _require_rows(run_source)
     prefs_sql = (f"SELECT query_id, jg, jsg, doc_id, CAST(rel_level AS DOUBLE) AS rel_level "
                  f"FROM {quote_ident(table)}")
     if not options.complete:

@@ -41,7 +41,8 @@ CONVENTIONS = [
     {"ideal": "perfect", "ap_denominator": "retrieved_relevant", "judged_only": True},
     {"depth": 7, "ap_denominator": "min_num_rel_cutoff", "trec_eval_version": 9},
     {"tie_break": "input_rank", "gain": {1: 3, 2: 9, 3: 20}, "rel": 0},
-    {"unjudged_queries": "zero", "unjudged_label": 1, "nonpositive_scores": "nonrelevant"},
+    {"unjudged_queries": "zero", "unjudged_label": 1, "nonpositive_scores": "nonrelevant",
+     "discount": {1: 1.0, 2: 0.5, 5: 0.25}},
 ]
 
 
