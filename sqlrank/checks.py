@@ -563,7 +563,11 @@ def require_labels_within_limits(p: Plan, fetch_one, qrels_sql: str) -> None:
     if not limits:
         return
     top = fetch_one(f"SELECT max(relevance) FROM ({qrels_sql}) AS qrels")[0]
+    label = p.conventions.unjudged_label
     for measure, (name, limit) in limits.items():
+        if label is not None and label > limit:
+            raise InputError(f"unjudged_label={label} is above {name}={limit} of {measure}; give a label of the "
+                             f"scale, or the scale's highest label as {name}")
         if top is not None and top > limit:
             family = measure.split("(")[0].split("@")[0]
             raise InputError(f"{p.qrels.label}: a judgment has label {top}, above {name}={limit} of {measure}; give "

@@ -282,6 +282,16 @@ def test_a_discount_mapping_weighs_each_rank_and_is_validated():
             sqlrank.evaluate(qrels, run, "DCG", discount=bad)
 
 
+def test_unjudged_label_is_a_label_of_the_scale():
+    # Elasticsearch's ERR with unknown_doc_rating=2 (fixtures/peers/elasticsearch.json) is within max_rel=3;
+    # a label above the scale would put ERR outside [0, 1]: refused as a judgment above it is.
+    qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [3]})
+    run = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    assert 0 < sqlrank.evaluate(qrels, run, "ERR(max_rel=3)@2", unjudged_label=2).value[0] < 1
+    with pytest.raises(sqlrank.InputError, match="unjudged_label=4 is above max_rel=3"):
+        sqlrank.evaluate(qrels, run, "ERR(max_rel=3)@2", unjudged_label=4)
+
+
 def test_duplicate_documents_rows_counts_each_row_as_ranx_and_ms_recommenders_do():
     # d1 (relevant) listed twice, d3 once; judged: d1, d2 relevant. Row by row: P@2 = 2/2, R@3 = 2/2 (d1 twice,
     # d2 never), AP = (1/1 + 2/2) / 2; by default the repeated document is an error that names this convention.
