@@ -190,10 +190,9 @@ class Conventions:
 
 DEFAULTS = Conventions()
 FIELD_NAMES = tuple(f.name for f in fields(Conventions))
-# Conventions that apply to a whole evaluation only: they decide which queries exist.
+# Conventions that apply to a whole evaluation only (the others can also be set per measure): they
+# decide which queries and judgments exist and how the run is read.
 EVALUATION_FIELDS = ("trec_eval_version", "no_relevant", "unjudged_label", "duplicate_documents")
-# Conventions that can also be set per measure.
-MEASURE_FIELDS = tuple(name for name in FIELD_NAMES if name not in EVALUATION_FIELDS)
 # Conventions that decide the ranking itself: measures that differ in them get rankings of their own.
 RANKING_FIELDS = ("tie_break", "judged_only", "depth", "nonpositive_scores")
 
@@ -249,9 +248,6 @@ def _printed_value(text: str) -> Any:
         except ValueError:
             pass
     return text
-
-
-PRESETS: dict[str, dict[str, Any]] = {}  # filled by sqlrank.presets
 
 
 def resolve_conventions(preset: str | None = None, **overrides: Any) -> Conventions:

@@ -165,14 +165,18 @@ class Family:
     scores_no_relevant: bool = True  # a judged query without a relevant label has a value (0 with no_relevant=zero)
 
     def __post_init__(self) -> None:
-        assert self.labels in LABELS, self.name
-        assert self.cutoff in ("none", "optional", "required"), self.name
-        assert self.cutoff_kind in ("rank", "fraction", "multiple"), self.name
-        assert self.aggregate in ("mean", "sum", "geometric", "weighted", "catalog"), self.name
-        assert set(self.inputs) <= set(INPUTS), self.name
-        assert set(self.reads) <= set(STEPS), (self.name, set(self.reads) - set(STEPS))
-        assert all(t.kind in TREC_KINDS for t in self.trec), self.name
-        assert self.trec_params in (None, *TREC_PARAMS), self.name
+        """A registry entry's own mistakes stop the import (checked under python -O too)."""
+        wrong = [what for what, ok in (
+            (f"labels {self.labels!r}", self.labels in LABELS),
+            (f"cutoff {self.cutoff!r}", self.cutoff in ("none", "optional", "required")),
+            (f"cutoff_kind {self.cutoff_kind!r}", self.cutoff_kind in ("rank", "fraction", "multiple")),
+            (f"aggregate {self.aggregate!r}", self.aggregate in ("mean", "sum", "geometric", "weighted", "catalog")),
+            (f"inputs {set(self.inputs) - set(INPUTS)}", set(self.inputs) <= set(INPUTS)),
+            (f"reads {set(self.reads) - set(STEPS)}", set(self.reads) <= set(STEPS)),
+            ("a trec kind", all(t.kind in TREC_KINDS for t in self.trec)),
+            (f"trec_params {self.trec_params!r}", self.trec_params in (None, *TREC_PARAMS))) if not ok]
+        if wrong:
+            raise ValueError(f"registry entry {self.name}: unknown {', '.join(wrong)}")
 
     @property
     def beyond_accuracy(self) -> bool:

@@ -79,3 +79,20 @@ def test_sqlrank_measures_lists_every_family(fmt):
         assert row["measure"].split(", ")[0] in done.stdout
     if fmt == "markdown":
         assert done.stdout == markdown_table()
+
+
+def test_every_convention_is_a_measure_parameter_but_those_of_a_whole_evaluation():
+    from sqlrank.conventions import EVALUATION_FIELDS, FIELD_NAMES
+    from sqlrank.registry import CONVENTION_PARAMS, FAMILIES
+    assert set(CONVENTION_PARAMS) == set(FIELD_NAMES) - set(EVALUATION_FIELDS)
+    for family in FAMILIES.values():  # the ranking and query-set conventions, every family
+        assert {"tie_break", "judged_only", "depth", "nonpositive_scores", "missing_queries",
+                "unjudged_queries"} <= set(family.params), family.name
+
+
+def test_a_registry_entry_s_mistake_stops_the_import():
+    import pytest
+
+    from sqlrank.registry import Family
+    with pytest.raises(ValueError, match="registry entry X: unknown aggregate 'median'"):
+        Family("X", "a family", aggregate="median")
