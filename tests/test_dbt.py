@@ -20,7 +20,7 @@ from cases import CONVENTIONS, measures_for
 from conftest import close, peer
 from generate import generate
 
-pytestmark = pytest.mark.dbt
+pytestmark = [pytest.mark.dbt, pytest.mark.slow]
 
 
 def _dbt() -> str:

@@ -17,6 +17,8 @@ from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_eng
 from conftest import ROOT, close, peer
 from generate import generate
 
+pytestmark = pytest.mark.slow  # starts DataFusion and ClickHouse (chdb) in the process
+
 # Where a dialect cannot compute a measure, it says so (templates.UNSUPPORTED).
 REFUSED = {"datafusion": {"RR", "Success"}, "clickhouse": set()}
 PACKAGES = {"datafusion": "datafusion", "clickhouse": "chdb"}

@@ -18,7 +18,7 @@ from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_eng
 from conftest import ROOT, close
 from generate import generate
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,8 @@ import sqlrank
 import model
 from conftest import close, peer
 
+pytestmark = pytest.mark.slow  # a property search over generated inputs (about 70 s)
+
 hypothesis = peer("hypothesis")
 st = hypothesis.strategies
 

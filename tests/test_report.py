@@ -85,6 +85,7 @@ def _console(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if ":CONSOLE" in line or "Failed to load resource" in line]
 
 
+@pytest.mark.slow
 def test_report_opens_in_chromium_without_console_errors_and_shows_table_and_plots(report, tmp_path):
     control = tmp_path / "control.html"  # the console check itself must be able to fail
     control.write_text("<html><body><script>console.error('control-error'); missing();</script></body></html>")

@@ -18,7 +18,7 @@ from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_eng
                    measures_for, recommender_case)
 from conftest import close
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def spark():

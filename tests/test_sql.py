@@ -212,6 +212,7 @@ def test_table_dialects_parse_with_sqlglot(files, dialect, read):
     assert (f"--engine {dialect}" in str(caught.value)) == engine, str(caught.value)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dialect", ["trino", "bigquery", "snowflake"])
 def test_printed_warehouse_dialects_parse_and_give_duckdbs_values(files, dialect):
     """Trino, BigQuery and Snowflake statements are printed, not run here: every measure under the
