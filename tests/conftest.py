@@ -5,6 +5,7 @@ import glob
 import math
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -90,8 +91,15 @@ def postgres_server():
     except subprocess.CalledProcessError as exc:
         shutil.rmtree(folder, ignore_errors=True)
         pytest.fail(f"cannot start PostgreSQL: {exc.stderr.decode(errors='replace')[-500:]}")
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # a terminated run still stops its server
     try:
         yield f"postgresql://sqlrank@/postgres?host={socket_dir}&port={port}"
     finally:
+        signal.signal(signal.SIGTERM, previous)
         subprocess.run(prefix + [pg_ctl, "-D", data, "-m", "immediate", "stop"], capture_output=True)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _interrupt(signum, frame):
+    """SIGTERM as Ctrl-C: pytest then tears its fixtures down (a killed run left its PostgreSQL running)."""
+    raise KeyboardInterrupt(f"signal {signum}")
