@@ -403,9 +403,9 @@ def check_error(findings: list[Finding]) -> InputError | None:
 def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str) -> tuple[list[str], int]:
     """Which queries are on one side only (a warning each), in a portable query run by
     ``fetch_one`` (the engine the statement runs on)."""
-    rel = int(p.conventions.rel)
     if p.listed is not None:
         return listed_overlap(p, fetch_one, qrels_sql, run_sql)
+    rel = int(p.conventions.rel)
     both, qrels_only, run_only, example_qrels, example_run, both_none, qrels_only_none = fetch_one(f"""
         WITH qrels_queries AS (SELECT query_id, max(relevance) AS best FROM ({qrels_sql}) AS qrels GROUP BY query_id),
              run_queries AS (SELECT DISTINCT query_id FROM ({run_sql}) AS run)
@@ -454,20 +454,25 @@ def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str) -> tuple[lis
 def listed_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str) -> tuple[list[str], int]:
     """With a query table listing the queries: those it lists on neither side (scored 0), and the
     queries of either side it does not list (not evaluated); the number evaluated."""
-    skip = f"AND l.query_id IN (SELECT query_id FROM ({qrels_sql}) AS q WHERE relevance >= {int(p.conventions.rel)})" \
-        if p.conventions.no_relevant == "skip" else ""
+    counted = "listed AND relevant" if p.conventions.no_relevant == "skip" else "listed"  # no_relevant=skip drops some
     listed, neither, example, run_out, run_example, qrels_out, qrels_example, evaluated = fetch_one(f"""
-        WITH l AS ({p.listed}),
-             r AS (SELECT DISTINCT query_id FROM ({run_sql}) AS run),
-             q AS (SELECT DISTINCT query_id FROM ({qrels_sql}) AS qrels)
-        SELECT (SELECT count(*) FROM l),
-               (SELECT count(*) FROM l WHERE query_id NOT IN (SELECT query_id FROM r) AND query_id NOT IN (SELECT query_id FROM q)),
-               (SELECT min(query_id) FROM l WHERE query_id NOT IN (SELECT query_id FROM r) AND query_id NOT IN (SELECT query_id FROM q)),
-               (SELECT count(*) FROM r WHERE query_id NOT IN (SELECT query_id FROM l)),
-               (SELECT min(query_id) FROM r WHERE query_id NOT IN (SELECT query_id FROM l)),
-               (SELECT count(*) FROM q WHERE query_id NOT IN (SELECT query_id FROM l)),
-               (SELECT min(query_id) FROM q WHERE query_id NOT IN (SELECT query_id FROM l)),
-               (SELECT count(*) FROM l WHERE TRUE {skip})""")
+        WITH sides AS (
+            SELECT query_id, 'listed' AS side FROM ({p.listed}) AS listed
+            UNION ALL SELECT DISTINCT query_id, 'run' FROM ({run_sql}) AS run
+            UNION ALL SELECT DISTINCT query_id, CASE WHEN relevance >= {int(p.conventions.rel)} THEN 'relevant' ELSE 'judged' END
+            FROM ({qrels_sql}) AS qrels
+        ), queries AS (
+            SELECT query_id, bool_or(side = 'listed') AS listed, bool_or(side = 'run') AS in_run,
+                   bool_or(side IN ('judged', 'relevant')) AS judged, bool_or(side = 'relevant') AS relevant
+            FROM sides GROUP BY query_id
+        )
+        SELECT count(*) FILTER (WHERE listed),
+               count(*) FILTER (WHERE listed AND NOT in_run AND NOT judged),
+               min(query_id) FILTER (WHERE listed AND NOT in_run AND NOT judged),
+               count(*) FILTER (WHERE in_run AND NOT listed), min(query_id) FILTER (WHERE in_run AND NOT listed),
+               count(*) FILTER (WHERE judged AND NOT listed), min(query_id) FILTER (WHERE judged AND NOT listed),
+               count(*) FILTER (WHERE {counted})
+        FROM queries""")
     if not evaluated:
         raise InputError("the query table lists no query" + (" with a relevant judgment (no_relevant=skip)" if listed else ""))
     warnings = []

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from .conventions import FIELD_NAMES, resolve_conventions
 from .engine import DuckDBEngine, session, session_options
 from .errors import InputError, OptionError, require_tolerance
 from .evaluation import run_plan
@@ -111,14 +112,15 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
         if sql is not None:
             segments = con.execute(sql).df()
         loaded = []  # each input's run, or each of its runs stored together under its run id
+        conventions = resolve_conventions(options.get("preset"), **{k: v for k, v in options.items() if k in FIELD_NAMES})
         for name, run in zip(inputs, objects):
             source = load(run, "run", con, registry, options.get("run_format"), options.get("run_columns"),
-                          allow_duplicates=options.get("duplicate_documents") == "rows")
+                          allow_duplicates=conventions.duplicate_documents == "rows")
             loaded += [(one.only_run or name, one) for one in source.each_run(con)]
         sources = named_runs(loaded, names, baseline)
         labels, summaries = list(sources), {}
+        listed = {"queries": queries} if by is None else {}  # a query table alone: the queries evaluated
         for label, run_source in sources.items():
-            listed = {"queries": queries} if by is None else {}  # a query table alone: the queries evaluated
             result = run_plan(plan(qrels_source, run_source, measures, "both", con, registry, **listed, **options),
                               DuckDBEngine(con), True)
             warnings += [f"{label}: {w}" for w in result.warnings]

@@ -94,7 +94,7 @@ STEPS = {
     "judgments_in_ranking": "the same counts inside its per-query aggregates (Rprec: the top R)",
     "all_retrieved": "every retrieved document, judged or not (no ranking of judged documents only)",
     "retrieved_count": "how many documents each query retrieved (a ranking of judged documents only reads it "
-                       "from per-query counts); P reads it with denominator=retrieved",
+                       "from per-query counts)",
     "ideal": "the ideal ranking's per-query DCG and gains",
     "ideal_positions": "the ideal ranking position by position",
     "interpolated": "the interpolated precision at each relevant document",
@@ -155,6 +155,7 @@ class Family:
     trec: tuple[Trec, ...] = ()
     trec_params: str | None = None  # the syntax of its free parameters in trec_eval names (TREC_PARAMS)
     reads: frozenset = frozenset()  # shared steps it reads (STEPS)
+    reads_when: tuple[tuple[str, Any, str], ...] = ()  # (parameter, value, step): a step read with that value
     tie_expected: bool = True  # tie_break=expected has an exact (closed) form
     macros: tuple[tuple[str, bool], ...] = ()  # DuckDB macros of `sqlrank install`: (name, takes the cutoff)
     label_limit: str | None = None  # the parameter no judgment label may exceed (checked before evaluating)
@@ -173,6 +174,7 @@ class Family:
             (f"aggregate {self.aggregate!r}", self.aggregate in ("mean", "sum", "geometric", "weighted", "catalog")),
             (f"inputs {set(self.inputs) - set(INPUTS)}", set(self.inputs) <= set(INPUTS)),
             (f"reads {set(self.reads) - set(STEPS)}", set(self.reads) <= set(STEPS)),
+            ("a reads_when step", all(step in STEPS and param in self.params for param, _, step in self.reads_when)),
             ("a trec kind", all(t.kind in TREC_KINDS for t in self.trec)),
             (f"trec_params {self.trec_params!r}", self.trec_params in (None, *TREC_PARAMS))) if not ok]
         if wrong:
@@ -183,6 +185,10 @@ class Family:
         """A recommender measure beyond accuracy: it reads extra inputs, is one value over all
         recommendations, or compares recommended items with each other (catalog.py)."""
         return bool(self.inputs) or self.aggregate == "catalog" or "similar" in self.reads
+
+    def reads_for(self, values: Any) -> frozenset:
+        """The steps a measure of this family reads, ``values`` its parameters' values (a mapping)."""
+        return self.reads | {step for param, value, step in self.reads_when if values.get(param) == value}
 
     @property
     def template(self) -> str:
@@ -239,6 +245,7 @@ REGISTRY: tuple[Family, ...] = (
     _entry("P", "precision: relevant documents in the top k, divided by k (denominator=retrieved: by the documents "
            "in the top k when fewer are retrieved, as Elasticsearch's precision over its hits)",
            ["rel", ("denominator", Param(choice(("cutoff", "retrieved")), "cutoff", "cutoff or retrieved"))],
+           reads_when=(("denominator", "retrieved", "retrieved_count"),),
            aliases=("precision",), cutoff="required", default_cutoffs=TREC_CUTOFFS,
            trec=(Trec("P", 11, "cut"),), macros=(("p", True),), labels="relevant", reference="trec_eval m_P.c"),
     _entry("R", "recall: relevant documents in the top k, divided by all relevant (R)", ["rel"], ["judgments"],

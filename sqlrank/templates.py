@@ -409,12 +409,6 @@ def _one_row_steps(ranking: dict) -> list[str]:
         [cte["name"] for cte in ranking["ctes"] if cte["one_row"]]
 
 
-def reads_count(context: dict) -> bool:
-    """Whether a measure reads how many documents its query retrieved (the registry's retrieved_count;
-    P with denominator=retrieved)."""
-    return "retrieved_count" in FAMILIES[context["family"]].reads or context.get("denominator") == "retrieved"
-
-
 def _add(lines: list, new: list) -> None:
     lines.extend(line for line in new if line not in lines)
 
@@ -588,7 +582,8 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         ranking["times"] = [{"column": name, "name": name + ranking["sfx"]} for name in times]
         if ranking["sparse"] and ranking["outer"]:
             raise RuntimeError("a ranking of judged documents only cannot have tie groups or running windows")
-        ranking["counts"] = ranking["sparse"] and any(reads_count(c) for c in ranking["measures"])
+        ranking["counts"] = ranking["sparse"] and any("retrieved_count" in FAMILIES[c["family"]].reads_for(c)
+                                                      for c in ranking["measures"])
     several = len(plan.rankings) > 1
     for number, ranking in enumerate(plan.rankings.values()):
         ranking["part"] = f"per_query_ranking_{number + 1}" if several else "per_query"
