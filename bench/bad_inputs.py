@@ -45,7 +45,7 @@ CASES = [
     ("label `9999999999`", QRELS.replace("d3 2", "d3 9999999999"), RUN),
 ]
 
-SQLRANK = "import sys, sqlrank.cli; sys.exit(sqlrank.cli.main(sys.argv[1:]))"
+SQLRANK = "import sys, sqlrank.cli.main as cli; sys.exit(cli.main(sys.argv[1:]))"
 PYTREC = textwrap.dedent("""
     import json, sys, pytrec_eval
     with open(sys.argv[1]) as q, open(sys.argv[2]) as r:

@@ -44,8 +44,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from run import compile_sqlrank, data_files, run_tools  # noqa: E402
 
-from sqlrank.validation import checked_pairs_sql  # noqa: E402
-from sqlrank.templates import quote_literal  # noqa: E402
+from sqlrank.inputs.validate import checked_pairs_sql  # noqa: E402
+from sqlrank.rendering.dialects import quote_literal  # noqa: E402
 
 TARGETS = {"Parquet": 6.0, "TREC text": 3.5}  # the ratios to pytrec_eval aimed for
 

@@ -1,5 +1,5 @@
 {#-
-  One evaluation as one statement: the pieces Python chose (sqlrank/templates.py,
+  One evaluation as one statement: the pieces Python chose (sqlrank/render/statement.py,
   render_evaluation), each a file of sql/evaluation/, then one output of sql/output/.
     inputs              qrels and run, typed (query_id, doc_id, relevance | score)
     evaluated_queries   which queries count, numbered

@@ -8,11 +8,11 @@ from __future__ import annotations
 import warnings as _warnings
 from typing import Any
 
-from .version import __version__  # noqa: E402
-
-from .conventions import Conventions  # noqa: E402
-from .errors import ConventionError, InputError, MeasureError, OptionError, SqlrankError, SqlrankWarning  # noqa: E402
-from .measures import Measure, parse_measures  # noqa: E402
+from .errors import ConventionError, InputError, MeasureError, OptionError, SqlrankError, SqlrankWarning
+from .measures.conventions import Conventions
+from .measures.measure import Measure
+from .measures.names import parse_measures
+from .version import __version__  # noqa: F401  (sqlrank.__version__)
 
 __all__ = [
     "evaluate", "render", "compare", "gsb", "report", "install", "parse_measures", "Measure", "Conventions",
@@ -77,7 +77,8 @@ def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect
     with parquet.`path` and text.`path`; CSV files must be registered as tables first), "postgres",
     "datafusion", "clickhouse", "trino", "bigquery" or "snowflake" (these read tables: give table
     names)."""
-    from .evaluation import check_options, render as render_statement
+    from .evaluation import check_options
+    from .evaluation import render as render_statement
 
     check_options(options, render_statement)
     return render_statement(qrels, run, measures, per_query, dialect, **options)
@@ -104,8 +105,8 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction
     those of them with a value in every run (fewer where a measure has none for some queries: AUC
     without both classes), over which that measure is compared.
     """
-    from .comparison import compare_result
     from .evaluation import check_options
+    from .tools.compare import compare_result
 
     check_options(options, compare_result)
     result = compare_result(qrels, runs, measures, test=test, correction=correction, trials=trials, seed=seed,
@@ -124,7 +125,7 @@ def gsb(verdicts: Any, by: str | None = None, **options: Any):
     Returns a DataFrame with the columns [by,] good, same, bad, gsb (overall row first, its ``by``
     missing); verdicts without a ``by`` value count in the overall row only (a SqlrankWarning says
     how many)."""
-    from .comparison import gsb_frame
+    from .tools.compare import gsb_frame
 
     frame = gsb_frame(verdicts, by, **options)
     for message in frame.attrs["warnings"]:
@@ -135,10 +136,10 @@ def gsb(verdicts: Any, by: str | None = None, **options: Any):
 def report(qrels: Any, runs: Any, measures: Any, path: str, format: str = "html", **options: Any) -> None:
     """Write a comparison report (compare()'s options) to ``path``: one self-contained HTML page
     with the table and plots, or a Markdown or LaTeX table. Written atomically."""
-    from .comparison import compare_result
     from .evaluation import check_options
-    from .outputs import refuse_inputs, write_output
-    from .reports import html_page, latex, markdown
+    from .results.writer import refuse_inputs, write_output
+    from .tools.compare import compare_result
+    from .tools.reports import html_page, latex, markdown
 
     check_options(options, compare_result)
     refuse_inputs(path, [qrels, *(runs if isinstance(runs, (list, tuple)) else [runs])]
@@ -161,7 +162,8 @@ def install(connection: Any, measures: Any = None, schema: str = "sqlrank", **co
     ``sqlrank.p``, ``sqlrank.recall``, ``sqlrank.ap``, ``sqlrank.rr``, ... (``sqlrank.measures()``
     lists the measures evaluate() knows; ``measures=`` adds more). Conventions apply to all.
     Returns the macro names."""
-    from .macros import install as install_macros, install_file
+    from .export.macros import install as install_macros
+    from .export.macros import install_file
 
     if isinstance(connection, str):
         return install_file(connection, measures, schema, **conventions)

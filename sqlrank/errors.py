@@ -1,6 +1,8 @@
 """Errors that reach users. Each message says what is wrong, where, and what to do."""
 import re
 
+LABEL_LIMIT = 999_999_999  # the largest label, either way: labels are 32-bit integers in every engine
+
 
 class SqlrankError(Exception):
     """Base class of every error sqlrank raises on purpose."""

@@ -7,14 +7,15 @@ import inspect
 import math
 from typing import Any, Callable
 
-from .checks import data_warnings, query_overlap, require_labels_within_limits, run_queries_sql, segment_warnings
-from .conventions import FIELD_NAMES
-from .engine import DuckDBEngine, session, session_options
+from .diagnostics import data_warnings, query_overlap, require_labels_within_limits, run_queries_sql, segment_warnings
+from .engines.base import Rows
+from .engines.duckdb import DuckDBEngine, session, session_options
+from .engines.foreign import refuse_duckdb_options
 from .errors import InputError, OptionError
-from .foreign import refuse_duckdb_options
-from .planner import Plan, plan
-from .results import Result, Rows, shape
-from .templates import dialect as sql_dialect
+from .measures.conventions import FIELD_NAMES
+from .plan import Plan, plan
+from .rendering.dialects import dialect as sql_dialect
+from .results.result import Result, shape
 
 ENGINES = ("duckdb", "spark", "postgres", "datafusion", "clickhouse")
 
@@ -116,18 +117,18 @@ def _plan_elsewhere(engine: str, qrels: Any, run: Any, measures: Any, output: st
         return None
     refuse_duckdb_options(options, name)
     if name == "PostgreSQL":
-        from .postgres import plan_on_postgres
+        from .engines.postgres import plan_on_postgres
 
         return plan_on_postgres(qrels, run, measures, output, dsn, **options)
     if name == "ClickHouse":
-        from .clickhouse import plan_on_clickhouse
+        from .engines.clickhouse import plan_on_clickhouse
 
         return plan_on_clickhouse(qrels, run, measures, output, **options)
     if name == "DataFusion":
-        from .datafusion import plan_on_datafusion
+        from .engines.datafusion import plan_on_datafusion
 
         return plan_on_datafusion(qrels, run, measures, output, datafusion, **options)
-    from .spark import plan_on_spark
+    from .engines.spark import plan_on_spark
 
     return plan_on_spark(qrels, run, measures, output, spark, **options)
 

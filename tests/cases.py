@@ -9,7 +9,8 @@ import pandas as pd
 
 import sqlrank
 from conftest import FIXTURES, close
-from sqlrank.measures import FAMILIES, Measure
+from sqlrank.measures.registry import FAMILIES
+from sqlrank.measures.measure import Measure
 
 
 def all_measures() -> list[Measure]:

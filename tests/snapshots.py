@@ -12,11 +12,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from sqlrank.conventions import resolve_conventions  # noqa: E402
-from sqlrank.measures import Measure  # noqa: E402
-from sqlrank.planner import resolve_measures  # noqa: E402
-from sqlrank.registry import REGISTRY  # noqa: E402
-from sqlrank.templates import render_evaluation  # noqa: E402
+from sqlrank.measures.conventions import resolve_conventions  # noqa: E402
+from sqlrank.measures.measure import Measure  # noqa: E402
+from sqlrank.measures.resolve import resolve_measures  # noqa: E402
+from sqlrank.measures.registry import REGISTRY  # noqa: E402
+from sqlrank.rendering.statement import render_evaluation  # noqa: E402
 
 FOLDER = HERE / "snapshots"
 # trec_eval's conventions; Spark MLlib's (exponential gain, AP over min(R, k), rel=0, missing queries

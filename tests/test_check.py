@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from sqlrank.checks import check
+from sqlrank.tools.check import check
 from generate import generate
 
 # By hand: q1 has d1 judged twice (labels 1 and 0: conflicting); q2 twice the same label;
@@ -135,7 +135,7 @@ def test_tie_counts_at_shallow_and_deep_cutoffs_match_pandas(slices):
     import duckdb
     import numpy as np
 
-    from sqlrank.checks import count_ties
+    from sqlrank.diagnostics import count_ties
 
     rng = np.random.default_rng(7)
     lengths = rng.integers(1, 261, size=60)
@@ -241,7 +241,7 @@ def test_the_checks_equal_pandas_on_generated_data(seed):
     assert all(abs(float(printed[str(k)]) - share) <= 0.0005 + 1e-12 for k, share in shares.items())  # 3 decimals
     import duckdb
 
-    from sqlrank.checks import judged_shares
+    from sqlrank.tools.check import judged_shares
 
     con = duckdb.connect()
     con.register("qrels_frame", qrels)

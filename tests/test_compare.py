@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from sqlrank.statistics import adjust, paired_test
+from sqlrank.tools.statistics import adjust, paired_test
 
 from conftest import FIXTURES, close, peer
 from generate import generate, to_dicts

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import sqlrank
-from sqlrank.conventions import resolve_conventions
+from sqlrank.measures.conventions import resolve_conventions
 from conftest import conformance_file
 
 def to_measure(trec_name: str) -> str | None:

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from sqlrank.conventions import resolve_conventions
-from sqlrank.registry import FAMILIES
+from sqlrank.measures.conventions import resolve_conventions
+from sqlrank.measures.registry import FAMILIES
 from conftest import close, peer
 from generate import generate, to_dicts
 
@@ -84,7 +84,7 @@ def test_values_are_the_same_under_a_small_memory_limit(tmp_path):
 def test_slices_of_queries_give_pytrec_eval_values_and_means(monkeypatch):
     """slices=5: five statements, each over the queries of one hash slice; per-query values and
     the means over all queries are pytrec_eval's."""
-    import sqlrank.planner as planner
+    import sqlrank.plan as planner
 
     qrels, run = generate(5)
     expected = pytrec_eval.RelevanceEvaluator(to_dicts(qrels, run)[0], {"map", "ndcg_cut.10", "P.10",

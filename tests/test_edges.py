@@ -17,7 +17,7 @@ import pytest
 
 import sqlrank
 from conftest import FIXTURES, ROOT, close
-from sqlrank.cli import main
+from sqlrank.cli.main import main
 
 QRELS = "q1 0 d1 1\nq1 0 d3 1\n"
 RUN = "q1 Q0 d1 1 1 t\nq1 Q0 d2 2 0.5 t\n"
@@ -244,7 +244,9 @@ def test_document_ids_that_differ_only_in_what_does_not_show_are_named(tmp_path,
     messages = _warnings_of(tmp_path / "qrels.csv", tmp_path / "run.csv", "AP")
     near = [m for m in messages if "document ids of the run match a judged document" in m]
     assert len(near) == 1 and shown in near[0] and "count as unjudged" in near[0], messages
-    findings = {f.check: f for f in sqlrank.checks.check(tmp_path / "qrels.csv", [tmp_path / "run.csv"])}
+    from sqlrank.tools.check import check
+
+    findings = {f.check: f for f in check(tmp_path / "qrels.csv", [tmp_path / "run.csv"])}
     found = findings["ids that differ only by white space, zeros or Unicode"]
     assert found.count == 1 and shown in found.message
 
@@ -353,7 +355,7 @@ def test_a_measure_over_all_users_keeps_its_value_in_per_query_results(tmp_path,
     ("host=/nonexistent password='se cret' user=u", "se cret"),
 ])
 def test_a_password_is_masked_in_every_spelling(dsn, secret):
-    from sqlrank.postgres import without_secrets
+    from sqlrank.engines.postgres import without_secrets
 
     masked = without_secrets(dsn)
     assert secret not in masked and "***" in masked
@@ -410,7 +412,7 @@ def test_a_malformed_run_on_standard_input_is_named_standard_input(tmp_path):
 
 @pytest.mark.parametrize("mode, used", [(0o700, True), (0o777, False), (0o770, False)])
 def test_the_compiled_template_cache_is_used_only_when_private(tmp_path, monkeypatch, mode, used):
-    from sqlrank import templates
+    from sqlrank.rendering import sqltext as templates
 
     cache = tmp_path / "cache"
     (cache / "sqlrank" / "jinja").mkdir(parents=True)
@@ -423,7 +425,7 @@ def test_the_compiled_template_cache_is_used_only_when_private(tmp_path, monkeyp
 
 
 def test_the_cache_folder_is_made_private(tmp_path, monkeypatch):
-    from sqlrank import templates
+    from sqlrank.rendering import sqltext as templates
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "fresh"))
     monkeypatch.setattr(os, "umask", os.umask)  # whatever the umask
@@ -436,7 +438,7 @@ def test_the_cache_folder_is_made_private(tmp_path, monkeypatch):
 def test_resampling_memory_does_not_grow_with_the_trials(monkeypatch):
     import numpy as np
 
-    from sqlrank import statistics
+    from sqlrank.tools import statistics
 
     monkeypatch.setattr(statistics, "RESAMPLED_VALUES", 1 << 14)  # blocks of 16,384 values
     statistics.scipy_stats()  # imported before memory is traced
@@ -456,8 +458,8 @@ def test_a_parquet_file_of_many_small_row_groups_is_read_once(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from sqlrank.engine import session
-    from sqlrank.inputs import load
+    from sqlrank.engines.duckdb import session
+    from sqlrank.inputs.load import load
 
     n = 3000
     table = pa.table({"query_id": [f"q{i % 30}" for i in range(n)], "doc_id": [f"d{i}" for i in range(n)],

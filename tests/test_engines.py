@@ -168,7 +168,7 @@ def _engine_tables(engine, tables: dict) -> dict:
             context.register_record_batches(name, [pa.Table.from_pandas(frame, preserve_index=False).to_batches()])
         return {"datafusion": context}
     peer("chdb")
-    from sqlrank.clickhouse import chdb_session
+    from sqlrank.engines.clickhouse import chdb_session
 
     session = chdb_session()  # chDB keeps one engine per process: sqlrank's session holds the tables
     for name, frame in tables.items():
@@ -258,7 +258,7 @@ def test_clickhouse_reads_a_backslash_and_a_quote_in_names_as_themselves(data):
     column named with a backslash and a double quote is quoted so that it names that column."""
     options = _tables_in_place("clickhouse", data)
     qrels, run = data
-    from sqlrank.clickhouse import chdb_session
+    from sqlrank.engines.clickhouse import chdb_session
 
     weird = 'sc"o\\re'
     session = chdb_session()

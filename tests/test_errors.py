@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from sqlrank.cli import main
+from sqlrank.cli.main import main
 from sqlrank.errors import InputError
 
 GOOD_QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\n"
@@ -203,7 +203,7 @@ def test_a_hash_collision_alone_is_not_reported_as_a_duplicate(tmp_path):
     duplicate or a collision, and the exact check that follows must tell them apart."""
     import duckdb
 
-    from sqlrank import inputs, sources, validation
+    from sqlrank.inputs import load as inputs, store as sources, validate as validation
 
     write_files(tmp_path, {"run.txt": GOOD_RUN, "dup.txt": GOOD_RUN + "q2 Q0 d1 2 0.1 t\n"})
     con = duckdb.connect()

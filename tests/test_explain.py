@@ -11,8 +11,8 @@ import pytest
 
 import sqlrank
 from conftest import FIXTURES, close
-from sqlrank.cli import main
-from sqlrank.explain import attribute, reproduce
+from sqlrank.cli.main import main
+from sqlrank.tools.explain import attribute, reproduce
 
 GOLDEN = FIXTURES / "golden"
 

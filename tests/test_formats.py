@@ -131,8 +131,8 @@ def test_input_rank_from_trec_and_tables(tmp_path):
 def test_trec_eval_copy_leaves_the_rank_column_out(tmp_path):
     # sqlrank trec_eval never reads the run's rank (ties go by document id), so its copy holds none;
     # an evaluation keeps it for tie_break=input_rank.
-    from sqlrank.inputs import load
-    from sqlrank.sources import Registry
+    from sqlrank.inputs.load import load
+    from sqlrank.inputs.store import Registry
     (tmp_path / "r.txt").write_text("q Q0 a 1 0.1 t\nq Q0 b 2 0.9 t\nq Q0 c 3 0.5 t\n")
     con = duckdb.connect()
     registry = Registry(con)

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from sqlrank.cli import build_parser, trec_eval_parser
+from sqlrank.cli.parser import build_parser
+from sqlrank.cli.trec_eval import trec_eval_parser
 
 
 def parsers():

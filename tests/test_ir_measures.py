@@ -17,7 +17,7 @@ ir_measures = peer("ir_measures")
 from ir_measures import (AP, IPrec, NumQ, NumRel, NumRet, P, R, RR, SetAP, SetF, SetP, SetR,  # noqa: E402
                          Bpref, Rprec, Success, infAP, nDCG)
 
-import sqlrank.ir_measures as provider  # noqa: E402
+import sqlrank.export.ir_measures as provider  # noqa: E402
 
 MEASURES = [
     P@5, P@10, P(rel=2)@10, P(judged_only=True)@10, AP, AP@100, AP(rel=2), AP(judged_only=True), RR, RR(rel=2),

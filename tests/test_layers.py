@@ -1,48 +1,138 @@
-"""The shape of the package: imports point one way, and no module reads another's private names.
+"""The shape of the package: folders are layers, and imports point down them, as LAYERS allows.
 
 Every import of a sqlrank module counts, also those inside functions (imported late for
-start-up time) and under TYPE_CHECKING: a cycle through any of them is a cycle.
+start-up time) and under TYPE_CHECKING: a wrong-way import there is still one. docs/development.md
+draws the same table.
 """
 from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
+
+import pytest
 
 from conftest import ROOT
 
 PACKAGE = ROOT / "sqlrank"
+LEAVES = {"errors", "version", "progress"}
+# What each part of the package may import besides itself, lowest first (docs/development.md).
+LAYERS = {
+    "errors": set(), "version": set(), "progress": set(),
+    "measures": LEAVES,                                   # the vocabulary: no SQL, no DuckDB
+    "rendering": LEAVES | {"measures"},                   # values in, SQL text out; no connection
+    "inputs": LEAVES | {"rendering"},                     # read and check what the user gives
+    "plan": LEAVES | {"measures", "rendering", "inputs"},  # inputs + measures -> statement
+    "engines": LEAVES | {"rendering", "inputs", "plan"},  # run a plan; never read measures
+    "results": LEAVES | {"measures", "engines"},
+    "diagnostics": LEAVES | {"measures", "rendering", "inputs", "plan", "engines"},
+    "evaluation": LEAVES | {"measures", "rendering", "inputs", "plan", "engines", "diagnostics", "results"},
+    "tools": LEAVES | {"measures", "rendering", "inputs", "plan", "engines", "diagnostics", "results", "evaluation"},
+    "export": LEAVES | {"measures", "rendering", "inputs", "plan", "engines", "diagnostics", "results", "evaluation"},
+    "cli": LEAVES | {"measures", "rendering", "inputs", "plan", "engines", "diagnostics", "results", "evaluation",
+                     "tools", "export"},
+    "__init__": LEAVES | {"measures", "evaluation", "results", "tools", "export"},
+    "__main__": {"cli"},
+}
+# Third-party packages a part may not import.
+FORBIDDEN = {"measures": {"jinja2", "duckdb"}, "rendering": {"duckdb"}}
+MAX_ENTRIES, MAX_MODULE_LINES, MAX_FUNCTION_LINES = 16, 450, 60
 
 
-def imports() -> dict[str, set[tuple[str, str]]]:
-    """module -> {(imported module, imported name or '')} for imports within the package."""
-    found: dict[str, set[tuple[str, str]]] = {}
-    for path in sorted(PACKAGE.glob("*.py")):
-        module = path.stem
-        edges = found.setdefault(module, set())
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                if node.module:  # from .templates import x
-                    edges.update((node.module.split(".")[0], alias.name) for alias in node.names)
-                else:  # from . import trec_eval (a module), or from . import render (a name of __init__)
-                    edges.update((alias.name, "") if (PACKAGE / f"{alias.name}.py").exists() else ("__init__", alias.name)
-                                 for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sqlrank"):
-                target = node.module.split(".")[1] if "." in node.module else "__init__"
-                edges.update((target, alias.name) for alias in node.names)
-            elif isinstance(node, ast.Import):
-                edges.update((alias.name.split(".")[1], "") for alias in node.names
-                             if alias.name.startswith("sqlrank."))
-    return found
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" and len(parts) > 1 else parts)
+
+
+def is_package(module: str) -> bool:
+    return (PACKAGE / module.replace(".", "/") / "__init__.py").exists()
+
+
+def imports_of(module: str, text: str) -> tuple[set[tuple[str, str]], set[str]]:
+    """{(imported sqlrank module, imported name or '')} and the third-party top-level packages."""
+    inside, outside = set(), set()
+    package = module.split(".") if is_package(module) or module == "__init__" else module.split(".")[:-1]
+    package = [] if module == "__init__" else package
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package[:len(package) - (node.level - 1)]
+            target = ".".join(base + (node.module.split(".") if node.module else []))
+            for alias in node.names:
+                sub = f"{target}.{alias.name}" if target else alias.name
+                if (PACKAGE / (sub.replace(".", "/") + ".py")).exists() or is_package(sub):
+                    inside.add((sub, ""))
+                else:
+                    inside.add((target or "__init__", alias.name))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "sqlrank":
+            target = node.module.partition(".")[2] or "__init__"
+            inside.update((target, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            outside.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "sqlrank":
+                    inside.add((alias.name.partition(".")[2] or "__init__", ""))
+                else:
+                    outside.add(alias.name.split(".")[0])
+    return inside, outside
+
+
+def modules() -> dict[str, str]:
+    return {module_name(path): path.read_text(encoding="utf-8") for path in sorted(PACKAGE.rglob("*.py"))}
 
 
 def graph() -> dict[str, set[str]]:
-    return {module: {target for target, _ in edges if target != module} for module, edges in imports().items()}
+    """module -> the sqlrank modules it imports (dotted, relative to the package)."""
+    return {module: {target for target, _ in imports_of(module, text)[0] if target != module}
+            for module, text in modules().items()}
+
+
+def part(module: str) -> str:
+    return module.split(".")[0]
+
+
+def wrong_way(found: dict[str, set[str]]) -> list[str]:
+    """Imports that LAYERS does not allow: 'inputs.load -> measures.registry'."""
+    return sorted(f"{module} -> {target}" for module, targets in found.items() for target in targets
+                  if part(target) != part(module) and part(target) not in LAYERS[part(module)])
 
 
 def test_the_graph_is_read_from_every_module():
     found = graph()
-    assert {"cli", "engine", "planner", "templates", "registry", "measures", "spark", "checks"} <= set(found)
-    assert "planner" in found["engine"] and "registry" in found["measures"]  # the reader sees real imports
+    assert {"cli.main", "engines.duckdb", "plan", "rendering.statement", "measures.registry", "engines.spark",
+            "tools.check", "inputs.load"} <= set(found)
+    assert "plan" in found["engines.duckdb"] and "measures.family" in found["measures.registry"]
+    assert "tools.trec_eval" in found["cli.trec_eval"]  # from ..tools import trec_eval: a module
+
+
+def test_every_part_of_the_package_is_a_layer():
+    assert {part(module) for module in modules()} == set(LAYERS)
+
+
+def test_imports_point_down_the_layers():
+    assert wrong_way(graph()) == []
+
+
+@pytest.mark.parametrize("module, line", [
+    ("inputs.load", "from ..measures.registry import FAMILIES"),  # inputs never read the measures
+    ("engines.postgres", "from ..measures.conventions import DEFAULTS"),  # nor do engines
+    ("rendering.statement", "from ..plan import plan"),  # a layer above
+    ("tools.check", "from ..export.dbt import write_package"),  # tools and export are side by side
+    ("measures.registry", "    from sqlrank.evaluation import run_plan"),  # late and absolute: still counted
+])
+def test_a_wrong_way_import_is_found(module, line):
+    text = modules()[module] + "\n\ndef late():\n" + (line if line.startswith(" ") else "    " + line) + "\n"
+    found = graph()
+    found[module] = {target for target, _ in imports_of(module, text)[0] if target != module}
+    assert wrong_way(found), line
+
+
+def test_no_part_imports_what_it_must_not():
+    for module, text in modules().items():
+        assert not imports_of(module, text)[1] & FORBIDDEN.get(part(module), set()), module
+    for module, text in modules().items():
+        if part(module) == "rendering":
+            assert ".connect(" not in text and ".execute(" not in text, module  # no connection
 
 
 def test_no_import_cycle():
@@ -63,7 +153,8 @@ def test_no_import_cycle():
 
 
 def test_no_module_imports_another_modules_private_names():
-    private = sorted((module, target, name) for module, edges in imports().items() for target, name in edges
+    private = sorted((module, target, name) for module, text in modules().items()
+                     for target, name in imports_of(module, text)[0]
                      if name.startswith("_") and not name.startswith("__"))
     assert private == [], private
 
@@ -76,10 +167,22 @@ def test_the_package_is_not_imported_by_its_modules():
 
 def test_cli_concerns_stay_in_cli():
     """Only the command line reads standard output's terminal state or builds argument parsers."""
-    for path in PACKAGE.glob("*.py"):
-        text = path.read_text(encoding="utf-8")
-        if path.stem != "cli":
-            assert "argparse" not in text and "isatty" not in text, path.name
+    for module, text in modules().items():
+        if part(module) != "cli":
+            assert "argparse" not in text and "isatty" not in text, module
+
+
+def test_the_package_is_small_at_its_top_and_in_its_parts():
+    entries = [p.name for p in PACKAGE.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()]
+    assert len(entries) <= MAX_ENTRIES, sorted(entries)
+    long_modules = {module: len(text.splitlines()) for module, text in modules().items()
+                    if len(text.splitlines()) > MAX_MODULE_LINES}
+    assert long_modules == {}
+    long_functions = sorted(f"{module}.{node.name}: {node.end_lineno - node.lineno + 1} lines"
+                            for module, text in modules().items() for node in ast.walk(ast.parse(text))
+                            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                            and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES)
+    assert long_functions == []
 
 
 def test_the_version_is_the_packages():

@@ -13,7 +13,7 @@ import duckdb
 import pytest
 
 import sqlrank
-from sqlrank.macros import CATALOGUE, FAMILY_MACROS
+from sqlrank.export.macros import CATALOGUE, FAMILY_MACROS
 from conftest import close
 from generate import generate
 

@@ -10,7 +10,8 @@ import pytest
 
 import sqlrank
 from sqlrank import Measure, MeasureError, parse_measures
-from sqlrank.registry import FAMILIES, TREC_CUTOFFS
+from sqlrank.measures.registry import FAMILIES
+from sqlrank.measures.params import TREC_CUTOFFS
 
 
 def names(spec):

@@ -20,7 +20,7 @@ import subprocess
 import pytest
 
 import oracle
-from sqlrank.cli import main
+from sqlrank.cli.main import main
 
 CASES = int(os.environ.get("SQLRANK_ORACLE_CASES", "360"))
 SEED = oracle.SEED

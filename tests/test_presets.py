@@ -8,8 +8,8 @@ import pytest
 import sqlrank
 from conftest import FIXTURES, close, peer
 from generate import generate, to_dicts
-from sqlrank.conventions import resolve_conventions
-from sqlrank.presets import PRESETS
+from sqlrank.measures.conventions import resolve_conventions
+from sqlrank.measures.presets import PRESETS
 
 
 def per_query(qrels, run, measures, **options):
@@ -19,7 +19,7 @@ def per_query(qrels, run, measures, **options):
 
 def names(measures, preset, **conventions):
     """Canonical names as the preset resolves them (family settings included)."""
-    from sqlrank.planner import resolve_measures
+    from sqlrank.measures.resolve import resolve_measures
     resolved = resolve_conventions(preset, **conventions)
     return [str(m) for m in resolve_measures(measures, resolved, preset, explicit=conventions)]
 

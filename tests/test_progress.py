@@ -9,7 +9,7 @@ import pytest
 
 from conftest import FIXTURES
 from sqlrank import progress
-from sqlrank.cli import main
+from sqlrank.cli.main import main
 
 DEMO = FIXTURES / "demo"
 

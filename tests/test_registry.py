@@ -11,8 +11,9 @@ import pytest
 
 import sqlrank
 from conftest import ROOT
-from sqlrank.registry import FAMILIES, FAMILY_STEPS, REGISTRY, STEPS, listing, markdown_table
-from sqlrank.templates import environment
+from sqlrank.measures.registry import FAMILIES, REGISTRY, listing, markdown_table
+from sqlrank.measures.family import FAMILY_STEPS, STEPS
+from sqlrank.rendering.sqltext import environment
 
 SQL = ROOT / "sql"
 
@@ -82,8 +83,9 @@ def test_sqlrank_measures_lists_every_family(fmt):
 
 
 def test_every_convention_is_a_measure_parameter_but_those_of_a_whole_evaluation():
-    from sqlrank.conventions import EVALUATION_FIELDS, FIELD_NAMES
-    from sqlrank.registry import CONVENTION_PARAMS, FAMILIES
+    from sqlrank.measures.conventions import EVALUATION_FIELDS, FIELD_NAMES
+    from sqlrank.measures.params import CONVENTION_PARAMS
+    from sqlrank.measures.registry import FAMILIES
     assert set(CONVENTION_PARAMS) == set(FIELD_NAMES) - set(EVALUATION_FIELDS)
     for family in FAMILIES.values():  # the ranking and query-set conventions, every family
         assert {"tie_break", "judged_only", "depth", "nonpositive_scores", "missing_queries",
@@ -93,6 +95,6 @@ def test_every_convention_is_a_measure_parameter_but_those_of_a_whole_evaluation
 def test_a_registry_entry_s_mistake_stops_the_import():
     import pytest
 
-    from sqlrank.registry import Family
+    from sqlrank.measures.family import Family
     with pytest.raises(ValueError, match="registry entry X: unknown aggregate 'median'"):
         Family("X", "a family", aggregate="median")

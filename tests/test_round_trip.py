@@ -10,9 +10,9 @@ import sqlrank
 from cases import CONVENTIONS, convention_id, measures_for
 from conftest import FIXTURES, close, peer
 from generate import generate
-from sqlrank.conventions import parse_conventions
-from sqlrank.measures import FAMILIES
-from sqlrank.presets import PRESETS
+from sqlrank.measures.conventions import parse_conventions
+from sqlrank.measures.registry import FAMILIES
+from sqlrank.measures.presets import PRESETS
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +59,7 @@ def test_every_preset_s_printed_conventions_give_its_numbers(data, preset):
 
 
 def test_the_command_line_takes_a_pasted_conventions_line(tmp_path):
-    from sqlrank.cli import main
+    from sqlrank.cli.main import main
 
     demo = [str(FIXTURES / "demo" / "qrels.test"), str(FIXTURES / "demo" / "results.test")]
     import contextlib

@@ -6,7 +6,7 @@ import duckdb
 import pytest
 
 from snapshots import FOLDER, PRESETS, render
-from sqlrank.registry import REGISTRY
+from sqlrank.measures.registry import REGISTRY
 
 WIDTH = 160
 
@@ -43,8 +43,8 @@ def test_all_trec_renders_in_short_lines(per_query):
     line of 160 characters or more, and no line that is only a comma."""
     import sqlrank
     from conftest import ROOT
-    from sqlrank.cli import trec_eval_options
-    from sqlrank.trec_eval import expand
+    from sqlrank.cli.trec_eval import trec_eval_options
+    from sqlrank.tools.trec_eval import expand
 
     lines = expand(trec_eval_options(["-m", "all_trec", "q", "r"]))
     measures = [line.measure for line in lines if line.measure is not None]

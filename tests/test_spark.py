@@ -28,7 +28,7 @@ def spark():
         pytest.skip("Java is not installed")
     from conftest import peer
     peer("pyspark")
-    from sqlrank.spark import local_session
+    from sqlrank.engines.spark import local_session
     return local_session()
 
 

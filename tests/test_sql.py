@@ -116,11 +116,11 @@ def test_spark_dialect_refuses_what_spark_cannot_read(files):
 @pytest.mark.parametrize("conventions", CONVENTIONS, ids=convention_id)
 def test_ranking_of_judged_documents_only_equals_ranking_every_document(files, conventions, monkeypatch):
     """Measures that read only judged documents (and counts of the retrieved) rank the run on its own
-    and carry only its judged documents on (templates._sparse), only its relevant ones when the
-    measures read no other (templates.least_label); the values equal the full ranking's, query by
+    and carry only its judged documents on (steps.sparse), only its relevant ones when the
+    measures read no other (steps.least_label); the values equal the full ranking's, query by
     query."""
-    from sqlrank import templates
-    from sqlrank.registry import FAMILIES
+    from sqlrank.rendering import statement as templates
+    from sqlrank.measures.registry import FAMILIES
 
     qrels, run = map(str, files["parquet"])
     measures = [m for m in measures_for(conventions)
@@ -135,7 +135,7 @@ def test_ranking_of_judged_documents_only_equals_ranking_every_document(files, c
     labelled_text = sqlrank.render(qrels, run, labelled, per_query=True, **conventions)
     assert ("WHERE numbered_qrels.relevance >= " in labelled_text) == expect_sparse
     fewer = sqlrank.evaluate(qrels, run, labelled, per_query=True, **conventions)
-    monkeypatch.setattr(templates, "_sparse", lambda ranking: False)
+    monkeypatch.setattr(templates, "sparse", lambda ranking: False)
     assert "run_ranked" not in sqlrank.render(qrels, run, measures, per_query=True, **conventions)
     dense = sqlrank.evaluate(qrels, run, measures, per_query=True, **conventions)
     assert list(zip(sparse.query_id, sparse.measure)) == list(zip(dense.query_id, dense.measure))

@@ -8,10 +8,10 @@ import re
 import duckdb
 import pytest
 
-from sqlrank.conventions import resolve_conventions
-from sqlrank.planner import resolve_measures
+from sqlrank.measures.conventions import resolve_conventions
+from sqlrank.measures.resolve import resolve_measures
 from cases import all_measures
-from sqlrank.templates import render_evaluation
+from sqlrank.rendering.statement import render_evaluation
 
 QRELS = "SELECT query_id, doc_id, relevance FROM qrels_table"
 RUN = "SELECT query_id, doc_id, score FROM run_table"
@@ -67,7 +67,7 @@ def test_quoted_names_and_strings_read_back_as_themselves_in_every_dialect(name)
     """sqlglot, reading each dialect as that engine does (backslash escapes or not), gets back the
     exact name and string that were quoted, whatever quotes and backslashes they hold."""
     sqlglot = pytest.importorskip("sqlglot")
-    from sqlrank.templates import dialect, quote_ident, quote_literal
+    from sqlrank.rendering.dialects import dialect, quote_ident, quote_literal
 
     read = {"datafusion": "duckdb"}.get(name, name)
     for text in ['plain', 'a"b', "a'b", "a`b", "a\\b", "end\\", "\\'", 'x\\"; DROP TABLE t; --', "new\\nline"]:

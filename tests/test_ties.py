@@ -81,7 +81,7 @@ def test_expected_equals_brute_force(seed):
     for name in names:
         expected = brute_force(qrels, run, name)
         canonical = str(sqlrank.parse_measures(name)[0].resolve(
-            sqlrank.conventions.resolve_conventions(tie_break="expected", missing_queries="zero")))
+            sqlrank.measures.conventions.resolve_conventions(tie_break="expected", missing_queries="zero")))
         for qid, value in expected.items():
             assert close(values[(qid, canonical)], value), f"{name} {qid}: sqlrank {values[(qid, canonical)]}, brute force {value}"
 

@@ -9,9 +9,10 @@ import sys
 import pytest
 
 from conftest import CONFORMANCE, conformance_file
-from sqlrank import trec_eval
-from sqlrank.cli import main, trec_eval_options
-from sqlrank.sources import GROUP_SEPARATOR
+from sqlrank.tools import trec_eval
+from sqlrank.cli.main import main
+from sqlrank.cli.trec_eval import trec_eval_options
+from sqlrank.inputs.source import GROUP_SEPARATOR
 
 # expected output, trec_eval arguments (file names relative to the conformance folder)
 COMPARISONS = [

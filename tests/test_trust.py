@@ -13,7 +13,7 @@ import duckdb
 import pytest
 
 import sqlrank
-from sqlrank.cli import main
+from sqlrank.cli.main import main
 
 QRELS = "q1 0 d1 1\nq1 0 d3 1\n"
 RUN = "q1 Q0 d1 1 1 t\nq1 Q0 d2 2 0.5 t\n"
@@ -178,14 +178,14 @@ def test_unclear_input_errors_say_where_and_what_to_do(tmp_path, monkeypatch, ca
 def test_the_format_sniffing_reads_a_bounded_head_of_the_file(tmp_path):
     import gzip
 
-    from sqlrank import inputs
+    from sqlrank.inputs import locate as inputs
     with gzip.open(tmp_path / "blank.gz", "wb") as f:
         f.write(b"\n" * 50_000_000 + b"q1 Q0 d1 1 1 t\n")
     start = time.perf_counter()
-    assert inputs._guess_split(str(tmp_path / "blank.gz"), "run") == "regex"
+    assert inputs.guess_split(str(tmp_path / "blank.gz"), "run") == "regex"
     assert time.perf_counter() - start < 1.0  # reads one MiB, not 50 million blank lines
     (tmp_path / "long").write_bytes(b"q1 Q0 " + b"d" * (8 << 20) + b" 1 1 t\n")
-    assert inputs._guess_split(str(tmp_path / "long"), "run") == "regex"  # a cut line is not looked at
+    assert inputs.guess_split(str(tmp_path / "long"), "run") == "regex"  # a cut line is not looked at
 
 
 # A recommender's top-k output: ranks, no score. Expected by hand: user u1 ranks i1 (relevant), i9, i2

@@ -1,0 +1,258 @@
+"""TODO"""
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+
+from ..errors import OptionError
+from ..results.formats import overall_label
+from ..results.writer import write_output
+from .options import EXIT_ERROR, convention_options, database_options, evaluation_options
+
+
+def _comparison(args: argparse.Namespace):
+    from ..tools.compare import compare_result
+
+    with database_options(args, evaluation_options(args)) as options:
+        result = compare_result(args.qrels, args.runs, " ".join(args.measures), test=args.test,
+                                correction=args.correction, trials=args.trials, seed=args.seed, gsb=args.gsb,
+                                tolerance=args.tolerance, names=args.names, baseline=args.baseline, **options)
+    for message in result.warnings:
+        print(f"sqlrank: warning: {message}", file=sys.stderr)
+    return result
+
+
+def sql_command(args: argparse.Namespace) -> int:
+    from ..evaluation import render
+
+    options = evaluation_options(args)
+    if not args.database:
+        for name in ("memory_limit", "temp_directory", "threads", "progress"):
+            options.pop(name)
+    with database_options(args, options) as options:
+        text = render(args.qrels, args.run, " ".join(args.measures), args.per_query, dialect=args.dialect,
+                      **options)
+    write_output(text.rstrip("\n") + (";\n" if args.dialect == "duckdb" else "\n"), args.output)
+    return 0
+
+
+def install_command(args: argparse.Namespace) -> int:
+    from ..export.macros import install_file, install_statements
+
+    measures = " ".join(args.measures) if args.measures else None
+    if args.print_sql:
+        write_output("".join(statement + ";\n\n" for statement in install_statements(measures)), None)
+        return 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        names = install_file(args.database, measures, force=args.force)
+    for warning in caught:
+        print(f"sqlrank: warning: {warning.message}", file=sys.stderr)
+    print(f"sqlrank: created {len(names)} macros in {args.database}: {', '.join(names)}", file=sys.stderr)
+    return 0
+
+
+def check_command(args: argparse.Namespace) -> int:
+    import json
+    from dataclasses import asdict
+
+    from ..tools.check import check, check_error, findings_frame
+
+    with database_options(args, {}) as options:
+        findings = check(args.qrels, args.runs, " ".join(args.measures) if args.measures else None, rel=args.rel,
+                         history=args.history, items=args.items, qrels_format=args.qrels_format,
+                         run_format=args.run_format,
+                         qrels_columns=args.qrels_columns, run_columns=args.run_columns, **options)
+    if args.format == "json":
+        text = json.dumps([asdict(f) | {"problem": f.problem} for f in findings], indent=2, ensure_ascii=False) + "\n"
+    elif args.format == "csv":
+        text = _frame_text(findings_frame(findings), "csv")
+    else:
+        lines, current = [], None
+        for f in findings:
+            if f.input != current:
+                lines.append(("" if current is None else "\n") + f.input)
+                current = f.input
+            status = "FAIL" if f.problem else ("ok" if f.count == 0 or not f.changes_numbers else "info")
+            status = "info" if not f.changes_numbers else status
+            lines.append(f"  {status:<4}  {f.check:<52}  {f.message}")
+        problems = sum(f.problem for f in findings)
+        lines.append(f"\n{problems} findings can change a number" + (" (--strict fails on them)" if problems else ""))
+        text = "\n".join(lines) + "\n"
+    write_output(text, args.output)
+    error = check_error(findings)
+    if args.strict and error is not None:
+        print(f"sqlrank: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    return 0
+
+
+def compare_command(args: argparse.Namespace) -> int:
+    from ..tools import reports as report
+
+    result = _comparison(args)
+    if args.format in ("csv", "tsv", "json"):
+        text = _frame_text(result.table, args.format)
+    elif args.format == "markdown":
+        text = report.markdown(result, args.gsb)
+    elif args.format == "latex":
+        text = report.latex(result, args.gsb)
+    else:
+        text = report.text_table(result, args.gsb)
+    write_output(text, args.output)
+    return 0
+
+
+def report_command(args: argparse.Namespace) -> int:
+    from ..tools import reports as report
+
+    result = _comparison(args)
+    page = {"html": report.html_page, "markdown": report.markdown, "latex": report.latex}[args.format]
+    write_output(page(result, args.gsb), args.output)
+    print(f"sqlrank: wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def _frame_text(frame, fmt: str) -> str:
+    """A DataFrame as CSV/TSV (floats in full precision: the shortest text that reads back the
+    same, as sqlrank eval -f csv) or JSON records."""
+    if fmt == "json":
+        return frame.to_json(orient="records", indent=2, double_precision=15) + "\n"
+    return frame.to_csv(index=False, sep="," if fmt == "csv" else "\t", float_format=lambda v: repr(float(v)),
+                        lineterminator="\n")
+
+
+def gsb_command(args: argparse.Namespace) -> int:
+    from ..tools.compare import gsb_frame
+
+    frame = gsb_frame(args.verdicts, args.by)
+    for message in frame.attrs["warnings"]:
+        print(f"sqlrank: warning: {message}", file=sys.stderr)
+    if args.format in ("csv", "tsv", "json"):
+        text = _frame_text(frame, args.format)
+    else:
+        header = list(frame.columns)
+        overall = overall_label(frame[args.by] if args.by else [])
+        rows = [[overall if v is None or v != v else str(v) for v in row[:-1]] + [f"{row[-1]:+.4f}"]
+                for row in frame.itertuples(index=False)]
+        widths = [max(len(x) for x in col) for col in zip(header, *rows)]
+        lines = ["  ".join(f"{x:{'<' if i == 0 and args.by else '>'}{w}}" for i, (x, w) in enumerate(zip(r, widths)))
+                 for r in [header, ["-" * w for w in widths]] + rows]
+        text = "\n".join(line.rstrip() for line in lines) + "\n"
+    write_output(text, args.output)
+    return 0
+
+
+def eval_command(args: argparse.Namespace) -> int:
+    from ..evaluation import evaluate_result
+    from ..results.formats import format_result
+
+    options = evaluation_options(args)
+    if args.engine != "duckdb":  # DuckDB's resource flags do not apply; the engine has its own configuration
+        for name, default in (("memory_limit", None), ("temp_directory", None), ("threads", None)):
+            if options.pop(name) is not default:
+                raise OptionError(f"--{name.replace('_', '-')} is a DuckDB setting; it does not apply with "
+                                  f"--engine {args.engine}")
+        options.pop("progress")
+    if args.dsn is not None and args.engine != "postgres":
+        raise OptionError("--dsn is the PostgreSQL database of --engine postgres; add --engine postgres")
+    if args.dsn is not None:
+        options["dsn"] = args.dsn
+    if args.database and args.engine != "duckdb":
+        raise OptionError(f"--database is a DuckDB database file; it does not apply with --engine {args.engine}")
+    with database_options(args, options) as options:
+        result = evaluate_result(args.qrels, args.run, " ".join(args.measures), args.per_query, engine=args.engine,
+                                 slices=args.slices, strict=args.strict, printable=False, **options)  # never shown
+    text = format_result(result, args.format)
+    for message in result.warnings:
+        print(f"sqlrank: warning: {message}", file=sys.stderr)
+    write_output(text, args.output)
+    return 0
+
+
+def dbt_command(args: argparse.Namespace) -> int:
+    from ..export.dbt import write_package
+
+    written = write_package(args.folder, " ".join(args.measures), args.name, force=args.force,
+                            **convention_options(args))
+    print(f"sqlrank: wrote {len(written)} files of the dbt package in {args.folder}: {args.name}", file=sys.stderr)
+    return 0
+
+
+def measures_command(args: argparse.Namespace) -> int:
+    import csv
+    import io
+    import json
+
+    from ..measures.registry import listing, markdown_table
+
+    rows = listing()
+    if args.format == "markdown":
+        text = markdown_table()
+    elif args.format == "json":
+        text = json.dumps(rows, indent=2) + "\n"
+    elif args.format == "csv":
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        text = out.getvalue()
+    else:
+        text = "".join(f"{row['measure']}\n    {row['definition']}\n"
+                       + "".join(f"    {key}: {row[key]}\n" for key in ("also", "trec_eval", "parameters", "averaged")
+                                 if row[key])
+                       for row in rows)
+    write_output(text, args.output)
+    return 0
+
+
+def explain_command(args: argparse.Namespace) -> int:
+    import warnings
+
+    from ..tools import explain
+
+    inputs = dict(qrels_format=args.qrels_format, run_format=args.run_format, qrels_columns=args.qrels_columns,
+                  run_columns=args.run_columns)
+    with warnings.catch_warnings(), database_options(args, inputs) as options:
+        warnings.simplefilter("ignore")
+        if args.target is not None:
+            frame = explain.reproduce(args.qrels, args.run, args.measure, args.target, args.tolerance, args.query,
+                                      run_id=args.run_id, **options)
+        else:
+            frame = explain.attribute(args.qrels, args.run, args.measure, *args.between, run_id=args.run_id, **options)
+    if args.format == "csv":
+        write_output(frame.to_csv(index=False), args.output)
+        return 0
+    if args.target is not None:
+        matches = frame[frame.matches]
+        shown = matches if args.all else matches.head(10)
+        lines = [f"{len(matches)} of {frame.attrs['tried']} convention combinations give {args.target} "
+                 f"(within {frame.attrs['tolerance']:.2g}){', simplest first' if len(matches) else ''}:"]
+        lines += [f"  {row.measure:<60} {row.value:.6f}" for row in shown.itertuples()]
+        if len(matches) > len(shown):
+            lines.append(f"  ... {len(matches) - len(shown)} more (--all)")
+        if not len(matches):
+            lines += ["closest:"] + [f"  {row.measure:<60} {row.value:.6f}" for row in frame.head(5).itertuples()]
+        write_output("\n".join(lines) + "\n", args.output)
+        return 0
+    wide = frame.pivot(index="query_id", columns="convention", values="delta")[frame.convention.unique()]
+    start = frame[frame.step == 1].set_index("query_id")["before"]
+    end = frame[frame.step == frame.step.max()].set_index("query_id")["after"]
+    order = sorted((q for q in wide.index if q != "all"), key=lambda q: q.encode("utf-8")) + ["all"]
+    header = ["query_id", "from"] + [f"+ {c}" for c in wide.columns] + ["= to"]
+    rows = [[q, _cell(start.get(q))] + [_cell(wide.at[q, c], signed=True) for c in wide.columns] + [_cell(end.get(q))]
+            for q in order]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    text = [f"from {frame.attrs['start']} to {frame.attrs['end']}:"]
+    text += ["  ".join(f"{c:>{w}}" if i else f"{c:<{w}}" for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+             for r in [header] + rows]
+    text.append("(a query evaluated on one side only shows an empty cell where it enters or leaves)")
+    write_output("\n".join(text) + "\n", args.output)
+    return 0
+
+
+def _cell(value, signed: bool = False) -> str:
+    if value is None or value != value:
+        return ""
+    return f"{value:+.4f}" if signed else f"{value:.4f}"

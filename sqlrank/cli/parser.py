@@ -1,0 +1,240 @@
+"""TODO"""
+from __future__ import annotations
+
+import argparse
+
+from ..measures.registry import FAMILIES
+from ..rendering.dialects import DIALECTS
+from ..results.formats import OUTPUT_FORMATS
+from .commands import (
+    check_command,
+    compare_command,
+    dbt_command,
+    eval_command,
+    explain_command,
+    gsb_command,
+    install_command,
+    measures_command,
+    report_command,
+    sql_command,
+)
+from .options import (
+    COMPARE_FORMATS,
+    Parser,
+    add_comparison_arguments,
+    add_convention_arguments,
+    add_evaluation_arguments,
+    add_input_arguments,
+    version_text,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog="sqlrank",
+        description="Evaluate ranked results against relevance judgments, in SQL, with named conventions.",
+    )
+    parser.add_argument("--version", action="version", version=f"sqlrank {version_text()}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    commands.required = True
+
+    add_eval_command(commands)
+    add_sql_command(commands)
+    add_install_command(commands)
+    add_check_command(commands)
+    add_compare_command(commands)
+    add_report_command(commands)
+    add_gsb_command(commands)
+    add_explain_command(commands)
+    add_dbt_command(commands)
+    add_measures_command(commands)
+    commands.add_parser("trec_eval", add_help=False, help="trec_eval's command line and output, computed in SQL "
+                        "(sqlrank trec_eval --help)")
+    return parser
+
+
+def add_eval_command(commands) -> None:
+    ev = commands.add_parser(
+        "eval", help="evaluate a run against qrels",
+        description="Evaluate RUN against QRELS. Files are TREC text, CSV/TSV with a header or Parquet "
+                    "(TREC and CSV/TSV also .gz); the format comes from the file name unless given.",
+        epilog="measures: " + ", ".join(FAMILIES) + " in ir_measures syntax (nDCG@10, AP(rel=2)@100, P@5) "
+               "or trec_eval syntax (ndcg_cut.10, P.5,10, map, recip_rank).")
+    ev.add_argument("qrels", metavar="QRELS", help="relevance judgments: query_id, doc_id, relevance")
+    ev.add_argument("run", metavar="RUN", help="ranked results: query_id, doc_id, score")
+    add_evaluation_arguments(ev)
+    ev.add_argument("-q", "--per-query", action="store_true", help="one value per query and measure")
+    ev.add_argument("-f", "--format", choices=OUTPUT_FORMATS, default="table",
+                    help="output layout (default: table); csv/tsv/json have the columns of the Python DataFrame")
+    ev.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
+    ev.add_argument("--strict", action="store_true",
+                    help="fail (exit 1, nothing written) instead of warning about what can change a number")
+    ev.add_argument("--engine", choices=("duckdb", "spark", "postgres", "datafusion", "clickhouse"), default="duckdb",
+                    help="where the statement runs: DuckDB (default), a local Spark session (pip install "
+                         "'sqlrank[spark]'; needs Java 17+), the PostgreSQL database at --dsn (pip install "
+                         "'sqlrank[postgres]'; QRELS and RUN are its tables, or files copied into temporary tables) "
+                         "DataFusion (pip install 'sqlrank[datafusion]') or ClickHouse (chDB, pip install "
+                         "'sqlrank[clickhouse]') in this process")
+    ev.add_argument("--dsn", metavar="URL",
+                    help="with --engine postgres: the database, e.g. postgresql://user@host:5432/db or "
+                         "postgresql://user@/db?host=/var/run/postgresql")
+    ev.add_argument("--slices", type=int, metavar="N",
+                    help="evaluate the queries in N groups, one after another, so that each step holds "
+                         "1/N of the run (for runs far larger than memory; default 1)")
+    ev.set_defaults(handler=eval_command)
+
+
+def add_sql_command(commands) -> None:
+    sq = commands.add_parser(
+        "sql", help="print the SQL statement of an evaluation (DuckDB or Spark SQL)",
+        description="Print the exact statement sqlrank eval runs for these arguments, reading QRELS and RUN "
+                    "themselves (files, or table names); pasted into a DuckDB shell (or spark.sql) it returns the "
+                    "rows of sqlrank eval -f csv: query_id, measure, value with -q, else measure, value.")
+    sq.add_argument("qrels", metavar="QRELS", help="relevance judgments: a file or a table name")
+    sq.add_argument("run", metavar="RUN", help="ranked results: a file or a table name")
+    add_evaluation_arguments(sq)
+    sq.add_argument("-q", "--per-query", action="store_true", help="one row per query and measure")
+    sq.add_argument("--dialect", choices=DIALECTS, default="duckdb",
+                    help="duckdb (default), spark, postgres, datafusion, clickhouse, trino, bigquery or snowflake "
+                         "(all but the first two read tables: name them, with --database for their columns)")
+    sq.add_argument("-o", "--output", metavar="FILE", help="write the SQL to FILE (atomically) instead of stdout")
+    sq.set_defaults(handler=sql_command)
+
+
+def add_install_command(commands) -> None:
+    ins = commands.add_parser(
+        "install", help="create sqlrank's table macros in a DuckDB database file, for plain SQL",
+        description="Create table macros in schema sqlrank of DB_FILE (made if absent): sqlrank.evaluate(qrels, run, "
+                    "measures) and sqlrank.evaluate_per_query(...) for the installed measures (trec_eval's usual "
+                    "cutoffs, and -m), and per family with a cutoff parameter: sqlrank.ndcg(qrels, run, k), "
+                    "sqlrank.p, sqlrank.recall, sqlrank.ap(qrels, run), ... run and qrels are table or view names.")
+    ins.add_argument("database", metavar="DB_FILE", help="the DuckDB database file")
+    ins.add_argument("-m", "--measures", action="append", metavar="MEASURES",
+                     help="more measures for sqlrank.evaluate (e.g. -m 'nDCG@7 RBP(p=0.8)')")
+    ins.add_argument("--print", action="store_true", dest="print_sql",
+                     help="print the CREATE statements instead of running them")
+    ins.add_argument("--force", action="store_true",
+                     help="replace functions of the same names that sqlrank did not create (each is named); by "
+                          "default they are left as they are, and nothing is changed")
+    ins.set_defaults(handler=install_command)
+
+
+def add_check_command(commands) -> None:
+    ck = commands.add_parser(
+        "check", help="a data-quality report on qrels and runs: what could change a number",
+        description="Check QRELS and each RUN for duplicates, conflicting labels, queries on one side only, "
+                    "queries without relevant documents, ties across cutoffs, a rank column that disagrees with "
+                    "the scores, unjudged documents in the top k, ids that differ only by white space or leading "
+                    "zeros, and the label histogram; with --history or --items, a recommender's inputs too.")
+    ck.add_argument("qrels", metavar="QRELS", help="relevance judgments: query_id, doc_id, relevance")
+    ck.add_argument("runs", metavar="RUN", nargs="+", help="one or more runs: query_id, doc_id, score")
+    ck.add_argument("-m", "--measures", action="append", metavar="MEASURES",
+                    help="count ties at these measures' cutoffs (default: 5, 10, 20, 100, 1000)")
+    ck.add_argument("-l", "--rel", type=int, metavar="N", help="minimum relevant label (default 1)")
+    ck.add_argument("--strict", action="store_true", help="exit 1 when anything found can change a number")
+    ck.add_argument("-f", "--format", choices=("table", "json", "csv"), default="table",
+                    help="output layout (default: table); json and csv have one record per finding")
+    ck.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
+    ck.add_argument("--history", metavar="FILE",
+                    help="a recommender's training interactions (user, item): recommendations the user has seen, "
+                         "users without history, items outside the catalog")
+    ck.add_argument("--items", metavar="FILE", help="the item catalog (an item column): recommended items outside it")
+    add_input_arguments(ck)
+    ck.set_defaults(handler=check_command)
+
+
+def add_compare_command(commands) -> None:
+    co = commands.add_parser(
+        "compare", help="compare runs with a baseline: means, deltas, paired tests, GSB",
+        description="Compare each RUN with the first (the baseline) per measure over the queries evaluated "
+                    "for every run: mean, delta, wins/ties/losses, a two-sided paired test, the p-value adjusted "
+                    "over all comparisons, a 95% confidence interval of the mean difference and an effect size.")
+    add_comparison_arguments(co)
+    co.add_argument("-f", "--format", choices=COMPARE_FORMATS, default="table",
+                    help="output layout (default: table); csv/tsv/json have the columns of sqlrank.compare()")
+    co.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
+    co.set_defaults(handler=compare_command)
+
+
+def add_report_command(commands) -> None:
+    rp = commands.add_parser(
+        "report", help="a comparison as one self-contained HTML page (or Markdown, LaTeX)",
+        description="Write the comparison of sqlrank compare as an HTML page with the table, significance marks, "
+                    "per-query difference plots, score distributions and per-segment tables (no scripts, nothing "
+                    "fetched), or as a Markdown or LaTeX table for papers.")
+    add_comparison_arguments(rp)
+    rp.add_argument("-f", "--format", choices=("html", "markdown", "latex"), default="html",
+                    help="html (default): the page with plots; markdown or latex: the tables only")
+    rp.add_argument("-o", "--output", metavar="FILE", required=True, help="the report file (written atomically)")
+    rp.set_defaults(handler=report_command)
+
+
+def add_gsb_command(commands) -> None:
+    gs = commands.add_parser(
+        "gsb", help="GSB = (good - bad) / (good + same + bad) from side-by-side verdicts",
+        description="Count side-by-side verdicts of a new system against the current one (column verdict: "
+                    "good/same/bad or G/S/B, any case), overall and per value of --by.")
+    gs.add_argument("verdicts", metavar="VERDICTS", help="CSV, TSV or Parquet with a verdict column")
+    gs.add_argument("--by", metavar="COLUMN", help="also count per value of this column (e.g. query_id)")
+    gs.add_argument("-f", "--format", choices=("table", "csv", "tsv", "json"), default="table",
+                    help="output layout (default: table); csv/tsv/json have the columns of sqlrank.gsb()")
+    gs.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
+    gs.set_defaults(handler=gsb_command)
+
+
+def add_explain_command(commands) -> None:
+    ex = commands.add_parser(
+        "explain", help="which conventions reproduce a number; what makes two presets differ",
+        description="With --target: try every combination of the conventions that apply to the measure and "
+                    "list those that reproduce the number (within half a unit of its last printed decimal, or "
+                    "--tolerance). With --between: walk from one set of conventions to another, one convention "
+                    "at a time, and show how much each step moves the value, per query and in the mean.")
+    ex.add_argument("qrels", metavar="QRELS", help="relevance judgments: query_id, doc_id, relevance")
+    ex.add_argument("run", metavar="RUN", help="ranked results: query_id, doc_id, score")
+    add_input_arguments(ex)
+    ex.add_argument("-m", "--measure", required=True, help="one measure, e.g. nDCG@10")
+    what = ex.add_mutually_exclusive_group(required=True)
+    what.add_argument("--target", help="the number to reproduce, as printed (its decimals set the precision)")
+    what.add_argument("--between", nargs=2, metavar=("FROM", "TO"),
+                      help="two presets, or preset=NAME,field=value,... settings")
+    ex.add_argument("--tolerance", type=float, help="with --target: accept |value - target| <= this")
+    ex.add_argument("--query", help="with --target: reproduce this query's value instead of the mean")
+    ex.add_argument("--run-id", metavar="NAME",
+                    help="the run to explain, where RUN holds runs stored together (a run_id column)")
+    ex.add_argument("--all", action="store_true", help="with --target: list every match, not the ten simplest")
+    ex.add_argument("-f", "--format", choices=("table", "csv"), default="table",
+                    help="output layout (default: table); csv has every combination's value in full precision")
+    ex.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
+    ex.set_defaults(handler=explain_command)
+
+
+def add_dbt_command(commands) -> None:
+    dbt = commands.add_parser(
+        "dbt", help="write a dbt package: the evaluation as macros per adapter, a model and input tests",
+        description="Write (or add to) a dbt package in DIR: macro sqlrank.NAME(qrels, run) with the evaluation's "
+                    "SQL for dbt-duckdb and dbt-postgres, a table model NAME on ref(var('sqlrank_qrels')) and "
+                    "ref(var('sqlrank_run')) (rows query_id, measure, value), and a test that the inputs repeat "
+                    "no document. Add the folder to your project's packages.yml (local: DIR), set the two vars, "
+                    "then dbt run and dbt test.")
+    dbt.add_argument("folder", metavar="DIR", help="the package's folder (made if absent)")
+    dbt.add_argument("-m", "--measures", action="append", required=True, metavar="MEASURES",
+                     help='measures, separated by spaces; repeatable (e.g. -m "nDCG@10 AP P@10")')
+    dbt.add_argument("--name", default="evaluation",
+                     help="the evaluation's name: its macro, model and test (default: evaluation)")
+    dbt.add_argument("--force", action="store_true",
+                     help="replace files in DIR that sqlrank did not write (by default they are left as they are, "
+                          "and nothing is written)")
+    add_convention_arguments(dbt)
+    dbt.set_defaults(handler=dbt_command)
+
+
+def add_measures_command(commands) -> None:
+    ms = commands.add_parser(
+        "measures", help="list the measures: names, trec_eval names, parameters, definitions",
+        description="List every measure family sqlrank computes: its names (ir_measures syntax, other spellings, "
+                    "trec_eval's), its own parameters with their defaults (besides the conventions), how it is "
+                    "averaged over queries, and its definition.")
+    ms.add_argument("-f", "--format", choices=("table", "markdown", "csv", "json"), default="table",
+                    help="output layout (default: table; markdown is the table of docs/measures.md)")
+    ms.add_argument("-o", "--output", metavar="FILE", help="write the list to FILE (atomically) instead of stdout")
+    ms.set_defaults(handler=measures_command)

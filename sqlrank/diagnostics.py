@@ -1,0 +1,319 @@
+"""TODO"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import duckdb
+
+from .errors import InputError, duckdb_reason
+from .measures.registry import FAMILIES
+from .plan import Plan
+from .rendering.sqltext import call_macro, render_slice
+
+_WHITE = "' ' || chr(9) || chr(13) || chr(10)"  # the white space _normalized removes
+# Characters that print as nothing: soft hyphen, zero-width space, non-joiner and joiner, word joiner,
+# byte order mark (RE2's syntax)
+_INVISIBLE = r"'[\x{00AD}\x{200B}-\x{200D}\x{2060}\x{FEFF}]'"
+NEAR = "white space, leading zeros, invisible characters or Unicode normalization"
+
+
+def _normalized(column: str) -> str:
+    """An id with surrounding white space, leading zeros and invisible characters removed, in Unicode's
+    composed form (NFC: 'café' written with a combining accent is 'café'): how ids get mangled."""
+    bare = f"nfc_normalize(regexp_replace({column}, {_INVISIBLE}, '', 'g'))"
+    return f"coalesce(nullif(ltrim(trim({bare}, {_WHITE}), '0'), ''), '0')"
+
+
+def _odd(column: str, beyond_ascii_only: bool = False) -> str:
+    """True for every id _normalized may change (it starts with white space or a zero, ends with white
+    space, or holds a character beyond ASCII); an id for which it is false is its own normal form.
+    beyond_ascii_only: only the last test, which DuckDB answers from a column's statistics when every
+    id is ASCII (the others read every id: 0.2 s for 10M rows)."""
+    beyond_ascii = f"strlen({column}) <> length({column})"
+    if beyond_ascii_only:
+        return f"({beyond_ascii})"
+    return f"(contains({_WHITE} || '0', left({column}, 1)) OR contains({_WHITE}, right({column}, 1)) OR {beyond_ascii})"
+
+
+def shown(text: str) -> str:
+    """An id as a message shows it: quoted, with what does not print as itself (a combining accent,
+    an invisible character, a trailing space inside the quotes) spelled as an escape."""
+    return repr(text) if text.isascii() and text.isprintable() else ascii(text)
+
+
+def near_examples(examples: list | None) -> str:
+    """(query, id of the run, id of the qrels) triples as 'q1: 'd1 ' ~ 'd1'', or (run id, qrels id) pairs."""
+    return ", ".join((f"{shown(e[0])}: " if len(e) == 3 else "") + f"{shown(e[-2])} ~ {shown(e[-1])}"
+                     for e in examples or [])
+
+
+def near_documents(con, qrels: str, run: str, every_run_id: bool = True) -> tuple[int, list]:
+    """(count, up to 3 examples) of the (query, run document, judged document) triples whose documents
+    differ but not after _normalized, the run's document not judged as it is. A run document in normal
+    form can only be near a judged document that is not (equal to its normal form), so only the few odd
+    ids on either side are normalized, not every row of the run. every_run_id=False looks among the run's
+    ids only for those beyond ASCII (an evaluation's cheap check: a judged id with white space or a
+    zero in front, and every Unicode spelling, are still found; sqlrank check looks at every id). When
+    neither side has an odd id (most inputs) that is all it reads."""
+    odd_ids = first_row(con, f"SELECT (SELECT count(*) FROM ({qrels}) AS qrels WHERE {_odd('doc_id')}) + "
+                        f"(SELECT count(*) FROM ({run}) AS run WHERE {_odd('doc_id', not every_run_id)})")[0]
+    if not odd_ids:
+        return 0, []
+    return first_row(con, f"""
+        WITH qd AS (SELECT DISTINCT query_id, doc_id FROM ({qrels}) AS qrels),
+             near AS (
+                 SELECT rd.query_id, rd.doc_id AS run_doc, qd.doc_id AS judged_doc
+                 FROM (SELECT DISTINCT query_id, doc_id FROM ({run}) AS run
+                       WHERE {_odd('doc_id', not every_run_id)}) AS rd
+                 JOIN qd ON rd.query_id = qd.query_id AND {_normalized('rd.doc_id')} = {_normalized('qd.doc_id')}
+                 UNION
+                 SELECT rd.query_id, rd.doc_id, odd.doc_id
+                 FROM ({run}) AS rd
+                 JOIN (SELECT query_id, doc_id FROM qd WHERE {_odd('doc_id')}) AS odd
+                   ON rd.query_id = odd.query_id AND rd.doc_id = {_normalized('odd.doc_id')}
+                 WHERE NOT {_odd('rd.doc_id', not every_run_id)}
+             )
+        SELECT count(*), (list([query_id, run_doc, judged_doc] ORDER BY query_id, run_doc, judged_doc))[1:3]
+        FROM near
+        WHERE run_doc <> judged_doc
+          AND NOT EXISTS (SELECT 1 FROM qd WHERE qd.query_id = near.query_id AND qd.doc_id = near.run_doc)""")
+
+
+def first_row(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> tuple:
+    return con.execute(sql, params or []).fetchall()[0]
+
+
+SHALLOW = 100  # cutoffs up to this keep a (k + 1)-score heap per query in the counting pass itself
+
+
+class Ties(NamedTuple):
+    counts: list[int]  # per cutoff, the queries with a tie across it
+    rows: int  # the run's rows, counted on the way
+
+
+def count_ties(con, run_sql: str, cutoffs: list[int], slices: int = 1) -> Ties:
+    """Per cutoff k, the queries whose documents at ranks k and k + 1 have the same score (so that
+    which documents are in the top k depends on the tie-break). No sort: one pass per slice of
+    queries (as the evaluation itself is sliced when the run is larger than memory) counts each
+    query's documents and keeps its k + 1 highest scores (DuckDB's max(score, n)) for the cutoffs
+    up to SHALLOW; a deeper cutoff takes a second pass, and only when some query is longer than it
+    (no rank k + 1, no tie across k)."""
+    shallow = [int(k) for k in cutoffs if k <= SHALLOW]
+    found = dict.fromkeys(cutoffs, 0)
+    total = 0
+    for index in range(slices):
+        rows = run_sql if slices == 1 else render_slice(run_sql, slices, index)
+        longest, count_rows, *counts = first_row(con, _ties_sql(rows, shallow, longest=True))
+        total += count_rows or 0
+        deep = [int(k) for k in cutoffs if k > SHALLOW and longest is not None and k < longest]
+        if deep:
+            counts += first_row(con, _ties_sql(rows, deep))
+        for k, count in zip(shallow + deep, counts):
+            found[k] += count
+    return Ties([found[k] for k in cutoffs], total)
+
+
+def _ties_sql(rows: str, cutoffs: list[int], longest: bool = False) -> str:
+    totals = (["max(n)", "sum(n)"] if longest else []) + [
+        f"count(*) FILTER (WHERE len(top) > {k} AND top[{k}] = top[{k + 1}])" for k in cutoffs]
+    per_query = ["count(*) AS n"] + ([f"max(score, {max(cutoffs) + 1}) AS top"] if cutoffs else [])
+    return (f"SELECT {', '.join(totals)} FROM (SELECT {', '.join(per_query)} FROM ({rows}) AS run "
+            f"GROUP BY query_id) AS per_query")
+
+
+def near_query_ids(con, qrels_sql: str, run_sql: str) -> tuple[int, list]:
+    """(count, up to 3 (run id, judged id) pairs) of run query ids that match no judged query exactly
+    but one after _normalized (and the other way round): '01' and '1', 'q1 ' and 'q1', 'café' and 'café'."""
+    return first_row(con, f"""
+        WITH rq AS (SELECT DISTINCT query_id FROM ({run_sql}) AS run),
+             qq AS (SELECT DISTINCT query_id FROM ({qrels_sql}) AS qrels)
+        SELECT count(*), (list([rq.query_id, qq.query_id] ORDER BY rq.query_id, qq.query_id))[1:3]
+        FROM rq JOIN qq ON {_normalized('rq.query_id')} = {_normalized('qq.query_id')}
+        WHERE rq.query_id NOT IN (SELECT query_id FROM qq) AND qq.query_id NOT IN (SELECT query_id FROM rq)""")
+
+
+def no_relevant(con, qrels_sql: str, rel: int) -> tuple[int, str | None, int]:
+    """Judged queries with no document labelled >= rel: (how many, an example, of how many)."""
+    return first_row(con, f"""
+        SELECT count(*) FILTER (WHERE best < $1), min(query_id) FILTER (WHERE best < $1), count(*)
+        FROM (SELECT query_id, max(relevance) AS best FROM ({qrels_sql}) AS qrels GROUP BY query_id) AS per_query""",
+                [rel])
+
+
+def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str) -> tuple[list[str], int]:
+    """Which queries are on one side only (a warning each), in a portable query run by
+    ``fetch_one`` (the engine the statement runs on)."""
+    if p.listed is not None:
+        return listed_overlap(p, fetch_one, qrels_sql, run_sql)
+    rel = int(p.conventions.rel)
+    both, qrels_only, run_only, example_qrels, example_run, both_none, qrels_only_none = fetch_one(f"""
+        WITH qrels_queries AS (SELECT query_id, max(relevance) AS best FROM ({qrels_sql}) AS qrels GROUP BY query_id),
+             run_queries AS (SELECT DISTINCT query_id FROM ({run_sql}) AS run)
+        SELECT count(*) FILTER (WHERE q.query_id IS NOT NULL AND r.query_id IS NOT NULL),
+               count(*) FILTER (WHERE r.query_id IS NULL),
+               count(*) FILTER (WHERE q.query_id IS NULL),
+               min(q.query_id) FILTER (WHERE r.query_id IS NULL),
+               min(r.query_id) FILTER (WHERE q.query_id IS NULL),
+               count(*) FILTER (WHERE r.query_id IS NOT NULL AND q.best < {rel}),
+               count(*) FILTER (WHERE r.query_id IS NULL AND q.best < {rel})
+        FROM qrels_queries AS q FULL OUTER JOIN run_queries AS r ON q.query_id = r.query_id
+    """)
+    c = p.conventions
+    zero = c.missing_queries == "zero"
+    # run queries without judgments: judged by unjudged_label, or scored 0 with unjudged_queries=zero
+    labelled = c.unjudged_label is not None and (c.no_relevant == "zero" or c.unjudged_label >= rel)
+    run_scored = labelled or (c.unjudged_queries == "zero" and c.no_relevant == "zero")
+    if c.no_relevant == "skip":  # queries without a relevant judgment are not evaluated
+        both, qrels_only = both - both_none, qrels_only - qrels_only_none
+    evaluated = both + (qrels_only if zero else 0) + (run_only if run_scored else 0)
+    if evaluated == 0:
+        if example_qrels is not None and example_run is not None:
+            raise InputError(
+                f"no query is in both the qrels ({p.qrels.label}) and the run ({p.run.label}): qrels queries look like "
+                f"{example_qrels!r}, run queries like {example_run!r}; ids are compared as exact strings "
+                f"('01' is not '1')")
+        empty = [source for source, example in ((p.qrels, example_qrels), (p.run, example_run)) if example is None]
+        remedy = ("" if len(empty) == 2 else
+                  "; with missing_queries=zero (-c) the judged queries score 0" if empty[0] is p.run else
+                  "; with unjudged_queries=zero the run's queries score 0")
+        raise InputError(f"nothing to evaluate: {' and '.join(f'the {s.kind} ({s.label})' for s in empty)} "
+                         f"{'has' if len(empty) == 1 else 'have'} no data rows{remedy}")
+    warnings = []
+    if qrels_only:
+        action = "scored 0 (missing_queries=zero)" if zero else "skipped (missing_queries=skip; use zero to score them 0)"
+        warnings.append(f"{qrels_only} qrels queries have no results in the run and are {action}, "
+                        f"e.g. {example_qrels!r}")
+    if run_only:
+        action = (f"judged {c.unjudged_label} throughout (unjudged_label)" if labelled else
+                  "scored 0 (unjudged_queries=zero)" if run_scored else
+                  "ignored (unjudged_queries=skip; use zero to score them 0)")
+        warnings.append(f"{run_only} run queries have no judgments and are {action}, e.g. {example_run!r}")
+    return warnings, evaluated
+
+
+def listed_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str) -> tuple[list[str], int]:
+    """With a query table listing the queries: those it lists on neither side (scored 0), and the
+    queries of either side it does not list (not evaluated); the number evaluated."""
+    counted = "listed AND relevant" if p.conventions.no_relevant == "skip" else "listed"  # no_relevant=skip drops some
+    listed, neither, example, run_out, run_example, qrels_out, qrels_example, evaluated = fetch_one(f"""
+        WITH sides AS (
+            SELECT query_id, 'listed' AS side FROM ({p.listed}) AS listed
+            UNION ALL SELECT DISTINCT query_id, 'run' FROM ({run_sql}) AS run
+            UNION ALL SELECT DISTINCT query_id, CASE WHEN relevance >= {int(p.conventions.rel)} THEN 'relevant' ELSE 'judged' END
+            FROM ({qrels_sql}) AS qrels
+        ), queries AS (
+            SELECT query_id, bool_or(side = 'listed') AS listed, bool_or(side = 'run') AS in_run,
+                   bool_or(side IN ('judged', 'relevant')) AS judged, bool_or(side = 'relevant') AS relevant
+            FROM sides GROUP BY query_id
+        )
+        SELECT count(*) FILTER (WHERE listed),
+               count(*) FILTER (WHERE listed AND NOT in_run AND NOT judged),
+               min(query_id) FILTER (WHERE listed AND NOT in_run AND NOT judged),
+               count(*) FILTER (WHERE in_run AND NOT listed), min(query_id) FILTER (WHERE in_run AND NOT listed),
+               count(*) FILTER (WHERE judged AND NOT listed), min(query_id) FILTER (WHERE judged AND NOT listed),
+               count(*) FILTER (WHERE {counted})
+        FROM queries""")
+    if not evaluated:
+        raise InputError("the query table lists no query" + (" with a relevant judgment (no_relevant=skip)" if listed else ""))
+    warnings = []
+    if neither:
+        warnings.append(f"{neither} listed queries have neither results nor judgments and score 0, e.g. {example!r}")
+    if run_out:
+        warnings.append(f"{run_out} run queries are not in the query table and are not evaluated, e.g. {run_example!r}")
+    if qrels_out:
+        warnings.append(f"{qrels_out} judged queries are not in the query table and are not evaluated, e.g. "
+                        f"{qrels_example!r}")
+    return warnings, evaluated
+
+
+def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool) -> list[str]:
+    """The data-quality warnings that can change this evaluation's numbers and are cheap to find
+    (sqlrank check finds all): ties across the requested cutoffs, query ids that match only after
+    removing white space or leading zeros, queries without a relevant document. If a check
+    itself runs out of resources, that is a warning too: the values are computed already."""
+    warnings = []
+    qrels_sql, run_sql = p.qrels.sql(), p.run.sql()
+    cutoffs = sorted({int(m.cutoff) for m in p.measures if isinstance(m.cutoff, int) and not isinstance(m.cutoff, bool)
+                      and m.param("tie_break") != "expected" and FAMILIES[m.family].cutoff_kind == "rank"})
+    try:
+        kept = None  # the run's rows as evaluated, when the tie check counts them
+        if cutoffs:
+            ties = count_ties(con, run_sql, cutoffs, p.slices)
+            kept = ties.rows
+            same = "rank in the run's rank column" if p.run.score_from_rank else "score"
+            for k, count in zip(cutoffs, ties.counts):
+                if count:
+                    warnings.append(f"in {count} {'query' if count == 1 else 'queries'} the documents at ranks {k} "
+                                    f"and {k + 1} have the same {same}, so @{k} values depend on the tie-break "
+                                    f"({p.conventions.tie_break}; see --tie-break)")
+        if one_sided and not p.run.per_run:
+            near, example = near_query_ids(con, qrels_sql, run_sql)
+            if near:
+                warnings.append(f"{near} run query ids match a judged query only after removing {NEAR}, e.g. "
+                                f"{near_examples(example)}; ids are compared exactly, so they are not evaluated "
+                                f"together")
+        if not p.run.per_run:
+            near, example = near_documents(con, qrels_sql, run_sql, every_run_id=False)
+            if near:
+                warnings.append(f"{near} document ids of the run match a judged document of their query only after "
+                                f"removing {NEAR}, e.g. {near_examples(example)}; ids are compared exactly, so they "
+                                f"count as unjudged")
+        if p.run.seen is not None and p.run.rows:
+            if kept is None:
+                kept = con.execute(f"SELECT count(*) FROM ({run_sql}) AS run").fetchall()[0][0]
+            if kept == p.run.rows:
+                warnings.append(f"remove-seen left out no prediction: none of the run's {kept} (user, item) pairs is "
+                                f"in the history; check that both write user and item ids alike")
+        rels = sorted({int(m.param("rel")) for m in p.measures if m.param("rel") is not None
+                       and m.spec.scores_no_relevant})  # AUC has no value there, and says so
+        for rel in rels[:1] if p.conventions.no_relevant == "zero" else ():
+            count, example, queries = no_relevant(con, qrels_sql, rel)
+            if count:
+                warnings.append(f"{count} of {queries} judged queries have no document labelled >= {rel}, e.g. "
+                                f"{example!r}; measures that divide by the relevant documents are 0 there "
+                                f"(no_relevant=skip leaves them out, as recommender libraries do)")
+    except duckdb.Error as exc:
+        warnings.append(f"the data checks after the evaluation did not finish ({duckdb_reason(exc)}); "
+                        f"sqlrank check tells what they would have found")
+    return warnings
+
+
+def segment_warnings(p: Plan, con: duckdb.DuckDBPyConnection) -> list[str]:
+    skip = p.conventions.missing_queries == "skip"
+    outside, example = con.execute(f"""
+        WITH evaluated AS (
+            SELECT DISTINCT query_id FROM ({p.qrels.sql()}) AS qrels
+            {"INTERSECT SELECT DISTINCT query_id FROM (" + p.run.sql() + ") AS run" if skip else ""}
+        )
+        SELECT count(*), min(query_id) FROM evaluated
+        WHERE query_id NOT IN (SELECT query_id FROM ({p.segments}) AS segments)
+    """).fetchall()[0]
+    if not outside:
+        return []
+    return [f"{outside} evaluated queries have no segment in the query table (no row, or an empty value) "
+            f"and count only in the overall row, e.g. {example!r}"]
+
+
+def run_queries_sql(run_sql: str, per_run: bool) -> str:
+    """The run's rows with plain query ids (runs stored together key them run_id || chr(31) || query_id)."""
+    if not per_run:
+        return run_sql
+    return f"SELECT {call_macro('_macros/dialect.sql', 'after_separator', 'query_id')} AS query_id FROM ({run_sql}) AS runs"
+
+
+def require_labels_within_limits(p: Plan, fetch_one, qrels_sql: str) -> None:
+    """Measures whose definition bounds the labels (the registry's label_limit: ERR's max_rel) refuse
+    judgments above the bound rather than compute a number outside the measure's range."""
+    limits = {str(m): (m.spec.label_limit, m.param(m.spec.label_limit)) for m in p.measures if m.spec.label_limit}
+    if not limits:
+        return
+    top = fetch_one(f"SELECT max(relevance) FROM ({qrels_sql}) AS qrels")[0]
+    label = p.conventions.unjudged_label
+    for measure, (name, limit) in limits.items():
+        if label is not None and label > limit:
+            raise InputError(f"unjudged_label={label} is above {name}={limit} of {measure}; give a label of the "
+                             f"scale, or the scale's highest label as {name}")
+        if top is not None and top > limit:
+            family = measure.split("(")[0].split("@")[0]
+            raise InputError(f"{p.qrels.label}: a judgment has label {top}, above {name}={limit} of {measure}; give "
+                             f"the highest label of the scale, as in {family}({name}={top})")

@@ -1,0 +1,166 @@
+"""The DuckDB engine: a session (the caller's connection or a private one with resource
+settings) and the execution of a plan's statement, in slices when asked."""
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import duckdb
+
+from ..errors import InputError, OptionError, duckdb_reason
+from ..inputs.store import Registry
+from ..plan import Plan
+from ..progress import configure, forget, step
+from ..rendering.dialects import quote_ident
+from .base import Rows
+
+
+class DuckDBEngine:
+    """Runs statements on a DuckDB connection; DuckDB's errors become InputErrors that say what failed."""
+
+    dialect = "duckdb"
+
+    def __init__(self, connection: duckdb.DuckDBPyConnection):
+        self.connection = connection
+
+    def rows(self, sql: str) -> Rows:
+        try:
+            return fetch(self.connection.execute(sql))
+        except duckdb.Error as exc:
+            raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
+
+    def one(self, sql: str) -> tuple:
+        """The first row of a (small) query, such as the data checks'."""
+        return self.connection.execute(sql).fetchall()[0]
+
+    def per_query(self, p: Plan) -> list[tuple]:
+        """The (query_id, measure, value) rows of a per-query plan: its statement, or its slices one
+        after another (only a slice's ranking is held at a time, not the whole run's)."""
+        if p.slices == 1:
+            with step(self.connection, _evaluating(p)):
+                return self.rows(p.sql).rows
+        rows: list[tuple] = []
+        for index in range(p.slices):
+            with step(self.connection, _evaluating(p, index)):
+                rows += self.rows(p.slice_sql(index)).rows
+        return rows
+
+    def evaluate(self, p: Plan) -> Rows:
+        """The plan's statement (rows of output "both" or "summary"), or its slices."""
+        if p.slices == 1:
+            with step(self.connection, _evaluating(p)):
+                return self.rows(p.sql)
+        try:
+            return _execute_slices(p, self.connection)
+        except duckdb.Error as exc:
+            raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
+
+
+def to_arrow(con: duckdb.DuckDBPyConnection, sql: str):
+    """The rows of a query as an Arrow table with plain string columns (what other engines load)."""
+    import pyarrow as pa
+
+    relation = con.sql(sql)
+    table = relation.to_arrow_table() if hasattr(relation, "to_arrow_table") else relation.arrow()
+    fields = [pa.field(f.name, pa.string()) if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+              or str(f.type) == "string_view" else f for f in table.schema]
+    return table.cast(pa.schema(fields))
+
+
+def _evaluating(p: Plan, slice_index: int | None = None) -> str:
+    """What the progress line says while a plan's statement (or one of its slices) runs."""
+    rows = f" {p.run.rows:,} run rows" if p.run.rows else ""
+    part = f" (slice {slice_index + 1} of {p.slices})" if slice_index is not None else ""
+    return f"evaluating{rows}{part}"
+
+
+def fetch(cursor) -> Rows:
+    """All rows of an executed statement (a DuckDB connection after execute)."""
+    rows = cursor.fetchall()
+    return Rows(tuple(d[0] for d in cursor.description), rows)
+
+
+def _execute_slices(p: Plan, con: duckdb.DuckDBPyConnection) -> Rows:
+    """The evaluation as p.slices statements, each over the queries of one slice, whose
+    per-query rows (and, for the measures over all users, their items' counts) are collected in a
+    temporary table; then the summary over all of them: rows in the layout of output "both"
+    (summary rows have query_id NULL) when per-query values were asked, else of output "summary"."""
+    table = f"sqlrank_slices_{uuid.uuid4().hex}"
+    con.execute(f"CREATE TEMPORARY TABLE {quote_ident(table)} (query_id VARCHAR, measure VARCHAR, value DOUBLE, "
+                f"doc_id VARCHAR)")
+    try:
+        for index in range(p.slices):
+            with step(con, _evaluating(p, index)):
+                con.execute(f"INSERT INTO {quote_ident(table)}\n{p.slice_sql(index, with_counts=True)}")
+        return fetch(con.execute(p.summary_sql(table)))
+    finally:
+        con.execute(f"DROP TABLE IF EXISTS {quote_ident(table)}")
+
+
+_SIZE = re.compile(r"\s*[0-9]+(\.[0-9]+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*", re.IGNORECASE)
+
+
+def engine_config(memory_limit: str | None = None, temp_directory: str | os.PathLike | None = None,
+                  threads: int | None = None) -> dict[str, Any]:
+    """DuckDB settings for a private connection, checked first so that a typo is a clear error.
+
+    memory_limit: e.g. "4GB"; beyond it DuckDB spills sorts, joins and aggregates to
+    temp_directory (default: a .tmp folder DuckDB makes in the working directory).
+    threads: worker threads (default: all cores)."""
+    config: dict[str, Any] = {}
+    if memory_limit is not None:
+        if not isinstance(memory_limit, str) or not _SIZE.fullmatch(memory_limit):
+            raise OptionError(f"memory_limit {memory_limit!r} is not a size; write it like 4GB, 500MB or 2GiB")
+        config["memory_limit"] = memory_limit.strip()
+    if temp_directory is not None:
+        folder = Path(temp_directory)
+        if folder.exists() and not folder.is_dir():
+            raise OptionError(f"temp_directory {str(folder)!r} is a file; give a folder for spilled data")
+        config["temp_directory"] = str(folder)
+    if threads is not None:
+        most = max(8, 4 * (os.cpu_count() or 1))
+        if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= most:
+            raise OptionError(f"threads {threads!r} must be a whole number from 1 to {most} (four per core of "
+                              f"this machine; more only add overhead)")
+        config["threads"] = threads
+    return config
+
+
+@contextmanager
+def session(connection: duckdb.DuckDBPyConnection | None, memory_limit: str | None = None,
+            temp_directory: str | os.PathLike | None = None, threads: int | None = None,
+            progress: bool = False) -> Iterator[tuple[duckdb.DuckDBPyConnection, Registry]]:
+    """The caller's connection (left as it was found) or a private in-memory one.
+
+    Resource settings apply to the private connection; a caller who passes a connection
+    sets them on it (SET memory_limit = '4GB'), so sqlrank refuses to override them."""
+    config = engine_config(memory_limit, temp_directory, threads)
+    if connection is not None and config:
+        raise OptionError(f"{', '.join(config)} cannot be changed on your connection; set them on it "
+                              f"(e.g. SET memory_limit = '4GB') or leave out connection=")
+    if connection is None:
+        try:
+            con = duckdb.connect(config=config)
+        except duckdb.Error as exc:
+            raise OptionError(f"DuckDB refused the settings {config}: {duckdb_reason(exc)}") from None
+        configure(con, progress)
+    else:
+        con = connection
+    registry = Registry(con)
+    try:
+        yield con, registry
+    finally:
+        registry.close()
+        if connection is None:
+            forget(con)
+            con.close()
+
+
+def session_options(options: dict[str, Any]) -> dict[str, Any]:
+    """Take the engine options (connection and resources) out of an evaluation's options."""
+    return {name: options.pop(name) for name in ("connection", "memory_limit", "temp_directory", "threads",
+                                                 "progress") if name in options}

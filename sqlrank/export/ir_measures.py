@@ -1,0 +1,115 @@
+"""sqlrank as an ir_measures provider: ``ir_measures.iter_calc``, ``calc_aggregate``, ``evaluator``
+and what is built on them (PyTerrier's ``pt.Experiment``) compute the measures below in sqlrank.
+
+    import ir_measures, sqlrank.ir_measures
+    sqlrank.ir_measures.register()          # ir_measures' default pipeline asks sqlrank first
+    ir_measures.calc_aggregate([nDCG@10, AP, P@10], qrels, run)
+
+The measures and parameters are those ir_measures' default provider for them (pytrec_eval) takes,
+with its conventions (sqlrank's ``pytrec_eval`` preset: trec_eval 9; a query of the qrels missing
+from the run gets ir_measures' own default, 0, as with every provider), so that the values are the
+same; measures sqlrank does not take here fall back to ir_measures' other providers. Needs
+ir_measures (pip install ir-measures).
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator
+
+import ir_measures
+from ir_measures import Metric
+from ir_measures import measures as irm
+from ir_measures.providers.base import NOT_PROVIDED, Choices
+from ir_measures.providers.base import Any as AnyValue
+
+from ..errors import MeasureError
+from ..evaluation import evaluate_result
+from ..measures.conventions import resolve_conventions
+from ..measures.resolve import resolve_measures
+
+NAME = "sqlrank"
+PRESET = "pytrec_eval"
+
+
+def _name(measure) -> str:
+    """The sqlrank name of an ir_measures measure (its parameters translated, then parsed by sqlrank)."""
+    params = {k: v for k, v in measure.params.items() if v is not NOT_PROVIDED}
+    cutoff = params.pop("recall" if measure.NAME == "IPrec" else "cutoff", None)
+    if params.pop("dcg", "log2") != "log2":
+        raise MeasureError(f"{measure}: sqlrank takes dcg='log2' here (the default provider's formulation)")
+    if "gains" in params:
+        params["gain"] = params.pop("gains")
+    args = ", ".join(f"{k}={v!r}" for k, v in sorted(params.items()))
+    return f"{measure.NAME}{f'({args})' if args else ''}{'' if cutoff is None else f'@{cutoff}'}"
+
+
+class SqlrankEvaluator(ir_measures.providers.Evaluator):
+    def __init__(self, measures: Iterable, qrels):
+        measures = list(measures)
+        self.frame = ir_measures.util.QrelsConverter(qrels).as_pd_dataframe()[["query_id", "doc_id", "relevance"]]
+        super().__init__(measures, set(self.frame["query_id"].unique()))
+        self.names: dict[str, list] = {}  # sqlrank's name (as the preset resolves it) -> the measures it answers
+        conventions = resolve_conventions(PRESET)
+        for measure in measures:
+            for resolved in resolve_measures(_name(measure), conventions, PRESET):
+                self.names.setdefault(str(resolved), []).append(measure)
+
+    def _iter_calc(self, run) -> Iterator[Metric]:
+        frame = ir_measures.util.RunConverter(run).as_pd_dataframe()[["query_id", "doc_id", "score"]]
+        if frame.empty:
+            return
+        values = evaluate_result(self.frame, frame, list(self.names), per_query=True, preset=PRESET).frame
+        values = values[values["query_id"].notna()]
+        for query_id, name, value in values[["query_id", "measure", "value"]].itertuples(index=False):
+            for measure in self.names[name]:
+                yield Metric(query_id=str(query_id), measure=measure, value=value)
+
+
+class SqlrankProvider(ir_measures.providers.Provider):
+    """sqlrank: ranking evaluation as SQL in DuckDB (trec_eval 9's conventions here, as pytrec_eval's)."""
+
+    NAME = NAME
+    SUPPORTED_MEASURES = [
+        irm._P(cutoff=AnyValue(), rel=AnyValue(), judged_only=AnyValue()),
+        irm._RR(cutoff=Choices(NOT_PROVIDED), rel=AnyValue(), judged_only=AnyValue()),
+        irm._Rprec(rel=AnyValue(), judged_only=AnyValue()),
+        irm._AP(cutoff=AnyValue(), rel=AnyValue(), judged_only=AnyValue()),
+        irm._nDCG(cutoff=AnyValue(), dcg=Choices("log2"), gains=AnyValue(), judged_only=AnyValue()),
+        irm._R(cutoff=AnyValue(), judged_only=AnyValue()),
+        irm._Bpref(rel=AnyValue()),
+        irm._NumRet(rel=AnyValue()),
+        irm._NumQ(),
+        irm._NumRel(rel=Choices(1)),
+        irm._SetAP(rel=AnyValue(), judged_only=AnyValue()),
+        irm._SetF(rel=AnyValue(), beta=AnyValue(), judged_only=AnyValue()),
+        irm._SetP(rel=AnyValue(), relative=AnyValue(), judged_only=AnyValue()),
+        irm._SetR(rel=AnyValue()),
+        irm._Success(rel=AnyValue(), cutoff=AnyValue(), judged_only=AnyValue()),
+        irm._IPrec(recall=AnyValue(), judged_only=AnyValue()),
+        irm._infAP(rel=AnyValue()),
+    ]
+
+    def _evaluator(self, measures, qrels) -> SqlrankEvaluator:
+        return SqlrankEvaluator(measures, qrels)
+
+
+PROVIDER = SqlrankProvider()
+
+
+def register(first: bool = True) -> SqlrankProvider:
+    """Add sqlrank to ir_measures' provider registry (``ir_measures.providers.registry['sqlrank']``)
+    and, with ``first``, to the head of its default pipeline (after user-defined measures), so that
+    ``ir_measures.iter_calc`` and the rest compute the measures sqlrank supports in sqlrank."""
+    ir_measures.providers.register(PROVIDER)
+    pipeline: list[Any] = ir_measures.DefaultPipeline.providers
+    if first and PROVIDER not in pipeline:
+        runtime = [i for i, p in enumerate(pipeline) if getattr(p, "NAME", None) == "runtime"]
+        pipeline.insert(runtime[0] + 1 if runtime else 0, PROVIDER)
+    return PROVIDER
+
+
+def unregister() -> None:
+    """Take sqlrank out of ir_measures' default pipeline and registry again."""
+    pipeline = ir_measures.DefaultPipeline.providers
+    if PROVIDER in pipeline:
+        pipeline.remove(PROVIDER)
+    ir_measures.providers.registry.pop(NAME, None)

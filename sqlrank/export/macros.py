@@ -1,0 +1,202 @@
+"""Macros: sqlrank's measures as DuckDB table macros, callable from plain SQL.
+
+``sqlrank install DB_FILE`` (``sqlrank.install(connection)``) creates, in a schema ``sqlrank``:
+
+- ``sqlrank.evaluate(qrels, run, measures)``: the mean of each measure (``measure, value``), and
+  ``sqlrank.evaluate_per_query(qrels, run, measures)`` (``query_id, measure, value``), for the
+  installed catalogue of measures (trec_eval's usual cutoffs, plus any given with -m);
+- one macro per family with the cutoff as a parameter, per query (``query_id, measure, value``):
+  ``sqlrank.ndcg(qrels, run, k)``, ``sqlrank.p(qrels, run, k)``, ``sqlrank.ap(qrels, run)``, ...
+
+``qrels`` and ``run`` are names of tables or views (a view over Parquet files works), read with
+DuckDB's ``query_table``; their columns are query_id, doc_id, relevance and query_id, doc_id,
+score, or others named by the parameters query_column, doc_column, relevance_column and
+score_column (DuckDB's COLUMNS(name)). Measures may be named as the command line names them
+(recip_rank, P_10). Every macro body is the statement ``sqlrank sql`` prints for that measure, with the
+installing conventions; a family macro is rendered once with a placeholder cutoff that becomes
+the parameter ``k``.
+"""
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from typing import Any
+
+import duckdb
+
+from ..errors import InputError, OptionError, SqlrankWarning, duckdb_reason
+from ..measures.conventions import resolve_conventions
+from ..measures.measure import Measure
+from ..measures.names import trec_name
+from ..measures.registry import REGISTRY
+from ..measures.resolve import resolve_measures
+from ..rendering.dialects import quote_ident, quote_literal
+from ..rendering.statement import render_evaluation
+from ..version import __version__
+
+SCHEMA = "sqlrank"
+_PLACEHOLDER = 987654321  # a cutoff no one asks for, replaced by the macro parameter k
+# macro name -> (family, has a cutoff parameter), from the registry
+FAMILY_MACROS = {name: (family.name, cutoff) for family in REGISTRY for name, cutoff in family.macros}
+CUTOFFS = (1, 3, 5, 10, 15, 20, 30, 100, 200, 500, 1000)
+CATALOGUE = ([f"{family}@{k}" for family in ("P", "R", "nDCG", "Success") for k in CUTOFFS]
+             + [f"AP@{k}" for k in (10, 100, 1000)] + [f"RR@{k}" for k in (10, 100)] + ["Unj@10"]
+             + ["AP", "GMAP", "RR", "nDCG", "Rprec", "Bpref", "infAP", "NumQ", "NumRel", "NumRet", "NumRelRet"])
+
+
+# The macros' optional parameters naming the inputs' columns (the same names in both tables).
+COLUMN_PARAMETERS = "query_column := 'query_id', doc_column := 'doc_id', relevance_column := 'relevance', " \
+                    "score_column := 'score'"
+
+
+def _inputs() -> tuple[str, str]:
+    """The two inputs, their columns picked by the macro parameters (DuckDB's COLUMNS(name))."""
+    ids = ("CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,\n"
+           "       CAST(COLUMNS(doc_column) AS VARCHAR) AS doc_id,\n")
+    qrels = f"SELECT {ids}       CAST(COLUMNS(relevance_column) AS INTEGER) AS relevance\nFROM query_table(qrels)"
+    run = (f"SELECT {ids}       CAST(COLUMNS(score_column) AS DOUBLE) AS score,\n"
+           f"       CAST(NULL AS BIGINT) AS input_rank\nFROM query_table(run)")
+    return qrels, run
+
+
+def _statement(measures: list[Measure], conventions, output: str) -> str:
+    qrels, run = _inputs()
+    body = render_evaluation(qrels, run, measures, conventions, output).strip()
+    return "\n".join(line for line in body.splitlines() if not line.startswith("-- "))
+
+
+def _with_cutoff_parameter(sql: str) -> str:
+    """The placeholder cutoff becomes the parameter k: in names ('P@' || k) and in numbers."""
+    text = re.sub(r"'([^']*)" + str(_PLACEHOLDER) + r"([^']*)'",
+                  lambda m: f"'{m.group(1)}' || CAST(k AS VARCHAR) || '{m.group(2)}'", sql)
+    text = re.sub(r"(?<![0-9A-Za-z_])" + str(_PLACEHOLDER) + r"(?![0-9])", "k", text)
+    return text.replace(f"_{_PLACEHOLDER}", "_k")
+
+
+def install_statements(measures: Any = None, schema: str = SCHEMA, **conventions: Any) -> list[str]:
+    """The CREATE statements of ``install``: readable SQL that can also be run by hand."""
+    resolved = resolve_conventions(**conventions)
+    name = quote_ident(schema)
+    statements = [f"CREATE SCHEMA IF NOT EXISTS {name}"]
+    for macro, (family, has_cutoff) in FAMILY_MACROS.items():
+        measure = Measure(family, _PLACEHOLDER if has_cutoff else None, {})
+        body = _statement(resolve_measures([measure], resolved), resolved, "per_query")
+        params = ("qrels, run, k" if has_cutoff else "qrels, run") + ", " + COLUMN_PARAMETERS
+        statements.append(f"CREATE OR REPLACE MACRO {name}.{quote_ident(macro)}({params}) AS TABLE\n"
+                          f"{_with_cutoff_parameter(body) if has_cutoff else body}")
+    catalogue = resolve_measures(CATALOGUE + list(_names(measures)), resolved)
+    names = [str(m) for m in catalogue]
+    spellings = {str(m): _spellings(m) for m in catalogue}
+    for macro, output in (("evaluate", "summary"), ("evaluate_per_query", "per_query")):
+        branches = []
+        for measure in catalogue:
+            body = _statement([measure], resolved, output).replace("\n", "\n    ")
+            asked = ", ".join(quote_literal(n) for n in spellings[str(measure)])
+            alias = quote_ident(column_alias(measure))
+            branches.append(f"SELECT {alias}.* REPLACE (asked.requested AS measure) FROM (\n    {body}\n) AS {alias}\n"
+                            f"CROSS JOIN (SELECT DISTINCT unnest(measures) AS requested) AS asked\n"
+                            f"WHERE asked.requested IN ({asked})")
+        known = "[" + ", ".join(quote_literal(n) for n in names) + "]"
+        accepted = "[" + ", ".join(quote_literal(n) for m in names for n in spellings[m]) + "]"
+        check = (f"SELECT {'NULL AS query_id, ' if output == 'per_query' else ''}NULL AS measure, "
+                 f"CAST(error('sqlrank: measure ' || requested || ' is not installed (SELECT * FROM "
+                 f"{schema}.measures() lists those that are; add it with sqlrank install DB_FILE -m ...)') "
+                 f"AS DOUBLE) AS value\n"
+                 f"FROM (SELECT unnest(measures) AS requested) AS asked\n"
+                 f"WHERE NOT list_contains({accepted}, requested)")
+        order = "list_position(measures, measure)" if output == "summary" else \
+            "query_id, list_position(measures, measure)"
+        statements.append(f"CREATE OR REPLACE MACRO {name}.{quote_ident(macro)}(qrels, run, measures, "
+                          f"{COLUMN_PARAMETERS}) AS TABLE\n"
+                          f"SELECT * FROM (\n{chr(10).join(b + chr(10) + 'UNION ALL' for b in branches)}\n{check}\n)"
+                          f" AS evaluated\nORDER BY {order}")
+    statements.append(f"CREATE OR REPLACE MACRO {name}.measures() AS TABLE\n"
+                      f"SELECT unnest({known}) AS measure")
+    mark = quote_literal(f"{MARKER} {__version__}")
+    return statements + [f"COMMENT ON MACRO TABLE {name}.{quote_ident(macro)} IS {mark}" for macro in macro_names()]
+
+
+def _spellings(measure: Measure) -> list[str]:
+    """The names the macros accept for an installed measure: sqlrank's and trec_eval's (as the command
+    line takes them: recip_rank, map, ndcg_cut.10, P_10)."""
+    names = [str(measure)]
+    trec = trec_name(measure)
+    if trec is not None and measure.params == ():
+        names += [trec] + ([trec.rsplit("_", 1)[0] + "." + trec.rsplit("_", 1)[1]] if measure.cutoff is not None else [])
+    return list(dict.fromkeys(names))
+
+
+def column_alias(measure: Measure) -> str:
+    return "m_" + re.sub(r"[^A-Za-z0-9]+", "_", str(measure)).strip("_")
+
+
+def _names(measures: Any) -> list:
+    if measures is None:
+        return []
+    from ..measures.names import parse_measures
+    return parse_measures(measures)
+
+
+MARKER = "created by sqlrank install"  # each macro's comment: a macro without it is the user's
+
+
+def macro_names() -> list[str]:
+    return list(FAMILY_MACROS) + ["evaluate", "evaluate_per_query", "measures"]
+
+
+def foreign_macros(connection: duckdb.DuckDBPyConnection, schema: str) -> list[tuple[str, str]]:
+    """The macros of SCHEMA with the names of sqlrank's that sqlrank did not create: (name, MACRO or MACRO TABLE)."""
+    rows = connection.execute("SELECT DISTINCT function_name, function_type FROM duckdb_functions() "
+                              "WHERE schema_name = ? AND list_contains(?, function_name) "
+                              "AND coalesce(comment, '') NOT LIKE ? ORDER BY ALL",
+                              [schema, macro_names(), MARKER + "%"]).fetchall()
+    return [(name, "MACRO TABLE" if kind == "table_macro" else "MACRO") for name, kind in rows]
+
+
+def install(connection: duckdb.DuckDBPyConnection, measures: Any = None, schema: str = SCHEMA, force: bool = False,
+            **conventions: Any) -> list[str]:
+    """Create the macros in ``connection`` (a database file keeps them); returns their names. A function
+    of the same name that sqlrank did not create is refused, named, unless ``force`` (then replaced)."""
+    if not isinstance(schema, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", schema):
+        raise OptionError(f"schema {schema!r} must be a plain name (letters, digits, _)")
+    try:
+        found = foreign_macros(connection, schema)
+        foreign = list(dict.fromkeys(f"{schema}.{name}" for name, _ in found))
+        if foreign and not force:
+            exists, was, it = ("exists", "was", "it") if len(foreign) == 1 else ("exist", "were", "them")
+            raise InputError(f"{', '.join(foreign)} {exists} and {was} not created by sqlrank install; nothing was "
+                             f"changed (use another schema, or --force (force=True) to replace {it})")
+        for name, kind in found:  # a scalar macro of the same name would stay beside the table macro
+            connection.execute(f"DROP {kind} {quote_ident(schema)}.{quote_ident(name)}")
+        for statement in install_statements(measures, schema, **conventions):
+            connection.execute(statement)
+        if foreign:
+            warnings.warn(f"replaced {', '.join(foreign)}, which sqlrank install had not created (--force)",
+                          SqlrankWarning, stacklevel=2)
+    except duckdb.Error as exc:
+        raise InputError(f"cannot create the macros: {duckdb_reason(exc, spill=False)}") from None
+    return [f"{schema}.{m}" for m in macro_names()]
+
+
+def install_file(path: str, measures: Any = None, schema: str = SCHEMA, force: bool = False,
+                 **conventions: Any) -> list[str]:
+    """Install into a DuckDB database file (made if absent, in DuckDB 1.0's storage format so that
+    any DuckDB shell from 1.0 on opens it). A file that is not a DuckDB database (CSV, Parquet, ...)
+    is refused: DuckDB would open it read-only and the macros would vanish with the connection."""
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a folder; give a DuckDB database file (made if absent)")
+    if os.path.exists(path):
+        with open(path, "rb") as handle:
+            head = handle.read(12)
+        if os.path.getsize(path) and head[8:12] != b"DUCK":
+            raise InputError(f"{path}: is not a DuckDB database file (a data file?); give a .duckdb file to store the "
+                             f"macros in (made if absent)")
+    try:
+        con = duckdb.connect(path, config={"storage_compatibility_version": "v1.0.0"})
+    except duckdb.Error as exc:
+        raise InputError(f"{path}: cannot open it as a DuckDB database: {duckdb_reason(exc)}") from None
+    try:
+        return install(con, measures, schema, force, **conventions)
+    finally:
+        con.close()

@@ -1,0 +1,157 @@
+"""The extra inputs of the recommender measures beyond accuracy: the history of interactions
+(training data: popularity, novelty, co-occurrence), the item catalog, and item features
+(categories or feature vectors). Each is a CSV/TSV/Parquet file, a DataFrame, a relation or a
+table; its columns are found by the names the qrels and run use (a mapping such as
+query_id=user_id applies here too), else user_id/query_id and item_id/doc_id."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import duckdb
+
+from ..errors import InputError, duckdb_reason
+from ..rendering.dialects import TYPES, dialect, quote_ident
+from ..rendering.sqltext import call_macro
+from .columns import require_exact_id
+from .load import Table, load_table
+from .source import Source, named_columns
+from .store import Registry
+
+_VECTOR = re.compile(r"(\[\d*\])$")
+_ENGINE_VECTORS = ("list", "large_list", "fixed_size_list", "array")  # Arrow's and Spark's names of a list type
+
+
+@dataclass(frozen=True)
+class EngineInputs:
+    """How an engine other than DuckDB takes the extra inputs. ``table(obj, what)``: a Table of the
+    engine's own (its name in the engine's SQL, its columns and their types) when obj is one, else
+    None; ``count(sql)``: a count the engine computes; ``store(kind, sql)``: what DuckDB read (sql)
+    copied into the engine, and the engine's SQL that reads the copy."""
+
+    dialect: str
+    table: Callable[[Any, str], Table | None]
+    count: Callable[[str], int]
+    store: Callable[[str, str], str]
+
+
+def extra_inputs_sql(history: Any, items: Any, item_features: Any, qrels: Source, run: Source,
+                     con: duckdb.DuckDBPyConnection, registry: Registry, engine: EngineInputs | None = None) -> dict:
+    """SQL of the history (query_id, doc_id), the catalog's items (doc_id) and the item features
+    (doc_id, feature, weight), each read with the user and item columns the qrels and run name and
+    its ids checked; None for an input not given (the history: no rows)."""
+    users = named_columns("query_id", ("user_id", "query_id"), run, qrels)
+    item_names = named_columns("doc_id", ("item_id", "doc_id"), run, qrels)
+
+    def read(obj: Any, what: str) -> tuple[Table, EngineInputs | None]:
+        """The input and where it is read: a table of the engine's own there, anything else by DuckDB."""
+        own = engine.table(obj, what) if engine is not None else None
+        return (own, engine) if own is not None else (load_table(obj, what, con, registry, ()), None)
+
+    def checked(kind: str, sql: str, table: Table, where: EngineInputs | None, ids: tuple[str, ...]) -> str:
+        """The input's SQL once its ids are checked where it is read; what DuckDB read, copied into the engine."""
+        condition = " OR ".join(f"{c} IS NULL" for c in ids)
+        count = f"SELECT count(*) FROM ({sql}) AS input_rows WHERE {condition}"
+        try:
+            missing = where.count(count) if where is not None else con.execute(count).fetchall()[0][0]
+        except duckdb.Error as exc:
+            raise InputError(f"{table.label}: cannot read it: {duckdb_reason(exc)}") from None
+        if missing:
+            raise InputError(f"{table.label}: {missing} rows have no {' or '.join(ids)}; every row needs them")
+        return engine.store(kind, sql) if engine is not None and where is None else sql
+
+    empty = "SELECT CAST(NULL AS VARCHAR) AS query_id, CAST(NULL AS VARCHAR) AS doc_id WHERE FALSE"
+    sql = {"history": engine.store("history", empty) if engine is not None and history is None else empty,
+           "items": None, "features": None}
+    if history is not None:
+        table, where = read(history, "history")
+        columns = {"query_id": _column(table, users, "user"), "doc_id": _column(table, item_names, "item")}
+        sql["history"] = checked("history", _as_text(table, columns, where), table, where, ("query_id", "doc_id"))
+    if items is not None:
+        table, where = read(items, "item catalog")
+        columns = {"doc_id": _column(table, item_names, "item")}
+        sql["items"] = checked("items", _as_text(table, columns, where), table, where, ("doc_id",))
+    if item_features is not None:
+        table, where = read(item_features, "item features")
+        item, feature = _column(table, item_names, "item"), _column(table, ("features", "category"), "feature")
+        if _VECTOR.search(table.types[feature]) or table.types[feature].startswith(_ENGINE_VECTORS):
+            if where is not None:
+                raise InputError(f"{table.label}: feature vectors are unnested by DuckDB: give them as a file or a "
+                                 f"pandas DataFrame, or the table as one row per item and category")
+            features = (f"SELECT CAST({quote_ident(item)} AS VARCHAR) AS doc_id, CAST(position AS VARCHAR) "
+                        f"AS feature, CAST(weight AS DOUBLE) AS weight\n"
+                        f"FROM (SELECT {quote_ident(item)}, unnest(CAST({quote_ident(feature)} AS DOUBLE[])) "
+                        f"AS weight, generate_subscripts(CAST({quote_ident(feature)} AS DOUBLE[]), 1) AS position "
+                        f"FROM {table.reader}) AS vectors")
+        else:  # categories: weight 1
+            features = _as_text(table, {"doc_id": item, "feature": feature}, where, weight=True)
+        sql["features"] = checked("features", features, table, where, ("doc_id",))
+    return sql
+
+
+def outside_catalog(sql: dict, run: Source, con: duckdb.DuckDBPyConnection,
+                    engine: EngineInputs | None = None) -> tuple[int, str | None]:
+    """The distinct items of the run that the catalog (the items of --items and of the history) lacks,
+    and the first of them (None on an engine), counted where the statement runs."""
+    with dialect(engine.dialect if engine is not None else "duckdb"):
+        run_sql = run.sql() if engine is None else run.source_sql()
+    catalog = " UNION ".join(f"SELECT doc_id FROM ({sql[name]}) AS {name}" for name in ("items", "history")
+                             if sql[name] is not None)
+    outside = (f"FROM (SELECT DISTINCT doc_id FROM ({run_sql}) AS run "
+               f"WHERE doc_id NOT IN (SELECT doc_id FROM ({catalog}) AS catalog)) AS outside")
+    if engine is not None:
+        return engine.count(f"SELECT count(*) {outside}"), None
+    return con.execute(f"SELECT count(*), min(doc_id) {outside}").fetchall()[0]
+
+
+def outside_catalog_text(outside: int, example: str | None) -> str:
+    """How many items of the run the catalog lacks (outside_catalog), in the words of the warning,
+    the error and sqlrank check."""
+    return (f"{outside} items of the run are not in the catalog (the items of --items and --history)"
+            + (f", e.g. {example!r}" if example is not None else ""))
+
+
+def check_outside_catalog(names: list[str], sql: dict, run: Source, con: duckdb.DuckDBPyConnection,
+                           engine: EngineInputs | None) -> None:
+    """A run that recommends items the catalog lacks: Gini places every recommended item among the
+    catalog's n, so its value would be wrong (an error); coverage counts them over the catalog's size
+    and can pass 1, as Microsoft Recommenders' catalog_coverage (whose catalog is the training items)
+    can (a warning of the run)."""
+    try:
+        outside, example = outside_catalog(sql, run, con, engine)
+    except (duckdb.Error, InputError):
+        return  # the statement reports what cannot be read
+    if not outside:
+        return
+    what = outside_catalog_text(outside, example)
+    gini = [name for name in names if name.startswith("Gini")]
+    if gini:
+        raise InputError(f"{what}; {', '.join(gini)} ranks every recommended item among the catalog's items: give "
+                         f"every item with --items (items=)")
+    run.warnings.append(f"{what}; {', '.join(names)} {'counts' if len(names) == 1 else 'count'} them over the "
+                        f"catalog's size and can pass 1 (as Microsoft Recommenders' catalog_coverage, over the training "
+                        f"items); give every item with --items for the share of the catalog recommended")
+
+
+def _column(table: Table, names: tuple[str, ...], role: str) -> str:
+    for name in names:
+        if name in table.types:
+            if role in ("user", "item"):
+                require_exact_id(table.label, name, f"{role} id", table.types[name])
+            return name
+    raise InputError(f"{table.label}: no {role} column: expected one of {', '.join(names)} "
+                     f"(columns: {', '.join(table.types) or 'none'}); rename it, or map the run's columns the same way")
+
+
+def _as_text(table: Table, columns: dict[str, str], where: EngineInputs | None, weight: bool = False) -> str:
+    """The table's columns {name: column} as text, in the SQL of the engine that reads it; with
+    ``weight``, distinct (item, category) rows of the categories given, each of weight 1."""
+    with dialect(where.dialect if where is not None else "duckdb"):
+        text = call_macro("_macros/dialect.sql", "text")
+        select = ", ".join(f"CAST({quote_ident(column)} AS {text}) AS {name}" for name, column in columns.items())
+        if not weight:
+            return f"SELECT {select}\nFROM {table.reader}"
+        double = TYPES[where.dialect if where is not None else "duckdb"]["DOUBLE"]
+        return (f"SELECT DISTINCT {select}, CAST(1 AS {double}) AS weight\nFROM {table.reader}\n"
+                f"WHERE {quote_ident(columns['feature'])} IS NOT NULL")

@@ -1,0 +1,113 @@
+"""Inputs: find and read (in DuckDB) qrels, runs and plain tables.
+
+Every input becomes a ``Source`` (sources.py): SQL that yields ``query_id VARCHAR, doc_id VARCHAR``
+and ``relevance INTEGER`` (qrels) or ``score DOUBLE`` (run), validated (validation.py). Files are
+read by DuckDB itself; Python only decides the reader and, when something is wrong, says where.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import duckdb
+
+from ..errors import InputError, duckdb_reason
+from .columns import column_mapping
+from .files import file_source, require_distinct_columns, tabular_source
+from .locate import detect_format, file_reader, fragmented, guess_split, read_once, registered_source
+from .source import FORMATS, KINDS, Source, duckdb_path
+from .store import Registry
+from .validate import IrregularFields, validate
+
+
+def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
+         format: str | None = None, columns: Mapping[str, str] | None = None, groups: bool = False,
+         allow_duplicates: bool = False, ranks: bool = True, label: str | None = None) -> Source:
+    """Turn a path, DataFrame, DuckDB relation or table name into a validated ``Source``.
+
+    groups=True reads TREC qrels with judgment groups in column 2 (trec_eval's qrels_jg).
+    allow_duplicates=True skips the duplicate check (sqlrank check counts them itself).
+    ranks=False leaves a TREC run's rank column out of sqlrank's copy (it reads as NULL): for
+    evaluations that never use it, as trec_eval's (its ties are broken by document id); parsing and
+    compressing 10M ranks costs about 0.2 s. LABEL: what errors call the input, where its path is
+    sqlrank's own copy (standard input)."""
+    if kind not in KINDS:
+        raise ValueError(kind)
+    mapping = column_mapping(kind, columns)
+    if format is not None and format not in FORMATS:
+        raise InputError(f"unknown {kind} format {format!r}; choose one of {', '.join(FORMATS)}")
+    source = _locate(obj, kind, con, registry, format, mapping)
+    if label is not None:
+        source.label = label
+    if groups:
+        if source.format != "trec":
+            raise InputError(f"{source.label}: judgment groups are read from TREC qrels_jg text only")
+        source.groups = True
+    if source.path is None or (source.format == "parquet" and not fragmented(source, con)):  # cheap to scan again
+        validate(source, con, allow_duplicates)
+        return source
+    if source.format == "trec":
+        source.split = guess_split(source.path, kind)
+        source.ranks = ranks
+    read_once(source, con, registry)
+    try:
+        validate(source, con, allow_duplicates)
+    except IrregularFields:  # some line is not split by the single character: read again, any white space
+        registry.drop(source.table)
+        source.split = "regex"
+        read_once(source, con, registry)
+        validate(source, con, allow_duplicates)
+    return source
+
+
+def _locate(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
+            format: str | None, mapping: dict[str, str]) -> Source:
+    found = registered_source(obj, kind, kind, con, registry, format)
+    if found is None:
+        return file_source(os.fspath(obj), kind, con, format, mapping)
+    label, fmt, reader, parts = found
+    return tabular_source(Source(kind, label, fmt, reader=reader, parts=parts), con, mapping)
+
+
+# ---------------------------------------------------------------- plain tables
+
+@dataclass
+class Table:
+    """A plain table read by DuckDB: query attributes (segments) or side-by-side verdicts."""
+
+    label: str
+    reader: str  # FROM-clause expression
+    types: dict[str, str]
+
+
+def load_table(obj: Any, what: str, con: duckdb.DuckDBPyConnection, registry: Registry,
+               required: tuple[str, ...], format: str | None = None) -> Table:
+    """A CSV/TSV/Parquet file, DataFrame, DuckDB relation or table name with the columns
+    ``required`` (exact names). ``what`` names it in messages ("query table", "verdicts")."""
+    found = registered_source(obj, what.replace(" ", "_"), f"a {what}", con, registry, format)
+    if found is not None:
+        label, _, reader, parts = found
+        label = ".".join(parts) or f"{what} {label}"  # history DataFrame
+    else:
+        path = label = os.fspath(obj)
+        if not os.path.exists(path) and not any(ch in path for ch in "*?["):
+            raise InputError(f"{path}: no such {what} file")
+        fmt = format or detect_format(path)
+        if fmt == "trec":
+            raise InputError(f"{path}: a {what} is read from CSV, TSV (with a header) or Parquet; "
+                             f"name the file .csv, .tsv or .parquet")
+        if os.path.exists(path):
+            require_distinct_columns(path, fmt, con)
+        reader = file_reader(duckdb_path(os.path.abspath(path)) if os.path.exists(path) else path, fmt)
+    try:
+        types = {row[0]: row[1] for row in con.execute(f"DESCRIBE SELECT * FROM {reader}").fetchall()}
+    except duckdb.Error as exc:
+        raise InputError(f"{label}: cannot read the {what}: {duckdb_reason(exc)}") from None
+    for column in required:
+        if column not in types:
+            close = [c for c in types if c.lower() == column.lower()]
+            hint = f"; did you mean {close[0]!r}? Column names are case-sensitive" if close else ""
+            raise InputError(f"{label}: the {what} has no column {column!r} (columns: {', '.join(types) or 'none'})"
+                             f"{hint}")
+    return Table(label, reader, types)

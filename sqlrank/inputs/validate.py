@@ -1,0 +1,331 @@
+"""Validation of a located input: one pass that finds what would make a number wrong (an empty
+id, a score that is no number, a label that is no integer, a (query, document) pair twice) and
+an error that says where; and the same checks of a table another engine reads in place."""
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+
+from ..errors import LABEL_LIMIT, InputError, duckdb_reason
+from ..progress import step
+from ..rendering.dialects import TYPES, current_dialect, quote_ident
+from ..rendering.sqltext import call_macro
+from .source import GROUP_SEPARATOR, INTEGER_TYPES, TEXT_TYPES, TREC_LAYOUT, Source
+
+
+class IrregularFields(Exception):
+    """A TREC file read with the fast single-character split has a line that needs the regex."""
+
+
+def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: bool = False) -> None:
+    """Check what would make a number wrong; raise an InputError that says where.
+
+    One pass, as cheap as it gets: it sorts a 64-bit hash of each (query, document) pair and
+    counts neighbours that are equal, which finds every duplicate (two copies of a pair share their
+    hash) faster than grouping the strings; a row that fails a check has no hash and is counted
+    apart. Only when something looks wrong is the source read again: each kind of bad row counted
+    and the first located by line number, and duplicates confirmed on the exact ids (a hash
+    collision alone is not an error). With allow_duplicates, the pass only counts."""
+    raw = source.sql("raw")
+    problems = _problem_conditions(source)
+    if source.format == "trec" and source.split != "regex":
+        problems = {"irregular": ("bad_fields", None), **problems}
+    per_check = ", ".join(["count(*)"] + [f"count(*) FILTER (WHERE {cond})" for cond, _ in problems.values()])
+    count_per_check = f"SELECT {per_check} FROM ({raw}) AS checked"
+    try:
+        if allow_duplicates:
+            with step(con, f"checking {source.label}"):
+                total, *bad = con.execute(count_per_check).fetchall()[0]
+            duplicated = False
+        else:
+            failing = " OR ".join(f"({cond})" for cond, _ in problems.values())
+            with step(con, f"checking {source.label} and looking for repeated documents"):
+                total, failed, repeats = con.execute(checked_pairs_sql(raw, failing)).fetchall()[0]
+            bad = [0] * len(problems)
+            if failed:  # which checks: the slow path, taken only for a bad input
+                total, *bad = con.execute(count_per_check).fetchall()[0]
+            duplicated = not failed and repeats > 0
+    except duckdb.Error as exc:
+        raise InputError(f"{source.label}: cannot read the {source.kind}: {duckdb_reason(exc)}") from None
+    if not total and source.kind not in ("qrels", "run"):  # empty judgments or runs: evaluated where defined
+        raise InputError(f"{source.label}: the {source.kind} has no data rows")
+    source.rows = total
+    for (name, (cond, message)), count in zip(problems.items(), bad):
+        if not count:
+            continue
+        if name == "irregular":
+            raise IrregularFields()
+        found = con.execute(
+            f"SELECT * FROM ({source.sql('numbered')}) AS checked WHERE {cond} ORDER BY position LIMIT 1"
+        ).fetchall()[0]
+        cols = [d[0] for d in con.description]
+        record = dict(zip(cols, found))
+        more = f" ({count} rows in all)" if count > 1 else ""
+        raise InputError(f"{source.where(record['position'])}: {message(record)}{more}")
+    if duplicated:
+        report_duplicates(source, con, raw)
+    if source.kind == "qrels" and source.value_type in TEXT_TYPES and source.format != "trec":
+        source.boolean_labels = con.execute(
+            f"SELECT count(*) FILTER (WHERE lower(trim(relevance)) IN ('true', 'false')) > 0 FROM ({raw}) AS labels"
+        ).fetchall()[0][0]
+
+
+def checked_pairs_sql(rows_sql: str, failing: str) -> str:
+    """Validation's one pass: (rows, rows where `failing` holds, rows that share their hash with
+    the row before). A failing row's pair is NULL: it is left out of the comparison and counted."""
+    return (f"SELECT count(*), count(*) FILTER (WHERE pair IS NULL), count(*) FILTER (WHERE pair = previous) "
+            f"FROM (SELECT pair, LAG(pair) OVER (ORDER BY pair) AS previous "
+            f"FROM (SELECT CASE WHEN {failing} THEN NULL ELSE hash(query_id, doc_id) END AS pair "
+            f"FROM ({rows_sql}) AS checked) AS pairs) AS sorted")
+
+
+# What a run without a score column is ranked by, and what to do when its rank column is a score.
+RANKED_BY_RANK = ("the run has no score column and is ranked by its rank (1 = best); if column {column!r} is a "
+                  "score (higher is better), map it with --run-columns score={column} (run_columns={{'score': "
+                  "'{column}'}} in Python)")
+
+
+def unnamed_run(run_id: str) -> str:
+    """Whether a row of runs stored together has no usable name (``run_id``: its text, in the dialect
+    being rendered): none, empty, or one holding the separator of the statement's query keys."""
+    separator = call_macro("_macros/dialect.sql", "separator")
+    return f"{run_id} IS NULL OR {run_id} = '' OR {run_id} LIKE '%' || {separator} || '%'"
+
+
+def unnamed_run_message(column: str) -> str:
+    return (f"empty run_id (column {column!r}) or one holding the character chr(31); every row of runs stored "
+            f"together needs the name of its run")
+
+
+def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
+    kind, value = source.kind, source.value_name
+    checks: dict[str, tuple[str, Any]] = {}
+    layout = TREC_LAYOUT[kind]
+    if source.format == "trec":
+        if kind == "run":
+            checks["malformed"] = ("bad_fields", lambda r: _separated(r["score"]) if r["field_count"] >= 6 else (
+                f"malformed run line: expected 6 fields '{layout}', found {r['field_count']}: {r['line']!r}; "
+                f"fix the line, or name the format with --run-format if this is not a TREC run"))
+        else:
+            checks["malformed"] = ("bad_fields", lambda r: (
+                f"malformed qrels line: expected 4 fields '{layout}', found {r['field_count']}: {r['line']!r}; "
+                f"fix the line, or name the format with --qrels-format if this is not TREC qrels"))
+    col = source.columns.get
+    texts = ["query_id", "doc_id"] + ([value] if source.value_type in TEXT_TYPES else [])
+    if source.format in ("csv", "tsv"):
+        breaks = " OR ".join(f"contains({c}, chr(10)) OR contains({c}, chr(13))" for c in texts)
+        checks["line_break"] = (breaks, lambda r: (
+            f"a field runs over the end of this line into the next ones ({_broken_field(r, texts)}): a double quote "
+            f"(\") opens a quoted field that only a later quote closes; remove the stray quote, or quote the whole "
+            f"field and double the quotes inside it (\"\")"))
+    if source.format != "trec":  # TREC text with a NUL byte stops in the reader (errors.duckdb_reason)
+        checks["nul"] = (" OR ".join(f"contains({c}, chr(0))" for c in texts[:2]), lambda r: (
+            f"an id holds a NUL byte (\\0): query {r['query_id']!r}, document {r['doc_id']!r}; no id has one: check "
+            f"that the input is what you meant, and remove the byte"))
+    if source.per_run:
+        checks["bad_run_id"] = (unnamed_run("run_id"), lambda r: unnamed_run_message(col("run_id")))
+    for canonical in ("query_id", "doc_id"):
+        name = col(canonical, canonical)
+        checks[f"null_{canonical}"] = (f"{canonical} IS NULL OR {canonical} = ''", lambda r, c=canonical, n=name: (
+            f"empty {c} (column {n!r}); every row needs a query and a document id"))
+    vname = col(value, value)
+    if kind == "run":
+        if source.value_type in TEXT_TYPES:
+            separator = "" if source.format == "trec" else " OR contains(score, '_')"  # TREC: in bad_fields
+            checks["bad_score"] = ("TRY_CAST(score AS DOUBLE) IS NULL" + separator, lambda r: (
+                _separated(r["score"], vname) if "_" in (r["score"] or "") else
+                f"score {r['score']!r} (column {vname!r}) is not a number" if r["score"] not in (None, "") else
+                f"empty score (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; every "
+                f"row needs a score: fill it in or drop the row"))
+            checks["nan_score"] = ("isnan(TRY_CAST(score AS DOUBLE))", lambda r: (
+                f"score is NaN (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; "
+                f"NaN cannot be ranked: replace it with a number"))
+        else:
+            checks["bad_score"] = ("score IS NULL", lambda r: (
+                f"missing score (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}"))
+            checks["nan_score"] = ("isnan(CAST(score AS DOUBLE))", lambda r: (
+                f"score is NaN (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; "
+                f"NaN cannot be ranked: replace it with a number"))
+        if source.score_from_rank:
+            number = f"{'TRY_CAST' if source.value_type in TEXT_TYPES else 'CAST'}(score AS DOUBLE)"
+            checks["bad_rank"] = (f"{number} < 0 OR {number} <> floor({number})", lambda r: (
+                f"rank {r['score']!r} (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r} is "
+                f"no whole number >= 0; {RANKED_BY_RANK.format(column=vname)}"))
+    else:
+        if source.value_type == "BOOLEAN":
+            cond = "relevance IS NULL"
+        elif source.value_type in TEXT_TYPES:
+            # a whole number, also written with a zero fraction ('1.0', as pandas writes a float column)
+            cond = (r"relevance IS NULL OR NOT (regexp_full_match(relevance, '[+-]?[0-9]{1,9}([.]0*)?') "
+                    r"OR lower(trim(relevance)) IN ('true', 'false'))")
+        elif source.value_type in INTEGER_TYPES:
+            cond = f"relevance IS NULL OR abs(relevance) > {LABEL_LIMIT}"
+        else:
+            cond = ("relevance IS NULL OR NOT isfinite(CAST(relevance AS DOUBLE)) "
+                    f"OR CAST(relevance AS DOUBLE) <> round(CAST(relevance AS DOUBLE)) OR abs(relevance) > {LABEL_LIMIT}")
+        checks["bad_relevance"] = (cond, lambda r: (
+            f"relevance {r['relevance']!r} (column {vname!r}) for document {r['doc_id']!r} of query "
+            f"{r['query_id']!r} is " + (f"too large for a label (at most {LABEL_LIMIT:,} either way)"
+                                        if _too_large(r["relevance"]) else "not an integer label")
+            + "; relevance labels are whole numbers such as 0, 1, 2 (or true and false)"))
+    return checks
+
+
+def _too_large(label: Any) -> bool:
+    """A whole number beyond the labels sqlrank takes (a uint64 column, 9999999999 in text)."""
+    try:
+        number = float(label)
+    except (TypeError, ValueError):
+        return False
+    return number == number and abs(number) > LABEL_LIMIT and (abs(number) == float("inf") or number == round(number))
+
+
+def _separated(score: str, column: str = "score") -> str:
+    """A score written with a digit separator (1_0): DuckDB's cast reads 10, trec_eval's atof 1."""
+    return (f"score {score!r} (column {column!r}) holds a digit separator (_), which readers take differently "
+            f"(10 or 1 for 1_0); write the number without it")
+
+
+def _broken_field(record: dict, columns: list[str]) -> str:
+    """The first field of a row that holds a line end, as its text begins."""
+    for column in columns:
+        value = record.get(column)
+        if isinstance(value, str) and ("\n" in value or "\r" in value):
+            head = value.replace("\r\n", "\n").split("\n")
+            return f"{column} {head[0]!r} continues with {len(head) - 1} more line{'s' if len(head) > 2 else ''}"
+    return "a field"
+
+
+def report_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str) -> None:
+    """Raise the error for the first (query, document) pair that raw (SQL of query_id, doc_id rows)
+    holds more than once; return when none does (a hash collision only)."""
+    found = con.execute(
+        f"SELECT query_id, doc_id, count(*) AS copies, count(*) OVER () AS pairs FROM ({raw}) AS checked "
+        f"GROUP BY query_id, doc_id HAVING count(*) > 1 ORDER BY query_id, doc_id LIMIT 1").fetchall()
+    if not found:
+        return  # only a hash collision: every (query, document) pair is distinct
+    dup = found[0]
+    query_id, doc_id, copies, pairs = dup
+    if source.groups:
+        base, group = query_id.split(GROUP_SEPARATOR, 1)
+        query_id = f"{base}' judgment group '{group}"
+    positions = [r[0] for r in con.execute(
+        f"SELECT position FROM ({source.sql('numbered')}) AS checked WHERE query_id = $1 AND doc_id = $2 "
+        f"ORDER BY position LIMIT 2", [dup[0], doc_id]).fetchall()]
+    where = source.where(positions[0]) if positions else source.label
+    also = f" (again at {source.where(positions[1])})" if len(positions) > 1 else ""
+    more = f"; {pairs - 1} more duplicated pairs" if pairs > 1 else ""
+    what = "judged" if source.kind == "qrels" else "ranked"
+    raise InputError(
+        f"{where}: document {doc_id!r} is {what} {copies} times for query {query_id!r}{also}{more}; each "
+        f"(query, document) pair must appear once: remove the duplicates (trec_eval stops on them too)"
+        + ("; or rank every row with duplicate_documents=rows, as ranx and Microsoft Recommenders count them"
+           if source.kind == "run" else ""))
+
+
+# Column types (Arrow's and Spark's names) whose values can have a fraction: a label there is checked
+# to be a whole number, as the engine's CAST to an integer would truncate or round 1.5 without a word.
+# Type names (as engines spell them, lower case) of text, and of columns that can hold a fraction
+_TEXT_TYPE_NAMES = ("string", "utf8", "char", "text")
+_FRACTIONAL_TYPES = ("float", "double", "decimal", "numeric", "real") + _TEXT_TYPE_NAMES
+
+
+def may_have_fractions(type_name: str) -> bool:
+    return any(name in type_name.lower() for name in _FRACTIONAL_TYPES)
+
+
+def table_counts_sql(source: Source, column_types: dict[str, str] | None = None) -> str:
+    """What require_complete_rows checks of a table another engine reads where it is (Spark,
+    PostgreSQL, ClickHouse, DataFusion), as one query in the dialect being rendered: rows without
+    an id, rows without a value (NULL or NaN), all rows, distinct (query, document) pairs, and
+    judgments whose label is no whole number (1.5, NaN; true and false are 1 and 0), where its type in
+    ``column_types`` (the table's, as the engine names them) can hold one; or, in a run ranked by its
+    rank, ranks that are no whole number >= 0; and in runs stored together, rows whose run_id is
+    missing, empty or holds the separator chr(31) of the statement's query keys."""
+    typed, value = source.source_sql(), source.value_name
+    table = call_macro("_macros/inputs.sql", "table", source.parts).strip()
+    nan = call_macro("_macros/dialect.sql", "is_nan", value)
+    fractional = "0"
+    label_type = (column_types or {}).get(source.columns.get("relevance"))
+    if source.score_from_rank:  # the typed score is the rank negated
+        fractional = f"SUM(CASE WHEN {value} > 0 OR {value} <> FLOOR({value}) THEN 1 ELSE 0 END)"
+    elif source.kind == "qrels" and not source.implicit and label_type and may_have_fractions(label_type):
+        raw = quote_ident(source.columns["relevance"])
+        as_integer = call_macro("_macros/inputs.sql", "label", raw, False)  # the label as the statement reads it
+        whole = f"CAST({raw} AS {TYPES[current_dialect()]['DOUBLE']}) = {as_integer}"
+        if source.boolean_labels:
+            text = call_macro("_macros/dialect.sql", "text")
+            whole = f"lower(trim(CAST({raw} AS {text}))) IN ('true', 'false') THEN 0 WHEN {whole}"
+        fractional = f"(SELECT SUM(CASE WHEN {whole} THEN 0 ELSE 1 END) FROM {table} AS labels WHERE {raw} IS NOT NULL)"
+    bad_runs = "0"
+    if source.per_run:
+        run_id = f"CAST({quote_ident(source.columns['run_id'])} AS {call_macro('_macros/dialect.sql', 'text')})"
+        bad_runs = f"(SELECT SUM(CASE WHEN {unnamed_run(run_id)} THEN 1 ELSE 0 END) FROM {table} AS runs)"
+    return f"""
+        SELECT SUM(CASE WHEN query_id IS NULL OR doc_id IS NULL THEN 1 ELSE 0 END) AS missing_ids,
+               SUM(CASE WHEN {value} IS NULL OR {nan} THEN 1 ELSE 0 END) AS missing_values,
+               count(*) AS total_rows,
+               (SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id FROM ({typed}) AS d) AS pairs) AS distinct_pairs,
+               {fractional} AS not_whole,
+               {bad_runs} AS bad_run_ids
+        FROM ({typed}) AS typed"""
+
+
+def label_range_sql(source: Source, column_types: dict[str, str] | None) -> str | None:
+    """For judgments in a table another engine reads where it is, whose label column is a number type
+    that can hold what no label is (NaN, Infinity, 9999999999: float, decimal, 64-bit integers), one
+    query in the dialect being rendered counting those labels, read as they are stored (the statement's
+    cast to a 32-bit integer would stop with the engine's own error, naming no table or column): (count,
+    an example). None where nothing needs checking. Fractions (1.5) are table_counts_sql's."""
+    label_type = (column_types or {}).get(source.columns.get("relevance"))
+    if source.kind != "qrels" or source.implicit or not label_type:
+        return None
+    lowered = label_type.lower()
+    if any(name in lowered for name in _TEXT_TYPE_NAMES) or "bool" in lowered or lowered in ("int", "int32", "integer"):
+        return None
+    raw = quote_ident(source.columns["relevance"])
+    table = call_macro("_macros/inputs.sql", "table", source.parts).strip()
+    number = f"CAST({raw} AS {TYPES[current_dialect()]['DOUBLE']})"
+    bad = f"NOT (abs({number}) <= {LABEL_LIMIT})"  # NaN compares false (PostgreSQL: above every number)
+    text = call_macro("_macros/dialect.sql", "text")
+    return (f"SELECT SUM(CASE WHEN {bad} THEN 1 ELSE 0 END), MIN(CASE WHEN {bad} THEN CAST({raw} AS {text}) END) "
+            f"FROM {table} AS labels WHERE {raw} IS NOT NULL")
+
+
+def require_labels_in_range(source: Source, count: int | None, example: str | None) -> None:
+    """The counts of label_range_sql: an error naming the table, the column and an example label."""
+    if count:
+        labels = "1 label is" if count == 1 else f"{count} labels are"
+        raise InputError(f"{source.label}: {labels} NaN, infinite or beyond -{LABEL_LIMIT:,} to {LABEL_LIMIT:,} "
+                         f"(column {source.columns['relevance']!r}, e.g. {example}); relevance labels are whole numbers "
+                         f"such as 0, 1, 2: fix them, or map them as you mean them to count")
+
+
+def require_complete_rows(source: Source, missing_ids: int | None, missing_values: int | None, rows: int,
+                          pairs: int, not_whole: int | None = 0, bad_run_ids: int | None = 0) -> None:
+    """The counts of a table another engine validated in place (table_counts_sql): every row of runs
+    stored together names its run, every row has both ids and a value (not NaN), every label (or
+    rank, in a run ranked by it) is a whole number, no (query, document) pair repeats, and there is a
+    row at all. The sums are NULL (None) for a table without rows."""
+    if bad_run_ids:
+        raise InputError(f"{source.label}: {bad_run_ids} rows have an {unnamed_run_message(source.columns['run_id'])}")
+    if missing_ids:
+        raise InputError(f"{source.label}: {missing_ids} rows have no query_id or doc_id")
+    if missing_values:
+        raise InputError(f"{source.label}: {missing_values} rows have no {source.value_name} (NULL or NaN)")
+    if not_whole and source.score_from_rank:
+        column = source.columns["score"]
+        raise InputError(f"{source.label}: {not_whole} {'rank is' if not_whole == 1 else 'ranks are'} no whole number "
+                         f">= 0; {RANKED_BY_RANK.format(column=column)}")
+    if not_whole:
+        some = "1 relevance label is not a whole number" if not_whole == 1 else \
+            f"{not_whole} relevance labels are not whole numbers"
+        raise InputError(f"{source.label}: {some} (column {source.columns['relevance']!r}: 1.5, or NaN); relevance "
+                         f"labels are whole numbers such as 0, 1, 2 (or true and false): fix them, or round them "
+                         f"as you mean them to count")
+    if rows != pairs:
+        raise InputError(f"{source.label}: {rows - pairs} rows repeat a (query_id, doc_id) pair; each document "
+                         f"may appear once per query")
+    if not rows:
+        raise InputError(f"{source.label}: the table has no rows")

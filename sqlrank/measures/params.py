@@ -1,0 +1,96 @@
+"""TODO"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..errors import ConventionError, MeasureError
+from .conventions import CHECKS, RANKING_FIELDS
+
+# trec_eval's default parameter lists, used when a measure is named without them.
+TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+SUCCESS_CUTOFFS = (1, 5, 10)
+UNJ_CUTOFFS = (5, 10, 20)
+RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+R_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
+
+
+# ----------------------------------------------------------------- parameter kinds
+
+def integer(minimum: int) -> Callable[[Any, str], int]:
+    def check(value: Any, what: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise MeasureError(f"{what} must be an integer >= {minimum}, not {value!r}")
+        return value
+    return check
+
+
+def real(low: float | None = None, high: float | None = None, open_low: bool = False,
+         open_high: bool = False) -> Callable[[Any, str], float]:
+    def check(value: Any, what: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise MeasureError(f"{what} must be a finite number, not {value!r}")
+        value = float(value)
+        if low is not None and (value < low or (open_low and value == low)):
+            raise MeasureError(f"{what} must be {'>' if open_low else '>='} {low:g}, not {value:g}")
+        if high is not None and (value > high or (open_high and value == high)):
+            raise MeasureError(f"{what} must be {'<' if open_high else '<='} {high:g}, not {value:g}")
+        return value
+    return check
+
+
+def convention(name: str) -> Callable[[Any, str], Any]:
+    """A convention field used as a measure parameter: the same values, the same checks."""
+    def check(value: Any, what: str) -> Any:
+        try:
+            return CHECKS[name](value)
+        except ConventionError as exc:
+            raise MeasureError(f"{exc} (in {what.split(' of ', 1)[-1]})") from None
+    return check
+
+
+def levels(value: Any, what: str) -> tuple[float, ...]:
+    if isinstance(value, (int, float)):
+        value = (value,)
+    if not isinstance(value, (tuple, list)) or not value:
+        raise MeasureError(f"{what} must be a list of recall levels such as (0.25, 0.5, 0.75), not {value!r}")
+    return tuple(real(0.0, 1.0)(v, f"a level of {what}") for v in value)
+
+
+def boolean(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise MeasureError(f"{what} must be True or False, not {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a family: its check and its default (None: from the conventions)."""
+
+    check: Callable[[Any, str], Any]
+    default: Any = None
+    kind: str = "convention"  # how `sqlrank measures` names it: convention, integer, number, ...
+
+
+# Convention fields as parameters: None means "from the evaluation's conventions".
+CONVENTION_PARAMS = {name: Param(convention(name)) for name in
+                     ("rel", "gain", "discount", "log_base", "ideal", "ap_denominator", *RANKING_FIELDS,
+                      "missing_queries", "unjudged_queries")}
+EVALUATION_PARAMS = (*RANKING_FIELDS, "missing_queries", "unjudged_queries")  # every family takes these
+
+
+def choice(options: tuple[str, ...]) -> Callable[[Any, str], str]:
+    def check(value: Any, what: str) -> str:
+        if value not in options:
+            raise MeasureError(f"{what} must be one of {', '.join(options)}, not {value!r}")
+        return value
+    return check
+
+
+def log_base(value: Any, what: str) -> float:
+    """A logarithm's base, checked as the log_base convention is (a number > 1, or e)."""
+    try:
+        return CHECKS["log_base"](value)
+    except ConventionError:
+        raise MeasureError(f"{what} must be a number > 1 or e, not {value!r}") from None

@@ -1,0 +1,299 @@
+"""The measure registry: one declarative entry per measure family, and nothing else.
+
+Each entry says what a family is called (ir_measures name, other spellings, trec_eval names with
+their place and kind in trec_eval's output), what it takes (parameters with their checks and
+defaults, the cutoff rule), how it is computed (``sql/measures/<name>.sql``, the shared steps it
+reads, whether ``tie_break=expected`` has an exact form), how it is averaged over queries, the
+DuckDB macros ``sqlrank install`` makes for it, and a one-line definition. Parsing
+(``measures.py``), rendering (``templates.py``), trec_eval's output (``trec_eval.py``), the
+macros (``macros.py``), ``sqlrank measures`` and the measure table of docs/measures.md all read it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .family import Family, Trec
+from .params import (
+    CONVENTION_PARAMS,
+    EVALUATION_PARAMS,
+    R_MULTIPLES,
+    RECALL_LEVELS,
+    SUCCESS_CUTOFFS,
+    TREC_CUTOFFS,
+    UNJ_CUTOFFS,
+    Param,
+    boolean,
+    choice,
+    integer,
+    levels,
+    log_base,
+    real,
+)
+
+
+def _entry(name: str, definition: str, params: tuple = (), reads: tuple = (), **kw: Any) -> Family:
+    """A Family whose params are named: convention fields by name, others as (name, Param).
+    Every family also takes the conventions that decide the ranking and the query set."""
+    resolved = dict((p, CONVENTION_PARAMS[p]) if isinstance(p, str) else p for p in params)
+    resolved.update({p: CONVENTION_PARAMS[p] for p in EVALUATION_PARAMS})
+    return Family(name, definition, resolved, reads=frozenset(reads), **kw)
+
+
+_P = Param(real(0.0, 1.0, open_low=True, open_high=True), 0.9, "number in (0, 1)")
+SIMILARITIES = ("cooccurrence", "features")
+# A query's weight in GAUC: its judged retrieved documents (impressions, when none is given), or its relevant ones.
+# No default value, so that an explicit GAUC(weight=impressions) stays in the name and a preset cannot change it.
+GAUC_WEIGHTS = ("impressions", "positives")
+
+
+# Item-item similarity of the diversity measures: cosine over users who interacted with both items
+# (history), or cosine of the items' feature vectors (categories: 0/1 vectors).
+_SIMILARITY = ("similarity", Param(choice(SIMILARITIES), "cooccurrence", "cooccurrence or features"))
+_GAINS = ("gain", "discount", "log_base")
+
+REGISTRY: tuple[Family, ...] = (
+    _entry("P", "precision: relevant documents in the top k, divided by k (denominator=retrieved: by the documents "
+           "in the top k when fewer are retrieved, as Elasticsearch's precision over its hits)",
+           ["rel", ("denominator", Param(choice(("cutoff", "retrieved")), "cutoff", "cutoff or retrieved"))],
+           reads_when=(("denominator", "retrieved", "retrieved_count"),),
+           aliases=("precision",), cutoff="required", default_cutoffs=TREC_CUTOFFS,
+           trec=(Trec("P", 11, "cut"),), macros=(("p", True),), labels="relevant", reference="trec_eval m_P.c"),
+    _entry("R", "recall: relevant documents in the top k, divided by all relevant (R)", ["rel"], ["judgments"],
+           aliases=("recall",), cutoff="required", default_cutoffs=TREC_CUTOFFS,
+           trec=(Trec("recall", 13, "cut"),), macros=(("recall", True),), labels="relevant",
+           reference="trec_eval m_recall.c"),
+    _entry("Hits", "hits: the number of relevant documents in the top k (all retrieved without k), averaged over "
+           "queries (ranx's hits)", ["rel"], cutoff="optional", labels="relevant",
+           reference="ranx metrics.hits"),
+    _entry("FallOut", "fall-out: the non-relevant documents in the top k, divided by all of the query's; non-relevant "
+           "means judged with 0 <= label < rel (nonrelevant=retrieved: every retrieved document not relevant, unjudged "
+           "ones too, as TorchMetrics sees only the documents passed); a query without any scores 0 "
+           "(no_nonrelevant=one: 1, as TorchMetrics' RetrievalFallOut by default)",
+           ["rel", ("nonrelevant", Param(choice(("judged", "retrieved")), "judged", "judged or retrieved")),
+            ("no_nonrelevant", Param(choice(("zero", "one")), "zero", "zero or one"))], ["judgments", "all_retrieved"],
+           aliases=("fall_out",), reference="Salton & McGill (1983); TorchMetrics RetrievalFallOut"),
+    _entry("Success", "1 if any relevant document is in the top k, else 0", ["rel"],
+           aliases=("hit_rate", "hitrate", "hr", "hit"), cutoff="required", default_cutoffs=SUCCESS_CUTOFFS,
+           trec=(Trec("success", 29, "cut"),), macros=(("success", True),), labels="relevant",
+           reference="trec_eval m_success.c"),
+    _entry("relative_P", "relevant documents in the top k, divided by min(k, R)", ["rel"], ["judgments"],
+           cutoff="required", default_cutoffs=TREC_CUTOFFS, trec=(Trec("relative_P", 28, "cut"),),
+           labels="relevant", reference="trec_eval m_rel_P.c"),
+    _entry("AP", "average precision: mean of the precision at each relevant document, over R",
+           ["rel", "ap_denominator"], ["judgments"], aliases=("map",), default_cutoffs=TREC_CUTOFFS,
+           trec=(Trec("map", 5), Trec("map_cut", 27, "cut")), macros=(("ap_at", True), ("ap", False)),
+           labels="relevant", reference="trec_eval m_map.c, m_map_cut.c"),
+    _entry("GMAP", "AP, averaged over queries by the geometric mean of max(AP, 1e-5)", ["rel"], ["judgments"],
+           cutoff="none", aggregate="geometric", trec=(Trec("gm_map", 6),), labels="relevant",
+           reference="trec_eval m_gm_map.c"),
+    _entry("YAAP", "yet another AP: ln((1 + S) / (1 + R - S)), S = sum of the precision at each relevant",
+           ["rel"], ["judgments"], cutoff="none", trec=(Trec("yaap", 53),), tie_expected=False,
+           labels="relevant", reference="trec_eval m_yaap.c"),
+    _entry("RR", "reciprocal rank of the first relevant document", ["rel"], aliases=("mrr", "recip_rank"),
+           trec=(Trec("recip_rank", 9),), macros=(("rr_at", True), ("rr", False)),
+           labels="relevant", reference="trec_eval m_recip_rank.c"),
+    _entry("Rprec", "precision at rank R (the number of relevant documents)", ["rel"],
+           ["judgments", "judgments_in_ranking"], aliases=("r-prec",), cutoff="none", trec=(Trec("Rprec", 7),),
+           macros=(("rprec", False),), labels="relevant", reference="trec_eval m_Rprec.c"),
+    _entry("Rprec_mult", "precision at rank floor(x * R + 0.9)", ["rel"], ["judgments", "judgments_in_ranking"],
+           cutoff="required", cutoff_kind="multiple", default_cutoffs=R_MULTIPLES,
+           trec=(Trec("Rprec_mult", 16, "cut"),), labels="relevant", reference="trec_eval m_Rprec_mult.c"),
+    _entry("IPrec", "interpolated precision at recall level x (max precision at recall >= x)", ["rel"],
+           ["judgments", "interpolated"], cutoff="required", cutoff_kind="fraction",
+           default_cutoffs=RECALL_LEVELS, trec=(Trec("iprec_at_recall", 10, "cut"),), tie_expected=False,
+           labels="relevant", reference="trec_eval m_iprec_at_recall.c"),
+    _entry("IPrecAvg", "mean interpolated precision over recall levels (11-point average)",
+           ["rel", ("levels", Param(levels, RECALL_LEVELS, "recall levels"))],
+           ["judgments", "interpolated"], cutoff="none", trec=(Trec("11pt_avg", 18, "params"),),
+           trec_params="levels", tie_expected=False, labels="relevant", reference="trec_eval m_11pt_avg.c"),
+    _entry("Bpref", "binary preference: 1 - judged non-relevant above each relevant, over R (unjudged skipped); the "
+           "non-relevant above count over min(R, N) as trec_eval, or over R (formula=original: Buckley & Voorhees' "
+           "formula, TF-Ranking's use_trec_version=False)",
+           ["rel", ("formula", Param(choice(("trec_eval", "original")), "trec_eval", "trec_eval or original"))],
+           ["judgments", "judgments_in_ranking"], cutoff="none", trec=(Trec("bpref", 8),), tie_expected=False,
+           macros=(("bpref", False),), reference="Buckley & Voorhees (SIGIR 2004); trec_eval m_bpref.c"),
+    _entry("GMBpref", "Bpref, averaged over queries by the geometric mean of max(bpref, 1e-5)", ["rel"],
+           ["judgments", "judgments_in_ranking"], cutoff="none", aggregate="geometric",
+           trec=(Trec("gm_bpref", 15),), tie_expected=False, reference="trec_eval m_gm_bpref.c"),
+    _entry("infAP", "inferred AP (Yilmaz and Aslam): AP estimated from a sampled pool", ["rel"], ["judgments"],
+           cutoff="none", trec=(Trec("infAP", 14),), tie_expected=False,
+           reference="Yilmaz & Aslam (CIKM 2006); trec_eval m_infap.c"),
+    _entry("binG", "binary G: sum over relevant of 1 / log2(2 + non-relevant above), over R", ["rel"],
+           ["judgments"], cutoff="none", trec=(Trec("binG", 19),), tie_expected=False,
+           reference="trec_eval m_binG.c"),
+    _entry("nDCG", "DCG divided by the DCG of the ideal ranking of all judgments (cut at k)", [*_GAINS, "ideal"],
+           ["ideal"],
+           aliases=("ndcg",), default_cutoffs=TREC_CUTOFFS, trec=(Trec("ndcg", 23, "params"), Trec("ndcg_cut", 26, "cut")),
+           trec_params="gains", macros=(("ndcg", True), ("ndcg_all", False)),
+           labels="gain", reference="Jarvelin & Kekalainen (2002); trec_eval m_ndcg.c, m_ndcg_cut.c"),
+    _entry("DCG", "discounted cumulative gain: sum of gain / log2(rank + 1); gain = the label, 0 for labels <= 0 and "
+           "unjudged documents", _GAINS,
+           trec=(Trec("dcg", 21, "params"),), trec_params="gains", macros=(("dcg", True),),
+           labels="gain", reference="Jarvelin & Kekalainen (2002); trec_eval m_dcg.c"),
+    _entry("IdealDCG", "DCG of the ideal ranking of all judgments", [*_GAINS, "ideal"], ["ideal"],
+           trec=(Trec("ideal_dcg", 22, "params"),), trec_params="gains", labels="none",
+           reference="trec_eval m_ideal_dcg.c"),
+    _entry("CG", "cumulative gain: sum of the gains of the retrieved documents", ["gain"], macros=(("cg", True),),
+           labels="gain", reference="Jarvelin & Kekalainen (2002)"),
+    _entry("nDCG_rel", "nDCG averaged at each relevant document (trec_eval ndcg_rel)", ["gain"],
+           ["ideal", "ideal_positions", "graded"], cutoff="none",
+           trec=(Trec("ndcg_rel", 24, "params"),), trec_params="gains", tie_expected=False,
+           reference="trec_eval m_ndcg_rel.c"),
+    _entry("Rndcg", "nDCG averaged at the ranks where the ideal gain changes (0 when R = 0)", ["gain", "rel"],
+           ["judgments", "retrieved_count", "ideal", "ideal_positions", "rndcg"], cutoff="none",
+           trec=(Trec("Rndcg", 25, "params"),), trec_params="gains", tie_expected=False,
+           reference="trec_eval m_Rndcg.c"),
+    _entry("G", "normalized gain G (trec_eval, experimental)", ["gain"],
+           ["ideal", "ideal_positions", "graded"], cutoff="none", trec=(Trec("G", 20, "params"),),
+           trec_params="gains", tie_expected=False, reference="trec_eval m_G.c"),
+    _entry("ERR", "expected reciprocal rank: sum over ranks i of R_i / i * prod_{j<i} (1 - R_j), "
+           "R = (2^label - 1) / 2^max_rel", [("max_rel", Param(integer(1), 4, "integer >= 1"))],
+           tie_expected=False, macros=(("err", True),), label_limit="max_rel",
+           reference="Chapelle, Metzler, Zhang & Grinspan (CIKM 2009); gdeval.pl of the TREC Web track"),
+    _entry("RBP", "rank-biased precision (1 - p) * sum of gain * p^(rank - 1), gains rescaled to [0, 1]", [("p", _P)],
+           ["judgments_in_ranking"], cutoff="none", trec=(Trec("rbp", 54, "params"),), trec_params="gains_p",
+           reference="Moffat & Zobel (2008); trec_eval m_rbp.c"),
+    _entry("RBPResid", "RBP residual: the mass RBP leaves to unjudged documents and the tail", [("p", _P)],
+           ["retrieved_count"], cutoff="none", trec=(Trec("rbp_resid", 55),), trec_params="p",
+           reference="trec_eval m_rbp_resid.c"),
+    _entry("Unj", "fraction of the top k not judged (absent from the qrels or negative)", (), ["retrieved_count"],
+           cutoff="required", default_cutoffs=UNJ_CUTOFFS, trec=(Trec("unj", 56, "cut"),),
+           macros=(("unjudged", True),), reference="trec_eval m_unjudged.c"),
+    _entry("Judged", "fraction of the top k that has a judgment (any label, negative ones too), divided by k or by "
+           "the documents retrieved when fewer (ir_measures' Judged; 1 - Unj@k where no label is negative and k "
+           "documents are retrieved)", (), ["all_retrieved"], cutoff="optional", labels="all",
+           reference="ir_measures Judged (judged_provider.py); MacAvaney & Soldaini (2023)"),
+    _entry("SetP", "num_rel_ret / num_ret (relative=True: / min(num_ret, R))",
+           ["rel", ("relative", Param(boolean, False, "True or False"))], ["judgments", "retrieved_count"],
+           cutoff="none", trec=(Trec("set_P", 30), Trec("set_relative_P", 31, params=(("relative", True),))),
+           reference="trec_eval m_set_P.c, m_set_rel_P.c"),
+    _entry("SetR", "num_rel_ret / R", ["rel"], ["judgments", "retrieved_count"], cutoff="none",
+           trec=(Trec("set_recall", 32),), reference="trec_eval m_set_recall.c"),
+    _entry("SetAP", "num_rel_ret^2 / (num_ret * R)", ["rel"], ["judgments", "retrieved_count"], cutoff="none",
+           trec=(Trec("set_map", 33),), reference="trec_eval m_set_map.c"),
+    _entry("SetF", "(beta + 1) * P * R / (beta * P + R) on the whole retrieved set (beta unsquared)",
+           ["rel", ("beta", Param(real(0.0, open_low=True), 1.0, "number > 0"))], ["judgments", "retrieved_count"],
+           cutoff="none", trec=(Trec("set_F", 34, "params"),), trec_params="beta", reference="trec_eval m_set_F.c"),
+    _entry("Utility", "a * rel_ret + b * nonrel_ret + c * rel_not_ret + d * nonrel_not_ret",
+           ["rel", ("a", Param(real(), 1.0, "number")), ("b", Param(real(), -1.0, "number")),
+            ("c", Param(real(), 0.0, "number")), ("d", Param(real(), 0.0, "number")),
+            ("num_docs", Param(integer(0), 0, "integer >= 0"))], ["judgments", "retrieved_count"], cutoff="none",
+           trec=(Trec("utility", 17, "params"),), trec_params="coefficients", reference="trec_eval m_utility.c"),
+    _entry("NumQ", "number of queries evaluated", cutoff="none", aggregate="sum", integer=True,
+           trec=(Trec("num_q", 1, "special"),), labels="none", reference="trec_eval m_num_q.c"),
+    _entry("NumRet", "number of documents retrieved", (), ["retrieved_count"], cutoff="none", aggregate="sum",
+           integer=True, trec=(Trec("num_ret", 2),), macros=(("num_ret", False),), labels="none",
+           reference="trec_eval m_num_ret.c"),
+    _entry("NumRel", "number of relevant documents in the judgments (R)", ["rel"], ["judgments"], cutoff="none",
+           aggregate="sum", integer=True, trec=(Trec("num_rel", 3),), macros=(("num_rel", False),),
+           labels="none", reference="trec_eval m_num_rel.c"),
+    _entry("NumRelRet", "number of relevant documents retrieved", ["rel"], cutoff="none", aggregate="sum",
+           integer=True, trec=(Trec("num_rel_ret", 4),), macros=(("num_rel_ret", False),),
+           labels="relevant", reference="trec_eval m_num_rel_ret.c"),
+    _entry("NumNonRelJudgedRet", "retrieved documents judged non-relevant (0 <= label < rel)", ["rel"],
+           cutoff="none", aggregate="sum", integer=True, trec=(Trec("num_nonrel_judged_ret", 35),),
+           reference="trec_eval m_num_nonrel_judged_ret.c"),
+    # Click logs: how well the scores order the judged items a query (user) was shown.
+    _entry("AUC", "area under the ROC curve of the retrieved judged documents: the share of (relevant, judged "
+           "non-relevant) pairs whose relevant document ranks higher; empty without both", ["rel"], cutoff="none",
+           aliases=("roc_auc", "uauc"), partial=True, scores_no_relevant=False,
+           reference="Hanley & McNeil (1982); per user as in GAUC (Zhou et al., KDD 2018); sklearn roc_auc_score with "
+           "tie_break=expected"),
+    _entry("GAUC", "AUC per query, averaged with each query weighted by its retrieved judged documents (a user's "
+           "impressions) or, with weight=positives, its relevant ones (clicks): sum(AUC w) / sum(w) over the queries "
+           "with an AUC", ["rel", ("weight", Param(choice(GAUC_WEIGHTS), None, "impressions or positives"))],
+           cutoff="none", aliases=("group_auc",), aggregate="weighted", partial=True, scores_no_relevant=False,
+           reference="Zhou et al., DIN (KDD 2018): weighted by impressions or clicks; RecBole GAUC: by positives"),
+    _entry("GlobalAUC", "area under one ROC curve of the retrieved judged documents of all queries together: the "
+           "share of (relevant, judged non-relevant) pairs across queries whose relevant document scores higher, "
+           "equal scores 1/2; one value over all queries, none per query", ["rel"], ["all_retrieved", "pooled"],
+           cutoff="none", aliases=("global_auc", "ctr_auc"), aggregate="catalog", scores_no_relevant=False,
+           reference="Fawcett (2006); RecBole AUC; sklearn roc_auc_score over all rows"),
+    # Recommenders, beyond accuracy: items recommended in the top k (all retrieved without a cutoff).
+    _entry("Coverage", "distinct items in the top k of all users, divided by the catalog's size (the items of "
+           "--items and --history)", (), ["all_retrieved", "catalog"], aliases=("itemcoverage", "catalog_coverage"),
+           aggregate="catalog", tie_expected=False, inputs=("catalog",),
+           reference="Shani & Gunawardana (2011) catalog coverage; RecBole ItemCoverage; Microsoft Recommenders "
+                     "catalog_coverage"),
+    _entry("Gini", "Gini index of how often each catalog item is in the top k of all users (0: all equally, "
+           "near 1: a few items)", (), ["all_retrieved", "catalog"], aliases=("giniindex", "gini_index"),
+           aggregate="catalog", tie_expected=False, inputs=("catalog",), reference="RecBole GiniIndex"),
+    _entry("Entropy", "Shannon entropy -sum p log_base p of the items' shares p of all top-k recommendations "
+           "(per_item=True: divided by the number of distinct items, as RecBole)",
+           [("base", Param(log_base, 2.0, "number > 1 or e")), ("per_item", Param(boolean, False, "True or False"))],
+           ["all_retrieved", "catalog"], aliases=("shannonentropy", "shannon_entropy", "distributional_coverage"),
+           aggregate="catalog", tie_expected=False,
+           reference="Shani & Gunawardana (2011); Microsoft Recommenders distributional_coverage (base 2); "
+                     "RecBole ShannonEntropy (base=e, per_item=True)"),
+    _entry("Novelty", "mean self-information -log2(interactions of the item / all interactions) of all top-k "
+           "recommendations (items without history add 0)", (), ["all_retrieved", "catalog"],
+           aggregate="catalog", tie_expected=False, inputs=("history",),
+           reference="Castells, Vargas & Wang (2011); Microsoft Recommenders novelty"),
+    _entry("AvgPop", "mean number of history interactions of the items in the user's top k",
+           (), ["all_retrieved", "popularity"], aliases=("averagepopularity", "average_popularity", "arp"),
+           tie_expected=False, inputs=("history",), partial=True, reference="RecBole AveragePopularity"),
+    _entry("TailPct", "share of the user's top k in the long tail: items with at most `tail` interactions "
+           "(tail > 1), or the least popular fraction `tail` of the catalog (tail <= 1)",
+           [("tail", Param(real(0.0, open_low=True), 0.1, "number > 0"))], ["all_retrieved", "popularity"],
+           aliases=("tailpercentage", "tail_percentage"), tie_expected=False, inputs=("history",), partial=True,
+           reference="RecBole TailPercentage (tail_ratio)"),
+    _entry("ILD", "intra-list diversity: 1 - mean similarity of the pairs of items in the user's top k",
+           [_SIMILARITY], ["all_retrieved", "similar"], aliases=("diversity", "intra_list_diversity"),
+           tie_expected=False, partial=True,
+           inputs=("history",), reference="Ziegler et al. (2005); Microsoft Recommenders diversity"),
+    _entry("Serendipity", "mean over the user's top k of relevance * (1 - mean similarity to the user's history "
+           "items)", ["rel", _SIMILARITY], ["all_retrieved", "similar"], tie_expected=False, inputs=("history",),
+           partial=True,
+           reference="Zhang et al. (2012); Microsoft Recommenders serendipity"),
+)
+
+FAMILIES: dict[str, Family] = {f.name: f for f in REGISTRY}
+
+
+# ------------------------------------------------------------------ the listing
+
+_CUTOFF_LETTER = {"rank": "k", "fraction": "x", "multiple": "x"}
+_TREC_SYNTAX = {"gains": ".L=G,...", "gains_p": ".p=P", "p": ".P", "beta": ".B", "coefficients": ".a,b,c,d",
+                "levels": ".x,..."}
+_AVERAGED = {"mean": "mean", "sum": "sum", "geometric": "geometric mean", "weighted": "weighted mean",
+             "catalog": "over all users"}
+
+
+def listing() -> list[dict[str, str]]:
+    """One row per family, as ``sqlrank measures`` prints it and docs/measures.md shows it."""
+    rows = []
+    for family in REGISTRY:
+        letter = _CUTOFF_LETTER[family.cutoff_kind]
+        names = {"none": [family.name], "optional": [family.name, f"{family.name}@{letter}"],
+                 "required": [f"{family.name}@{letter}"]}[family.cutoff]
+        trec = []
+        for t in family.trec:
+            if t.kind == "cut":
+                trec.append(f"{t.name}.{letter}")
+            else:
+                trec.append(t.name + (_TREC_SYNTAX[family.trec_params] if family.trec_params and not t.params else ""))
+        own = [name for name in family.params if name not in EVALUATION_PARAMS]
+        params = [name if family.params[name].default is None else f"{name}={_shown(family.params[name].default)}"
+                  for name in own]
+        rows.append({"measure": ", ".join(names), "also": ", ".join(family.aliases), "trec_eval": ", ".join(trec),
+                     "parameters": ", ".join(params), "averaged": _AVERAGED[family.aggregate],
+                     "definition": family.definition})
+    return rows
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tuple):
+        return "(" + ",".join(f"{v:g}" for v in value) + ")" if len(value) <= 3 else f"({value[0]:g},...,{value[-1]:g})"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def markdown_table() -> str:
+    """The measure table of docs/measures.md."""
+    def code(text: str) -> str:
+        return ", ".join(f"`{part}`" for part in text.split(", ")) if text else ""
+
+    lines = ["| measure | also | trec_eval | parameters | averaged | definition |", "|---|---|---|---|---|---|"]
+    for row in listing():
+        lines.append(f"| {code(row['measure'])} | {code(row['also'])} | {code(row['trec_eval'])} | "
+                     f"{code(row['parameters'])} | {row['averaged']} | {row['definition']} |")
+    return "\n".join(lines) + "\n"

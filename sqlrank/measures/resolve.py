@@ -1,0 +1,59 @@
+"""TODO"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Iterable
+
+from ..errors import MeasureError
+from .conventions import FIELD_NAMES, Conventions
+from .measure import Measure
+from .names import distinct, parse_measures
+from .presets import preset_family_conventions
+from .registry import FAMILIES
+
+
+def check_tie_break(measure) -> None:
+    """tie_break=expected needs a closed form (the registry's tie_expected) and a single retrieved set."""
+    if measure.param("tie_break") != "expected":
+        return
+    if not measure.spec.tie_expected:
+        raise MeasureError(f"tie_break=expected is not available for {measure.family} (no exact mean over "
+                           f"the orders of tied documents is implemented); use another tie_break for it")
+    if measure.param("depth") is not None:
+        raise MeasureError(f"tie_break=expected cannot be combined with depth in {measure}: a depth cut "
+                           f"through a tie group has no single retrieved set")
+    if measure.family in ("AP", "GMAP") and measure.param("ap_denominator") == "retrieved_relevant" \
+            and measure.cutoff is not None:
+        raise MeasureError(f"tie_break=expected with ap_denominator=retrieved_relevant and a cutoff ({measure}) "
+                           f"would average a ratio of random counts; not implemented")
+
+
+def needed_inputs(measures: list[Measure]) -> dict[str, list[str]]:
+    """For each extra input, the measures that read it: {input: [measure names]}."""
+    needs: dict[str, list[str]] = {}
+    for m in measures:
+        for name in FAMILIES[m.family].inputs:
+            needs.setdefault(name, []).append(str(m))
+        if "similarity" in FAMILIES[m.family].params and m.param("similarity") == "features":
+            needs.setdefault("item_features", []).append(str(m))
+    return needs
+
+
+def beyond_accuracy(measures: list[Measure]) -> list[Measure]:
+    """The measures that read the extra inputs or are one value over all recommendations."""
+    return [m for m in measures if FAMILIES[m.family].beyond_accuracy]
+
+
+def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions: Conventions,
+                     preset: str | None = None, explicit: Iterable[str] = ()) -> list[Measure]:
+    """Measures with conventions filled in. Precedence: the measure's own parameters, then the
+    caller's explicit conventions, then the preset's setting for the family, then the rest."""
+    resolved: list[Measure] = []
+    for measure in parse_measures(spec):
+        family = preset_family_conventions(preset, measure.family)
+        own = {k: v for k, v in family.items() if k not in FIELD_NAMES}  # the family's parameters (GAUC's weight)
+        if own:
+            measure = Measure(measure.family, measure.cutoff, {**own, **dict(measure.params)}, measure.label)
+        family = {k: v for k, v in family.items() if k in FIELD_NAMES and k not in explicit}
+        resolved.append(measure.resolve(replace(conventions, **family) if family else conventions))
+    return distinct(resolved)

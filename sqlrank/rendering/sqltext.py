@@ -1,0 +1,194 @@
+"""TODO"""
+from __future__ import annotations
+
+import os
+import re
+import stat
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+
+from .dialects import TYPES, TypeName, current_dialect, number_literal, quote_ident, quote_literal
+
+
+def sql_dir() -> Path:
+    """The templates: ``sqlrank/sql`` inside a wheel, ``sql/`` beside the package in a checkout."""
+    here = Path(__file__).resolve().parent.parent  # the package
+    for candidate in (here / "sql", here.parent / "sql"):
+        if (candidate / "evaluate.sql").is_file():
+            return candidate
+    raise RuntimeError(f"sqlrank's SQL templates are missing (looked in {here / 'sql'} and {here.parent / 'sql'})")
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates kept in the user's cache folder, so that start-up does not recompile them.
+    Compiled code is run when loaded: the folder (and sqlrank's folder above it) is used only when it
+    is the user's own and no one else may write into it; otherwise nothing is cached."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "sqlrank", "jinja")
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if all(_private(path) for path in (os.path.dirname(folder), folder)) and os.access(folder, os.W_OK):
+            return jinja2.FileSystemBytecodeCache(folder)
+    except OSError:
+        pass
+    return None
+
+
+def _private(path: str) -> bool:
+    """A real folder (no link) owned by this user that neither group nor others may write."""
+    info = os.lstat(path)
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022
+
+
+@lru_cache(maxsize=None)
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(sql_dir())),
+        bytecode_cache=_bytecode_cache(),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+    env.filters["ident"] = quote_ident
+    env.filters["literal"] = quote_literal
+    env.filters["number"] = number_literal
+    env.globals["dialect_name"] = current_dialect
+    env.globals.update({name: TypeName(name) for name in TYPES["duckdb"]})
+    return env
+
+
+def render_template(name: str, **context: object) -> str:
+    return environment().get_template(name).render(**context).strip() + "\n"
+
+
+def call_macro(template: str, macro: str, *args: object) -> str:
+    """Call one macro of a template from Python; an absent macro renders as nothing."""
+    module = environment().get_template(template).module
+    fn = getattr(module, macro, None)
+    return "" if fn is None else str(fn(*args))
+
+
+WIDTH = 140  # rendered lines are wrapped beyond this (and never reach 160 characters)
+
+
+_WINDOW = re.compile(r"\n(\s*)WINDOW ")
+_CTE = re.compile(r"^[a-z_0-9]+ AS (NOT MATERIALIZED )?\($", re.M)
+
+
+def inline_windows(text: str) -> str:
+    """Named windows written out where they are used (Snowflake has no WINDOW clause): each
+    ``WINDOW name AS (definition), ...`` clause is removed and ``OVER name`` in the same CTE (the
+    text since the CTE's first line) becomes ``OVER (definition)``."""
+    while True:
+        match = _WINDOW.search(text)
+        if match is None:
+            return text
+        definitions, end = {}, match.end()
+        while True:
+            name_end = text.index(" AS (", end)
+            name = text[end:name_end].strip()
+            depth, i = 0, name_end + 4
+            while True:
+                depth += {"(": 1, ")": -1}.get(text[i], 0)
+                i += 1
+                if depth == 0:
+                    break
+            definitions[name] = " ".join(text[name_end + 4:i].split())
+            rest = text[i:]
+            if not rest.lstrip(" ").startswith(","):
+                break
+            end = i + len(rest) - len(rest.lstrip(" ")) + 1
+            end += len(text[end:]) - len(text[end:].lstrip())
+        start = max((m.start() for m in _CTE.finditer(text, 0, match.start())), default=0)
+        body = text[start:match.start()]
+        for name, definition in definitions.items():
+            unframed = re.sub(r" ROWS BETWEEN .*? CURRENT ROW", "", definition)  # ranking functions take no frame
+            body = re.sub(rf"\b(ROW_NUMBER\(\)|RANK\(\)) OVER {re.escape(name)}\b", rf"\1 OVER {unframed}", body)
+            body = re.sub(rf"\bOVER {re.escape(name)}\b", f"OVER {definition}", body)
+        text = text[:start] + body + text[i:]
+
+
+_BREAK_BEFORE = {"WHEN", "ELSE", "END", "AND", "OR", "THEN", "+", "-", "*", "/"}
+
+
+def wrap_sql(text: str, width: int = WIDTH) -> str:
+    """Lines longer than ``width`` broken at spaces outside quotes, preferably before WHEN, ELSE,
+    AND, OR and arithmetic operators, continued four spaces further in; comment lines stay
+    comments. A line that starts or ends inside a quoted string is left as it is."""
+    out, quote = [], None
+    for line in text.split("\n"):
+        words, end = _words(line, quote)
+        out.append(line if words is None or len(line) <= width else _wrap(line, words, width))
+        quote = end
+    return "\n".join(out)
+
+
+def _words(line: str, quote: str | None) -> tuple[list[str] | None, str | None]:
+    """The line's words (quoted strings whole), or None when it starts or ends inside quotes;
+    and the quote open at its end."""
+    words, current, i = ([] if quote is None else None), "", 0
+    while i < len(line):
+        ch = line[i]
+        if quote is None and ch == "-" and line.startswith("--", i):
+            if words is not None:  # a comment line wraps as a comment; a trailing comment stays whole
+                comment = line[i:].split() if not (words or current) else [line[i:].strip()]
+                words += ([current] if current else []) + comment
+            return words, None
+        if quote is not None:
+            current += ch
+            if ch == quote:
+                quote = None
+        elif ch in "'\"`":
+            quote, current = ch, current + ch
+        elif ch.isspace():
+            if current and words is not None:
+                words.append(current)
+            current = ""
+        else:
+            current += ch
+        i += 1
+    if quote is not None:
+        return None, quote
+    if words is not None and current:
+        words.append(current)
+    return words, None
+
+
+def _wrap(line: str, words: list[str], width: int) -> str:
+    indent = line[:len(line) - len(line.lstrip())]
+    comment = words[0].startswith("--")
+    prefix = indent + ("--   " if comment else "    ")
+    lines, current, best = [], [], None  # best: where the current line may break (an index into current)
+    for word in words:
+        head = indent if not lines else prefix
+        if current and len(head) + len(" ".join(current + [word])) > width:
+            cut = best if best and best > len(current) // 3 else len(current)
+            cut -= cut > 1 and current[cut - 1] == "AS"  # keep AS with its name
+            lines.append(head + " ".join(current[:cut]))
+            current, best = current[cut:], None
+        if current and word in _BREAK_BEFORE:
+            best = len(current)
+        current.append(word)
+    lines.append((indent if not lines else prefix) + " ".join(current))
+    return "\n".join(lines)
+
+
+def render_segments(reader: str, by: str, id_column: str) -> str:
+    """Rows of (query_id, segment) from a query table's columns ``id_column`` and ``by`` (validated
+    column names)."""
+    return call_macro("_macros/query_set.sql", "segments", reader, by, id_column).strip()
+
+
+def render_listed(reader: str, id_column: str) -> str:
+    """The distinct query ids of a query table's column ``id_column`` (a validated column name), as text."""
+    return call_macro("_macros/query_set.sql", "listed", reader, id_column).strip()
+
+
+def render_slice(source_sql: str, slices: int, index: int) -> str:
+    """One slice of an input: the rows whose query falls in slice ``index`` of ``slices`` (a
+    hash of the query id, so each query and all its rows land in the same slice on both sides)."""
+    return call_macro("_macros/query_set.sql", "slice", source_sql, int(slices), int(index)).strip()

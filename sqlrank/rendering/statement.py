@@ -1,0 +1,221 @@
+"""Render SQL from the templates in sql/. Python decides; templates only fill in SQL.
+
+Only three kinds of values reach a template: identifiers (through ``ident``), string
+literals such as file paths (through ``literal``), and numbers Python has validated
+(through ``number``). Everything else is fixed template text.
+"""
+from __future__ import annotations
+
+from ..errors import MeasureError
+from ..measures.conventions import RANKING_FIELDS
+from ..measures.family import FAMILY_STEPS, ONE_ROW_STEPS
+from ..measures.measure import counted
+from ..measures.registry import FAMILIES
+from .dialects import PRINTED_ONLY, current_dialect, quote_ident
+from .sqltext import inline_windows, render_template, wrap_sql
+from .steps import (
+    GROUP_KEYS,
+    STEP_COLUMN,
+    StepPlan,
+    add_new,
+    column_name,
+    least_label,
+    measure_context,
+    one_row_steps,
+    ranking_key,
+    require_distinct_step_columns,
+    sparse,
+)
+
+OUTPUTS = ("per_query", "summary", "both", "segments", "relstring", "slice", "slices", "slices_summary")
+
+
+def _pieces(plan: StepPlan, output: str, judgments: bool, perfect: bool, mixed: bool,
+            recommender: bool = False) -> list[dict]:
+    """The parts of the statement, in order: a file of sql/evaluation/ each, with what it renders."""
+    rankings = list(plan.rankings.values())
+    if output in ("slices", "slices_summary"):  # the slices' rows are in a table: catalog steps from items' counts
+        return ([{"template": "evaluation/recommender_inputs.sql"}] if recommender else []) + \
+            [{"template": "evaluation/catalog.sql", "ranking": ranking} for ranking in rankings if ranking["catalog"]] + \
+            [{"template": "evaluation/slices.sql"}]
+    pieces = [{"template": "evaluation/inputs.sql"}, {"template": "evaluation/evaluated_queries.sql"}]
+    if output == "segments":
+        pieces.append({"template": "evaluation/query_segments.sql"})
+    if recommender:
+        pieces.append({"template": "evaluation/recommender_inputs.sql"})
+    if mixed:
+        pieces.append({"template": "evaluation/answered_queries.sql"})
+    if judgments:
+        pieces.append({"template": "evaluation/judgments.sql"})
+    if perfect:
+        pieces.append({"template": "evaluation/perfect_discounts.sql"})
+    pieces += [{"template": "evaluation/ideal.sql", "ideal": spec} for spec in plan.ideals.values()
+               if spec["columns"] and spec["source"] == "qrels"]
+    if any(ranking["sparse"] for ranking in rankings):
+        pieces.append({"template": "evaluation/numbered_qrels.sql"})
+    for ranking in rankings:
+        form = "ranking_sparse" if ranking["sparse"] else "ranking"
+        pieces.append({"template": f"evaluation/{form}.sql", "ranking": ranking})
+        if output == "relstring":
+            continue
+        pieces.append({"template": "evaluation/retrieved.sql", "ranking": ranking})
+        if ranking["catalog"]:
+            pieces.append({"template": "evaluation/catalog.sql", "ranking": ranking})
+        pieces += [{"template": "evaluation/ideal.sql", "ideal": spec} for spec in plan.ideals.values()
+                   if spec["columns"] and spec["source"] == "run" and spec["ranking"] == ranking["sfx"]]
+        pieces += [{"template": f"evaluation/{cte['step']}.sql", **cte} for cte in ranking["ctes"]]
+        pieces.append({"template": "evaluation/values.sql", "ranking": ranking})
+    if output == "relstring":
+        return pieces
+    if len(rankings) > 1:
+        pieces.append({"template": "evaluation/per_query.sql"})
+    if output in ("summary", "both"):
+        pieces.append({"template": "evaluation/summary.sql"})
+    if output == "segments":
+        pieces.append({"template": "evaluation/segments.sql"})
+    return pieces
+
+
+def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions, output: str,
+                      relstring_length: int = 10, segments_sql: str | None = None, by_run: bool = False,
+                      listed_sql: str | None = None,
+                      reread_inputs: bool = False, recommender: dict | None = None,
+                      slices_table: str | None = None) -> str:
+    """The one SQL statement of an evaluation. ``measures`` are resolved Measure objects;
+    ``output`` is "per_query", "summary", "both", "segments" (the summary over all queries and
+    over each segment of ``segments_sql``, rows of query_id and segment), or "relstring"
+    (trec_eval's relstring of the top ``relstring_length`` documents of each query; ``measures``
+    is then empty). ``reread_inputs``: the inputs give the same rows each time they are read
+    (Source.rescannable), so DuckDB may scan them where they are used instead of holding them.
+    ``recommender``: SQL of the extra inputs of measures beyond accuracy (history: query_id,
+    doc_id rows; items: doc_id rows or None; features: doc_id, feature, weight rows or None).
+    Evaluated in slices of queries: output "slice" is one slice's per-query rows with a doc_id column
+    (NULL), then how often each item is in the slice's top k (query_id NULL, measure the count's
+    column, doc_id the item), for the measures over all users; output "slices" is the per-query rows
+    and the summary of all slices, whose rows are in the table ``slices_table`` (the inputs' SQL is
+    not read), "slices_summary" the summary alone, with the queries each measure has a value for."""
+    from ..version import __version__
+
+    if output not in OUTPUTS:
+        raise ValueError(output)
+    if (output in ("slices", "slices_summary")) != (slices_table is not None):
+        raise ValueError("slices_table goes with outputs 'slices' and 'slices_summary'")
+    if (output == "segments") != (segments_sql is not None):
+        raise ValueError("segments_sql goes with output 'segments'")
+    if listed_sql is not None and (by_run or segments_sql is not None):
+        raise ValueError("listed queries are not keyed by run nor grouped in segments")
+    if by_run and output not in ("per_query", "summary", "both"):
+        raise ValueError("runs stored together give per-query or summary rows")
+    if current_dialect() in PRINTED_ONLY and output in ("relstring", "segments"):
+        raise MeasureError(f"the {current_dialect()} statement gives per-query or summary rows; segments and relstrings "
+                           f"are for DuckDB")
+    plan = StepPlan(conventions, grouped="segment" if output == "segments" else "run" if by_run else None)
+    by_ranking: dict = {}
+    for measure in measures:
+        by_ranking.setdefault(ranking_key(measure), []).append(measure)
+    plan.sparse = {key: output != "relstring" and sparse(group) for key, group in by_ranking.items()}
+    plan.least_label = {key: least_label(group) for key, group in by_ranking.items() if plan.sparse[key]}
+    contexts, columns = [], set()
+    for measure in measures:
+        column = column_name(str(measure), columns)
+        columns.add(column)
+        contexts.append(measure_context(measure, column, plan, conventions.trec_eval_version))
+    for context in contexts:  # each query's weight, beside its value, for a weighted mean (GAUC)
+        if context["aggregate"] == "weighted":
+            context["weight_column"] = column_name(f"{context['name']} weight", columns)
+            columns.add(context["weight_column"])
+    require_distinct_step_columns(contexts, columns)
+    if not plan.rankings:  # relstring: the evaluation's own ranking
+        plan.ranking(*(getattr(conventions, name) for name in RANKING_FIELDS))
+
+    judgment_columns: list = []
+    perfect_columns: list = []
+    perfect_depth = 0
+    rankings = {ranking["sfx"]: ranking for ranking in plan.rankings.values()}
+    for context in contexts:
+        ranking, steps = rankings[context["ranking"]], context["steps"]
+        ranking["measures"].append(context)
+        for step in ("judged", "ranked", "retrieved", "listed", "ordered", "catalog"):
+            add_new(ranking[step], steps[step])
+        ranking["popularity"] |= "popularity" in FAMILIES[context["family"]].reads
+        add_new(ranking["outer"], steps["tie"] + steps["running"])
+        ranking["ties"] |= bool(steps["tie"])
+        ranking["running"] |= bool(steps["running"])
+        ranking["join_judgments"] |= "judgments_in_ranking" in FAMILIES[context["family"]].reads
+        add_new(judgment_columns, steps["judgments"])
+        add_new(plan.ideals[context["ideal"]["spec"]]["columns"], steps["ideal"])
+        if steps["perfect"]:
+            add_new(perfect_columns, steps["perfect"])
+            perfect_depth = max(perfect_depth, context["cutoff"])
+        for step in FAMILY_STEPS:
+            if steps[step]:
+                name = context["step_names"][step]
+                lines, _ = ranking["step_columns"].setdefault((step, name), ([], context))
+                add_new(lines, steps[step])
+    for ranking in plan.rankings.values():
+        # the per-item counts of the catalog step, by name: a slice's rows of them (measure: the name and ranking)
+        times = [STEP_COLUMN.search(line).group(1) for line in ranking["listed"]]
+        ranking["times"] = [{"column": name, "name": name + ranking["sfx"]} for name in times]
+        if ranking["sparse"] and ranking["outer"]:
+            raise RuntimeError("a ranking of judged documents only cannot have tie groups or running windows")
+        ranking["counts"] = ranking["sparse"] and any("retrieved_count" in FAMILIES[c["family"]].reads_for(c)
+                                                      for c in ranking["measures"])
+    several = len(plan.rankings) > 1
+    for number, ranking in enumerate(plan.rankings.values()):
+        ranking["part"] = f"per_query_ranking_{number + 1}" if several else "per_query"
+        for context in ranking["measures"]:
+            context["part"] = ranking["part"]
+        ranking["ctes"] = [{"step": step, "name": name, "columns": lines, "measure": context,
+                            "one_row": step in ONE_ROW_STEPS}
+                           for (step, name), (lines, context) in ranking["step_columns"].items()]
+    populations = {c["missing_queries"] for c in contexts} or {conventions.missing_queries}
+    unjudged = {c["unjudged_queries"] for c in contexts} or {conventions.unjudged_queries}
+    if listed_sql is not None:  # the listed queries are the evaluated ones, whatever the rules for one-sided queries
+        populations, unjudged = {"zero"}, {"zero"}
+    mixed = len(populations) > 1 or len(unjudged) > 1
+    # measures whose mean may be over fewer queries than were evaluated: the summary counts them
+    # (per-query rows are counted in Python, results.shape)
+    counted_names = counted(measures) if output in ("summary", "segments") else set()
+    for context in contexts:
+        if context["name"] in counted_names:
+            context["count_column"] = column_name(f"{context['name']} queries", columns)
+            columns.add(context["count_column"])
+    text = render_template(
+        "evaluate.sql",
+        version=__version__,
+        measure_names=[c["name"] for c in contexts],
+        conventions=conventions.describe(),
+        pieces=_pieces(plan, output, bool(judgment_columns), bool(perfect_columns), mixed, recommender is not None),
+        recommender=recommender,
+        qrels_sql=qrels_sql,
+        run_sql=run_sql,
+        missing_queries="zero" if "zero" in populations else "skip",
+        unjudged_queries="zero" if "zero" in unjudged else "skip",
+        mixed_missing=len(populations) > 1,
+        mixed_unjudged=len(unjudged) > 1,
+        unjudged_label=conventions.unjudged_label,
+        skip_below=conventions.rel if conventions.no_relevant == "skip" else None,
+        mixed_population=mixed,
+        counted=any(c["count_column"] for c in contexts),
+        judgment_columns=judgment_columns,
+        perfect_columns=perfect_columns,
+        perfect_depth=perfect_depth,
+        ideals=[spec for spec in plan.ideals.values() if spec["columns"]],
+        rankings=list(plan.rankings.values()),
+        measures=contexts,
+        output=output,
+        both=output == "both",
+        slices_table=quote_ident(slices_table) if slices_table is not None else None,
+        relstring_length=relstring_length,
+        segments_sql=segments_sql,
+        listed_sql=listed_sql,
+        grouped=plan.grouped,
+        group_key=GROUP_KEYS.get(plan.grouped),
+        segment_steps=[name for ranking in plan.rankings.values() for name in one_row_steps(ranking)]
+        if plan.grouped == "segment" else [],
+        by_run=by_run,
+        reread_inputs=reread_inputs,
+    )
+    if current_dialect() == "snowflake":
+        text = inline_windows(text)
+    return wrap_sql(text)

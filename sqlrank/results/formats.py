@@ -1,0 +1,180 @@
+"""TODO"""
+from __future__ import annotations
+
+import io
+import json
+import math
+
+from ..engines.base import Rows
+from ..errors import OptionError
+from ..measures.measure import renamed
+from .result import Result
+
+OUTPUT_FORMATS = ("table", "csv", "tsv", "json", "trec")
+
+
+def format_result(result: Result, fmt: str) -> str:
+    if fmt not in OUTPUT_FORMATS:
+        raise ValueError(fmt)
+    table = result.values() if fmt in ("csv", "tsv", "json") else result.table
+    if result.query_label != "query_id":
+        table = Rows(tuple(result.query_label if c == "query_id" else c for c in table.columns), table.rows)
+    integers = {str(m) for m in result.measures if m.spec.integer}
+    if fmt in ("csv", "tsv"):
+        return _delimited(table, "," if fmt == "csv" else "\t", integers)
+    if fmt == "json":
+        records = [{k: _json_value(v, row.get("measure") in integers) for k, v in row.items()}
+                   for row in table.records()]
+        return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "trec":
+        if "run_id" in table.columns:
+            raise OptionError("trec_eval's layout has one run; runs stored together print with -f table, csv, tsv "
+                              "or json")
+        if "segment" in table.columns:
+            raise OptionError("trec_eval's layout has no place for segments; use -f table, csv, tsv or json")
+        return _trec(result, integers)
+    if "segment" in table.columns:
+        return _segments_table(result, integers)
+    if "run_id" in table.columns:
+        return _runs_table(result, integers)
+    return _table(result, integers)
+
+
+def overall_label(groups) -> str:
+    """What a table calls its overall row: all, or (all) where a segment, group or query is itself
+    named all (two rows called all could not be told apart)."""
+    return "(all)" if "all" in {str(group) for group in groups} else "all"
+
+
+def _number(value: float, integer: bool, decimals: int | None = None) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if integer and float(value).is_integer():
+        return str(int(value))
+    return f"{value:.{decimals}f}" if decimals is not None else repr(float(value))
+
+
+def _json_value(value, integer: bool):
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        return int(value) if integer and value.is_integer() else value
+    return value
+
+
+def _delimited(table: Rows, sep: str, integers: set[str]) -> str:
+    out = io.StringIO()
+    out.write(sep.join(table.columns) + "\n")
+    measure = table.columns.index("measure")
+    for row in table.rows:
+        cells = []
+        for column, value in zip(table.columns, row):
+            if column == "value":
+                cells.append(_number(value, row[measure] in integers))
+            elif value is None or (isinstance(value, float) and math.isnan(value)):
+                cells.append("")
+            else:
+                cells.append(_escape(str(value), sep))
+        out.write(sep.join(cells) + "\n")
+    return out.getvalue()
+
+
+def _escape(text: str, sep: str) -> str:
+    if any(ch in text for ch in (sep, '"', "\n", "\r")):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _trec(result: Result, integers: set[str]) -> str:
+    lines = []
+    if result.per_query:
+        for row in result.table.records():
+            measure = row["measure"]
+            lines.append(f"{measure:<22}\t{row['query_id']}\t{_number(row['value'], measure in integers, 4)}")
+    for row in result.summary_table.records():
+        measure = row["measure"]
+        lines.append(f"{measure:<22}\tall\t{_number(row['value'], measure in integers, 4)}")
+    return "\n".join(lines) + "\n"
+
+
+def _grouped(table: Rows, keys: list[str]) -> dict[tuple, dict[str, float]]:
+    """{key values: {measure: value}} in the order the keys first appear."""
+    groups: dict[tuple, dict[str, float]] = {}
+    for row in table.records():
+        groups.setdefault(tuple(row[k] for k in keys), {})[row["measure"]] = row["value"]
+    return groups
+
+
+def _segments_table(result: Result, integers: set[str]) -> str:
+    """One row per segment (the overall row first, as "all"), one column per measure."""
+    names = [str(m) for m in result.measures]
+    rows = []
+    grouped = _grouped(result.table, ["segment", "num_queries"])
+    overall = overall_label(segment for segment, _ in grouped)
+    for (segment, num_queries), values in grouped.items():
+        label = overall if segment is None else str(segment)
+        rows.append([label, str(int(num_queries))] + [_number(values[n], n in integers, 4) for n in names])
+    return _aligned(["segment", "queries"] + names, rows, ["<", ">"] + [">"] * len(names), result)
+
+
+def _runs_table(result: Result, integers: set[str]) -> str:
+    """Runs stored together: one row per run (per run and query with -q), one column per measure."""
+    names = [str(m) for m in result.measures]
+    keys = ["run_id", "query_id"] if result.per_query else ["run_id"]
+    rows = [[str(k) for k in key] + [_number(values.get(n), n in integers, 4) for n in names]
+            for key, values in _grouped(result.table, keys).items()]
+    if result.per_query:
+        overall = overall_label(query for _, query in _grouped(result.table, keys))
+        for (run_id,), values in _grouped(result.summary_table, ["run_id"]).items():
+            rows.append([str(run_id), overall] + [_number(values.get(n), n in integers, 4) for n in names])
+    header = ["run_id", result.query_label][:len(keys)]
+    return _aligned(header + names, rows, ["<"] * len(keys) + [">"] * len(names), result)
+
+
+def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result: Result) -> str:
+    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
+
+    def line(cells):
+        return "  ".join(f"{c:{a}{w}}" for c, a, w in zip(cells, aligns, widths)).rstrip()
+
+    text = [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
+    text.append("")
+    text.append(f"queries: {result.num_queries}")
+    for m in result.measures:
+        mean = "weighted mean" if m.spec.aggregate == "weighted" else "mean"
+        counts = {run: result.queries(str(m), run) for run in result.run_ids()}
+        if all(count == result.num_queries for count in counts.values()):
+            continue
+        if None in counts:  # one run
+            count = counts[None]
+            text.append(f"{m}: {mean} over the {count} of these that have a value" if count < result.num_queries
+                        else f"{m}: {mean} over {count} queries")
+        else:
+            text.append(f"{m}: {mean} over " + ", ".join(f"{count} ({run})" for run, count in counts.items())
+                        + " queries")
+    names = renamed(result.measures)
+    if names:
+        text.append(f"as asked: {names}")
+    text.append(f"conventions: {result.conventions.describe()}")
+    if result.removed_seen:
+        text.append("remove-seen: each user's history items were left out of the run before ranking")
+    return "\n".join(text) + "\n"
+
+
+def _table(result: Result, integers: set[str]) -> str:
+    names = [str(m) for m in result.measures]
+    if result.per_query:
+        header = [result.query_label] + names
+        grouped = _grouped(result.table, ["query_id"])
+        rows = [[str(query_id)] + [_number(values.get(n), n in integers, 4) for n in names]
+                for (query_id,), values in grouped.items()]
+        summary = {row["measure"]: row["value"] for row in result.summary_table.records()}
+        overall = overall_label(query_id for query_id, in grouped)
+        rows.append([overall] + [_number(summary[n], n in integers, 4) for n in names])
+        aligns = ["<"] + [">"] * len(names)
+    else:
+        header = ["measure", "value"]
+        rows = [[row["measure"], _number(row["value"], row["measure"] in integers, 4)]
+                for row in result.table.records()]
+        aligns = ["<", ">"]
+    return _aligned(header, rows, aligns, result)

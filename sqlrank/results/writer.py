@@ -1,0 +1,117 @@
+"""The one writer of every file sqlrank writes (results, reports, SQL, a dbt package's files).
+
+Rules, the same for every command:
+
+- an output is never one of the command's inputs (the same file under another spelling or
+  through a link too): refused before anything is read;
+- a symbolic link is written through, as the shell's ``>`` does: its target is replaced, the
+  link stays;
+- a file the user may not write is an error, as for ``>``; a device, FIFO or socket is written
+  into, never replaced;
+- a regular file is written to a temporary file beside it and renamed over it once complete, so
+  that a failure leaves the old file whole.
+
+A command that writes several files of its own (sqlrank dbt) first checks that each starts with its
+marker (``starts_with``), so that it writes all of them or none.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import tempfile
+from typing import Iterable
+
+from ..errors import OptionError
+
+STANDARD_OUTPUT = "standard output"
+
+
+def target(path: str) -> str:
+    """The file a write to PATH reaches: PATH with every symbolic link followed (the folder's too)."""
+    return os.path.realpath(path)
+
+
+def refuse_inputs(path: str | None, inputs: Iterable[object]) -> None:
+    """Stop before anything is read when the output PATH is one of the inputs (any spelling, any link)."""
+    if path is None or path == "-":
+        return
+    out = target(path)
+    for candidate in inputs:
+        if not isinstance(candidate, (str, os.PathLike)) or not str(candidate) or str(candidate) == "-":
+            continue
+        name = os.fspath(candidate)
+        try:
+            same = os.path.exists(out) and os.path.exists(name) and os.path.samefile(out, name)
+        except OSError:
+            same = False
+        if same or target(name) == out:
+            raise OptionError(f"{path}: is the input {name}; writing the output there would replace it: give another "
+                              f"-o file")
+
+
+def write_output(text: str, path: str | None) -> None:
+    """Write TEXT to standard output, or to PATH by the rules above."""
+    if path is None or path == "-":
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except OSError as exc:
+            raise OptionError(f"{STANDARD_OUTPUT}: cannot write the output: {exc.strerror or exc}") from None
+        return
+    write_file(path, text)
+
+
+def write_file(path: str, text: str) -> None:
+    """Write TEXT to PATH (through links, atomically for a regular file)."""
+    real = target(path)
+    try:
+        info = os.stat(real)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise OptionError(f"{path}: cannot write the output: {exc.strerror or exc}") from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise OptionError(f"{path}: is a folder; give a file to write the output to")
+    if info is not None and not os.access(real, os.W_OK):
+        raise OptionError(f"{path}: cannot write the output: Permission denied (the file is not writable; change its "
+                          f"mode or give another file)")
+    try:
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            with open(real, "w", encoding="utf-8") as handle:  # a device, FIFO or socket: write into it,
+                handle.write(text)                             # never replace it with a file
+        else:
+            _replace(real, text, info)
+    except OSError as exc:
+        raise OptionError(f"{path}: cannot write the output: {exc.strerror or exc}") from None
+
+
+def starts_with(path: str, marker: str) -> bool:
+    """Whether the file at PATH begins with MARKER (the line sqlrank's own files start with)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read(len(marker)) == marker
+    except OSError:
+        return False
+
+
+def _replace(path: str, text: str, info: os.stat_result | None) -> None:
+    """Write a temporary file beside PATH and rename it over PATH once complete."""
+    fd, tmp = tempfile.mkstemp(prefix=".sqlrank-", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, _file_mode(info))  # mkstemp makes it private (0600); a results file is not
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _file_mode(info: os.stat_result | None) -> int:
+    """The mode of the file being replaced, or what open() would give a new one (0666 - umask)."""
+    if info is not None:
+        return info.st_mode & 0o7777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask

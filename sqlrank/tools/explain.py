@@ -1,0 +1,216 @@
+"""Explain numbers: which conventions reproduce a value, and what makes two presets differ.
+
+``reproduce`` enumerates every combination of the conventions that apply to a measure, computes
+them all in one statement, and keeps those whose value matches a target (say, a number
+printed in a paper) within its printed precision. ``attribute`` walks from one preset's
+conventions to another's, one convention at a time, and reports per query how much each step
+moves the value.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+from ..errors import ConventionError, MeasureError, OptionError, require_tolerance
+from ..evaluation import evaluate_result
+from ..measures.conventions import DEFAULTS, EVALUATION_FIELDS, Conventions, format_value, resolve_conventions
+from ..measures.measure import Measure
+from ..measures.names import parse_measures
+from ..measures.presets import get_preset
+from ..measures.resolve import check_tie_break, resolve_measures
+
+# Values tried for each convention, in the order they are tried.
+CANDIDATES: dict[str, tuple] = {
+    "gain": ("linear", "exponential"),
+    "discount": ("log", "jarvelin"),
+    "log_base": (2.0, math.e, 10.0),
+    "ideal": ("qrels", "run", "perfect"),
+    "ap_denominator": ("num_rel", "retrieved_relevant", "min_num_rel_cutoff"),
+    "tie_break": ("trec_eval", "doc_id_asc", "expected"),
+    "rel": (1, 2),
+    "missing_queries": ("skip", "zero"),
+    "judged_only": (False, True),
+}
+# Steps from one set of conventions to another, in this order (query set and ranking first).
+STEPS = ("missing_queries", "unjudged_queries", "judged_only", "depth", "nonpositive_scores", "tie_break", "rel", "gain", "discount",
+         "log_base", "ideal", "ap_denominator")
+
+
+def _single(measures: Any) -> Measure:
+    parsed = parse_measures(measures)
+    if len(parsed) != 1:
+        raise MeasureError(f"explain takes one measure, not {len(parsed)} ({', '.join(map(str, parsed))})")
+    return parsed[0]
+
+
+def candidates(measure: Measure) -> list[Measure]:
+    """Every combination of the applicable conventions the measure does not fix itself."""
+    fixed = dict(measure.params)
+    names = [name for name in CANDIDATES if name in measure.spec.params and name not in fixed]
+    out = []
+    for values in itertools.product(*(CANDIDATES[name] for name in names)):
+        params = dict(fixed, **dict(zip(names, values)))
+        try:
+            candidate = Measure(measure.family, measure.cutoff, params).resolve(DEFAULTS)
+        except MeasureError:
+            continue
+        try:
+            check_tie_break(candidate)
+        except MeasureError:
+            continue
+        if candidate not in out:
+            out.append(candidate)
+    return out
+
+
+def reproduce(qrels: Any, run: Any, measure: Any, target: float | str, tolerance: float | None = None,
+              query: str | None = None, run_id: str | None = None, **options: Any):
+    """The convention combinations whose value equals ``target`` within ``tolerance`` (default:
+    half a unit of the target's last printed decimal); of the run ``run_id`` where ``run`` holds
+    runs stored together. Returns a DataFrame with the columns measure (its canonical name: the
+    conventions), value and matches, best matches first."""
+    base = _single(measure)
+    text = str(target).strip()
+    value = _target(text)
+    if tolerance is None:
+        decimals = len(text.split(".", 1)[1]) if "." in text else 0
+        tolerance = 0.5 * 10 ** -decimals
+    tolerance = require_tolerance(tolerance) + 1e-12
+    tried = candidates(base)
+    result = evaluate_result(qrels, run, tried, per_query=query is not None, **options)
+    frame = one_run(result.frame, run_id)
+    if query is not None:
+        frame = frame[frame.query_id == query].drop(columns="query_id")
+        if frame.empty:
+            raise MeasureError(f"query {query!r} is not evaluated (not in the qrels, or not in the run)")
+    settings = {str(m): len(m.params) for m in tried}
+    frame = frame.assign(distance=(frame.value - value).abs(), settings=frame.measure.map(settings))
+    frame = frame.assign(matches=frame.distance <= tolerance)
+    # simplest first: among matches, the fewest conventions that differ from trec_eval's
+    frame = frame.sort_values(["matches", "settings", "distance"], ascending=[False, True, True], kind="stable")
+    frame.attrs["tried"] = len(tried)
+    frame.attrs["tolerance"] = tolerance
+    return frame.drop(columns=["distance", "settings"]).reset_index(drop=True)
+
+
+def _target(text: str) -> float:
+    """The number to reproduce, written as a value prints (0.7512): a percentage or a decimal comma
+    would be read wrong, so they are refused with the spelling to use."""
+    try:
+        value = float(text) if text.isascii() and "_" not in text else math.nan
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        hint = ""
+        if text.endswith("%"):
+            hint = f"; a percentage is a share: give {text[:-1]}% as {_share(text[:-1])}"
+        elif "," in text:
+            hint = f"; write the decimal separator as a point: {text.replace(',', '.')}"
+        raise OptionError(f"target {text!r} is not a number as sqlrank prints one (e.g. 0.7512){hint}")
+    return value
+
+
+def _share(percent: str) -> str:
+    try:
+        return repr(float(percent.replace(",", ".")) / 100)
+    except ValueError:
+        return "a number such as 0.75"
+
+
+def one_run(frame, run_id: str | None):
+    """The rows of the run ``run_id`` of an evaluation of runs stored together (a run_id column),
+    without that column; an evaluation of one run as it is. A number belongs to one run: without
+    ``run_id`` several runs are an error that names them."""
+    if "run_id" not in frame.columns:
+        if run_id is not None:
+            raise OptionError(f"run_id={run_id!r} picks one of runs stored together (a run_id column); this run is one")
+        return frame
+    runs = sorted(frame["run_id"].unique())
+    if run_id not in runs:
+        given = f"run_id {run_id!r} is not one of them" if run_id is not None else "name the one to explain"
+        raise OptionError(f"the run holds {len(runs)} runs stored together ({', '.join(runs)}): {given} "
+                          f"(--run-id NAME, run_id=)")
+    return frame[frame["run_id"] == run_id].drop(columns="run_id").reset_index(drop=True)
+
+
+def _conventions(spec: str | dict | None) -> tuple[Conventions, str | None]:
+    """A preset name, 'preset=x,gain=exponential,...', or a dict, as resolved conventions."""
+    if spec is None:
+        return DEFAULTS, None
+    if isinstance(spec, dict):
+        settings = dict(spec)
+    elif "=" not in spec:
+        get_preset(spec)
+        return resolve_conventions(spec), spec
+    else:
+        settings = {}
+        for part in spec.split(","):
+            key, _, value = part.partition("=")
+            settings[key.strip()] = _parse_value(value.strip())
+    preset = settings.pop("preset", None)
+    return resolve_conventions(preset, **settings), preset
+
+
+def _parse_value(text: str) -> Any:
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    if text in ("true", "false"):
+        return text == "true"
+    if text == "none":
+        return None
+    return text
+
+
+def attribute(qrels: Any, run: Any, measure: Any, start: str | dict, end: str | dict, run_id: str | None = None,
+              **options: Any):
+    """Per query, how much each convention that differs between ``start`` and ``end`` (presets,
+    or 'preset=x,field=value' strings) moves the value, taking them one at a time in STEPS order;
+    of the run ``run_id`` where ``run`` holds runs stored together. Returns a DataFrame: query_id
+    ('all' for the mean), step, convention, before, after, delta."""
+    import pandas as pd
+
+    base = _single(measure)
+    first, first_preset = _conventions(start)
+    last, last_preset = _conventions(end)
+    for name in EVALUATION_FIELDS:
+        if getattr(first, name) != getattr(last, name):
+            raise ConventionError(f"the two sides differ in {name}, which applies to whole evaluations; "
+                                  f"compare them with the same {name}")
+    a = resolve_measures([base], first, first_preset)[0]
+    b = resolve_measures([base], last, last_preset)[0]
+    path = [a]
+    steps = []
+    current = dict(_settings(a))
+    for name in STEPS:
+        target = _settings(b).get(name)
+        if current.get(name) != target:
+            current[name] = target
+            path.append(Measure(a.family, a.cutoff, {k: v for k, v in current.items() if v is not None})
+                        .resolve(DEFAULTS))
+            steps.append((name, format_value(target)))
+    if not steps:
+        raise ConventionError(f"{start} and {end} compute {base} the same way: there is no gap to attribute")
+    result = evaluate_result(qrels, run, path, per_query=True,
+                             **{name: getattr(first, name) for name in EVALUATION_FIELDS}, **options)
+    values = one_run(result.frame, run_id).pivot(index="query_id", columns="measure", values="value")
+    means = one_run(result.summary, run_id).set_index("measure")["value"]
+    rows = []
+    for number, (name, setting) in enumerate(steps):
+        before, after = str(path[number]), str(path[number + 1])
+        for qid in values.index:
+            x, y = values.at[qid, before] if before in values else math.nan, \
+                values.at[qid, after] if after in values else math.nan
+            rows.append((qid, number + 1, f"{name}={setting}", x, y, y - x))
+        rows.append(("all", number + 1, f"{name}={setting}", means[before], means[after], means[after] - means[before]))
+    frame = pd.DataFrame(rows, columns=["query_id", "step", "convention", "before", "after", "delta"])
+    frame.attrs["start"], frame.attrs["end"] = str(a), str(b)
+    return frame
+
+
+def _settings(measure: Measure) -> dict:
+    """The measure's conventions, every field filled in (trec_eval's where it sets none)."""
+    return {name: measure.param(name) for name in STEPS if name in measure.spec.params}

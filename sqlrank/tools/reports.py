@@ -1,0 +1,363 @@
+"""Report: a comparison as a terminal table, Markdown, LaTeX, or one self-contained HTML page
+(tables and inline SVG plots; no scripts, no fonts or styles fetched from anywhere)."""
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..measures.conventions import CORRECTIONS
+from ..version import __version__
+from .compare import Comparison
+
+TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "sign": "sign test",
+              "permutation": "paired randomization (permutation) test", "bootstrap": "paired bootstrap test"}
+CORRECTION_NAMES = dict(zip(CORRECTIONS, ("no correction", "Bonferroni", "Holm", "Benjamini-Hochberg")))
+
+
+def mark(p_adjusted: float) -> str:
+    """Significance marks on the adjusted p-value: ** below 0.01, * below 0.05."""
+    if p_adjusted is None or (isinstance(p_adjusted, float) and math.isnan(p_adjusted)) or p_adjusted is pd.NA:
+        return ""
+    return "**" if p_adjusted < 0.01 else "*" if p_adjusted < 0.05 else ""
+
+
+def _f(value, fmt: str = ".4f", signed: bool = False) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return f"{value:+{fmt}}" if signed else f"{value:{fmt}}"
+
+
+def _p(value) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return "<0.0001" if value < 0.0001 else f"{value:.4f}"
+
+
+def display_rows(table: pd.DataFrame, gsb: bool) -> tuple[list[str], list[list[str]]]:
+    """A comparison table (Comparison.table, or some of its rows) as text cells: what every
+    layout shows."""
+    segmented = "segment" in table.columns
+    header = (["segment", "queries"] if segmented else []) + ["measure", "run", "mean", "delta"]
+    header += ["good", "same", "bad", "gsb"] if gsb else ["wins", "ties", "losses"]
+    header += ["p", "p adj.", "95% CI of delta", "effect"]
+    rows = []
+    for row in table.itertuples(index=False):
+        cells = []
+        if segmented:
+            cells += ["all" if row.segment is None or row.segment != row.segment else str(row.segment),
+                      str(row.num_queries)]
+        cells += [row.measure, row.run, _f(row.mean), _f(row.delta, signed=True)]
+        counts = (row.good, row.same, row.bad) if gsb else (row.wins, row.ties, row.losses)
+        cells += ["" if v is pd.NA else str(v) for v in counts]
+        if gsb:
+            cells.append(_f(row.gsb, signed=True))
+        interval = "" if row.ci_low != row.ci_low else f"[{_f(row.ci_low, signed=True)}, {_f(row.ci_high, signed=True)}]"
+        cells += [_p(row.p_value), _p(row.p_value_adjusted) + mark(row.p_value_adjusted), interval,
+                  _f(row.effect_size, ".2f")]
+        rows.append(cells)
+    return header, rows
+
+
+def legend(c: Comparison) -> list[str]:
+    comparisons = int(((c.table["run"] != c.runs[0]) & ~c.table["measure"].isin(c.untested)).sum())
+    untested = ([f"not tested: {', '.join(c.untested)} (one value per run, over all users or weighted per user: "
+                 f"no per-query pairs)"] if c.untested else [])
+    tests = [f"test: {TEST_NAMES[c.test]}, two-sided; p adj.: {CORRECTION_NAMES[c.correction]} over "
+             f"{comparisons} comparison{'' if comparisons == 1 else 's'}; * p adj. < 0.05, ** p adj. < 0.01",
+             f"effect: {_effect_name(c.test)}; CI: {_interval_name(c.test)}"] if comparisons or not c.untested else []
+    return [f"queries: {c.num_queries} (evaluated for every run); baseline: {c.runs[0]}"] + tests + untested + (
+        [f"as asked: {c.renamed}"] if c.renamed else []) + [f"conventions: {c.conventions}"] + (
+        ["remove-seen: each user's history items were left out of every run before ranking"] if c.removed_seen else [])
+
+
+def _effect_name(test: str) -> str:
+    return {"wilcoxon": "matched-pairs rank-biserial correlation",
+            "sign": "(wins - losses) / (wins + losses)"}.get(test, "Cohen's d of the paired differences (d_z)")
+
+
+def _interval_name(test: str) -> str:
+    return "bootstrap BCa interval of the mean difference" if test == "bootstrap" else \
+        "Student's t interval of the mean difference"
+
+
+def text_table(c: Comparison, gsb: bool) -> str:
+    header, rows = display_rows(c.table, gsb)
+    left = {"segment", "measure", "run", "95% CI of delta"}
+    widths = [max(len(x) for x in column) for column in zip(header, *rows)]
+    aligns = ["<" if h in left else ">" for h in header]
+
+    def line(cells):
+        return "  ".join(f"{x:{a}{w}}" for x, a, w in zip(cells, aligns, widths)).rstrip()
+
+    out = [line(header), line(["-" * w for w in widths])]
+    previous = None
+    for cells in rows:
+        key = tuple(cells[:3 if "segment" in header else 1])
+        shown = [("" if key == previous and i < len(key) else x) for i, x in enumerate(cells)]
+        previous = key
+        out.append(line(shown))
+    return "\n".join(out + [""] + legend(c)) + "\n"
+
+
+def markdown(c: Comparison, gsb: bool) -> str:
+    header, rows = display_rows(c.table, gsb)
+
+    def line(cells):
+        return "| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |"
+
+    align = ["---" if h in ("segment", "measure", "run") else "---:" for h in header]
+    text = [line(header), "| " + " | ".join(align) + " |"] + [line(r) for r in rows]
+    return "\n".join(text + [""] + [f"{x}  " for x in legend(c)]) + "\n"
+
+
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+          "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}",
+          ">": r"\textgreater{}"}
+
+
+def _tex(text: str) -> str:
+    escaped = "".join(_LATEX.get(ch, ch) for ch in text)
+    return escaped.replace("**", "$^{**}$") if escaped.endswith("**") else escaped.replace("*", "$^{*}$")
+
+
+def latex(c: Comparison, gsb: bool) -> str:
+    """A booktabs tabular (\\usepackage{booktabs})."""
+    header, rows = display_rows(c.table, gsb)
+    spec = "".join("l" if h in ("segment", "measure", "run", "95% CI of delta") else "r" for h in header)
+    out = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", " & ".join(_tex(h) for h in header) + " \\\\",
+           "\\midrule"]
+    out += [" & ".join(_tex(x) for x in r) + " \\\\" for r in rows]
+    out += ["\\bottomrule", "\\end{tabular}"]
+    out += [f"% {line}" for line in legend(c)]
+    return "\n".join(out) + "\n"
+
+
+# ------------------------------------------------------------------------------ HTML
+
+_COLORS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c"]
+_UP, _DOWN, _FLAT = "#2e8b57", "#c0392b", "#9e9e9e"
+_STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 2em auto; max-width: 1100px;
+       color: #222; padding: 0 1em; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; font-size: 0.9em; margin: 0.5em 0; }
+th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #eee; }
+th { background: #f4f4f4; text-align: left; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.baseline td { color: #555; background: #fafafa; } .up { color: #1e7b45; } .down { color: #b03a2e; }
+.sig { font-weight: 600; } .legend { color: #555; font-size: 0.85em; } figure { margin: 0.5em 0 1.5em 0; }
+figcaption { font-size: 0.9em; color: #333; } .plots { display: flex; flex-wrap: wrap; gap: 1.5em; }
+svg text { font-family: inherit; font-size: 11px; fill: #333; } svg text.mark { font-size: 13px; font-weight: 600; }
+h3 { font-size: 1.05em; margin-top: 1.5em; } h4 { font-size: 0.95em; margin: 0.5em 0 0.2em 0; }
+details { margin: 0.5em 0 1em 0; } summary { cursor: pointer; color: #333; }
+"""
+
+
+def _html_table(c: Comparison, gsb: bool, segment=None) -> str:
+    """The rows of one segment (None: overall) as an HTML table."""
+    table = c.table
+    if "segment" in table.columns:
+        table = table[table["segment"].isna()] if segment is None else table[table["segment"] == segment]
+        table = table.drop(columns=["segment", "num_queries"])
+    header, rows = display_rows(table, gsb)
+    out = ["<table>", "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead>",
+           "<tbody>"]
+    for cells, record in zip(rows, table.itertuples(index=False)):
+        baseline = record.run == c.runs[0]
+        tds = []
+        for h, x in zip(header, cells):
+            classes = [] if h in ("measure", "run", "95% CI of delta") else ["num"]
+            if h == "delta" and x:
+                classes.append("up" if x.startswith("+") and float(x) != 0 else "down" if x.startswith("-") else "")
+            if h == "p adj." and x.endswith("*"):
+                classes.append("sig")
+            tds.append(f"<td class=\"{' '.join(k for k in classes if k)}\">{html.escape(x)}</td>")
+        tr_class = ' class="baseline"' if baseline else ""
+        out.append(f"<tr{tr_class}>" + "".join(tds) + "</tr>")
+    out += ["</tbody>", "</table>"]
+    return "\n".join(out)
+
+
+def sorted_deltas(queries: list[str], deltas: np.ndarray) -> list[tuple[str, float]]:
+    """(query_id, delta) from the largest loss to the largest gain; equal deltas by query id."""
+    return sorted(zip(queries, (float(d) for d in deltas)), key=lambda pair: (pair[1], pair[0]))
+
+
+def _delta_plot(pairs: list[tuple[str, float]], title: str, width: int = 500, height: int = 200) -> str:
+    """Per-query differences sorted from worst to best, one bar per query, each with its query id
+    as a hover title; the largest loss and the largest gain are labelled with theirs. Beyond one
+    query per pixel column, each bar stands for a run of neighbouring queries and shows the largest
+    difference among them (the sorted curve's shape, extremes kept), its title the queries' range.
+    ``title`` ("... (12 better, 3 worse") is closed by a hint on hovering, and captions the plot."""
+    n = len(pairs)
+    top = max(max((abs(d) for _, d in pairs), default=0.0), 1e-12)
+    pad_l, pad_r, pad_t, pad_b = 46, 8, 20, 22
+    plot_w, plot_h = width - pad_l - pad_r, height - pad_t - pad_b
+    zero = pad_t + plot_h / 2
+    starts = list(range(n)) if n <= plot_w else [i * n // plot_w for i in range(plot_w)]  # each bar's first query
+    groups = [pairs[start:end] for start, end in zip(starts, starts[1:] + [n])]
+    step = plot_w / max(len(groups), 1)
+    bars = []
+    for i, (start, group) in enumerate(zip(starts, groups)):
+        d = max(group[0][1], group[-1][1], key=abs)  # sorted: the largest difference is at an end
+        h = abs(d) / top * (plot_h / 2)
+        y = zero - h if d > 0 else zero
+        color = _UP if d > 0 else _DOWN if d < 0 else _FLAT
+        if len(group) == 1:
+            tip = f"{group[0][0]}: {d:+.4f}"
+        else:
+            tip = (f"queries {start + 1:,} to {start + len(group):,} of {n:,} ({group[0][0]} ... {group[-1][0]}): "
+                   f"{group[0][1]:+.4f} to {group[-1][1]:+.4f}")
+        bars.append(f'<rect x="{pad_l + i * step:.2f}" y="{y:.2f}" width="{max(step * 0.85, 0.5):.2f}" '
+                    f'height="{max(h, 0.6):.2f}" fill="{color}"><title>{html.escape(tip)}</title></rect>')
+    marks = []
+    if n and pairs[0][1] < 0:  # the largest loss, under its bar
+        query, d = pairs[0]
+        marks.append(f'<text class="mark" x="{pad_l + 2}" y="{height - pad_b + 14:.2f}" text-anchor="start">'
+                     f'{html.escape(query)} {d:+.4f}</text>')
+    if n and pairs[-1][1] > 0:  # the largest gain, above its bar
+        query, d = pairs[-1]
+        marks.append(f'<text class="mark" x="{width - pad_r}" y="{pad_t - 6}" text-anchor="end">'
+                     f'{html.escape(query)} {d:+.4f}</text>')
+    axis = (f'<line x1="{pad_l}" y1="{zero:.2f}" x2="{pad_l + plot_w}" y2="{zero:.2f}" stroke="#666"/>'
+            f'<line x1="{pad_l}" y1="{pad_t}" x2="{pad_l}" y2="{pad_t + plot_h}" stroke="#666"/>'
+            f'<text x="{pad_l - 4}" y="{pad_t + 9}" text-anchor="end">{top:+.3f}</text>'
+            f'<text x="{pad_l - 4}" y="{zero + 4:.2f}" text-anchor="end">0</text>'
+            f'<text x="{pad_l - 4}" y="{pad_t + plot_h:.2f}" text-anchor="end">{-top:+.3f}</text>'
+            f'<text x="{pad_l + plot_w / 2:.2f}" y="{height - 4}" text-anchor="middle">{n} queries, sorted by '
+            f'difference</text>') + "".join(marks)
+    title += f"; hover a bar for its {'query' if len(groups) == n else 'queries'})"
+    return (f'<figure><svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+            f'aria-label="{html.escape(title)}">{"".join(bars)}{axis}</svg>'
+            f'<figcaption>{html.escape(title)}</figcaption></figure>')
+
+
+def _distribution_plot(measure: str, values: dict[str, np.ndarray], width: int = 500) -> str:
+    """Per run: a box (quartiles), whiskers (min, max), the median line and the mean (a diamond)."""
+    row_h, pad_l, pad_r, pad_t = 26, 110, 12, 8
+    height = pad_t + row_h * len(values) + 24
+    plot_w = width - pad_l - pad_r
+    lo = min(float(np.min(v)) for v in values.values())
+    hi = max(float(np.max(v)) for v in values.values())
+    span = hi - lo if hi > lo else 1.0
+
+    def x(v: float) -> float:
+        return pad_l + (v - lo) / span * plot_w
+
+    parts = []
+    for i, (run, v) in enumerate(values.items()):
+        y = pad_t + i * row_h + row_h / 2
+        q0, q1, q2, q3, q4 = np.quantile(v, [0, 0.25, 0.5, 0.75, 1])
+        color = _COLORS[i % len(_COLORS)]
+        label = run if len(run) <= 16 else "..." + run[-15:]
+        tip = (f"{run}: min {q0:.4f}, quartiles {q1:.4f} {q2:.4f} {q3:.4f}, max {q4:.4f}, mean {np.mean(v):.4f}, "
+               f"{len(v)} queries")
+        parts.append(f'<g><title>{html.escape(tip)}</title>'
+                     f'<text x="{pad_l - 6}" y="{y + 4:.1f}" text-anchor="end">{html.escape(label)}</text>'
+                     f'<line x1="{x(q0):.2f}" y1="{y:.1f}" x2="{x(q4):.2f}" y2="{y:.1f}" stroke="{color}"/>'
+                     f'<rect x="{x(q1):.2f}" y="{y - 8:.1f}" width="{max(x(q3) - x(q1), 1):.2f}" height="16" '
+                     f'fill="{color}" fill-opacity="0.35" stroke="{color}"/>'
+                     f'<line x1="{x(q2):.2f}" y1="{y - 8:.1f}" x2="{x(q2):.2f}" y2="{y + 8:.1f}" stroke="{color}" '
+                     f'stroke-width="2"/>'
+                     f'<path d="M {x(float(np.mean(v))):.2f} {y - 5:.1f} l 5 5 l -5 5 l -5 -5 z" fill="#222"/></g>')
+    axis_y = pad_t + row_h * len(values) + 4
+    parts.append(f'<line x1="{pad_l}" y1="{axis_y}" x2="{pad_l + plot_w}" y2="{axis_y}" stroke="#666"/>')
+    for tick in _ticks(lo, hi):
+        anchor = "start" if tick == lo else "end" if tick == hi else "middle"
+        parts.append(f'<line x1="{x(tick):.2f}" y1="{axis_y}" x2="{x(tick):.2f}" y2="{axis_y + 4}" stroke="#666"/>'
+                     f'<text x="{x(tick):.2f}" y="{axis_y + 16}" text-anchor="{anchor}">{tick:.3g}</text>')
+    title = f"{measure}: per-query values per run (box: quartiles, line: median, diamond: mean)"
+    return (f'<figure><svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+            f'aria-label="{html.escape(title)}">{"".join(parts)}</svg>'
+            f'<figcaption>{html.escape(title)}</figcaption></figure>')
+
+
+def _ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    """The axis' ends and up to ``count`` round values between them (steps of 1, 2 or 5 x 10^n)."""
+    if hi <= lo:
+        return [lo]
+    raw = (hi - lo) / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    inner = [k * step for k in range(math.ceil(lo / step), math.floor(hi / step) + 1)]
+    inner = [t for t in inner if abs(t - lo) > step / 3 and abs(hi - t) > step / 3]
+    return [lo, *inner, hi]
+
+
+def _query_table(pairs: list[tuple[str, float]], base: dict, other: dict, baseline: str, run: str) -> str:
+    header = ["query_id", baseline, run, "delta"]
+    rows = [f'<tr><td>{html.escape(q)}</td><td class="num">{base[q]:.4f}</td><td class="num">{other[q]:.4f}</td>'
+            f'<td class="num {"up" if d > 0 else "down" if d < 0 else ""}">{d:+.4f}</td></tr>' for q, d in pairs]
+    return ("<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table>")
+
+
+LISTED = 1000  # queries listed by difference in a report section; beyond, the largest losses and gains
+
+
+def _per_query_section(measure: str, baseline: str, run: str, pairs: list[tuple[str, float]], base: dict,
+                       other: dict, shown: int = 10) -> str:
+    """The queries a run lost and won most, and the queries by difference (in a details element):
+    every one up to LISTED, else the LISTED / 2 largest losses and gains, which keeps a report on a
+    hundred thousand users a page a browser opens."""
+    losses = [pair for pair in pairs if pair[1] < 0][:shown]
+    gains = [pair for pair in reversed(pairs) if pair[1] > 0][:shown]
+    out = [f"<h3>{html.escape(measure)}: {html.escape(run)} against {html.escape(baseline)}</h3>",
+           '<div class="plots"><div>', f"<h4>Largest losses ({sum(d < 0 for _, d in pairs)} queries lost)</h4>",
+           _query_table(losses, base, other, baseline, run) if losses else "<p>none</p>",
+           "</div><div>", f"<h4>Largest gains ({sum(d > 0 for _, d in pairs)} queries won)</h4>",
+           _query_table(gains, base, other, baseline, run) if gains else "<p>none</p>", "</div></div>"]
+    if len(pairs) <= LISTED:
+        out += [f"<details><summary>All {len(pairs)} queries, from the largest loss to the largest gain</summary>",
+                _query_table(pairs, base, other, baseline, run), "</details>"]
+    else:
+        half = LISTED // 2
+        left = pairs[half:-half]
+        out += [f"<details><summary>The {half} largest losses and the {half} largest gains of {len(pairs):,} "
+                f"queries</summary>", _query_table(pairs[:half], base, other, baseline, run),
+                f'<p class="legend">... {len(left):,} queries with differences from {left[0][1]:+.4f} to '
+                f"{left[-1][1]:+.4f} (every query's values: sqlrank eval QRELS RUN -m MEASURE --per-query)</p>",
+                _query_table(pairs[-half:], base, other, baseline, run), "</details>"]
+    return "\n".join(out)
+
+
+def html_page(c: Comparison, gsb: bool, title: str = "sqlrank comparison") -> str:
+    body = [f"<h1>{html.escape(title)}</h1>",
+            f'<p class="legend">{"<br>".join(html.escape(x) for x in legend(c))}</p>',
+            "<h2>Comparison with the baseline</h2>", _html_table(c, gsb)]
+    # per measure, query_id x run: the queries with a value in every run (AUC has none without both classes)
+    paired = {measure: c.scores[c.scores["measure"] == measure].pivot_table(
+        index="query_id", columns="run", values="value", aggfunc="first").reindex(columns=c.runs)
+        for measure in c.measures if c.compared.get(measure, c.num_queries)}
+    queries = {measure: [str(q) for q in rows.index] for measure, rows in paired.items()}
+    differences = {}  # (measure, run): (query_id, delta) pairs from the largest loss
+    for measure, rows in paired.items():
+        base = rows[c.runs[0]].to_numpy(dtype=float)
+        for run in c.runs[1:]:
+            differences[measure, run] = sorted_deltas(queries[measure], rows[run].to_numpy(dtype=float) - base)
+    body.append("<h2>Per-query differences</h2><div class=\"plots\">")
+    for (measure, run), pairs in differences.items():
+        better, worse = sum(d > 0 for _, d in pairs), sum(d < 0 for _, d in pairs)
+        body.append(_delta_plot(pairs, f"{measure}: {run} - {c.runs[0]} per query ({better} better, {worse} worse"))
+    body.append("</div><h2>Distribution of per-query scores</h2><div class=\"plots\">")
+    for measure, rows in paired.items():
+        body.append(_distribution_plot(measure, {run: rows[run].to_numpy(dtype=float) for run in c.runs}))
+    body.append("</div><h2>Per query</h2>")
+    for measure in c.measures:
+        if measure not in paired:
+            body.append(f"<p>{html.escape(measure)}: no query has a value in every run.</p>")
+    for (measure, run), pairs in differences.items():
+        values = {r: dict(zip(queries[measure], paired[measure][r].to_numpy(dtype=float))) for r in (c.runs[0], run)}
+        body.append(_per_query_section(measure, c.runs[0], run, pairs, values[c.runs[0]], values[run]))
+    if "segment" in c.table.columns:
+        body.append("<h2>Per segment</h2>")
+        for segment in c.table["segment"].dropna().unique():
+            count = int(c.table.loc[c.table["segment"] == segment, "num_queries"].max())
+            body.append(f"<h3>{html.escape(str(segment))} ({count} queries)</h3>")
+            body.append(_html_table(c, gsb, segment))
+    body.append(f'<p class="legend">Made by sqlrank {__version__}. Self-contained: no scripts, nothing fetched.</p>')
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
+            + "\n".join(body) + "\n</body>\n</html>\n")
