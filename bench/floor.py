@@ -45,7 +45,7 @@ sys.path.insert(0, str(HERE))
 from run import compile_sqlrank, data_files, run_tools  # noqa: E402
 
 from sqlrank.inputs.validate import checked_pairs_sql  # noqa: E402
-from sqlrank.rendering.dialects import quote_literal  # noqa: E402
+from sqlrank.rendering.dialects import DUCKDB  # noqa: E402
 
 TARGETS = {"Parquet": 6.0, "TREC text": 3.5}  # the ratios to pytrec_eval aimed for
 
@@ -139,13 +139,13 @@ def main() -> None:
 
 def parquet_steps(paths: dict) -> list[str]:
     """The floor's steps from Parquet: rank, unique."""
-    parquet = f"read_parquet({quote_literal(paths['run.parquet'])})"
+    parquet = f"read_parquet({DUCKDB.literal(paths['run.parquet'])})"
     return [RANK.format(run=parquet), checked_pairs_sql(f"SELECT * FROM {parquet}", "false")]
 
 
 def text_steps(paths: dict) -> list[str]:
     """The floor's steps from TREC text: read, rank, unique."""
-    return [READ.format(path=quote_literal(paths["run.txt"])), RANK.format(run="run"),
+    return [READ.format(path=DUCKDB.literal(paths["run.txt"])), RANK.format(run="run"),
             checked_pairs_sql("SELECT * FROM run", "false")]
 
 

@@ -1,4 +1,7 @@
-"""TODO"""
+"""Diagnostics of every evaluation: the guards that stop one before it gives a wrong number (labels
+beyond a measure's bound) and the warnings after it (queries on one side, ids that differ only
+unseen, ties across a cutoff, segments without queries). ``sqlrank check`` (tools/check.py)
+reports the same findings and more."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -8,6 +11,7 @@ import duckdb
 from .errors import InputError, duckdb_reason
 from .measures.registry import FAMILIES
 from .plan import Plan
+from .rendering.dialects import Dialect
 from .rendering.sqltext import call_macro, render_slice
 
 _WHITE = "' ' || chr(9) || chr(13) || chr(10)"  # the white space _normalized removes
@@ -294,11 +298,11 @@ def segment_warnings(p: Plan, con: duckdb.DuckDBPyConnection) -> list[str]:
             f"and count only in the overall row, e.g. {example!r}"]
 
 
-def run_queries_sql(run_sql: str, per_run: bool) -> str:
+def run_queries_sql(run_sql: str, per_run: bool, dialect: Dialect) -> str:
     """The run's rows with plain query ids (runs stored together key them run_id || chr(31) || query_id)."""
     if not per_run:
         return run_sql
-    return f"SELECT {call_macro('_macros/dialect.sql', 'after_separator', 'query_id')} AS query_id FROM ({run_sql}) AS runs"
+    return f"SELECT {call_macro(dialect, '_macros/dialect.sql', 'after_separator', 'query_id')} AS query_id FROM ({run_sql}) AS runs"
 
 
 def require_labels_within_limits(p: Plan, fetch_one, qrels_sql: str) -> None:

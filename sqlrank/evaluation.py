@@ -8,16 +8,14 @@ import math
 from typing import Any, Callable
 
 from .diagnostics import data_warnings, query_overlap, require_labels_within_limits, run_queries_sql, segment_warnings
-from .engines.base import Rows
+from .engines.base import ENGINES, Engine, Rows
 from .engines.duckdb import DuckDBEngine, session, session_options
-from .engines.foreign import refuse_duckdb_options
+from .engines.foreign import foreign_plan, refuse_duckdb_options
 from .errors import InputError, OptionError
 from .measures.conventions import FIELD_NAMES
 from .plan import Plan, plan
-from .rendering.dialects import dialect as sql_dialect
+from .rendering.dialects import DUCKDB
 from .results.result import Result, shape
-
-ENGINES = ("duckdb", "spark", "postgres", "datafusion", "clickhouse")
 
 
 def check_options(options: dict[str, Any], *functions: Callable) -> None:
@@ -39,19 +37,19 @@ def check_options(options: dict[str, Any], *functions: Callable) -> None:
                               f"conventions are {', '.join(sorted(conventions))}")
 
 
-def run_plan(p: Plan, engine, per_query: bool) -> Result:
-    """Run a plan on an engine (DuckDBEngine or spark.SparkEngine): the queries on one side only
+def run_plan(p: Plan, engine: Engine, per_query: bool) -> Result:
+    """Run a plan on an engine (DuckDBEngine, or one of engines/): the queries on one side only
     first (a warning each), then the statement, then (on DuckDB) the data-quality warnings."""
-    with sql_dialect(engine.dialect):
-        qrels_sql = p.qrels.sql() if engine.dialect == "duckdb" else p.qrels.source_sql()
-        run_sql = p.run.sql() if engine.dialect == "duckdb" else p.run.source_sql()
-        run_sql = run_queries_sql(run_sql, p.run.per_run)
+    dialect = engine.dialect
+    qrels_sql = p.qrels.sql() if dialect is DUCKDB else p.qrels.source_sql(dialect)
+    run_sql = p.run.sql() if dialect is DUCKDB else p.run.source_sql(dialect)
+    run_sql = run_queries_sql(run_sql, p.run.per_run, dialect)
     warnings, num_queries = query_overlap(p, engine.one, qrels_sql, run_sql)
     require_labels_within_limits(p, engine.one, qrels_sql)
     one_sided = bool(warnings)  # query_overlap warns only about queries on one side
     table = engine.evaluate(p)
     warnings = p.qrels.warnings + p.run.warnings + warnings
-    if engine.dialect != "duckdb":
+    if dialect is not DUCKDB:
         return shape(table, p, per_query, num_queries, warnings)
     require_finite(table)
     if p.segments is not None:
@@ -106,7 +104,7 @@ def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False
 
 
 def _plan_elsewhere(engine: str, qrels: Any, run: Any, measures: Any, output: str, dsn: str | None, spark: Any,
-                    datafusion: Any, options: dict[str, Any]) -> tuple[Plan, Any] | None:
+                    datafusion: Any, options: dict[str, Any]) -> tuple[Plan, Engine] | None:
     """The plan and the engine to run it on when that is not DuckDB (None then): PostgreSQL,
     ClickHouse, DataFusion (engine= or a context in datafusion=) or Spark (engine= or spark=). What
     only DuckDB takes is refused before the engine is started or connected to."""
@@ -117,20 +115,22 @@ def _plan_elsewhere(engine: str, qrels: Any, run: Any, measures: Any, output: st
         return None
     refuse_duckdb_options(options, name)
     if name == "PostgreSQL":
-        from .engines.postgres import plan_on_postgres
+        from .engines.postgres import PostgresEngine, connect
 
-        return plan_on_postgres(qrels, run, measures, output, dsn, **options)
-    if name == "ClickHouse":
-        from .engines.clickhouse import plan_on_clickhouse
+        other: Engine = PostgresEngine(connect(dsn))
+    elif name == "ClickHouse":
+        from .engines.clickhouse import ClickHouseEngine, chdb_session
 
-        return plan_on_clickhouse(qrels, run, measures, output, **options)
-    if name == "DataFusion":
-        from .engines.datafusion import plan_on_datafusion
+        other = ClickHouseEngine(chdb_session())
+    elif name == "DataFusion":
+        from .engines.datafusion import DataFusionEngine, session_context
 
-        return plan_on_datafusion(qrels, run, measures, output, datafusion, **options)
-    from .engines.spark import plan_on_spark
+        other = DataFusionEngine(session_context(datafusion))
+    else:
+        from .engines.spark import SparkEngine, local_session
 
-    return plan_on_spark(qrels, run, measures, output, spark, **options)
+        other = SparkEngine(spark or local_session())
+    return foreign_plan(other, qrels, run, measures, output, **options), other
 
 
 def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect: str = "duckdb",

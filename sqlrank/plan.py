@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import duckdb
 
@@ -20,8 +20,7 @@ from .measures.conventions import Conventions, resolve_conventions
 from .measures.measure import Measure
 from .measures.registry import FAMILIES
 from .measures.resolve import beyond_accuracy, check_tie_break, needed_inputs, resolve_measures
-from .rendering.dialects import DIALECTS
-from .rendering.dialects import dialect as sql_dialect
+from .rendering.dialects import DIALECTS, DUCKDB, Dialect
 from .rendering.sqltext import call_macro, render_listed, render_segments, render_slice
 from .rendering.statement import render_evaluation
 
@@ -66,33 +65,86 @@ def recommender_sql(measures: list[Measure], history: Any, items: Any, item_feat
 MAX_SLICES = 1000
 
 
-@dataclass
+@dataclass(frozen=True)
+class Statement:
+    """The evaluation's statement for the SQL of its inputs: whole, or over one slice of the queries,
+    in one dialect. What it renders was decided by plan()."""
+
+    measures: list[Measure]
+    conventions: Conventions
+    output: str
+    relstring_length: int = 10
+    segments: str | None = None  # SQL of (query_id, segment) rows when results are per segment
+    listed: str | None = None  # SQL of the query ids a query table lists: exactly the evaluated queries
+    by_run: bool = False  # runs stored together: results per run
+    reread: bool = False  # the inputs give the same rows each time they are read (Source.rescannable)
+    recommender: dict | None = field(default=None, repr=False)  # SQL of the extra inputs
+    groups: bool = False  # qrels with judgment groups: the run is keyed by group first
+    slices: int = 1
+
+    def render(self, dialect: Dialect, qrels_sql: str, run_sql: str, slice_index: int | None = None,
+               with_counts: bool = False) -> str:
+        if self.groups:  # a slice holds whole judgment groups: sliced after the run is keyed by group
+            run_sql = call_macro(dialect, "_macros/inputs.sql", "run_per_group", run_sql).strip()
+        listed = self.listed
+        if slice_index is not None:
+            qrels_sql, run_sql = (render_slice(sql, self.slices, slice_index) for sql in (qrels_sql, run_sql))
+            if listed is not None:
+                listed = render_slice(listed, self.slices, slice_index)
+        output = self.output if slice_index is None else "slice" if with_counts else "per_query"
+        return render_evaluation(qrels_sql, run_sql, self.measures, self.conventions, output, self.relstring_length,
+                                 segments_sql=self.segments, by_run=self.by_run, reread_inputs=self.reread,
+                                 recommender=self.recommender, listed_sql=listed, dialect=dialect)
+
+    def summary(self, table: str) -> str:
+        """The per-query rows and the summary of an evaluation run in slices, from their rows in ``table``."""
+        return render_evaluation("", "", self.measures, self.conventions,
+                                 "slices" if self.output == "both" else "slices_summary", slices_table=table,
+                                 recommender=self.recommender, dialect=DUCKDB)
+
+
+@dataclass(frozen=True)
 class Plan:
     """Inputs located and measures and conventions resolved: everything but the execution."""
 
     qrels: Source
     run: Source
-    measures: list[Measure]
-    conventions: Conventions
-    sql: str  # the statement as executed here: it reads the inputs sqlrank read and validated once
-    text: str  # the same statement reading the files themselves: what users print and run elsewhere
-    slices: int = 1  # evaluate the queries in this many groups, one statement each (memory)
-    segments: str | None = None  # SQL of (query_id, segment) rows when results are per segment
-    listed: str | None = None  # SQL of the query ids a query table lists: exactly the evaluated queries
-    render: Callable[..., str] | None = field(default=None, repr=False)  # (qrels_sql, run_sql, slice) -> statement
-    summarize: Callable[[str], str] | None = field(default=None, repr=False)  # slices' table -> summary statement
+    statement: Statement
+    sql: str  # the statement as executed by DuckDB: it reads the inputs sqlrank read and validated once
+    text: str  # the same statement in ``dialect`` reading the files or tables themselves: printed, or run elsewhere
+    dialect: Dialect = DUCKDB
+
+    @property
+    def measures(self) -> list[Measure]:
+        return self.statement.measures
+
+    @property
+    def conventions(self) -> Conventions:
+        return self.statement.conventions
+
+    @property
+    def slices(self) -> int:
+        return self.statement.slices
+
+    @property
+    def segments(self) -> str | None:
+        return self.statement.segments
+
+    @property
+    def listed(self) -> str | None:
+        return self.statement.listed
 
     def slice_sql(self, index: int, with_counts: bool = False) -> str:
         """The per-query statement over the queries in slice ``index`` of ``slices``. With ``with_counts``,
         rows of (query_id, measure, value, doc_id): the per-query values (doc_id NULL), then, for the
         measures over all users' recommendations (Coverage, Gini, Entropy, Novelty), how often each
         item is in the slice's top k (query_id NULL; measure: the count's column)."""
-        return self.render(self.qrels.sql(), self.run.sql(), index, with_counts)
+        return self.statement.render(DUCKDB, self.qrels.sql(), self.run.sql(), index, with_counts)
 
     def summary_sql(self, table: str) -> str:
         """The per-query rows and the summary of an evaluation run in slices, whose rows (slice_sql with
         ``with_counts``) are in the table ``table``."""
-        return self.summarize(table)
+        return self.statement.summary(table)
 
 
 def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyConnection,
@@ -108,20 +160,18 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     relstring of each query's top ``relstring_length`` documents) takes no measures. Qrels read
     with judgment groups (trec_eval's -R qrels_jg) evaluate the run once per group. ``history``,
     ``items`` and ``item_features`` are the extra inputs of the recommender measures beyond
-    accuracy (catalog.py), read where ``engine_inputs`` says on an engine other than DuckDB.
+    accuracy (inputs/extra.py), read where ``engine_inputs`` says on an engine other than DuckDB.
     ``remove_seen=True`` leaves each user's history items out of the run before it is ranked.
     ``printable=False`` skips rendering the statement that reads the files themselves (``text`` is
-    then the executed one): for callers that never show it."""
+    then the executed one): for callers that never show it. ``dialect``: the dialect of ``text``."""
+    if dialect not in DIALECTS:
+        raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
+    target = DIALECTS[dialect]
     resolved_conventions = resolve_conventions(preset, **conventions)
     explicit = {k for k, v in conventions.items() if v is not None}
     resolved_measures = [] if output == "relstring" else resolve_measures(measures, resolved_conventions, preset,
                                                                             explicit)
-    if by is not None:
-        if output not in ("summary", "segments"):
-            raise OptionError("results per segment (by=) are aggregates; they cannot be per query too")
-        if slices not in (None, 1):
-            raise OptionError("results per segment (by=) are computed in one statement; leave out slices=")
-        output = "segments"
+    output = _output(output, by, slices)
     qrels_source = qrels if isinstance(qrels, Source) else load(qrels, "qrels", con, registry, qrels_format,
                                                                   qrels_columns)
     run_source = run if isinstance(run, Source) else load(
@@ -129,81 +179,77 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
         allow_duplicates=resolved_conventions.duplicate_documents == "rows")
     segments = segments_sql(queries, by, con, registry, qrels_source, run_source)
     listed = listed_sql(queries, con, registry, qrels_source, run_source) if by is None else None
-    if listed is not None and (run_source.per_run or qrels_source.groups or output == "relstring"):
-        raise OptionError("a query table without by= lists the queries to evaluate: not with runs stored together, "
-                          "judgment groups or relstrings")
     if any(m.param("tie_break") == "input_rank" for m in resolved_measures) and run_source.format not in ENGINE_TABLES:
         require_ranks(run_source, lambda sql: con.execute(sql).fetchall()[0], run_source.sql())
-    by_run = run_source.per_run
-    if by_run and slices not in (None, 1):
+    _check_combinations(resolved_measures, qrels_source, run_source, output, slices, segments, listed, target,
+                        engine_inputs, remove_seen)
+    recommender = recommender_sql(resolved_measures, history, items, item_features, qrels_source, run_source, con,
+                                  registry, engine_inputs if target is not DUCKDB else None, remove_seen)
+    if remove_seen:  # every reader of the typed run (the statement, the checks after it) reads it without them
+        run_source = replace(run_source, seen=recommender["history"])
+    statement = Statement(resolved_measures, resolved_conventions, output, relstring_length, segments, listed,
+                          run_source.per_run, qrels_source.rescannable and run_source.rescannable,
+                          recommender if beyond_accuracy(resolved_measures) else None,  # remove-seen's is in the run
+                          bool(qrels_source.groups), check_slices(slices))
+    sql = statement.render(DUCKDB, qrels_source.sql(), run_source.sql())
+    text = sql
+    if printable or target is not DUCKDB:
+        text = statement.render(target, qrels_source.source_sql(target), run_source.source_sql(target))
+    return Plan(qrels_source, run_source, statement, sql, text, target)
+
+
+def _output(output: str, by: str | None, slices: int | None) -> str:
+    """The output asked for, "segments" with ``by``."""
+    if by is None:
+        return output
+    if output not in ("summary", "segments"):
+        raise OptionError("results per segment (by=) are aggregates; they cannot be per query too")
+    if slices not in (None, 1):
+        raise OptionError("results per segment (by=) are computed in one statement; leave out slices=")
+    return "segments"
+
+
+def _check_combinations(measures: list[Measure], qrels: Source, run: Source, output: str, slices: int | None,
+                        segments: str | None, listed: str | None, target: Dialect,
+                        engine_inputs: EngineInputs | None, remove_seen: Any) -> None:
+    """What cannot be evaluated together: a query table with runs stored together, judgment groups or
+    relstrings; runs stored together with slices, segments or judgment groups; the measures beyond
+    accuracy in a printed statement, with judgment groups or (a pooled one) with slices; a weighted
+    mean with slices; remove-seen in a printed statement; a query table printed for another dialect."""
+    if listed is not None and (run.per_run or qrels.groups or output == "relstring"):
+        raise OptionError("a query table without by= lists the queries to evaluate: not with runs stored together, "
+                          "judgment groups or relstrings")
+    if run.per_run and slices not in (None, 1):
         raise OptionError("runs stored together (run_id) are evaluated in one statement; leave out slices=")
-    if by_run and (segments is not None or qrels_source.groups):
+    if run.per_run and (segments is not None or qrels.groups):
         raise OptionError("runs stored together (run_id) are evaluated per run; segments and judgment groups "
                           "cannot be combined with them")
-    reread = qrels_source.rescannable and run_source.rescannable
-    extra = beyond_accuracy(resolved_measures)
+    printed = target is not DUCKDB and engine_inputs is None
+    extra = beyond_accuracy(measures)
     if extra:  # said before any extra input is read
         names = ", ".join(str(m) for m in extra)
-        if dialect != "duckdb" and engine_inputs is None:
+        if printed:
             raise OptionError(f"{names}: the measures beyond accuracy read their extra inputs (history, items, item "
                               f"features) where sqlrank runs the statement: in DuckDB, or on the engine named with "
-                              f"--engine; a printed {dialect} statement cannot read them")
-        if qrels_source.groups:
+                              f"--engine; a printed {target} statement cannot read them")
+        if qrels.groups:
             raise OptionError(f"{names}: the measures beyond accuracy take each run whole: not with judgment groups")
         pooled = [str(m) for m in extra if "pooled" in FAMILIES[m.family].reads]
         if pooled and slices not in (None, 1):
             raise OptionError(f"{', '.join(pooled)}: one ROC curve over the documents of every query is computed in "
                               f"one statement; leave out slices=")
-    weighted = [str(m) for m in resolved_measures if m.spec.aggregate == "weighted"]
+    weighted = [str(m) for m in measures if m.spec.aggregate == "weighted"]
     if weighted and slices not in (None, 1):
         raise OptionError(f"{', '.join(weighted)}: a mean that weighs each query is computed in one statement; "
                           f"leave out slices=")
     if not isinstance(remove_seen, bool):
         raise OptionError(f"remove_seen={remove_seen!r} must be True or False")
-    if remove_seen:
-        if dialect != "duckdb" and engine_inputs is None:
-            raise OptionError(f"remove-seen reads the history where sqlrank runs the statement: in DuckDB, or on the "
-                              f"engine named with --engine; a printed {dialect} statement cannot read it")
-    recommender = recommender_sql(resolved_measures, history, items, item_features, qrels_source, run_source, con,
-                                  registry, engine_inputs if dialect != "duckdb" else None, remove_seen)
-    if remove_seen:  # every reader of the typed run (the statement, the checks after it) reads it without them
-        run_source = replace(run_source, seen=recommender["history"])
-    if not extra:
-        recommender = None  # the history of remove-seen is read in the run's SQL, not as the measures' inputs
-
-    def statement(qrels_sql: str, run_sql: str, slice_index: int | None = None, with_counts: bool = False) -> str:
-        if qrels_source.groups:  # a slice holds whole judgment groups: sliced after the run is keyed by group
-            run_sql = call_macro("_macros/inputs.sql", "run_per_group", run_sql).strip()
-        listed_queries = listed
-        if slice_index is not None:
-            qrels_sql, run_sql = (render_slice(sql, p_slices, slice_index) for sql in (qrels_sql, run_sql))
-            if listed_queries is not None:
-                listed_queries = render_slice(listed_queries, p_slices, slice_index)
-        return render_evaluation(qrels_sql, run_sql, resolved_measures, resolved_conventions,
-                                 output if slice_index is None else "slice" if with_counts else "per_query",
-                                 relstring_length, segments_sql=segments, by_run=by_run, reread_inputs=reread,
-                                 recommender=recommender, listed_sql=listed_queries)
-
-    def summary(table: str) -> str:
-        return render_evaluation("", "", resolved_measures, resolved_conventions,
-                                 "slices" if output == "both" else "slices_summary", slices_table=table,
-                                 recommender=recommender)
-
-    p_slices = check_slices(slices)
-
-    sql = statement(qrels_source.sql(), run_source.sql())
-    if dialect not in DIALECTS:
-        raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
-    if listed is not None and dialect != "duckdb":
+    if remove_seen and printed:
+        raise OptionError(f"remove-seen reads the history where sqlrank runs the statement: in DuckDB, or on the "
+                          f"engine named with --engine; a printed {target} statement cannot read it")
+    if listed is not None and target is not DUCKDB:
         raise OptionError("a query table (queries=) is read by DuckDB: its statement cannot be printed for "
-                          f"{dialect}; evaluate it here, or give the engine's own tables")
-    if printable or dialect != "duckdb":
-        with sql_dialect(dialect):
-            text = statement(qrels_source.source_sql(), run_source.source_sql())
-    else:
-        text = sql
-    return Plan(qrels_source, run_source, resolved_measures, resolved_conventions, sql, text, p_slices, segments,
-                listed, statement, summary)
+                          f"{target}; evaluate it here, or give the engine's own tables")
 
 
 def segments_sql(queries: Any, by: str | None, con: duckdb.DuckDBPyConnection, registry: Registry,

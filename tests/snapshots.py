@@ -16,6 +16,7 @@ from sqlrank.measures.conventions import resolve_conventions  # noqa: E402
 from sqlrank.measures.measure import Measure  # noqa: E402
 from sqlrank.measures.resolve import resolve_measures  # noqa: E402
 from sqlrank.measures.registry import REGISTRY  # noqa: E402
+from sqlrank.rendering.dialects import DUCKDB  # noqa: E402
 from sqlrank.rendering.statement import render_evaluation  # noqa: E402
 
 FOLDER = HERE / "snapshots"
@@ -40,7 +41,7 @@ def render(family, preset: str) -> str:
     conventions = resolve_conventions(preset)
     measures = resolve_measures(family_measures(family), conventions, preset)
     return render_evaluation(QRELS, RUN, measures, conventions, "summary",
-                             recommender=RECOMMENDER if family.beyond_accuracy else None)
+                             recommender=RECOMMENDER if family.beyond_accuracy else None, dialect=DUCKDB)
 
 
 def snapshots() -> dict[Path, str]:

@@ -13,6 +13,7 @@ import sqlrank
 from conftest import ROOT
 from sqlrank.measures.registry import FAMILIES, REGISTRY, listing, markdown_table
 from sqlrank.measures.family import FAMILY_STEPS, STEPS
+from sqlrank.rendering.dialects import DUCKDB
 from sqlrank.rendering.sqltext import environment
 
 SQL = ROOT / "sql"
@@ -20,7 +21,7 @@ SQL = ROOT / "sql"
 
 def macros(family) -> set[str]:
     """The step macros a family's template defines (sql/measures/<name>.sql)."""
-    module = environment().get_template(family.template).module
+    module = environment(DUCKDB).get_template(family.template).module
     return {name for name in ("judgments", "judged", "ranked", "tie", "running", "retrieved", "ideal", "perfect",
                               "value", *FAMILY_STEPS) if callable(getattr(module, name, None))}
 

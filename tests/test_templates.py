@@ -11,6 +11,7 @@ import pytest
 from sqlrank.measures.conventions import resolve_conventions
 from sqlrank.measures.resolve import resolve_measures
 from cases import all_measures
+from sqlrank.rendering.dialects import DUCKDB
 from sqlrank.rendering.statement import render_evaluation
 
 QRELS = "SELECT query_id, doc_id, relevance FROM qrels_table"
@@ -34,7 +35,7 @@ def con():
 def test_every_measure_binds(con, conventions, output):
     resolved = resolve_conventions(**conventions)
     measures = resolve_measures(all_measures(), resolved)
-    sql = render_evaluation(QRELS, RUN, measures, resolved, output)
+    sql = render_evaluation(QRELS, RUN, measures, resolved, output, dialect=DUCKDB)
     con.execute(f"EXPLAIN {sql}")
 
 
@@ -42,12 +43,12 @@ def test_every_measure_binds(con, conventions, output):
 def test_each_measure_binds_alone(con, output):
     resolved = resolve_conventions(depth=5)
     for m in resolve_measures(all_measures(), resolved):
-        con.execute(f"EXPLAIN {render_evaluation(QRELS, RUN, [m], resolved, output)}")
+        con.execute(f"EXPLAIN {render_evaluation(QRELS, RUN, [m], resolved, output, dialect=DUCKDB)}")
 
 
 def test_portable_subset(con):
     resolved = resolve_conventions()
-    sql = render_evaluation(QRELS, RUN, resolve_measures(all_measures(), resolved), resolved, "summary")
+    sql = render_evaluation(QRELS, RUN, resolve_measures(all_measures(), resolved), resolved, "summary", dialect=DUCKDB)
     body = sql.split("evaluated_queries AS", 1)[1]  # after the (DuckDB-specific) input readers
     body = re.sub(r"'[^']*'", "'text'", body)
     body = re.sub(r"CAST\(-?\d+(\.\d+)?(e-?\d+)? AS DOUBLE\)", "CAST(number AS DOUBLE)", body)
@@ -67,12 +68,11 @@ def test_quoted_names_and_strings_read_back_as_themselves_in_every_dialect(name)
     """sqlglot, reading each dialect as that engine does (backslash escapes or not), gets back the
     exact name and string that were quoted, whatever quotes and backslashes they hold."""
     sqlglot = pytest.importorskip("sqlglot")
-    from sqlrank.rendering.dialects import dialect, quote_ident, quote_literal
+    from sqlrank.rendering.dialects import DIALECTS
 
     read = {"datafusion": "duckdb"}.get(name, name)
     for text in ['plain', 'a"b', "a'b", "a`b", "a\\b", "end\\", "\\'", 'x\\"; DROP TABLE t; --', "new\\nline"]:
-        with dialect(name):
-            statement = f"SELECT {quote_literal(text)} AS {quote_ident(text)}"
+        statement = f"SELECT {DIALECTS[name].literal(text)} AS {DIALECTS[name].ident(text)}"
         parsed = sqlglot.parse_one(statement, read=read)
         assert parsed.expressions[0].alias == text, (name, text, statement)
         assert parsed.expressions[0].this.this == text, (name, text, statement)

@@ -13,10 +13,16 @@ MAX({{ m.value if per_segment else m.column }})
 {%- elif m.aggregate == 'weighted' -%}
 SUM(per_query.{{ m.column }} * per_query.{{ m.weight_column }}) / NULLIF(SUM(CASE WHEN per_query.{{ m.column }} IS NOT NULL THEN per_query.{{ m.weight_column }} END), 0)
 {%- elif m.aggregate == 'geometric' -%}
-EXP(AVG(LN(CASE WHEN {{ m.column }} > CAST(0.00001 AS {{ DOUBLE }}) THEN {{ m.column }} ELSE CAST(0.00001 AS {{ DOUBLE }}) END)))
+{{ geometric_mean(m.column) }}
 {%- else -%}
 AVG({{ m.column }})
 {%- endif -%}
+{%- endmacro %}
+
+{#- The geometric mean of x over the rows, each value at least GEOMETRIC_FLOOR (trec_eval's gm_map and
+    gm_bpref; measures/family.py). -#}
+{% macro geometric_mean(x) -%}
+EXP(AVG(LN(CASE WHEN {{ x }} > CAST({{ GEOMETRIC_FLOOR }} AS {{ DOUBLE }}) THEN {{ x }} ELSE CAST({{ GEOMETRIC_FLOOR }} AS {{ DOUBLE }}) END)))
 {%- endmacro %}
 
 {#- Columns after a first one, one per line. -#}

@@ -7,6 +7,7 @@
   GMAP and GM_bpref), and counts the queries each measure has a value for; the measures over all
   users come from their catalog steps, computed from the items' counts summed over the slices.
 -#}
+{% import '_macros/evaluation.sql' as evaluation %}
 per_query AS (
     SELECT query_id, measure, value FROM {{ slices_table }} WHERE doc_id IS NULL
 ),
@@ -19,7 +20,7 @@ summary AS (
            COUNT(value) AS queries,
            AVG(value) AS mean,
            SUM(value) AS sum,
-           EXP(AVG(LN(CASE WHEN value > CAST(0.00001 AS DOUBLE) THEN value ELSE CAST(0.00001 AS DOUBLE) END))) AS geometric
+           {{ evaluation.geometric_mean('value') }} AS geometric
     FROM per_query
     GROUP BY measure
 )

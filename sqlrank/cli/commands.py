@@ -1,4 +1,6 @@
-"""TODO"""
+"""The subcommands of ``sqlrank``: each reads its parsed arguments, calls the library and prints
+or writes what it returns (eval, sql, install, check, compare, report, gsb, explain, dbt,
+measures)."""
 from __future__ import annotations
 
 import argparse

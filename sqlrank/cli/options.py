@@ -1,4 +1,5 @@
-"""TODO"""
+"""Arguments shared by several subcommands (inputs, measures, conventions, engines, comparisons)
+and their reading into the library's options."""
 from __future__ import annotations
 
 import argparse

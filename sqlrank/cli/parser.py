@@ -1,4 +1,4 @@
-"""TODO"""
+"""The argument parser of ``sqlrank``: one function per subcommand."""
 from __future__ import annotations
 
 import argparse

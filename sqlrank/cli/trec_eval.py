@@ -1,4 +1,4 @@
-"""TODO"""
+"""``sqlrank trec_eval``: trec_eval's own command line (its flags, as trec_eval 10 reads them)."""
 from __future__ import annotations
 
 import argparse

@@ -15,10 +15,9 @@ from typing import Any
 from ..errors import InputError, OptionError
 from ..inputs.columns import column_mapping
 from ..inputs.source import Source
-from ..plan import Plan
-from ..rendering.dialects import dialect, quote_ident
-from .base import Rows
-from .foreign import copied_source, engine_inputs, foreign_plan, validated_table
+from ..rendering.dialects import DIALECTS
+from .base import CopyingEngine, Rows, first_line
+from .foreign import copied_source, validated_table
 
 SETTINGS = "\nSETTINGS join_use_nulls = 1, cast_keep_nullable = 1"
 _SESSION = None
@@ -38,15 +37,10 @@ def chdb_session(existing=None):
     return _SESSION
 
 
-def _reason(exc: Exception) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0][:500] if text else type(exc).__name__
-
-
-class ClickHouseEngine:
+class ClickHouseEngine(CopyingEngine):
     """Runs the ClickHouse text of a plan in a chDB session; its errors become InputErrors."""
 
-    dialect = "clickhouse"
+    dialect, name = DIALECTS["clickhouse"], "ClickHouse"
 
     def __init__(self, chdb):
         self.chdb = chdb
@@ -60,7 +54,7 @@ class ClickHouseEngine:
         try:
             return self.chdb.query(sql, "ArrowTable")
         except Exception as exc:
-            raise InputError(f"evaluation failed in ClickHouse: {_reason(exc)}") from None
+            raise InputError(f"evaluation failed in ClickHouse: {first_line(exc, 500)}") from None
 
     def rows(self, sql: str) -> Rows:
         table = self.arrow(sql)
@@ -68,11 +62,7 @@ class ClickHouseEngine:
         return Rows(tuple(columns), list(zip(*(table.column(c).to_pylist() for c in columns))))
 
     def schema(self, sql: str) -> dict[str, str]:
-        """The columns of a query and their Arrow types."""
         return {f.name: str(f.type) for f in self.arrow(sql).schema}
-
-    def one(self, sql: str) -> tuple:
-        return self.rows(sql).rows[0]
 
     @cached_property
     def database(self) -> str:
@@ -80,55 +70,34 @@ class ClickHouseEngine:
         named with it, so that no WITH step of the statement hides a table of the same name."""
         return self.one("SELECT currentDatabase()")[0]
 
-    def evaluate(self, p: Plan) -> Rows:
-        return self.rows(p.text)
-
     def load(self, name: str, table) -> None:
         """A Memory table holding an Arrow table (chDB's Python() reads the variable ``table``)."""
-        with dialect("clickhouse"):
-            target = quote_ident(name)
+        target = self.dialect.ident(name)
         types = {"string": "String", "double": "Float64", "int32": "Int32", "int64": "Nullable(Int64)"}
-        columns = ", ".join(f"{quote_ident(f.name, '`')} {types[str(f.type)]}" for f in table.schema)
+        columns = ", ".join(f"{self.dialect.ident(f.name, '`')} {types[str(f.type)]}" for f in table.schema)
         try:
             self.chdb.query(f"CREATE TABLE {target} ({columns}) ENGINE = Memory")
             self.tables.append(target)
             self.chdb.query(f"INSERT INTO {target} SELECT * FROM Python(table)")
         except Exception as exc:
-            raise InputError(f"cannot copy the input into ClickHouse: {_reason(exc)}") from None
+            raise InputError(f"cannot copy the input into ClickHouse: {first_line(exc, 500)}") from None
 
     def close(self) -> None:
         for table in self.tables:
             self.chdb.query(f"DROP TABLE IF EXISTS {table}")
         self.tables.clear()
 
+    def own_table(self, obj: Any, format: str | None = None) -> tuple[str, ...] | None:
+        """A table of the session, named with its database: a plain name that is no file or pattern."""
+        if isinstance(obj, str) and not os.path.exists(obj) and format is None and not any(ch in obj for ch in "*?[") \
+                and "/" not in obj and "." not in obj:
+            return self.database, obj
+        return None
 
-def own_table(obj: Any, engine: ClickHouseEngine, format: str | None = None) -> tuple[str, ...] | None:
-    """A table of the session, named with its database: a plain name that is no file or pattern."""
-    if isinstance(obj, str) and not os.path.exists(obj) and format is None and not any(ch in obj for ch in "*?[") \
-            and "/" not in obj and "." not in obj:
-        return engine.database, obj
-    return None
-
-
-def clickhouse_source(obj: Any, kind: str, engine: ClickHouseEngine, con, registry, format: str | None,
-                      columns: dict[str, str] | None) -> Source:
-    """A table of the session, or a file or DataFrame copied into a Memory table."""
-    parts = own_table(obj, engine, format)
-    if parts is not None:
-        return validated_table(Source(kind, f"table {obj}", "clickhouse", parts=parts,
-                                      columns=column_mapping(kind, columns)), engine, "ClickHouse")
-    return copied_source(obj, kind, con, registry, format, columns, "ClickHouse", engine.load)
-
-
-def plan_on_clickhouse(qrels: Any, run: Any, measures: Any, output: str, chdb=None,
-                       **options: Any) -> tuple[Plan, ClickHouseEngine]:
-    """The plan of an evaluation in ClickHouse (chDB) and the engine that runs it."""
-    engine = ClickHouseEngine(chdb_session(chdb))
-
-    def source_of(obj, kind, con, registry, format, columns):
-        return clickhouse_source(obj, kind, engine, con, registry, format, columns)
-
-    def inputs(con):
-        return engine_inputs(engine, "ClickHouse", lambda obj: own_table(obj, engine), con)
-
-    return foreign_plan(engine, source_of, inputs, qrels, run, measures, output, **options), engine
+    def source(self, obj: Any, kind: str, con, registry, format: str | None, columns: dict[str, str] | None) -> Source:
+        """A table of the session, or a file or DataFrame copied into a Memory table."""
+        parts = self.own_table(obj, format)
+        if parts is not None:
+            return validated_table(Source(kind, f"table {obj}", "clickhouse", parts=parts,
+                                          columns=column_mapping(kind, columns)), self)
+        return copied_source(obj, kind, con, registry, format, columns, self)

@@ -15,14 +15,14 @@ from ..errors import InputError, OptionError, duckdb_reason
 from ..inputs.store import Registry
 from ..plan import Plan
 from ..progress import configure, forget, step
-from ..rendering.dialects import quote_ident
-from .base import Rows
+from ..rendering.dialects import DUCKDB
+from .base import Engine, Rows
 
 
-class DuckDBEngine:
+class DuckDBEngine(Engine):
     """Runs statements on a DuckDB connection; DuckDB's errors become InputErrors that say what failed."""
 
-    dialect = "duckdb"
+    dialect, name = DUCKDB, "DuckDB"
 
     def __init__(self, connection: duckdb.DuckDBPyConnection):
         self.connection = connection
@@ -34,8 +34,7 @@ class DuckDBEngine:
             raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
 
     def one(self, sql: str) -> tuple:
-        """The first row of a (small) query, such as the data checks'."""
-        return self.connection.execute(sql).fetchall()[0]
+        return self.connection.execute(sql).fetchall()[0]  # DuckDB's own error: the checks say what failed
 
     def per_query(self, p: Plan) -> list[tuple]:
         """The (query_id, measure, value) rows of a per-query plan: its statement, or its slices one
@@ -90,15 +89,15 @@ def _execute_slices(p: Plan, con: duckdb.DuckDBPyConnection) -> Rows:
     temporary table; then the summary over all of them: rows in the layout of output "both"
     (summary rows have query_id NULL) when per-query values were asked, else of output "summary"."""
     table = f"sqlrank_slices_{uuid.uuid4().hex}"
-    con.execute(f"CREATE TEMPORARY TABLE {quote_ident(table)} (query_id VARCHAR, measure VARCHAR, value DOUBLE, "
+    con.execute(f"CREATE TEMPORARY TABLE {DUCKDB.ident(table)} (query_id VARCHAR, measure VARCHAR, value DOUBLE, "
                 f"doc_id VARCHAR)")
     try:
         for index in range(p.slices):
             with step(con, _evaluating(p, index)):
-                con.execute(f"INSERT INTO {quote_ident(table)}\n{p.slice_sql(index, with_counts=True)}")
+                con.execute(f"INSERT INTO {DUCKDB.ident(table)}\n{p.slice_sql(index, with_counts=True)}")
         return fetch(con.execute(p.summary_sql(table)))
     finally:
-        con.execute(f"DROP TABLE IF EXISTS {quote_ident(table)}")
+        con.execute(f"DROP TABLE IF EXISTS {DUCKDB.ident(table)}")
 
 
 _SIZE = re.compile(r"\s*[0-9]+(\.[0-9]+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*", re.IGNORECASE)

@@ -15,15 +15,16 @@ from ..inputs.load import Table, load
 from ..inputs.source import Source
 from ..inputs.validate import label_range_sql, require_complete_rows, require_labels_in_range, table_counts_sql
 from ..plan import Plan, plan, require_ranks
-from ..rendering.dialects import dialect, quote_ident
+from ..rendering.dialects import DUCKDB, Dialect
 from ..rendering.sqltext import call_macro
+from .base import CopyingEngine, Engine
 from .duckdb import session, session_options, to_arrow
 
 
 def copied_source(obj: Any, kind: str, con, registry, format: str | None, columns: dict[str, str] | None,
-                  engine_name: str, store: Callable[[str, Any], None]) -> Source:
-    """The input read and validated by DuckDB, then handed to ``store(name, arrow_table)``; the
-    Source reads that table by name, with the canonical columns (the run's rank as input_rank)."""
+                  engine: CopyingEngine) -> Source:
+    """The input read and validated by DuckDB, then loaded into the engine; the Source reads that
+    table by name, with the canonical columns (the run's rank as input_rank)."""
     source = load(obj, kind, con, registry, format, columns)
     name = f"sqlrank_{kind}_{uuid.uuid4().hex[:12]}"
     canonical = {"query_id": "query_id", "doc_id": "doc_id", source.value_name: source.value_name}
@@ -31,59 +32,58 @@ def copied_source(obj: Any, kind: str, con, registry, format: str | None, column
         canonical["rank"] = "input_rank"
     rows = source.sql()
     if source.per_run:  # runs stored together: the copy keeps run_id apart, the engine's SQL keys the queries
-        rows = call_macro("_macros/inputs.sql", "unkeyed_runs", rows).strip()
+        rows = call_macro(DUCKDB, "_macros/inputs.sql", "unkeyed_runs", rows).strip()
         canonical["run_id"] = "run_id"
-    store(name, to_arrow(con, rows))
-    return Source(kind, source.label, ENGINE_FORMATS[engine_name], parts=(name,), columns=canonical,
+    engine.load(name, to_arrow(con, rows))
+    return Source(kind, source.label, engine.dialect.name, parts=(name,), columns=canonical,
                   warnings=source.warnings, query_name=source.query_label)
 
 
-def table_columns(engine, engine_name: str, parts: tuple[str, ...], label: str) -> tuple[str, dict[str, str]]:
+def table_columns(engine: CopyingEngine, parts: tuple[str, ...], label: str) -> tuple[str, dict[str, str]]:
     """A table of the engine: its name in the engine's SQL, and its columns with their (Arrow) types."""
-    name = ".".join(quote_ident(part, '"') for part in parts)
+    name = ".".join(engine.dialect.ident(part, '"') for part in parts)
     try:
         return name, engine.schema(f"SELECT * FROM {name} LIMIT 0")
     except InputError:
-        raise InputError(f"{label}: no such table or view in {engine_name} (nor a file of that name)") from None
+        raise InputError(f"{label}: no such table or view in {engine.name} (nor a file of that name)") from None
 
 
-def validated_table(source: Source, engine, engine_name: str) -> Source:
-    """A table read where it is (PostgreSQL, ClickHouse, DataFusion), checked in the engine's own SQL
-    as DuckDB checks what it reads: its columns exist, no id or value is missing or NaN, and no
-    (query, document) pair repeats; a run_id column makes it runs stored together, each row's run named."""
-    _, types = table_columns(engine, engine_name, source.parts, source.label)
+def validated(source: Source, dialect: Dialect, one: Callable[[str], tuple], types: dict[str, str]) -> Source:
+    """A table read where it is, checked in the engine's own SQL as DuckDB checks what it reads: its
+    columns exist, no id or value is missing or NaN, and no (query, document) pair repeats; a run_id
+    column makes it runs stored together, each row's run named. ``one`` runs a query there."""
     map_table_columns(source, types, per_run=True)  # a run_id column: runs stored together, as in a file
-    with dialect(engine.dialect):
-        labels = label_range_sql(source, types)
-        if labels is not None:
-            require_labels_in_range(source, *engine.one(labels))
-        read_boolean_labels(source, lambda sql: engine.one(sql)[0])
-        counts = table_counts_sql(source, types)
-    require_complete_rows(source, *engine.one(counts))
+    labels = label_range_sql(source, dialect, types)
+    if labels is not None:
+        require_labels_in_range(source, *one(labels))
+    read_boolean_labels(source, dialect, lambda sql: one(sql)[0])
+    require_complete_rows(source, *one(table_counts_sql(source, dialect, types)))
     return source
 
 
-def engine_inputs(engine, engine_name: str, own_table: Callable[[Any], tuple[str, ...] | None], con) -> EngineInputs:
-    """How the engine takes the extra inputs of the measures beyond accuracy: a table of its own
-    (``own_table(obj)``: its name's parts, or None) is read there; a file or DataFrame, read and checked
-    by DuckDB, is handed to ``engine.load`` as an Arrow table under a fresh name."""
+def validated_table(source: Source, engine: CopyingEngine) -> Source:
+    """A table of a copying engine (PostgreSQL, ClickHouse, DataFusion), validated there."""
+    _, types = table_columns(engine, source.parts, source.label)
+    return validated(source, engine.dialect, engine.one, types)
+
+
+def engine_inputs(engine: CopyingEngine, con) -> EngineInputs:
+    """How a copying engine takes the extra inputs of the measures beyond accuracy: a table of its own
+    (``engine.extra_table(obj)``: its name's parts, or None) is read there; a file or DataFrame, read
+    and checked by DuckDB, is handed to ``engine.load`` as an Arrow table under a fresh name."""
     def table(obj: Any, what: str) -> Table | None:
-        parts = own_table(obj)
+        parts = engine.extra_table(obj)
         if parts is None:
             return None
         label = f"{what} table {obj}"
-        return Table(label, *table_columns(engine, engine_name, parts, label))
+        return Table(label, *table_columns(engine, parts, label))
 
     def store(kind: str, sql: str) -> str:
         name = f"sqlrank_{kind}_{uuid.uuid4().hex[:12]}"
         engine.load(name, to_arrow(con, sql))
-        with dialect(engine.dialect):
-            return f"SELECT * FROM {quote_ident(name)}"
+        return f"SELECT * FROM {engine.dialect.ident(name)}"
 
     return EngineInputs(engine.dialect, table, lambda sql: engine.one(sql)[0], store)
-
-
-ENGINE_FORMATS = {"PostgreSQL": "postgres", "ClickHouse": "clickhouse", "DataFusion": "datafusion"}
 
 
 def refuse_duckdb_options(options: dict[str, Any], engine_name: str) -> None:
@@ -101,24 +101,22 @@ def refuse_duckdb_options(options: dict[str, Any], engine_name: str) -> None:
         raise OptionError("a query table (queries=, by=) is read on DuckDB only")
 
 
-def foreign_plan(engine, source_of: Callable, inputs: Callable[[Any], EngineInputs], qrels: Any, run: Any,
-                 measures: Any, output: str, **options: Any) -> Plan:
-    """The plan of an evaluation on ``engine`` (its dialect), whose inputs
-    ``source_of(obj, kind, con, registry, format, columns)`` makes; ``inputs(con)`` says how it takes
-    the extra inputs of the measures beyond accuracy (engine_inputs). The options only DuckDB takes
-    were refused before the engine started (refuse_duckdb_options, in evaluation._plan_elsewhere).
-    If planning fails, the engine is closed."""
+def foreign_plan(engine: Engine, qrels: Any, run: Any, measures: Any, output: str, **options: Any) -> Plan:
+    """The plan of an evaluation on ``engine`` (its dialect), whose inputs ``engine.source`` makes and
+    whose extra inputs ``engine.extra_inputs`` takes. The options only DuckDB takes were refused
+    before the engine started (refuse_duckdb_options, in evaluation.py). If planning fails, the
+    engine is closed."""
     try:
         qrels_format, run_format = options.pop("qrels_format", None), options.pop("run_format", None)
         qrels_columns, run_columns = options.pop("qrels_columns", None), options.pop("run_columns", None)
         with session(None) as (con, registry):
-            qrels_source = source_of(qrels, "qrels", con, registry, qrels_format, qrels_columns)
-            run_source = source_of(run, "run", con, registry, run_format, run_columns)
-            p = plan(qrels_source, run_source, measures, output, con, registry, dialect=engine.dialect,
-                     engine_inputs=inputs(con), **options)
+            qrels_source = engine.source(qrels, "qrels", con, registry, qrels_format, qrels_columns)
+            run_source = engine.source(run, "run", con, registry, run_format, run_columns)
+            inputs = engine_inputs(engine, con) if isinstance(engine, CopyingEngine) else engine.extra_inputs(con)
+            p = plan(qrels_source, run_source, measures, output, con, registry, dialect=engine.dialect.name,
+                     engine_inputs=inputs, **options)
         if any(m.param("tie_break") == "input_rank" for m in p.measures):
-            with dialect(engine.dialect):
-                require_ranks(p.run, engine.one, p.run.source_sql())
+            require_ranks(p.run, engine.one, p.run.source_sql(engine.dialect))
     except BaseException:
         engine.close()
         raise

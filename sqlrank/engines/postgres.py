@@ -17,10 +17,9 @@ from ..errors import InputError, OptionError
 from ..inputs.columns import column_mapping
 from ..inputs.locate import is_dataframe, refuse_file_and_table
 from ..inputs.source import Source
-from ..plan import Plan
-from ..rendering.dialects import quote_literal
-from .base import Rows
-from .foreign import copied_source, engine_inputs, foreign_plan, validated_table
+from ..rendering.dialects import DIALECTS
+from .base import CopyingEngine, Rows, first_line
+from .foreign import copied_source, validated_table
 from .interruption import interruptible
 
 
@@ -54,14 +53,13 @@ def without_secrets(text: str) -> str:
 
 
 def _reason(exc: Exception) -> str:
-    text = str(exc).strip().splitlines()
-    return without_secrets(text[0] if text else type(exc).__name__)
+    return without_secrets(first_line(exc))
 
 
-class PostgresEngine:
+class PostgresEngine(CopyingEngine):
     """Runs the PostgreSQL text of a plan on a connection; the database's errors become InputErrors."""
 
-    dialect = "postgres"
+    dialect, name = DIALECTS["postgres"], "PostgreSQL"
 
     def __init__(self, connection):
         self.connection = connection
@@ -82,11 +80,7 @@ class PostgresEngine:
         finally:
             cursor.close()
 
-    def one(self, sql: str) -> tuple:
-        return self.rows(sql).rows[0]
-
     def schema(self, sql: str) -> dict[str, str]:
-        """The columns of a query and their Arrow types."""
         cursor = self.connection.cursor()
 
         def fetch() -> dict[str, str]:
@@ -100,9 +94,6 @@ class PostgresEngine:
             raise InputError(f"evaluation failed in PostgreSQL: {_reason(exc)}") from None
         finally:
             cursor.close()
-
-    def evaluate(self, p: Plan) -> Rows:
-        return self.rows(p.text)
 
     def close(self) -> None:
         """The connection sqlrank opened, with the temporary tables its inputs were copied into."""
@@ -120,41 +111,24 @@ class PostgresEngine:
         finally:
             cursor.close()
 
+    def own_table(self, obj: Any, format: str | None = None) -> tuple[str, ...] | None:
+        """The parts of a table name of the database ([schema.]table): a name that is no file or pattern."""
+        if isinstance(obj, (str, os.PathLike)) and not os.path.exists(os.fspath(obj)) and format is None \
+                and not any(ch in os.fspath(obj) for ch in "*?["):
+            return tuple(os.fspath(obj).split("."))
+        return None
 
-def own_table(obj: Any, format: str | None = None) -> tuple[str, ...] | None:
-    """The parts of a table name of the database ([schema.]table): a name that is no file or pattern."""
-    if isinstance(obj, (str, os.PathLike)) and not os.path.exists(os.fspath(obj)) and format is None \
-            and not any(ch in os.fspath(obj) for ch in "*?["):
-        return tuple(os.fspath(obj).split("."))
-    return None
+    def source(self, obj: Any, kind: str, con, registry, format: str | None, columns: dict[str, str] | None) -> Source:
+        """A table of the database, or a file or DataFrame copied into a temporary table."""
+        def is_table(name: str) -> bool:
+            return self.one(f"SELECT to_regclass({self.dialect.literal(name)}) IS NOT NULL")[0]
 
-
-def postgres_source(obj: Any, kind: str, engine: PostgresEngine, con, registry, format: str | None,
-                    columns: dict[str, str] | None) -> Source:
-    """A table of the database, or a file or DataFrame copied into a temporary table."""
-    def is_table(name: str) -> bool:
-        return engine.one(f"SELECT to_regclass({quote_literal(name)}) IS NOT NULL")[0]
-
-    refuse_file_and_table(obj, format, is_table, "the PostgreSQL database")
-    parts = own_table(obj, format)
-    if parts is not None:
-        return validated_table(Source(kind, f"table {'.'.join(parts)}", "postgres", parts=parts,
-                                      columns=column_mapping(kind, columns)), engine, "PostgreSQL")
-    if not isinstance(obj, (str, os.PathLike)) and not is_dataframe(obj):
-        raise InputError(f"cannot read {kind} from a {type(obj).__name__} on PostgreSQL: pass a path, a DataFrame "
-                         f"or a table name")
-    return copied_source(obj, kind, con, registry, format, columns, "PostgreSQL", engine.load)
-
-
-def plan_on_postgres(qrels: Any, run: Any, measures: Any, output: str, dsn: str | None = None,
-                     **options: Any) -> tuple[Plan, PostgresEngine]:
-    """The plan of an evaluation in PostgreSQL at ``dsn`` and the engine that runs it there."""
-    engine = PostgresEngine(connect(dsn))
-
-    def source_of(obj, kind, con, registry, format, columns):
-        return postgres_source(obj, kind, engine, con, registry, format, columns)
-
-    def inputs(con):
-        return engine_inputs(engine, "PostgreSQL", own_table, con)
-
-    return foreign_plan(engine, source_of, inputs, qrels, run, measures, output, **options), engine
+        refuse_file_and_table(obj, format, is_table, "the PostgreSQL database")
+        parts = self.own_table(obj, format)
+        if parts is not None:
+            return validated_table(Source(kind, f"table {'.'.join(parts)}", "postgres", parts=parts,
+                                          columns=column_mapping(kind, columns)), self)
+        if not isinstance(obj, (str, os.PathLike)) and not is_dataframe(obj):
+            raise InputError(f"cannot read {kind} from a {type(obj).__name__} on PostgreSQL: pass a path, a "
+                             f"DataFrame or a table name")
+        return copied_source(obj, kind, con, registry, format, columns, self)

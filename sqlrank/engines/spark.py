@@ -18,18 +18,16 @@ import uuid
 from typing import Any
 
 from ..errors import InputError, OptionError
-from ..inputs.columns import column_mapping, map_table_columns, positional_mapping, read_boolean_labels
+from ..inputs.columns import column_mapping, positional_mapping
 from ..inputs.extra import EngineInputs
 from ..inputs.load import Table, load
 from ..inputs.locate import detect_format, is_dataframe
 from ..inputs.source import DELIMITED, Source
-from ..inputs.validate import label_range_sql, require_complete_rows, require_labels_in_range, table_counts_sql
-from ..plan import Plan
-from ..rendering.dialects import dialect, quote_ident
+from ..rendering.dialects import DIALECTS
 from ..rendering.sqltext import call_macro
-from .base import Rows
+from .base import Engine, Rows, first_line
 from .duckdb import to_arrow
-from .foreign import foreign_plan
+from .foreign import validated
 
 _SESSION = None
 
@@ -95,7 +93,7 @@ def spark_source(obj: Any, kind: str, engine: SparkEngine, con, registry, format
         if format is None and not os.path.exists(text) and not any(ch in text for ch in "*?[") \
                 and spark.catalog.tableExists(text):
             return _validated(Source(kind, f"table {text}", "spark", parts=tuple(text.split(".")), columns=mapping),
-                              dict(spark.table(text).dtypes), spark)
+                              dict(spark.table(text).dtypes), engine)
         fmt = format or detect_format(text)
         if fmt in DELIMITED:
             header = not fmt.endswith("-noheader")
@@ -140,27 +138,18 @@ def _parquet_glob(pattern: str, kind: str, mapping: dict[str, str], engine: Spar
 
 def _view(frame, kind: str, label: str, mapping: dict[str, str], engine: SparkEngine) -> Source:
     return _validated(Source(kind, label, "spark", parts=(engine.view(frame, kind),), columns=mapping),
-                      dict(frame.dtypes), engine.spark)
+                      dict(frame.dtypes), engine)
 
 
-def _validated(source: Source, types: dict[str, str], spark) -> Source:
-    map_table_columns(source, types, per_run=True)
-
+def _validated(source: Source, types: dict[str, str], engine: SparkEngine) -> Source:
     def one(sql: str) -> tuple:
         try:
-            return tuple(spark.sql(sql).collect()[0])
+            return tuple(engine.spark.sql(sql).collect()[0])
         except Exception as exc:
             raise InputError(f"{source.label}: Spark cannot read the {source.kind} as query_id, doc_id, "
-                             f"{source.value_name}: {str(exc).splitlines()[0]}") from None
+                             f"{source.value_name}: {first_line(exc)}") from None
 
-    with dialect("spark"):
-        labels = label_range_sql(source, types)
-        if labels is not None:
-            require_labels_in_range(source, *one(labels))
-        read_boolean_labels(source, lambda sql: one(sql)[0])
-        counts = table_counts_sql(source, types)
-    require_complete_rows(source, *one(counts))
-    return source
+    return validated(source, engine.dialect, one, types)
 
 
 def _extra_inputs(engine: SparkEngine, con) -> EngineInputs:
@@ -177,8 +166,7 @@ def _extra_inputs(engine: SparkEngine, con) -> EngineInputs:
             name, label = obj, f"{what} table {obj}"
         else:
             return None
-        with dialect("spark"):
-            reader = call_macro("_macros/inputs.sql", "table", tuple(name.split("."))).strip()
+        reader = call_macro(engine.dialect, "_macros/inputs.sql", "table", tuple(name.split("."))).strip()
         return Table(label, reader, dict(spark.table(name).dtypes))
 
     def count(sql: str) -> int:
@@ -197,17 +185,16 @@ def _extra_inputs(engine: SparkEngine, con) -> EngineInputs:
             schema = ", ".join(f"`{f.name}` {'double' if pa.types.is_floating(f.type) else 'string'}"
                                for f in table.schema)
             frame = spark.createDataFrame(table.to_pandas(), schema=schema)
-        with dialect("spark"):
-            return f"SELECT * FROM {quote_ident(engine.view(frame, kind))}"
+        return f"SELECT * FROM {engine.dialect.ident(engine.view(frame, kind))}"
 
-    return EngineInputs("spark", table, count, store)
+    return EngineInputs(engine.dialect, table, count, store)
 
 
-class SparkEngine:
+class SparkEngine(Engine):
     """Runs the Spark SQL text of a plan on a SparkSession; Spark's errors become InputErrors. The
     temporary views it makes of the inputs are dropped by close(): a session outlives evaluations."""
 
-    dialect = "spark"
+    dialect, name = DIALECTS["spark"], "Spark"
 
     def __init__(self, spark):
         self.spark = spark
@@ -225,28 +212,15 @@ class SparkEngine:
             self.spark.catalog.dropTempView(name)
         self.views.clear()
 
-    def one(self, sql: str) -> tuple:
+    def rows(self, sql: str) -> Rows:
         try:
-            return tuple(self.spark.sql(sql).collect()[0])
-        except Exception as exc:
-            raise InputError(f"evaluation failed in Spark: {str(exc).splitlines()[0]}") from None
-
-    def evaluate(self, p: Plan) -> Rows:
-        try:
-            evaluated = self.spark.sql(p.text)
+            evaluated = self.spark.sql(sql)
             return Rows(tuple(evaluated.columns), [tuple(row) for row in evaluated.collect()])
         except Exception as exc:
-            raise InputError(f"evaluation failed in Spark: {str(exc).splitlines()[0]}") from None
+            raise InputError(f"evaluation failed in Spark: {first_line(exc)}") from None
 
+    def source(self, obj: Any, kind: str, con, registry, format: str | None, columns: dict[str, str] | None) -> Source:
+        return spark_source(obj, kind, self, con, registry, format, columns)
 
-def plan_on_spark(qrels: Any, run: Any, measures: Any, output: str, spark=None, **options: Any
-                  ) -> tuple[Plan, SparkEngine]:
-    """The plan of an evaluation on Spark (the statement ``sqlrank sql --dialect spark`` prints) and
-    the engine that runs it on ``spark`` (default: a local session)."""
-    engine = SparkEngine(spark or local_session())
-
-    def source_of(obj, kind, con, registry, format, columns):
-        return spark_source(obj, kind, engine, con, registry, format, columns)
-
-    return foreign_plan(engine, source_of, lambda con: _extra_inputs(engine, con), qrels, run, measures,
-                        output, **options), engine
+    def extra_inputs(self, con) -> EngineInputs:
+        return _extra_inputs(self, con)

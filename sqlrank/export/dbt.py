@@ -28,7 +28,7 @@ from ..errors import InputError, OptionError
 from ..inputs.columns import column_mapping
 from ..measures.conventions import resolve_conventions
 from ..measures.resolve import resolve_measures
-from ..rendering.dialects import dialect
+from ..rendering.dialects import DIALECTS, Dialect
 from ..rendering.sqltext import call_macro
 from ..rendering.statement import render_evaluation
 from ..results.writer import starts_with, write_file
@@ -47,16 +47,15 @@ test-paths: ["tests"]
 """
 
 
-def statement(measures: Any, adapter_dialect: str, rank: bool, **conventions: Any) -> str:
+def statement(measures: Any, dialect: Dialect, rank: bool, **conventions: Any) -> str:
     """The per-query statement for relations standing in as placeholders, in a dialect."""
     resolved = resolve_conventions(**conventions)
     explicit = {k for k, v in conventions.items() if v is not None}
     resolved_measures = resolve_measures(measures, resolved, conventions.get("preset"), explicit)
-    with dialect(adapter_dialect):
-        qrels = call_macro("_macros/inputs.sql", "tabular", _QRELS, column_mapping("qrels", None), "qrels", "typed")
-        run_columns = column_mapping("run", None) | ({"rank": "rank"} if rank else {})
-        run = call_macro("_macros/inputs.sql", "tabular", _RUN, run_columns, "run", "typed")
-        return render_evaluation(qrels.strip(), run.strip(), resolved_measures, resolved, "per_query")
+    qrels = call_macro(dialect, "_macros/inputs.sql", "tabular", _QRELS, column_mapping("qrels", None), "qrels", "typed")
+    run_columns = column_mapping("run", None) | ({"rank": "rank"} if rank else {})
+    run = call_macro(dialect, "_macros/inputs.sql", "tabular", _RUN, run_columns, "run", "typed")
+    return render_evaluation(qrels.strip(), run.strip(), resolved_measures, resolved, "per_query", dialect=dialect)
 
 
 def _jinja(sql: str) -> str:
@@ -81,7 +80,7 @@ def write_package(folder: str, measures: Any, name: str = "evaluation", force: b
     _refuse_foreign_files(folder, [path for path in paths if not force and os.path.lexists(path)
                                    and not starts_with(path, _marker_line(path))])
     rank = conventions.get("tie_break") == "input_rank"
-    bodies = {adapter: statement(measures, sql_dialect, rank, **conventions) for adapter, sql_dialect in ADAPTERS.items()}
+    bodies = {adapter: statement(measures, DIALECTS[dialect], rank, **conventions) for adapter, dialect in ADAPTERS.items()}
     macro = [f"{{#- {MARKER}: sqlrank.{name}(qrels, run), query_id, measure, value per query. -#}}",
              f"{{% macro {name}(qrels, run) %}}",
              f"  {{{{ return(adapter.dispatch('{name}', 'sqlrank')(qrels, run)) }}}}",

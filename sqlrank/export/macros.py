@@ -31,7 +31,7 @@ from ..measures.measure import Measure
 from ..measures.names import trec_name
 from ..measures.registry import REGISTRY
 from ..measures.resolve import resolve_measures
-from ..rendering.dialects import quote_ident, quote_literal
+from ..rendering.dialects import DUCKDB
 from ..rendering.statement import render_evaluation
 from ..version import __version__
 
@@ -62,7 +62,7 @@ def _inputs() -> tuple[str, str]:
 
 def _statement(measures: list[Measure], conventions, output: str) -> str:
     qrels, run = _inputs()
-    body = render_evaluation(qrels, run, measures, conventions, output).strip()
+    body = render_evaluation(qrels, run, measures, conventions, output, dialect=DUCKDB).strip()
     return "\n".join(line for line in body.splitlines() if not line.startswith("-- "))
 
 
@@ -77,13 +77,13 @@ def _with_cutoff_parameter(sql: str) -> str:
 def install_statements(measures: Any = None, schema: str = SCHEMA, **conventions: Any) -> list[str]:
     """The CREATE statements of ``install``: readable SQL that can also be run by hand."""
     resolved = resolve_conventions(**conventions)
-    name = quote_ident(schema)
+    name = DUCKDB.ident(schema)
     statements = [f"CREATE SCHEMA IF NOT EXISTS {name}"]
     for macro, (family, has_cutoff) in FAMILY_MACROS.items():
         measure = Measure(family, _PLACEHOLDER if has_cutoff else None, {})
         body = _statement(resolve_measures([measure], resolved), resolved, "per_query")
         params = ("qrels, run, k" if has_cutoff else "qrels, run") + ", " + COLUMN_PARAMETERS
-        statements.append(f"CREATE OR REPLACE MACRO {name}.{quote_ident(macro)}({params}) AS TABLE\n"
+        statements.append(f"CREATE OR REPLACE MACRO {name}.{DUCKDB.ident(macro)}({params}) AS TABLE\n"
                           f"{_with_cutoff_parameter(body) if has_cutoff else body}")
     catalogue = resolve_measures(CATALOGUE + list(_names(measures)), resolved)
     names = [str(m) for m in catalogue]
@@ -92,13 +92,13 @@ def install_statements(measures: Any = None, schema: str = SCHEMA, **conventions
         branches = []
         for measure in catalogue:
             body = _statement([measure], resolved, output).replace("\n", "\n    ")
-            asked = ", ".join(quote_literal(n) for n in spellings[str(measure)])
-            alias = quote_ident(column_alias(measure))
+            asked = ", ".join(DUCKDB.literal(n) for n in spellings[str(measure)])
+            alias = DUCKDB.ident(column_alias(measure))
             branches.append(f"SELECT {alias}.* REPLACE (asked.requested AS measure) FROM (\n    {body}\n) AS {alias}\n"
                             f"CROSS JOIN (SELECT DISTINCT unnest(measures) AS requested) AS asked\n"
                             f"WHERE asked.requested IN ({asked})")
-        known = "[" + ", ".join(quote_literal(n) for n in names) + "]"
-        accepted = "[" + ", ".join(quote_literal(n) for m in names for n in spellings[m]) + "]"
+        known = "[" + ", ".join(DUCKDB.literal(n) for n in names) + "]"
+        accepted = "[" + ", ".join(DUCKDB.literal(n) for m in names for n in spellings[m]) + "]"
         check = (f"SELECT {'NULL AS query_id, ' if output == 'per_query' else ''}NULL AS measure, "
                  f"CAST(error('sqlrank: measure ' || requested || ' is not installed (SELECT * FROM "
                  f"{schema}.measures() lists those that are; add it with sqlrank install DB_FILE -m ...)') "
@@ -107,14 +107,14 @@ def install_statements(measures: Any = None, schema: str = SCHEMA, **conventions
                  f"WHERE NOT list_contains({accepted}, requested)")
         order = "list_position(measures, measure)" if output == "summary" else \
             "query_id, list_position(measures, measure)"
-        statements.append(f"CREATE OR REPLACE MACRO {name}.{quote_ident(macro)}(qrels, run, measures, "
+        statements.append(f"CREATE OR REPLACE MACRO {name}.{DUCKDB.ident(macro)}(qrels, run, measures, "
                           f"{COLUMN_PARAMETERS}) AS TABLE\n"
                           f"SELECT * FROM (\n{chr(10).join(b + chr(10) + 'UNION ALL' for b in branches)}\n{check}\n)"
                           f" AS evaluated\nORDER BY {order}")
     statements.append(f"CREATE OR REPLACE MACRO {name}.measures() AS TABLE\n"
                       f"SELECT unnest({known}) AS measure")
-    mark = quote_literal(f"{MARKER} {__version__}")
-    return statements + [f"COMMENT ON MACRO TABLE {name}.{quote_ident(macro)} IS {mark}" for macro in macro_names()]
+    mark = DUCKDB.literal(f"{MARKER} {__version__}")
+    return statements + [f"COMMENT ON MACRO TABLE {name}.{DUCKDB.ident(macro)} IS {mark}" for macro in macro_names()]
 
 
 def _spellings(measure: Measure) -> list[str]:
@@ -168,7 +168,7 @@ def install(connection: duckdb.DuckDBPyConnection, measures: Any = None, schema:
             raise InputError(f"{', '.join(foreign)} {exists} and {was} not created by sqlrank install; nothing was "
                              f"changed (use another schema, or --force (force=True) to replace {it})")
         for name, kind in found:  # a scalar macro of the same name would stay beside the table macro
-            connection.execute(f"DROP {kind} {quote_ident(schema)}.{quote_ident(name)}")
+            connection.execute(f"DROP {kind} {DUCKDB.ident(schema)}.{DUCKDB.ident(name)}")
         for statement in install_statements(measures, schema, **conventions):
             connection.execute(statement)
         if foreign:

@@ -1,10 +1,11 @@
-"""TODO"""
+"""Input columns: mappings (query_id=user_id), the usual names of each column, exact id types,
+and the message that says which column is missing and what was found instead."""
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
 from ..errors import InputError
-from ..rendering.dialects import quote_ident
+from ..rendering.dialects import Dialect
 from ..rendering.sqltext import call_macro
 from .source import FLOAT_TYPES, IMPLICIT, KINDS, Source
 
@@ -96,15 +97,15 @@ def map_table_columns(source: Source, column_types: Mapping[str, str], per_run: 
             source.columns[name] = name
 
 
-def read_boolean_labels(source: Source, count: Callable[[str], int]) -> None:
+def read_boolean_labels(source: Source, dialect: Dialect, count: Callable[[str], int]) -> None:
     """Judgments in a table another engine reads in place whose labels are written true or false
     (a recommender's clicked column, as text or booleans) are 1 and 0, as in a file DuckDB reads:
-    ``count`` runs the query that tells, in the dialect being rendered."""
+    ``count`` runs the query that tells, in ``dialect``."""
     if source.kind != "qrels" or source.implicit:
         return
-    table = call_macro("_macros/inputs.sql", "table", source.parts).strip()
-    text = call_macro("_macros/dialect.sql", "text")
-    label = f"lower(trim(CAST({quote_ident(source.columns['relevance'])} AS {text})))"
+    table = call_macro(dialect, "_macros/inputs.sql", "table", source.parts).strip()
+    text = call_macro(dialect, "_macros/dialect.sql", "text")
+    label = f"lower(trim(CAST({dialect.ident(source.columns['relevance'])} AS {text})))"
     source.boolean_labels = count(f"SELECT count(*) FROM {table} AS labels WHERE {label} IN ('true', 'false')") > 0
 
 

@@ -12,7 +12,7 @@ from typing import Any, Callable
 import duckdb
 
 from ..errors import InputError, duckdb_reason
-from ..rendering.dialects import TYPES, dialect, quote_ident
+from ..rendering.dialects import DUCKDB, Dialect
 from ..rendering.sqltext import call_macro
 from .columns import require_exact_id
 from .load import Table, load_table
@@ -30,7 +30,7 @@ class EngineInputs:
     None; ``count(sql)``: a count the engine computes; ``store(kind, sql)``: what DuckDB read (sql)
     copied into the engine, and the engine's SQL that reads the copy."""
 
-    dialect: str
+    dialect: Dialect
     table: Callable[[Any, str], Table | None]
     count: Callable[[str], int]
     store: Callable[[str, str], str]
@@ -79,10 +79,10 @@ def extra_inputs_sql(history: Any, items: Any, item_features: Any, qrels: Source
             if where is not None:
                 raise InputError(f"{table.label}: feature vectors are unnested by DuckDB: give them as a file or a "
                                  f"pandas DataFrame, or the table as one row per item and category")
-            features = (f"SELECT CAST({quote_ident(item)} AS VARCHAR) AS doc_id, CAST(position AS VARCHAR) "
+            features = (f"SELECT CAST({DUCKDB.ident(item)} AS VARCHAR) AS doc_id, CAST(position AS VARCHAR) "
                         f"AS feature, CAST(weight AS DOUBLE) AS weight\n"
-                        f"FROM (SELECT {quote_ident(item)}, unnest(CAST({quote_ident(feature)} AS DOUBLE[])) "
-                        f"AS weight, generate_subscripts(CAST({quote_ident(feature)} AS DOUBLE[]), 1) AS position "
+                        f"FROM (SELECT {DUCKDB.ident(item)}, unnest(CAST({DUCKDB.ident(feature)} AS DOUBLE[])) "
+                        f"AS weight, generate_subscripts(CAST({DUCKDB.ident(feature)} AS DOUBLE[]), 1) AS position "
                         f"FROM {table.reader}) AS vectors")
         else:  # categories: weight 1
             features = _as_text(table, {"doc_id": item, "feature": feature}, where, weight=True)
@@ -94,8 +94,7 @@ def outside_catalog(sql: dict, run: Source, con: duckdb.DuckDBPyConnection,
                     engine: EngineInputs | None = None) -> tuple[int, str | None]:
     """The distinct items of the run that the catalog (the items of --items and of the history) lacks,
     and the first of them (None on an engine), counted where the statement runs."""
-    with dialect(engine.dialect if engine is not None else "duckdb"):
-        run_sql = run.sql() if engine is None else run.source_sql()
+    run_sql = run.sql() if engine is None else run.source_sql(engine.dialect)
     catalog = " UNION ".join(f"SELECT doc_id FROM ({sql[name]}) AS {name}" for name in ("items", "history")
                              if sql[name] is not None)
     outside = (f"FROM (SELECT DISTINCT doc_id FROM ({run_sql}) AS run "
@@ -147,11 +146,10 @@ def _column(table: Table, names: tuple[str, ...], role: str) -> str:
 def _as_text(table: Table, columns: dict[str, str], where: EngineInputs | None, weight: bool = False) -> str:
     """The table's columns {name: column} as text, in the SQL of the engine that reads it; with
     ``weight``, distinct (item, category) rows of the categories given, each of weight 1."""
-    with dialect(where.dialect if where is not None else "duckdb"):
-        text = call_macro("_macros/dialect.sql", "text")
-        select = ", ".join(f"CAST({quote_ident(column)} AS {text}) AS {name}" for name, column in columns.items())
-        if not weight:
-            return f"SELECT {select}\nFROM {table.reader}"
-        double = TYPES[where.dialect if where is not None else "duckdb"]["DOUBLE"]
-        return (f"SELECT DISTINCT {select}, CAST(1 AS {double}) AS weight\nFROM {table.reader}\n"
-                f"WHERE {quote_ident(columns['feature'])} IS NOT NULL")
+    dialect = where.dialect if where is not None else DUCKDB
+    text = call_macro(dialect, "_macros/dialect.sql", "text")
+    select = ", ".join(f"CAST({dialect.ident(column)} AS {text}) AS {name}" for name, column in columns.items())
+    if not weight:
+        return f"SELECT {select}\nFROM {table.reader}"
+    return (f"SELECT DISTINCT {select}, CAST(1 AS {dialect.type('DOUBLE')}) AS weight\nFROM {table.reader}\n"
+            f"WHERE {dialect.ident(columns['feature'])} IS NOT NULL")

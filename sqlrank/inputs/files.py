@@ -1,4 +1,5 @@
-"""TODO"""
+"""Files read as written: TREC text and CSV/TSV/Parquet, with their columns found and every
+malformed line named by its line number."""
 from __future__ import annotations
 
 import glob as globlib
@@ -8,6 +9,7 @@ import re
 import duckdb
 
 from ..errors import InputError, duckdb_reason
+from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import call_macro
 from .columns import (
     map_usual_columns,
@@ -193,7 +195,7 @@ def tabular_source(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict
         if source.format != "parquet":
             raise InputError(f"{source.label}: run_id=filename (one run per file) works with Parquet files")
         source.run_from_file = True
-        source.reader = call_macro("_macros/inputs.sql", "read_parquet", source.path, True).strip()
+        source.reader = call_macro(DUCKDB, "_macros/inputs.sql", "read_parquet", source.path, True).strip()
         types["filename"] = "VARCHAR"
     map_usual_columns(source, mapping, types)
     missing = [(canonical, actual) for canonical, actual in mapping.items() if actual not in types]

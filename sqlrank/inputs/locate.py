@@ -1,4 +1,5 @@
-"""TODO"""
+"""Where an input is: a file (its format from its name), a pattern, a DataFrame, a relation or a
+table; Parquet of many small row groups and text files read once into sqlrank's copy."""
 from __future__ import annotations
 
 import os
@@ -8,7 +9,7 @@ import duckdb
 
 from ..errors import InputError, duckdb_reason
 from ..progress import step
-from ..rendering.dialects import quote_ident
+from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import call_macro
 from .columns import require_distinct_names
 from .source import Source, duckdb_path
@@ -56,7 +57,7 @@ def fragmented(source: Source, con: duckdb.DuckDBPyConnection) -> bool:
 def read_once(source: Source, con: duckdb.DuckDBPyConnection, registry: Registry) -> None:
     try:
         with step(con, f"reading {source.label}"):
-            source.table = registry.materialize(source.source_sql("raw"), source.kind,
+            source.table = registry.materialize(source.source_sql(DUCKDB, "raw"), source.kind,
                                                 ordered=source.format != "parquet")
     except duckdb.Error as exc:
         reason = duckdb_reason(exc)
@@ -98,16 +99,16 @@ def registered_source(obj: Any, kind: str, noun: str, con: duckdb.DuckDBPyConnec
     """A DuckDB relation, a DataFrame (both registered in the connection) or a table name, as
     (label, format, reader, table name parts); None for a path. ``noun`` names it in errors."""
     if isinstance(obj, duckdb.DuckDBPyRelation):
-        return "DuckDB relation", "relation", quote_ident(registry.register(obj, kind)), ()
+        return "DuckDB relation", "relation", DUCKDB.ident(registry.register(obj, kind)), ()
     if is_dataframe(obj):
         require_distinct_names(f"{noun} DataFrame" if noun != kind else "DataFrame", [str(c) for c in obj.columns])
-        return "DataFrame", "dataframe", quote_ident(registry.register(obj, kind)), ()
+        return "DataFrame", "dataframe", DUCKDB.ident(registry.register(obj, kind)), ()
     if isinstance(obj, (str, os.PathLike)):
         text = os.fspath(obj)
         refuse_file_and_table(obj, format, lambda name: _is_table(con, name), "the DuckDB database")
         if format is None and not os.path.exists(text) and _is_table(con, text):
             parts = tuple(text.split("."))
-            return f"table {text}", "table", call_macro("_macros/inputs.sql", "table", parts).strip(), parts
+            return f"table {text}", "table", call_macro(DUCKDB, "_macros/inputs.sql", "table", parts).strip(), parts
         return None
     raise InputError(f"cannot read {noun} from a {type(obj).__name__}: pass a file path, a pandas DataFrame, "
                      f"a DuckDB relation or a table name")
@@ -131,8 +132,8 @@ def refuse_file_and_table(obj: Any, format: str | None, is_table: Callable[[str]
 def file_reader(path: str, fmt: str) -> str:
     """The FROM-clause reader of a Parquet, CSV or TSV file (or pattern)."""
     if fmt == "parquet":
-        return call_macro("_macros/inputs.sql", "read_parquet", path).strip()
-    return call_macro("_macros/inputs.sql", "read_csv", path, "tab" if fmt.startswith("tsv") else "comma",
+        return call_macro(DUCKDB, "_macros/inputs.sql", "read_parquet", path).strip()
+    return call_macro(DUCKDB, "_macros/inputs.sql", "read_csv", path, "tab" if fmt.startswith("tsv") else "comma",
                       not fmt.endswith("-noheader")).strip()
 
 

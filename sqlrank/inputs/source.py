@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 import duckdb
 
 from ..errors import OptionError
-from ..rendering.dialects import current_dialect, quote_ident
+from ..rendering.dialects import DUCKDB, Dialect
 from ..rendering.sqltext import call_macro
 
 FORMATS = ("trec", "csv", "tsv", "parquet", "csv-noheader", "tsv-noheader")
@@ -86,15 +86,15 @@ class Source:
     def sql(self, mode: str = "typed") -> str:
         """The input as SQL: from the temporary table when it was read once, else from the source."""
         if self.table is not None and mode in ("typed", "raw"):
-            sql = self._unseen(call_macro("_macros/inputs.sql", "materialized", self.table, self.kind, mode,
-                                          self.score_from_rank, self.boolean_labels).strip(), mode)
+            sql = self._unseen(DUCKDB, call_macro(DUCKDB, "_macros/inputs.sql", "materialized", self.table, self.kind, mode,
+                                                  self.score_from_rank, self.boolean_labels).strip(), mode)
         else:
-            sql = self.source_sql(mode)
+            sql = self.source_sql(DUCKDB, mode)
         if self.only_run is None:
             return sql
         if mode != "typed":
             raise ValueError("one run of runs stored together is read typed only")
-        return call_macro("_macros/inputs.sql", "unkeyed_runs", sql, self.only_run).strip()
+        return call_macro(DUCKDB, "_macros/inputs.sql", "unkeyed_runs", sql, self.only_run).strip()
 
     def one_run(self, run_id: str) -> Source:
         """Runs stored together read as the one whose run_id is ``run_id``: its typed rows, their query
@@ -105,41 +105,42 @@ class Source:
         """This run, or each of runs stored together read alone (one_run), in the order of their run ids."""
         if not self.per_run:
             return [self]
-        key = call_macro("_macros/dialect.sql", "before_separator", "query_id")
+        key = call_macro(DUCKDB, "_macros/dialect.sql", "before_separator", "query_id")
         names = con.execute(f"SELECT DISTINCT {key} AS run_id FROM ({self.sql()}) AS runs ORDER BY run_id").fetchall()
         return [self.one_run(name) for name, in names]
 
-    def source_sql(self, mode: str = "typed") -> str:
-        """The input as SQL that reads the file (or table) itself: what users can run elsewhere,
-        in the dialect being rendered (templates.dialect)."""
-        return self._unseen(self._read_sql(mode), mode)
+    def source_sql(self, dialect: Dialect, mode: str = "typed") -> str:
+        """The input as SQL that reads the file (or table) itself, in ``dialect``: what users can run
+        elsewhere."""
+        return self._unseen(dialect, self._read_sql(dialect, mode), mode)
 
-    def _unseen(self, sql: str, mode: str) -> str:
+    def _unseen(self, dialect: Dialect, sql: str, mode: str) -> str:
         """A typed run without the pairs in ``seen`` (remove_seen); anything else as it is."""
         if self.seen is None or mode != "typed":
             return sql
-        return call_macro("_macros/inputs.sql", "unseen", sql, self.seen, self.keyed).strip()
+        return call_macro(dialect, "_macros/inputs.sql", "unseen", sql, self.seen, self.keyed).strip()
 
-    def _read_sql(self, mode: str) -> str:
-        """The input as its source reads it, in the dialect being rendered."""
-        path = (spark_path if current_dialect() == "spark" else duckdb_path)(self.path) if self.path else self.path
+    def _read_sql(self, dialect: Dialect, mode: str) -> str:
+        """The input as its source reads it, in ``dialect``."""
+        name = dialect.name
+        path = (spark_path if name == "spark" else duckdb_path)(self.path) if self.path else self.path
         if self.format == "trec":
-            return call_macro("_macros/inputs.sql", "trec", path, self.kind, mode, self.groups,
+            return call_macro(dialect, "_macros/inputs.sql", "trec", path, self.kind, mode, self.groups,
                               self.split, self.lines, self.ranks).strip()
         reader = self.reader
         if self.format in ENGINE_TABLES:  # a view or table in the Spark session or the PostgreSQL database
-            reader = call_macro("_macros/inputs.sql", "table", self.parts).strip()
-        elif current_dialect() != "duckdb":
-            if current_dialect() != "spark" and self.format != "table":
-                copies = (f" (--engine {current_dialect()} copies files into temporary tables)"
-                          if current_dialect() in ("postgres", "clickhouse", "datafusion") else
+            reader = call_macro(dialect, "_macros/inputs.sql", "table", self.parts).strip()
+        elif name != "duckdb":
+            if name != "spark" and self.format != "table":
+                copies = (f" (--engine {name} copies files into temporary tables)"
+                          if name in ("postgres", "clickhouse", "datafusion") else
                           " (load the files there first, or evaluate them with sqlrank eval)")
-                raise OptionError(f"{self.label}: the {current_dialect()} statement reads tables, not files; give "
+                raise OptionError(f"{self.label}: the {name} statement reads tables, not files; give "
                                   f"table names{copies}")
             if self.format == "parquet":
-                reader = call_macro("_macros/inputs.sql", "read_parquet", path, self.run_from_file).strip()
+                reader = call_macro(dialect, "_macros/inputs.sql", "read_parquet", path, self.run_from_file).strip()
             elif self.format == "table":
-                reader = call_macro("_macros/inputs.sql", "table", self.parts).strip()
+                reader = call_macro(dialect, "_macros/inputs.sql", "table", self.parts).strip()
             elif self.format in DELIMITED:
                 raise OptionError(f"{self.label}: Spark SQL cannot read a CSV header inside a query; load it as a "
                                   f"table or view first (spark.read.csv(path, header=True).createOrReplaceTempView"
@@ -148,8 +149,8 @@ class Source:
                 raise OptionError(f"{self.label}: a {self.format} exists only in this Python process; for SQL to run "
                                   f"elsewhere give a file path or a table name")
         if self.implicit:
-            reader = f"(SELECT *, 1 AS {quote_ident(IMPLICIT)} FROM {reader}) AS implicit_feedback"
-        return call_macro("_macros/inputs.sql", "tabular", reader, self.columns, self.kind, mode,
+            reader = f"(SELECT *, 1 AS {dialect.ident(IMPLICIT)} FROM {reader}) AS implicit_feedback"
+        return call_macro(dialect, "_macros/inputs.sql", "tabular", reader, self.columns, self.kind, mode,
                           self.run_from_file, self.score_from_rank, self.boolean_labels).strip()
 
     def where(self, position: int) -> str:

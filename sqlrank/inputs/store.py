@@ -1,4 +1,5 @@
-"""TODO"""
+"""``Registry``: what sqlrank registers in its DuckDB connection (DataFrames, copies of text
+files, temporary tables) under names of its own, and drops at the end."""
 from __future__ import annotations
 
 import itertools
@@ -7,7 +8,7 @@ from typing import Any
 
 import duckdb
 
-from ..rendering.dialects import quote_ident
+from ..rendering.dialects import DUCKDB
 
 
 class Registry:
@@ -42,25 +43,25 @@ class Registry:
         if self._copies is None:
             self._copies = self.name("copies")
             try:
-                self.con.execute(f"ATTACH ':memory:' AS {quote_ident(self._copies)} (COMPRESS)")
+                self.con.execute(f"ATTACH ':memory:' AS {DUCKDB.ident(self._copies)} (COMPRESS)")
             except duckdb.Error:  # an older DuckDB: uncompressed temporary tables
                 self._copies = ""
         if not self._copies:
-            self.con.execute(f"CREATE TEMP TABLE {quote_ident(name)} AS {sql}")
+            self.con.execute(f"CREATE TEMP TABLE {DUCKDB.ident(name)} AS {sql}")
         else:
-            stored = f"{quote_ident(self._copies)}.{quote_ident(name)}"
+            stored = f"{DUCKDB.ident(self._copies)}.{DUCKDB.ident(name)}"
             self.con.execute(f"CREATE TABLE {stored} AS {sql}")
-            self.con.execute(f"CHECKPOINT {quote_ident(self._copies)}")  # compresses what was just written
-            self.con.execute(f"CREATE TEMP VIEW {quote_ident(name)} AS SELECT * FROM {stored}")
+            self.con.execute(f"CHECKPOINT {DUCKDB.ident(self._copies)}")  # compresses what was just written
+            self.con.execute(f"CREATE TEMP VIEW {DUCKDB.ident(name)} AS SELECT * FROM {stored}")
         self.tables.append(name)
         return name
 
     def drop(self, name: str) -> None:
         if self._copies:
-            self.con.execute(f"DROP VIEW IF EXISTS {quote_ident(name)}")
-            self.con.execute(f"DROP TABLE IF EXISTS {quote_ident(self._copies)}.{quote_ident(name)}")
+            self.con.execute(f"DROP VIEW IF EXISTS {DUCKDB.ident(name)}")
+            self.con.execute(f"DROP TABLE IF EXISTS {DUCKDB.ident(self._copies)}.{DUCKDB.ident(name)}")
         else:
-            self.con.execute(f"DROP TABLE IF EXISTS {quote_ident(name)}")
+            self.con.execute(f"DROP TABLE IF EXISTS {DUCKDB.ident(name)}")
         self.tables.remove(name)
 
     def register(self, obj: Any, kind: str) -> str:
@@ -84,13 +85,13 @@ class Registry:
             except duckdb.Error:
                 pass
             try:
-                self.con.execute(f"DROP VIEW IF EXISTS {quote_ident(name)}")
+                self.con.execute(f"DROP VIEW IF EXISTS {DUCKDB.ident(name)}")
             except duckdb.Error:
                 pass
         self.names.clear()
         if self._copies:
             try:
-                self.con.execute(f"DETACH {quote_ident(self._copies)}")
+                self.con.execute(f"DETACH {DUCKDB.ident(self._copies)}")
             except duckdb.Error:
                 pass
         self._copies = None

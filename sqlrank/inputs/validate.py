@@ -9,7 +9,7 @@ import duckdb
 
 from ..errors import LABEL_LIMIT, InputError, duckdb_reason
 from ..progress import step
-from ..rendering.dialects import TYPES, current_dialect, quote_ident
+from ..rendering.dialects import DUCKDB, Dialect
 from ..rendering.sqltext import call_macro
 from .source import GROUP_SEPARATOR, INTEGER_TYPES, TEXT_TYPES, TREC_LAYOUT, Source
 
@@ -86,10 +86,9 @@ RANKED_BY_RANK = ("the run has no score column and is ranked by its rank (1 = be
                   "'{column}'}} in Python)")
 
 
-def unnamed_run(run_id: str) -> str:
-    """Whether a row of runs stored together has no usable name (``run_id``: its text, in the dialect
-    being rendered): none, empty, or one holding the separator of the statement's query keys."""
-    separator = call_macro("_macros/dialect.sql", "separator")
+def unnamed_run(run_id: str, dialect: Dialect) -> str:
+    """Whether a row of runs stored together has no usable name (``run_id``: its text, in ``dialect``): none, empty, or one holding the separator of the statement's query keys."""
+    separator = call_macro(dialect, "_macros/dialect.sql", "separator")
     return f"{run_id} IS NULL OR {run_id} = '' OR {run_id} LIKE '%' || {separator} || '%'"
 
 
@@ -99,6 +98,15 @@ def unnamed_run_message(column: str) -> str:
 
 
 def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
+    """Each problem a row can have: {name: (SQL condition over the row, its message from the row)}."""
+    checks = _line_problems(source)
+    name = source.columns.get(source.value_name, source.value_name)
+    checks.update(_score_problems(source, name) if source.kind == "run" else _label_problems(source, name))
+    return checks
+
+
+def _line_problems(source: Source) -> dict[str, tuple[str, Any]]:
+    """What makes a line or row unreadable: its fields, line ends or NUL bytes in ids, no run name, no id."""
     kind, value = source.kind, source.value_name
     checks: dict[str, tuple[str, Any]] = {}
     layout = TREC_LAYOUT[kind]
@@ -124,51 +132,60 @@ def _problem_conditions(source: Source) -> dict[str, tuple[str, Any]]:
             f"an id holds a NUL byte (\\0): query {r['query_id']!r}, document {r['doc_id']!r}; no id has one: check "
             f"that the input is what you meant, and remove the byte"))
     if source.per_run:
-        checks["bad_run_id"] = (unnamed_run("run_id"), lambda r: unnamed_run_message(col("run_id")))
+        checks["bad_run_id"] = (unnamed_run("run_id", DUCKDB), lambda r: unnamed_run_message(col("run_id")))
     for canonical in ("query_id", "doc_id"):
         name = col(canonical, canonical)
         checks[f"null_{canonical}"] = (f"{canonical} IS NULL OR {canonical} = ''", lambda r, c=canonical, n=name: (
             f"empty {c} (column {n!r}); every row needs a query and a document id"))
-    vname = col(value, value)
-    if kind == "run":
-        if source.value_type in TEXT_TYPES:
-            separator = "" if source.format == "trec" else " OR contains(score, '_')"  # TREC: in bad_fields
-            checks["bad_score"] = ("TRY_CAST(score AS DOUBLE) IS NULL" + separator, lambda r: (
-                _separated(r["score"], vname) if "_" in (r["score"] or "") else
-                f"score {r['score']!r} (column {vname!r}) is not a number" if r["score"] not in (None, "") else
-                f"empty score (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; every "
-                f"row needs a score: fill it in or drop the row"))
-            checks["nan_score"] = ("isnan(TRY_CAST(score AS DOUBLE))", lambda r: (
-                f"score is NaN (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; "
-                f"NaN cannot be ranked: replace it with a number"))
-        else:
-            checks["bad_score"] = ("score IS NULL", lambda r: (
-                f"missing score (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}"))
-            checks["nan_score"] = ("isnan(CAST(score AS DOUBLE))", lambda r: (
-                f"score is NaN (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; "
-                f"NaN cannot be ranked: replace it with a number"))
-        if source.score_from_rank:
-            number = f"{'TRY_CAST' if source.value_type in TEXT_TYPES else 'CAST'}(score AS DOUBLE)"
-            checks["bad_rank"] = (f"{number} < 0 OR {number} <> floor({number})", lambda r: (
-                f"rank {r['score']!r} (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r} is "
-                f"no whole number >= 0; {RANKED_BY_RANK.format(column=vname)}"))
+    return checks
+
+
+def _score_problems(source: Source, vname: str) -> dict[str, tuple[str, Any]]:
+    """A run's scores (or ranks) that are no number, NaN, or no whole rank."""
+    checks: dict[str, tuple[str, Any]] = {}
+    if source.value_type in TEXT_TYPES:
+        separator = "" if source.format == "trec" else " OR contains(score, '_')"  # TREC: in bad_fields
+        checks["bad_score"] = ("TRY_CAST(score AS DOUBLE) IS NULL" + separator, lambda r: (
+            _separated(r["score"], vname) if "_" in (r["score"] or "") else
+            f"score {r['score']!r} (column {vname!r}) is not a number" if r["score"] not in (None, "") else
+            f"empty score (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; every "
+            f"row needs a score: fill it in or drop the row"))
+        checks["nan_score"] = ("isnan(TRY_CAST(score AS DOUBLE))", lambda r: (
+            f"score is NaN (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; "
+            f"NaN cannot be ranked: replace it with a number"))
     else:
-        if source.value_type == "BOOLEAN":
-            cond = "relevance IS NULL"
-        elif source.value_type in TEXT_TYPES:
-            # a whole number, also written with a zero fraction ('1.0', as pandas writes a float column)
-            cond = (r"relevance IS NULL OR NOT (regexp_full_match(relevance, '[+-]?[0-9]{1,9}([.]0*)?') "
-                    r"OR lower(trim(relevance)) IN ('true', 'false'))")
-        elif source.value_type in INTEGER_TYPES:
-            cond = f"relevance IS NULL OR abs(relevance) > {LABEL_LIMIT}"
-        else:
-            cond = ("relevance IS NULL OR NOT isfinite(CAST(relevance AS DOUBLE)) "
-                    f"OR CAST(relevance AS DOUBLE) <> round(CAST(relevance AS DOUBLE)) OR abs(relevance) > {LABEL_LIMIT}")
-        checks["bad_relevance"] = (cond, lambda r: (
-            f"relevance {r['relevance']!r} (column {vname!r}) for document {r['doc_id']!r} of query "
-            f"{r['query_id']!r} is " + (f"too large for a label (at most {LABEL_LIMIT:,} either way)"
-                                        if _too_large(r["relevance"]) else "not an integer label")
-            + "; relevance labels are whole numbers such as 0, 1, 2 (or true and false)"))
+        checks["bad_score"] = ("score IS NULL", lambda r: (
+            f"missing score (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}"))
+        checks["nan_score"] = ("isnan(CAST(score AS DOUBLE))", lambda r: (
+            f"score is NaN (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r}; "
+            f"NaN cannot be ranked: replace it with a number"))
+    if source.score_from_rank:
+        number = f"{'TRY_CAST' if source.value_type in TEXT_TYPES else 'CAST'}(score AS DOUBLE)"
+        checks["bad_rank"] = (f"{number} < 0 OR {number} <> floor({number})", lambda r: (
+            f"rank {r['score']!r} (column {vname!r}) for document {r['doc_id']!r} of query {r['query_id']!r} is "
+            f"no whole number >= 0; {RANKED_BY_RANK.format(column=vname)}"))
+    return checks
+
+
+def _label_problems(source: Source, vname: str) -> dict[str, tuple[str, Any]]:
+    """Judgments whose label is no whole number within the labels' limit."""
+    checks: dict[str, tuple[str, Any]] = {}
+    if source.value_type == "BOOLEAN":
+        cond = "relevance IS NULL"
+    elif source.value_type in TEXT_TYPES:
+        # a whole number, also written with a zero fraction ('1.0', as pandas writes a float column)
+        cond = (r"relevance IS NULL OR NOT (regexp_full_match(relevance, '[+-]?[0-9]{1,9}([.]0*)?') "
+                r"OR lower(trim(relevance)) IN ('true', 'false'))")
+    elif source.value_type in INTEGER_TYPES:
+        cond = f"relevance IS NULL OR abs(relevance) > {LABEL_LIMIT}"
+    else:
+        cond = ("relevance IS NULL OR NOT isfinite(CAST(relevance AS DOUBLE)) "
+                f"OR CAST(relevance AS DOUBLE) <> round(CAST(relevance AS DOUBLE)) OR abs(relevance) > {LABEL_LIMIT}")
+    checks["bad_relevance"] = (cond, lambda r: (
+        f"relevance {r['relevance']!r} (column {vname!r}) for document {r['doc_id']!r} of query "
+        f"{r['query_id']!r} is " + (f"too large for a label (at most {LABEL_LIMIT:,} either way)"
+                                    if _too_large(r["relevance"]) else "not an integer label")
+        + "; relevance labels are whole numbers such as 0, 1, 2 (or true and false)"))
     return checks
 
 
@@ -235,33 +252,33 @@ def may_have_fractions(type_name: str) -> bool:
     return any(name in type_name.lower() for name in _FRACTIONAL_TYPES)
 
 
-def table_counts_sql(source: Source, column_types: dict[str, str] | None = None) -> str:
+def table_counts_sql(source: Source, dialect: Dialect, column_types: dict[str, str] | None = None) -> str:
     """What require_complete_rows checks of a table another engine reads where it is (Spark,
-    PostgreSQL, ClickHouse, DataFusion), as one query in the dialect being rendered: rows without
+    PostgreSQL, ClickHouse, DataFusion), as one query in ``dialect``: rows without
     an id, rows without a value (NULL or NaN), all rows, distinct (query, document) pairs, and
     judgments whose label is no whole number (1.5, NaN; true and false are 1 and 0), where its type in
     ``column_types`` (the table's, as the engine names them) can hold one; or, in a run ranked by its
     rank, ranks that are no whole number >= 0; and in runs stored together, rows whose run_id is
     missing, empty or holds the separator chr(31) of the statement's query keys."""
-    typed, value = source.source_sql(), source.value_name
-    table = call_macro("_macros/inputs.sql", "table", source.parts).strip()
-    nan = call_macro("_macros/dialect.sql", "is_nan", value)
+    typed, value = source.source_sql(dialect), source.value_name
+    table = call_macro(dialect, "_macros/inputs.sql", "table", source.parts).strip()
+    nan = call_macro(dialect, "_macros/dialect.sql", "is_nan", value)
     fractional = "0"
     label_type = (column_types or {}).get(source.columns.get("relevance"))
     if source.score_from_rank:  # the typed score is the rank negated
         fractional = f"SUM(CASE WHEN {value} > 0 OR {value} <> FLOOR({value}) THEN 1 ELSE 0 END)"
     elif source.kind == "qrels" and not source.implicit and label_type and may_have_fractions(label_type):
-        raw = quote_ident(source.columns["relevance"])
-        as_integer = call_macro("_macros/inputs.sql", "label", raw, False)  # the label as the statement reads it
-        whole = f"CAST({raw} AS {TYPES[current_dialect()]['DOUBLE']}) = {as_integer}"
+        raw = dialect.ident(source.columns["relevance"])
+        as_integer = call_macro(dialect, "_macros/inputs.sql", "label", raw, False)  # the label as the statement reads it
+        whole = f"CAST({raw} AS {dialect.type('DOUBLE')}) = {as_integer}"
         if source.boolean_labels:
-            text = call_macro("_macros/dialect.sql", "text")
+            text = call_macro(dialect, "_macros/dialect.sql", "text")
             whole = f"lower(trim(CAST({raw} AS {text}))) IN ('true', 'false') THEN 0 WHEN {whole}"
         fractional = f"(SELECT SUM(CASE WHEN {whole} THEN 0 ELSE 1 END) FROM {table} AS labels WHERE {raw} IS NOT NULL)"
     bad_runs = "0"
     if source.per_run:
-        run_id = f"CAST({quote_ident(source.columns['run_id'])} AS {call_macro('_macros/dialect.sql', 'text')})"
-        bad_runs = f"(SELECT SUM(CASE WHEN {unnamed_run(run_id)} THEN 1 ELSE 0 END) FROM {table} AS runs)"
+        run_id = f"CAST({dialect.ident(source.columns['run_id'])} AS {call_macro(dialect, '_macros/dialect.sql', 'text')})"
+        bad_runs = f"(SELECT SUM(CASE WHEN {unnamed_run(run_id, dialect)} THEN 1 ELSE 0 END) FROM {table} AS runs)"
     return f"""
         SELECT SUM(CASE WHEN query_id IS NULL OR doc_id IS NULL THEN 1 ELSE 0 END) AS missing_ids,
                SUM(CASE WHEN {value} IS NULL OR {nan} THEN 1 ELSE 0 END) AS missing_values,
@@ -272,10 +289,10 @@ def table_counts_sql(source: Source, column_types: dict[str, str] | None = None)
         FROM ({typed}) AS typed"""
 
 
-def label_range_sql(source: Source, column_types: dict[str, str] | None) -> str | None:
+def label_range_sql(source: Source, dialect: Dialect, column_types: dict[str, str] | None) -> str | None:
     """For judgments in a table another engine reads where it is, whose label column is a number type
     that can hold what no label is (NaN, Infinity, 9999999999: float, decimal, 64-bit integers), one
-    query in the dialect being rendered counting those labels, read as they are stored (the statement's
+    query in ``dialect`` counting those labels, read as they are stored (the statement's
     cast to a 32-bit integer would stop with the engine's own error, naming no table or column): (count,
     an example). None where nothing needs checking. Fractions (1.5) are table_counts_sql's."""
     label_type = (column_types or {}).get(source.columns.get("relevance"))
@@ -284,11 +301,11 @@ def label_range_sql(source: Source, column_types: dict[str, str] | None) -> str 
     lowered = label_type.lower()
     if any(name in lowered for name in _TEXT_TYPE_NAMES) or "bool" in lowered or lowered in ("int", "int32", "integer"):
         return None
-    raw = quote_ident(source.columns["relevance"])
-    table = call_macro("_macros/inputs.sql", "table", source.parts).strip()
-    number = f"CAST({raw} AS {TYPES[current_dialect()]['DOUBLE']})"
+    raw = dialect.ident(source.columns["relevance"])
+    table = call_macro(dialect, "_macros/inputs.sql", "table", source.parts).strip()
+    number = f"CAST({raw} AS {dialect.type('DOUBLE')})"
     bad = f"NOT (abs({number}) <= {LABEL_LIMIT})"  # NaN compares false (PostgreSQL: above every number)
-    text = call_macro("_macros/dialect.sql", "text")
+    text = call_macro(dialect, "_macros/dialect.sql", "text")
     return (f"SELECT SUM(CASE WHEN {bad} THEN 1 ELSE 0 END), MIN(CASE WHEN {bad} THEN CAST({raw} AS {text}) END) "
             f"FROM {table} AS labels WHERE {raw} IS NOT NULL")
 

@@ -1,4 +1,5 @@
-"""TODO"""
+"""``Family``: what the registry says of one measure family (parameters, cutoff rule, the shared
+steps it reads, trec_eval names, aggregate, extra inputs); the steps a family may read."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -53,6 +54,9 @@ class Trec:
     order: int
     kind: str = "plain"
     params: tuple = ()
+
+
+GEOMETRIC_FLOOR = 1e-5  # aggregate "geometric": each value at least this (trec_eval's gm_map, gm_bpref)
 
 
 @dataclass(frozen=True)

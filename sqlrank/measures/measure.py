@@ -1,4 +1,5 @@
-"""TODO"""
+"""``Measure``: one measure as a value (family, cutoff, parameters), printed by its canonical
+name; the names a family is known by, and the suggestion for an unknown one."""
 from __future__ import annotations
 
 import difflib

@@ -1,4 +1,6 @@
-"""TODO"""
+"""The value types of measure parameters (integer, real, levels, boolean, a choice, a convention)
+and ``Param``: a family's parameter with its default and its description; the cutoffs trec_eval
+reports by default."""
 from __future__ import annotations
 
 import math

@@ -1,4 +1,6 @@
-"""TODO"""
+"""Measures resolved against conventions and presets: each measure's parameters made explicit,
+what cannot be computed refused (tie_break=expected without a closed form), and the measures
+beyond accuracy with the extra inputs they read."""
 from __future__ import annotations
 
 from dataclasses import replace

@@ -1,4 +1,5 @@
-"""TODO"""
+"""SQL text: the Jinja environment over sql/, rendering a template or calling one of its macros,
+named windows written out for dialects without a WINDOW clause, and long lines wrapped."""
 from __future__ import annotations
 
 import os
@@ -9,7 +10,8 @@ from pathlib import Path
 
 import jinja2
 
-from .dialects import TYPES, TypeName, current_dialect, number_literal, quote_ident, quote_literal
+from ..measures.family import GEOMETRIC_FLOOR
+from .dialects import DUCKDB, Dialect, number_literal
 
 
 def sql_dir() -> Path:
@@ -43,7 +45,9 @@ def _private(path: str) -> bool:
 
 
 @lru_cache(maxsize=None)
-def environment() -> jinja2.Environment:
+def environment(dialect: Dialect) -> jinja2.Environment:
+    """The templates of sql/ rendered for one dialect: its quoting in the filters ``ident`` and
+    ``literal``, its type names in the globals DOUBLE, FLOAT, INTEGER, its name in ``dialect_name()``."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(sql_dir())),
         bytecode_cache=_bytecode_cache(),
@@ -53,21 +57,22 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=False,
     )
-    env.filters["ident"] = quote_ident
-    env.filters["literal"] = quote_literal
+    env.filters["ident"] = dialect.ident
+    env.filters["literal"] = dialect.literal
     env.filters["number"] = number_literal
-    env.globals["dialect_name"] = current_dialect
-    env.globals.update({name: TypeName(name) for name in TYPES["duckdb"]})
+    env.globals["dialect_name"] = lambda: dialect.name
+    env.globals.update(dialect.types)
+    env.globals["GEOMETRIC_FLOOR"] = format(GEOMETRIC_FLOOR, "f").rstrip("0")  # 0.00001
     return env
 
 
-def render_template(name: str, **context: object) -> str:
-    return environment().get_template(name).render(**context).strip() + "\n"
+def render_template(dialect: Dialect, name: str, **context: object) -> str:
+    return environment(dialect).get_template(name).render(**context).strip() + "\n"
 
 
-def call_macro(template: str, macro: str, *args: object) -> str:
+def call_macro(dialect: Dialect, template: str, macro: str, *args: object) -> str:
     """Call one macro of a template from Python; an absent macro renders as nothing."""
-    module = environment().get_template(template).module
+    module = environment(dialect).get_template(template).module
     fn = getattr(module, macro, None)
     return "" if fn is None else str(fn(*args))
 
@@ -180,15 +185,15 @@ def _wrap(line: str, words: list[str], width: int) -> str:
 def render_segments(reader: str, by: str, id_column: str) -> str:
     """Rows of (query_id, segment) from a query table's columns ``id_column`` and ``by`` (validated
     column names)."""
-    return call_macro("_macros/query_set.sql", "segments", reader, by, id_column).strip()
+    return call_macro(DUCKDB, "_macros/query_set.sql", "segments", reader, by, id_column).strip()
 
 
 def render_listed(reader: str, id_column: str) -> str:
     """The distinct query ids of a query table's column ``id_column`` (a validated column name), as text."""
-    return call_macro("_macros/query_set.sql", "listed", reader, id_column).strip()
+    return call_macro(DUCKDB, "_macros/query_set.sql", "listed", reader, id_column).strip()
 
 
 def render_slice(source_sql: str, slices: int, index: int) -> str:
     """One slice of an input: the rows whose query falls in slice ``index`` of ``slices`` (a
     hash of the query id, so each query and all its rows land in the same slice on both sides)."""
-    return call_macro("_macros/query_set.sql", "slice", source_sql, int(slices), int(index)).strip()
+    return call_macro(DUCKDB, "_macros/query_set.sql", "slice", source_sql, int(slices), int(index)).strip()

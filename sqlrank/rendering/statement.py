@@ -11,7 +11,7 @@ from ..measures.conventions import RANKING_FIELDS
 from ..measures.family import FAMILY_STEPS, ONE_ROW_STEPS
 from ..measures.measure import counted
 from ..measures.registry import FAMILIES
-from .dialects import PRINTED_ONLY, current_dialect, quote_ident
+from .dialects import Dialect
 from .sqltext import inline_windows, render_template, wrap_sql
 from .steps import (
     GROUP_KEYS,
@@ -80,7 +80,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
                       relstring_length: int = 10, segments_sql: str | None = None, by_run: bool = False,
                       listed_sql: str | None = None,
                       reread_inputs: bool = False, recommender: dict | None = None,
-                      slices_table: str | None = None) -> str:
+                      slices_table: str | None = None, *, dialect: Dialect) -> str:
     """The one SQL statement of an evaluation. ``measures`` are resolved Measure objects;
     ``output`` is "per_query", "summary", "both", "segments" (the summary over all queries and
     over each segment of ``segments_sql``, rows of query_id and segment), or "relstring"
@@ -106,10 +106,10 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         raise ValueError("listed queries are not keyed by run nor grouped in segments")
     if by_run and output not in ("per_query", "summary", "both"):
         raise ValueError("runs stored together give per-query or summary rows")
-    if current_dialect() in PRINTED_ONLY and output in ("relstring", "segments"):
-        raise MeasureError(f"the {current_dialect()} statement gives per-query or summary rows; segments and relstrings "
+    if dialect.printed_only and output in ("relstring", "segments"):
+        raise MeasureError(f"the {dialect} statement gives per-query or summary rows; segments and relstrings "
                            f"are for DuckDB")
-    plan = StepPlan(conventions, grouped="segment" if output == "segments" else "run" if by_run else None)
+    plan = StepPlan(conventions, dialect, grouped="segment" if output == "segments" else "run" if by_run else None)
     by_ranking: dict = {}
     for measure in measures:
         by_ranking.setdefault(ranking_key(measure), []).append(measure)
@@ -181,7 +181,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
             context["count_column"] = column_name(f"{context['name']} queries", columns)
             columns.add(context["count_column"])
     text = render_template(
-        "evaluate.sql",
+        dialect, "evaluate.sql",
         version=__version__,
         measure_names=[c["name"] for c in contexts],
         conventions=conventions.describe(),
@@ -205,7 +205,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         measures=contexts,
         output=output,
         both=output == "both",
-        slices_table=quote_ident(slices_table) if slices_table is not None else None,
+        slices_table=dialect.ident(slices_table) if slices_table is not None else None,
         relstring_length=relstring_length,
         segments_sql=segments_sql,
         listed_sql=listed_sql,
@@ -216,6 +216,6 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         by_run=by_run,
         reread_inputs=reread_inputs,
     )
-    if current_dialect() == "snowflake":
+    if dialect.name == "snowflake":
         text = inline_windows(text)
     return wrap_sql(text)

@@ -1,4 +1,6 @@
-"""TODO"""
+"""The steps of one statement: the rankings, gains, discounts and ideal rankings its measures
+need (``StepPlan``), each measure's template context and the columns its template adds to each
+step, and the column names of the measures."""
 from __future__ import annotations
 
 import re
@@ -8,7 +10,7 @@ from ..measures.conventions import DEFAULTS, FIELD_NAMES, RANKING_FIELDS
 from ..measures.family import FAMILY_STEPS
 from ..measures.registry import FAMILIES
 from ..measures.resolve import check_tie_break
-from .dialects import UNSUPPORTED, current_dialect, ranking_order, score_expression
+from .dialects import Dialect
 from .sqltext import call_macro
 
 # ------------------------------------------------------------ the evaluation statement
@@ -37,8 +39,9 @@ GROUP_KEYS = {"segment": "segment", "run": "run_id"}
 class StepPlan:
     """Python decides: which rankings, gains, discounts and ideal rankings the measures need."""
 
-    def __init__(self, conventions, grouped: str | None = None):
-        self.score = score_expression(conventions.trec_eval_version)
+    def __init__(self, conventions, dialect: Dialect, grouped: str | None = None):
+        self.dialect = dialect
+        self.score = dialect.score(conventions.trec_eval_version)
         self.grouped = grouped  # "segment", "run" (GROUP_KEYS): one-value measures get a row per group
         self.rankings: dict = {}
         self.gains: dict = {}
@@ -52,7 +55,7 @@ class StepPlan:
         if key not in self.rankings:
             sfx = "" if not self.rankings else f"_r{len(self.rankings)}"
             self.rankings[key] = {
-                "sfx": sfx, "order": ranking_order(tie_break, self.score), "tie_key": self.score,
+                "sfx": sfx, "order": self.dialect.ranking_order(tie_break, self.score), "tie_key": self.score,
                 "expected": tie_break == "expected", "input_rank": tie_break == "input_rank",
                 "judged_only": judged_only, "depth": depth, "nonpositive_nonrelevant": nonpositive_scores == "nonrelevant",
                 "judged": [], "ranked": [], "outer": [],
@@ -101,9 +104,9 @@ def measure_context(measure, column: str, plan: StepPlan, version: int) -> dict:
     """What a family template needs to know of one (resolved) measure, and its steps' columns."""
     spec = measure.spec
     check_tie_break(measure)
-    reason = UNSUPPORTED.get(current_dialect(), {}).get((measure.family, measure.param("tie_break")))
+    reason = plan.dialect.unsupported.get((measure.family, measure.param("tie_break")))
     if reason:
-        raise MeasureError(f"{measure} cannot be computed in {current_dialect()}: {reason}; evaluate it on DuckDB")
+        raise MeasureError(f"{measure} cannot be computed in {plan.dialect}: {reason}; evaluate it on DuckDB")
     key = ranking_key(measure)
     ranking = plan.ranking(*key)
     ranking["sparse"] = plan.sparse.get(key, False)
@@ -153,13 +156,13 @@ def measure_context(measure, column: str, plan: StepPlan, version: int) -> dict:
                              "similar": f"similar_{context.get('similarity')}_{cut_name}{v}",
                              "pooled": f"pooled_{context['level']}{v}"}  # GlobalAUC has no cutoff
     context["score"] = ranking["tie_key"]  # the score as ranked (32-bit with trec_eval_version=9)
-    context["steps"] = {step: [line.strip() for line in call_macro(spec.template, step, context).splitlines()
+    context["steps"] = {step: [line.strip() for line in call_macro(plan.dialect, spec.template, step, context).splitlines()
                                if line.strip()] for step in STEPS}
-    context["value"] = " ".join(call_macro(spec.template, "value", context).split())
+    context["value"] = " ".join(call_macro(plan.dialect, spec.template, "value", context).split())
     if not context["value"]:
         raise RuntimeError(f"template {spec.template} has no macro value")
     if spec.aggregate == "weighted":
-        context["weight"] = " ".join(call_macro(spec.template, "weight", context).split())
+        context["weight"] = " ".join(call_macro(plan.dialect, spec.template, "weight", context).split())
         if not context["weight"]:
             raise RuntimeError(f"template {spec.template} has no macro weight (its aggregate is weighted)")
     return context

@@ -1,4 +1,4 @@
-"""TODO"""
+"""A result printed: an aligned table, CSV, TSV, JSON or trec_eval's layout."""
 from __future__ import annotations
 
 import io

@@ -20,9 +20,11 @@ from ..evaluation import run_plan
 from ..inputs.load import load, load_table
 from ..inputs.source import Source, physical_line
 from ..measures.conventions import FIELD_NAMES, resolve_conventions
+from ..measures.family import GEOMETRIC_FLOOR
 from ..measures.measure import renamed
 from ..measures.registry import FAMILIES
 from ..plan import plan, segments_sql
+from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import render_template
 from .statistics import adjust, check_test, paired_test, scipy_stats
 
@@ -101,17 +103,72 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     adjust([], correction)
     require_tolerance(tolerance)
     scipy_stats()
+    runs_ = _evaluate_runs(qrels, runs, measures, names, baseline, queries, by, options)
+    labels, untested = runs_.labels, runs_.untested
+    names_ = [str(m) for m in runs_.measures]
+    scores = pd.concat(runs_.frames, ignore_index=True)
+    scores = scores[~scores["measure"].isin(untested)]
+    common = _common_queries(runs_)
+    complete = scores[scores["query_id"].isin(common)].pivot_table(
+        index="query_id", columns=["measure", "run"], values="value", aggfunc="first", dropna=False)
+    tested = [name for name in names_ if name not in untested]
+    valued = {measure: complete[[(measure, label) for label in labels]].notna().all(axis=1) for measure in tested}
+    compared = {measure: int(has.sum()) for measure, has in valued.items()}
+    for measure, count in compared.items():
+        if count == 0:
+            runs_.warnings.append(f"{measure}: no query has a value in every run, so it is not compared")
+        elif count < len(complete):
+            runs_.warnings.append(f"{measure}: {len(complete) - count} of the {len(complete)} queries have no value "
+                                  f"in some run and are left out of its comparison")
+    groups = [(None, complete)]
+    if runs_.segments is not None:
+        for segment, ids in runs_.segments.groupby("segment", sort=True)["query_id"]:
+            rows = complete[complete.index.isin(set(ids))]
+            if len(rows):
+                groups.append((segment, rows))
+    aggregates = {str(m): FAMILIES[m.family].aggregate for m in runs_.measures}
+    records = [record for segment, rows in groups for measure in names_
+               for record in _records(runs_, segment, rows, measure, len(common), valued, aggregates[measure],
+                                      (test, trials, seed, tolerance))]
+    table = _table(records, labels, untested, correction, runs_.segments is not None, gsb)
+    with_values = pd.MultiIndex.from_frame(pd.concat(  # each measure's queries with a value in every run
+        [pd.DataFrame({"query_id": has.index[has], "measure": measure}) for measure, has in valued.items()]
+        or [pd.DataFrame({"query_id": [], "measure": []})]))
+    kept = scores[pd.MultiIndex.from_frame(scores[["query_id", "measure"]]).isin(with_values)].reset_index(drop=True)
+    compared.update(dict.fromkeys(untested, 0))  # no per-query values: no plot of differences
+    return Comparison(table, kept[["query_id", "run", "measure", "value"]], runs_.segments, labels, names_,
+                      runs_.conventions, test, correction, len(common), runs_.warnings, runs_.removed_seen, compared,
+                      renamed(runs_.measures), untested)
+
+
+@dataclass
+class _Runs:
+    """Every run evaluated against the qrels: per-query frames, each run's summary values by
+    (segment, measure), the measures no paired test compares, and the warnings so far."""
+
+    labels: list[str]
+    frames: list[pd.DataFrame]
+    summaries: dict[str, dict]
+    measures: list
+    conventions: str
+    untested: list[str]
+    segments: pd.DataFrame | None
+    warnings: list[str]
+    removed_seen: Any
+
+
+def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None, baseline: str | None,
+                   queries: Any, by: str | None, options: dict[str, Any]) -> _Runs:
+    """Each run (each of runs stored together under its run id) evaluated per query, the qrels read once."""
     inputs, objects = input_names(runs)
     engine = session_options(options)
     warnings: list[str] = []
-    frames = []
+    frames, summaries = [], {}
     with session(engine.pop("connection", None), **engine) as (con, registry):
         qrels_source = load(qrels, "qrels", con, registry, options.pop("qrels_format", None),
                             options.pop("qrels_columns", None))
-        segments = None
         sql = segments_sql(queries, by, con, registry, qrels_source)
-        if sql is not None:
-            segments = con.execute(sql).df()
+        segments = con.execute(sql).df() if sql is not None else None
         loaded = []  # each input's run, or each of its runs stored together under its run id
         conventions = resolve_conventions(options.get("preset"), **{k: v for k, v in options.items() if k in FIELD_NAMES})
         for name, run in zip(inputs, objects):
@@ -119,78 +176,66 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
                           allow_duplicates=conventions.duplicate_documents == "rows")
             loaded += [(one.only_run or name, one) for one in source.each_run(con)]
         sources = named_runs(loaded, names, baseline)
-        labels, summaries = list(sources), {}
         listed = {"queries": queries} if by is None else {}  # a query table alone: the queries evaluated
         for label, run_source in sources.items():
             result = run_plan(plan(qrels_source, run_source, measures, "both", con, registry, **listed, **options),
                               DuckDBEngine(con), True)
             warnings += [f"{label}: {w}" for w in result.warnings]
-            frame = result.frame.assign(run=label)
-            frames.append(frame)
+            frames.append(result.frame.assign(run=label))
             summaries[label] = {(None, measure): value  # (segment, measure): the run's value, overall first
                                 for measure, value in zip(result.summary["measure"], result.summary["value"])}
-            measure_list, conventions = result.measures, result.conventions.describe()
         # One value per run (Coverage, Gini, GlobalAUC: over all users) or a mean that weighs each query
         # differently in each run (GAUC): shown per run with its difference, but no paired test.
-        untested = [str(m) for m in measure_list if FAMILIES[m.family].aggregate in ("catalog", "weighted")]
+        untested = [str(m) for m in result.measures if FAMILIES[m.family].aggregate in ("catalog", "weighted")]
         if segments is not None and untested:  # their values per segment: a statement per run with segments
             for label, run_source in sources.items():  # read and validated once, above
-                result = run_plan(plan(qrels_source, run_source, " ".join(untested), "summary", con, registry,
-                                       queries=queries, by=by, **options), DuckDBEngine(con), True)
-                rows = result.frame[result.frame["segment"].notna()]
+                per_segment = run_plan(plan(qrels_source, run_source, " ".join(untested), "summary", con, registry,
+                                            queries=queries, by=by, **options), DuckDBEngine(con), True)
+                rows = per_segment.frame[per_segment.frame["segment"].notna()]
                 summaries[label].update({(segment, measure): value for segment, measure, value
                                          in zip(rows["segment"], rows["measure"], rows["value"])})
-    names_ = [str(m) for m in measure_list]
-    aggregates = {str(m): FAMILIES[m.family].aggregate for m in measure_list}
-    scores = pd.concat(frames, ignore_index=True)
-    scores = scores[~scores["measure"].isin(untested)]
-    tested = [name for name in names_ if name not in untested]
-    # A query is compared where every run evaluated it; a measure with no value for some of those
-    # queries (AUC without both classes, ILD of one item) is compared over the rest, on its own.
-    evaluated = [set(frame["query_id"]) for frame in frames]
+    return _Runs(list(sources), frames, summaries, result.measures, result.conventions.describe(), untested,
+                 segments, warnings, result.removed_seen)
+
+
+def _common_queries(runs: _Runs) -> set:
+    """The queries every run evaluated (the others warned about); an error when there is none."""
+    evaluated = [set(frame["query_id"]) for frame in runs.frames]
     common = set.intersection(*evaluated)
     dropped = sorted(set.union(*evaluated) - common)
     if dropped:
-        untested_note = (f" ({', '.join(untested)}: each run's value over all its own queries)" if untested else "")
-        warnings.append(f"{len(dropped)} queries are evaluated for some runs only and are left out of the comparison"
-                        f"{untested_note}, e.g. {dropped[0]!r}; score missing queries 0 with missing_queries='zero' (-c) "
-                        f"to keep them")
+        untested_note = (f" ({', '.join(runs.untested)}: each run's value over all its own queries)"
+                         if runs.untested else "")
+        runs.warnings.append(f"{len(dropped)} queries are evaluated for some runs only and are left out of the "
+                             f"comparison{untested_note}, e.g. {dropped[0]!r}; score missing queries 0 with "
+                             f"missing_queries='zero' (-c) to keep them")
     if not common:
         raise InputError("no query is evaluated for every run, so there is nothing to compare pairwise")
-    complete = scores[scores["query_id"].isin(common)].pivot_table(
-        index="query_id", columns=["measure", "run"], values="value", aggfunc="first", dropna=False)
-    valued = {measure: complete[[(measure, label) for label in labels]].notna().all(axis=1) for measure in tested}
-    compared = {measure: int(has.sum()) for measure, has in valued.items()}
-    for measure, count in compared.items():
-        if count == 0:
-            warnings.append(f"{measure}: no query has a value in every run, so it is not compared")
-        elif count < len(complete):
-            warnings.append(f"{measure}: {len(complete) - count} of the {len(complete)} queries have no value in some "
-                            f"run and are left out of its comparison")
-    groups = [(None, complete)]
-    if segments is not None:
-        for segment, ids in segments.groupby("segment", sort=True)["query_id"]:
-            rows = complete[complete.index.isin(set(ids))]
-            if len(rows):
-                groups.append((segment, rows))
-    records = []
-    for segment, rows in groups:
-        for measure in names_:
-            if measure in untested:
-                key = (segment, measure)
-                if all(key in summaries[label] for label in labels):
-                    base = summaries[labels[0]][key]
-                    records += [{"segment": segment, "num_queries": len(common) if segment is None else len(rows),
-                                 "measure": measure, "run": label, "mean": summaries[label][key],
-                                 "delta": math.nan if label == labels[0] else summaries[label][key] - base}
-                                for label in labels]
-                continue
-            paired = rows[valued[measure].loc[rows.index]]
-            base = paired[(measure, labels[0])].to_numpy(dtype=float)
-            for label in labels:
-                values = paired[(measure, label)].to_numpy(dtype=float)
-                records.append(_row(segment, len(paired), measure, label, values, base, label == labels[0],
-                                    aggregates[measure], test, trials, seed, tolerance))
+    return common
+
+
+def _records(runs: _Runs, segment: Any, rows: pd.DataFrame, measure: str, num_common: int, valued: dict,
+             aggregate: str, testing: tuple) -> list[dict]:
+    """The rows of one measure in one segment (None: all queries): each run against the first."""
+    labels = runs.labels
+    if measure in runs.untested:
+        key = (segment, measure)
+        if not all(key in runs.summaries[label] for label in labels):
+            return []
+        base = runs.summaries[labels[0]][key]
+        return [{"segment": segment, "num_queries": num_common if segment is None else len(rows),
+                 "measure": measure, "run": label, "mean": runs.summaries[label][key],
+                 "delta": math.nan if label == labels[0] else runs.summaries[label][key] - base}
+                for label in labels]
+    paired = rows[valued[measure].loc[rows.index]]
+    base = paired[(measure, labels[0])].to_numpy(dtype=float)
+    return [_row(segment, len(paired), measure, label, paired[(measure, label)].to_numpy(dtype=float), base,
+                 label == labels[0], aggregate, *testing) for label in labels]
+
+
+def _table(records: list[dict], labels: list[str], untested: list[str], correction: str, segmented: bool,
+           gsb: bool) -> pd.DataFrame:
+    """The comparison's table: p-values corrected over every comparison, the columns of its layout."""
     table = pd.DataFrame.from_records(records)
     for column in COLUMNS:  # a table of untested measures alone has none of the test's columns
         if column not in table:
@@ -198,19 +243,12 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     is_comparison = (table["run"] != labels[0]) & ~table["measure"].isin(untested)
     table["p_value_adjusted"] = np.nan
     table.loc[is_comparison, "p_value_adjusted"] = adjust(table.loc[is_comparison, "p_value"].tolist(), correction)
-    columns = (["segment", "num_queries"] if segments is not None else []) + COLUMNS + (GSB_COLUMNS if gsb else [])
+    columns = (["segment", "num_queries"] if segmented else []) + COLUMNS + (GSB_COLUMNS if gsb else [])
     table = table.reindex(columns=columns)
     for column in ("wins", "ties", "losses", "good", "same", "bad", "num_queries"):
         if column in table:
             table[column] = table[column].astype("Int64")
-    with_values = pd.MultiIndex.from_frame(pd.concat(  # each measure's queries with a value in every run
-        [pd.DataFrame({"query_id": has.index[has], "measure": measure}) for measure, has in valued.items()]
-        or [pd.DataFrame({"query_id": [], "measure": []})]))
-    kept = scores[pd.MultiIndex.from_frame(scores[["query_id", "measure"]]).isin(with_values)].reset_index(drop=True)
-    compared.update(dict.fromkeys(untested, 0))  # no per-query values: no plot of differences
-    return Comparison(table, kept[["query_id", "run", "measure", "value"]], segments, labels, names_, conventions,
-                      test, correction, len(common), warnings, result.removed_seen, compared,
-                      renamed(measure_list), untested)
+    return table
 
 
 def _row(segment, count, measure, label, values, base, is_baseline, aggregate, test, trials, seed, tolerance):
@@ -230,10 +268,10 @@ def _row(segment, count, measure, label, values, base, is_baseline, aggregate, t
 
 
 def _mean(values: np.ndarray, aggregate: str) -> float:
-    """The mean as sqlrank eval reports it: geometric (floor 1e-5, as trec_eval) for GMAP and
-    GMBpref, arithmetic otherwise (for counts too: the mean per query)."""
+    """The mean as sqlrank eval reports it: geometric (each value at least GEOMETRIC_FLOOR, as trec_eval)
+    for GMAP and GMBpref, arithmetic otherwise (for counts too: the mean per query)."""
     if aggregate == "geometric":
-        return float(np.exp(np.mean(np.log(np.maximum(values, 1e-5)))))
+        return float(np.exp(np.mean(np.log(np.maximum(values, GEOMETRIC_FLOOR)))))
     return float(np.mean(values))
 
 
@@ -249,7 +287,7 @@ def gsb_frame(verdicts: Any, by: str | None = None, *, format: str | None = None
             raise OptionError(f"by={by!r} must be a column name of the verdicts")
         table = load_table(verdicts, "verdicts", con, registry, required, format)
         _check_verdicts(table, con)
-        sql = render_template("gsb.sql", reader=table.reader, by=by)
+        sql = render_template(DUCKDB, "gsb.sql", reader=table.reader, by=by)
         frame = con.execute(sql).df()
     for column in ("good", "same", "bad"):
         frame[column] = frame[column].astype("int64")

@@ -15,11 +15,12 @@ from ..inputs.load import load
 from ..inputs.source import GROUP_SEPARATOR, Source
 from ..inputs.validate import report_duplicates
 from ..measures.conventions import resolve_conventions
+from ..measures.family import GEOMETRIC_FLOOR
 from ..measures.measure import Measure
 from ..measures.names import parse_measure
 from ..measures.registry import REGISTRY
 from ..plan import MAX_SLICES, plan
-from ..rendering.dialects import quote_ident, ranking_order, score_expression
+from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import call_macro, render_template
 from .trec_files import RunFile, read_zscores, run_id_of, run_label, zscore
 
@@ -57,7 +58,7 @@ ALL_ONLY = {"runid", "num_q", "gm_map", "gm_bpref"}
 QUERY_ONLY = {"relstring"}
 COUNTS = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "prefs_num_prefs_poss",
           "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret"}
-MIN_GEO_MEAN = 1e-5
+
 PREFS_FORMATS = ("prefs", "qrels_prefs")
 # Run lines per slice: ranking 2.5M lines at a time keeps the whole process below trec_eval's own peak (it holds
 # every line), at no more time than one statement; at 10M lines, -m all_trec peaks at 0.70 GB (3.5M: 0.77-0.90 GB
@@ -216,36 +217,36 @@ def _evaluate_prefs(options: Options, lines: list[Line], measures: list[Measure]
     path = options.qrels
     if not os.path.isfile(path):
         raise InputError(f"{path}: no such preference judgments file")
-    table = registry.materialize(call_macro("_macros/inputs.sql", "prefs", path, layout, "raw").strip(), "prefs")
+    table = registry.materialize(call_macro(DUCKDB, "_macros/inputs.sql", "prefs", path, layout, "raw").strip(), "prefs")
     fields = 5 if layout == "prefs" else 4
     shape = "qid jg jsg docno rel_level" if layout == "prefs" else "qid jg docno rel_level"
     bad = con.execute(f"SELECT count(*) FILTER (WHERE field_count <> {fields}), "
                       f"count(*) FILTER (WHERE TRY_CAST(rel_level AS DOUBLE) IS NULL OR isnan(TRY_CAST(rel_level AS DOUBLE))), "
-                      f"count(*) FROM {quote_ident(table)}").fetchall()[0]
+                      f"count(*) FROM {DUCKDB.ident(table)}").fetchall()[0]
     if bad[2] == 0:
         raise InputError(f"{path}: the preference judgments have no data lines")
     if bad[0] or bad[1]:
         cond = f"field_count <> {fields}" if bad[0] else "TRY_CAST(rel_level AS DOUBLE) IS NULL"
         position, line = con.execute(
-            f"SELECT position, line FROM ({call_macro('_macros/inputs.sql', 'prefs', path, layout, 'numbered')}) "
+            f"SELECT position, line FROM ({call_macro(DUCKDB, '_macros/inputs.sql', 'prefs', path, layout, 'numbered')}) "
             f"AS lines WHERE {cond} ORDER BY position LIMIT 1").fetchall()[0]
         what = f"expected {fields} fields '{shape}'" if bad[0] else "the relevance level is not a number"
         raise InputError(f"{path}:{position}: malformed -R {layout} line: {what}: {line.strip()!r}")
     run_source = load(run_path, "run", con, registry, ranks=False, label=run_label(options.run))
     _require_rows(run_source)
     prefs_sql = (f"SELECT query_id, jg, jsg, doc_id, CAST(rel_level AS DOUBLE) AS rel_level "
-                 f"FROM {quote_ident(table)}")
+                 f"FROM {DUCKDB.ident(table)}")
     if not options.complete:
         missing = con.execute(
-            f"SELECT count(*), min(query_id) FROM (SELECT DISTINCT query_id FROM {quote_ident(table)} "
+            f"SELECT count(*), min(query_id) FROM (SELECT DISTINCT query_id FROM {DUCKDB.ident(table)} "
             f"EXCEPT SELECT DISTINCT query_id FROM ({run_source.sql()}) AS run) AS missing").fetchall()[0]
         if missing[0]:
             raise InputError(f"{missing[0]} queries of the preference judgments have no results in the run, e.g. "
                              f"{missing[1]!r}; trec_eval 10 stops here too. Pass -c to score them 0")
     resolved = resolve_conventions(**conventions)
-    sql = render_template("prefs.sql", prefs_sql=prefs_sql, run_sql=run_source.sql(),
+    sql = render_template(DUCKDB, "prefs.sql", prefs_sql=prefs_sql, run_sql=run_source.sql(),
                           missing_queries=resolved.missing_queries, depth=resolved.depth,
-                          score_order=score_expression(resolved.trec_eval_version),
+                          score_order=DUCKDB.score(resolved.trec_eval_version),
                           measure_names=PREFS_MEASURES)
     runid = run_id_of(run_source, con) if "runid" in options.measures else None
     return DuckDBEngine(con).rows(sql).rows, {}, runid
@@ -268,7 +269,7 @@ def _print(options: Options, lines: list[Line], measures: list[Measure], rows: l
         column = columns[keys[id(line)]]
         found = [column[qid] for qid in qids]
         if line.trec in ("gm_map", "gm_bpref"):
-            found = [math.log(max(v, MIN_GEO_MEAN)) for v in found]
+            found = [math.log(max(v, GEOMETRIC_FLOOR)) for v in found]
         if zscores is not None:
             found = [zscore(zscores, qid, line.name, v) for qid, v in zip(qids, found)]
         return found
@@ -342,7 +343,7 @@ def _require_all_qrels_queries(qrels: Source, run: Source, con) -> None:
 
 def _require_no_duplicates_within(run: Source, depth: int, conventions, con) -> None:
     """Duplicates among the top `depth` documents of a query (in trec_eval's order) stop it."""
-    order = ranking_order("trec_eval", score_expression(conventions.trec_eval_version))
+    order = DUCKDB.ranking_order("trec_eval", DUCKDB.score(conventions.trec_eval_version))
     top = (f"SELECT query_id, doc_id FROM (SELECT query_id, doc_id, ROW_NUMBER() OVER (PARTITION BY query_id "
            f"ORDER BY {order}) AS rank FROM ({run.sql()}) AS run) AS ranked WHERE rank <= {int(depth)}")
     report_duplicates(run, con, top)
