@@ -112,7 +112,7 @@ def _short(text: str, width: int = 110) -> str:
 
 def main() -> int:
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
-    from oracle import find_trec_eval  # builds trec_eval 10 from its source, as the oracle tests do
+    from support.oracle import find_trec_eval  # builds trec_eval 10 from its source, as the oracle tests do
 
     folder = tempfile.mkdtemp(prefix="bad-")
     binary, why = find_trec_eval(Path(tempfile.mkdtemp(prefix="trec_eval-")))

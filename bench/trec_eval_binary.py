@@ -3,7 +3,7 @@
 trec_eval's source is not shipped with sqlrank (NIST's licence; usnistgov/trec_eval). The benchmarks
 use SQLRANK_TREC_EVAL, a built binary, or build SQLRANK_TREC_EVAL_SOURCE, the source tarball (commit
 f4253652, version 10.0), with its Makefile and -O2 into bench/data/trec_eval-O2/ once: the build a
-trec_eval user runs in production (the tests' oracle build is unoptimised, see tests/oracle.py).
+trec_eval user runs in production (the tests' oracle build is unoptimised, see tests/support/oracle.py).
 """
 from __future__ import annotations
 

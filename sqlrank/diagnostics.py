@@ -4,14 +4,17 @@ unseen, ties across a cutoff, segments without queries). ``sqlrank check`` (tool
 reports the same findings and more."""
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import duckdb
 
 from .errors import InputError, duckdb_reason
 from .measures.registry import FAMILIES
+from .engines.base import Engine, Rows
 from .plan import Plan
-from .rendering.dialects import Dialect
+from .rendering.dialects import DUCKDB, Dialect
 from .rendering.sqltext import call_macro, render_slice
 
 _WHITE = "' ' || chr(9) || chr(13) || chr(10)"  # the white space _normalized removes
@@ -19,6 +22,53 @@ _WHITE = "' ' || chr(9) || chr(13) || chr(10)"  # the white space _normalized re
 # byte order mark (RE2's syntax)
 _INVISIBLE = r"'[\x{00AD}\x{200B}-\x{200D}\x{2060}\x{FEFF}]'"
 NEAR = "white space, leading zeros, invisible characters or Unicode normalization"
+
+
+@dataclass(frozen=True)
+class Guarded:
+    """What the guards before an evaluation found: warnings of queries on one side only, and how
+    many queries are evaluated."""
+
+    warnings: list[str]
+    num_queries: int
+
+
+def guard(p: Plan, engine: Engine) -> Guarded:
+    """Before the statement runs, on its engine: the queries on one side only (a warning each, or an
+    error when no query is left) and judgments above a measure's label bound (an error)."""
+    dialect = engine.dialect
+    qrels_sql = p.qrels.sql() if dialect is DUCKDB else p.qrels.source_sql(dialect)
+    run_sql = run_queries_sql(p.run.sql() if dialect is DUCKDB else p.run.source_sql(dialect), p.run.per_run, dialect)
+    warnings, num_queries = query_overlap(p, engine.one, qrels_sql, run_sql)
+    require_labels_within_limits(p, engine.one, qrels_sql)
+    return Guarded(warnings, num_queries)
+
+
+def warn(p: Plan, engine: Engine, table: Rows, guarded: Guarded) -> list[str]:
+    """After the statement ran: every warning of the evaluation (the inputs', the guards', and on
+    DuckDB the data-quality findings that can change a number); values that are no number are an error."""
+    warnings = [*p.qrels.warnings, *p.run.warnings, *guarded.warnings]
+    if engine.dialect is not DUCKDB:
+        return warnings
+    require_finite(table)
+    if p.segments is not None:
+        warnings += segment_warnings(p, engine.connection)
+    return warnings + data_warnings(p, engine.connection, bool(guarded.warnings))  # one-sided queries: warned
+
+
+def require_finite(table: Rows) -> None:
+    """A value that is infinite or NaN comes from gains beyond a double (2^label - 1 for labels of
+    1,024 and more, or a gain map's sums): an error, never an empty or infinite number."""
+    at = table.columns.index("value")
+    for row in table.rows:
+        value = row[at]
+        if value is not None and not math.isfinite(value):
+            record = dict(zip(table.columns, row))
+            query = f" for query {record['query_id']!r}" if record.get("query_id") is not None else ""
+            raise InputError(
+                f"{record.get('measure')}{query} is {value}, not a number: its gains overflow a double "
+                f"(gain=exponential, 2^label - 1, is finite for labels up to 1023; a gain map's gains must sum to "
+                f"less than 1.8e308); use gain=linear, a smaller gain map, or smaller labels")
 
 
 def _normalized(column: str) -> str:

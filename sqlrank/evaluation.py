@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import difflib
 import inspect
-import math
 from typing import Any, Callable
 
-from .diagnostics import data_warnings, query_overlap, require_labels_within_limits, run_queries_sql, segment_warnings
-from .engines.base import ENGINES, Engine, Rows
+from .diagnostics import guard, warn
+from .engines.base import ENGINES, Engine
 from .engines.duckdb import DuckDBEngine, session, session_options
 from .engines.foreign import foreign_plan, refuse_duckdb_options
 from .errors import InputError, OptionError
 from .measures.conventions import FIELD_NAMES
 from .plan import Plan, plan
-from .rendering.dialects import DUCKDB
 from .results.result import Result, shape
 
 
@@ -38,39 +36,11 @@ def check_options(options: dict[str, Any], *functions: Callable) -> None:
 
 
 def run_plan(p: Plan, engine: Engine, per_query: bool) -> Result:
-    """Run a plan on an engine (DuckDBEngine, or one of engines/): the queries on one side only
-    first (a warning each), then the statement, then (on DuckDB) the data-quality warnings."""
-    dialect = engine.dialect
-    qrels_sql = p.qrels.sql() if dialect is DUCKDB else p.qrels.source_sql(dialect)
-    run_sql = p.run.sql() if dialect is DUCKDB else p.run.source_sql(dialect)
-    run_sql = run_queries_sql(run_sql, p.run.per_run, dialect)
-    warnings, num_queries = query_overlap(p, engine.one, qrels_sql, run_sql)
-    require_labels_within_limits(p, engine.one, qrels_sql)
-    one_sided = bool(warnings)  # query_overlap warns only about queries on one side
+    """Run a plan on an engine: guard (queries on one side only, labels beyond a measure's bound),
+    evaluate, warn (values that are no number; on DuckDB the data-quality warnings), shape."""
+    guarded = guard(p, engine)
     table = engine.evaluate(p)
-    warnings = p.qrels.warnings + p.run.warnings + warnings
-    if dialect is not DUCKDB:
-        return shape(table, p, per_query, num_queries, warnings)
-    require_finite(table)
-    if p.segments is not None:
-        warnings += segment_warnings(p, engine.connection)
-    warnings += data_warnings(p, engine.connection, one_sided)
-    return shape(table, p, per_query, num_queries, warnings)
-
-
-def require_finite(table: Rows) -> None:
-    """A value that is infinite or NaN comes from gains beyond a double (2^label - 1 for labels of
-    1,024 and more, or a gain map's sums): an error, never an empty or infinite number."""
-    at = table.columns.index("value")
-    for row in table.rows:
-        value = row[at]
-        if value is not None and not math.isfinite(value):
-            record = dict(zip(table.columns, row))
-            query = f" for query {record['query_id']!r}" if record.get("query_id") is not None else ""
-            raise InputError(
-                f"{record.get('measure')}{query} is {value}, not a number: its gains overflow a double "
-                f"(gain=exponential, 2^label - 1, is finite for labels up to 1023; a gain map's gains must sum to "
-                f"less than 1.8e308); use gain=linear, a smaller gain map, or smaller labels")
+    return shape(table, p, per_query, guarded.num_queries, warn(p, engine, table, guarded))
 
 
 def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False, engine: str = "duckdb",

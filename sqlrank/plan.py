@@ -27,11 +27,11 @@ from .rendering.statement import render_evaluation
 
 def recommender_sql(measures: list[Measure], history: Any, items: Any, item_features: Any,
                     qrels: Source, run: Source, con: duckdb.DuckDBPyConnection, registry: Registry,
-                    engine: EngineInputs | None = None, remove_seen: bool = False) -> dict | None:
+                    engine: EngineInputs | None = None, remove_seen: bool = False) -> tuple[dict | None, Source]:
     """SQL of the extra inputs the measures read (render_evaluation's ``recommender``), checked;
     None when no measure reads them and ``remove_seen`` (which reads the history) is off. With
     ``engine``, the SQL is the engine's: tables of its own are read and checked there, anything else
-    is read and checked by DuckDB and copied in."""
+    is read and checked by DuckDB and copied in. The run comes back with what was noticed of it."""
     given = {"history": history, "items": items, "item_features": item_features}
     if not beyond_accuracy(measures):
         for name, value in given.items():
@@ -40,7 +40,7 @@ def recommender_sql(measures: list[Measure], history: Any, items: Any, item_feat
                 raise OptionError(f"{name.replace('_', '-')} is read by the measures beyond accuracy (Coverage, Gini, "
                                   f"Novelty, AvgPop, TailPct, ILD, Serendipity){also}; none is asked for")
         if not remove_seen:
-            return None
+            return None, run
     for m in beyond_accuracy(measures):
         check_tie_break(m)  # what cannot be computed at all is said before what is missing
     needs = needed_inputs(measures)
@@ -58,8 +58,8 @@ def recommender_sql(measures: list[Measure], history: Any, items: Any, item_feat
                           f"column")
     sql = extra_inputs_sql(history, items, item_features, qrels, run, con, registry, engine)
     if "catalog" in needs:
-        check_outside_catalog(needs["catalog"], sql, run, con, engine)
-    return sql
+        run = check_outside_catalog(needs["catalog"], sql, run, con, engine)
+    return sql, run
 
 
 MAX_SLICES = 1000
@@ -183,8 +183,9 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
         require_ranks(run_source, lambda sql: con.execute(sql).fetchall()[0], run_source.sql())
     _check_combinations(resolved_measures, qrels_source, run_source, output, slices, segments, listed, target,
                         engine_inputs, remove_seen)
-    recommender = recommender_sql(resolved_measures, history, items, item_features, qrels_source, run_source, con,
-                                  registry, engine_inputs if target is not DUCKDB else None, remove_seen)
+    recommender, run_source = recommender_sql(resolved_measures, history, items, item_features, qrels_source,
+                                              run_source, con, registry, engine_inputs if target is not DUCKDB else None,
+                                              remove_seen)
     if remove_seen:  # every reader of the typed run (the statement, the checks after it) reads it without them
         run_source = replace(run_source, seen=recommender["history"])
     statement = Statement(resolved_measures, resolved_conventions, output, relstring_length, segments, listed,

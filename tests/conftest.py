@@ -48,7 +48,7 @@ def peer(module: str):
 
 
 def pytest_report_header(config):
-    import oracle
+    from support import oracle
     return f"trec_eval oracle seed: {oracle.SEED} (repeat with SQLRANK_ORACLE_SEED={oracle.SEED})"
 
 

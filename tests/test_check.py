@@ -12,7 +12,7 @@ import pytest
 
 import sqlrank
 from sqlrank.tools.check import check
-from generate import generate
+from support.generate import generate
 
 # By hand: q1 has d1 judged twice (labels 1 and 0: conflicting); q2 twice the same label;
 # q3 has only label 0 (no relevant document); q4 is judged but not in the run; the run has

@@ -16,7 +16,7 @@ import sqlrank
 from sqlrank.tools.statistics import adjust, paired_test
 
 from conftest import FIXTURES, close, peer
-from generate import generate, to_dicts
+from support.generate import generate, to_dicts
 
 stats = peer("scipy.stats")
 COMPARE = FIXTURES / "compare"

@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from cases import CONVENTIONS, measures_for
+from support.cases import CONVENTIONS, measures_for
 from conftest import close, peer
-from generate import generate
+from support.generate import generate
 
 pytestmark = [pytest.mark.dbt, pytest.mark.slow]
 

@@ -12,7 +12,7 @@ import sqlrank
 from sqlrank.measures.conventions import resolve_conventions
 from sqlrank.measures.registry import FAMILIES
 from conftest import close, peer
-from generate import generate, to_dicts
+from support.generate import generate, to_dicts
 
 pytrec_eval = peer("pytrec_eval")
 

@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
+from support.cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
                    assert_runs_stored_together_equal_duckdb, assert_same_values, convention_id, engine_tables,
                    measures_for, recommender_case, two_runs_apart)
 from conftest import ROOT, close, peer
-from generate import generate
+from support.generate import generate
 
 pytestmark = pytest.mark.slow  # starts DataFusion and ClickHouse (chdb) in the process
 

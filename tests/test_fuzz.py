@@ -1,4 +1,4 @@
-"""A short run of the parser fuzzers of tests/fuzz.py (python tests/fuzz.py --minutes 3 runs
+"""A short run of the parser fuzzers of tests/support/fuzz.py (python tests/support/fuzz.py --minutes 3 runs
 them longer): measure names and TREC files give a result or sqlrank's documented errors."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from conftest import peer
 
 hypothesis = peer("hypothesis")
-import fuzz  # noqa: E402
+from support import fuzz  # noqa: E402
 
 
 @hypothesis.settings(max_examples=400, deadline=None, derandomize=True)

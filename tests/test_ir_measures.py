@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from conftest import peer
-from generate import generate, to_dicts
+from support.generate import generate, to_dicts
 
 ir_measures = peer("ir_measures")
 from ir_measures import (AP, IPrec, NumQ, NumRel, NumRet, P, R, RR, SetAP, SetF, SetP, SetR,  # noqa: E402

@@ -15,7 +15,7 @@ import pytest
 import sqlrank
 from sqlrank.export.macros import CATALOGUE, FAMILY_MACROS
 from conftest import close
-from generate import generate
+from support.generate import generate
 
 
 @pytest.fixture(scope="module")

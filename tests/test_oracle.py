@@ -2,12 +2,12 @@
 
 Each run draws a fresh seed (SQLRANK_ORACLE_SEED=N repeats one; pytest prints it in its header)
 and compares stdout and success/failure on ORACLE_CASES generated cases across the flag sets of
-tests/oracle.py, plus trec_eval's own test files under flags its expected outputs do not cover.
+tests/support/oracle.py, plus trec_eval's own test files under flags its expected outputs do not cover.
 A case that meets the condition of a documented fault of trec_eval itself (docs/trec_eval.md, "Where
 trec_eval 10 is wrong") and differs is skipped, with the fault named; so is a case whose only
 differences are values trec_eval itself computes on an exact 4-decimal rounding tie, printed one
 unit apart (the last-bit deviation docs/trec_eval.md states; oracle.rounding_ties asks trec_eval). Skipped as a whole where the real trec_eval is not configured
-(tests/oracle.py says how).
+(tests/support/oracle.py says how).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import subprocess
 
 import pytest
 
-import oracle
+from support import oracle
 from sqlrank.cli.main import main
 
 CASES = int(os.environ.get("SQLRANK_ORACLE_CASES", "360"))

@@ -12,11 +12,11 @@ import time
 import pytest
 
 import sqlrank
-from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
+from support.cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
                    assert_runs_stored_together_equal_duckdb, assert_same_values, convention_id, engine_tables,
                    measures_for, two_runs_apart)
 from conftest import ROOT, close
-from generate import generate
+from support.generate import generate
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 

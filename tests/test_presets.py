@@ -7,7 +7,7 @@ import pytest
 
 import sqlrank
 from conftest import FIXTURES, close, peer
-from generate import generate, to_dicts
+from support.generate import generate, to_dicts
 from sqlrank.measures.conventions import resolve_conventions
 from sqlrank.measures.presets import PRESETS
 
@@ -153,7 +153,7 @@ def _ir_measures_in_child(seed, n_queries, measures):
     from conftest import ROOT
     script = (
         "import json, sys; sys.path.insert(0, sys.argv[1])\n"
-        "import ir_measures; from generate import generate\n"
+        "import ir_measures; from support.generate import generate\n"
         "qrels, run = generate(int(sys.argv[2]), n_queries=int(sys.argv[3]))\n"
         "q = [ir_measures.Qrel(*x) for x in qrels.itertuples(index=False)]\n"
         "r = [ir_measures.ScoredDoc(*x) for x in run.itertuples(index=False)]\n"

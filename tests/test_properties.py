@@ -1,6 +1,6 @@
 """Property tests: on generated qrels and runs (ties, ids repeated across queries, unicode and
 white space in ids, queries on one side only, all-zero and negative labels, huge and tiny
-scores, +-inf), sqlrank gives the values of the pure-Python model in tests/model.py, for every
+scores, +-inf), sqlrank gives the values of the pure-Python model in tests/support/model.py, for every
 measure the model has under every convention combination hypothesis draws.
 
 SQLRANK_PROPERTY_EXAMPLES sets how many cases (default 1000; CI runs the default)."""
@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import sqlrank
-import model
+from support import model
 from conftest import close, peer
 
 pytestmark = pytest.mark.slow  # a property search over generated inputs (about 70 s)

@@ -11,7 +11,7 @@ import pytest
 
 import sqlrank
 from conftest import close
-from generate import generate
+from support.generate import generate
 from sqlrank.cli.main import main
 
 MEASURES = ["AP", "nDCG@10", "P@5", "RR", "R@20", "Bpref", "Success@3"]

@@ -18,7 +18,7 @@ import pytest
 
 import sqlrank
 from conftest import FIXTURES, close, peer
-from generate import generate, to_dicts
+from support.generate import generate, to_dicts
 
 CASES = sorted(p for p in (FIXTURES / "recommenders").iterdir() if p.is_dir())
 

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from cases import CONVENTIONS, convention_id, measures_for
+from support.cases import CONVENTIONS, convention_id, measures_for
 from conftest import FIXTURES, close, peer
-from generate import generate
+from support.generate import generate
 from sqlrank.measures.conventions import parse_conventions
 from sqlrank.measures.registry import FAMILIES
 from sqlrank.measures.presets import PRESETS

@@ -1,11 +1,11 @@
 """The SQL each measure family renders (under trec_eval's conventions and two presets) is the
-reviewed snapshot in tests/snapshots/; `python tests/snapshots.py` writes them anew."""
+reviewed snapshot in tests/snapshots/; `python tests/support/snapshots.py` writes them anew."""
 from __future__ import annotations
 
 import duckdb
 import pytest
 
-from snapshots import FOLDER, PRESETS, render
+from support.snapshots import FOLDER, PRESETS, render
 from sqlrank.measures.registry import REGISTRY
 
 WIDTH = 160
@@ -15,10 +15,10 @@ WIDTH = 160
 @pytest.mark.parametrize("family", REGISTRY, ids=lambda f: f.name)
 def test_rendered_sql_is_the_snapshot(family, preset):
     path = FOLDER / preset / f"{family.name}.sql"
-    assert path.is_file(), f"no snapshot {path}: run python tests/snapshots.py"
+    assert path.is_file(), f"no snapshot {path}: run python tests/support/snapshots.py"
     text = render(family, preset)
     assert text == path.read_text(encoding="utf-8"), \
-        f"the SQL of {family.name} under {preset} changed: run python tests/snapshots.py and review git diff"
+        f"the SQL of {family.name} under {preset} changed: run python tests/support/snapshots.py and review git diff"
     assert max(len(line) for line in text.splitlines()) < WIDTH
 
 

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from generate import generate
-from cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
+from support.generate import generate
+from support.cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
                    assert_runs_stored_together_equal_duckdb, assert_same_values, convention_id, engine_tables,
                    measures_for, recommender_case)
 from conftest import close

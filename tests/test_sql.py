@@ -11,9 +11,9 @@ import duckdb
 import pytest
 
 import sqlrank
-from cases import CONVENTIONS, convention_id, measures_for, runs_stored_together
+from support.cases import CONVENTIONS, convention_id, measures_for, runs_stored_together
 from conftest import FIXTURES, close, peer
-from generate import generate
+from support.generate import generate
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pytest
 
 from sqlrank.measures.conventions import resolve_conventions
 from sqlrank.measures.resolve import resolve_measures
-from cases import all_measures
+from support.cases import all_measures
 from sqlrank.rendering.dialects import DUCKDB
 from sqlrank.rendering.statement import render_evaluation
 

@@ -8,7 +8,7 @@ import statistics
 import pandas as pd
 import pytest
 
-import reference as ref
+from support import reference as ref
 import sqlrank
 from conftest import close
 

@@ -52,11 +52,11 @@ def validated(source: Source, dialect: Dialect, one: Callable[[str], tuple], typ
     """A table read where it is, checked in the engine's own SQL as DuckDB checks what it reads: its
     columns exist, no id or value is missing or NaN, and no (query, document) pair repeats; a run_id
     column makes it runs stored together, each row's run named. ``one`` runs a query there."""
-    map_table_columns(source, types, per_run=True)  # a run_id column: runs stored together, as in a file
+    source = map_table_columns(source, types, per_run=True)  # a run_id column: runs stored together, as in a file
     labels = label_range_sql(source, dialect, types)
     if labels is not None:
         require_labels_in_range(source, *one(labels))
-    read_boolean_labels(source, dialect, lambda sql: one(sql)[0])
+    source = read_boolean_labels(source, dialect, lambda sql: one(sql)[0])
     require_complete_rows(source, *one(table_counts_sql(source, dialect, types)))
     return source
 

@@ -2,6 +2,8 @@
 and the message that says which column is missing and what was found instead."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from typing import Any, Callable, Mapping
 
 from ..errors import InputError
@@ -50,63 +52,69 @@ def require_distinct_names(label: str, names: list[str]) -> None:
 RANK_NAMES = ("rank", "rnk", "ranking", "position", "pos")
 
 
-def map_usual_columns(source: Source, mapping: dict[str, str], types: dict[str, Any]) -> None:
-    """What an input means without a mapping saying so: recommender data's user_id and item_id for
-    query_id and doc_id, a run ranked by its rank column, judgments without a label column as
-    implicit feedback (a label column IMPLICIT is then added to ``types``)."""
+def map_usual_columns(source: Source, mapping: Mapping[str, str], types: dict[str, Any]) -> Source:
+    """The source with the columns ``mapping`` names, read as an input means them without a mapping
+    saying so: recommender data's user_id and item_id for query_id and doc_id, a run ranked by its
+    rank column, judgments without a label column as implicit feedback (a label column IMPLICIT is then
+    added to ``types``)."""
+    mapping = dict(mapping)
     for canonical, usual in RECOMMENDER_NAMES.items():
         if mapping[canonical] == canonical and canonical not in types and usual in types:
             mapping[canonical] = usual
     if source.kind == "run":
-        read_rank_only(source, mapping, types)
+        source = read_rank_only(source, mapping, types)
     elif implicit_feedback(mapping, types):
-        source.implicit = True
+        source = replace(source, implicit=True)
         mapping["relevance"] = IMPLICIT
         types[IMPLICIT] = "INTEGER"
+    return replace(source, columns=mapping)
 
 
-def read_rank_only(source: Source, mapping: dict[str, str], types: Mapping[str, Any]) -> None:
+def read_rank_only(source: Source, mapping: dict[str, str], types: Mapping[str, Any]) -> Source:
     """A run with a rank column (1 = best) and no score, as most recommenders' top-k output is,
-    ranks by the rank; a score mapped to a column named like a rank is warned about."""
+    ranks by the rank (``mapping``'s score becomes the rank column); a score mapped to a column named
+    like a rank is warned about."""
     rank = mapping.get("rank", "rank")
     if mapping["score"] == "score" and "score" not in types and rank in types:
         mapping["score"] = rank
-        source.score_from_rank = True
-    elif mapping["score"] != "score" and mapping["score"].lower().strip("_ ").rsplit("_", 1)[-1] in RANK_NAMES:
-        source.warnings.append(
+        return replace(source, score_from_rank=True)
+    if mapping["score"] != "score" and mapping["score"].lower().strip("_ ").rsplit("_", 1)[-1] in RANK_NAMES:
+        return source.warned(
             f"{source.label}: the score is column {mapping['score']!r}, named like a rank; higher scores rank first, "
             f"so a rank (1 = best) ranks backwards: map it with rank={mapping['score']} instead of score= (a run "
             f"with a rank column and no score ranks by the rank)")
+    return source
 
 
-def map_table_columns(source: Source, column_types: Mapping[str, str], per_run: bool = False) -> None:
+def map_table_columns(source: Source, column_types: Mapping[str, str], per_run: bool = False) -> Source:
     """A table another engine reads in place (PostgreSQL, ClickHouse, DataFusion, Spark), its columns
     (with their types, in the engine's or Arrow's names) found as in a file (map_usual_columns), every
     mapped column there, ids of exact types, and a run's column named rank (with per_run, run_id too)
     used without being mapped."""
     available = list(column_types)
     types = dict(column_types)
-    map_usual_columns(source, source.columns, types)
+    source = map_usual_columns(source, source.columns, types)
     missing = [(canonical, actual) for canonical, actual in source.columns.items() if actual not in types]
     if missing:
         raise InputError(missing_columns_message(source.label, source.kind, missing, available))
     require_exact_ids(source, types)
     defaults = ("rank", "run_id") if per_run else ("rank",)
-    for name in defaults if source.kind == "run" else ():
-        if name not in source.columns and name in available:
-            source.columns[name] = name
+    used = {name: name for name in (defaults if source.kind == "run" else ())
+            if name not in source.columns and name in available}
+    return replace(source, columns={**source.columns, **used})
 
 
-def read_boolean_labels(source: Source, dialect: Dialect, count: Callable[[str], int]) -> None:
+def read_boolean_labels(source: Source, dialect: Dialect, count: Callable[[str], int]) -> Source:
     """Judgments in a table another engine reads in place whose labels are written true or false
     (a recommender's clicked column, as text or booleans) are 1 and 0, as in a file DuckDB reads:
     ``count`` runs the query that tells, in ``dialect``."""
     if source.kind != "qrels" or source.implicit:
-        return
+        return source
     table = call_macro(dialect, "_macros/inputs.sql", "table", source.parts).strip()
     text = call_macro(dialect, "_macros/dialect.sql", "text")
     label = f"lower(trim(CAST({dialect.ident(source.columns['relevance'])} AS {text})))"
-    source.boolean_labels = count(f"SELECT count(*) FROM {table} AS labels WHERE {label} IN ('true', 'false')") > 0
+    return replace(source, boolean_labels=count(f"SELECT count(*) FROM {table} AS labels WHERE {label} IN ('true', "
+                                                 f"'false')") > 0)
 
 
 def positional_mapping(kind: str, mapping: dict[str, str]) -> dict[str, str]:

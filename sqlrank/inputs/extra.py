@@ -112,25 +112,25 @@ def outside_catalog_text(outside: int, example: str | None) -> str:
 
 
 def check_outside_catalog(names: list[str], sql: dict, run: Source, con: duckdb.DuckDBPyConnection,
-                           engine: EngineInputs | None) -> None:
+                          engine: EngineInputs | None) -> Source:
     """A run that recommends items the catalog lacks: Gini places every recommended item among the
     catalog's n, so its value would be wrong (an error); coverage counts them over the catalog's size
     and can pass 1, as Microsoft Recommenders' catalog_coverage (whose catalog is the training items)
-    can (a warning of the run)."""
+    can (a warning of the run, which is returned with it)."""
     try:
         outside, example = outside_catalog(sql, run, con, engine)
     except (duckdb.Error, InputError):
-        return  # the statement reports what cannot be read
+        return run  # the statement reports what cannot be read
     if not outside:
-        return
+        return run
     what = outside_catalog_text(outside, example)
     gini = [name for name in names if name.startswith("Gini")]
     if gini:
         raise InputError(f"{what}; {', '.join(gini)} ranks every recommended item among the catalog's items: give "
                          f"every item with --items (items=)")
-    run.warnings.append(f"{what}; {', '.join(names)} {'counts' if len(names) == 1 else 'count'} them over the "
-                        f"catalog's size and can pass 1 (as Microsoft Recommenders' catalog_coverage, over the training "
-                        f"items); give every item with --items for the share of the catalog recommended")
+    return run.warned(f"{what}; {', '.join(names)} {'counts' if len(names) == 1 else 'count'} them over the "
+                      f"catalog's size and can pass 1 (as Microsoft Recommenders' catalog_coverage, over the training "
+                      f"items); give every item with --items for the share of the catalog recommended")
 
 
 def _column(table: Table, names: tuple[str, ...], role: str) -> str:

@@ -6,6 +6,8 @@ import glob as globlib
 import os
 import re
 
+from dataclasses import replace
+
 import duckdb
 
 from ..errors import InputError, duckdb_reason
@@ -194,10 +196,11 @@ def tabular_source(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict
     if mapping.get("run_id") == "filename" and "filename" not in types:
         if source.format != "parquet":
             raise InputError(f"{source.label}: run_id=filename (one run per file) works with Parquet files")
-        source.run_from_file = True
-        source.reader = call_macro(DUCKDB, "_macros/inputs.sql", "read_parquet", source.path, True).strip()
+        source = replace(source, run_from_file=True,
+                         reader=call_macro(DUCKDB, "_macros/inputs.sql", "read_parquet", source.path, True).strip())
         types["filename"] = "VARCHAR"
-    map_usual_columns(source, mapping, types)
+    source = map_usual_columns(source, mapping, types)
+    mapping = dict(source.columns)
     missing = [(canonical, actual) for canonical, actual in mapping.items() if actual not in types]
     if missing:
         raise InputError(missing_columns_message(source.label, source.kind, missing, list(types)))
@@ -205,7 +208,6 @@ def tabular_source(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict
         mapping["rank"] = "rank"  # used only by tie_break=input_rank
     if source.kind == "run" and "run_id" not in mapping and "run_id" in types:
         mapping["run_id"] = "run_id"  # runs stored together (also hive folders run_id=...)
-    source.columns = mapping
     value_type = types[mapping[source.value_name]]
     base = value_type.split("(")[0]
     if base == "BOOLEAN" and source.kind == "qrels":  # clicked / not clicked: labels 1 and 0
@@ -213,6 +215,6 @@ def tabular_source(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict
     elif base not in TEXT_TYPES + INTEGER_TYPES + FLOAT_TYPES and not base.startswith("DECIMAL"):
         raise InputError(f"{source.label}: column {mapping[source.value_name]!r} ({source.value_name}) has type "
                          f"{value_type}; it must hold numbers")
-    source.value_type = "DECIMAL" if base.startswith("DECIMAL") else base
+    source = replace(source, columns=mapping, value_type="DECIMAL" if base.startswith("DECIMAL") else base)
     require_exact_ids(source, types)
     return source

@@ -7,7 +7,7 @@ read by DuckDB itself; Python only decides the reader and, when something is wro
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 import duckdb
@@ -18,7 +18,7 @@ from .files import file_source, require_distinct_columns, tabular_source
 from .locate import detect_format, file_reader, fragmented, guess_split, read_once, registered_source
 from .source import FORMATS, KINDS, Source, duckdb_path
 from .store import Registry
-from .validate import IrregularFields, validate
+from .validate import Validation, validate
 
 
 def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
@@ -39,26 +39,26 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
         raise InputError(f"unknown {kind} format {format!r}; choose one of {', '.join(FORMATS)}")
     source = _locate(obj, kind, con, registry, format, mapping)
     if label is not None:
-        source.label = label
+        source = replace(source, label=label)
     if groups:
         if source.format != "trec":
             raise InputError(f"{source.label}: judgment groups are read from TREC qrels_jg text only")
-        source.groups = True
+        source = replace(source, groups=True)
     if source.path is None or (source.format == "parquet" and not fragmented(source, con)):  # cheap to scan again
-        validate(source, con, allow_duplicates)
-        return source
+        return _validated(source, validate(source, con, allow_duplicates))
     if source.format == "trec":
-        source.split = guess_split(source.path, kind)
-        source.ranks = ranks
-    read_once(source, con, registry)
-    try:
-        validate(source, con, allow_duplicates)
-    except IrregularFields:  # some line is not split by the single character: read again, any white space
+        source = replace(source, split=guess_split(source.path, kind), ranks=ranks)
+    source = read_once(source, con, registry)
+    found = validate(source, con, allow_duplicates)
+    if found.irregular:  # some line is not split by the single character: read again, any white space
         registry.drop(source.table)
-        source.split = "regex"
-        read_once(source, con, registry)
-        validate(source, con, allow_duplicates)
-    return source
+        source = read_once(replace(source, split="regex", table=None), con, registry)
+        found = validate(source, con, allow_duplicates)
+    return _validated(source, found)
+
+
+def _validated(source: Source, found: Validation) -> Source:
+    return replace(source, rows=found.rows, boolean_labels=found.boolean_labels)
 
 
 def _locate(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
+from dataclasses import replace
+
 import duckdb
 
 from ..errors import InputError, duckdb_reason
@@ -54,19 +56,19 @@ def fragmented(source: Source, con: duckdb.DuckDBPyConnection) -> bool:
     return bool(groups) and groups > 100 and rows < FRAGMENTED_ROWS * groups
 
 
-def read_once(source: Source, con: duckdb.DuckDBPyConnection, registry: Registry) -> None:
+def read_once(source: Source, con: duckdb.DuckDBPyConnection, registry: Registry) -> Source:
+    """The source read once into a table of sqlrank's, which the evaluation then reads."""
     try:
         with step(con, f"reading {source.label}"):
-            source.table = registry.materialize(source.source_sql(DUCKDB, "raw"), source.kind,
-                                                ordered=source.format != "parquet")
+            return replace(source, table=registry.materialize(source.source_sql(DUCKDB, "raw"), source.kind,
+                                                              ordered=source.format != "parquet"))
     except duckdb.Error as exc:
         reason = duckdb_reason(exc)
         if not (source.format == "trec" and source.lines == "csv" and "reached an invalid state" in str(exc)
                 and not source.path.lower().endswith(".gz")):
             raise InputError(f"{source.label}: cannot read the {source.kind}: {reason}") from None
         # DuckDB's CSV reader ends a line at a lone carriage return; trec_eval takes it for white space
-        source.lines, source.split = "text", "regex"
-        read_once(source, con, registry)
+        return read_once(replace(source, lines="text", split="regex"), con, registry)
 
 
 def guess_split(path: str, kind: str, sample: int = 200, budget: int = 1 << 20) -> str:

@@ -28,9 +28,10 @@ ENGINE_TABLES = ("spark", "postgres", "datafusion", "clickhouse")
 IMPLICIT = "sqlrank_implicit_label"  # the label column sqlrank adds to implicit feedback (always 1)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Source:
-    """One validated input, ready to be read by the evaluation statement."""
+    """One validated input, ready to be read by the evaluation statement. Frozen: what reading and
+    validating it learn makes a new Source (inputs/load.py)."""
 
     kind: str  # "qrels" or "run"
     label: str  # what error messages call it: a path, "DataFrame", a table name
@@ -53,7 +54,11 @@ class Source:
     query_name: str | None = None  # a copy's: what the input it was made of calls its query ids (user_id)
     seen: str | None = None  # remove_seen: SQL of (query_id, doc_id) pairs (the history) left out of a typed run
     only_run: str | None = None  # runs stored together read as one of them (one_run): its rows, ids unkeyed
-    warnings: list[str] = field(default_factory=list)  # what was noticed while reading it
+    warnings: tuple[str, ...] = ()  # what was noticed while reading it
+
+    def warned(self, message: str) -> Source:
+        """The same input, with one more thing noticed while reading it."""
+        return replace(self, warnings=self.warnings + (message,))
 
     @property
     def keyed(self) -> bool:

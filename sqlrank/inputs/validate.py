@@ -3,6 +3,7 @@ id, a score that is no number, a label that is no integer, a (query, document) p
 an error that says where; and the same checks of a table another engine reads in place."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
@@ -14,11 +15,18 @@ from ..rendering.sqltext import call_macro
 from .source import GROUP_SEPARATOR, INTEGER_TYPES, TEXT_TYPES, TREC_LAYOUT, Source
 
 
-class IrregularFields(Exception):
-    """A TREC file read with the fast single-character split has a line that needs the regex."""
+@dataclass(frozen=True)
+class Validation:
+    """What validating an input found: its rows, whether its labels are written true/false, or that a
+    TREC file read with the fast single-character split has a line that needs the regex (``irregular``:
+    nothing else was checked)."""
+
+    rows: int = 0
+    boolean_labels: bool = False
+    irregular: bool = False
 
 
-def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: bool = False) -> None:
+def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: bool = False) -> Validation:
     """Check what would make a number wrong; raise an InputError that says where.
 
     One pass, as cheap as it gets: it sorts a 64-bit hash of each (query, document) pair and
@@ -50,12 +58,11 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
         raise InputError(f"{source.label}: cannot read the {source.kind}: {duckdb_reason(exc)}") from None
     if not total and source.kind not in ("qrels", "run"):  # empty judgments or runs: evaluated where defined
         raise InputError(f"{source.label}: the {source.kind} has no data rows")
-    source.rows = total
     for (name, (cond, message)), count in zip(problems.items(), bad):
         if not count:
             continue
         if name == "irregular":
-            raise IrregularFields()
+            return Validation(irregular=True)
         found = con.execute(
             f"SELECT * FROM ({source.sql('numbered')}) AS checked WHERE {cond} ORDER BY position LIMIT 1"
         ).fetchall()[0]
@@ -65,10 +72,12 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
         raise InputError(f"{source.where(record['position'])}: {message(record)}{more}")
     if duplicated:
         report_duplicates(source, con, raw)
+    boolean_labels = source.boolean_labels
     if source.kind == "qrels" and source.value_type in TEXT_TYPES and source.format != "trec":
-        source.boolean_labels = con.execute(
+        boolean_labels = con.execute(
             f"SELECT count(*) FILTER (WHERE lower(trim(relevance)) IN ('true', 'false')) > 0 FROM ({raw}) AS labels"
         ).fetchall()[0][0]
+    return Validation(total, boolean_labels)
 
 
 def checked_pairs_sql(rows_sql: str, failing: str) -> str:

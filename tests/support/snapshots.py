@@ -2,7 +2,7 @@
 two presets, kept in tests/snapshots/<preset>/<family>.sql, so that a template change shows as a
 reviewable diff of the SQL it renders (tests/test_snapshots.py compares them).
 
-    python tests/snapshots.py      # write them anew after a deliberate change, then review git diff
+    python tests/support/snapshots.py      # write them anew after a deliberate change, then review git diff
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent)]  # sqlrank, and the tests' conftest
 
 from sqlrank.measures.conventions import resolve_conventions  # noqa: E402
 from sqlrank.measures.measure import Measure  # noqa: E402
@@ -19,7 +19,7 @@ from sqlrank.measures.registry import REGISTRY  # noqa: E402
 from sqlrank.rendering.dialects import DUCKDB  # noqa: E402
 from sqlrank.rendering.statement import render_evaluation  # noqa: E402
 
-FOLDER = HERE / "snapshots"
+FOLDER = HERE.parent / "snapshots"
 # trec_eval's conventions; Spark MLlib's (exponential gain, AP over min(R, k), rel=0, missing queries
 # 0); TorchMetrics' (ideal of the retrieved documents, AP over the retrieved relevant, nDCG averaged
 # over tie orders).

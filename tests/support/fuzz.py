@@ -4,7 +4,7 @@ A finding is any exception other than sqlrank's documented errors (SqlrankError 
 MeasureError, ConventionError, InputError, OptionError), or a measure whose printed name does
 not parse back to itself. Run it for a few minutes:
 
-    python tests/fuzz.py --minutes 3
+    python tests/support/fuzz.py --minutes 3
 
 tests/test_fuzz.py runs the same targets briefly in every test run.
 """
@@ -19,7 +19,7 @@ import time
 import duckdb
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 import sqlrank  # noqa: E402
 from sqlrank.errors import SqlrankError  # noqa: E402
 

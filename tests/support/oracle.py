@@ -22,7 +22,7 @@ import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "trec_eval"
+FIXTURES = Path(__file__).resolve().parent.parent.parent / "fixtures" / "trec_eval"
 # A fresh seed each run, unless SQLRANK_ORACLE_SEED repeats one (pytest's header prints it).
 SEED = int(os.environ.get("SQLRANK_ORACLE_SEED") or random.SystemRandom().randrange(1_000_000))
 
