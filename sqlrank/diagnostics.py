@@ -10,9 +10,9 @@ from typing import NamedTuple
 
 import duckdb
 
+from .engines.base import Engine, Rows
 from .errors import InputError, duckdb_reason
 from .measures.registry import FAMILIES
-from .engines.base import Engine, Rows
 from .plan import Plan
 from .rendering.dialects import DUCKDB, Dialect
 from .rendering.sqltext import call_macro, render_slice
@@ -39,8 +39,8 @@ def guard(p: Plan, engine: Engine) -> Guarded:
     dialect = engine.dialect
     qrels_sql = p.qrels.sql() if dialect is DUCKDB else p.qrels.source_sql(dialect)
     run_sql = run_queries_sql(p.run.sql() if dialect is DUCKDB else p.run.source_sql(dialect), p.run.per_run, dialect)
-    warnings, num_queries = query_overlap(p, engine.one, qrels_sql, run_sql)
-    require_labels_within_limits(p, engine.one, qrels_sql)
+    warnings, num_queries = query_overlap(p, engine.one, qrels_sql, run_sql, dialect)
+    require_labels_within_limits(p, engine.one, qrels_sql, dialect)
     return Guarded(warnings, num_queries)
 
 
@@ -194,24 +194,14 @@ def no_relevant(con, qrels_sql: str, rel: int) -> tuple[int, str | None, int]:
                 [rel])
 
 
-def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str) -> tuple[list[str], int]:
+def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str, dialect: Dialect) -> tuple[list[str], int]:
     """Which queries are on one side only (a warning each), in a portable query run by
     ``fetch_one`` (the engine the statement runs on)."""
     if p.listed is not None:
-        return listed_overlap(p, fetch_one, qrels_sql, run_sql)
+        return listed_overlap(p, fetch_one, qrels_sql, run_sql, dialect)
     rel = int(p.conventions.rel)
-    both, qrels_only, run_only, example_qrels, example_run, both_none, qrels_only_none = fetch_one(f"""
-        WITH qrels_queries AS (SELECT query_id, max(relevance) AS best FROM ({qrels_sql}) AS qrels GROUP BY query_id),
-             run_queries AS (SELECT DISTINCT query_id FROM ({run_sql}) AS run)
-        SELECT count(*) FILTER (WHERE q.query_id IS NOT NULL AND r.query_id IS NOT NULL),
-               count(*) FILTER (WHERE r.query_id IS NULL),
-               count(*) FILTER (WHERE q.query_id IS NULL),
-               min(q.query_id) FILTER (WHERE r.query_id IS NULL),
-               min(r.query_id) FILTER (WHERE q.query_id IS NULL),
-               count(*) FILTER (WHERE r.query_id IS NOT NULL AND q.best < {rel}),
-               count(*) FILTER (WHERE r.query_id IS NULL AND q.best < {rel})
-        FROM qrels_queries AS q FULL OUTER JOIN run_queries AS r ON q.query_id = r.query_id
-    """)
+    both, qrels_only, run_only, example_qrels, example_run, both_none, qrels_only_none = fetch_one(
+        call_macro(dialect, "checks.sql", "overlap", qrels_sql, run_sql, rel))
     c = p.conventions
     zero = c.missing_queries == "zero"
     # run queries without judgments: judged by unjudged_label, or scored 0 with unjudged_queries=zero
@@ -245,28 +235,12 @@ def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str) -> tuple[lis
     return warnings, evaluated
 
 
-def listed_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str) -> tuple[list[str], int]:
+def listed_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str, dialect: Dialect) -> tuple[list[str], int]:
     """With a query table listing the queries: those it lists on neither side (scored 0), and the
     queries of either side it does not list (not evaluated); the number evaluated."""
-    counted = "listed AND relevant" if p.conventions.no_relevant == "skip" else "listed"  # no_relevant=skip drops some
-    listed, neither, example, run_out, run_example, qrels_out, qrels_example, evaluated = fetch_one(f"""
-        WITH sides AS (
-            SELECT query_id, 'listed' AS side FROM ({p.listed}) AS listed
-            UNION ALL SELECT DISTINCT query_id, 'run' FROM ({run_sql}) AS run
-            UNION ALL SELECT DISTINCT query_id, CASE WHEN relevance >= {int(p.conventions.rel)} THEN 'relevant' ELSE 'judged' END
-            FROM ({qrels_sql}) AS qrels
-        ), queries AS (
-            SELECT query_id, bool_or(side = 'listed') AS listed, bool_or(side = 'run') AS in_run,
-                   bool_or(side IN ('judged', 'relevant')) AS judged, bool_or(side = 'relevant') AS relevant
-            FROM sides GROUP BY query_id
-        )
-        SELECT count(*) FILTER (WHERE listed),
-               count(*) FILTER (WHERE listed AND NOT in_run AND NOT judged),
-               min(query_id) FILTER (WHERE listed AND NOT in_run AND NOT judged),
-               count(*) FILTER (WHERE in_run AND NOT listed), min(query_id) FILTER (WHERE in_run AND NOT listed),
-               count(*) FILTER (WHERE judged AND NOT listed), min(query_id) FILTER (WHERE judged AND NOT listed),
-               count(*) FILTER (WHERE {counted})
-        FROM queries""")
+    counted = "relevant" if p.conventions.no_relevant == "skip" else "listed"  # no_relevant=skip drops some
+    listed, neither, example, run_out, run_example, qrels_out, qrels_example, evaluated = fetch_one(call_macro(
+        dialect, "checks.sql", "listed_overlap", p.listed, qrels_sql, run_sql, int(p.conventions.rel), counted))
     if not evaluated:
         raise InputError("the query table lists no query" + (" with a relevant judgment (no_relevant=skip)" if listed else ""))
     warnings = []
@@ -355,13 +329,13 @@ def run_queries_sql(run_sql: str, per_run: bool, dialect: Dialect) -> str:
     return f"SELECT {call_macro(dialect, '_macros/dialect.sql', 'after_separator', 'query_id')} AS query_id FROM ({run_sql}) AS runs"
 
 
-def require_labels_within_limits(p: Plan, fetch_one, qrels_sql: str) -> None:
+def require_labels_within_limits(p: Plan, fetch_one, qrels_sql: str, dialect: Dialect) -> None:
     """Measures whose definition bounds the labels (the registry's label_limit: ERR's max_rel) refuse
     judgments above the bound rather than compute a number outside the measure's range."""
     limits = {str(m): (m.spec.label_limit, m.param(m.spec.label_limit)) for m in p.measures if m.spec.label_limit}
     if not limits:
         return
-    top = fetch_one(f"SELECT max(relevance) FROM ({qrels_sql}) AS qrels")[0]
+    top = fetch_one(call_macro(dialect, "checks.sql", "top_label", qrels_sql))[0]
     label = p.conventions.unjudged_label
     for measure, (name, limit) in limits.items():
         if label is not None and label > limit:

@@ -297,10 +297,10 @@ def check_slices(slices: Any) -> int:
     return slices
 
 
-def require_ranks(run: Source, fetch_one, run_sql: str) -> None:
+def require_ranks(run: Source, fetch_one, run_sql: str, dialect: Dialect = DUCKDB) -> None:
     """tie_break=input_rank needs an integer rank on every row of the run (``fetch_one`` runs a query
     on the engine that reads ``run_sql``)."""
-    missing = fetch_one(f"SELECT count(*) FILTER (WHERE input_rank IS NULL), count(*) FROM ({run_sql}) AS run")
+    missing = fetch_one(call_macro(dialect, "checks.sql", "ranks", run_sql))
     if missing[0] == missing[1]:
         raise InputError(f"{run.label}: tie_break=input_rank needs the run's rank column; TREC runs have it "
                          f"(column 4), tables need one named rank or mapped with run_columns={{'rank': ...}}")

@@ -34,6 +34,9 @@ LAYERS = {
     "__init__": LEAVES | {"measures", "evaluation", "results", "tools", "export"},
     "__main__": {"cli"},
 }
+# Inside inputs/, the order of a load (load locates, reads files, maps columns, validates, keeps
+# copies, describes): a module imports only those after it, so no step calls back up.
+INPUTS_ORDER = ("extra", "load", "locate", "files", "columns", "validate", "store", "source")
 # Third-party packages a part may not import.
 FORBIDDEN = {"measures": {"jinja2", "duckdb"}, "rendering": {"duckdb"}}
 MAX_ENTRIES, MAX_MODULE_LINES, MAX_FUNCTION_LINES = 16, 450, 60
@@ -125,6 +128,24 @@ def test_a_wrong_way_import_is_found(module, line):
     found = graph()
     found[module] = {target for target, _ in imports_of(module, text)[0] if target != module}
     assert wrong_way(found), line
+
+
+def test_inside_inputs_a_load_goes_one_way():
+    found = graph()
+    modules = {m for m in found if part(m) == "inputs" and "." in m}
+    assert modules == {f"inputs.{name}" for name in INPUTS_ORDER}
+    for at, name in enumerate(INPUTS_ORDER):
+        upward = {t for t in found[f"inputs.{name}"] if t.startswith("inputs.") and t.split(".")[1] in INPUTS_ORDER[:at]}
+        assert upward == set(), f"inputs.{name} imports {sorted(upward)}, above it in a load"
+
+
+def test_the_picture_of_the_layers_is_drawn_from_the_code():
+    from support.layers import ORDER, PICTURE, picture
+
+    assert set(ORDER) == set(LAYERS)
+    for at, part_ in enumerate(ORDER):  # the picture's order is one the table allows: nothing imports up
+        assert not LAYERS[part_] & set(ORDER[:at]), part_
+    assert PICTURE.read_text(encoding="utf-8") == picture(graph(), LAYERS), "python tests/support/layers.py draws it anew"
 
 
 def test_no_part_imports_what_it_must_not():

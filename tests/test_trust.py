@@ -178,7 +178,7 @@ def test_unclear_input_errors_say_where_and_what_to_do(tmp_path, monkeypatch, ca
 def test_the_format_sniffing_reads_a_bounded_head_of_the_file(tmp_path):
     import gzip
 
-    from sqlrank.inputs import locate as inputs
+    from sqlrank.inputs import store as inputs
     with gzip.open(tmp_path / "blank.gz", "wb") as f:
         f.write(b"\n" * 50_000_000 + b"q1 Q0 d1 1 1 t\n")
     start = time.perf_counter()

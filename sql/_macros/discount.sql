@@ -26,10 +26,10 @@ CASE WHEN {{ rank }} <= CAST({{ d.base | number }} AS {{ DOUBLE }}) THEN {{ gain
     with tie_break=expected each row's discount is the mean over its tie group's positions. -#}
 {% macro dcg_column(gain, k, name, d, expected=false, weight=none) %}
 {% if expected %}
-SUM({{ gain }} * {{ weight }}) AS {{ name }}
+{% call column(name) %}SUM({{ gain }} * {{ weight }}){% endcall %}
 {% elif k is none %}
-SUM({{ discounted(gain, 'rank', d) }}) AS {{ name }}
+{% call column(name) %}SUM({{ discounted(gain, 'rank', d) }}){% endcall %}
 {% else %}
-SUM(CASE WHEN rank <= {{ k | number }} THEN {{ discounted(gain, 'rank', d) }} ELSE 0 END) AS {{ name }}
+{% call column(name) %}SUM(CASE WHEN rank <= {{ k | number }} THEN {{ discounted(gain, 'rank', d) }} ELSE 0 END){% endcall %}
 {% endif %}
 {% endmacro %}

@@ -11,8 +11,10 @@
 {%- endmacro %}
 {#- The rows within the top k (and meeting `also`) counted, or `value` summed over them. -#}
 {% macro total(m, name, also='', value='1') -%}
+{% call column(name ~ "_" ~ cut(m)) %}
 {%- if m.cutoff is none and not also -%}{{ 'COUNT(*)' if value == '1' else 'SUM(' ~ value ~ ')' }}
-{%- else -%}SUM(CASE WHEN {{ within(m, also) }} THEN {{ value }} ELSE 0 END){%- endif %} AS {{ name }}_{{ cut(m) }}
+{%- else -%}SUM(CASE WHEN {{ within(m, also) }} THEN {{ value }} ELSE 0 END){%- endif %}
+{%- endcall %}
 {%- endmacro %}
 {#- The window over the items of listed{v} that one value is computed from: all of them, or with
     segments each segment's (segment NULL: all queries'), with runs stored together each run's. -#}

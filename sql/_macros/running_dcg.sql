@@ -7,7 +7,7 @@
 {% import '_macros/discount.sql' as discount %}
 {% import '_macros/gain.sql' as gains %}
 
-{% macro judged(m) %}{{ gains.gain('relevance', m.gain) }} AS gain{{ m.gain.sfx }}{% endmacro %}
+{% macro judged(m) %}{% call column("gain" ~ m.gain.sfx) %}{{ gains.gain('relevance', m.gain) }}{% endcall %}{% endmacro %}
 {#- DCG and gain so far, over the documents with a gain (the others add nothing to either): the
     window runs over those few rows, not over every retrieved document. -#}
 {% macro so_far(m, window) -%}
@@ -17,7 +17,7 @@ SUM({{ discount.discounted('gain' ~ m.gain.sfx, 'rank', m.disc) }}) OVER {{ wind
 {% macro retrieved(m) %}{{ discount.dcg_column('gain' ~ m.gain.sfx, none, 'dcg' ~ m.gain.sfx, m.disc) }}{% endmacro %}
 {% macro ideal(m) %}
 {{ discount.dcg_column('gain', none, 'ideal_dcg' ~ m.gain.sfx, m.disc) }}
-SUM(gain) AS ideal_gain{{ m.gain.sfx }}
-SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) AS ideal_excess{{ m.gain.sfx }}
-COUNT(*) AS ideal_count{{ m.gain.sfx }}
+{% call column("ideal_gain" ~ m.gain.sfx) %}SUM(gain){% endcall %}
+{% call column("ideal_excess" ~ m.gain.sfx) %}SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END){% endcall %}
+{% call column("ideal_count" ~ m.gain.sfx) %}COUNT(*){% endcall %}
 {% endmacro %}

@@ -8,9 +8,9 @@
 {#- The tie step's columns of every measure under tie_break=expected: the group's first and last
     rank and its size. -#}
 {% macro group_columns() %}
-MIN(rank) OVER tie AS tie_first
-MAX(rank) OVER tie AS tie_last
-COUNT(*) OVER tie AS tie_size
+{% call column("tie_first") %}MIN(rank) OVER tie{% endcall %}
+{% call column("tie_last") %}MAX(rank) OVER tie{% endcall %}
+{% call column("tie_size") %}COUNT(*) OVER tie{% endcall %}
 {% endmacro %}
 
 {#- The weight of "this document is within the top k": 1/0, or with ties the share of its

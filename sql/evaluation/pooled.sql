@@ -31,8 +31,7 @@
 {% endif %}
 ),
 {{ name }} AS (
-    SELECT {% if grouped %}{{ group_key }}, {% endif %}1 - SUM(positive * (negative_above + CAST(negative AS {{ DOUBLE }}) / 2))
-               / NULLIF(CAST(SUM(positive) AS {{ DOUBLE }}) * SUM(negative), 0) AS global_auc
+    SELECT {% if grouped %}{{ group_key }}, {% endif %}{{ piece.columns[0] }}
     FROM (
         SELECT {% if grouped %}{{ group_key }}, {% endif %}positive, negative,
                COALESCE(SUM(negative) OVER ({% if grouped %}PARTITION BY {{ group_key }} {% endif %}ORDER BY pooled_score DESC

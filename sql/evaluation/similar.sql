@@ -10,8 +10,8 @@
 {% import '_macros/recommended.sql' as recommended %}
 {% import '_macros/dialect.sql' as dialect %}
 {% set name, columns, m = piece.name, piece.columns, piece.measure %}
-{% set ild = 'ild' in columns %}
-{% set levels = columns | select('ne', 'ild') | list %}
+{% set ild = columns | selectattr('name', 'equalto', 'ild') | list %}
+{% set levels = columns | rejectattr('name', 'equalto', 'ild') | list %}
 {#- The user of a top-k row, as the history names users (runs stored together key queries by run). -#}
 {% set user = dialect.after_separator('top_items.query_id') if by_run else 'top_items.query_id' %}
 {{ name }}_top AS (
@@ -57,7 +57,7 @@
 ){% if ild %},
 {{ name }}_ild AS (
     SELECT first.query_id AS query_id,
-           1 - AVG(COALESCE(pair.similarity, 0)) AS ild
+           {{ ild[0] }}
     FROM {{ name }}_top AS first
     JOIN {{ name }}_top AS second ON second.query_id = first.query_id AND second.doc_id > first.doc_id
     LEFT JOIN {{ name }}_similarity AS pair ON pair.item = first.doc_id AND pair.other = second.doc_id
@@ -74,7 +74,7 @@
 ),
 {{ name }}_serendipity AS (
     SELECT query_id{% for level in levels %},
-           AVG(CASE WHEN relevance >= {{ level.split('_')[1] }} THEN unexpectedness ELSE 0 END) AS {{ level }}{% endfor %}
+           {{ level }}{% endfor %}
 
     FROM {{ name }}_unexpected
     GROUP BY query_id
@@ -82,7 +82,7 @@
 {{ name }} AS (
     SELECT evaluated_queries.query_id AS query_id{% if ild %},
            {{ name }}_ild.ild AS ild{% endif %}{% for level in levels %},
-           {{ name }}_serendipity.{{ level }} AS {{ level }}{% endfor %}
+           {{ name }}_serendipity.{{ level.name }} AS {{ level.name }}{% endfor %}
 
     FROM evaluated_queries
 {% if ild %}

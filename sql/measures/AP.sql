@@ -24,9 +24,9 @@
 {% if m.expected %}
 {%- set r = 'tie_rel_' ~ level(m) -%}
 {%- set within = ' * CASE WHEN rank <= ' ~ m.cutoff ~ ' THEN 1 ELSE 0 END' if m.cutoff is not none else '' -%}
-SUM(CAST({{ r }} AS {{ DOUBLE }}) / tie_size * (tie_rel_before_{{ level(m) }} + 1 + CASE WHEN tie_size > 1 THEN CAST((rank - tie_first) * ({{ r }} - 1) AS {{ DOUBLE }}) / (tie_size - 1) ELSE 0 END) / rank{{ within }}) AS {{ precision_sum(m) }}
+{% call column(precision_sum(m)) %}SUM(CAST({{ r }} AS {{ DOUBLE }}) / tie_size * (tie_rel_before_{{ level(m) }} + 1 + CASE WHEN tie_size > 1 THEN CAST((rank - tie_first) * ({{ r }} - 1) AS {{ DOUBLE }}) / (tie_size - 1) ELSE 0 END) / rank{{ within }}){% endcall %}
 {% else %}
-SUM(CASE WHEN {{ judging.relevant_up_to(m.level, m.cutoff) }} THEN CAST({{ judging.relevant_so_far(m.level) }} AS {{ DOUBLE }}) / rank ELSE 0 END) AS {{ precision_sum(m) }}
+{% call column(precision_sum(m)) %}SUM(CASE WHEN {{ judging.relevant_up_to(m.level, m.cutoff) }} THEN CAST({{ judging.relevant_so_far(m.level) }} AS {{ DOUBLE }}) / rank ELSE 0 END){% endcall %}
 {% endif %}
 {% if m.ap_denominator == 'retrieved_relevant' %}
 {{ judging.relevant_in_top_column(m.level, m.cutoff, m) }}

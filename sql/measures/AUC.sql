@@ -26,14 +26,14 @@
 {% macro ranked(m) %}{{ judging.nonrelevant_so_far_column(m.level) }}{% endmacro %}
 {% macro tie(m) %}
 {% if m.expected %}
-SUM({{ judging.is_nonrelevant(m.level) }}) OVER tie AS tie_nonrel_{{ level(m) }}
-MIN({{ judging.nonrelevant_so_far(m.level) }} - {{ judging.is_nonrelevant(m.level) }}) OVER tie AS tie_nonrel_before_{{ level(m) }}
+{% call column("tie_nonrel_" ~ level(m)) %}SUM({{ judging.is_nonrelevant(m.level) }}) OVER tie{% endcall %}
+{% call column("tie_nonrel_before_" ~ level(m)) %}MIN({{ judging.nonrelevant_so_far(m.level) }} - {{ judging.is_nonrelevant(m.level) }}) OVER tie{% endcall %}
 {% endif %}
 {% endmacro %}
 {% macro retrieved(m) %}
 {%- set above = 'tie_nonrel_before_' ~ level(m) ~ ' + CAST(tie_nonrel_' ~ level(m) ~ ' AS ' ~ DOUBLE ~ ') / 2' if m.expected else judging.nonrelevant_so_far(m.level) -%}
-SUM(CASE WHEN {{ judging.is_relevant(m.level) }} = 1 THEN {{ above }} ELSE 0 END) AS auc_misordered_{{ level(m) }}
-SUM({{ judging.is_relevant(m.level) }}) AS auc_positive_{{ level(m) }}
-SUM({{ judging.is_nonrelevant(m.level) }}) AS auc_negative_{{ level(m) }}
+{% call column("auc_misordered_" ~ level(m)) %}SUM(CASE WHEN {{ judging.is_relevant(m.level) }} = 1 THEN {{ above }} ELSE 0 END){% endcall %}
+{% call column("auc_positive_" ~ level(m)) %}SUM({{ judging.is_relevant(m.level) }}){% endcall %}
+{% call column("auc_negative_" ~ level(m)) %}SUM({{ judging.is_nonrelevant(m.level) }}){% endcall %}
 {% endmacro %}
 {% macro value(m) %}1 - CAST(auc_misordered_{{ level(m) }} AS {{ DOUBLE }}) / NULLIF(CAST(auc_positive_{{ level(m) }} AS {{ DOUBLE }}) * auc_negative_{{ level(m) }}, 0){% endmacro %}

@@ -4,7 +4,7 @@
   Reference: RecBole AveragePopularity.
 -#}
 {% import '_macros/recommended.sql' as recommended %}
-{% macro judged(m) %}COALESCE(popularity.interactions, 0) AS interactions{% endmacro %}
+{% macro judged(m) %}{% call column("interactions") %}COALESCE(popularity.interactions, 0){% endcall %}{% endmacro %}
 {% macro retrieved(m) %}
 {{ recommended.listed_column(m) }}
 {{ recommended.total(m, 'popularity', value='interactions') }}

@@ -13,9 +13,9 @@
 {% macro tie(m) %}{% if m.expected %}{{ ties.group_columns() }}{% endif %}{% endmacro %}
 {% macro retrieved(m) %}
 {% if m.cutoff is none %}
-SUM({{ dcg.gain_name(m) }}) AS {{ cg(m) }}
+{% call column(cg(m)) %}SUM({{ dcg.gain_name(m) }}){% endcall %}
 {% else %}
-SUM({{ dcg.gain_name(m) }} * {{ ties.within(m.cutoff | number, m) }}) AS {{ cg(m) }}
+{% call column(cg(m)) %}SUM({{ dcg.gain_name(m) }} * {{ ties.within(m.cutoff | number, m) }}){% endcall %}
 {% endif %}
 {% endmacro %}
 {% macro value(m) %}COALESCE({{ cg(m) }}, 0){% endmacro %}

@@ -7,5 +7,5 @@
 -#}
 {% import '_macros/recommended.sql' as recommended %}
 {% macro listed(m) %}{{ recommended.times_column(m) }}{% endmacro %}
-{% macro catalog(m) %}CAST(COUNT(CASE WHEN times_{{ recommended.cut(m) }} > 0 THEN 1 END) AS {{ DOUBLE }}) / NULLIF(MAX(catalog_items.catalog_size), 0) AS {{ m.column }}{% endmacro %}
+{% macro catalog(m) %}{% call column(m.column) %}CAST(COUNT(CASE WHEN times_{{ recommended.cut(m) }} > 0 THEN 1 END) AS {{ DOUBLE }}) / NULLIF(MAX(catalog_items.catalog_size), 0){% endcall %}{% endmacro %}
 {% macro value(m) %}{{ recommended.catalog_value(m) }}{% endmacro %}

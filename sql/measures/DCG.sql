@@ -12,7 +12,7 @@
 {% import '_macros/ties.sql' as ties %}
 
 {% macro gain_name(m) %}gain{{ m.gain.sfx }}{% endmacro %}
-{% macro gain_column(m) %}{{ gains.gain('relevance', m.gain) }} AS {{ gain_name(m) }}{% endmacro %}
+{% macro gain_column(m) %}{% call column(gain_name(m)) %}{{ gains.gain('relevance', m.gain) }}{% endcall %}{% endmacro %}
 {% macro dcg(m) %}dcg{{ m.gain.sfx }}{{ m.disc.key }}{{ judging.cut(m.cutoff) }}{% endmacro %}
 {% macro tie_discount(m) %}tie_discount{{ m.disc.key }}{{ judging.cut(m.cutoff) }}{% endmacro %}
 
@@ -21,7 +21,7 @@
 {% if m.expected %}
 {{ ties.group_columns() }}
 {% set one = discount.discounted('1', 'rank', m.disc) %}
-AVG({% if m.cutoff is none %}{{ one }}{% else %}CASE WHEN rank <= {{ m.cutoff | number }} THEN {{ one }} ELSE 0 END{% endif %}) OVER tie AS {{ tie_discount(m) }}
+{% call column(tie_discount(m)) %}AVG({% if m.cutoff is none %}{{ one }}{% else %}CASE WHEN rank <= {{ m.cutoff | number }} THEN {{ one }} ELSE 0 END{% endif %}) OVER tie{% endcall %}
 {% endif %}
 {% endmacro %}
 {% macro retrieved(m) %}{{ discount.dcg_column(gain_name(m), m.cutoff, dcg(m), m.disc, m.expected, tie_discount(m)) }}{% endmacro %}

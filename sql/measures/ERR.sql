@@ -18,13 +18,13 @@
 
 {#- The chance that the user stops at this document. -#}
 {% macro judged(m) %}
-CASE WHEN relevance > 0 THEN (POWER(CAST(2 AS {{ DOUBLE }}), relevance) - 1) / POWER(CAST(2 AS {{ DOUBLE }}), {{ m.max_rel | number }}) ELSE 0 END AS {{ stop(m) }}
+{% call column(stop(m)) %}CASE WHEN relevance > 0 THEN (POWER(CAST(2 AS {{ DOUBLE }}), relevance) - 1) / POWER(CAST(2 AS {{ DOUBLE }}), {{ m.max_rel | number }}) ELSE 0 END{% endcall %}
 {% endmacro %}
 {#- ln of the chance that the user reads past this document and every one above it. -#}
-{% macro ranked(m) %}SUM(LN(1 - {{ stop(m) }})) OVER ranking AS {{ continue_so_far(m) }}{% endmacro %}
+{% macro ranked(m) %}{% call column(continue_so_far(m)) %}SUM(LN(1 - {{ stop(m) }})) OVER ranking{% endcall %}{% endmacro %}
 {% macro retrieved(m) %}
 {%- set reached = 'EXP(' ~ continue_so_far(m) ~ ' - LN(1 - ' ~ stop(m) ~ '))' -%}
 {%- set within = ' AND rank <= ' ~ m.cutoff if m.cutoff is not none else '' -%}
-SUM(CASE WHEN {{ stop(m) }} > 0{{ within }} THEN {{ stop(m) }} * {{ reached }} / rank ELSE 0 END) AS {{ err(m) }}
+{% call column(err(m)) %}SUM(CASE WHEN {{ stop(m) }} > 0{{ within }} THEN {{ stop(m) }} * {{ reached }} / rank ELSE 0 END){% endcall %}
 {% endmacro %}
 {% macro value(m) %}COALESCE({{ err(m) }}, 0){% endmacro %}

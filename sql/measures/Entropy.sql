@@ -8,8 +8,8 @@
 -#}
 {% import '_macros/recommended.sql' as recommended %}
 {% macro listed(m) %}{{ recommended.times_column(m) }}{% endmacro %}
-{% macro ordered(m) %}SUM(times_{{ recommended.cut(m) }}) OVER ({{ recommended.items_window(m) }}) AS total_{{ recommended.cut(m) }}{% endmacro %}
+{% macro ordered(m) %}{% call column("total_" ~ recommended.cut(m)) %}SUM(times_{{ recommended.cut(m) }}) OVER ({{ recommended.items_window(m) }}){% endcall %}{% endmacro %}
 {% macro catalog(m) %}{% set share = 'CAST(times_' ~ recommended.cut(m) ~ ' AS ' ~ DOUBLE ~ ') / total_' ~ recommended.cut(m) %}
--SUM(CASE WHEN times_{{ recommended.cut(m) }} > 0 THEN {{ share }} * LN({{ share }}) END) / LN({{ m.base | number }}){% if m.per_item %} / NULLIF(COUNT(CASE WHEN times_{{ recommended.cut(m) }} > 0 THEN 1 END), 0){% endif %} AS {{ m.column }}
+{% call column(m.column) %}-SUM(CASE WHEN times_{{ recommended.cut(m) }} > 0 THEN {{ share }} * LN({{ share }}) END) / LN({{ m.base | number }}){% if m.per_item %} / NULLIF(COUNT(CASE WHEN times_{{ recommended.cut(m) }} > 0 THEN 1 END), 0){% endif %}{% endcall %}
 {%- endmacro %}
 {% macro value(m) %}{{ recommended.catalog_value(m) }}{% endmacro %}

@@ -21,7 +21,7 @@
 {% macro judgments(m) %}{% if m.nonrelevant != 'retrieved' %}{{ judging.num_nonrel_column(m.level) }}{% endif %}{% endmacro %}
 {% macro judged(m) %}
 {% if m.nonrelevant == 'retrieved' %}
-CASE WHEN relevance IS NULL OR relevance < {{ m.level | number }} THEN 1 ELSE 0 END AS {{ flag(m) }}
+{% call column(flag(m)) %}CASE WHEN relevance IS NULL OR relevance < {{ m.level | number }} THEN 1 ELSE 0 END{% endcall %}
 {% else %}
 {{ judging.is_nonrelevant_column(m.level) }}
 {% endif %}
@@ -29,14 +29,14 @@ CASE WHEN relevance IS NULL OR relevance < {{ m.level | number }} THEN 1 ELSE 0 
 {% macro tie(m) %}{% if m.expected and m.cutoff is not none %}{{ ties.group_columns() }}{% endif %}{% endmacro %}
 {% macro retrieved(m) %}
 {% if m.nonrelevant == 'retrieved' %}
-SUM({{ flag(m) }}) AS {{ total(m) }}
+{% call column(total(m)) %}SUM({{ flag(m) }}){% endcall %}
 {% endif %}
 {% if m.cutoff is none %}
-SUM({{ flag(m) }}) AS {{ in_top(m) }}
+{% call column(in_top(m)) %}SUM({{ flag(m) }}){% endcall %}
 {% elif m.expected %}
-SUM({{ flag(m) }} * {{ ties.within(m.cutoff | number, m) }}) AS {{ in_top(m) }}
+{% call column(in_top(m)) %}SUM({{ flag(m) }} * {{ ties.within(m.cutoff | number, m) }}){% endcall %}
 {% else %}
-SUM(CASE WHEN rank <= {{ m.cutoff | number }} THEN {{ flag(m) }} ELSE 0 END) AS {{ in_top(m) }}
+{% call column(in_top(m)) %}SUM(CASE WHEN rank <= {{ m.cutoff | number }} THEN {{ flag(m) }} ELSE 0 END){% endcall %}
 {% endif %}
 {% endmacro %}
 {% macro value(m) %}

@@ -8,8 +8,8 @@
 {% import '_macros/recommended.sql' as recommended %}
 {% import '_macros/dialect.sql' as dialect %}
 {% macro listed(m) %}{{ recommended.times_column(m) }}{% endmacro %}
-{% macro ordered(m) %}ROW_NUMBER() OVER ({{ recommended.items_window(m, ' ') }}ORDER BY times_{{ recommended.cut(m) }} DESC, {{ dialect.byte_order('doc_id') }}) AS descending_{{ recommended.cut(m) }}{% endmacro %}
+{% macro ordered(m) %}{% call column("descending_" ~ recommended.cut(m)) %}ROW_NUMBER() OVER ({{ recommended.items_window(m, ' ') }}ORDER BY times_{{ recommended.cut(m) }} DESC, {{ dialect.byte_order('doc_id') }}){% endcall %}{% endmacro %}
 {% macro catalog(m) %}{% set c = 'times_' ~ recommended.cut(m) %}
-CAST(SUM((catalog_items.catalog_size + 1 - 2 * descending_{{ recommended.cut(m) }}) * {{ c }}) AS {{ DOUBLE }}) / NULLIF(MAX(catalog_items.catalog_size) * SUM({{ c }}), 0) AS {{ m.column }}
+{% call column(m.column) %}CAST(SUM((catalog_items.catalog_size + 1 - 2 * descending_{{ recommended.cut(m) }}) * {{ c }}) AS {{ DOUBLE }}) / NULLIF(MAX(catalog_items.catalog_size) * SUM({{ c }}), 0){% endcall %}
 {%- endmacro %}
 {% macro value(m) %}{{ recommended.catalog_value(m) }}{% endmacro %}

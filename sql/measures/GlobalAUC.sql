@@ -13,5 +13,7 @@
 {% import 'measures/AUC.sql' as auc %}
 
 {% macro judged(m) %}{{ auc.judged(m) }}{% endmacro %}
-{% macro pooled(m) %}global_auc{% endmacro %}
+{#- The share of (relevant, non-relevant) pairs over all queries ranked in order (pooled.sql counts them). -#}
+{% macro pooled(m) %}{% call column('global_auc') %}1 - SUM(positive * (negative_above + CAST(negative AS {{ DOUBLE }}) / 2))
+               / NULLIF(CAST(SUM(positive) AS {{ DOUBLE }}) * SUM(negative), 0){% endcall %}{% endmacro %}
 {% macro value(m) %}{{ m.step_names.pooled }}.global_auc{% endmacro %}

@@ -6,5 +6,5 @@
   common user or feature has similarity 0.
   Reference: Ziegler, McNee, Konstan & Lausen (2005); Microsoft Recommenders diversity.
 -#}
-{% macro similar(m) %}ild{% endmacro %}
+{% macro similar(m) %}{% call column('ild') %}1 - AVG(COALESCE(pair.similarity, 0)){% endcall %}{% endmacro %}
 {% macro value(m) %}{{ m.step_names.similar }}.ild{% endmacro %}

@@ -23,5 +23,5 @@ FLOOR({{ judging.real(x) }} * {{ judging.num_rel(m.level) }} + CAST(0.9 AS {{ DO
 {% macro judgments(m) %}{{ judging.num_rel_column(m.level) }}{% endmacro %}
 {% macro judged(m) %}{{ judging.is_relevant_column(m.level) }}{% endmacro %}
 {% macro ranked(m) %}{{ judging.relevant_so_far_column(m.level) }}{% endmacro %}
-{% macro interpolated(m) %}{{ at_level(m.cutoff, m) }} AS {{ m.column }}_at_level{% endmacro %}
+{% macro interpolated(m) %}{% call column(m.column ~ "_at_level") %}{{ at_level(m.cutoff, m) }}{% endcall %}{% endmacro %}
 {% macro value(m) %}COALESCE({{ m.column }}_at_level, 0){% endmacro %}

@@ -10,6 +10,6 @@
 {% macro judged(m) %}{{ iprec.judged(m) }}{% endmacro %}
 {% macro ranked(m) %}{{ iprec.ranked(m) }}{% endmacro %}
 {% macro interpolated(m) %}
-({% for x in m.levels %}{{ iprec.at_level(x, m) }}{% if not loop.last %} + {% endif %}{% endfor %}) / {{ m.levels | length }} AS {{ m.column }}_average
+{% call column(m.column ~ "_average") %}({% for x in m.levels %}{{ iprec.at_level(x, m) }}{% if not loop.last %} + {% endif %}{% endfor %}) / {{ m.levels | length }}{% endcall %}
 {% endmacro %}
 {% macro value(m) %}COALESCE({{ m.column }}_average, 0){% endmacro %}

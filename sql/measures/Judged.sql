@@ -11,16 +11,16 @@
 
 {% macro in_top(m) %}judged_any_{% if m.cutoff is none %}retrieved{% else %}top_{{ m.cutoff | number }}{% endif %}{% endmacro %}
 
-{% macro judged(m) %}CASE WHEN relevance IS NOT NULL THEN 1 ELSE 0 END AS has_judgment{% endmacro %}
+{% macro judged(m) %}{% call column("has_judgment") %}CASE WHEN relevance IS NOT NULL THEN 1 ELSE 0 END{% endcall %}{% endmacro %}
 {% macro tie(m) %}{% if m.expected and m.cutoff is not none %}{{ ties.group_columns() }}{% endif %}{% endmacro %}
 {% macro retrieved(m) %}
 {{ judging.num_ret_column(m) }}
 {% if m.cutoff is none %}
-SUM(has_judgment) AS {{ in_top(m) }}
+{% call column(in_top(m)) %}SUM(has_judgment){% endcall %}
 {% elif m.expected %}
-SUM(has_judgment * {{ ties.within(m.cutoff | number, m) }}) AS {{ in_top(m) }}
+{% call column(in_top(m)) %}SUM(has_judgment * {{ ties.within(m.cutoff | number, m) }}){% endcall %}
 {% else %}
-SUM(CASE WHEN rank <= {{ m.cutoff | number }} THEN has_judgment ELSE 0 END) AS {{ in_top(m) }}
+{% call column(in_top(m)) %}SUM(CASE WHEN rank <= {{ m.cutoff | number }} THEN has_judgment ELSE 0 END){% endcall %}
 {% endif %}
 {% endmacro %}
 {% macro value(m) %}

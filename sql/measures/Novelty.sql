@@ -8,6 +8,6 @@
 {% import '_macros/dialect.sql' as dialect %}
 {% macro listed(m) %}{{ recommended.times_column(m) }}{% endmacro %}
 {% macro catalog(m) %}{% set c = 'times_' ~ recommended.cut(m) %}
-SUM(CASE WHEN popularity.interactions > 0 THEN {{ c }} * -{{ dialect.log2('CAST(popularity.interactions AS ' ~ DOUBLE ~ ') / catalog_items.all_interactions') }} ELSE 0 END) / NULLIF(SUM({{ c }}), 0) AS {{ m.column }}
+{% call column(m.column) %}SUM(CASE WHEN popularity.interactions > 0 THEN {{ c }} * -{{ dialect.log2('CAST(popularity.interactions AS ' ~ DOUBLE ~ ') / catalog_items.all_interactions') }} ELSE 0 END) / NULLIF(SUM({{ c }}), 0){% endcall %}
 {%- endmacro %}
 {% macro value(m) %}{{ recommended.catalog_value(m) }}{% endmacro %}

@@ -15,14 +15,14 @@
 {% macro weight_columns(m) %}
 {% if m.expected %}
 {{ ties.group_columns() }}
-AVG(POWER({{ judging.real(m.p) }}, rank - 1)) OVER tie AS tie_weight_{{ m.column }}
+{% call column("tie_weight_" ~ m.column) %}AVG(POWER({{ judging.real(m.p) }}, rank - 1)) OVER tie{% endcall %}
 {% endif %}
 {% endmacro %}
 
-{% macro judgments(m) %}MAX(CASE WHEN relevance >= 0 THEN relevance END) AS max_label{% endmacro %}
+{% macro judgments(m) %}{% call column("max_label") %}MAX(CASE WHEN relevance >= 0 THEN relevance END){% endcall %}{% endmacro %}
 {% macro tie(m) %}{{ weight_columns(m) }}{% endmacro %}
 {% macro retrieved(m) %}
 {%- set gain = 'CAST(relevance AS ' ~ DOUBLE ~ ') / CASE WHEN judgments.max_label > 1 THEN judgments.max_label ELSE 1 END' -%}
-SUM(CASE WHEN relevance > 0 THEN {{ gain }} * {{ weight(m) }} ELSE 0 END) AS {{ m.column }}_sum
+{% call column(m.column ~ "_sum") %}SUM(CASE WHEN relevance > 0 THEN {{ gain }} * {{ weight(m) }} ELSE 0 END){% endcall %}
 {% endmacro %}
 {% macro value(m) %}(1 - {{ judging.real(m.p) }}) * COALESCE({{ m.column }}_sum, 0){% endmacro %}

@@ -17,11 +17,11 @@
 {% macro retrieved(m) %}
 {{ judging.num_ret_column(m) }}
 {% if m.sparse %}
-SUM(CASE WHEN relevance >= 0 THEN 1 ELSE 0 END) AS judged_retrieved
-SUM(CASE WHEN relevance >= 0 THEN {{ rbp.weight(m) }} ELSE 0 END) AS {{ m.column }}_judged_weight
+{% call column("judged_retrieved") %}SUM(CASE WHEN relevance >= 0 THEN 1 ELSE 0 END){% endcall %}
+{% call column(m.column ~ "_judged_weight") %}SUM(CASE WHEN relevance >= 0 THEN {{ rbp.weight(m) }} ELSE 0 END){% endcall %}
 {% else %}
-SUM(is_unjudged) AS unjudged_retrieved
-SUM(CASE WHEN is_unjudged = 1 THEN {{ rbp.weight(m) }} ELSE 0 END) AS {{ m.column }}_weight
+{% call column("unjudged_retrieved") %}SUM(is_unjudged){% endcall %}
+{% call column(m.column ~ "_weight") %}SUM(CASE WHEN is_unjudged = 1 THEN {{ rbp.weight(m) }} ELSE 0 END){% endcall %}
 {% endif %}
 {% endmacro %}
 {% macro value(m) %}

@@ -22,7 +22,7 @@
 {%- set later = 'tie_size - (rank - tie_first + 1)' -%}
 {%- set within = ' AND rank <= ' ~ m.cutoff if m.cutoff is not none else '' -%}
 {%- set chance = 'EXP(' ~ dialect.ln_choose(later, r ~ ' - 1') ~ ' - ' ~ dialect.ln_choose('tie_size', r) ~ ')' -%}
-SUM(CASE WHEN tie_rel_before_{{ level(m) }} = 0 AND {{ r }} > 0{{ within }} AND {{ later }} >= {{ r }} - 1 THEN {{ chance }} / rank ELSE 0 END) AS {{ expected_rr(m) }}
+{% call column(expected_rr(m)) %}SUM(CASE WHEN tie_rel_before_{{ level(m) }} = 0 AND {{ r }} > 0{{ within }} AND {{ later }} >= {{ r }} - 1 THEN {{ chance }} / rank ELSE 0 END){% endcall %}
 {% else %}
 {{ judging.first_relevant_column(m.level) }}
 {% endif %}

@@ -17,8 +17,8 @@
 {% endmacro %}
 {% macro ideal(m) %}{{ running_dcg.ideal(m) }}{% endmacro %}
 {% macro rndcg(m) %}
-SUM(point) AS rndcg_sum{{ m.gain.sfx }}
-COUNT(*) AS rndcg_points{{ m.gain.sfx }}
+{% call column("rndcg_sum" ~ m.gain.sfx) %}SUM(point){% endcall %}
+{% call column("rndcg_points" ~ m.gain.sfx) %}COUNT(*){% endcall %}
 {% endmacro %}
 {% macro value(m) %}
 {%- set sfx = m.gain.sfx -%}

@@ -13,5 +13,5 @@
 {% macro judgments(m) %}{{ judging.num_rel_column(m.level) }}{% endmacro %}
 {% macro judged(m) %}{{ judging.is_relevant_column(m.level) }}{% endmacro %}
 {% macro tie(m) %}{% if m.expected %}{{ ties.group_columns() }}{% endif %}{% endmacro %}
-{% macro retrieved(m) %}SUM({{ judging.is_relevant(m.level) }} * {{ ties.within(r_multiple(m), m) }}) AS {{ relevant(m) }}{% endmacro %}
+{% macro retrieved(m) %}{% call column(relevant(m)) %}SUM({{ judging.is_relevant(m.level) }} * {{ ties.within(r_multiple(m), m) }}){% endcall %}{% endmacro %}
 {% macro value(m) %}COALESCE(CAST({{ relevant(m) }} AS {{ DOUBLE }}) / NULLIF({{ r_multiple(m) }}, 0), 0){% endmacro %}

@@ -15,7 +15,7 @@
 {% macro tie(m) %}
 {% if m.expected %}
 {{ ties.group_columns() }}
-SUM({{ judging.is_relevant(m.level) }}) OVER tie AS tie_rel_{{ level(m) }}
+{% call column("tie_rel_" ~ level(m)) %}SUM({{ judging.is_relevant(m.level) }}) OVER tie{% endcall %}
 {% endif %}
 {% endmacro %}
 {#- In the group cut by k (s documents, r relevant, m = k - first + 1 of its positions within the
@@ -26,8 +26,8 @@ CASE WHEN {{ s }} - {{ r }} < {{ slots }} THEN 0 ELSE EXP({{ dialect.ln_choose(s
 {%- endmacro %}
 {% macro retrieved(m) %}
 {% if m.expected %}
-MAX(CASE WHEN {{ judging.is_relevant(m.level) }} = 1 AND tie_last <= {{ m.cutoff | number }} THEN 1 ELSE 0 END) AS rel_{{ level(m) }}_surely_top_{{ m.cutoff | number }}
-MAX(CASE WHEN tie_first <= {{ m.cutoff | number }} AND tie_last > {{ m.cutoff | number }} THEN {{ none_reach(m) }} END) AS rel_{{ level(m) }}_none_top_{{ m.cutoff | number }}
+{% call column("rel_" ~ level(m) ~ "_surely_top_" ~ (m.cutoff | number)) %}MAX(CASE WHEN {{ judging.is_relevant(m.level) }} = 1 AND tie_last <= {{ m.cutoff | number }} THEN 1 ELSE 0 END){% endcall %}
+{% call column("rel_" ~ level(m) ~ "_none_top_" ~ (m.cutoff | number)) %}MAX(CASE WHEN tie_first <= {{ m.cutoff | number }} AND tie_last > {{ m.cutoff | number }} THEN {{ none_reach(m) }} END){% endcall %}
 {% else %}
 {{ judging.relevant_in_top_column(m.level, m.cutoff, m) }}
 {% endif %}

@@ -8,9 +8,9 @@
 -#}
 {% import '_macros/recommended.sql' as recommended %}
 {% macro judged(m) %}
-popularity.interactions AS item_interactions
-popularity.popularity_rank AS popularity_rank
-popularity.catalog_size AS catalog_size
+{% call column("item_interactions") %}popularity.interactions{% endcall %}
+{% call column("popularity_rank") %}popularity.popularity_rank{% endcall %}
+{% call column("catalog_size") %}popularity.catalog_size{% endcall %}
 {% endmacro %}
 {% macro in_tail(m) -%}
 {%- if m.tail > 1 -%}item_interactions <= {{ m.tail | number }}{%- else -%}popularity_rank <= GREATEST(FLOOR(catalog_size * {{ m.tail | number }}), 1){%- endif -%}

@@ -11,9 +11,9 @@
 {% macro tie(m) %}{% if m.expected %}{{ ties.group_columns() }}{% endif %}{% endmacro %}
 {% macro retrieved(m) %}
 {% if m.sparse %}
-SUM(CASE WHEN relevance >= 0 AND rank <= {{ m.cutoff | number }} THEN 1 ELSE 0 END) AS judged_top_{{ m.cutoff | number }}
+{% call column("judged_top_" ~ (m.cutoff | number)) %}SUM(CASE WHEN relevance >= 0 AND rank <= {{ m.cutoff | number }} THEN 1 ELSE 0 END){% endcall %}
 {% else %}
-SUM(is_unjudged * {{ ties.within(m.cutoff | number, m) }}) AS unjudged_top_{{ m.cutoff | number }}
+{% call column("unjudged_top_" ~ (m.cutoff | number)) %}SUM(is_unjudged * {{ ties.within(m.cutoff | number, m) }}){% endcall %}
 {% endif %}
 {% endmacro %}
 {% macro value(m) %}

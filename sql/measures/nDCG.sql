@@ -18,7 +18,7 @@
 {#- The perfect ranking without a cutoff has as many positions as were retrieved. -#}
 {% macro discount_sum(m) %}
 {% if m.ideal.kind == 'perfect' and m.cutoff is none %}
-SUM({{ discount.discounted('1', 'rank', m.disc) }}) AS discount_sum{{ m.disc.key }}
+{% call column("discount_sum" ~ m.disc.key) %}SUM({{ discount.discounted('1', 'rank', m.disc) }}){% endcall %}
 {% endif %}
 {% endmacro %}
 {% macro retrieved(m) %}
@@ -28,7 +28,7 @@ SUM({{ discount.discounted('1', 'rank', m.disc) }}) AS discount_sum{{ m.disc.key
 {#- The ideal ranking's DCG (of the judgments or of the retrieved documents), or its top gain. -#}
 {% macro ideal(m) %}
 {% if m.ideal.kind == 'perfect' %}
-MAX(gain) AS {{ m.ideal.spec }}_top_gain
+{% call column(m.ideal.spec ~ "_top_gain") %}MAX(gain){% endcall %}
 {% else %}
 {{ discount.dcg_column('gain', m.cutoff, m.ideal.column, m.disc) }}
 {% endif %}
@@ -36,7 +36,7 @@ MAX(gain) AS {{ m.ideal.spec }}_top_gain
 {#- The perfect ranking's discounts at positions 1..k. -#}
 {% macro perfect(m) %}
 {% if m.ideal.kind == 'perfect' and m.cutoff is not none %}
-SUM(CASE WHEN position <= {{ m.cutoff | number }} THEN {{ discount.discounted('1', 'position', m.disc) }} ELSE 0 END) AS perfect_discount{{ m.disc.key }}{{ judging.cut(m.cutoff) }}
+{% call column("perfect_discount" ~ m.disc.key ~ judging.cut(m.cutoff)) %}SUM(CASE WHEN position <= {{ m.cutoff | number }} THEN {{ discount.discounted('1', 'position', m.disc) }} ELSE 0 END){% endcall %}
 {% endif %}
 {% endmacro %}
 {% macro ideal_dcg(m) -%}

@@ -14,8 +14,8 @@
 {% macro graded(m) %}
 {%- set sfx = m.gain.sfx -%}
 {%- set ideal_so_far = 'COALESCE(' ~ m.ideal.spec ~ '.dcg_so_far, ' ~ m.ideal.spec ~ '_dcg.ideal_dcg' ~ sfx ~ ')' -%}
-SUM(CASE WHEN ranked.gain{{ sfx }} > 0 THEN ranked.dcg{{ sfx }}_so_far / {{ ideal_so_far }} ELSE 0 END) AS ndcg_rel_points{{ sfx }}
-SUM(CASE WHEN ranked.gain{{ sfx }} > 0 THEN 1 ELSE 0 END) AS positive_retrieved{{ sfx }}
+{% call column("ndcg_rel_points" ~ sfx) %}SUM(CASE WHEN ranked.gain{{ sfx }} > 0 THEN ranked.dcg{{ sfx }}_so_far / {{ ideal_so_far }} ELSE 0 END){% endcall %}
+{% call column("positive_retrieved" ~ sfx) %}SUM(CASE WHEN ranked.gain{{ sfx }} > 0 THEN 1 ELSE 0 END){% endcall %}
 {% endmacro %}
 {% macro value(m) %}
 {%- set sfx = m.gain.sfx -%}

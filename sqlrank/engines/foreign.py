@@ -116,7 +116,7 @@ def foreign_plan(engine: Engine, qrels: Any, run: Any, measures: Any, output: st
             p = plan(qrels_source, run_source, measures, output, con, registry, dialect=engine.dialect.name,
                      engine_inputs=inputs, **options)
         if any(m.param("tie_break") == "input_rank" for m in p.measures):
-            require_ranks(p.run, engine.one, p.run.source_sql(engine.dialect))
+            require_ranks(p.run, engine.one, p.run.source_sql(engine.dialect), engine.dialect)
     except BaseException:
         engine.close()
         raise

@@ -21,7 +21,8 @@ from ..errors import InputError, OptionError
 from ..inputs.columns import column_mapping, positional_mapping
 from ..inputs.extra import EngineInputs
 from ..inputs.load import Table, load
-from ..inputs.locate import detect_format, is_dataframe
+from ..inputs.files import detect_format
+from ..inputs.locate import is_dataframe
 from ..inputs.source import DELIMITED, Source
 from ..rendering.dialects import DIALECTS
 from ..rendering.sqltext import call_macro

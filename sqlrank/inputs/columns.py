@@ -3,7 +3,6 @@ and the message that says which column is missing and what was found instead."""
 from __future__ import annotations
 
 from dataclasses import replace
-
 from typing import Any, Callable, Mapping
 
 from ..errors import InputError

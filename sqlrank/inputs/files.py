@@ -5,7 +5,6 @@ from __future__ import annotations
 import glob as globlib
 import os
 import re
-
 from dataclasses import replace
 
 import duckdb
@@ -20,7 +19,6 @@ from .columns import (
     require_distinct_names,
     require_exact_ids,
 )
-from .locate import detect_format, file_reader
 from .source import DELIMITED, FLOAT_TYPES, INTEGER_TYPES, TEXT_TYPES, TREC_LAYOUT, Source, duckdb_path
 
 
@@ -218,3 +216,37 @@ def tabular_source(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict
     source = replace(source, columns=mapping, value_type="DECIMAL" if base.startswith("DECIMAL") else base)
     require_exact_ids(source, types)
     return source
+
+
+_SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
+
+
+_UNSUPPORTED = {".json", ".jsonl", ".ndjson", ".xlsx", ".xls", ".arrow", ".feather", ".ipc", ".orc",
+                ".avro", ".zip", ".bz2", ".xz", ".zst", ".7z", ".tar", ".h5", ".hdf5", ".pkl", ".pickle",
+                ".db", ".duckdb", ".sqlite"}
+
+
+def detect_format(path: str) -> str:
+    """Format from the file name: .parquet, .csv, .tsv (each maybe .gz); anything else is TREC text."""
+    name = os.path.basename(path).lower()
+    stem, suffix = os.path.splitext(name)
+    if suffix == ".gz":
+        stem, suffix = os.path.splitext(stem)
+        if _SUFFIXES.get(suffix) == "parquet":
+            raise InputError(f"{path}: gzip-compressed Parquet is not readable; Parquet compresses itself, "
+                             f"so store the .parquet file uncompressed")
+    if suffix in _SUFFIXES:
+        return _SUFFIXES[suffix]
+    if suffix in _UNSUPPORTED:
+        raise InputError(f"{path}: unknown format {suffix!r}; sqlrank reads TREC text, CSV/TSV with a header "
+                         f"and Parquet (each but Parquet also .gz); convert the file or name its format "
+                         f"with --qrels-format/--run-format")
+    return "trec"
+
+
+def file_reader(path: str, fmt: str) -> str:
+    """The FROM-clause reader of a Parquet, CSV or TSV file (or pattern)."""
+    if fmt == "parquet":
+        return call_macro(DUCKDB, "_macros/inputs.sql", "read_parquet", path).strip()
+    return call_macro(DUCKDB, "_macros/inputs.sql", "read_csv", path, "tab" if fmt.startswith("tsv") else "comma",
+                      not fmt.endswith("-noheader")).strip()

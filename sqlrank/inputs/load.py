@@ -14,10 +14,10 @@ import duckdb
 
 from ..errors import InputError, duckdb_reason
 from .columns import column_mapping
-from .files import file_source, require_distinct_columns, tabular_source
-from .locate import detect_format, file_reader, fragmented, guess_split, read_once, registered_source
+from .files import detect_format, file_reader, require_distinct_columns
+from .locate import locate, registered_source
 from .source import FORMATS, KINDS, Source, duckdb_path
-from .store import Registry
+from .store import Registry, fragmented, guess_split, read_once
 from .validate import Validation, validate
 
 
@@ -37,7 +37,7 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
     mapping = column_mapping(kind, columns)
     if format is not None and format not in FORMATS:
         raise InputError(f"unknown {kind} format {format!r}; choose one of {', '.join(FORMATS)}")
-    source = _locate(obj, kind, con, registry, format, mapping)
+    source = locate(obj, kind, con, registry, format, mapping)
     if label is not None:
         source = replace(source, label=label)
     if groups:
@@ -59,15 +59,6 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
 
 def _validated(source: Source, found: Validation) -> Source:
     return replace(source, rows=found.rows, boolean_labels=found.boolean_labels)
-
-
-def _locate(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
-            format: str | None, mapping: dict[str, str]) -> Source:
-    found = registered_source(obj, kind, kind, con, registry, format)
-    if found is None:
-        return file_source(os.fspath(obj), kind, con, format, mapping)
-    label, fmt, reader, parts = found
-    return tabular_source(Source(kind, label, fmt, reader=reader, parts=parts), con, mapping)
 
 
 # ---------------------------------------------------------------- plain tables

@@ -5,95 +5,15 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
-from dataclasses import replace
-
 import duckdb
 
-from ..errors import InputError, duckdb_reason
-from ..progress import step
+from ..errors import InputError
 from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import call_macro
 from .columns import require_distinct_names
-from .source import Source, duckdb_path
+from .files import file_source, tabular_source
+from .source import Source
 from .store import Registry
-
-_SUFFIXES = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
-_UNSUPPORTED = {".json", ".jsonl", ".ndjson", ".xlsx", ".xls", ".arrow", ".feather", ".ipc", ".orc",
-                ".avro", ".zip", ".bz2", ".xz", ".zst", ".7z", ".tar", ".h5", ".hdf5", ".pkl", ".pickle",
-                ".db", ".duckdb", ".sqlite"}
-
-
-def detect_format(path: str) -> str:
-    """Format from the file name: .parquet, .csv, .tsv (each maybe .gz); anything else is TREC text."""
-    name = os.path.basename(path).lower()
-    stem, suffix = os.path.splitext(name)
-    if suffix == ".gz":
-        stem, suffix = os.path.splitext(stem)
-        if _SUFFIXES.get(suffix) == "parquet":
-            raise InputError(f"{path}: gzip-compressed Parquet is not readable; Parquet compresses itself, "
-                             f"so store the .parquet file uncompressed")
-    if suffix in _SUFFIXES:
-        return _SUFFIXES[suffix]
-    if suffix in _UNSUPPORTED:
-        raise InputError(f"{path}: unknown format {suffix!r}; sqlrank reads TREC text, CSV/TSV with a header "
-                         f"and Parquet (each but Parquet also .gz); convert the file or name its format "
-                         f"with --qrels-format/--run-format")
-    return "trec"
-
-
-FRAGMENTED_ROWS = 1000  # Parquet files whose row groups hold fewer rows than this on average are copied once
-
-
-def fragmented(source: Source, con: duckdb.DuckDBPyConnection) -> bool:
-    """A Parquet file (or files) of many small row groups, which DuckDB reads slowly (3 s for 50,000
-    groups of one row, where the rows alone take milliseconds): each scan of the evaluation would pay
-    that again, so it is read once into sqlrank's copy, as text files are. The footers say so cheaply."""
-    try:
-        rows, groups = con.execute("SELECT sum(num_rows), sum(num_row_groups) FROM parquet_file_metadata(?)",
-                                   [duckdb_path(source.path)]).fetchall()[0]
-    except duckdb.Error:
-        return False  # DuckDB's reader reports what is wrong with the file
-    return bool(groups) and groups > 100 and rows < FRAGMENTED_ROWS * groups
-
-
-def read_once(source: Source, con: duckdb.DuckDBPyConnection, registry: Registry) -> Source:
-    """The source read once into a table of sqlrank's, which the evaluation then reads."""
-    try:
-        with step(con, f"reading {source.label}"):
-            return replace(source, table=registry.materialize(source.source_sql(DUCKDB, "raw"), source.kind,
-                                                              ordered=source.format != "parquet"))
-    except duckdb.Error as exc:
-        reason = duckdb_reason(exc)
-        if not (source.format == "trec" and source.lines == "csv" and "reached an invalid state" in str(exc)
-                and not source.path.lower().endswith(".gz")):
-            raise InputError(f"{source.label}: cannot read the {source.kind}: {reason}") from None
-        # DuckDB's CSV reader ends a line at a lone carriage return; trec_eval takes it for white space
-        return read_once(replace(source, lines="text", split="regex"), con, registry)
-
-
-def guess_split(path: str, kind: str, sample: int = 200, budget: int = 1 << 20) -> str:
-    """Look at the first lines (at most `budget` bytes, however long or blank the lines): single
-    tabs or single spaces throughout, or anything else."""
-    import gzip
-
-    want = 4 if kind == "qrels" else 6
-    opener = gzip.open if path.lower().endswith(".gz") else open
-    try:
-        with opener(path, "rb") as handle:
-            head = handle.read(budget)
-    except (OSError, EOFError):
-        return "regex"  # let DuckDB report what is wrong
-    text = head.decode("utf-8", errors="replace").split("\n")
-    if len(head) == budget:
-        text = text[:-1]  # the last line may be cut
-    lines = [line.rstrip("\r") for line in text if line.rstrip("\r") and not line.startswith("#")][:sample]
-    for split, char in (("tab", "\t"), ("space", " ")):
-        others = set(" \t\v\f") - {char}
-        fields = [line.split(char) for line in lines]
-        if lines and all("" not in f and (len(f) == want if kind == "qrels" else len(f) >= want)
-                         and not others & set(line) for f, line in zip(fields, lines)):
-            return split
-    return "regex"
 
 
 def registered_source(obj: Any, kind: str, noun: str, con: duckdb.DuckDBPyConnection, registry: Registry,
@@ -131,14 +51,6 @@ def refuse_file_and_table(obj: Any, format: str | None, is_table: Callable[[str]
                          f"{os.path.join('.', name)} for the file, or the table's name with its schema")
 
 
-def file_reader(path: str, fmt: str) -> str:
-    """The FROM-clause reader of a Parquet, CSV or TSV file (or pattern)."""
-    if fmt == "parquet":
-        return call_macro(DUCKDB, "_macros/inputs.sql", "read_parquet", path).strip()
-    return call_macro(DUCKDB, "_macros/inputs.sql", "read_csv", path, "tab" if fmt.startswith("tsv") else "comma",
-                      not fmt.endswith("-noheader")).strip()
-
-
 def is_dataframe(obj: Any) -> bool:
     return type(obj).__name__ == "DataFrame" and hasattr(obj, "columns")
 
@@ -152,3 +64,14 @@ def _is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
         "UNION ALL SELECT 1 FROM duckdb_views() WHERE view_name = $1 AND ($2 IS NULL OR schema_name = $2)",
         [parts[-1], parts[-2] if len(parts) > 1 else None]).fetchall()
     return bool(rows)
+
+
+def locate(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
+           format: str | None, mapping: dict[str, str]) -> Source:
+    """Where the qrels or run ``obj`` is and how DuckDB reads it: a relation, DataFrame or table of the
+    connection, else a file or a pattern of files (files.py), its columns found (columns.py)."""
+    found = registered_source(obj, kind, kind, con, registry, format)
+    if found is None:
+        return file_source(os.fspath(obj), kind, con, format, mapping)
+    label, fmt, reader, parts = found
+    return tabular_source(Source(kind, label, fmt, reader=reader, parts=parts), con, mapping)

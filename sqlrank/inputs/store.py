@@ -1,14 +1,19 @@
-"""``Registry``: what sqlrank registers in its DuckDB connection (DataFrames, copies of text
-files, temporary tables) under names of its own, and drops at the end."""
+"""What sqlrank keeps in its DuckDB connection: the ``Registry`` of the names it registers
+(DataFrames, copies, temporary tables) and drops at the end, and the inputs it reads once into a
+copy (TREC text, Parquet of many small row groups) rather than scanning them again."""
 from __future__ import annotations
 
 import itertools
 import os
+from dataclasses import replace
 from typing import Any
 
 import duckdb
 
+from ..errors import InputError, duckdb_reason
+from ..progress import step
 from ..rendering.dialects import DUCKDB
+from .source import Source, duckdb_path
 
 
 class Registry:
@@ -95,3 +100,58 @@ class Registry:
             except duckdb.Error:
                 pass
         self._copies = None
+
+
+FRAGMENTED_ROWS = 1000  # Parquet files whose row groups hold fewer rows than this on average are copied once
+
+
+def fragmented(source: Source, con: duckdb.DuckDBPyConnection) -> bool:
+    """A Parquet file (or files) of many small row groups, which DuckDB reads slowly (3 s for 50,000
+    groups of one row, where the rows alone take milliseconds): each scan of the evaluation would pay
+    that again, so it is read once into sqlrank's copy, as text files are. The footers say so cheaply."""
+    try:
+        rows, groups = con.execute("SELECT sum(num_rows), sum(num_row_groups) FROM parquet_file_metadata(?)",
+                                   [duckdb_path(source.path)]).fetchall()[0]
+    except duckdb.Error:
+        return False  # DuckDB's reader reports what is wrong with the file
+    return bool(groups) and groups > 100 and rows < FRAGMENTED_ROWS * groups
+
+
+def read_once(source: Source, con: duckdb.DuckDBPyConnection, registry: Registry) -> Source:
+    """The source read once into a table of sqlrank's, which the evaluation then reads."""
+    try:
+        with step(con, f"reading {source.label}"):
+            return replace(source, table=registry.materialize(source.source_sql(DUCKDB, "raw"), source.kind,
+                                                              ordered=source.format != "parquet"))
+    except duckdb.Error as exc:
+        reason = duckdb_reason(exc)
+        if not (source.format == "trec" and source.lines == "csv" and "reached an invalid state" in str(exc)
+                and not source.path.lower().endswith(".gz")):
+            raise InputError(f"{source.label}: cannot read the {source.kind}: {reason}") from None
+        # DuckDB's CSV reader ends a line at a lone carriage return; trec_eval takes it for white space
+        return read_once(replace(source, lines="text", split="regex"), con, registry)
+
+
+def guess_split(path: str, kind: str, sample: int = 200, budget: int = 1 << 20) -> str:
+    """Look at the first lines (at most `budget` bytes, however long or blank the lines): single
+    tabs or single spaces throughout, or anything else."""
+    import gzip
+
+    want = 4 if kind == "qrels" else 6
+    opener = gzip.open if path.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rb") as handle:
+            head = handle.read(budget)
+    except (OSError, EOFError):
+        return "regex"  # let DuckDB report what is wrong
+    text = head.decode("utf-8", errors="replace").split("\n")
+    if len(head) == budget:
+        text = text[:-1]  # the last line may be cut
+    lines = [line.rstrip("\r") for line in text if line.rstrip("\r") and not line.startswith("#")][:sample]
+    for split, char in (("tab", "\t"), ("space", " ")):
+        others = set(" \t\v\f") - {char}
+        fields = [line.split(char) for line in lines]
+        if lines and all("" not in f and (len(f) == want if kind == "qrels" else len(f) >= want)
+                         and not others & set(line) for f, line in zip(fields, lines)):
+            return split
+    return "regex"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -44,6 +45,45 @@ def _private(path: str) -> bool:
     return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022
 
 
+@dataclass(frozen=True)
+class Column:
+    """A column a measure's template adds to a step of the statement: its name and its expression."""
+
+    name: str
+    expr: str
+
+    def __str__(self) -> str:
+        return f"{self.expr} AS {self.name}"
+
+
+# How column() marks what it names inside a macro's text: start, end of the name, end of the expression.
+_START, _NAMED, _END = "\x1e", "\x1f", "\x1d"
+_COLUMN_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def column(name: str, caller) -> str:
+    """The templates' global that names a step's column: {% call column(name) %}expression{% endcall %}."""
+    return f"{_START}{name}{_NAMED}{caller()}{_END}"
+
+
+def step_columns(text: str, where: str) -> list[Column]:
+    """The columns a step macro named with column(), in order; anything else it wrote is an error
+    (``where``: the template and the step, for the message)."""
+    head, *marked = text.split(_START)
+    found = []
+    for part in marked:
+        name, _, rest = part.partition(_NAMED)
+        expr, _, after = rest.partition(_END)
+        if not _COLUMN_NAME.fullmatch(name) or after.strip():
+            raise RuntimeError(f"{where}: a step column needs a plain lower-case name and nothing after it, not "
+                               f"{name!r} ... {after.strip()[:40]!r}")
+        found.append(Column(name, expr.strip()))
+    if head.strip():
+        raise RuntimeError(f"{where}: writes SQL outside column(): {head.strip()[:60]!r}; name each column with "
+                           f"{{% call column(name) %}}expression{{% endcall %}}")
+    return found
+
+
 @lru_cache(maxsize=None)
 def environment(dialect: Dialect) -> jinja2.Environment:
     """The templates of sql/ rendered for one dialect: its quoting in the filters ``ident`` and
@@ -61,6 +101,7 @@ def environment(dialect: Dialect) -> jinja2.Environment:
     env.filters["literal"] = dialect.literal
     env.filters["number"] = number_literal
     env.globals["dialect_name"] = lambda: dialect.name
+    env.globals["column"] = column
     env.globals.update(dialect.types)
     env.globals["GEOMETRIC_FLOOR"] = format(GEOMETRIC_FLOOR, "f").rstrip("0")  # 0.00001
     return env

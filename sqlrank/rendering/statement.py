@@ -11,11 +11,11 @@ from ..measures.conventions import RANKING_FIELDS
 from ..measures.family import FAMILY_STEPS, ONE_ROW_STEPS
 from ..measures.measure import counted
 from ..measures.registry import FAMILIES
+from ..version import __version__
 from .dialects import Dialect
 from .sqltext import inline_windows, render_template, wrap_sql
 from .steps import (
     GROUP_KEYS,
-    STEP_COLUMN,
     StepPlan,
     add_new,
     column_name,
@@ -94,8 +94,53 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
     column, doc_id the item), for the measures over all users; output "slices" is the per-query rows
     and the summary of all slices, whose rows are in the table ``slices_table`` (the inputs' SQL is
     not read), "slices_summary" the summary alone, with the queries each measure has a value for."""
-    from ..version import __version__
+    _check_output(output, segments_sql, by_run, listed_sql, slices_table, dialect)
+    plan = StepPlan(conventions, dialect, grouped="segment" if output == "segments" else "run" if by_run else None)
+    by_ranking: dict = {}
+    for measure in measures:
+        by_ranking.setdefault(ranking_key(measure), []).append(measure)
+    plan.sparse = {key: output != "relstring" and sparse(group) for key, group in by_ranking.items()}
+    plan.least_label = {key: least_label(group) for key, group in by_ranking.items() if plan.sparse[key]}
+    contexts, columns = _measure_contexts(measures, conventions, plan)
+    if not plan.rankings:  # relstring: the evaluation's own ranking
+        plan.ranking(*(getattr(conventions, name) for name in RANKING_FIELDS))
+    shared = _collect_steps(plan, contexts)
+    populations = {c["missing_queries"] for c in contexts} or {conventions.missing_queries}
+    unjudged = {c["unjudged_queries"] for c in contexts} or {conventions.unjudged_queries}
+    if listed_sql is not None:  # the listed queries are the evaluated ones, whatever the rules for one-sided queries
+        populations, unjudged = {"zero"}, {"zero"}
+    if output in ("summary", "segments"):  # per-query rows are counted in Python (results.shape)
+        _add_count_columns(contexts, columns, measures)
+    mixed = len(populations) > 1 or len(unjudged) > 1
+    text = render_template(
+        dialect, "evaluate.sql", **shared,
+        measure_names=[c["name"] for c in contexts],
+        conventions=conventions.describe(),
+        pieces=_pieces(plan, output, bool(shared["judgment_columns"]), bool(shared["perfect_columns"]), mixed,
+                       recommender is not None),
+        recommender=recommender, qrels_sql=qrels_sql, run_sql=run_sql,
+        missing_queries="zero" if "zero" in populations else "skip",
+        unjudged_queries="zero" if "zero" in unjudged else "skip",
+        mixed_missing=len(populations) > 1, mixed_unjudged=len(unjudged) > 1, mixed_population=mixed,
+        unjudged_label=conventions.unjudged_label,
+        skip_below=conventions.rel if conventions.no_relevant == "skip" else None,
+        counted=any(c["count_column"] for c in contexts),
+        measures=contexts, output=output, both=output == "both",
+        slices_table=dialect.ident(slices_table) if slices_table is not None else None,
+        relstring_length=relstring_length, segments_sql=segments_sql, listed_sql=listed_sql,
+        grouped=plan.grouped, group_key=GROUP_KEYS.get(plan.grouped),
+        segment_steps=[name for ranking in plan.rankings.values() for name in one_row_steps(ranking)]
+        if plan.grouped == "segment" else [],
+        by_run=by_run, reread_inputs=reread_inputs,
+    )
+    if dialect.name == "snowflake":
+        text = inline_windows(text)
+    return wrap_sql(text)
 
+
+def _check_output(output: str, segments_sql: str | None, by_run: bool, listed_sql: str | None,
+                  slices_table: str | None, dialect: Dialect) -> None:
+    """The output asked for goes with the arguments given, and the dialect can give it."""
     if output not in OUTPUTS:
         raise ValueError(output)
     if (output in ("slices", "slices_summary")) != (slices_table is not None):
@@ -109,12 +154,10 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
     if dialect.printed_only and output in ("relstring", "segments"):
         raise MeasureError(f"the {dialect} statement gives per-query or summary rows; segments and relstrings "
                            f"are for DuckDB")
-    plan = StepPlan(conventions, dialect, grouped="segment" if output == "segments" else "run" if by_run else None)
-    by_ranking: dict = {}
-    for measure in measures:
-        by_ranking.setdefault(ranking_key(measure), []).append(measure)
-    plan.sparse = {key: output != "relstring" and sparse(group) for key, group in by_ranking.items()}
-    plan.least_label = {key: least_label(group) for key, group in by_ranking.items() if plan.sparse[key]}
+
+
+def _measure_contexts(measures: list, conventions, plan: StepPlan) -> tuple[list[dict], set[str]]:
+    """Each measure's template context, and the column names taken (the measures', their weights')."""
     contexts, columns = [], set()
     for measure in measures:
         column = column_name(str(measure), columns)
@@ -125,12 +168,23 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
             context["weight_column"] = column_name(f"{context['name']} weight", columns)
             columns.add(context["weight_column"])
     require_distinct_step_columns(contexts, columns)
-    if not plan.rankings:  # relstring: the evaluation's own ranking
-        plan.ranking(*(getattr(conventions, name) for name in RANKING_FIELDS))
+    return contexts, columns
 
-    judgment_columns: list = []
-    perfect_columns: list = []
-    perfect_depth = 0
+
+def _add_count_columns(contexts: list[dict], columns: set[str], measures: list) -> None:
+    """A column counting the queries with a value, beside each measure whose mean may be over fewer
+    queries than were evaluated (the summary says how many)."""
+    counted_names = counted(measures)
+    for context in contexts:
+        if context["name"] in counted_names:
+            context["count_column"] = column_name(f"{context['name']} queries", columns)
+            columns.add(context["count_column"])
+
+
+def _collect_steps(plan: StepPlan, contexts: list[dict]) -> dict:
+    """Every measure's step columns gathered into its ranking's steps (each column once, whichever
+    measures ask for it), and the statement's shared steps: judgments, the ideal and perfect rankings."""
+    shared = {"version": __version__, "judgment_columns": [], "perfect_columns": [], "perfect_depth": 0}
     rankings = {ranking["sfx"]: ranking for ranking in plan.rankings.values()}
     for context in contexts:
         ranking, steps = rankings[context["ranking"]], context["steps"]
@@ -142,80 +196,29 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         ranking["ties"] |= bool(steps["tie"])
         ranking["running"] |= bool(steps["running"])
         ranking["join_judgments"] |= "judgments_in_ranking" in FAMILIES[context["family"]].reads
-        add_new(judgment_columns, steps["judgments"])
+        add_new(shared["judgment_columns"], steps["judgments"])
         add_new(plan.ideals[context["ideal"]["spec"]]["columns"], steps["ideal"])
         if steps["perfect"]:
-            add_new(perfect_columns, steps["perfect"])
-            perfect_depth = max(perfect_depth, context["cutoff"])
+            add_new(shared["perfect_columns"], steps["perfect"])
+            shared["perfect_depth"] = max(shared["perfect_depth"], context["cutoff"])
         for step in FAMILY_STEPS:
             if steps[step]:
-                name = context["step_names"][step]
-                lines, _ = ranking["step_columns"].setdefault((step, name), ([], context))
+                lines, _ = ranking["step_columns"].setdefault((step, context["step_names"][step]), ([], context))
                 add_new(lines, steps[step])
-    for ranking in plan.rankings.values():
+    several = len(plan.rankings) > 1
+    for number, ranking in enumerate(plan.rankings.values()):
         # the per-item counts of the catalog step, by name: a slice's rows of them (measure: the name and ranking)
-        times = [STEP_COLUMN.search(line).group(1) for line in ranking["listed"]]
-        ranking["times"] = [{"column": name, "name": name + ranking["sfx"]} for name in times]
+        ranking["times"] = [{"column": listed.name, "name": listed.name + ranking["sfx"]} for listed in ranking["listed"]]
         if ranking["sparse"] and ranking["outer"]:
             raise RuntimeError("a ranking of judged documents only cannot have tie groups or running windows")
         ranking["counts"] = ranking["sparse"] and any("retrieved_count" in FAMILIES[c["family"]].reads_for(c)
                                                       for c in ranking["measures"])
-    several = len(plan.rankings) > 1
-    for number, ranking in enumerate(plan.rankings.values()):
         ranking["part"] = f"per_query_ranking_{number + 1}" if several else "per_query"
         for context in ranking["measures"]:
             context["part"] = ranking["part"]
         ranking["ctes"] = [{"step": step, "name": name, "columns": lines, "measure": context,
                             "one_row": step in ONE_ROW_STEPS}
                            for (step, name), (lines, context) in ranking["step_columns"].items()]
-    populations = {c["missing_queries"] for c in contexts} or {conventions.missing_queries}
-    unjudged = {c["unjudged_queries"] for c in contexts} or {conventions.unjudged_queries}
-    if listed_sql is not None:  # the listed queries are the evaluated ones, whatever the rules for one-sided queries
-        populations, unjudged = {"zero"}, {"zero"}
-    mixed = len(populations) > 1 or len(unjudged) > 1
-    # measures whose mean may be over fewer queries than were evaluated: the summary counts them
-    # (per-query rows are counted in Python, results.shape)
-    counted_names = counted(measures) if output in ("summary", "segments") else set()
-    for context in contexts:
-        if context["name"] in counted_names:
-            context["count_column"] = column_name(f"{context['name']} queries", columns)
-            columns.add(context["count_column"])
-    text = render_template(
-        dialect, "evaluate.sql",
-        version=__version__,
-        measure_names=[c["name"] for c in contexts],
-        conventions=conventions.describe(),
-        pieces=_pieces(plan, output, bool(judgment_columns), bool(perfect_columns), mixed, recommender is not None),
-        recommender=recommender,
-        qrels_sql=qrels_sql,
-        run_sql=run_sql,
-        missing_queries="zero" if "zero" in populations else "skip",
-        unjudged_queries="zero" if "zero" in unjudged else "skip",
-        mixed_missing=len(populations) > 1,
-        mixed_unjudged=len(unjudged) > 1,
-        unjudged_label=conventions.unjudged_label,
-        skip_below=conventions.rel if conventions.no_relevant == "skip" else None,
-        mixed_population=mixed,
-        counted=any(c["count_column"] for c in contexts),
-        judgment_columns=judgment_columns,
-        perfect_columns=perfect_columns,
-        perfect_depth=perfect_depth,
-        ideals=[spec for spec in plan.ideals.values() if spec["columns"]],
-        rankings=list(plan.rankings.values()),
-        measures=contexts,
-        output=output,
-        both=output == "both",
-        slices_table=dialect.ident(slices_table) if slices_table is not None else None,
-        relstring_length=relstring_length,
-        segments_sql=segments_sql,
-        listed_sql=listed_sql,
-        grouped=plan.grouped,
-        group_key=GROUP_KEYS.get(plan.grouped),
-        segment_steps=[name for ranking in plan.rankings.values() for name in one_row_steps(ranking)]
-        if plan.grouped == "segment" else [],
-        by_run=by_run,
-        reread_inputs=reread_inputs,
-    )
-    if dialect.name == "snowflake":
-        text = inline_windows(text)
-    return wrap_sql(text)
+    shared["ideals"] = [spec for spec in plan.ideals.values() if spec["columns"]]
+    shared["rankings"] = list(plan.rankings.values())
+    return shared

@@ -11,7 +11,7 @@ from ..measures.family import FAMILY_STEPS
 from ..measures.registry import FAMILIES
 from ..measures.resolve import check_tie_break
 from .dialects import Dialect
-from .sqltext import call_macro
+from .sqltext import call_macro, step_columns
 
 # ------------------------------------------------------------ the evaluation statement
 
@@ -139,6 +139,24 @@ def measure_context(measure, column: str, plan: StepPlan, version: int) -> dict:
             raise RuntimeError(f"parameter {name} of {measure.family} is named like a key of its template context")
     for name in FIELD_NAMES:  # conventions a family does not take keep trec_eval's value
         context.setdefault(name, getattr(DEFAULTS, name))
+    _add_shared_steps(context, measure, plan)
+    context["score"] = ranking["tie_key"]  # the score as ranked (32-bit with trec_eval_version=9)
+    context["steps"] = {step: step_columns(call_macro(plan.dialect, spec.template, step, context),
+                                           f"{spec.template} ({step})") for step in STEPS}
+    context["value"] = " ".join(call_macro(plan.dialect, spec.template, "value", context).split())
+    if not context["value"]:
+        raise RuntimeError(f"template {spec.template} has no macro value")
+    if spec.aggregate == "weighted":
+        context["weight"] = " ".join(call_macro(plan.dialect, spec.template, "weight", context).split())
+        if not context["weight"]:
+            raise RuntimeError(f"template {spec.template} has no macro weight (its aggregate is weighted)")
+    return context
+
+
+def _add_shared_steps(context: dict, measure, plan: StepPlan) -> None:
+    """The gain, discount and ideal ranking a measure reads (shared with other measures that read the
+    same), and the names of the family steps it may add columns to."""
+    spec, v = measure.spec, context["ranking"]
     gain = plan.gain(measure.param("gain") if "gain" in spec.params else "linear")
     context["gain"] = gain
     context["disc"] = plan.discount(measure.param("discount") if "discount" in spec.params else "log",
@@ -155,20 +173,6 @@ def measure_context(measure, column: str, plan: StepPlan, version: int) -> dict:
                              "rndcg": f"rndcg{gain['sfx']}{v}",
                              "similar": f"similar_{context.get('similarity')}_{cut_name}{v}",
                              "pooled": f"pooled_{context['level']}{v}"}  # GlobalAUC has no cutoff
-    context["score"] = ranking["tie_key"]  # the score as ranked (32-bit with trec_eval_version=9)
-    context["steps"] = {step: [line.strip() for line in call_macro(plan.dialect, spec.template, step, context).splitlines()
-                               if line.strip()] for step in STEPS}
-    context["value"] = " ".join(call_macro(plan.dialect, spec.template, "value", context).split())
-    if not context["value"]:
-        raise RuntimeError(f"template {spec.template} has no macro value")
-    if spec.aggregate == "weighted":
-        context["weight"] = " ".join(call_macro(plan.dialect, spec.template, "weight", context).split())
-        if not context["weight"]:
-            raise RuntimeError(f"template {spec.template} has no macro weight (its aggregate is weighted)")
-    return context
-
-
-STEP_COLUMN = re.compile(r" AS ([a-z_0-9]+)$")
 
 
 def require_distinct_step_columns(contexts: list, columns: set) -> None:
@@ -177,12 +181,13 @@ def require_distinct_step_columns(contexts: list, columns: set) -> None:
     step may compute the measure's own column: Coverage's catalog step)."""
     for context in contexts:
         others = columns - {context["column"]}
-        for lines in context["steps"].values():
-            for line in lines:
-                match = STEP_COLUMN.search(line)
-                if match and match.group(1) in others:
-                    raise RuntimeError(f"{FAMILIES[context['family']].template}: step column {match.group(1)} is also "
-                                       f"the name of a measure's column; rename the step column")
+        for step, named in context["steps"].items():
+            if step in ("similar", "pooled"):  # columns of a CTE of their own, read qualified (step.column)
+                continue
+            for step_column in named:
+                if step_column.name in others:
+                    raise RuntimeError(f"{FAMILIES[context['family']].template}: step column {step_column.name} is "
+                                       f"also the name of a measure's column; rename the step column")
 
 
 def one_row_steps(ranking: dict) -> list[str]:
