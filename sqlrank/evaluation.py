@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import sqlite3
 from typing import Any, Callable
 
 from .diagnostics import guard, warn
@@ -44,19 +45,21 @@ def run_plan(p: Plan, engine: Engine, per_query: bool) -> Result:
 
 
 def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False, engine: str = "duckdb",
-                    spark: Any = None, dsn: str | None = None, datafusion: Any = None, strict: bool = False,
-                    **options: Any) -> Result:
+                    spark: Any = None, dsn: str | None = None, datafusion: Any = None, sqlite: Any = None,
+                    strict: bool = False, **options: Any) -> Result:
     """One evaluation on DuckDB (default), on Spark (engine="spark", or a SparkSession in spark=) or
     in PostgreSQL (engine="postgres" with dsn=, a connection URL), or in DataFusion (engine="datafusion",
-    or a SessionContext in datafusion= whose tables QRELS and RUN may name). strict=True: every warning
-    (something that can change a number) is an error instead."""
+    or a SessionContext in datafusion= whose tables QRELS and RUN may name), or in SQLite
+    (engine="sqlite", or a sqlite3 connection or database file in sqlite= whose tables QRELS and RUN may
+    name). strict=True: every warning (something that can change a number) is an error instead."""
     if engine not in ENGINES:
         raise OptionError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
     output = "both" if per_query else "summary"
     if (engine == "postgres") != (dsn is not None):
         raise OptionError("the PostgreSQL engine takes a connection URL: engine='postgres' with dsn=... "
                           "(--engine postgres --dsn URL)")
-    elsewhere = _plan_elsewhere(engine, qrels, run, measures, output, dsn, spark, datafusion, options)
+    given = {"spark": spark, "datafusion": datafusion, "sqlite": sqlite}
+    elsewhere = _plan_elsewhere(engine, qrels, run, measures, output, dsn, given, options)
     if elsewhere is None:
         resources = session_options(options)
         with session(resources.pop("connection", None), **resources) as (con, registry):
@@ -73,14 +76,14 @@ def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False
     return result
 
 
-def _plan_elsewhere(engine: str, qrels: Any, run: Any, measures: Any, output: str, dsn: str | None, spark: Any,
-                    datafusion: Any, options: dict[str, Any]) -> tuple[Plan, Engine] | None:
+def _plan_elsewhere(engine: str, qrels: Any, run: Any, measures: Any, output: str, dsn: str | None,
+                    given: dict[str, Any], options: dict[str, Any]) -> tuple[Plan, Engine] | None:
     """The plan and the engine to run it on when that is not DuckDB (None then): PostgreSQL,
-    ClickHouse, DataFusion (engine= or a context in datafusion=) or Spark (engine= or spark=). What
-    only DuckDB takes is refused before the engine is started or connected to."""
-    name = {"postgres": "PostgreSQL", "clickhouse": "ClickHouse"}.get(engine) or (
-        "DataFusion" if engine == "datafusion" or datafusion is not None else
-        "Spark" if engine == "spark" or spark is not None else None)
+    ClickHouse, SQLite, DataFusion or Spark (engine=, or a session, context or connection ``given`` for
+    the last three). What only DuckDB takes is refused before the engine is started or connected to."""
+    chosen = engine if engine != "duckdb" else next((name for name, obj in given.items() if obj is not None), None)
+    name = {"postgres": "PostgreSQL", "clickhouse": "ClickHouse", "sqlite": "SQLite", "datafusion": "DataFusion",
+            "spark": "Spark"}.get(chosen)
     if name is None:
         return None
     refuse_duckdb_options(options, name)
@@ -92,14 +95,18 @@ def _plan_elsewhere(engine: str, qrels: Any, run: Any, measures: Any, output: st
         from .engines.clickhouse import ClickHouseEngine, chdb_session
 
         other = ClickHouseEngine(chdb_session())
+    elif name == "SQLite":
+        from .engines.sqlite import SqliteEngine, connect
+
+        other = SqliteEngine(connect(given["sqlite"]), owned=not isinstance(given["sqlite"], sqlite3.Connection))
     elif name == "DataFusion":
         from .engines.datafusion import DataFusionEngine, session_context
 
-        other = DataFusionEngine(session_context(datafusion))
+        other = DataFusionEngine(session_context(given["datafusion"]))
     else:
         from .engines.spark import SparkEngine, local_session
 
-        other = SparkEngine(spark or local_session())
+        other = SparkEngine(given["spark"] or local_session())
     return foreign_plan(other, qrels, run, measures, output, **options), other
 
 

@@ -1,4 +1,4 @@
-"""The embedded engines: DataFusion and ClickHouse (chDB) run the statement rendered in their dialect.
+"""The embedded engines: DataFusion, ClickHouse (chDB) and SQLite run the statement rendered in their dialect.
 Every measure under the engine tiers' convention sets, per query, equals DuckDB to 1e-12 on
 generated data with ties, graded and negative labels and one-sided queries; the measures beyond
 accuracy, with their extra inputs copied in, on the recommender fixture."""
@@ -19,9 +19,10 @@ from support.generate import generate
 
 pytestmark = pytest.mark.slow  # starts DataFusion and ClickHouse (chdb) in the process
 
-# Where a dialect cannot compute a measure, it says so (templates.UNSUPPORTED).
-REFUSED = {"datafusion": {"RR", "Success"}, "clickhouse": set()}
-PACKAGES = {"datafusion": "datafusion", "clickhouse": "chdb"}
+ENGINES = ["datafusion", "clickhouse", "sqlite"]
+# Where a dialect cannot compute a measure, it says so (its Dialect's unsupported).
+REFUSED = {"datafusion": {"RR", "Success"}, "clickhouse": set(), "sqlite": set()}
+PACKAGES = {"datafusion": "datafusion", "clickhouse": "chdb", "sqlite": "sqlite3"}
 
 
 @pytest.fixture(scope="module")
@@ -32,11 +33,15 @@ def data():
 
 
 @pytest.mark.parametrize("conventions", CONVENTIONS, ids=convention_id)
-@pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_every_measure_equals_duckdb(engine, data, conventions):
     peer(PACKAGES[engine])
     qrels, run = data
     measures = measures_for(conventions)
+    if engine == "sqlite" and conventions.get("trec_eval_version") == 9:  # SQLite has no 32-bit float
+        with pytest.raises(sqlrank.MeasureError, match="sqlite has no 32-bit float type"):
+            sqlrank.evaluate(qrels, run, measures, engine=engine, **conventions)
+        return
     if conventions.get("tie_break") == "expected" and REFUSED[engine]:
         refused = [m for m in measures if sqlrank.parse_measures(m)[0].family in REFUSED[engine]]
         with pytest.raises(sqlrank.MeasureError, match=f"cannot be computed in {engine}"):
@@ -52,19 +57,19 @@ def test_every_measure_equals_duckdb(engine, data, conventions):
     assert all(close(a, b, 1e-12) for a, b in zip(summary.value, expected.value))
 
 
-@pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_measures_beyond_accuracy_equal_duckdb(engine):
     peer(PACKAGES[engine])
     assert_beyond_accuracy_equals_duckdb(engine=engine)
 
 
-@pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_runs_stored_together_equal_duckdb(engine, data):
     peer(PACKAGES[engine])
     assert_runs_stored_together_equal_duckdb(*data, engine=engine)
 
 
-@pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_the_command_line_evaluates_in_the_engine(engine):
     peer(PACKAGES[engine])
     demo = ROOT / "fixtures" / "demo"
@@ -95,7 +100,7 @@ def test_a_datafusion_context_s_own_tables_are_read_by_name(data):
                        got.rename(columns={"topic": "query_id"}))
 
 
-@pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_extra_inputs_that_are_tables_of_the_engine_are_read_there(engine):
     assert_engine_tables_equal_duckdb(**_engine_tables(engine, engine_tables()))
     if engine == "datafusion":  # feature vectors are unnested by DuckDB only
@@ -131,7 +136,7 @@ def test_tables_in_place_are_read_as_files_are(data):
     assert_same_values(sqlrank.evaluate(clicks, scored, "nDCG@10 AP P@5", per_query=True), got)
 
 
-@pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_labels_written_true_or_false_in_a_table_of_the_engine(engine):
     qrels, run, options = recommender_case()
     written = qrels.assign(clicked=qrels.clicked.map({1: "true", 0: "False"}))
@@ -162,6 +167,14 @@ def _engine_tables(engine, tables: dict) -> dict:
     read them there (DataFusion's SessionContext, or chDB's one session)."""
     import pyarrow as pa
 
+    if engine == "sqlite":  # a database of the caller's, with the declared types pandas would give the columns
+        import sqlite3
+
+        connection = sqlite3.connect(":memory:")
+        for name, frame in tables.items():
+            frame.to_sql(name, connection, index=False, dtype={c: "REAL" if t.kind == "f" else "INTEGER" if t.kind in "iub"
+                                                               else "TEXT" for c, t in frame.dtypes.items()})
+        return {"sqlite": connection}
     if engine == "datafusion":
         context = peer("datafusion").SessionContext()
         for name, frame in tables.items():
@@ -182,7 +195,7 @@ def _engine_tables(engine, tables: dict) -> dict:
     return {"engine": "clickhouse"}
 
 
-@pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_fractions_where_whole_numbers_belong_in_a_table_of_the_engine_are_errors(engine, data):
     """The engine's CAST to an integer truncates (or rounds) 1.5 without a word; DuckDB stops on it in
     a file or DataFrame, and so does the check of a table read in place. Whole numbers in a float
@@ -211,7 +224,7 @@ def test_fractions_where_whole_numbers_belong_in_a_table_of_the_engine_are_error
                        sqlrank.evaluate(qrels, "ranks", "nDCG@10 AP", per_query=True, **ranks))
 
 
-@pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_tables_read_in_place_are_checked_as_duckdb_checks_inputs(engine, data):
     """A table of the engine's session is validated where it is: a repeated (query, document) pair, a
     NaN score, a missing column or a run without a name are errors, never numbers; a table of runs
@@ -238,11 +251,11 @@ def test_tables_read_in_place_are_checked_as_duckdb_checks_inputs(engine, data):
                        .rename(columns={"topic": "query_id"}))
 
 
-@pytest.mark.parametrize("engine", ["datafusion", "clickhouse"])
+@pytest.mark.parametrize("engine", ENGINES)
 def test_what_only_duckdb_takes_is_refused_on_the_engine(engine, data):
     peer(PACKAGES[engine])
     qrels, run = data
-    name = {"datafusion": "DataFusion", "clickhouse": "ClickHouse"}[engine]
+    name = {"datafusion": "DataFusion", "clickhouse": "ClickHouse", "sqlite": "SQLite"}[engine]
     for options, message in (({"threads": 2, "memory_limit": "1GB"},
                               f"memory_limit, threads: DuckDB settings, which do not apply on {name}"),
                              ({"slices": 2}, f"slices= is for DuckDB: {name} runs the whole statement itself"),

@@ -1,8 +1,9 @@
 {#- The few places the dialects differ (DuckDB, Spark SQL, PostgreSQL, DataFusion, ClickHouse, Trino,
-    BigQuery, Snowflake). The rest is the
+    BigQuery, Snowflake, SQLite). The rest is the
     portable subset; type names are the globals DOUBLE, FLOAT, INTEGER (templates.TYPES).
     dialect_name() is the dialect being rendered: 'duckdb' (default), 'spark', 'postgres', 'datafusion'
-    (DuckDB's spelling but for LGAMMA), 'clickhouse', 'trino', 'bigquery' or 'snowflake'. -#}
+    (DuckDB's spelling but for LGAMMA), 'clickhouse', 'sqlite' (GREATEST, LEAST, LGAMMA, isnan and chr are
+    Python functions its engine registers), 'trino', 'bigquery' or 'snowflake'. -#}
 {#- PostgreSQL's LOG takes numeric; the natural logarithms keep double precision. -#}
 {% macro log2(x) %}{% if dialect_name() == 'postgres' %}(LN({{ x }}) / LN(CAST(2 AS {{ DOUBLE }}))){% elif dialect_name() == 'bigquery' %}LOG({{ x }}, 2){% elif dialect_name() == 'snowflake' %}LOG(2, {{ x }}){% else %}LOG2({{ x }}){% endif %}{% endmacro %}
 {% macro double(x) %}CAST({{ x }} AS DOUBLE){% endmacro %}
@@ -23,6 +24,7 @@
 {%- elif dialect_name() == 'trino' %}UNNEST(sequence(1, {{ n | number }})) AS positions (position)
 {%- elif dialect_name() == 'bigquery' %}UNNEST(GENERATE_ARRAY(1, {{ n | number }})) AS position
 {%- elif dialect_name() == 'snowflake' %}(SELECT ROW_NUMBER() OVER (ORDER BY SEQ4()) AS position FROM TABLE(GENERATOR(ROWCOUNT => {{ n | number }}))) AS positions
+{%- elif dialect_name() == 'sqlite' %}(WITH RECURSIVE counted (position) AS (SELECT 1 UNION ALL SELECT position + 1 FROM counted WHERE position < {{ n | number }}) SELECT position FROM counted) AS positions
 {%- else %}range(1, {{ n | number }} + 1) AS positions (position){% endif %}
 {%- endmacro %}
 {#- ln of the binomial coefficient C(n, k), for n >= k >= 0. Spark and PostgreSQL have no LGAMMA:
@@ -31,9 +33,9 @@
 {#- The unit separator chr(31) that joins run_id and query_id in the query keys of runs stored
     together (ClickHouse spells chr char), and the text before and after its first occurrence
     (BigQuery has no split_part, Snowflake no strpos). -#}
-{% macro separator() %}{% if dialect_name() == 'clickhouse' %}char(31){% else %}chr(31){% endif %}{% endmacro %}
-{% macro before_separator(x) %}{% if dialect_name() == 'spark' %}substring_index({{ x }}, chr(31), 1){% elif dialect_name() == 'clickhouse' %}substring({{ x }}, 1, position({{ x }}, char(31)) - 1){% elif dialect_name() == 'bigquery' %}SPLIT({{ x }}, chr(31))[OFFSET(0)]{% else %}split_part({{ x }}, chr(31), 1){% endif %}{% endmacro %}
-{% macro after_separator(x) %}{% if dialect_name() == 'spark' %}substr({{ x }}, instr({{ x }}, chr(31)) + 1){% elif dialect_name() == 'clickhouse' %}substring({{ x }}, position({{ x }}, char(31)) + 1){% elif dialect_name() == 'snowflake' %}substr({{ x }}, CHARINDEX(chr(31), {{ x }}) + 1){% else %}substr({{ x }}, strpos({{ x }}, chr(31)) + 1){% endif %}{% endmacro %}
+{% macro separator() %}{% if dialect_name() in ('clickhouse', 'sqlite') %}char(31){% else %}chr(31){% endif %}{% endmacro %}
+{% macro before_separator(x) %}{% if dialect_name() == 'sqlite' %}substr({{ x }}, 1, instr({{ x }}, char(31)) - 1){% elif dialect_name() == 'spark' %}substring_index({{ x }}, chr(31), 1){% elif dialect_name() == 'clickhouse' %}substring({{ x }}, 1, position({{ x }}, char(31)) - 1){% elif dialect_name() == 'bigquery' %}SPLIT({{ x }}, chr(31))[OFFSET(0)]{% else %}split_part({{ x }}, chr(31), 1){% endif %}{% endmacro %}
+{% macro after_separator(x) %}{% if dialect_name() == 'sqlite' %}substr({{ x }}, instr({{ x }}, char(31)) + 1){% elif dialect_name() == 'spark' %}substr({{ x }}, instr({{ x }}, chr(31)) + 1){% elif dialect_name() == 'clickhouse' %}substring({{ x }}, position({{ x }}, char(31)) + 1){% elif dialect_name() == 'snowflake' %}substr({{ x }}, CHARINDEX(chr(31), {{ x }}) + 1){% else %}substr({{ x }}, strpos({{ x }}, chr(31)) + 1){% endif %}{% endmacro %}
 {#- The file each row was read from (DuckDB: read_parquet(..., filename = true); Spark: a
     file: URI), and its name without folders and suffix. -#}
 {% macro file_name() %}{% if dialect_name() == 'spark' %}input_file_name(){% else %}filename{% endif %}{% endmacro %}
@@ -42,7 +44,7 @@
     scans are cheap next to holding ten million rows in memory. -#}
 {% macro inline() %}{% if dialect_name() in ('duckdb', 'postgres') %}NOT MATERIALIZED {% endif %}{% endmacro %}
 {#- A whole number from a rank column (NULL where it is none). PostgreSQL has no TRY_CAST. -#}
-{% macro try_bigint(x) %}{% if dialect_name() == 'postgres' %}CAST({{ x }} AS BIGINT){% elif dialect_name() == 'clickhouse' %}CAST({{ x }} AS Nullable(Int64)){% elif dialect_name() == 'bigquery' %}SAFE_CAST({{ x }} AS INT64){% else %}TRY_CAST({{ x }} AS BIGINT){% endif %}{% endmacro %}
+{% macro try_bigint(x) %}{% if dialect_name() in ('postgres', 'sqlite') %}CAST({{ x }} AS BIGINT){% elif dialect_name() == 'clickhouse' %}CAST({{ x }} AS Nullable(Int64)){% elif dialect_name() == 'bigquery' %}SAFE_CAST({{ x }} AS INT64){% else %}TRY_CAST({{ x }} AS BIGINT){% endif %}{% endmacro %}
 {#- x >= 0 rounded half away from zero, as C's lround (trec_eval): PostgreSQL's and ClickHouse's
     ROUND of a double round half to even (38.5 -> 38), so there it is the floor plus one where the
     fraction is >= 0.5 (both exact in floating point). -#}

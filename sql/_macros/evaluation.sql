@@ -48,6 +48,13 @@ CROSS JOIN UNNEST([{% for m in measures %}
     STRUCT({{ loop.index }} AS position, {{ m.name | literal }} AS measure){% if not loop.last %},{% endif %}{% endfor %}
 
 ]) AS measures
+{%- elif dialect_name() == 'sqlite' %}
+{#- SQLite names no columns in a table alias: the first row names them. -#}
+CROSS JOIN ({% for m in measures %}
+
+    {% if not loop.first %}UNION ALL {% endif %}SELECT {{ loop.index }}{% if loop.first %} AS position{% endif %}, {{ m.name | literal }}{% if loop.first %} AS measure{% endif %}{% endfor %}
+
+) AS measures
 {%- else %}
 CROSS JOIN (
     VALUES{% for m in measures %}

@@ -27,4 +27,5 @@
 {% call column(bpref_sum(m)) %}SUM(CASE WHEN {{ judging.is_relevant(m.level) }} = 1 THEN CASE WHEN {{ above }} > 0 THEN 1 - CAST(LEAST({{ above }}, {{ r }}) AS {{ DOUBLE }}) / {{ divisor }} ELSE 1 END ELSE 0 END){% endcall %}
 {% endmacro %}
 {% macro bpref_sum(m) %}bpref_sum_{{ m.level | number }}{% if m.get('formula') == 'original' %}_original{% endif %}{% endmacro %}
-{% macro value(m) %}COALESCE({{ bpref_sum(m) }} / NULLIF({{ judging.num_rel(m.level) }}, 0), 0){% endmacro %}
+{#- The sum's type is the dialect's: a whole number in SQLite where every term is 1, hence the CAST. -#}
+{% macro value(m) %}COALESCE(CAST({{ bpref_sum(m) }} AS {{ DOUBLE }}) / NULLIF({{ judging.num_rel(m.level) }}, 0), 0){% endmacro %}

@@ -12,6 +12,7 @@
 {% macro ranked(m) %}{{ ap.ranked(m) }}{% endmacro %}
 {% macro retrieved(m) %}{{ ap.retrieved(m) }}{% endmacro %}
 {% macro value(m) %}
-{%- set s = 'COALESCE(' ~ ap.precision_sum(m) ~ ', 0)' -%}
+{#- S as a double: a sum of whole zeros is a whole number in SQLite, and 1 / (1 + R) would divide as integers. -#}
+{%- set s = 'CAST(COALESCE(' ~ ap.precision_sum(m) ~ ', 0) AS ' ~ DOUBLE ~ ')' -%}
 LN((1 + {{ s }}) / (1 + COALESCE({{ judging.num_rel(m.level) }}, 0) - {{ s }}))
 {%- endmacro %}

@@ -157,10 +157,11 @@ def eval_command(args: argparse.Namespace) -> int:
                 raise OptionError(f"--{name.replace('_', '-')} is a DuckDB setting; it does not apply with "
                                   f"--engine {args.engine}")
         options.pop("progress")
-    if args.dsn is not None and args.engine != "postgres":
-        raise OptionError("--dsn is the PostgreSQL database of --engine postgres; add --engine postgres")
+    if args.dsn is not None and args.engine not in ("postgres", "sqlite"):
+        raise OptionError("--dsn is the database of --engine postgres (a URL) or --engine sqlite (a file); add "
+                          "--engine postgres or --engine sqlite")
     if args.dsn is not None:
-        options["dsn"] = args.dsn
+        options["sqlite" if args.engine == "sqlite" else "dsn"] = args.dsn
     if args.database and args.engine != "duckdb":
         raise OptionError(f"--database is a DuckDB database file; it does not apply with --engine {args.engine}")
     with database_options(args, options) as options:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..engines.base import ENGINES
 from ..measures.registry import FAMILIES
 from ..rendering.dialects import DIALECTS
 from ..results.formats import OUTPUT_FORMATS
@@ -69,15 +70,17 @@ def add_eval_command(commands) -> None:
     ev.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
     ev.add_argument("--strict", action="store_true",
                     help="fail (exit 1, nothing written) instead of warning about what can change a number")
-    ev.add_argument("--engine", choices=("duckdb", "spark", "postgres", "datafusion", "clickhouse"), default="duckdb",
+    ev.add_argument("--engine", choices=ENGINES, default="duckdb",
                     help="where the statement runs: DuckDB (default), a local Spark session (pip install "
                          "'sqlrank[spark]'; needs Java 17+), the PostgreSQL database at --dsn (pip install "
-                         "'sqlrank[postgres]'; QRELS and RUN are its tables, or files copied into temporary tables) "
-                         "DataFusion (pip install 'sqlrank[datafusion]') or ClickHouse (chDB, pip install "
-                         "'sqlrank[clickhouse]') in this process")
+                         "'sqlrank[postgres]'; QRELS and RUN are its tables, or files copied into temporary tables), "
+                         "DataFusion (pip install 'sqlrank[datafusion]'), ClickHouse (chDB, pip install "
+                         "'sqlrank[clickhouse]') or SQLite (Python's own sqlite3; the database file at --dsn, or one "
+                         "in memory) in this process")
     ev.add_argument("--dsn", metavar="URL",
                     help="with --engine postgres: the database, e.g. postgresql://user@host:5432/db or "
-                         "postgresql://user@/db?host=/var/run/postgresql")
+                         "postgresql://user@/db?host=/var/run/postgresql; with --engine sqlite: a database file "
+                         "whose tables QRELS and RUN may name")
     ev.add_argument("--slices", type=int, metavar="N",
                     help="evaluate the queries in N groups, one after another, so that each step holds "
                          "1/N of the run (for runs far larger than memory; default 1)")

@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # pandas is imported by DuckDB when a DataFrame is asked for,
     from ..inputs.store import Registry
     from ..plan import Plan
 
-ENGINES = ("duckdb", "spark", "postgres", "datafusion", "clickhouse")
+ENGINES = ("duckdb", "spark", "postgres", "datafusion", "clickhouse", "sqlite")
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,10 @@ class CopyingEngine(Engine):
     def schema(self, sql: str) -> dict[str, str]:
         """The columns of a query and their Arrow types."""
         raise NotImplementedError
+
+    def table_types(self, parts: tuple[str, ...]) -> dict[str, str]:
+        """The columns of a table of this engine (its name's parts) and their Arrow types."""
+        return self.schema(f"SELECT * FROM {'.'.join(self.dialect.ident(part, chr(34)) for part in parts)} LIMIT 0")
 
     def load(self, name: str, table: Any) -> None:
         """An Arrow table, as a table of this engine named ``name``."""

@@ -43,7 +43,7 @@ def table_columns(engine: CopyingEngine, parts: tuple[str, ...], label: str) -> 
     """A table of the engine: its name in the engine's SQL, and its columns with their (Arrow) types."""
     name = ".".join(engine.dialect.ident(part, '"') for part in parts)
     try:
-        return name, engine.schema(f"SELECT * FROM {name} LIMIT 0")
+        return name, engine.table_types(parts)
     except InputError:
         raise InputError(f"{label}: no such table or view in {engine.name} (nor a file of that name)") from None
 

@@ -24,7 +24,7 @@ TREC_LAYOUT = {"qrels": "query_id iteration doc_id relevance", "run": "query_id 
 
 # Inputs that are tables of another engine, read by name: a Spark view or table, a PostgreSQL table,
 # a table of a DataFusion context.
-ENGINE_TABLES = ("spark", "postgres", "datafusion", "clickhouse")
+ENGINE_TABLES = ("spark", "postgres", "datafusion", "clickhouse", "sqlite")
 IMPLICIT = "sqlrank_implicit_label"  # the label column sqlrank adds to implicit feedback (always 1)
 
 

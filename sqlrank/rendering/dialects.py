@@ -21,6 +21,7 @@ class Dialect:
     itself. ``signed_zero``: its ORDER BY and PARTITION BY keep -0.0 apart from 0.0 (a total order
     of floats, as Arrow's kernels use), or it is not run here to show otherwise. ``printed_only``:
     sqlrank prints its statements but runs none (no engine in this process or a test's reach).
+    ``float32``: it has a 32-bit float type (trec_eval_version=9 ranks 32-bit scores).
     ``unsupported``: (family, tie_break) pairs it cannot compute, with the reason."""
 
     name: str
@@ -30,6 +31,7 @@ class Dialect:
     escaping_identifiers: bool = False
     signed_zero: bool = False
     printed_only: bool = False
+    float32: bool = True
     unsupported: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
     def __hash__(self) -> int:
@@ -78,7 +80,7 @@ class Dialect:
         0.0 where the dialect orders them apart (``signed_zero``)."""
         score = "score"
         if trec_eval_version == 9:
-            if self.name in ("bigquery", "snowflake"):
+            if not self.float32:
                 raise MeasureError(f"trec_eval_version=9 ranks 32-bit float scores; {self.name} has no 32-bit "
                                    f"float type")
             real = self.types["FLOAT"]
@@ -109,11 +111,12 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             unsupported={("RR", "expected"): f"DataFusion {_NO_LGAMMA}", ("Success", "expected"): f"DataFusion {_NO_LGAMMA}"}),
     Dialect("clickhouse", {"DOUBLE": "Float64", "FLOAT": "Float32", "INTEGER": "Int32"},
             escaping_literals=True, escaping_identifiers=True),
+    Dialect("sqlite", {"DOUBLE": "REAL", "FLOAT": "REAL", "INTEGER": "INTEGER"}, float32=False),
     Dialect("trino", {"DOUBLE": "DOUBLE", "FLOAT": "REAL", "INTEGER": "INTEGER"}, signed_zero=True, printed_only=True),
     Dialect("bigquery", {"DOUBLE": "FLOAT64", "FLOAT": "FLOAT32", "INTEGER": "INT64"}, quote="`",
-            escaping_literals=True, escaping_identifiers=True, signed_zero=True, printed_only=True),
+            escaping_literals=True, escaping_identifiers=True, signed_zero=True, printed_only=True, float32=False),
     Dialect("snowflake", {"DOUBLE": "DOUBLE", "FLOAT": "FLOAT32", "INTEGER": "INTEGER"}, escaping_literals=True,
-            signed_zero=True, printed_only=True,
+            signed_zero=True, printed_only=True, float32=False,
             unsupported={("RR", "expected"): f"Snowflake {_NO_LGAMMA}", ("Success", "expected"): f"Snowflake {_NO_LGAMMA}"}),
 )}
 DUCKDB = DIALECTS["duckdb"]
