@@ -54,6 +54,10 @@
 {% macro settings() %}{% if dialect_name() == 'clickhouse' %}
 
 SETTINGS join_use_nulls = 1, cast_keep_nullable = 1{% endif %}{% endmacro %}
+{#- x, a sum or count, as a double where the dialect may type it a whole number (SQLite sums whole numbers
+    as a whole number; the others type these sums by their terms), so that a quotient never divides
+    as integers. -#}
+{% macro as_double(x) %}{% if dialect_name() == 'sqlite' %}CAST({{ x }} AS {{ DOUBLE }}){% else %}{{ x }}{% endif %}{% endmacro %}
 {#- UNION of distinct rows (ClickHouse and BigQuery spell the DISTINCT out). -#}
 {% macro union() %}{% if dialect_name() in ('clickhouse', 'bigquery') %}UNION DISTINCT{% else %}UNION{% endif %}{% endmacro %}
 {#- INTERSECT of distinct rows (BigQuery spells the DISTINCT out). -#}

@@ -8,6 +8,7 @@
   Parameters: rel (minimum relevant label, default 1); formula (trec_eval or original).
   Reference: Buckley & Voorhees (SIGIR 2004); trec_eval 10 m_bpref.c (docs/trec_eval_semantics.md sec. 5).
 -#}
+{% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/judging.sql' as judging %}
 
 {% macro judgments(m) %}
@@ -27,5 +28,4 @@
 {% call column(bpref_sum(m)) %}SUM(CASE WHEN {{ judging.is_relevant(m.level) }} = 1 THEN CASE WHEN {{ above }} > 0 THEN 1 - CAST(LEAST({{ above }}, {{ r }}) AS {{ DOUBLE }}) / {{ divisor }} ELSE 1 END ELSE 0 END){% endcall %}
 {% endmacro %}
 {% macro bpref_sum(m) %}bpref_sum_{{ m.level | number }}{% if m.get('formula') == 'original' %}_original{% endif %}{% endmacro %}
-{#- The sum's type is the dialect's: a whole number in SQLite where every term is 1, hence the CAST. -#}
-{% macro value(m) %}COALESCE(CAST({{ bpref_sum(m) }} AS {{ DOUBLE }}) / NULLIF({{ judging.num_rel(m.level) }}, 0), 0){% endmacro %}
+{% macro value(m) %}COALESCE({{ dialect.as_double(bpref_sum(m)) }} / NULLIF({{ judging.num_rel(m.level) }}, 0), 0){% endmacro %}

@@ -5,6 +5,7 @@
   Reference: trec_eval 10 m_yaap.c.
 -#}
 {% import '_macros/judging.sql' as judging %}
+{% import '_macros/dialect.sql' as dialect %}
 {% import 'measures/AP.sql' as ap %}
 
 {% macro judgments(m) %}{{ ap.judgments(m) }}{% endmacro %}
@@ -12,7 +13,6 @@
 {% macro ranked(m) %}{{ ap.ranked(m) }}{% endmacro %}
 {% macro retrieved(m) %}{{ ap.retrieved(m) }}{% endmacro %}
 {% macro value(m) %}
-{#- S as a double: a sum of whole zeros is a whole number in SQLite, and 1 / (1 + R) would divide as integers. -#}
-{%- set s = 'CAST(COALESCE(' ~ ap.precision_sum(m) ~ ', 0) AS ' ~ DOUBLE ~ ')' -%}
+{%- set s = dialect.as_double('COALESCE(' ~ ap.precision_sum(m) ~ ', 0)') -%}
 LN((1 + {{ s }}) / (1 + COALESCE({{ judging.num_rel(m.level) }}, 0) - {{ s }}))
 {%- endmacro %}

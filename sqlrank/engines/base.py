@@ -91,6 +91,10 @@ class CopyingEngine(Engine):
         """An Arrow table, as a table of this engine named ``name``."""
         raise NotImplementedError
 
+    def has_table(self, name: str) -> bool:
+        """Whether this engine has a table or view of that name (a file of the same name is then refused)."""
+        raise NotImplementedError
+
     def own_table(self, obj: Any, format: str | None = None) -> tuple[str, ...] | None:
         """The parts of the name of a table of this engine that ``obj`` names, or None."""
         raise NotImplementedError

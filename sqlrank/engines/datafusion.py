@@ -12,12 +12,10 @@ import uuid
 from typing import Any
 
 from ..errors import InputError, OptionError
-from ..inputs.columns import column_mapping
-from ..inputs.locate import refuse_file_and_table
 from ..inputs.source import Source
 from ..rendering.dialects import DIALECTS
 from .base import CopyingEngine, Rows, first_line
-from .foreign import copied_source, validated_table
+from .foreign import table_or_copy
 
 
 def session_context(context=None):
@@ -101,9 +99,4 @@ class DataFusionEngine(CopyingEngine):
 
     def source(self, obj: Any, kind: str, con, registry, format: str | None, columns: dict[str, str] | None) -> Source:
         """A table registered in the context, or a file or DataFrame handed over as an Arrow table."""
-        refuse_file_and_table(obj, format, self.has_table, "the DataFusion context")
-        parts = self.own_table(obj, format)
-        if parts is not None:
-            return validated_table(Source(kind, f"table {obj}", "datafusion", parts=parts,
-                                          columns=column_mapping(kind, columns)), self)
-        return copied_source(obj, kind, con, registry, format, columns, self)
+        return table_or_copy(self, obj, kind, con, registry, format, columns, "the DataFusion context")

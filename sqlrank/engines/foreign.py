@@ -9,9 +9,10 @@ import uuid
 from typing import Any, Callable
 
 from ..errors import InputError, OptionError
-from ..inputs.columns import map_table_columns, read_boolean_labels
+from ..inputs.columns import column_mapping, map_table_columns, read_boolean_labels
 from ..inputs.extra import EngineInputs
 from ..inputs.load import Table, load
+from ..inputs.locate import refuse_file_and_table
 from ..inputs.source import Source
 from ..inputs.validate import label_range_sql, require_complete_rows, require_labels_in_range, table_counts_sql
 from ..plan import Plan, plan, require_ranks
@@ -37,6 +38,18 @@ def copied_source(obj: Any, kind: str, con, registry, format: str | None, column
     engine.load(name, to_arrow(con, rows))
     return Source(kind, source.label, engine.dialect.name, parts=(name,), columns=canonical,
                   warnings=source.warnings, query_name=source.query_label)
+
+
+def table_or_copy(engine: CopyingEngine, obj: Any, kind: str, con, registry, format: str | None,
+                  columns: dict[str, str] | None, where: str) -> Source:
+    """A table of the engine (``where`` names its database in errors), validated where it is; or a file
+    or DataFrame, read and validated by DuckDB and copied in. A name both a table and a file is refused."""
+    refuse_file_and_table(obj, format, engine.has_table, where)
+    parts = engine.own_table(obj, format)
+    if parts is not None:
+        return validated_table(Source(kind, f"table {obj}", engine.dialect.name, parts=parts,
+                                      columns=column_mapping(kind, columns)), engine)
+    return copied_source(obj, kind, con, registry, format, columns, engine)
 
 
 def table_columns(engine: CopyingEngine, parts: tuple[str, ...], label: str) -> tuple[str, dict[str, str]]:

@@ -15,12 +15,10 @@ import sqlite3
 from typing import Any
 
 from ..errors import InputError, OptionError
-from ..inputs.columns import column_mapping
-from ..inputs.locate import refuse_file_and_table
 from ..inputs.source import Source
 from ..rendering.dialects import DIALECTS
 from .base import CopyingEngine, Rows, first_line
-from .foreign import copied_source, validated_table
+from .foreign import table_or_copy
 
 OLDEST = (3, 39, 0)  # FULL OUTER JOIN
 # SQLite's declared column types as the names other engines' Arrow types have (inputs/columns.py reads them).
@@ -141,9 +139,4 @@ class SqliteEngine(CopyingEngine):
 
     def source(self, obj: Any, kind: str, con, registry, format: str | None, columns: dict[str, str] | None) -> Source:
         """A table of the database, or a file or DataFrame copied into a temporary table."""
-        refuse_file_and_table(obj, format, self.has_table, "the SQLite database")
-        parts = self.own_table(obj, format)
-        if parts is not None:
-            return validated_table(Source(kind, f"table {obj}", "sqlite", parts=parts,
-                                          columns=column_mapping(kind, columns)), self)
-        return copied_source(obj, kind, con, registry, format, columns, self)
+        return table_or_copy(self, obj, kind, con, registry, format, columns, "the SQLite database")

@@ -70,7 +70,7 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           COALESCE(CAST(bpref_sum_0 AS DOUBLE) / NULLIF(num_rel_0, 0), 0) AS gmbpref_rel_0_missing_queries_zero_unjudged_queries_zero
+           COALESCE(bpref_sum_0 / NULLIF(num_rel_0, 0), 0) AS gmbpref_rel_0_missing_queries_zero_unjudged_queries_zero
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id

@@ -66,8 +66,8 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           LN((1 + CAST(COALESCE(precision_sum_0, 0) AS DOUBLE)) / (1 + COALESCE(num_rel_0, 0)
-               - CAST(COALESCE(precision_sum_0, 0) AS DOUBLE))) AS yaap_rel_0_missing_queries_zero_unjudged_queries_zero
+           LN((1 + COALESCE(precision_sum_0, 0)) / (1 + COALESCE(num_rel_0, 0)
+               - COALESCE(precision_sum_0, 0))) AS yaap_rel_0_missing_queries_zero_unjudged_queries_zero
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id

@@ -66,8 +66,7 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           LN((1 + CAST(COALESCE(precision_sum_1, 0) AS DOUBLE)) / (1 + COALESCE(num_rel_1, 0)
-               - CAST(COALESCE(precision_sum_1, 0) AS DOUBLE))) AS yaap
+           LN((1 + COALESCE(precision_sum_1, 0)) / (1 + COALESCE(num_rel_1, 0) - COALESCE(precision_sum_1, 0))) AS yaap
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id

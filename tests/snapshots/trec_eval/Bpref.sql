@@ -70,7 +70,7 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           COALESCE(CAST(bpref_sum_1 AS DOUBLE) / NULLIF(num_rel_1, 0), 0) AS bpref
+           COALESCE(bpref_sum_1 / NULLIF(num_rel_1, 0), 0) AS bpref
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
