@@ -1,6 +1,6 @@
 {#- The few places the dialects differ (DuckDB, Spark SQL, PostgreSQL, DataFusion, ClickHouse, Trino,
     BigQuery, Snowflake, SQLite). The rest is the
-    portable subset; type names are the globals DOUBLE, FLOAT, INTEGER (templates.TYPES).
+    portable subset; type names are the globals DOUBLE, FLOAT, INTEGER (each Dialect's types, rendering/dialects.py).
     dialect_name() is the dialect being rendered: 'duckdb' (default), 'spark', 'postgres', 'datafusion'
     (DuckDB's spelling but for LGAMMA), 'clickhouse', 'sqlite' (GREATEST, LEAST, LGAMMA, isnan and chr are
     Python functions its engine registers), 'trino', 'bigquery' or 'snowflake'. -#}
