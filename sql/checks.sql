@@ -2,6 +2,8 @@
   The checks an evaluation runs on the engine that runs its statement (diagnostics.py, plan.py), in
   the portable subset: COUNT(CASE ...) rather than FILTER, MAX(CASE ...) rather than bool_or.
 -#}
+{% import '_macros/dialect.sql' as dialect %}
+{% import '_macros/inputs.sql' as inputs %}
 {#- The queries of each side: (in both, qrels only, run only, an example of each side alone, those
     in both and in the qrels only whose best label is below rel). -#}
 {% macro overlap(qrels_sql, run_sql, rel) -%}
@@ -46,4 +48,49 @@ SELECT COUNT(CASE WHEN input_rank IS NULL THEN 1 END), COUNT(*) FROM ({{ run_sql
 {#- The highest label of the judgments. -#}
 {% macro top_label(qrels_sql) -%}
 SELECT max(relevance) FROM ({{ qrels_sql }}) AS qrels
+{%- endmacro %}
+{#- The checks of a table an engine reads where it is, in its own SQL (inputs/validate.py says what
+    each count means): rows without an id or a value (NULL or NaN), all rows, distinct (query,
+    document) pairs, values that are no whole number (`fraction`: 'rank', a run ranked by its rank,
+    the typed score being the rank negated; 'label', judgments whose label column can hold a
+    fraction, read from `table` as stored; none), and rows of runs stored together without a usable
+    run name (`run_id`: its column). -#}
+{% macro table_counts(typed, value, table, fraction, label, boolean_labels, run_id) -%}
+SELECT SUM(CASE WHEN query_id IS NULL OR doc_id IS NULL THEN 1 ELSE 0 END) AS missing_ids,
+       SUM(CASE WHEN {{ value }} IS NULL OR {{ dialect.is_nan(value) }} THEN 1 ELSE 0 END) AS missing_values,
+       count(*) AS total_rows,
+       (SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id FROM ({{ typed }}) AS d) AS pairs) AS distinct_pairs,
+{% if fraction == 'rank' %}
+       SUM(CASE WHEN {{ value }} > 0 OR {{ value }} <> FLOOR({{ value }}) THEN 1 ELSE 0 END) AS not_whole,
+{% elif fraction == 'label' %}
+{% set raw = label | ident %}
+       (SELECT SUM(CASE WHEN {% if boolean_labels %}lower(trim(CAST({{ raw }} AS {{ dialect.text() }}))) IN ('true', 'false') THEN 0
+                        WHEN {% endif %}CAST({{ raw }} AS {{ DOUBLE }}) = {{ inputs.label(raw, False) }} THEN 0 ELSE 1 END)
+        FROM {{ table }} AS labels WHERE {{ raw }} IS NOT NULL) AS not_whole,
+{% else %}
+       0 AS not_whole,
+{% endif %}
+{% if run_id %}
+       (SELECT SUM(CASE WHEN {{ unnamed_run('CAST(' ~ (run_id | ident) ~ ' AS ' ~ dialect.text() ~ ')') }} THEN 1 ELSE 0 END)
+        FROM {{ table }} AS runs) AS bad_run_ids
+{% else %}
+       0 AS bad_run_ids
+{% endif %}
+FROM ({{ typed }}) AS typed
+{%- endmacro %}
+{#- A row of runs stored together without a usable name (run_id: its text): none, empty, or one
+    holding the separator of the statement's query keys. -#}
+{% macro unnamed_run(run_id) -%}
+{{ run_id }} IS NULL OR {{ run_id }} = '' OR {{ run_id }} LIKE '%' || {{ dialect.separator() }} || '%'
+{%- endmacro %}
+{#- (how many labels of `table`'s column `label` are NaN, infinite or beyond `limit` either way, one of
+    them as text), read as stored. -#}
+{% macro label_range(table, label, limit) -%}
+{% set bad = 'NOT (abs(CAST(' ~ (label | ident) ~ ' AS ' ~ DOUBLE ~ ')) <= ' ~ (limit | number) ~ ')' %}
+SELECT SUM(CASE WHEN {{ bad }} THEN 1 ELSE 0 END), MIN(CASE WHEN {{ bad }} THEN CAST({{ label | ident }} AS {{ dialect.text() }}) END)
+FROM {{ table }} AS labels WHERE {{ label | ident }} IS NOT NULL
+{%- endmacro %}
+{#- How many labels of `table`'s column `label` are written true or false. -#}
+{% macro boolean_labels(table, label) -%}
+SELECT count(*) FROM {{ table }} AS labels WHERE lower(trim(CAST({{ label | ident }} AS {{ dialect.text() }}))) IN ('true', 'false')
 {%- endmacro %}

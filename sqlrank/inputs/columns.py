@@ -110,10 +110,8 @@ def read_boolean_labels(source: Source, dialect: Dialect, count: Callable[[str],
     if source.kind != "qrels" or source.implicit:
         return source
     table = call_macro(dialect, "_macros/inputs.sql", "table", source.parts).strip()
-    text = call_macro(dialect, "_macros/dialect.sql", "text")
-    label = f"lower(trim(CAST({dialect.ident(source.columns['relevance'])} AS {text})))"
-    return replace(source, boolean_labels=count(f"SELECT count(*) FROM {table} AS labels WHERE {label} IN ('true', "
-                                                 f"'false')") > 0)
+    return replace(source, boolean_labels=count(call_macro(dialect, "checks.sql", "boolean_labels", table,
+                                                           source.columns["relevance"])) > 0)
 
 
 def positional_mapping(kind: str, mapping: dict[str, str]) -> dict[str, str]:

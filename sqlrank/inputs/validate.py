@@ -96,9 +96,9 @@ RANKED_BY_RANK = ("the run has no score column and is ranked by its rank (1 = be
 
 
 def unnamed_run(run_id: str, dialect: Dialect) -> str:
-    """Whether a row of runs stored together has no usable name (``run_id``: its text, in ``dialect``): none, empty, or one holding the separator of the statement's query keys."""
-    separator = call_macro(dialect, "_macros/dialect.sql", "separator")
-    return f"{run_id} IS NULL OR {run_id} = '' OR {run_id} LIKE '%' || {separator} || '%'"
+    """Whether a row of runs stored together has no usable name (``run_id``: its text, in ``dialect``):
+    none, empty, or one holding the separator of the statement's query keys."""
+    return call_macro(dialect, "checks.sql", "unnamed_run", run_id)
 
 
 def unnamed_run_message(column: str) -> str:
@@ -269,33 +269,14 @@ def table_counts_sql(source: Source, dialect: Dialect, column_types: dict[str, s
     ``column_types`` (the table's, as the engine names them) can hold one; or, in a run ranked by its
     rank, ranks that are no whole number >= 0; and in runs stored together, rows whose run_id is
     missing, empty or holds the separator chr(31) of the statement's query keys."""
-    typed, value = source.source_sql(dialect), source.value_name
-    table = call_macro(dialect, "_macros/inputs.sql", "table", source.parts).strip()
-    nan = call_macro(dialect, "_macros/dialect.sql", "is_nan", value)
-    fractional = "0"
     label_type = (column_types or {}).get(source.columns.get("relevance"))
-    if source.score_from_rank:  # the typed score is the rank negated
-        fractional = f"SUM(CASE WHEN {value} > 0 OR {value} <> FLOOR({value}) THEN 1 ELSE 0 END)"
-    elif source.kind == "qrels" and not source.implicit and label_type and may_have_fractions(label_type):
-        raw = dialect.ident(source.columns["relevance"])
-        as_integer = call_macro(dialect, "_macros/inputs.sql", "label", raw, False)  # the label as the statement reads it
-        whole = f"CAST({raw} AS {dialect.type('DOUBLE')}) = {as_integer}"
-        if source.boolean_labels:
-            text = call_macro(dialect, "_macros/dialect.sql", "text")
-            whole = f"lower(trim(CAST({raw} AS {text}))) IN ('true', 'false') THEN 0 WHEN {whole}"
-        fractional = f"(SELECT SUM(CASE WHEN {whole} THEN 0 ELSE 1 END) FROM {table} AS labels WHERE {raw} IS NOT NULL)"
-    bad_runs = "0"
-    if source.per_run:
-        run_id = f"CAST({dialect.ident(source.columns['run_id'])} AS {call_macro(dialect, '_macros/dialect.sql', 'text')})"
-        bad_runs = f"(SELECT SUM(CASE WHEN {unnamed_run(run_id, dialect)} THEN 1 ELSE 0 END) FROM {table} AS runs)"
-    return f"""
-        SELECT SUM(CASE WHEN query_id IS NULL OR doc_id IS NULL THEN 1 ELSE 0 END) AS missing_ids,
-               SUM(CASE WHEN {value} IS NULL OR {nan} THEN 1 ELSE 0 END) AS missing_values,
-               count(*) AS total_rows,
-               (SELECT count(*) FROM (SELECT DISTINCT query_id, doc_id FROM ({typed}) AS d) AS pairs) AS distinct_pairs,
-               {fractional} AS not_whole,
-               {bad_runs} AS bad_run_ids
-        FROM ({typed}) AS typed"""
+    fraction = ("rank" if source.score_from_rank else
+                "label" if source.kind == "qrels" and not source.implicit and label_type and may_have_fractions(label_type)
+                else None)
+    table = call_macro(dialect, "_macros/inputs.sql", "table", source.parts).strip()
+    return call_macro(dialect, "checks.sql", "table_counts", source.source_sql(dialect), source.value_name, table,
+                      fraction, source.columns.get("relevance"), source.boolean_labels,
+                      source.columns["run_id"] if source.per_run else None)
 
 
 def label_range_sql(source: Source, dialect: Dialect, column_types: dict[str, str] | None) -> str | None:
@@ -310,13 +291,8 @@ def label_range_sql(source: Source, dialect: Dialect, column_types: dict[str, st
     lowered = label_type.lower()
     if any(name in lowered for name in _TEXT_TYPE_NAMES) or "bool" in lowered or lowered in ("int", "int32", "integer"):
         return None
-    raw = dialect.ident(source.columns["relevance"])
     table = call_macro(dialect, "_macros/inputs.sql", "table", source.parts).strip()
-    number = f"CAST({raw} AS {dialect.type('DOUBLE')})"
-    bad = f"NOT (abs({number}) <= {LABEL_LIMIT})"  # NaN compares false (PostgreSQL: above every number)
-    text = call_macro(dialect, "_macros/dialect.sql", "text")
-    return (f"SELECT SUM(CASE WHEN {bad} THEN 1 ELSE 0 END), MIN(CASE WHEN {bad} THEN CAST({raw} AS {text}) END) "
-            f"FROM {table} AS labels WHERE {raw} IS NOT NULL")
+    return call_macro(dialect, "checks.sql", "label_range", table, source.columns["relevance"], LABEL_LIMIT)
 
 
 def require_labels_in_range(source: Source, count: int | None, example: str | None) -> None:
