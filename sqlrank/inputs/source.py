@@ -129,6 +129,10 @@ class Source:
         """The input as its source reads it, in ``dialect``."""
         name = dialect.name
         path = (spark_path if name == "spark" else duckdb_path)(self.path) if self.path else self.path
+        if name not in ("duckdb", "spark") and self.format not in ENGINE_TABLES + ("table",):
+            copies = (f" (--engine {name} copies files into temporary tables)" if not dialect.printed_only else
+                      " (load the files there first, or evaluate them with sqlrank eval)")
+            raise OptionError(f"{self.label}: the {name} statement reads tables, not files; give table names{copies}")
         if self.format == "trec":
             return call_macro(dialect, "_macros/inputs.sql", "trec", path, self.kind, mode, self.groups,
                               self.split, self.lines, self.ranks).strip()
@@ -136,12 +140,6 @@ class Source:
         if self.format in ENGINE_TABLES:  # a view or table in the Spark session or the PostgreSQL database
             reader = call_macro(dialect, "_macros/inputs.sql", "table", self.parts).strip()
         elif name != "duckdb":
-            if name != "spark" and self.format != "table":
-                copies = (f" (--engine {name} copies files into temporary tables)"
-                          if name in ("postgres", "clickhouse", "datafusion") else
-                          " (load the files there first, or evaluate them with sqlrank eval)")
-                raise OptionError(f"{self.label}: the {name} statement reads tables, not files; give "
-                                  f"table names{copies}")
             if self.format == "parquet":
                 reader = call_macro(dialect, "_macros/inputs.sql", "read_parquet", path, self.run_from_file).strip()
             elif self.format == "table":
