@@ -2,6 +2,7 @@
 exit, nothing on stdout and no traceback."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -272,3 +273,14 @@ def test_dir_shows_what_the_package_offers():
     import sqlrank
 
     assert set(dir(sqlrank)) == set(sqlrank.__all__) | {"__version__"}
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "sqlite", "clickhouse", "trino"])
+def test_a_statement_printed_for_an_engine_reads_no_trec_text(dialect):
+    """The statement of an engine that reads tables never reads TREC text with DuckDB's SQL (string_split,
+    fields[1]), which that engine could not run: the files are refused as CSV and Parquet are."""
+    import sqlrank
+
+    demo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "demo")
+    with pytest.raises(sqlrank.OptionError, match=f"the {dialect} statement reads tables, not files"):
+        sqlrank.render(os.path.join(demo, "qrels.test"), os.path.join(demo, "results.test"), "AP", dialect=dialect)
