@@ -15,7 +15,7 @@ from .measures.names import parse_measures
 from .version import __version__  # noqa: F401  (sqlrank.__version__)
 
 __all__ = [
-    "evaluate", "render", "compare", "gsb", "report", "install", "parse_measures", "Measure", "Conventions",
+    "evaluate", "render", "compare", "gsb", "report", "install", "agree", "parse_measures", "Measure", "Conventions",
     "SqlrankError", "InputError", "MeasureError", "ConventionError", "OptionError", "SqlrankWarning",
 ]
 
@@ -168,3 +168,19 @@ def install(connection: Any, measures: Any = None, schema: str = "sqlrank", **co
     if isinstance(connection, str):
         return install_file(connection, measures, schema, **conventions)
     return install_macros(connection, measures, schema, **conventions)
+
+
+def agree(qrels_a: Any, qrels_b: Any, binary: int | None = None, weights: str | None = None, **options: Any):
+    """Agreement of two sets of judgments over the documents both judged: an ``Agreement`` with Cohen's
+    ``kappa`` (``weights``: None, "linear" or "quadratic" over the grades' positions), the ``observed``
+    agreement, the ``confusion`` matrix (a DataFrame: the first set's labels as rows), ``per_query``
+    values, and the documents only one side judged (``only_a``, ``only_b``). ``binary=REL`` thresholds
+    the labels first. The inputs are read as qrels are (files, DataFrames, tables; ``qrels_format``,
+    ``qrels_columns``).
+
+    >>> sqlrank.agree("assessor_1.txt", "llm_grades.csv", weights="linear").kappa   # doctest: +SKIP
+    """
+    from .tools.agree import agree as agreement
+
+    return agreement(qrels_a, qrels_b, binary=binary, weights=weights, **options)
+

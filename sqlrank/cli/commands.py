@@ -125,6 +125,16 @@ def _frame_text(frame, fmt: str) -> str:
                         lineterminator="\n")
 
 
+def agree_command(args: argparse.Namespace) -> int:
+    from ..tools.agree import agree, agreement_text
+
+    result = agree(args.qrels_a, args.qrels_b, binary=args.binary,
+                   weights=None if args.weights == "none" else args.weights, qrels_format=args.qrels_format,
+                   qrels_columns=args.qrels_columns)
+    write_output(agreement_text(result, args.per_query), args.output)
+    return 0
+
+
 def gsb_command(args: argparse.Namespace) -> int:
     from ..tools.compare import gsb_frame
 

@@ -16,8 +16,8 @@ from .options import EXIT_ERROR
 from .parser import build_parser
 from .trec_eval import trec_eval_command
 
-INPUT_ARGUMENTS = ("qrels", "run", "runs", "queries", "history", "items", "item_features", "verdicts", "database",
-                   "zscores")
+INPUT_ARGUMENTS = ("qrels", "qrels_a", "qrels_b", "run", "runs", "queries", "history", "items", "item_features", "verdicts",
+                   "database", "zscores")
 
 
 def input_files(args: Any) -> list[str]:

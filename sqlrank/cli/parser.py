@@ -4,10 +4,12 @@ from __future__ import annotations
 import argparse
 
 from ..engines.base import ENGINES
+from ..inputs.source import FORMATS
 from ..measures.registry import FAMILIES
 from ..rendering.dialects import DIALECTS
 from ..results.formats import OUTPUT_FORMATS
 from .commands import (
+    agree_command,
     check_command,
     compare_command,
     dbt_command,
@@ -20,6 +22,7 @@ from .commands import (
     sql_command,
 )
 from .options import (
+    mapping_argument,
     COMPARE_FORMATS,
     Parser,
     add_comparison_arguments,
@@ -46,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_compare_command(commands)
     add_report_command(commands)
     add_gsb_command(commands)
+    add_agree_command(commands)
     add_explain_command(commands)
     add_dbt_command(commands)
     add_measures_command(commands)
@@ -183,6 +187,27 @@ def add_gsb_command(commands) -> None:
                     help="output layout (default: table); csv/tsv/json have the columns of sqlrank.gsb()")
     gs.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
     gs.set_defaults(handler=gsb_command)
+
+
+def add_agree_command(commands) -> None:
+    ag = commands.add_parser(
+        "agree", help="agreement of two sets of judgments: Cohen's kappa, the confusion matrix",
+        description="Compare two sets of judgments of the same queries (two assessors, or LLM grades against "
+                    "human ones) over the documents both judged: Cohen's kappa, the observed agreement and the "
+                    "confusion matrix, overall and per query (-q), and how many documents only one side judged.")
+    ag.add_argument("qrels_a", metavar="QRELS_A", help="the first judgments: query_id, doc_id, relevance")
+    ag.add_argument("qrels_b", metavar="QRELS_B", help="the second judgments, read the same way")
+    ag.add_argument("--weights", choices=("none", "linear", "quadratic"), default="none",
+                    help="kappa's weights over the grades (their positions in order): none (default: any "
+                         "difference disagrees), linear (|i - j|) or quadratic ((i - j)^2)")
+    ag.add_argument("--binary", type=int, metavar="REL",
+                    help="threshold the labels first: REL and above count 1, the rest 0")
+    ag.add_argument("-q", "--per-query", action="store_true", help="also the agreement of each query")
+    ag.add_argument("--qrels-format", choices=FORMATS, help="format of both inputs (default: from the file names)")
+    ag.add_argument("--qrels-columns", metavar="MAP", type=mapping_argument,
+                    help="column names of both inputs, e.g. query_id=qid,doc_id=docno,relevance=label")
+    ag.add_argument("-o", "--output", metavar="FILE", help="write the agreement to FILE (atomically) instead of stdout")
+    ag.set_defaults(handler=agree_command)
 
 
 def add_explain_command(commands) -> None:
