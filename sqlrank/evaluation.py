@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import inspect
-import sqlite3
 from typing import Any, Callable
 
 from .diagnostics import guard, warn
@@ -96,9 +95,9 @@ def _plan_elsewhere(engine: str, qrels: Any, run: Any, measures: Any, output: st
 
         other = ClickHouseEngine(chdb_session())
     elif name == "SQLite":
-        from .engines.sqlite import SqliteEngine, connect
+        from .engines.sqlite import open_engine
 
-        other = SqliteEngine(connect(given["sqlite"]), owned=not isinstance(given["sqlite"], sqlite3.Connection))
+        other = open_engine(given["sqlite"])
     elif name == "DataFusion":
         from .engines.datafusion import DataFusionEngine, session_context
 

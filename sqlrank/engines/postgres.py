@@ -65,30 +65,26 @@ class PostgresEngine(CopyingEngine):
         self.connection = connection
 
     def rows(self, sql: str) -> Rows:
-        cursor = self.connection.cursor()
-
-        def fetch() -> Rows:
+        def fetch(cursor) -> Rows:
             cursor.execute(sql)
             rows = [tuple(row) for row in cursor.fetchall()]
             return Rows(tuple(d[0] for d in cursor.description), rows)
 
-        try:
-            return interruptible(fetch, cursor.adbc_cancel)
-        except Exception as exc:
-            self.connection.rollback()
-            raise InputError(f"evaluation failed in PostgreSQL: {_reason(exc)}") from None
-        finally:
-            cursor.close()
+        return self._run(fetch)
 
     def schema(self, sql: str) -> dict[str, str]:
-        cursor = self.connection.cursor()
-
-        def fetch() -> dict[str, str]:
+        def fetch(cursor) -> dict[str, str]:
             cursor.execute(sql)
             return {f.name: str(f.type) for f in cursor.fetch_arrow_table().schema}
 
+        return self._run(fetch)
+
+    def _run(self, fetch):
+        """fetch(cursor) on a cursor of its own, cancelled by Ctrl-C or SIGTERM; the database's errors
+        roll the transaction back and become InputErrors."""
+        cursor = self.connection.cursor()
         try:
-            return interruptible(fetch, cursor.adbc_cancel)
+            return interruptible(lambda: fetch(cursor), cursor.adbc_cancel)
         except Exception as exc:
             self.connection.rollback()
             raise InputError(f"evaluation failed in PostgreSQL: {_reason(exc)}") from None

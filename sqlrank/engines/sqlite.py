@@ -140,3 +140,9 @@ class SqliteEngine(CopyingEngine):
     def source(self, obj: Any, kind: str, con, registry, format: str | None, columns: dict[str, str] | None) -> Source:
         """A table of the database, or a file or DataFrame copied into a temporary table."""
         return table_or_copy(self, obj, kind, con, registry, format, columns, "the SQLite database")
+
+
+def open_engine(database: Any = None) -> SqliteEngine:
+    """The engine on the connection given (left open at the end), or on one it opens (closed at the end)."""
+    return SqliteEngine(connect(database), owned=not isinstance(database, sqlite3.Connection))
+

@@ -122,14 +122,6 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
 DUCKDB = DIALECTS["duckdb"]
 
 
-def get_dialect(name: str) -> Dialect:
-    """The dialect of this name (an error naming the dialects there are)."""
-    try:
-        return DIALECTS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"dialect {name!r} is not one of {', '.join(DIALECTS)}") from None
-
-
 def number_literal(value: object) -> str:
     """A validated finite int or float, printed so that it reads back exactly."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
