@@ -65,7 +65,7 @@ SELECT SUM(CASE WHEN query_id IS NULL OR doc_id IS NULL THEN 1 ELSE 0 END) AS mi
 {% elif fraction == 'label' %}
 {% set raw = label | ident %}
        (SELECT SUM(CASE WHEN {% if boolean_labels %}lower(trim(CAST({{ raw }} AS {{ dialect.text() }}))) IN ('true', 'false') THEN 0
-                        WHEN {% endif %}CAST({{ raw }} AS {{ DOUBLE }}) = {{ inputs.label(raw, False) }} THEN 0 ELSE 1 END)
+                        WHEN {% endif %}CAST({{ raw }} AS {{ DOUBLE }}) = FLOOR(CAST({{ raw }} AS {{ DOUBLE }})) THEN 0 ELSE 1 END)
         FROM {{ table }} AS labels WHERE {{ raw }} IS NOT NULL) AS not_whole,
 {% else %}
        0 AS not_whole,

@@ -15,7 +15,7 @@ from .measures.names import parse_measures
 from .version import __version__  # noqa: F401  (sqlrank.__version__)
 
 __all__ = [
-    "evaluate", "render", "compare", "gsb", "report", "install", "agree", "parse_measures", "Measure", "Conventions",
+    "evaluate", "render", "compare", "gsb", "report", "install", "agree", "overlap", "parse_measures", "Measure", "Conventions",
     "SqlrankError", "InputError", "MeasureError", "ConventionError", "OptionError", "SqlrankWarning",
 ]
 
@@ -50,6 +50,12 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
     together, per run: {run_id: {measure: count}}); ``frame.attrs["measures"]`` the name results
     give each measure (canonical, with every convention that differs from trec_eval's), by the name
     it was asked by ({"HR@10": "Success@10"}).
+
+    Several judgment sources: ``qrels`` a list of inputs (named by their file names) or a dict
+    {name: input}, or one input with a ``source`` column; ``prefer=["human", "llm"]`` (the first
+    source that judged a document gives its label; the default, in the order given) or
+    ``combine="mean"`` (or "max", "min"). ``frame.attrs["judgment_sources"]``: per source, the
+    judgments it gave; ``Judged(source=human)@10`` counts one source's judgments alone.
     """
     from .evaluation import check_options, evaluate_result
 
@@ -66,6 +72,8 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
     queries = {run: {str(m): result.queries(str(m), run) for m in result.measures} for run in result.run_ids()}
     frame.attrs["queries"] = queries[None] if None in queries else queries
     frame.attrs["measures"] = {m.label or str(m): str(m) for m in result.measures}
+    if result.judgments is not None:
+        frame.attrs["judgment_sources"] = dict(result.judgments.counts)
     return frame
 
 
@@ -183,4 +191,19 @@ def agree(qrels_a: Any, qrels_b: Any, binary: int | None = None, weights: str | 
     from .tools.agree import agree as agreement
 
     return agreement(qrels_a, qrels_b, binary=binary, weights=weights, **options)
+
+
+def overlap(run_a: Any, run_b: Any, measures: Any, per_query: bool = False, tie_break: str = "trec_eval",
+            **options: Any):
+    """How alike two rankings of the same queries are, without judgments: ``measures`` such as
+    "RBO(p=0.9)@100 RBO(kind=ext)@100 Jaccard@10 Overlap@10 Tau@100 TauAP@100". A DataFrame of the mean of
+    each measure over the queries with a value (measure, value, queries), or with ``per_query=True`` the
+    value of each query both runs hold (query_id, measure, value). ``tie_break``: trec_eval (default),
+    doc_id_asc or input_rank. The runs are read as any run is (``run_format``, ``run_columns``).
+
+    >>> sqlrank.overlap("exact.parquet", "ann.parquet", "Overlap@10 RBO@100")   # doctest: +SKIP
+    """
+    from .tools.overlap import overlap as compare_rankings
+
+    return compare_rankings(run_a, run_b, measures, per_query=per_query, tie_break=tie_break, **options)
 

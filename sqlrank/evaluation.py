@@ -58,6 +58,10 @@ def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False
         raise OptionError("the PostgreSQL engine takes a connection URL: engine='postgres' with dsn=... "
                           "(--engine postgres --dsn URL)")
     given = {"spark": spark, "datafusion": datafusion, "sqlite": sqlite}
+    several = isinstance(qrels, (list, tuple, dict)) or options.get("prefer") or options.get("combine")
+    if several and (engine != "duckdb" or dsn is not None or any(obj is not None for obj in given.values())):
+        raise OptionError("several judgment sources are merged on DuckDB: evaluate there, or merge them into one "
+                          "table of the engine first")
     elsewhere = _plan_elsewhere(engine, qrels, run, measures, output, dsn, given, options)
     if elsewhere is None:
         resources = session_options(options)

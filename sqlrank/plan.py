@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import duckdb
 
@@ -14,6 +14,7 @@ from .errors import InputError, OptionError
 from .inputs.columns import require_exact_id
 from .inputs.extra import EngineInputs, check_outside_catalog, extra_inputs_sql
 from .inputs.load import load, load_table
+from .inputs.merge import Judgments, merge, source_names, split_by_source
 from .inputs.source import ENGINE_TABLES, Source, named_columns
 from .inputs.store import Registry
 from .measures.conventions import Conventions, resolve_conventions
@@ -81,6 +82,7 @@ class Statement:
     recommender: dict | None = field(default=None, repr=False)  # SQL of the extra inputs
     groups: bool = False  # qrels with judgment groups: the run is keyed by group first
     slices: int = 1
+    sources: str | None = None  # SQL of (query_id, doc_id, source): judgments merged from several sources
 
     def render(self, dialect: Dialect, qrels_sql: str, run_sql: str, slice_index: int | None = None,
                with_counts: bool = False) -> str:
@@ -94,7 +96,8 @@ class Statement:
         output = self.output if slice_index is None else "slice" if with_counts else "per_query"
         return render_evaluation(qrels_sql, run_sql, self.measures, self.conventions, output, self.relstring_length,
                                  segments_sql=self.segments, by_run=self.by_run, reread_inputs=self.reread,
-                                 recommender=self.recommender, listed_sql=listed, dialect=dialect)
+                                 recommender=self.recommender, listed_sql=listed, sources_sql=self.sources,
+                                 dialect=dialect)
 
     def summary(self, table: str) -> str:
         """The per-query rows and the summary of an evaluation run in slices, from their rows in ``table``."""
@@ -113,6 +116,7 @@ class Plan:
     sql: str  # the statement as executed by DuckDB: it reads the inputs sqlrank read and validated once
     text: str  # the same statement in ``dialect`` reading the files or tables themselves: printed, or run elsewhere
     dialect: Dialect = DUCKDB
+    judgments: Judgments | None = None  # the judgments merged from several sources, with their counts
 
     @property
     def measures(self) -> list[Measure]:
@@ -153,7 +157,8 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
          preset: str | None = None, slices: int | None = None, queries: Any = None, by: str | None = None,
          dialect: str = "duckdb", relstring_length: int = 10, history: Any = None, items: Any = None,
          item_features: Any = None, remove_seen: bool = False, printable: bool = True,
-         engine_inputs: EngineInputs | None = None, **conventions: Any) -> Plan:
+         engine_inputs: EngineInputs | None = None, prefer: Sequence[str] | str | None = None,
+         combine: str | None = None, **conventions: Any) -> Plan:
     """Everything an evaluation needs but running it. ``qrels`` may be a Source loaded before
     (several runs against the same judgments read them once). With ``by``, results are per
     segment of the query table ``queries`` (output "segments"). Output "relstring" (trec_eval's
@@ -163,7 +168,9 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     accuracy (inputs/extra.py), read where ``engine_inputs`` says on an engine other than DuckDB.
     ``remove_seen=True`` leaves each user's history items out of the run before it is ranked.
     ``printable=False`` skips rendering the statement that reads the files themselves (``text`` is
-    then the executed one): for callers that never show it. ``dialect``: the dialect of ``text``."""
+    then the executed one): for callers that never show it. ``dialect``: the dialect of ``text``.
+    Several judgment sources (``qrels`` a list or dict, or one table with a source column and ``prefer``
+    or ``combine``) are merged first (inputs/merge.py)."""
     if dialect not in DIALECTS:
         raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
     target = DIALECTS[dialect]
@@ -172,8 +179,10 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     resolved_measures = [] if output == "relstring" else resolve_measures(measures, resolved_conventions, preset,
                                                                             explicit)
     output = _output(output, by, slices)
-    qrels_source = qrels if isinstance(qrels, Source) else load(qrels, "qrels", con, registry, qrels_format,
-                                                                  qrels_columns)
+    judgments = judgment_sources(qrels, con, registry, prefer, combine, qrels_format, qrels_columns)
+    _check_sources(resolved_measures, judgments)
+    qrels_source = judgments.qrels if judgments else qrels if isinstance(qrels, Source) else load(
+        qrels, "qrels", con, registry, qrels_format, qrels_columns)
     run_source = run if isinstance(run, Source) else load(
         run, "run", con, registry, run_format, run_columns,
         allow_duplicates=resolved_conventions.duplicate_documents == "rows")
@@ -191,12 +200,48 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     statement = Statement(resolved_measures, resolved_conventions, output, relstring_length, segments, listed,
                           run_source.per_run, qrels_source.rescannable and run_source.rescannable,
                           recommender if beyond_accuracy(resolved_measures) else None,  # remove-seen's is in the run
-                          bool(qrels_source.groups), check_slices(slices))
+                          bool(qrels_source.groups), check_slices(slices),
+                          judgments.sources_sql if judgments and _by_source(resolved_measures) else None)
     sql = statement.render(DUCKDB, qrels_source.sql(), run_source.sql())
     text = sql
     if printable or target is not DUCKDB:
         text = statement.render(target, qrels_source.source_sql(target), run_source.source_sql(target))
-    return Plan(qrels_source, run_source, statement, sql, text, target)
+    return Plan(qrels_source, run_source, statement, sql, text, target, judgments)
+
+
+def judgment_sources(qrels: Any, con: duckdb.DuckDBPyConnection, registry: Registry,
+                     prefer: Sequence[str] | str | None, combine: str | None, qrels_format: str | None,
+                     qrels_columns: Mapping[str, str] | None) -> Judgments | None:
+    """Judgments from several sources merged, or None for one set of judgments: a list or dict of inputs,
+    or one input whose ``source`` column (or the column qrels_columns maps source to) names each row's
+    source, when prefer or combine says how to merge them. ``prefer``: names, or one text "human,llm"."""
+    columns = dict(qrels_columns or {})
+    column = columns.pop("source", None)
+    if isinstance(qrels, (list, tuple, dict)):
+        named = source_names(qrels)
+    elif prefer is not None or combine is not None or column is not None:
+        named = split_by_source(qrels, con, registry, column or "source")
+    else:
+        return None
+    order = prefer.split(",") if isinstance(prefer, str) else None if prefer is None else list(prefer)
+    return merge(named, con, registry, order, combine, qrels_format, columns or None)
+
+
+def _by_source(measures: list[Measure]) -> bool:
+    return any(m.family == "Judged" and m.param("source") for m in measures)
+
+
+def _check_sources(measures: list[Measure], judgments: Judgments | None) -> None:
+    """Judged(source=NAME) names one of the sources merged."""
+    for m in measures:
+        name = m.param("source") if m.family == "Judged" else None
+        if name is None:
+            continue
+        if judgments is None:
+            raise OptionError(f"{m} counts the judgments of one source of several; give several (qrels as a list "
+                              f"or dict, --qrels more than once, or a source column with prefer or combine)")
+        if name not in judgments.counts:
+            raise OptionError(f"{m}: no judgment source is called {name!r} (sources: {', '.join(judgments.counts)})")
 
 
 def _output(output: str, by: str | None, slices: int | None) -> str:

@@ -106,3 +106,23 @@ def test_the_output_never_replaces_either_input(tmp_path, judgments):
                            "-o", str(tmp_path / "b.csv")], capture_output=True, text=True)
     assert done.returncode == 1 and "writing the output there would replace it" in done.stderr
     assert (tmp_path / "b.csv").read_bytes() == before
+
+
+@pytest.mark.parametrize("binary", [None, 0.5, 1.25])
+def test_real_valued_labels_are_categories_or_thresholded(binary):
+    """LLM grades averaged over prompts (0.3333, 1.6667): kappa over the values both sides use, or over the
+    labels thresholded at a real binary=, as scikit-learn computes it from the same pairs."""
+    metrics = peer("sklearn.metrics")
+    rng = np.random.default_rng(8)
+    docs = [(f"q{q}", f"d{d}") for q in range(12) for d in range(25)]
+    grades = rng.integers(0, 4, (len(docs), 3))
+    a = pd.DataFrame(docs, columns=["query_id", "doc_id"]).assign(relevance=grades[:, 0].astype(float))
+    b = a.assign(relevance=np.round(grades.mean(axis=1), 4))
+    got = sqlrank.agree(a, b, binary=binary, weights="linear")
+    both = _pairs(a, b, binary)
+    labels = sorted(set(both.relevance_a) | set(both.relevance_b))
+    code = {label: k for k, label in enumerate(labels)}  # scikit-learn takes classes, not real numbers
+    x, y = both.relevance_a.map(code), both.relevance_b.map(code)
+    assert close(got.kappa, _sklearn_kappa(x, y, "linear"))
+    assert list(got.confusion.index) == labels
+    assert (got.confusion.to_numpy() == metrics.confusion_matrix(x, y, labels=range(len(labels)))).all()

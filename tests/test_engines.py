@@ -196,21 +196,20 @@ def _engine_tables(engine, tables: dict) -> dict:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_fractions_where_whole_numbers_belong_in_a_table_of_the_engine_are_errors(engine, data):
-    """The engine's CAST to an integer truncates (or rounds) 1.5 without a word; DuckDB stops on it in
-    a file or DataFrame, and so does the check of a table read in place. Whole numbers in a float
-    column (1.0, as pandas stores labels beside a NaN) are read as the whole number."""
+def test_real_labels_and_fractions_where_whole_numbers_belong(engine, data):
+    """Real labels (0.7, -0.25) in a table of the engine, or copied there from a DataFrame, give DuckDB's
+    values (test_real_labels checks those against the formulas); whole numbers in a float column (1.0,
+    as pandas stores labels beside a NaN) are read as integers. Ids and ranks with a fraction are errors."""
     qrels, run = data
+    real, _ = generate(45, n_queries=120, signed_zeros=True, real_labels=True)
     floats = qrels.assign(relevance=qrels.relevance.astype(float))
-    halves = floats.assign(relevance=floats.relevance.where(floats.index != 3, 1.5))
-    options = _engine_tables(engine, {"floats": floats, "halves": halves})
-    assert_same_values(sqlrank.evaluate(qrels, run, "nDCG@10 AP", per_query=True),
-                       sqlrank.evaluate("floats", run, "nDCG@10 AP", per_query=True, **options))
-    with pytest.raises(sqlrank.InputError, match=r"table halves: 1 relevance label is not a whole number \(column "
-                                                 r"'relevance': 1.5, or NaN\)"):
-        sqlrank.evaluate("halves", run, "AP", **options)
-    with pytest.raises(sqlrank.InputError, match=r"relevance 1.5 .* is not an integer label"):
-        sqlrank.evaluate(halves, run, "AP")  # the same table as a DataFrame, read by DuckDB
+    options = _engine_tables(engine, {"floats": floats, "reals": real})
+    measures = "nDCG@10 nDCG(gain=exponential) AP P(rel=0.5)@5 ERR@10 RBP Bpref(rel=1.5)"
+    assert_same_values(sqlrank.evaluate(qrels, run, measures, per_query=True),
+                       sqlrank.evaluate("floats", run, measures, per_query=True, **options))
+    expected = sqlrank.evaluate(real, run, measures, per_query=True)
+    assert_same_values(expected, sqlrank.evaluate("reals", run, measures, per_query=True, **options))
+    assert_same_values(expected, sqlrank.evaluate(real, run, measures, per_query=True, engine=engine))
     float_ids = _engine_tables(engine, {"float_ids": run.assign(query_id=pd.factorize(run.query_id)[0] + 0.5)})
     with pytest.raises(sqlrank.InputError, match=r"table float_ids: column 'query_id' \(query_id\) is (double|Float64); "
                                                  r"ids must be text or integers"):

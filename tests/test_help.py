@@ -26,7 +26,7 @@ def test_every_command_is_walked():
     names = {name for name, _ in parsers()}
     assert names >= {"sqlrank eval", "sqlrank trec_eval", "sqlrank compare", "sqlrank report", "sqlrank check",
                      "sqlrank explain", "sqlrank gsb", "sqlrank sql", "sqlrank install", "sqlrank dbt",
-                     "sqlrank measures"}
+                     "sqlrank measures", "sqlrank agree", "sqlrank overlap", "sqlrank pool"}
 
 
 @pytest.mark.parametrize("name, parser", parsers(), ids=[name for name, _ in parsers()])
@@ -53,5 +53,8 @@ def test_every_command_that_reads_qrels_and_runs_takes_the_same_input_options():
         if name in ("sqlrank eval", "sqlrank sql", "sqlrank check", "sqlrank compare", "sqlrank report",
                     "sqlrank explain"):
             assert wanted <= options, f"{name} lacks {wanted - options}"
+        own = {"sqlrank agree": {"--qrels-format", "--qrels-columns"}, "sqlrank overlap": {"--run-format", "--run-columns"},
+               "sqlrank pool": {"--run-format", "--run-columns", "--qrels-format", "--qrels-columns"}}
+        assert own.get(name, set()) <= options, f"{name} lacks {own[name] - options}"
         if name not in ("sqlrank", "sqlrank install", "sqlrank dbt"):
             assert "-o" in options, f"{name} has no -o"

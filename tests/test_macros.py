@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import shutil
+import math
 import subprocess
 import sys
 
@@ -120,3 +121,16 @@ def test_install_prints_its_sql():
     assert done.returncode == 0
     assert "CREATE OR REPLACE MACRO \"sqlrank\".\"ndcg\"(qrels, run, k, query_column := 'query_id'" in done.stdout
     assert "'nDCG@' || CAST(k AS VARCHAR)" in done.stdout and "987654321" not in done.stdout
+
+
+def test_real_labels_are_read_as_written(database):
+    """A label of 0.7 is below rel=1 and 1.5 above it (a cast to an integer would make both 1, or 1 and 2)."""
+    path, _, _ = database
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE OR REPLACE TEMP VIEW graded AS SELECT * FROM (VALUES ('q', 'a', 0.7), ('q', 'b', 1.5)) "
+                    "AS t (query_id, doc_id, relevance)")
+        con.execute("CREATE OR REPLACE TEMP VIEW ranked AS SELECT * FROM (VALUES ('q', 'a', 2.0), ('q', 'b', 1.0)) "
+                    "AS t (query_id, doc_id, score)")
+        assert con.execute("SELECT value FROM sqlrank.p(graded, ranked, 1)").fetchall() == [(0.0,)]
+        dcg = con.execute("SELECT value FROM sqlrank.evaluate(graded, ranked, ['nDCG'])").fetchall()[0][0]
+    assert close(dcg, (0.7 + 1.5 / math.log2(3)) / (1.5 + 0.7 / math.log2(3)), 1e-12)

@@ -51,7 +51,7 @@ def test_bare_cutoff_measures_take_trec_eval_defaults():
     assert names("ndcg_cut") == [f"nDCG@{k}" for k in TREC_CUTOFFS]
 
 
-EXAMPLE_PARAMS = {"rel": [0, 3], "gain": [{1: 3, 2: 9.5}, "exponential"], "p": [0.8], "beta": [0.5], "a": [2.0],
+EXAMPLE_PARAMS = {"rel": [0, 3, 0.5], "gain": [{1: 3, 2: 9.5}, "exponential"], "p": [0.8], "beta": [0.5], "a": [2.0],
                   "b": [-2.0], "c": [0.5], "d": [1.0], "num_docs": [1000], "levels": [(0.25, 0.5)],
                   "relative": [True], "discount": ["jarvelin", {1: 1.0, 3: 0.25}], "log_base": [10.0, "e"], "ideal": ["run", "perfect"],
                   "ap_denominator": ["retrieved_relevant", "min_num_rel_cutoff"],
@@ -59,7 +59,7 @@ EXAMPLE_PARAMS = {"rel": [0, 3], "gain": [{1: 3, 2: 9.5}, "exponential"], "p": [
                   "missing_queries": ["zero"], "base": [10.0, "e"], "similarity": ["features"], "tail": [5.0, 0.25],
                   "weight": ["positives", "impressions"], "nonrelevant": ["retrieved"], "no_nonrelevant": ["one"],
                   "nonpositive_scores": ["nonrelevant"], "unjudged_queries": ["zero"], "denominator": ["retrieved"],
-                  "formula": ["original"]}
+                  "formula": ["original"], "source": ["human"], "max_rel": [3, 3.5]}
 
 
 def examples(param, name):
@@ -127,9 +127,9 @@ def test_parse_trec_eval_measures(spec, expected):
     ("P@1.5", "bad cutoff"),
     ("P(2)@5", "must be named"),
     ("AP(gain=1)", "no parameter 'gain'"),
-    ("AP(rel=-1)", "rel must be an integer >= 0, not -1"),
-    ("AP(rel=1.5)", "rel must be an integer >= 0, not 1.5"),
-    ("AP(rel=True)", "rel must be an integer >= 0, not True"),
+    ("AP(rel=-1)", "rel must be a number >= 0 (1, 2, 0.5, ...), not -1"),
+    ("AP(rel='high')", "rel must be a number >= 0 (1, 2, 0.5, ...), not 'high'"),
+    ("AP(rel=True)", "rel must be a number >= 0 (1, 2, 0.5, ...), not True"),
     ("nDCG(gain=quadratic)@10", "gain must be one of linear, exponential"),
     ("nDCG(discount=log3)", "discount must be one of log, jarvelin"),
     ("nDCG(log_base=1)", "log_base must be a number > 1"),
@@ -142,7 +142,7 @@ def test_parse_trec_eval_measures(spec, expected):
     ("AP(gain=exponential)", "AP has no parameter 'gain'"),
     ("IPrec@1.5", "must be <= 1"),
     ("RBP(p=1)", "must be < 1"),
-    ("nDCG(gain={-1: 2})", "labels must be integers >= 0"),
+    ("nDCG(gain={-1: 2})", "labels must be numbers >= 0"),
     ("nDCG(gain=3)", "gain must be linear, exponential or a mapping"),
     ("set_F.1,2", "one parameter"),
     ("utility.1,2", "four coefficients"),

@@ -4,11 +4,13 @@ sets, per query, equals DuckDB to 1e-12, and so do the measures beyond accuracy;
 place; files go in temporary tables (the extra inputs of the measures beyond accuracy too)."""
 from __future__ import annotations
 
+import math
 import signal
 import subprocess
 import sys
 import time
 
+import pandas as pd
 import pytest
 
 import sqlrank
@@ -116,7 +118,8 @@ def test_tables_in_the_database_are_read_where_they_are(dsn, data):
                                         qrels_columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"},
                                         run_columns={"query_id": "topic", "doc_id": "doc", "score": "similarity"})
                        .rename(columns={"topic": "query_id"}))
-    # PostgreSQL's CAST rounds 1.5 to 2: a label with a fraction is an error, a zero fraction the whole number
+    # a zero fraction is the whole number; a label with a fraction is read as the real number it is (PostgreSQL's
+    # CAST to an integer would round 1.5 to 2)
     _execute(dsn, "DROP TABLE IF EXISTS judged_float", "CREATE TABLE judged_float AS SELECT topic, doc, "
              "CAST(label AS DOUBLE PRECISION) AS label FROM judged")
     float_columns = dict(qrels_columns={"query_id": "topic", "doc_id": "doc", "relevance": "label"},
@@ -124,10 +127,14 @@ def test_tables_in_the_database_are_read_where_they_are(dsn, data):
     assert_same_values(sqlrank.evaluate(qrels, run.drop(columns="rank"), "AP", per_query=True),
                        sqlrank.evaluate("judged_float", "ranked", "AP", per_query=True, engine="postgres", dsn=dsn,
                                         **float_columns).rename(columns={"topic": "query_id"}))
-    _execute(dsn, "UPDATE judged_float SET label = 1.5 WHERE doc = (SELECT min(doc) FROM judged_float)")
-    with pytest.raises(sqlrank.InputError, match=r"table judged_float: (1 relevance label is not a whole number|\d+ "
-                                                 r"relevance labels are not whole numbers)"):
-        sqlrank.evaluate("judged_float", "ranked", "AP", engine="postgres", dsn=dsn, **float_columns)
+    _execute(dsn, "UPDATE judged_float SET label = label + 0.5 WHERE doc < 'd5'")
+    real = pd.DataFrame(_execute(dsn, "SELECT topic, doc, label FROM judged_float"),
+                        columns=["query_id", "doc_id", "relevance"])
+    assert (real.relevance % 1 != 0).any()
+    measures = "AP nDCG@10 nDCG(gain=exponential)@10 P(rel=1.5)@5 ERR(max_rel=4.5)@10"
+    assert_same_values(sqlrank.evaluate(real, run.drop(columns="rank"), measures, per_query=True),
+                       sqlrank.evaluate("judged_float", "ranked", measures, per_query=True, engine="postgres", dsn=dsn,
+                                        **float_columns).rename(columns={"topic": "query_id"}))
     _execute(dsn, "INSERT INTO judged VALUES ('1', 'again', 1), ('1', 'again', 0)")
     with pytest.raises(sqlrank.InputError, match="repeat a"):
         sqlrank.evaluate("judged", "ranked", "AP", engine="postgres", dsn=dsn,
@@ -210,7 +217,7 @@ def test_a_name_that_is_a_file_here_and_a_table_there_is_refused(dsn, tmp_path):
 
 
 @pytest.mark.parametrize("label, column_type", [("'NaN'", "float8"), ("'Infinity'", "float8"), ("9999999999", "int8"),
-                                                ("1.5", "numeric")])
+                                                ("1e12", "float8")])
 def test_labels_no_label_can_be_are_named_with_their_table_and_column(dsn, label, column_type):
     _execute(dsn, "DROP TABLE IF EXISTS odd_labels",
              f"CREATE TABLE odd_labels AS SELECT 'q1' AS query_id, 'd1' AS doc_id, CAST({label} AS {column_type}) AS grade",
@@ -219,4 +226,16 @@ def test_labels_no_label_can_be_are_named_with_their_table_and_column(dsn, label
         sqlrank.evaluate("odd_labels", "one_run", "AP", engine="postgres", dsn=dsn, qrels_columns={"relevance": "grade"})
     message = str(error.value)
     assert message.startswith("table odd_labels: 1 ") and "column 'grade'" in message, message
-    assert ("NaN, infinite or beyond" in message) == (column_type != "numeric"), message
+    assert "NaN, infinite or beyond" in message and "labels are finite numbers" in message, message
+
+
+def test_a_numeric_label_with_a_fraction_is_the_real_number_it_is(dsn):
+    """PostgreSQL's CAST of numeric 1.5 to an integer gives 2, of 0.5 gives 1 (rounded): read as DOUBLE, 0.5 is
+    below rel=1 and 1.5 above it."""
+    _execute(dsn, "DROP TABLE IF EXISTS graded", "CREATE TABLE graded AS SELECT 'q1' AS query_id, doc_id, "
+             "CAST(grade AS numeric) AS grade FROM (VALUES ('d1', 0.5), ('d2', 1.5)) AS t (doc_id, grade)",
+             "DROP TABLE IF EXISTS one_run", "CREATE TABLE one_run AS SELECT 'q1' AS query_id, doc_id, score "
+             "FROM (VALUES ('d1', 2.0), ('d2', 1.0)) AS t (doc_id, score)")
+    got = sqlrank.evaluate("graded", "one_run", "AP P@1 DCG", engine="postgres", dsn=dsn,
+                           qrels_columns={"relevance": "grade"})
+    assert list(got.value) == [0.5, 0.0, 0.5 + 1.5 / math.log2(3)]

@@ -133,7 +133,7 @@ def test_ranking_of_judged_documents_only_equals_ranking_every_document(files, c
     # alone, the measures that read relevant documents only (or those with a gain) join fewer judgments
     labelled = [m for m in measures if FAMILIES[sqlrank.parse_measures(m)[0].family].labels != "all"]
     labelled_text = sqlrank.render(qrels, run, labelled, per_query=True, **conventions)
-    assert ("WHERE numbered_qrels.relevance >= " in labelled_text) == expect_sparse
+    assert ("WHERE numbered_qrels.relevance >" in labelled_text) == expect_sparse
     fewer = sqlrank.evaluate(qrels, run, labelled, per_query=True, **conventions)
     monkeypatch.setattr(templates, "sparse", lambda ranking: False)
     assert "run_ranked" not in sqlrank.render(qrels, run, measures, per_query=True, **conventions)

@@ -124,6 +124,8 @@ def test_run_from_standard_input():
     ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-m", "prefs_simp"], ["add -R prefs"]),
     ({"q": "1 0 0 a x\n", "r": "1 Q0 a 1 1 t\n"}, ["-R", "prefs", "-m", "all_prefs"], ["q:1:", "not a number"]),
     ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n"}, ["-R", "prefs", "-m", "all_prefs"], ["q:1:", "expected 5 fields"]),
+    # a label in exponent form: trec_eval's atol reads 1e3 as 1; refused rather than read as what it does not say
+    ({"q": "1 0 a 1e3\n", "r": "1 Q0 a 1 1 t\n"}, [], ["q:1:", "'1e3'", "digits before any decimal point"]),
     # an empty z-score file stops trec_eval ("Cannot read zscores file"); found by the oracle tier
     ({"q": "1 0 a 1\n", "r": "1 Q0 a 1 1 t\n", "z": ""}, ["-Z", "z"], ["z: the z-score file is empty"]),
 ])
@@ -155,6 +157,13 @@ def test_missing_query_is_scored_with_c(tmp_path, capsys, monkeypatch):
     ({"q": "q1 0 d1 1\n", "r": "q1 Q0 d1 1 1 t\n"}, ["-c", "-q", "-l", "2", "-m", "num_rel", "-m", "map"],
      "num_rel               \tq1\t0\nmap                   \tq1\t0.0000\n"
      "num_rel               \tall\t1\nmap                   \tall\t0.0000\n"),
+    # labels with a fraction: trec_eval reads them with atol, the digits before the point (0.7 is 0, -0.5 is 0)
+    ({"q": "q1 0 d1 0.7\nq1 0 d2 2.5\nq1 0 d3 -0.5\nq1 0 d4 1.\nq2 0 d1 .9\nq2 0 d2 +1.2\n",
+      "r": "q1 Q0 d1 1 4 t\nq1 Q0 d2 2 3 t\nq1 Q0 d3 3 2 t\nq1 Q0 d4 4 1 t\nq2 Q0 d2 1 2 t\nq2 Q0 d1 2 1 t\n"},
+     ["-q", "-m", "relstring", "-m", "ndcg", "-m", "num_rel"],
+     "num_rel               \tq1\t2\nrelstring             \tq1\t'0201'\nndcg                  \tq1\t0.6433\n"
+     "num_rel               \tq2\t1\nrelstring             \tq2\t'10'\nndcg                  \tq2\t1.0000\n"
+     "num_rel               \tall\t3\nndcg                  \tall\t0.8217\n"),
     # -R qrels is trec_eval's name for its default judgments format
     ({"q": "q1 0 d1 1\n", "r": "q1 Q0 d1 1 1 t\n"}, ["-R", "qrels", "-T", "trec_results", "-m", "map"],
      "map                   \tall\t1.0000\n"),

@@ -22,17 +22,16 @@
     lines "csv" reads lines with DuckDB's CSV reader, which also ends a line at a lone carriage
     return; "text" reads the whole file and splits it at line feeds only, as trec_eval does (the
     fallback for files with a carriage return inside a line). -#}
-{% macro trec(path, kind, mode, groups=false, split='regex', lines='csv', ranks=true) %}
+{% macro trec(path, kind, mode, groups=false, split='regex', lines='csv', ranks=true, label_type='real') %}
 {% set value_field = 5 if kind == 'run' else 4 %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
-{% set value_type = DOUBLE if kind == 'run' else INTEGER %}
 {% if dialect_name() == 'spark' %}
-{{ trec_spark(path, kind, groups) }}
+{{ trec_spark(path, kind, groups, label_type) }}
 {%- else %}
 SELECT {% if mode == 'numbered' %}position, {% endif %}{% if groups %}fields[1] || chr(31) || fields[2]{% else %}fields[1]{% endif %} AS query_id,
        fields[3] AS doc_id,
 {% if mode == 'typed' %}
-       CAST(fields[{{ value_field }}] AS {{ value_type }}) AS {{ value_name }}{% if kind == 'run' %},
+       {% if kind == 'run' %}CAST(fields[{{ value_field }}] AS {{ DOUBLE }}){% else %}{{ label('fields[4]', false, label_type) }}{% endif %} AS {{ value_name }}{% if kind == 'run' %},
        TRY_CAST(fields[4] AS BIGINT) AS input_rank{% endif %}
 
 {% else %}
@@ -82,10 +81,10 @@ FROM (
 {#- TREC text in Spark SQL (typed only: sqlrank validates inputs in DuckDB): Spark's text source
     gives one row per line in column value; arrays are read with element_at (1-based). The regex
     is Java's, its backslashes escaped once more for Spark's string literals. -#}
-{% macro trec_spark(path, kind, groups) %}
+{% macro trec_spark(path, kind, groups, label_type) %}
 {% set value_field = 5 if kind == 'run' else 4 %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
-{% set value_type = 'DOUBLE' if kind == 'run' else 'INT' %}
+{% set value_type = 'DOUBLE' if kind == 'run' or label_type == 'real' else 'INT' %}
 SELECT {% if groups %}element_at(fields, 1) || chr(31) || element_at(fields, 2){% else %}element_at(fields, 1){% endif %} AS query_id,
        element_at(fields, 3) AS doc_id,
        CAST(element_at(fields, {{ value_field }}) AS {{ value_type }}) AS {{ value_name }}{% if kind == 'run' %},
@@ -98,19 +97,25 @@ FROM (
 ) AS data_lines
 {%- endmacro %}
 
-{#- A judgment label as an integer; with boolean_text, labels written true or false (any case) are
-    1 and 0 (a recommender's clicked column). ClickHouse computes every branch of a CASE, so there
-    the other labels are cast without failing ('false' would not parse) and a text that is no number
-    is NULL, which validation reports. -#}
-{% macro label(x, boolean_text) -%}
-{% if boolean_text %}CASE lower(trim(CAST({{ x }} AS {{ dialect.text() }}))) WHEN 'true' THEN 1 WHEN 'false' THEN 0 ELSE {% if dialect_name() == 'clickhouse' %}accurateCastOrNull({{ x }}, 'Int32'){% else %}CAST({{ x }} AS {{ INTEGER }}){% endif %} END{% else %}CAST({{ x }} AS {{ INTEGER }}){% endif %}
+{#- A judgment label as the evaluation reads it, by label_type: "integer" (every label validated whole),
+    "real" (as a DOUBLE: 0.7 stays 0.7), or "atol" (trec_eval's reading of a label: C's atol, the
+    digits before any decimal point, so 1.7 is 1 and -0.5 is 0). With boolean_text, labels written
+    true or false (any case) are 1 and 0 (a recommender's clicked column). ClickHouse computes every
+    branch of a CASE, so there the other labels are cast without failing ('false' would not parse)
+    and a text that is no number is NULL, which validation reports. -#}
+{% macro label(x, boolean_text, label_type='real') -%}
+{% set number = DOUBLE if label_type == 'real' else INTEGER %}
+{% if label_type == 'atol' %}{% set cast = 'COALESCE(TRY_CAST(regexp_extract(' ~ x ~ ", '^[+-]?[0-9]+') AS " ~ INTEGER ~ '), 0)' %}
+{% elif dialect_name() == 'clickhouse' and boolean_text %}{% set cast = 'accurateCastOrNull(' ~ x ~ ", '" ~ ('Float64' if label_type == 'real' else 'Int32') ~ "')" %}
+{% else %}{% set cast = 'CAST(' ~ x ~ ' AS ' ~ number ~ ')' %}{% endif %}
+{% if boolean_text %}CASE lower(trim(CAST({{ x }} AS {{ dialect.text() }}))) WHEN 'true' THEN 1 WHEN 'false' THEN 0 ELSE {{ cast }} END{% else %}{{ cast }}{% endif %}
 {%- endmacro %}
 
 {#- An input already read once into a temporary table (raw columns), typed for evaluation. -#}
-{% macro materialized(table, kind, mode, score_from_rank=false, boolean_text=false) %}
+{% macro materialized(table, kind, mode, score_from_rank=false, boolean_text=false, label_type='real') %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
 {% if mode == 'typed' %}
-SELECT query_id, doc_id, {% if kind == 'run' %}{{ '-' if score_from_rank }}CAST(score AS {{ DOUBLE }}){% else %}{{ label('relevance', boolean_text) }}{% endif %} AS {{ value_name }}{% if kind == 'run' %},
+SELECT query_id, doc_id, {% if kind == 'run' %}{{ '-' if score_from_rank }}CAST(score AS {{ DOUBLE }}){% else %}{{ label('relevance', boolean_text, label_type) }}{% endif %} AS {{ value_name }}{% if kind == 'run' %},
        TRY_CAST(input_rank AS BIGINT) AS input_rank{% endif %}
 
 FROM {{ table | ident }}
@@ -128,7 +133,7 @@ SELECT * FROM {{ table | ident }}
 {%- endmacro %}
 
 {#- A rank-only run (score_from_rank): the score is the rank's negative, so that rank 1 comes first. -#}
-{% macro tabular(reader, columns, kind, mode, run_from_file=false, score_from_rank=false, boolean_text=false) %}
+{% macro tabular(reader, columns, kind, mode, run_from_file=false, score_from_rank=false, boolean_text=false, label_type='real') %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
 SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}{% if columns.get('run_id') %}{{ run_key(columns, run_from_file) }} || {{ dialect.separator() }} || {% endif %}CAST({{ columns.query_id | ident }} AS {{ dialect.text() }}) AS query_id,
        CAST({{ columns.doc_id | ident }} AS {{ dialect.text() }}) AS doc_id,{% if columns.get('run_id') and mode != 'typed' %}
@@ -136,7 +141,7 @@ SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}{
        {{ run_key(columns, run_from_file) }} AS run_id,{% endif %}
 
 {% if mode == 'typed' %}
-       {% if kind == 'run' %}{{ '-' if score_from_rank }}CAST({{ columns.score | ident }} AS {{ DOUBLE }}){% else %}{{ label(columns.relevance | ident, boolean_text) }}{% endif %} AS {{ value_name }}{% if kind == 'run' %},
+       {% if kind == 'run' %}{{ '-' if score_from_rank }}CAST({{ columns.score | ident }} AS {{ DOUBLE }}){% else %}{{ label(columns.relevance | ident, boolean_text, label_type) }}{% endif %} AS {{ value_name }}{% if kind == 'run' %},
        {{ dialect.try_bigint(columns.get('rank') | ident) if columns.get('rank') else 'CAST(NULL AS BIGINT)' }} AS input_rank{% endif %}
 
 {% else %}

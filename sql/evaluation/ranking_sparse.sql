@@ -36,7 +36,7 @@ judged{{ v.sfx }} AS (
     FROM run_ranked{{ v.sfx }}
     JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked{{ v.sfx }}.query_number
                        AND numbered_qrels.doc_id = run_ranked{{ v.sfx }}.doc_id
-{% set kept = (['numbered_qrels.relevance >= ' ~ (v.least_label | number)] if v.least_label is not none else [])
+{% set kept = (['numbered_qrels.relevance ' ~ ('>' if v.least_label[1] else '>=') ~ ' ' ~ (v.least_label[0] | number)] if v.least_label is not none else [])
               + (['run_ranked' ~ v.sfx ~ '.rank <= ' ~ (v.depth | number)] if v.depth is not none else []) %}
 {% if kept %}
     WHERE {{ kept | join(' AND ') }}

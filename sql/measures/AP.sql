@@ -13,8 +13,8 @@
 -#}
 {% import '_macros/judging.sql' as judging %}
 
-{% macro precision_sum(m) %}precision_sum_{{ m.level | number }}{{ judging.cut(m.cutoff) }}{% endmacro %}
-{% macro level(m) %}{{ m.level | number }}{% endmacro %}
+{% macro precision_sum(m) %}precision_sum_{{ m.level | key }}{{ judging.cut(m.cutoff) }}{% endmacro %}
+{% macro level(m) %}{{ m.level | key }}{% endmacro %}
 
 {% macro judgments(m) %}{{ judging.num_rel_column(m.level) }}{% endmacro %}
 {% macro judged(m) %}{{ judging.is_relevant_column(m.level) }}{% endmacro %}

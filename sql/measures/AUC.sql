@@ -18,7 +18,7 @@
     AUC(rel=L) itself (engines that see a SELECT's aliases in its own expressions would mix them). -#}
 {% import '_macros/judging.sql' as judging %}
 
-{% macro level(m) %}{{ m.level | number }}{% endmacro %}
+{% macro level(m) %}{{ m.level | key }}{% endmacro %}
 {% macro judged(m) %}
 {{ judging.is_relevant_column(m.level) }}
 {{ judging.is_nonrelevant_column(m.level) }}

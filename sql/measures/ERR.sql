@@ -12,9 +12,9 @@
 -#}
 {% import '_macros/judging.sql' as judging %}
 
-{% macro stop(m) %}err_stop_{{ m.max_rel | number }}{% endmacro %}
-{% macro continue_so_far(m) %}err_continue_{{ m.max_rel | number }}_so_far{% endmacro %}
-{% macro err(m) %}err_{{ m.max_rel | number }}{{ judging.cut(m.cutoff) }}{% endmacro %}
+{% macro stop(m) %}err_stop_{{ m.max_rel | key }}{% endmacro %}
+{% macro continue_so_far(m) %}err_continue_{{ m.max_rel | key }}_so_far{% endmacro %}
+{% macro err(m) %}err_{{ m.max_rel | key }}{{ judging.cut(m.cutoff) }}{% endmacro %}
 
 {#- The chance that the user stops at this document. -#}
 {% macro judged(m) %}

@@ -14,8 +14,8 @@
 {% import '_macros/judging.sql' as judging %}
 {% import '_macros/ties.sql' as ties %}
 
-{% macro flag(m) %}{% if m.nonrelevant == 'retrieved' %}not_rel_{{ m.level | number }}{% else %}{{ judging.is_nonrelevant(m.level) }}{% endif %}{% endmacro %}
-{% macro total(m) %}{% if m.nonrelevant == 'retrieved' %}not_rel_{{ m.level | number }}_retrieved{% else %}{{ judging.num_nonrel(m.level) }}{% endif %}{% endmacro %}
+{% macro flag(m) %}{% if m.nonrelevant == 'retrieved' %}not_rel_{{ m.level | key }}{% else %}{{ judging.is_nonrelevant(m.level) }}{% endif %}{% endmacro %}
+{% macro total(m) %}{% if m.nonrelevant == 'retrieved' %}not_rel_{{ m.level | key }}_retrieved{% else %}{{ judging.num_nonrel(m.level) }}{% endif %}{% endmacro %}
 {% macro in_top(m) %}{{ flag(m) }}_{% if m.cutoff is none %}in_ranking{% else %}top_{{ m.cutoff | number }}{% endif %}{% endmacro %}
 
 {% macro judgments(m) %}{% if m.nonrelevant != 'retrieved' %}{{ judging.num_nonrel_column(m.level) }}{% endif %}{% endmacro %}

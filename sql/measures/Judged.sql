@@ -9,18 +9,27 @@
 {% import '_macros/judging.sql' as judging %}
 {% import '_macros/ties.sql' as ties %}
 
-{% macro in_top(m) %}judged_any_{% if m.cutoff is none %}retrieved{% else %}top_{{ m.cutoff | number }}{% endif %}{% endmacro %}
+{#- With source=NAME, the judgments of that source alone count (judgment_sources: judgments merged
+    from several sources). -#}
+{% macro has(m) %}has_judgment{% if m.source %}_by_{{ m.source }}{% endif %}{% endmacro %}
+{% macro in_top(m) %}judged_{{ 'by_' ~ m.source if m.source else 'any' }}_{% if m.cutoff is none %}retrieved{% else %}top_{{ m.cutoff | number }}{% endif %}{% endmacro %}
 
-{% macro judged(m) %}{% call column("has_judgment") %}CASE WHEN relevance IS NOT NULL THEN 1 ELSE 0 END{% endcall %}{% endmacro %}
+{% macro judged(m) %}
+{% if m.source %}
+{% call column(has(m)) %}CASE WHEN EXISTS (SELECT 1 FROM judgment_sources WHERE judgment_sources.query_id = run.query_id AND judgment_sources.doc_id = run.doc_id AND judgment_sources.source = {{ m.source | literal }}) THEN 1 ELSE 0 END{% endcall %}
+{% else %}
+{% call column(has(m)) %}CASE WHEN relevance IS NOT NULL THEN 1 ELSE 0 END{% endcall %}
+{% endif %}
+{% endmacro %}
 {% macro tie(m) %}{% if m.expected and m.cutoff is not none %}{{ ties.group_columns() }}{% endif %}{% endmacro %}
 {% macro retrieved(m) %}
 {{ judging.num_ret_column(m) }}
 {% if m.cutoff is none %}
-{% call column(in_top(m)) %}SUM(has_judgment){% endcall %}
+{% call column(in_top(m)) %}SUM({{ has(m) }}){% endcall %}
 {% elif m.expected %}
-{% call column(in_top(m)) %}SUM(has_judgment * {{ ties.within(m.cutoff | number, m) }}){% endcall %}
+{% call column(in_top(m)) %}SUM({{ has(m) }} * {{ ties.within(m.cutoff | number, m) }}){% endcall %}
 {% else %}
-{% call column(in_top(m)) %}SUM(CASE WHEN rank <= {{ m.cutoff | number }} THEN has_judgment ELSE 0 END){% endcall %}
+{% call column(in_top(m)) %}SUM(CASE WHEN rank <= {{ m.cutoff | number }} THEN {{ has(m) }} ELSE 0 END){% endcall %}
 {% endif %}
 {% endmacro %}
 {% macro value(m) %}

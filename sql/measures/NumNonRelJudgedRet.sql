@@ -6,5 +6,5 @@
 {% import '_macros/judging.sql' as judging %}
 
 {% macro judged(m) %}{{ judging.is_nonrelevant_column(m.level) }}{% endmacro %}
-{% macro retrieved(m) %}{% call column("nonrel_" ~ (m.level | number) ~ "_retrieved") %}SUM({{ judging.is_nonrelevant(m.level) }}){% endcall %}{% endmacro %}
-{% macro value(m) %}CAST(COALESCE(nonrel_{{ m.level | number }}_retrieved, 0) AS {{ DOUBLE }}){% endmacro %}
+{% macro retrieved(m) %}{% call column("nonrel_" ~ (m.level | key) ~ "_retrieved") %}SUM({{ judging.is_nonrelevant(m.level) }}){% endcall %}{% endmacro %}
+{% macro value(m) %}CAST(COALESCE(nonrel_{{ m.level | key }}_retrieved, 0) AS {{ DOUBLE }}){% endmacro %}

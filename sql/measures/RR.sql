@@ -10,7 +10,7 @@
 {% import '_macros/judging.sql' as judging %}
 {% import '_macros/dialect.sql' as dialect %}
 
-{% macro level(m) %}{{ m.level | number }}{% endmacro %}
+{% macro level(m) %}{{ m.level | key }}{% endmacro %}
 {% macro expected_rr(m) %}expected_rr_{{ level(m) }}{{ judging.cut(m.cutoff) }}{% endmacro %}
 
 {% macro judged(m) %}{{ judging.is_relevant_column(m.level) }}{% endmacro %}

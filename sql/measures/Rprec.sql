@@ -10,5 +10,5 @@
 {% macro judgments(m) %}{{ judging.num_rel_column(m.level) }}{% endmacro %}
 {% macro judged(m) %}{{ judging.is_relevant_column(m.level) }}{% endmacro %}
 {% macro tie(m) %}{% if m.expected %}{{ ties.group_columns() }}{% endif %}{% endmacro %}
-{% macro retrieved(m) %}{% call column("rel_" ~ (m.level | number) ~ "_top_r") %}SUM({{ judging.is_relevant(m.level) }} * {{ ties.within(judging.num_rel(m.level), m) }}){% endcall %}{% endmacro %}
-{% macro value(m) %}COALESCE(CAST(rel_{{ m.level | number }}_top_r AS {{ DOUBLE }}) / NULLIF({{ judging.num_rel(m.level) }}, 0), 0){% endmacro %}
+{% macro retrieved(m) %}{% call column("rel_" ~ (m.level | key) ~ "_top_r") %}SUM({{ judging.is_relevant(m.level) }} * {{ ties.within(judging.num_rel(m.level), m) }}){% endcall %}{% endmacro %}
+{% macro value(m) %}COALESCE(CAST(rel_{{ m.level | key }}_top_r AS {{ DOUBLE }}) / NULLIF({{ judging.num_rel(m.level) }}, 0), 0){% endmacro %}

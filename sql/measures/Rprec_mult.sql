@@ -8,7 +8,7 @@
 {% import '_macros/ties.sql' as ties %}
 
 {% macro r_multiple(m) %}FLOOR({{ judging.real(m.cutoff) }} * {{ judging.num_rel(m.level) }} + CAST(0.9 AS {{ DOUBLE }})){% endmacro %}
-{% macro relevant(m) %}rel_{{ m.level | number }}_top_r_times_{{ m.cut_key }}{% endmacro %}
+{% macro relevant(m) %}rel_{{ m.level | key }}_top_r_times_{{ m.cut_key }}{% endmacro %}
 
 {% macro judgments(m) %}{{ judging.num_rel_column(m.level) }}{% endmacro %}
 {% macro judged(m) %}{{ judging.is_relevant_column(m.level) }}{% endmacro %}

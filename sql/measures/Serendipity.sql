@@ -5,4 +5,4 @@
   Reference: Zhang, Séaghdha, Quercia & Jambor (WSDM 2012); Microsoft Recommenders serendipity.
 -#}
 {% macro similar(m) %}{% call column('serendipity_' ~ (m.level | number)) %}AVG(CASE WHEN relevance >= {{ m.level | number }} THEN unexpectedness ELSE 0 END){% endcall %}{% endmacro %}
-{% macro value(m) %}{{ m.step_names.similar }}.serendipity_{{ m.level | number }}{% endmacro %}
+{% macro value(m) %}{{ m.step_names.similar }}.serendipity_{{ m.level | key }}{% endmacro %}

@@ -10,7 +10,7 @@
 {% import '_macros/ties.sql' as ties %}
 {% import '_macros/dialect.sql' as dialect %}
 
-{% macro level(m) %}{{ m.level | number }}{% endmacro %}
+{% macro level(m) %}{{ m.level | key }}{% endmacro %}
 {% macro judged(m) %}{{ judging.is_relevant_column(m.level) }}{% endmacro %}
 {% macro tie(m) %}
 {% if m.expected %}

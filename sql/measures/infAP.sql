@@ -27,6 +27,6 @@
 {%- set n = judging.nonrelevant_so_far(m.level) -%}
 {%- set e = 'CAST(0.00001 AS ' ~ DOUBLE ~ ')' -%}
 {%- set above = 'CAST(' ~ p ~ ' + ' ~ n ~ ' + pool_unjudged_so_far AS ' ~ DOUBLE ~ ') / (rank - 1)' -%}
-{% call column("infap_sum_" ~ (m.level | number)) %}SUM(CASE WHEN {{ judging.is_relevant(m.level) }} = 0 THEN 0 WHEN rank = 1 THEN CAST(1 AS {{ DOUBLE }}) ELSE CAST(1 AS {{ DOUBLE }}) / rank + (CAST(rank - 1 AS {{ DOUBLE }}) / rank) * ({{ above }}) * (({{ p }} + {{ e }}) / ({{ p }} + {{ n }} + 2 * {{ e }})) END){% endcall %}
+{% call column("infap_sum_" ~ (m.level | key)) %}SUM(CASE WHEN {{ judging.is_relevant(m.level) }} = 0 THEN 0 WHEN rank = 1 THEN CAST(1 AS {{ DOUBLE }}) ELSE CAST(1 AS {{ DOUBLE }}) / rank + (CAST(rank - 1 AS {{ DOUBLE }}) / rank) * ({{ above }}) * (({{ p }} + {{ e }}) / ({{ p }} + {{ n }} + 2 * {{ e }})) END){% endcall %}
 {% endmacro %}
-{% macro value(m) %}COALESCE(infap_sum_{{ m.level | number }} / NULLIF({{ judging.num_rel(m.level) }}, 0), 0){% endmacro %}
+{% macro value(m) %}COALESCE(infap_sum_{{ m.level | key }} / NULLIF({{ judging.num_rel(m.level) }}, 0), 0){% endmacro %}

@@ -4,10 +4,12 @@ measures)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 
 from ..errors import OptionError
+from ..inputs.merge import source_names
 from ..results.formats import overall_label
 from ..results.writer import write_output
 from .options import EXIT_ERROR, convention_options, database_options, evaluation_options
@@ -61,8 +63,14 @@ def check_command(args: argparse.Namespace) -> int:
 
     from ..tools.check import check, check_error, findings_frame
 
-    with database_options(args, {}) as options:
-        findings = check(args.qrels, args.runs, " ".join(args.measures) if args.measures else None, rel=args.rel,
+    runs, qrels = args.runs, args.qrels
+    if args.qrels_sources:  # --qrels gives the judgments: every positional argument is a run
+        runs, qrels = ([qrels] if qrels is not None else []) + runs, named_sources(args.qrels_sources,
+                                                                                  args.prefer or args.combine)
+    elif qrels is None:
+        raise OptionError("give QRELS and a RUN (or the judgments with --qrels, then the runs)")
+    with database_options(args, {"prefer": args.prefer, "combine": args.combine}) as options:
+        findings = check(qrels, runs, " ".join(args.measures) if args.measures else None, rel=args.rel,
                          history=args.history, items=args.items, qrels_format=args.qrels_format,
                          run_format=args.run_format,
                          qrels_columns=args.qrels_columns, run_columns=args.run_columns, **options)
@@ -135,6 +143,35 @@ def agree_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def overlap_command(args: argparse.Namespace) -> int:
+    from ..tools.overlap import overlap, overlap_text
+
+    frame = overlap(args.run_a, args.run_b, args.measures, per_query=args.per_query, tie_break=args.tie_break,
+                    run_format=args.run_format, run_columns=args.run_columns)
+    write_output(overlap_text(frame, args.per_query), args.output)
+    return 0
+
+
+def pool_command(args: argparse.Namespace) -> int:
+    from ..results.writer import write_file
+    from ..tools.pool import pool, pool_format, pool_output, pool_summary
+
+    fmt = pool_format(args.output, args.format)
+    if fmt == "parquet" and args.output in (None, "-"):
+        raise OptionError("a Parquet pool goes to a file: give -o FILE.parquet")
+    frame = pool(args.runs, depth=args.depth, method=args.method, budget=args.budget, qrels=args.judged,
+                 tie_break=args.tie_break, rrf_k=args.rrf_k, rbp_p=args.rbp_p, run_format=args.run_format,
+                 run_columns=args.run_columns, qrels_format=args.qrels_format, qrels_columns=args.qrels_columns)
+    summary = pool_summary(frame, args.depth, args.budget)
+    if args.output in (None, "-"):
+        write_output(pool_output(frame, fmt), args.output)
+        print(summary, end="", file=sys.stderr)
+    else:
+        write_file(args.output, pool_output(frame, fmt))
+        write_output(summary, None)
+    return 0
+
+
 def gsb_command(args: argparse.Namespace) -> int:
     from ..tools.compare import gsb_frame
 
@@ -174,14 +211,46 @@ def eval_command(args: argparse.Namespace) -> int:
         options["sqlite" if args.engine == "sqlite" else "dsn"] = args.dsn
     if args.database and args.engine != "duckdb":
         raise OptionError(f"--database is a DuckDB database file; it does not apply with --engine {args.engine}")
+    qrels, run = judgment_arguments(args)
+    if args.prefer is not None or args.combine is not None:
+        options.update(prefer=args.prefer, combine=args.combine)
     with database_options(args, options) as options:
-        result = evaluate_result(args.qrels, args.run, " ".join(args.measures), args.per_query, engine=args.engine,
+        result = evaluate_result(qrels, run, " ".join(args.measures), args.per_query, engine=args.engine,
                                  slices=args.slices, strict=args.strict, printable=False, **options)  # never shown
     text = format_result(result, args.format)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     write_output(text, args.output)
     return 0
+
+
+def judgment_arguments(args: argparse.Namespace) -> tuple:
+    """(qrels, run) from QRELS RUN, or from --qrels given once or more and RUN (argparse puts that RUN in
+    args.qrels: it is the only positional argument then)."""
+    if args.qrels_sources:
+        if args.run is not None:
+            raise OptionError(f"with --qrels the judgments are given; give only RUN, not {args.qrels!r} and "
+                              f"{args.run!r}")
+        if args.qrels is None:
+            raise OptionError("give the RUN to evaluate after the --qrels sources")
+        return named_sources(args.qrels_sources, args.prefer or args.combine), args.qrels
+    if args.qrels is None or args.run is None:
+        raise OptionError("give QRELS and RUN (or the judgments with --qrels, then RUN)")
+    return args.qrels, args.run
+
+
+def named_sources(texts: list[str], merged: bool) -> dict[str, str] | str:
+    """--qrels [NAME=]FILE given once or more: {name: file} (a name from the file's name), or the one file
+    when it is a single source and nothing says to merge."""
+    named: dict[str, str] = {}
+    for text in texts:
+        name, eq, path = text.partition("=")
+        if not (eq and name.isidentifier() and not os.path.exists(text)):
+            ((name, path),) = source_names([text]).items()
+        if name in named:
+            raise OptionError(f"two --qrels sources are called {name!r}; name them: --qrels NAME=FILE")
+        named[name] = path
+    return named if len(named) > 1 or merged else next(iter(named.values()))
 
 
 def dbt_command(args: argparse.Namespace) -> int:

@@ -62,8 +62,9 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
 def add_convention_arguments(parser: argparse.ArgumentParser) -> None:
     """The convention flags (eval, compare, report, sql, dbt)."""
     conv = parser.add_argument_group("conventions (defaults: trec_eval's)")
-    conv.add_argument("-l", "--rel", type=int, metavar="N",
-                      help="minimum label that counts as relevant (default 1; nDCG ignores it)")
+    conv.add_argument("-l", "--rel", type=label_argument, metavar="N",
+                      help="minimum label that counts as relevant (default 1; a real number such as 0.5 too; nDCG "
+                           "ignores it)")
     conv.add_argument("--missing-queries", choices=MISSING_QUERIES,
                       help="qrels queries without results: skip them (default) or score them 0 (trec_eval -c)")
     conv.add_argument("-c", dest="missing_queries", action="store_const", const="zero",
@@ -77,7 +78,7 @@ def add_convention_arguments(parser: argparse.ArgumentParser) -> None:
     conv.add_argument("-J", "--judged-only", action="store_true", default=None,
                       help="drop unjudged retrieved documents and re-rank (trec_eval -J)")
     conv.add_argument("-M", "--depth", type=int, metavar="N", help="keep the top N documents per query (trec_eval -M)")
-    conv.add_argument("--unjudged-label", type=int, metavar="N",
+    conv.add_argument("--unjudged-label", type=label_argument, metavar="N",
                       help="the label of retrieved documents without a judgment (Elasticsearch's unknown_doc_rating); "
                            "default: none, they are unjudged")
     conv.add_argument("--duplicate-documents", choices=DUPLICATE_DOCUMENTS,
@@ -240,19 +241,28 @@ def mapping_argument(text: str) -> dict[str, str]:
     return mapping
 
 
-def _named_or_pairs(names: tuple, example: str):
-    """An argument type: one of ``names``, or KEY=NUMBER pairs as a mapping {int: float}."""
+def label_argument(text: str) -> int | float:
+    """A label or relevance level on the command line: a number (2, 0.5), an int where it is whole."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number (0, 1, 2, 0.5, ...), got {text!r}") from None
+    return int(value) if value.is_integer() else value
+
+
+def _named_or_pairs(names: tuple, example: str, key=int):
+    """An argument type: one of ``names``, or KEY=NUMBER pairs as a mapping {key: float}."""
     def parse(text: str):
         if text in names:
             return text
         try:
-            return {int(k): float(v) for k, v in (mapping_argument(text)).items()}
+            return {key(k): float(v) for k, v in (mapping_argument(text)).items()}
         except (ValueError, argparse.ArgumentTypeError):
             raise argparse.ArgumentTypeError(f"expected {', '.join(names)} or {example}, got {text!r}") from None
     return parse
 
 
-gain_argument = _named_or_pairs(GAINS, "LABEL=GAIN pairs such as 1=3,2=9")
+gain_argument = _named_or_pairs(GAINS, "LABEL=GAIN pairs such as 1=3,2=9", key=label_argument)
 discount_argument = _named_or_pairs(DISCOUNTS, "RANK=WEIGHT pairs such as 1=1,2=0.5")
 
 

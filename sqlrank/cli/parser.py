@@ -10,6 +10,8 @@ from ..rendering.dialects import DIALECTS
 from ..results.formats import OUTPUT_FORMATS
 from .commands import (
     agree_command,
+    overlap_command,
+    pool_command,
     check_command,
     compare_command,
     dbt_command,
@@ -22,6 +24,7 @@ from .commands import (
     sql_command,
 )
 from .options import (
+    label_argument,
     mapping_argument,
     COMPARE_FORMATS,
     Parser,
@@ -50,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_command(commands)
     add_gsb_command(commands)
     add_agree_command(commands)
+    add_overlap_command(commands)
+    add_pool_command(commands)
     add_explain_command(commands)
     add_dbt_command(commands)
     add_measures_command(commands)
@@ -65,8 +70,19 @@ def add_eval_command(commands) -> None:
                     "(TREC and CSV/TSV also .gz); the format comes from the file name unless given.",
         epilog="measures: " + ", ".join(FAMILIES) + " in ir_measures syntax (nDCG@10, AP(rel=2)@100, P@5) "
                "or trec_eval syntax (ndcg_cut.10, P.5,10, map, recip_rank).")
-    ev.add_argument("qrels", metavar="QRELS", help="relevance judgments: query_id, doc_id, relevance")
-    ev.add_argument("run", metavar="RUN", help="ranked results: query_id, doc_id, score")
+    ev.add_argument("qrels", metavar="QRELS", nargs="?",
+                    help="relevance judgments: query_id, doc_id, relevance (left out when --qrels gives them)")
+    ev.add_argument("run", metavar="RUN", nargs="?", help="ranked results: query_id, doc_id, score")
+    src = ev.add_argument_group("several judgment sources")
+    src.add_argument("--qrels", action="append", dest="qrels_sources", metavar="[NAME=]QRELS",
+                     help="one source of judgments (human, LLM grades, ...), named by its file name or NAME; given "
+                          "more than once, the sources are merged (RUN is then the only positional argument)")
+    src.add_argument("--prefer", metavar="NAMES",
+                     help="merge by preference: the first of these sources (comma-separated) that judged a document "
+                          "gives its label, the others fill the holes (default: the order of --qrels); also for one "
+                          "QRELS with a source column")
+    src.add_argument("--combine", choices=("mean", "max", "min"),
+                     help="merge by the mean, highest or lowest label of the sources that judged a document")
     add_evaluation_arguments(ev)
     ev.add_argument("-q", "--per-query", action="store_true", help="one value per query and measure")
     ev.add_argument("-f", "--format", choices=OUTPUT_FORMATS, default="table",
@@ -133,11 +149,18 @@ def add_check_command(commands) -> None:
                     "queries without relevant documents, ties across cutoffs, a rank column that disagrees with "
                     "the scores, unjudged documents in the top k, ids that differ only by white space or leading "
                     "zeros, and the label histogram; with --history or --items, a recommender's inputs too.")
-    ck.add_argument("qrels", metavar="QRELS", help="relevance judgments: query_id, doc_id, relevance")
+    ck.add_argument("qrels", metavar="QRELS", nargs="?",
+                    help="relevance judgments: query_id, doc_id, relevance (left out when --qrels gives them)")
     ck.add_argument("runs", metavar="RUN", nargs="+", help="one or more runs: query_id, doc_id, score")
+    ck.add_argument("--qrels", action="append", dest="qrels_sources", metavar="[NAME=]QRELS",
+                    help="one source of judgments; given more than once, the sources are merged as eval merges them "
+                         "and the report counts each source's judgments")
+    ck.add_argument("--prefer", metavar="NAMES", help="merge by preference: the first of these sources that judged a "
+                                                      "document gives its label (default: the order of --qrels)")
+    ck.add_argument("--combine", choices=("mean", "max", "min"), help="merge by the mean, highest or lowest label")
     ck.add_argument("-m", "--measures", action="append", metavar="MEASURES",
                     help="count ties at these measures' cutoffs (default: 5, 10, 20, 100, 1000)")
-    ck.add_argument("-l", "--rel", type=int, metavar="N", help="minimum relevant label (default 1)")
+    ck.add_argument("-l", "--rel", type=label_argument, metavar="N", help="minimum relevant label (default 1)")
     ck.add_argument("--strict", action="store_true", help="exit 1 when anything found can change a number")
     ck.add_argument("-f", "--format", choices=("table", "json", "csv"), default="table",
                     help="output layout (default: table); json and csv have one record per finding")
@@ -200,7 +223,7 @@ def add_agree_command(commands) -> None:
     ag.add_argument("--weights", choices=("none", "linear", "quadratic"), default="none",
                     help="kappa's weights over the grades (their positions in order): none (default: any "
                          "difference disagrees), linear (|i - j|) or quadratic ((i - j)^2)")
-    ag.add_argument("--binary", type=int, metavar="REL",
+    ag.add_argument("--binary", type=label_argument, metavar="REL",
                     help="threshold the labels first: REL and above count 1, the rest 0")
     ag.add_argument("-q", "--per-query", action="store_true", help="also the agreement of each query")
     ag.add_argument("--qrels-format", choices=FORMATS, help="format of both inputs (default: from the file names)")
@@ -208,6 +231,65 @@ def add_agree_command(commands) -> None:
                     help="column names of both inputs, e.g. query_id=qid,doc_id=docno,relevance=label")
     ag.add_argument("-o", "--output", metavar="FILE", help="write the agreement to FILE (atomically) instead of stdout")
     ag.set_defaults(handler=agree_command)
+
+
+def add_ranking_arguments(parser) -> None:
+    """How the runs of overlap and pool are read and ranked: ties, format, column names."""
+    parser.add_argument("--tie-break", choices=("trec_eval", "doc_id_asc", "input_rank"), default="trec_eval",
+                        help="order of equal scores before the top k is taken: trec_eval (document id descending; "
+                             "default), doc_id_asc, or input_rank (the runs' rank column)")
+    parser.add_argument("--run-format", choices=FORMATS, help="format of the runs (default: from the file names)")
+    parser.add_argument("--run-columns", metavar="MAP", type=mapping_argument,
+                        help="column names of the runs, e.g. query_id=qid,doc_id=docno,score=sim")
+
+
+def add_overlap_command(commands) -> None:
+    ov = commands.add_parser(
+        "overlap", help="how alike two rankings are, without judgments: RBO, Jaccard, Overlap, Kendall's tau",
+        description="Compare two runs of the same queries where no judgment exists (an approximate index against "
+                    "exact search, a new ranker against the old one): rank-biased overlap (RBO: the lower bound, "
+                    "kind=ext extrapolated, kind=residual), Jaccard@k and Overlap@k of the top-k sets, Kendall's "
+                    "tau-b (Tau@k) and tau_AP (TauAP@k) over the documents both top-k lists hold; per query (-q) "
+                    "and the mean over the queries both runs hold.")
+    ov.add_argument("run_a", metavar="RUN_A", help="the first ranking (the reference: exact search)")
+    ov.add_argument("run_b", metavar="RUN_B", help="the second ranking, read the same way")
+    ov.add_argument("-m", "--measures", required=True, metavar="MEASURES",
+                    help='measures separated by spaces, e.g. "RBO(p=0.9)@100 Jaccard@10 Overlap@10 Tau@100 TauAP@100"')
+    ov.add_argument("-q", "--per-query", action="store_true", help="the values of each query, not their mean")
+    add_ranking_arguments(ov)
+    ov.add_argument("-o", "--output", metavar="FILE", help="write the comparison to FILE (atomically) instead of stdout")
+    ov.set_defaults(handler=overlap_command)
+
+
+def add_pool_command(commands) -> None:
+    po = commands.add_parser(
+        "pool", help="the documents to judge next: depth-k pooling, or a budget by RRF or RBP weight",
+        description="Pool runs for the next round of judging: every run's top K per query (--depth K, TREC "
+                    "depth-k pooling), or the N documents per query with the highest reciprocal-rank-fusion or RBP "
+                    "weight over the runs (--method rrf|rbp --budget N), leaving out what --qrels already judge. "
+                    "Written as TREC qrels with the label -1 (pooled, not judged yet), or as CSV, TSV or Parquet "
+                    "rows query_id, doc_id, weight (-o FILE.csv, .tsv, .parquet).")
+    po.add_argument("runs", nargs="+", metavar="RUN", help="the runs to pool (files, globs of files)")
+    po.add_argument("--depth", type=int, metavar="K",
+                    help="the top K of every run per query (required for --method depth; with rrf or rbp, only "
+                         "the top K of each run is fused)")
+    po.add_argument("--method", choices=("depth", "rrf", "rbp"), default="depth",
+                    help="depth (default): the union of the top K; rrf: sum of 1/(k + rank); rbp: sum of "
+                         "(1 - p) p^(rank - 1), the highest first")
+    po.add_argument("--budget", type=int, metavar="N", help="documents per query to pool (rrf and rbp)")
+    po.add_argument("--rrf-k", type=float, default=60, metavar="K", help="RRF's constant k (default 60)")
+    po.add_argument("--rbp-p", type=float, default=0.8, metavar="P", help="RBP's persistence p (default 0.8)")
+    po.add_argument("--qrels", action="append", default=[], dest="judged", metavar="QRELS",
+                    help="judgments whose documents are left out (give it once per file)")
+    add_ranking_arguments(po)
+    po.add_argument("--qrels-format", choices=FORMATS, help="format of --qrels (default: from the file names)")
+    po.add_argument("--qrels-columns", metavar="MAP", type=mapping_argument,
+                    help="column names of --qrels, e.g. query_id=qid,doc_id=docno,relevance=label")
+    po.add_argument("-f", "--format", choices=("trec", "csv", "tsv", "parquet"),
+                    help="output format (default: from -o's name, else TREC qrels)")
+    po.add_argument("-o", "--output", metavar="FILE",
+                    help="write the pool to FILE (atomically; it then prints one line of counts) instead of stdout")
+    po.set_defaults(handler=pool_command)
 
 
 def add_explain_command(commands) -> None:

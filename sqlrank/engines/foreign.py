@@ -37,7 +37,7 @@ def copied_source(obj: Any, kind: str, con, registry, format: str | None, column
         canonical["run_id"] = "run_id"
     engine.load(name, to_arrow(con, rows))
     return Source(kind, source.label, engine.dialect.name, parts=(name,), columns=canonical,
-                  warnings=source.warnings, query_name=source.query_label)
+                  warnings=source.warnings, query_name=source.query_label, label_type=source.label_type)
 
 
 def table_or_copy(engine: CopyingEngine, obj: Any, kind: str, con, registry, format: str | None,
@@ -70,8 +70,7 @@ def validated(source: Source, dialect: Dialect, one: Callable[[str], tuple], typ
     if labels is not None:
         require_labels_in_range(source, *one(labels))
     source = read_boolean_labels(source, dialect, lambda sql: one(sql)[0])
-    require_complete_rows(source, *one(table_counts_sql(source, dialect, types)))
-    return source
+    return require_complete_rows(source, *one(table_counts_sql(source, dialect, types)))
 
 
 def validated_table(source: Source, engine: CopyingEngine) -> Source:

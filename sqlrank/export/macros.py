@@ -54,7 +54,7 @@ def _inputs() -> tuple[str, str]:
     """The two inputs, their columns picked by the macro parameters (DuckDB's COLUMNS(name))."""
     ids = ("CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,\n"
            "       CAST(COLUMNS(doc_column) AS VARCHAR) AS doc_id,\n")
-    qrels = f"SELECT {ids}       CAST(COLUMNS(relevance_column) AS INTEGER) AS relevance\nFROM query_table(qrels)"
+    qrels = f"SELECT {ids}       CAST(COLUMNS(relevance_column) AS DOUBLE) AS relevance\nFROM query_table(qrels)"
     run = (f"SELECT {ids}       CAST(COLUMNS(score_column) AS DOUBLE) AS score,\n"
            f"       CAST(NULL AS BIGINT) AS input_rank\nFROM query_table(run)")
     return qrels, run

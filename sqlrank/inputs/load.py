@@ -1,7 +1,7 @@
 """Inputs: find and read (in DuckDB) qrels, runs and plain tables.
 
 Every input becomes a ``Source`` (sources.py): SQL that yields ``query_id VARCHAR, doc_id VARCHAR``
-and ``relevance INTEGER`` (qrels) or ``score DOUBLE`` (run), validated (validation.py). Files are
+and ``relevance`` (qrels: INTEGER where every label is whole, else DOUBLE) or ``score DOUBLE`` (run), validated (validation.py). Files are
 read by DuckDB itself; Python only decides the reader and, when something is wrong, says where.
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .validate import Validation, validate
 
 def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
          format: str | None = None, columns: Mapping[str, str] | None = None, groups: bool = False,
-         allow_duplicates: bool = False, ranks: bool = True, label: str | None = None) -> Source:
+         allow_duplicates: bool = False, ranks: bool = True, label: str | None = None, atol: bool = False) -> Source:
     """Turn a path, DataFrame, DuckDB relation or table name into a validated ``Source``.
 
     groups=True reads TREC qrels with judgment groups in column 2 (trec_eval's qrels_jg).
@@ -31,7 +31,7 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
     ranks=False leaves a TREC run's rank column out of sqlrank's copy (it reads as NULL): for
     evaluations that never use it, as trec_eval's (its ties are broken by document id); parsing and
     compressing 10M ranks costs about 0.2 s. LABEL: what errors call the input, where its path is
-    sqlrank's own copy (standard input)."""
+    sqlrank's own copy (standard input). atol=True reads labels as trec_eval does (C's atol: 1.7 is 1)."""
     if kind not in KINDS:
         raise ValueError(kind)
     mapping = column_mapping(kind, columns)
@@ -40,6 +40,8 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
     source = locate(obj, kind, con, registry, format, mapping)
     if label is not None:
         source = replace(source, label=label)
+    if atol:
+        source = replace(source, label_type="atol")
     if groups:
         if source.format != "trec":
             raise InputError(f"{source.label}: judgment groups are read from TREC qrels_jg text only")
@@ -58,7 +60,10 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
 
 
 def _validated(source: Source, found: Validation) -> Source:
-    return replace(source, rows=found.rows, boolean_labels=found.boolean_labels)
+    """The source with what validation found: its rows, and how its labels are read (as integers when
+    every one is whole; trec_eval's reading stays)."""
+    label_type = source.label_type if source.label_type == "atol" else "integer" if found.whole_labels else "real"
+    return replace(source, rows=found.rows, boolean_labels=found.boolean_labels, label_type=label_type)
 
 
 # ---------------------------------------------------------------- plain tables

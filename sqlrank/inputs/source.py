@@ -1,5 +1,5 @@
 """What an input is once located: a ``Source``, the SQL that reads it typed (``query_id VARCHAR,
-doc_id VARCHAR`` and ``relevance INTEGER`` or ``score DOUBLE``) with what validation learnt of
+doc_id VARCHAR`` and ``relevance`` or ``score DOUBLE``) with what validation learnt of
 it, and the ``Registry`` of the names an evaluation puts in a DuckDB connection."""
 from __future__ import annotations
 
@@ -49,6 +49,10 @@ class Source:
     run_from_file: bool = False  # runs stored together, one file each: run_id is the file's name
     score_from_rank: bool = False  # a rank-only run: its "score" column is the rank (1 = best), negated
     boolean_labels: bool = False  # qrels labels written true/false (text): 1 and 0
+    # qrels labels: "real" (read as DOUBLE: 0.7 stays 0.7; what an input no validation proved whole is read as),
+    # "integer" (every label a whole number: read as INTEGER), or "atol" (trec_eval's reading: the digits before
+    # any decimal point, 1.7 is 1)
+    label_type: str = "real"
     implicit: bool = False  # implicit feedback: no label column, every listed pair has label 1
     rows: int | None = None  # how many rows validation counted
     query_name: str | None = None  # a copy's: what the input it was made of calls its query ids (user_id)
@@ -92,7 +96,8 @@ class Source:
         """The input as SQL: from the temporary table when it was read once, else from the source."""
         if self.table is not None and mode in ("typed", "raw"):
             sql = self._unseen(DUCKDB, call_macro(DUCKDB, "_macros/inputs.sql", "materialized", self.table, self.kind, mode,
-                                                  self.score_from_rank, self.boolean_labels).strip(), mode)
+                                                  self.score_from_rank, self.boolean_labels,
+                                                  self.label_type).strip(), mode)
         else:
             sql = self.source_sql(DUCKDB, mode)
         if self.only_run is None:
@@ -135,7 +140,7 @@ class Source:
             raise OptionError(f"{self.label}: the {name} statement reads tables, not files; give table names{copies}")
         if self.format == "trec":
             return call_macro(dialect, "_macros/inputs.sql", "trec", path, self.kind, mode, self.groups,
-                              self.split, self.lines, self.ranks).strip()
+                              self.split, self.lines, self.ranks, self.label_type).strip()
         reader = self.reader
         if self.format in ENGINE_TABLES:  # a view or table in the Spark session or the PostgreSQL database
             reader = call_macro(dialect, "_macros/inputs.sql", "table", self.parts).strip()
@@ -154,7 +159,7 @@ class Source:
         if self.implicit:
             reader = f"(SELECT *, 1 AS {dialect.ident(IMPLICIT)} FROM {reader}) AS implicit_feedback"
         return call_macro(dialect, "_macros/inputs.sql", "tabular", reader, self.columns, self.kind, mode,
-                          self.run_from_file, self.score_from_rank, self.boolean_labels).strip()
+                          self.run_from_file, self.score_from_rank, self.boolean_labels, self.label_type).strip()
 
     def where(self, position: int) -> str:
         """Where row ``position`` (1 = the first data row) is: a file's line, or a table's row."""

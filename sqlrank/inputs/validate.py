@@ -3,7 +3,7 @@ id, a score that is no number, a label that is no integer, a (query, document) p
 an error that says where; and the same checks of a table another engine reads in place."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import duckdb
@@ -24,6 +24,7 @@ class Validation:
     rows: int = 0
     boolean_labels: bool = False
     irregular: bool = False
+    whole_labels: bool = False  # judgments whose every label is a whole number (read as integers)
 
 
 def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: bool = False) -> Validation:
@@ -39,8 +40,10 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
     problems = _problem_conditions(source)
     if source.format == "trec" and source.split != "regex":
         problems = {"irregular": ("bad_fields", None), **problems}
+    fractional = fractional_labels(source)
     per_check = ", ".join(["count(*)"] + [f"count(*) FILTER (WHERE {cond})" for cond, _ in problems.values()])
     count_per_check = f"SELECT {per_check} FROM ({raw}) AS checked"
+    fractions = 0
     try:
         if allow_duplicates:
             with step(con, f"checking {source.label}"):
@@ -49,7 +52,8 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
         else:
             failing = " OR ".join(f"({cond})" for cond, _ in problems.values())
             with step(con, f"checking {source.label} and looking for repeated documents"):
-                total, failed, repeats = con.execute(checked_pairs_sql(raw, failing)).fetchall()[0]
+                total, failed, repeats, *counted = con.execute(checked_pairs_sql(raw, failing, fractional)).fetchall()[0]
+            fractions = counted[0] if counted else 0
             bad = [0] * len(problems)
             if failed:  # which checks: the slow path, taken only for a bad input
                 total, *bad = con.execute(count_per_check).fetchall()[0]
@@ -77,16 +81,20 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
         boolean_labels = con.execute(
             f"SELECT count(*) FILTER (WHERE lower(trim(relevance)) IN ('true', 'false')) > 0 FROM ({raw}) AS labels"
         ).fetchall()[0][0]
-    return Validation(total, boolean_labels)
+    if fractional is not None and allow_duplicates:
+        fractions = con.execute(f"SELECT count(*) FILTER (WHERE {fractional}) FROM ({raw}) AS labels").fetchall()[0][0]
+    return Validation(total, boolean_labels, whole_labels=fractional is None or not fractions)
 
 
-def checked_pairs_sql(rows_sql: str, failing: str) -> str:
+def checked_pairs_sql(rows_sql: str, failing: str, counted: str | None = None) -> str:
     """Validation's one pass: (rows, rows where `failing` holds, rows that share their hash with
-    the row before). A failing row's pair is NULL: it is left out of the comparison and counted."""
-    return (f"SELECT count(*), count(*) FILTER (WHERE pair IS NULL), count(*) FILTER (WHERE pair = previous) "
-            f"FROM (SELECT pair, LAG(pair) OVER (ORDER BY pair) AS previous "
-            f"FROM (SELECT CASE WHEN {failing} THEN NULL ELSE hash(query_id, doc_id) END AS pair "
-            f"FROM ({rows_sql}) AS checked) AS pairs) AS sorted")
+    the row before[, rows where `counted` holds]). A failing row's pair is NULL: it is left out of
+    the comparison and counted."""
+    extra = ", count(*) FILTER (WHERE counted)" if counted else ""
+    return (f"SELECT count(*), count(*) FILTER (WHERE pair IS NULL), count(*) FILTER (WHERE pair = previous){extra} "
+            f"FROM (SELECT pair, LAG(pair) OVER (ORDER BY pair) AS previous{', counted' if counted else ''} "
+            f"FROM (SELECT CASE WHEN {failing} THEN NULL ELSE hash(query_id, doc_id) END AS pair"
+            f"{f', {counted} AS counted' if counted else ''} FROM ({rows_sql}) AS checked) AS pairs) AS sorted")
 
 
 # What a run without a score column is ranked by, and what to do when its rank column is a score.
@@ -176,26 +184,45 @@ def _score_problems(source: Source, vname: str) -> dict[str, tuple[str, Any]]:
     return checks
 
 
+# A label as text: a decimal number (0, 2, -1, 0.7, .5, 1e-3); trec_eval's reading (atol) takes decimals only.
+_REAL_TEXT = r"[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?"
+_DECIMAL_TEXT = r"[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)"
+
+
 def _label_problems(source: Source, vname: str) -> dict[str, tuple[str, Any]]:
-    """Judgments whose label is no whole number within the labels' limit."""
+    """Judgments whose label is no finite number within the labels' limit (trec_eval's reading: no decimal)."""
     checks: dict[str, tuple[str, Any]] = {}
+    number = "CAST(relevance AS DOUBLE)"
     if source.value_type == "BOOLEAN":
         cond = "relevance IS NULL"
     elif source.value_type in TEXT_TYPES:
-        # a whole number, also written with a zero fraction ('1.0', as pandas writes a float column)
-        cond = (r"relevance IS NULL OR NOT (regexp_full_match(relevance, '[+-]?[0-9]{1,9}([.]0*)?') "
-                r"OR lower(trim(relevance)) IN ('true', 'false'))")
+        pattern = _DECIMAL_TEXT if source.label_type == "atol" else _REAL_TEXT
+        number = "TRY_CAST(relevance AS DOUBLE)"
+        cond = (f"relevance IS NULL OR NOT (regexp_full_match(relevance, '{pattern}') AND abs({number}) <= {LABEL_LIMIT} "
+                f"OR lower(trim(relevance)) IN ('true', 'false'))")
     elif source.value_type in INTEGER_TYPES:
         cond = f"relevance IS NULL OR abs(relevance) > {LABEL_LIMIT}"
     else:
-        cond = ("relevance IS NULL OR NOT isfinite(CAST(relevance AS DOUBLE)) "
-                f"OR CAST(relevance AS DOUBLE) <> round(CAST(relevance AS DOUBLE)) OR abs(relevance) > {LABEL_LIMIT}")
+        cond = f"relevance IS NULL OR NOT isfinite({number}) OR abs({number}) > {LABEL_LIMIT}"
+    atol = source.label_type == "atol"
     checks["bad_relevance"] = (cond, lambda r: (
         f"relevance {r['relevance']!r} (column {vname!r}) for document {r['doc_id']!r} of query "
         f"{r['query_id']!r} is " + (f"too large for a label (at most {LABEL_LIMIT:,} either way)"
-                                    if _too_large(r["relevance"]) else "not an integer label")
-        + "; relevance labels are whole numbers such as 0, 1, 2 (or true and false)"))
+                                    if _too_large(r["relevance"]) else "not a label")
+        + ("; trec_eval reads a label as an integer, the digits before any decimal point (0, 1, 2, 1.7 as 1)" if atol
+           else "; relevance labels are finite numbers such as 0, 1, 2 or 0.7 (or true and false)")))
     return checks
+
+
+def fractional_labels(source: Source) -> str | None:
+    """SQL that holds for a valid label with a fraction (0.7; not 1.0), over the raw rows; None where the
+    label's type has none (integers, booleans) or the labels are read as trec_eval reads them."""
+    if source.kind != "qrels" or source.label_type == "atol" or source.value_type == "BOOLEAN" \
+            or source.value_type in INTEGER_TYPES:
+        return None
+    if source.value_type in TEXT_TYPES:
+        return r"NOT (regexp_full_match(relevance, '[+-]?[0-9]+([.]0*)?') OR lower(trim(relevance)) IN ('true', 'false'))"
+    return "CAST(relevance AS DOUBLE) <> round(CAST(relevance AS DOUBLE))"
 
 
 def _too_large(label: Any) -> bool:
@@ -300,16 +327,17 @@ def require_labels_in_range(source: Source, count: int | None, example: str | No
     if count:
         labels = "1 label is" if count == 1 else f"{count} labels are"
         raise InputError(f"{source.label}: {labels} NaN, infinite or beyond -{LABEL_LIMIT:,} to {LABEL_LIMIT:,} "
-                         f"(column {source.columns['relevance']!r}, e.g. {example}); relevance labels are whole numbers "
-                         f"such as 0, 1, 2: fix them, or map them as you mean them to count")
+                         f"(column {source.columns['relevance']!r}, e.g. {example}); relevance labels are finite numbers "
+                         f"such as 0, 1, 2 or 0.7: fix them, or map them as you mean them to count")
 
 
 def require_complete_rows(source: Source, missing_ids: int | None, missing_values: int | None, rows: int,
-                          pairs: int, not_whole: int | None = 0, bad_run_ids: int | None = 0) -> None:
+                          pairs: int, not_whole: int | None = 0, bad_run_ids: int | None = 0) -> Source:
     """The counts of a table another engine validated in place (table_counts_sql): every row of runs
-    stored together names its run, every row has both ids and a value (not NaN), every label (or
-    rank, in a run ranked by it) is a whole number, no (query, document) pair repeats, and there is a
-    row at all. The sums are NULL (None) for a table without rows."""
+    stored together names its run, every row has both ids and a value (not NaN), every rank (in a run
+    ranked by it) is a whole number, no (query, document) pair repeats, and there is a row at all.
+    The sums are NULL (None) for a table without rows. Returns the source, its labels read as integers
+    where every one is whole (``not_whole`` counts those with a fraction, 0.7), else as real numbers."""
     if bad_run_ids:
         raise InputError(f"{source.label}: {bad_run_ids} rows have an {unnamed_run_message(source.columns['run_id'])}")
     if missing_ids:
@@ -320,14 +348,11 @@ def require_complete_rows(source: Source, missing_ids: int | None, missing_value
         column = source.columns["score"]
         raise InputError(f"{source.label}: {not_whole} {'rank is' if not_whole == 1 else 'ranks are'} no whole number "
                          f">= 0; {RANKED_BY_RANK.format(column=column)}")
-    if not_whole:
-        some = "1 relevance label is not a whole number" if not_whole == 1 else \
-            f"{not_whole} relevance labels are not whole numbers"
-        raise InputError(f"{source.label}: {some} (column {source.columns['relevance']!r}: 1.5, or NaN); relevance "
-                         f"labels are whole numbers such as 0, 1, 2 (or true and false): fix them, or round them "
-                         f"as you mean them to count")
     if rows != pairs:
         raise InputError(f"{source.label}: {rows - pairs} rows repeat a (query_id, doc_id) pair; each document "
                          f"may appear once per query")
     if not rows:
         raise InputError(f"{source.label}: the table has no rows")
+    if source.kind != "qrels" or source.label_type == "atol":
+        return source
+    return replace(source, label_type="real" if not_whole else "integer")

@@ -38,9 +38,10 @@ def _choice(name: str, options: tuple) -> Any:
     return check
 
 
-def _mapping_or_choice(name: str, options: tuple, key: str, value_name: str, least: int) -> Any:
-    """A check: one of ``options``, or a mapping {key: value_name} with integer keys >= ``least`` and
-    finite numbers, as sorted (key, float) pairs."""
+def _mapping_or_choice(name: str, options: tuple, key: str, value_name: str, least: int, real_keys: bool = False) -> Any:
+    """A check: one of ``options``, or a mapping {key: value_name} with integer keys >= ``least`` (or,
+    with real_keys, finite numbers >= ``least``: labels such as 0.5) and finite numbers, as sorted
+    (key, float) pairs."""
     def check(value: Any) -> Any:
         if isinstance(value, str):
             return _choice(name, options)(value)
@@ -53,17 +54,19 @@ def _mapping_or_choice(name: str, options: tuple, key: str, value_name: str, lea
         if not pairs:
             raise ConventionError(f"{name} mapping is empty; give at least one {key}: {value_name} pair")
         for k, v in pairs:
-            if isinstance(k, bool) or not isinstance(k, int) or k < least:
-                raise ConventionError(f"{name} mapping {key}s must be integers >= {least}, not {k!r}")
+            kinds = (int, float) if real_keys else int
+            if isinstance(k, bool) or not isinstance(k, kinds) or not math.isfinite(k) or k < least:
+                what = "numbers" if real_keys else "integers"
+                raise ConventionError(f"{name} mapping {key}s must be {what} >= {least}, not {k!r}")
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise ConventionError(f"the {value_name} of {key} {k} must be a finite number, not {v!r}")
-        return tuple((k, float(v)) for k, v in pairs)
+        return tuple((whole(k), float(v)) for k, v in pairs)
     return check
 
 
 # gain: 'linear', 'exponential', or {label: gain} for labels >= 0 (others keep gain = label);
 # discount: 'log', 'jarvelin', or {rank: weight} for ranks >= 1 (a rank it leaves out weighs 0).
-check_gain = _mapping_or_choice("gain", GAINS, "label", "gain", 0)
+check_gain = _mapping_or_choice("gain", GAINS, "label", "gain", 0, real_keys=True)
 check_discount = _mapping_or_choice("discount", DISCOUNTS, "rank", "weight", 1)
 
 
@@ -75,10 +78,17 @@ def check_log_base(value: Any) -> float:
     return float(value)
 
 
-def check_rel(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ConventionError(f"rel must be an integer >= 0, not {value!r}")
-    return value
+def whole(value: int | float) -> int | float:
+    """A number as an int where it is whole (2.0 is 2: P(rel=2.0) is P(rel=2)), else as it is."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def check_rel(value: Any) -> int | float:
+    """The least label that counts as relevant: a number >= 0 (labels are real numbers: rel=0.5)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0 \
+            or value > LABEL_LIMIT:
+        raise ConventionError(f"rel must be a number >= 0 (1, 2, 0.5, ...), not {value!r}")
+    return whole(value)
 
 
 def check_bool(name: str):
@@ -89,11 +99,12 @@ def check_bool(name: str):
     return check
 
 
-def check_unjudged_label(value: Any) -> int | None:
-    """None (unjudged documents stay unjudged) or the integer label they take."""
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or abs(value) > LABEL_LIMIT):
-        raise ConventionError(f"unjudged_label must be none or an integer label (0, 1, 2, ...), not {value!r}")
-    return value
+def check_unjudged_label(value: Any) -> int | float | None:
+    """None (unjudged documents stay unjudged) or the label they take (a number: 0, 1, 0.5)."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                              or not math.isfinite(value) or abs(value) > LABEL_LIMIT):
+        raise ConventionError(f"unjudged_label must be none or a label (0, 1, 2, 0.5, ...), not {value!r}")
+    return None if value is None else whole(value)
 
 
 def check_depth(value: Any) -> int | None:

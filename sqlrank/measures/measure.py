@@ -79,11 +79,11 @@ class Measure:
         return getattr(DEFAULTS, name) if default is None and name in CHECKS else default
 
     @property
-    def rel(self) -> int | None:
+    def rel(self) -> int | float | None:
         return dict(self.params).get("rel")
 
     @property
-    def relevance_level(self) -> int:
+    def relevance_level(self) -> int | float:
         return 1 if self.rel is None else self.rel
 
     def __str__(self) -> str:
@@ -95,7 +95,7 @@ class Measure:
     def resolve(self, conventions: Conventions | int) -> "Measure":
         """This measure with the evaluation's conventions filled in where it sets none of its own.
         The name keeps what differs from trec_eval's conventions (an int is a relevance level)."""
-        if isinstance(conventions, int):
+        if isinstance(conventions, (int, float)):
             conventions = Conventions(rel=conventions)
         given = dict(self.params)
         params = {}

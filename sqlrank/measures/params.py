@@ -4,6 +4,7 @@ reports by default."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -40,6 +41,20 @@ def real(low: float | None = None, high: float | None = None, open_low: bool = F
             raise MeasureError(f"{what} must be {'<' if open_high else '<='} {high:g}, not {value:g}")
         return value
     return check
+
+
+def label(value: Any, what: str) -> int | float:
+    """A label bound such as ERR's max_rel: a number > 0 (labels are real numbers), an int where it is whole."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise MeasureError(f"{what} must be a number > 0 (4, 3.5, ...), not {value!r}")
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def source_name(value: Any, what: str) -> str:
+    """The name of a judgment source (Judged(source=human)): letters, digits and _."""
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
+        raise MeasureError(f"{what} must be the name of a judgment source (human, llm, ...), not {value!r}")
+    return value
 
 
 def convention(name: str) -> Callable[[Any, str], Any]:

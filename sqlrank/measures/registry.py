@@ -25,9 +25,11 @@ from .params import (
     boolean,
     choice,
     integer,
+    label,
     levels,
     log_base,
     real,
+    source_name,
 )
 
 
@@ -147,7 +149,7 @@ REGISTRY: tuple[Family, ...] = (
            ["ideal", "ideal_positions", "graded"], cutoff="none", trec=(Trec("G", 20, "params"),),
            trec_params="gains", tie_expected=False, reference="trec_eval m_G.c"),
     _entry("ERR", "expected reciprocal rank: sum over ranks i of R_i / i * prod_{j<i} (1 - R_j), "
-           "R = (2^label - 1) / 2^max_rel", [("max_rel", Param(integer(1), 4, "integer >= 1"))],
+           "R = (2^label - 1) / 2^max_rel", [("max_rel", Param(label, 4, "a number > 0"))],
            tie_expected=False, macros=(("err", True),), label_limit="max_rel",
            reference="Chapelle, Metzler, Zhang & Grinspan (CIKM 2009); gdeval.pl of the TREC Web track"),
     _entry("RBP", "rank-biased precision (1 - p) * sum of gain * p^(rank - 1), gains rescaled to [0, 1]", [("p", _P)],
@@ -161,7 +163,9 @@ REGISTRY: tuple[Family, ...] = (
            macros=(("unjudged", True),), reference="trec_eval m_unjudged.c"),
     _entry("Judged", "fraction of the top k that has a judgment (any label, negative ones too), divided by k or by "
            "the documents retrieved when fewer (ir_measures' Judged; 1 - Unj@k where no label is negative and k "
-           "documents are retrieved)", (), ["all_retrieved"], cutoff="optional", labels="all",
+           "documents are retrieved); source=NAME: the judgments of that source alone, of judgments merged from "
+           "several", [("source", Param(source_name, None, "a judgment source's name"))], ["all_retrieved"],
+           cutoff="optional", labels="all",
            reference="ir_measures Judged (judged_provider.py); MacAvaney & Soldaini (2023)"),
     _entry("SetP", "num_rel_ret / num_ret (relative=True: / min(num_ret, R))",
            ["rel", ("relative", Param(boolean, False, "True or False"))], ["judgments", "retrieved_count"],

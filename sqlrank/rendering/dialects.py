@@ -129,3 +129,8 @@ def number_literal(value: object) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"not a finite number: {value!r}")
     return str(value) if isinstance(value, int) else repr(value)
+
+
+def number_key(value: object) -> str:
+    """A validated number as part of a column name: 2 as 2, 0.5 as 0p5, 1e-05 as 1em05 (one name per number)."""
+    return number_literal(value).replace(".", "p").replace("-", "m").replace("+", "")

@@ -12,7 +12,7 @@ from pathlib import Path
 import jinja2
 
 from ..measures.family import GEOMETRIC_FLOOR
-from .dialects import DUCKDB, Dialect, number_literal
+from .dialects import DUCKDB, Dialect, number_key, number_literal
 
 
 def sql_dir() -> Path:
@@ -100,6 +100,7 @@ def environment(dialect: Dialect) -> jinja2.Environment:
     env.filters["ident"] = dialect.ident
     env.filters["literal"] = dialect.literal
     env.filters["number"] = number_literal
+    env.filters["key"] = number_key
     env.globals["dialect_name"] = lambda: dialect.name
     env.globals["column"] = column
     env.globals.update(dialect.types)

@@ -10,7 +10,7 @@ from ..measures.conventions import DEFAULTS, FIELD_NAMES, RANKING_FIELDS
 from ..measures.family import FAMILY_STEPS
 from ..measures.registry import FAMILIES
 from ..measures.resolve import check_tie_break
-from .dialects import Dialect
+from .dialects import Dialect, number_key
 from .sqltext import call_macro, step_columns
 
 # ------------------------------------------------------------ the evaluation statement
@@ -48,7 +48,7 @@ class StepPlan:
         self.discounts: dict = {}
         self.ideals: dict = {}
         self.sparse: dict = {}  # ranking key -> whether it is a ranking of judged documents only
-        self.least_label: dict = {}  # ranking key -> the lowest judgment label its join keeps (None: all)
+        self.least_label: dict = {}  # ranking key -> the judgment labels its join keeps, (label, strict) (None: all)
 
     def ranking(self, tie_break: str, judged_only: bool, depth, nonpositive_scores: str = "rank") -> dict:
         key = (tie_break, judged_only, depth, nonpositive_scores)
@@ -169,10 +169,10 @@ def _add_shared_steps(context: dict, measure, plan: StepPlan) -> None:
     context["ideal"] = {"kind": ideal_kind, "spec": ideal["name"],
                         "column": f"{ideal['name']}_dcg{context['disc']['key']}{cut}"}
     cut_name = f"top_{measure.cutoff}" if measure.cutoff is not None else "all"
-    context["step_names"] = {"interpolated": f"iprec_{context['level']}{v}", "graded": f"graded{gain['sfx']}{v}",
+    context["step_names"] = {"interpolated": f"iprec_{number_key(context['level'])}{v}", "graded": f"graded{gain['sfx']}{v}",
                              "rndcg": f"rndcg{gain['sfx']}{v}",
                              "similar": f"similar_{context.get('similarity')}_{cut_name}{v}",
-                             "pooled": f"pooled_{context['level']}{v}"}  # GlobalAUC has no cutoff
+                             "pooled": f"pooled_{number_key(context['level'])}{v}"}  # GlobalAUC has no cutoff
 
 
 def require_distinct_step_columns(contexts: list, columns: set) -> None:
@@ -221,24 +221,25 @@ def sparse(measures: list) -> bool:
     return True
 
 
-def least_label(measures: list) -> int | None:
-    """The lowest judgment label any of a sparse ranking's measures reads (the registry's labels), or
-    None when one reads every judged document (judged non-relevant ones count) or none reads any.
-    A label below it adds nothing to any value: it is not relevant at any measure's rel, and its gain
-    is 0 (negative labels always; label 0 unless a gain mapping gives it one)."""
+def least_label(measures: list) -> tuple[int | float, bool] | None:
+    """The lowest judgment labels any of a sparse ranking's measures reads (the registry's labels), as
+    (label, strict): the labels > label (strict) or >= label; None when one reads every judged document
+    (judged non-relevant ones count) or none reads any. A label outside adds nothing to any value: it
+    is not relevant at any measure's rel, and its gain is 0 (labels <= 0, unless a gain mapping gives
+    label 0 one). Labels may be real numbers (0.5 has a gain): gains keep every label > 0."""
     least = None
     for m in measures:
         labels = FAMILIES[m.family].labels
         if labels == "all":
             return None
         if labels == "relevant":
-            label = m.relevance_level
+            bound = (m.relevance_level, False)
         elif labels == "gain":
             gain = m.param("gain")
-            label = 0 if isinstance(gain, tuple) and any(lab == 0 and value != 0 for lab, value in gain) else 1
+            bound = (0, not (isinstance(gain, tuple) and any(lab == 0 and value != 0 for lab, value in gain)))
         else:
             continue
-        least = label if least is None else min(least, label)
+        least = bound if least is None else min(least, bound)  # the lower label; at a tie, >= keeps more than >
     return least
 
 

@@ -131,6 +131,11 @@ def _runs_table(result: Result, integers: set[str]) -> str:
     return _aligned(header + names, rows, ["<"] * len(keys) + [">"] * len(names), result)
 
 
+# How real-valued judgments (0.7, 2.5) were used, printed with the results they gave.
+REAL_LABELS = ("labels: real numbers, used as written: a gain is the label (linear) or 2^label - 1 (exponential), "
+               "relevant means label >= rel, a negative label is judged non-relevant")
+
+
 def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result: Result) -> str:
     widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
 
@@ -156,6 +161,11 @@ def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result
     if names:
         text.append(f"as asked: {names}")
     text.append(f"conventions: {result.conventions.describe()}")
+    if result.judgments is not None:
+        counts = ", ".join(f"{name} {count}" for name, count in result.judgments.counts.items())
+        text.append(f"judgments: {counts} ({result.judgments.how})")
+    if result.real_labels:
+        text.append(REAL_LABELS)
     if result.removed_seen:
         text.append("remove-seen: each user's history items were left out of the run before ranking")
     return "\n".join(text) + "\n"

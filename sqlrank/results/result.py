@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..engines.base import Rows
 from ..measures.conventions import Conventions
@@ -36,6 +36,8 @@ class Result:
     # the queries each measure's mean is over, for measures that may have no value for some queries
     # (measures.counted), per run: {run_id: {measure: count}}, run_id None for one run
     valued: dict[str | None, dict[str, int]] = field(default_factory=dict)
+    real_labels: bool = False  # some judgment label has a fraction (0.7): labels were read as real numbers
+    judgments: Any = None  # inputs.merge.Judgments: judgments merged from several sources, with their counts
 
     def queries(self, measure: str, run_id: str | None = None) -> int:
         """How many queries the measure's mean (of that run) is over."""
@@ -86,7 +88,7 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
 
     def result(asked: Rows, summary: Rows, by_query: bool) -> Result:
         return Result(asked, summary, p.text, p.conventions, p.measures, by_query, num_queries, warnings, label,
-                      p.run.seen is not None, valued)
+                      p.run.seen is not None, valued, p.qrels.label_type == "real", p.judgments)
 
     if p.segments is not None:  # the summary is the overall row (segment NULL) without the segment columns
         keep = [i for i, c in enumerate(columns) if c not in ("segment", "num_queries")]

@@ -62,8 +62,8 @@ def write_output(text: str, path: str | None) -> None:
     write_file(path, text)
 
 
-def write_file(path: str, text: str) -> None:
-    """Write TEXT to PATH (through links, atomically for a regular file)."""
+def write_file(path: str, text: str | bytes) -> None:
+    """Write TEXT (or bytes: a Parquet file) to PATH (through links, atomically for a regular file)."""
     real = target(path)
     try:
         info = os.stat(real)
@@ -78,8 +78,8 @@ def write_file(path: str, text: str) -> None:
                           f"mode or give another file)")
     try:
         if info is not None and not stat.S_ISREG(info.st_mode):
-            with open(real, "w", encoding="utf-8") as handle:  # a device, FIFO or socket: write into it,
-                handle.write(text)                             # never replace it with a file
+            with _open(real, text) as handle:  # a device, FIFO or socket: write into it, never replace it with a file
+                handle.write(text)
         else:
             _replace(real, text, info)
     except OSError as exc:
@@ -95,11 +95,15 @@ def starts_with(path: str, marker: str) -> bool:
         return False
 
 
-def _replace(path: str, text: str, info: os.stat_result | None) -> None:
+def _open(path: str | int, text: str | bytes):
+    return open(path, "wb") if isinstance(text, bytes) else open(path, "w", encoding="utf-8")
+
+
+def _replace(path: str, text: str | bytes, info: os.stat_result | None) -> None:
     """Write a temporary file beside PATH and rename it over PATH once complete."""
     fd, tmp = tempfile.mkstemp(prefix=".sqlrank-", dir=os.path.dirname(path))
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with _open(fd, text) as handle:
             handle.write(text)
         os.chmod(tmp, _file_mode(info))  # mkstemp makes it private (0600); a results file is not
         os.replace(tmp, path)

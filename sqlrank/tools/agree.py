@@ -35,7 +35,7 @@ class Agreement:
     confusion: pd.DataFrame
     per_query: pd.DataFrame
     weights: str | None
-    binary: int | None
+    binary: int | float | None
 
 
 def kappa(confusion: np.ndarray, weights: str | None = None) -> float:
@@ -58,8 +58,9 @@ def agree(qrels_a: Any, qrels_b: Any, binary: int | None = None, weights: str | 
     """The agreement of two sets of judgments (files, DataFrames or tables, read as any qrels are)."""
     if weights not in WEIGHTS:
         raise OptionError(f"weights={weights!r} is not one of none, linear, quadratic")
-    if binary is not None and (isinstance(binary, bool) or not isinstance(binary, int)):
-        raise OptionError(f"binary={binary!r} must be a whole number: the lowest label that counts as relevant")
+    if binary is not None and (isinstance(binary, bool) or not isinstance(binary, (int, float))
+                               or not math.isfinite(binary)):
+        raise OptionError(f"binary={binary!r} must be a number: the lowest label that counts as relevant")
     engine = session_options(options)
     if options:
         raise OptionError(f"unknown option {sorted(options)[0]!r} of agree")
@@ -74,13 +75,13 @@ def _agreement(rows: pd.DataFrame, weights: str | None, binary: int | None, what
     both = rows[rows.label_a.notna() & rows.label_b.notna()]
     if both.empty:
         raise InputError(f"{what}: no document is judged on both sides; ids are compared as exact strings")
-    labels = sorted(set(both.label_a.astype(int)) | set(both.label_b.astype(int)))
+    labels = sorted(set(_values(both.label_a)) | set(_values(both.label_b)))
     confusion = _matrix(both, labels)
     only = rows[rows.label_a.isna() | rows.label_b.isna()]
     per_query = []
     for query, group in rows.groupby("query_id", sort=True):
         paired = group[group.label_a.notna() & group.label_b.notna()]  # its own labels, as kappa of its pairs alone
-        matrix = _matrix(paired, sorted(set(paired.label_a.astype(int)) | set(paired.label_b.astype(int))))
+        matrix = _matrix(paired, sorted(set(_values(paired.label_a)) | set(_values(paired.label_b))))
         per_query.append({"query_id": query, "pairs": int(matrix.sum()),
                           "only_a": int(group.loc[group.label_b.isna(), "pairs"].sum()),
                           "only_b": int(group.loc[group.label_a.isna(), "pairs"].sum()),
@@ -92,10 +93,15 @@ def _agreement(rows: pd.DataFrame, weights: str | None, binary: int | None, what
                      pd.DataFrame(per_query), weights, binary)
 
 
-def _matrix(pairs: pd.DataFrame, labels: list[int]) -> np.ndarray:
+def _values(labels: pd.Series) -> list:
+    """Labels as the categories kappa compares: whole numbers as ints (2, not 2.0), real ones as they are (0.7)."""
+    return [int(x) if float(x).is_integer() else float(x) for x in labels]
+
+
+def _matrix(pairs: pd.DataFrame, labels: list) -> np.ndarray:
     at = {label: k for k, label in enumerate(labels)}
     matrix = np.zeros((len(labels), len(labels)), dtype=np.int64)
-    for a, b, count in zip(pairs.label_a.astype(int), pairs.label_b.astype(int), pairs["pairs"]):
+    for a, b, count in zip(_values(pairs.label_a), _values(pairs.label_b), pairs["pairs"]):
         matrix[at[a], at[b]] += int(count)
     return matrix
 
@@ -108,7 +114,7 @@ def agreement_text(result: Agreement, per_query: bool = False) -> str:
              f"{result.kappa:.4f}",
              f"observed agreement: {result.observed:.4f}", "", "confusion (rows: first, columns: second):"]
     matrix = result.confusion
-    cells = [["label", *map(str, matrix.columns)]] + [[str(label), *map(str, row)] for label, row in
+    cells = [["label", *(f"{c:g}" for c in matrix.columns)]] + [[f"{label:g}", *map(str, row)] for label, row in
                                                        zip(matrix.index, matrix.to_numpy())]
     widths = [max(len(row[k]) for row in cells) for k in range(len(cells[0]))]
     lines += ["  ".join(f"{cell:>{width}}" for cell, width in zip(row, widths)) for row in cells]

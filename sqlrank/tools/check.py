@@ -26,9 +26,11 @@ from ..errors import InputError, OptionError, duckdb_reason
 from ..inputs.extra import extra_inputs_sql, outside_catalog, outside_catalog_text
 from ..inputs.load import load
 from ..inputs.source import Source
+from ..inputs.merge import Judgments
 from ..inputs.validate import checked_pairs_sql
 from ..measures.conventions import resolve_conventions
 from ..measures.resolve import resolve_measures
+from ..plan import judgment_sources
 
 DEFAULT_CUTOFFS = (5, 10, 20, 100, 1000)
 
@@ -46,12 +48,15 @@ class Finding:
         return self.count > 0 and self.changes_numbers
 
 
-def check(qrels: Any, runs: Iterable[Any], measures: Any = None, rel: int | None = None, history: Any = None,
-          items: Any = None, **options: Any) -> list[Finding]:
+def check(qrels: Any, runs: Iterable[Any], measures: Any = None, rel: int | float | None = None, history: Any = None,
+          items: Any = None, prefer: Any = None, combine: str | None = None, **options: Any) -> list[Finding]:
     """Every check on the qrels and each run. ``measures`` set the cutoffs whose ties are counted
     (default: 5, 10, 20, 100, 1000); ``rel`` the minimum relevant label (default 1). With a
     recommender's ``history`` (training interactions) or ``items`` (the catalog): recommended items
-    outside the catalog, recommendations the user has seen, users without history."""
+    outside the catalog, recommendations the user has seen, users without history. Several judgment
+    sources (``qrels`` a list or dict; ``prefer``, ``combine`` as for evaluate) are merged first, and
+    the report says how many judgments each gave and where two sources judged a document apart."""
+    options.update(prefer=prefer, combine=combine)
     runs = list(runs)
     if not runs:
         raise OptionError("give at least one run to check")
@@ -67,9 +72,12 @@ def check(qrels: Any, runs: Iterable[Any], measures: Any = None, rel: int | None
 
 
 def _findings(qrels, runs, cutoffs, rel, con, registry, options, history, items) -> list[Finding]:
-    qrels_source = load(qrels, "qrels", con, registry, options.get("qrels_format"), options.get("qrels_columns"),
-                        allow_duplicates=True)
-    findings = _qrels_findings(qrels_source, con, rel)
+    judgments = judgment_sources(qrels, con, registry, options.get("prefer"), options.get("combine"),
+                                 options.get("qrels_format"), options.get("qrels_columns"))
+    qrels_source = judgments.qrels if judgments else load(
+        qrels, "qrels", con, registry, options.get("qrels_format"), options.get("qrels_columns"), allow_duplicates=True)
+    findings = _source_findings(judgments, con) if judgments else []
+    findings += _qrels_findings(qrels_source, con, rel)
     for run in runs:
         stored = load(run, "run", con, registry, options.get("run_format"), options.get("run_columns"),
                       allow_duplicates=True)
@@ -80,6 +88,21 @@ def _findings(qrels, runs, cutoffs, rel, con, registry, options, history, items)
             if recommender:
                 findings += _recommender_findings(run_source, extra, con, history is not None)
     return findings
+
+
+def _source_findings(judgments: Judgments, con) -> list[Finding]:
+    """How many judgments each source gave, and the documents two sources judged with different labels."""
+    counts = ", ".join(f"{name} {count}" for name, count in judgments.counts.items())
+    both, apart, example = first_row(con, f"""
+        SELECT count(*), count(*) FILTER (WHERE low <> high), min(CASE WHEN low <> high THEN query_id || ' ' || doc_id END)
+        FROM (SELECT query_id, doc_id, min(relevance) AS low, max(relevance) AS high
+              FROM ({judgments.sources_sql}) AS every GROUP BY query_id, doc_id HAVING count(*) > 1) AS shared""")
+    where = f" (e.g. query and document {example})" if example else ""
+    return [Finding("judgment sources", judgments.qrels.label, 0, False, f"judgments: {counts}; {judgments.how}"),
+            Finding("documents the sources judged apart", judgments.qrels.label, int(apart or 0), False,
+                    f"{both} document{'s' if both != 1 else ''} judged by more than one source, {apart} of them with "
+                    f"different labels{where}; "
+                    f"the merge decides which label counts (sqlrank agree compares two sources)")]
 
 
 def _recommender_findings(r: Source, extra: dict, con, with_history: bool) -> list[Finding]:

@@ -169,7 +169,7 @@ def _require_rows(*sources: Source) -> None:
 def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_path: str, con, registry,
               conventions: dict) -> tuple[list, dict, str | None]:
     """The qrels measures: (query_id, measure, value) rows, relstrings and the run id."""
-    qrels = load(options.qrels, "qrels", con, registry, groups=options.groups)
+    qrels = load(options.qrels, "qrels", con, registry, groups=options.groups, atol=True)
     # trec_eval cuts each query at -M before it looks for duplicates: a copy below the cut is dropped.
     # It never reads the run's rank column (ties go by document id): ranks=False leaves it out of the copy.
     run_source = load(run_path, "run", con, registry, allow_duplicates=options.depth is not None, ranks=False,

@@ -14,12 +14,17 @@ import pandas as pd
 QUERY_STYLES = ("{n}", "0{n}", "Q-{n}/x", "q{n}")
 
 
+# Real-valued labels, as graded by LLMs or averaged over assessors: fractions, negatives, whole numbers.
+REAL_LABELS = (-1.5, -0.25, 0.0, 0.1, 0.5, 0.7, 1.0, 1.25, 1.5, 2.0, 2.75, 3.0, 3.5)
+
+
 def generate(seed: int, n_queries: int = 300, max_docs: int = 60, near_ties: bool = False,
-             signed_zeros: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+             signed_zeros: bool = False, real_labels: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
     """near_ties adds scores that differ from a tie only beyond 32-bit float precision
     (1 + 1e-9): trec_eval 10 ranks them apart, trec_eval 9 and pytrec_eval as ties. signed_zeros
     writes half the scores of 0 as -0.0 (documents with ids of odd length), which IEEE equality ties
-    with 0.0 and a total order of floats (Arrow's) ranks below it; the same random draws either way."""
+    with 0.0 and a total order of floats (Arrow's) ranks below it; the same random draws either way.
+    real_labels draws the labels from REAL_LABELS (0.7, -0.25, 2.75, ...) instead."""
     rng = random.Random(seed)
     qrels_rows, run_rows = [], []
     for n in range(n_queries):
@@ -41,7 +46,8 @@ def generate(seed: int, n_queries: int = 300, max_docs: int = 60, near_ties: boo
             judged |= set(rng.sample(pool, rng.randint(0, 15)))
             all_zero = rng.random() < 0.1
             for doc in sorted(judged):
-                label = 0 if all_zero else rng.choices((-2, -1, 0, 1, 2, 3, 4), (1, 1, 10, 5, 3, 2, 1))[0]
+                label = 0 if all_zero else rng.choice(REAL_LABELS) if real_labels else \
+                    rng.choices((-2, -1, 0, 1, 2, 3, 4), (1, 1, 10, 5, 3, 2, 1))[0]
                 qrels_rows.append((qid, doc, label))
             if not judged:
                 qrels_rows.append((qid, "only-judgment", rng.choice((0, 1))))

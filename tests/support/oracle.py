@@ -154,6 +154,8 @@ def generate(seed: int, index: int, folder: Path) -> Case:
 def _write_judgments(rng: random.Random, qrels: dict, layout: str, path: Path) -> list[tuple]:
     """Write the judgments; return them as (qid, judgment group, subgroup, doc, label)."""
     lines, judgments = [], []
+    # some judgments written with a fraction (0.7, -1.5, 2.): trec_eval reads the digits before the point (atol)
+    decimal = random.Random(rng.random()) if layout != "prefs" and rng.random() < 0.2 else None
     for qid, labels in qrels.items():
         for doc, label in labels.items():
             s = _sep(rng)
@@ -162,7 +164,9 @@ def _write_judgments(rng: random.Random, qrels: dict, layout: str, path: Path) -
                 lines.append(f"{qid}{s}{jg}{s}{jsg}{s}{doc}{s}{label}")
             else:  # qrels; qrels_jg has the judgment group in column 2
                 jg, jsg = str(rng.choice((0, 1, 2)) if layout == "jg" else 0), "0"
-                lines.append(f"{qid}{s}{jg}{s}{doc}{s}{label}")
+                written = f"{label}.{decimal.choice(('', '0', '5', '7', '99'))}" if decimal and decimal.random() < 0.5 \
+                    else label
+                lines.append(f"{qid}{s}{jg}{s}{doc}{s}{written}")
             judgments.append((qid, jg, jsg, doc, label))
     rng.shuffle(lines)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")

@@ -52,18 +52,32 @@ def success(labels, k, rel=1):
     return 1.0 if any(relevant(x, rel) for x in labels[:k]) else 0.0
 
 
-def gain(label):
-    return float(label) if label is not None and label > 0 else 0.0
+def gain(label, kind="linear"):
+    """The label (linear) or 2^label - 1 (exponential) for a label > 0 (real numbers too); else 0."""
+    if label is None or label <= 0:
+        return 0.0
+    return float(label) if kind == "linear" else 2.0 ** label - 1
 
 
-def dcg(labels, k=None):
-    return sum(gain(x) / math.log2(i + 1) for i, x in enumerate(labels[:k] if k else labels, 1))
+def dcg(labels, k=None, kind="linear"):
+    return sum(gain(x, kind) / math.log2(i + 1) for i, x in enumerate(labels[:k] if k else labels, 1))
 
 
-def ndcg(labels, judged, k=None):
-    ideal = sorted((gain(x) for x in judged if gain(x) > 0), reverse=True)
+def ndcg(labels, judged, k=None, kind="linear"):
+    ideal = sorted((gain(x, kind) for x in judged if gain(x, kind) > 0), reverse=True)
     best = sum(g / math.log2(i + 1) for i, g in enumerate(ideal[:k] if k else ideal, 1))
-    return dcg(labels, k) / best if best else 0.0
+    return dcg(labels, k, kind) / best if best else 0.0
+
+
+def err(labels, k=None, max_rel=4):
+    """Expected reciprocal rank (Chapelle et al. 2009): the chance to stop at rank i is
+    (2^label - 1) / 2^max_rel (0 for labels <= 0 and unjudged documents)."""
+    value, going_on = 0.0, 1.0
+    for i, x in enumerate(labels[:k] if k else labels, 1):
+        stop = (2.0 ** x - 1) / 2.0 ** max_rel if x is not None and x > 0 else 0.0
+        value += going_on * stop / i
+        going_on *= 1 - stop
+    return value
 
 
 def weighted_dcg(labels, weights, judged=None):

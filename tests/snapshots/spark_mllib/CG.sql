@@ -44,7 +44,7 @@ judged AS (
     FROM run_ranked
     JOIN numbered_qrels ON numbered_qrels.query_number = run_ranked.query_number
                        AND numbered_qrels.doc_id = run_ranked.doc_id
-    WHERE numbered_qrels.relevance >= 1
+    WHERE numbered_qrels.relevance > 0
 ),
 ranked AS (
     SELECT judged.*

@@ -1,0 +1,125 @@
+"""Judgments from several sources merged into one set (human assessors, LLM grades, clicks): each source
+read and validated as any qrels are, then, per (query, document), the label of the first source in
+the order preferred that judged it (the others fill the holes), or the mean, highest or lowest label
+of the sources that judged it. The sources come as several inputs (named by their file names, or by
+the keys of a dict), or as one table with a ``source`` column. The merged judgments are one validated
+Source; beside them, which source judged which document (for Judged(source=...)) and the counts."""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import duckdb
+
+from ..errors import InputError, OptionError
+from ..rendering.dialects import DUCKDB
+from .load import load
+from .source import Source
+from .store import Registry
+
+COMBINATIONS = ("mean", "max", "min")
+_AGGREGATE = {"mean": "AVG", "max": "MAX", "min": "MIN"}
+
+
+@dataclass(frozen=True)
+class Judgments:
+    """Merged judgments: ``qrels`` (query_id, doc_id, relevance), ``sources_sql`` (query_id, doc_id, relevance,
+    source: every judgment of every source), ``counts`` per source (in order: how many of the merged judgments it
+    gave, where a source is preferred; how many it has, where labels are combined), ``how`` in words."""
+
+    qrels: Source
+    sources_sql: str
+    counts: dict[str, int]
+    how: str
+
+
+def source_names(inputs: Sequence[Any] | Mapping[str, Any]) -> dict[str, Any]:
+    """{name: input}: a dict's keys, else each file's name without its extensions (human.txt -> human), a
+    name of letters, digits and _."""
+    if isinstance(inputs, Mapping):
+        named = {str(k): v for k, v in inputs.items()}
+    else:
+        named = {}
+        for number, obj in enumerate(inputs, 1):
+            name = os.path.basename(os.fspath(obj)).split(".")[0] if isinstance(obj, (str, os.PathLike)) \
+                else f"qrels_{number}"
+            if name in named:
+                raise OptionError(f"two judgment sources are both called {name!r} (from their file names); name them: "
+                                  f"qrels={{'a': ..., 'b': ...}} in Python, or --qrels NAME=FILE")
+            named[name] = obj
+    for name in named:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise OptionError(f"judgment source name {name!r}: use letters, digits and _ (a name such as human or llm)")
+    return named
+
+
+def split_by_source(obj: Any, con: duckdb.DuckDBPyConnection, registry: Registry, column: str = "source"
+                    ) -> dict[str, Any]:
+    """One table (a DataFrame, relation, table or CSV/Parquet file) with a ``column`` naming each row's
+    source, as one relation per source, in the order of their names."""
+    from .locate import registered_source  # a file: read as DuckDB reads it
+    from .files import detect_format, file_reader
+
+    found = registered_source(obj, "qrels", "qrels", con, registry, None)
+    if found is not None:
+        reader = found[2]
+    else:
+        path = os.fspath(obj)
+        fmt = detect_format(path)
+        if fmt == "trec":
+            raise InputError(f"{path}: TREC qrels have no source column; give each source as its own file")
+        reader = file_reader(os.path.abspath(path), fmt)
+    relation = con.sql(f"SELECT * FROM {reader}")
+    if column not in relation.columns:
+        raise InputError(f"{obj if isinstance(obj, str) else 'the judgments'}: no column {column!r} naming the source "
+                         f"of each judgment (columns: {', '.join(relation.columns)})")
+    names = [row[0] for row in relation.query("judged", f"SELECT DISTINCT CAST({DUCKDB.ident(column)} AS VARCHAR) "
+                                                         f"FROM judged ORDER BY 1").fetchall()]
+    if None in names:
+        raise InputError(f"a judgment has no source (column {column!r} is empty); every row needs one")
+    return {name: con.sql(f"SELECT * EXCLUDE ({DUCKDB.ident(column)}) FROM {reader} "
+                          f"WHERE CAST({DUCKDB.ident(column)} AS VARCHAR) = {DUCKDB.literal(name)}") for name in names}
+
+
+def merge(named: Mapping[str, Any], con: duckdb.DuckDBPyConnection, registry: Registry, prefer: Sequence[str] | None,
+          combine: str | None, qrels_format: str | None = None, qrels_columns: Mapping[str, str] | None = None
+          ) -> Judgments:
+    """The sources read and validated, then merged by ``prefer`` (names, first wins; those not named follow
+    in the order given) or ``combine`` (mean, max or min)."""
+    order = _order(list(named), prefer, combine)
+    sources = {name: load(named[name], "qrels", con, registry, qrels_format, qrels_columns) for name in order}
+    union = "\nUNION ALL\n".join(
+        f"SELECT query_id, doc_id, relevance, {DUCKDB.literal(name)} AS source, {rank} AS preference "
+        f"FROM ({source.sql()}) AS {DUCKDB.ident('judged_' + name)}" for rank, (name, source) in enumerate(sources.items()))
+    every = registry.materialize(union, "sources")
+    if combine is None:
+        merged = (f"SELECT query_id, doc_id, relevance, source FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY query_id, "
+                  f"doc_id ORDER BY preference) AS choice FROM {DUCKDB.ident(every)}) AS ranked WHERE choice = 1")
+        how = f"the first of {', '.join(order)} that judged a document gives its label"
+    else:
+        merged = (f"SELECT query_id, doc_id, {_AGGREGATE[combine]}(relevance) AS relevance, NULL AS source "
+                  f"FROM {DUCKDB.ident(every)} GROUP BY query_id, doc_id")
+        how = f"the {combine} label of the sources that judged a document ({', '.join(order)})"
+    table = registry.materialize(merged, "qrels")
+    counted = f"SELECT source, count(*) FROM {DUCKDB.ident(table if combine is None else every)} GROUP BY source"
+    counts = dict(con.execute(counted).fetchall())
+    qrels = load(con.sql(f"SELECT query_id, doc_id, relevance FROM {DUCKDB.ident(table)}"), "qrels", con, registry,
+                 label=f"judgments of {', '.join(order)}")
+    return Judgments(qrels, f"SELECT query_id, doc_id, relevance, source FROM {DUCKDB.ident(every)}",
+                     {name: int(counts.get(name, 0)) for name in order}, how)
+
+
+def _order(names: list[str], prefer: Sequence[str] | None, combine: str | None) -> list[str]:
+    if prefer is not None and combine is not None:
+        raise OptionError("prefer and combine are two ways to merge judgments: give one")
+    if combine is not None and combine not in COMBINATIONS:
+        raise OptionError(f"combine={combine!r} is not one of {', '.join(COMBINATIONS)}")
+    preferred = list(prefer or [])
+    unknown = [name for name in preferred if name not in names]
+    if unknown:
+        raise OptionError(f"prefer names {unknown[0]!r}, which is no judgment source (sources: {', '.join(names)})")
+    if len(set(preferred)) != len(preferred):
+        raise OptionError("prefer names a judgment source twice")
+    return preferred + [name for name in names if name not in preferred]

@@ -1,0 +1,108 @@
+"""How alike two rankings of the same queries are, without judgments (``sqlrank overlap``): RBO,
+Jaccard, Overlap, Kendall's tau-b and tau_AP (measures/similarity.py), per query and their mean over
+the queries with a value, computed by DuckDB in one statement (sql/overlap.sql) over the queries both
+runs hold."""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ..engines.duckdb import session, session_options
+from ..errors import InputError, OptionError
+from ..inputs.load import load
+from ..inputs.source import Source
+from ..measures.similarity import Similarity, parse_similarities
+from ..rendering.dialects import DUCKDB
+from ..rendering.sqltext import render_template
+
+# How ties in scores are broken before the top k is taken (and for RBO, tau_AP and the sets): trec_eval's
+# (document id descending), doc_id_asc, or the runs' own rank column (input_rank).
+TIE_BREAKS = ("trec_eval", "doc_id_asc", "input_rank")
+
+
+def overlap_sql(a_sql: str, b_sql: str, measures: list[Similarity], tie_break: str = "trec_eval") -> str:
+    """The statement: (query_id, measure, value) rows per query both runs hold, in measure order."""
+    if tie_break not in TIE_BREAKS:
+        raise OptionError(f"tie_break={tie_break!r}: the rankings compared are strict orders; choose "
+                          f"{', '.join(TIE_BREAKS)}")
+    cutoffs = list(dict.fromkeys(m.cutoff for m in measures))
+    persistence: dict[int | None, list[float]] = {}
+    for m in measures:
+        if m.family == "RBO":
+            persistence.setdefault(m.cutoff, [])
+            if m.p not in persistence[m.cutoff]:
+                persistence[m.cutoff].append(m.p)
+    context = [{"family": m.family, "cutoff": m.cutoff, "p": m.p, "kind": m.kind, "column": f"measure_{i}",
+                "name": str(m)} for i, m in enumerate(measures, 1)]
+    return render_template(DUCKDB, "overlap.sql", a_sql=a_sql, b_sql=b_sql, order=DUCKDB.ranking_order(tie_break, "score"),
+                           cutoffs=cutoffs, rbo_cutoffs=list(persistence), rbo_persistence=persistence,
+                           pair_cutoffs=[c for c in cutoffs if any(m.cutoff == c and m.family in ("Tau", "TauAP")
+                                                                   for m in measures)],
+                           measures=context)
+
+
+def overlap(run_a: Any, run_b: Any, measures: Any, per_query: bool = False, tie_break: str = "trec_eval",
+            run_format: str | None = None, run_columns: dict | None = None, **options: Any) -> pd.DataFrame:
+    """Per query (``per_query=True``: query_id, measure, value) or the mean of each measure over the queries
+    with a value (measure, value, queries). ``attrs``: ``queries`` compared, ``only_a`` and ``only_b`` the
+    queries only one run holds (left out)."""
+    parsed = parse_similarities(measures)
+    engine = session_options(options)
+    if options:
+        raise OptionError(f"unknown option {sorted(options)[0]!r} of overlap")
+    with session(engine.pop("connection", None), **engine) as (con, registry):
+        a = _one_run(load(run_a, "run", con, registry, run_format, run_columns, ranks=tie_break == "input_rank"))
+        b = _one_run(load(run_b, "run", con, registry, run_format, run_columns, ranks=tie_break == "input_rank"))
+        sql = overlap_sql(a.sql(), b.sql(), parsed, tie_break)
+        rows = con.execute(sql).df()
+        only_a, only_b = con.execute(
+            f"SELECT (SELECT count(*) FROM (SELECT DISTINCT query_id FROM ({a.sql()}) AS a EXCEPT "
+            f"SELECT DISTINCT query_id FROM ({b.sql()}) AS b) AS x), (SELECT count(*) FROM (SELECT DISTINCT query_id "
+            f"FROM ({b.sql()}) AS b EXCEPT SELECT DISTINCT query_id FROM ({a.sql()}) AS a) AS y)").fetchone()
+    compared = rows.query_id.nunique()
+    if not compared:
+        raise InputError(f"{a.label} and {b.label}: no query is in both runs; ids are compared as exact strings")
+    rows["value"] = rows["value"].astype(float)
+    if per_query:
+        frame = rows.reset_index(drop=True)
+    else:
+        names = [str(m) for m in parsed]
+        grouped = rows.groupby("measure", sort=False)["value"]
+        frame = pd.DataFrame({"measure": names, "value": [grouped.mean()[n] for n in names],
+                              "queries": [int(grouped.count()[n]) for n in names]})
+    frame.attrs.update(queries=compared, only_a=int(only_a), only_b=int(only_b), sql=sql)
+    return frame
+
+
+def _one_run(source: Source) -> Source:
+    if source.per_run:
+        raise InputError(f"{source.label}: holds several runs (a run_id column); overlap compares two single runs: "
+                         f"give each as its own input")
+    return source
+
+
+def overlap_text(frame: pd.DataFrame, per_query: bool) -> str:
+    """The comparison as the command line prints it: a table, then how many queries were compared."""
+    if per_query:
+        wide = frame.pivot(index="query_id", columns="measure", values="value")[list(dict.fromkeys(frame.measure))]
+        header = ["query_id", *wide.columns]
+        rows = [[str(q), *(_number(v) for v in values)] for q, values in zip(wide.index, wide.to_numpy())]
+    else:
+        header = ["measure", "value", "queries"]
+        rows = [[m, _number(v), str(n)] for m, v, n in frame[["measure", "value", "queries"]].itertuples(index=False)]
+    widths = [max(len(row[k]) for row in [header, *rows]) for k in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(f"{c:<{w}}" if k == 0 else f"{c:>{w}}" for k, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    text = [line(header), line(["-" * w for w in widths]), *map(line, rows), ""]
+    left = frame.attrs["only_a"] + frame.attrs["only_b"]
+    text.append(f"queries: {frame.attrs['queries']}" + (
+        f" ({frame.attrs['only_a']} only in the first run, {frame.attrs['only_b']} only in the second: not compared)"
+        if left else ""))
+    return "\n".join(text) + "\n"
+
+
+def _number(value: float) -> str:
+    return "" if pd.isna(value) else f"{value:.4f}"
