@@ -15,7 +15,8 @@ from .measures.names import parse_measures
 from .version import __version__  # noqa: F401  (sqlrank.__version__)
 
 __all__ = [
-    "evaluate", "render", "compare", "gsb", "report", "install", "agree", "overlap", "parse_measures", "Measure", "Conventions",
+    "evaluate", "render", "compare", "gsb", "report", "install", "agree", "overlap", "check", "explain", "trec_eval",
+    "parse_measures", "Measure", "Conventions",
     "SqlrankError", "InputError", "MeasureError", "ConventionError", "OptionError", "SqlrankWarning",
 ]
 
@@ -25,7 +26,8 @@ def __dir__() -> list[str]:
     return sorted(__all__ + ["__version__"])
 
 
-def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **options: Any):
+def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci: float | None = None,
+             ci_method: str = "t", trials: int = 10_000, seed: int | None = 0, **options: Any):
     """Evaluate a run against qrels and return a pandas DataFrame.
 
     qrels, run: a file path or glob (TREC text, CSV/TSV with a header, Parquet; .gz), a pandas
@@ -56,10 +58,16 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
     source that judged a document gives its label; the default, in the order given) or
     ``combine="mean"`` (or "max", "min"). ``frame.attrs["judgment_sources"]``: per source, the
     judgments it gave; ``Judged(source=human)@10`` counts one source's judgments alone.
+
+    ci: a confidence level (0.95): the means get std, ci_low and ci_high columns, by ``ci_method`` "t"
+    (Student's t interval), "percentile" or "bca" (a bootstrap over queries, ``trials`` resamples with
+    ``seed``, as scipy.stats.bootstrap); measures that are no plain mean over queries get none.
     """
     from .evaluation import check_options, evaluate_result
 
     check_options(options)
+    if ci is not None:
+        return _with_intervals(qrels, run, measures, per_query, ci, ci_method, trials, seed, options)
     result = evaluate_result(qrels, run, measures, per_query, **options)
     for message in result.warnings:
         _warnings.warn(message, SqlrankWarning, stacklevel=2)
@@ -75,6 +83,21 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, **opt
     if result.judgments is not None:
         frame.attrs["judgment_sources"] = dict(result.judgments.counts)
     return frame
+
+
+def _with_intervals(qrels: Any, run: Any, measures: Any, per_query: bool, ci: float, ci_method: str, trials: int,
+                    seed: int | None, options: dict):
+    """evaluate() with ci=: the means with their std and confidence intervals (tools/uncertainty.py)."""
+    from .evaluation import evaluate_result
+    from .tools.uncertainty import check_interval, with_intervals
+
+    check_interval(ci, ci_method, trials, seed)
+    if per_query:
+        raise OptionError("ci= describes the means over queries; leave out per_query=True")
+    result = evaluate_result(qrels, run, measures, True, **options)
+    for message in result.warnings:
+        _warnings.warn(message, SqlrankWarning, stacklevel=3)
+    return with_intervals(result.frame, result.summary, ci, ci_method, trials, seed)
 
 
 def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect: str = "duckdb",
@@ -93,7 +116,8 @@ def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect
 
 
 def compare(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction: str = "none",
-            trials: int = 10_000, seed: int | None = 0, gsb: bool = False, tolerance: float = 0.0, **options: Any):
+            trials: int = 10_000, seed: int | None = 0, gsb: bool = False, tolerance: float = 0.0,
+            fail_if: Any = None, alpha: float = 0.05, **options: Any):
     """Compare runs with the first (the baseline), per measure, with a paired test per comparison.
 
     runs: a list of runs (paths, DataFrames, ...; named by file name) or a dict of name: run; an
@@ -112,10 +136,18 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction
     ``attrs["num_queries"]``: the queries every run evaluated; ``attrs["compared"]``: per measure,
     those of them with a value in every run (fewer where a measure has none for some queries: AUC
     without both classes), over which that measure is compared.
+
+    fail_if: rules of a regression gate ("nDCG@10 < -0.01", "nDCG@10 < -2%", "AP mean < 0.25",
+    "AP significant-worse" at ``alpha``); ``attrs["failures"]`` holds one line per rule that holds for a
+    run (empty: the gate passes).
     """
     from .evaluation import check_options
     from .tools.compare import compare_result
+    from .tools.gate import failures, parse_rule, require_measures
 
+    rules = [parse_rule(rule) for rule in ([fail_if] if isinstance(fail_if, str) else fail_if or [])]
+    if rules and isinstance(measures, str):
+        require_measures(rules, measures)
     check_options(options, compare_result)
     result = compare_result(qrels, runs, measures, test=test, correction=correction, trials=trials, seed=seed,
                             gsb=gsb, tolerance=tolerance, **options)
@@ -124,6 +156,8 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction
     frame = result.table
     frame.attrs.update(conventions=result.conventions, test=test, correction=correction,
                        num_queries=result.num_queries, compared=result.compared)
+    if rules:
+        frame.attrs["failures"] = failures(frame, rules, alpha)
     return frame
 
 
@@ -207,3 +241,52 @@ def overlap(run_a: Any, run_b: Any, measures: Any, per_query: bool = False, tie_
 
     return compare_rankings(run_a, run_b, measures, per_query=per_query, tie_break=tie_break, **options)
 
+
+def check(qrels: Any, runs: Any, measures: Any = None, **options: Any):
+    """What in the data can change a number (``sqlrank check``): a DataFrame of findings with the
+    columns check, input, count, changes_numbers, message. ``runs``: one run or a list; ``measures``
+    set the cutoffs whose ties are counted; ``rel``, ``history``, ``items``, the input options of
+    evaluate(), and several judgment sources (``qrels`` a list or dict, ``prefer``, ``combine``)."""
+    from .tools.check import check as checks
+    from .tools.check import findings_frame
+
+    many = isinstance(runs, (list, tuple))
+    return findings_frame(checks(qrels, list(runs) if many else [runs], measures, **options))
+
+
+def explain(qrels: Any, run: Any, measure: Any, target: float | str | None = None, between: tuple | None = None,
+            **options: Any):
+    """Which conventions reproduce a number (``target``: the value as printed, e.g. "0.7512"; a DataFrame
+    of measure, value, matches, best first), or how each convention that differs between two presets
+    moves a value, query by query (``between=("trec_eval", "ranx")``; query_id, step, convention, before,
+    after, delta). Options: ``tolerance``, ``query``, ``run_id`` and those of evaluate()."""
+    from .tools import explain as explaining
+
+    if (target is None) == (between is None):
+        raise OptionError("give target= (a value to reproduce) or between=(start, end), one of them")
+    if target is not None:
+        return explaining.reproduce(qrels, run, measure, target, **options)
+    return explaining.attribute(qrels, run, measure, *between, **options)
+
+
+def trec_eval(qrels: Any, run: Any, measures: Any = ("official",), per_query: bool = False, complete: bool = False,
+              rel: int = 1, judged_only: bool = False, depth: int | None = None, version: int = 10) -> str:
+    """What trec_eval 10 prints for these files (``sqlrank trec_eval``): ``measures`` as trec_eval names
+    them ("map", "P.5,10", "ndcg_cut.10", nicknames such as "all_trec"), ``per_query`` (-q), ``complete``
+    (-c), ``rel`` (-l), ``judged_only`` (-J), ``depth`` (-M); ``version=9`` as trec_eval 9 and pytrec_eval.
+
+    >>> print(sqlrank.trec_eval("qrels.txt", "run.txt", ["map", "P.10"]))   # doctest: +SKIP
+    """
+    import io
+    import os
+
+    from .tools.trec_eval import Options, request_measure
+    from .tools.trec_eval import run as run_trec_eval
+
+    options = Options(os.fspath(qrels), os.fspath(run), per_query, complete, False, judged_only, depth, rel,
+                      version=version)
+    for spec in [measures] if isinstance(measures, str) else measures:
+        request_measure(options.measures, spec)
+    out = io.StringIO()
+    run_trec_eval(options, out)
+    return out.getvalue()

@@ -11,6 +11,7 @@ from .engines.base import ENGINES, Engine
 from .engines.duckdb import DuckDBEngine, session, session_options
 from .engines.foreign import foreign_plan, refuse_duckdb_options
 from .errors import InputError, OptionError
+from .inputs.locate import is_nested_dict
 from .measures.conventions import FIELD_NAMES
 from .plan import Plan, plan
 from .results.result import Result, shape
@@ -58,10 +59,15 @@ def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False
         raise OptionError("the PostgreSQL engine takes a connection URL: engine='postgres' with dsn=... "
                           "(--engine postgres --dsn URL)")
     given = {"spark": spark, "datafusion": datafusion, "sqlite": sqlite}
-    several = isinstance(qrels, (list, tuple, dict)) or options.get("prefer") or options.get("combine")
-    if several and (engine != "duckdb" or dsn is not None or any(obj is not None for obj in given.values())):
+    several = (isinstance(qrels, (list, tuple, dict)) and not is_nested_dict(qrels)) or options.get("prefer") \
+        or options.get("combine")
+    elsewhere = engine != "duckdb" or dsn is not None or any(obj is not None for obj in given.values())
+    if several and elsewhere:
         raise OptionError("several judgment sources are merged on DuckDB: evaluate there, or merge them into one "
                           "table of the engine first")
+    if isinstance(run, (list, tuple, dict)) and not is_nested_dict(run) and elsewhere:
+        raise OptionError("several runs are stacked on DuckDB: evaluate there, or give the engine one table of runs "
+                          "stored together (a run_id column)")
     elsewhere = _plan_elsewhere(engine, qrels, run, measures, output, dsn, given, options)
     if elsewhere is None:
         resources = session_options(options)

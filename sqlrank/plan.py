@@ -14,7 +14,8 @@ from .errors import InputError, OptionError
 from .inputs.columns import require_exact_id
 from .inputs.extra import EngineInputs, check_outside_catalog, extra_inputs_sql
 from .inputs.load import load, load_table
-from .inputs.merge import Judgments, merge, source_names, split_by_source
+from .inputs.locate import is_nested_dict
+from .inputs.merge import Judgments, merge, source_names, split_by_source, stacked_runs
 from .inputs.source import ENGINE_TABLES, Source, named_columns
 from .inputs.store import Registry
 from .measures.conventions import Conventions, resolve_conventions
@@ -183,9 +184,10 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     _check_sources(resolved_measures, judgments)
     qrels_source = judgments.qrels if judgments else qrels if isinstance(qrels, Source) else load(
         qrels, "qrels", con, registry, qrels_format, qrels_columns)
-    run_source = run if isinstance(run, Source) else load(
-        run, "run", con, registry, run_format, run_columns,
-        allow_duplicates=resolved_conventions.duplicate_documents == "rows")
+    rows = resolved_conventions.duplicate_documents == "rows"
+    run_source = run if isinstance(run, Source) else stacked_runs(run, con, registry, run_format, run_columns, rows) \
+        if isinstance(run, (list, tuple, dict)) and not is_nested_dict(run) else load(
+            run, "run", con, registry, run_format, run_columns, allow_duplicates=rows)
     segments = segments_sql(queries, by, con, registry, qrels_source, run_source)
     listed = listed_sql(queries, con, registry, qrels_source, run_source) if by is None else None
     if any(m.param("tie_break") == "input_rank" for m in resolved_measures) and run_source.format not in ENGINE_TABLES:
@@ -217,7 +219,7 @@ def judgment_sources(qrels: Any, con: duckdb.DuckDBPyConnection, registry: Regis
     source, when prefer or combine says how to merge them. ``prefer``: names, or one text "human,llm"."""
     columns = dict(qrels_columns or {})
     column = columns.pop("source", None)
-    if isinstance(qrels, (list, tuple, dict)):
+    if isinstance(qrels, (list, tuple, dict)) and not is_nested_dict(qrels):  # {query: {doc: label}} is one input
         named = source_names(qrels)
     elif prefer is not None or combine is not None or column is not None:
         named = split_by_source(qrels, con, registry, column or "source")

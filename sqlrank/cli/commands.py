@@ -100,7 +100,10 @@ def check_command(args: argparse.Namespace) -> int:
 
 def compare_command(args: argparse.Namespace) -> int:
     from ..tools import reports as report
+    from ..tools.gate import failures, parse_rule, require_measures
 
+    rules = [parse_rule(rule) for rule in args.fail_if]  # a wrong rule stops before anything is evaluated
+    require_measures(rules, " ".join(args.measures))
     result = _comparison(args)
     if args.format in ("csv", "tsv", "json"):
         text = _frame_text(result.table, args.format)
@@ -111,7 +114,10 @@ def compare_command(args: argparse.Namespace) -> int:
     else:
         text = report.text_table(result, args.gsb)
     write_output(text, args.output)
-    return 0
+    failed = failures(result.table, rules, args.alpha) if rules else []
+    for line in failed:
+        print(f"sqlrank: fail: {line}", file=sys.stderr)
+    return EXIT_ERROR if failed else 0
 
 
 def report_command(args: argparse.Namespace) -> int:
@@ -214,29 +220,54 @@ def eval_command(args: argparse.Namespace) -> int:
     qrels, run = judgment_arguments(args)
     if args.prefer is not None or args.combine is not None:
         options.update(prefer=args.prefer, combine=args.combine)
+    level = _ci_level(args)
     with database_options(args, options) as options:
-        result = evaluate_result(qrels, run, " ".join(args.measures), args.per_query, engine=args.engine,
-                                 slices=args.slices, strict=args.strict, printable=False, **options)  # never shown
-    text = format_result(result, args.format)
+        result = evaluate_result(qrels, run, " ".join(args.measures), args.per_query or level is not None,
+                                 engine=args.engine, slices=args.slices, strict=args.strict, printable=False,
+                                 **options)  # never shown
+    if level is not None:
+        from ..tools.uncertainty import interval_text, with_intervals
+
+        frame = with_intervals(result.frame, result.summary, level, args.ci_method, args.trials, args.seed)
+        text = (interval_text(frame) + f"queries: {result.num_queries}\nconventions: {result.conventions.describe()}\n"
+                if args.format == "table" else _frame_text(frame, args.format))
+    else:
+        text = format_result(result, args.format)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     write_output(text, args.output)
     return 0
 
 
+def _ci_level(args: argparse.Namespace) -> float | None:
+    """--ci 95 as the level 0.95 (checked before anything is evaluated), or None."""
+    if args.ci is None:
+        return None
+    if args.per_query:
+        raise OptionError("--ci describes the means over queries; leave out -q")
+    if args.format == "trec":
+        raise OptionError("trec_eval's layout has no place for intervals; use -f table, csv, tsv or json with --ci")
+    from ..tools.uncertainty import check_interval
+
+    level = args.ci / 100 if args.ci > 1 else args.ci
+    check_interval(level, args.ci_method, args.trials, args.seed)
+    return level
+
+
 def judgment_arguments(args: argparse.Namespace) -> tuple:
-    """(qrels, run) from QRELS RUN, or from --qrels given once or more and RUN (argparse puts that RUN in
-    args.qrels: it is the only positional argument then)."""
+    """(qrels, run) from QRELS RUN [RUN ...], or from --qrels given once or more and RUN [RUN ...] (argparse
+    puts the first RUN in args.qrels then); several runs are a list, evaluated run by run."""
+    runs = list(args.run)
     if args.qrels_sources:
-        if args.run is not None:
-            raise OptionError(f"with --qrels the judgments are given; give only RUN, not {args.qrels!r} and "
-                              f"{args.run!r}")
-        if args.qrels is None:
-            raise OptionError("give the RUN to evaluate after the --qrels sources")
-        return named_sources(args.qrels_sources, args.prefer or args.combine), args.qrels
-    if args.qrels is None or args.run is None:
+        runs = ([args.qrels] if args.qrels is not None else []) + runs
+        qrels = named_sources(args.qrels_sources, args.prefer or args.combine)
+    elif args.qrels is None:
         raise OptionError("give QRELS and RUN (or the judgments with --qrels, then RUN)")
-    return args.qrels, args.run
+    else:
+        qrels = args.qrels
+    if not runs:
+        raise OptionError("give the RUN to evaluate (after QRELS, or after the --qrels sources)")
+    return qrels, runs[0] if len(runs) == 1 else runs
 
 
 def named_sources(texts: list[str], merged: bool) -> dict[str, str] | str:

@@ -207,6 +207,12 @@ def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
                        help="add good/same/bad counts of queries and GSB = (good - bad) / queries")
     group.add_argument("--tolerance", type=float, default=0.0, metavar="X",
                        help="a query is a tie (same) when its values differ by at most X (default 0)")
+    gate = parser.add_argument_group("regression gate (exit status 1 when a rule holds for a run)")
+    gate.add_argument("--fail-if", action="append", default=[], metavar="RULE", dest="fail_if",
+                      help='a rule, repeatable: "nDCG@10 < -0.01" (delta), "nDCG@10 < -2%%" (relative), "AP mean '
+                           '< 0.25", "AP significant-worse" (adjusted p-value below --alpha)')
+    gate.add_argument("--alpha", type=float, default=0.05, metavar="A",
+                      help="the significance level of significant-worse and significant-better (default 0.05)")
 
 
 def add_engine_arguments(parser):

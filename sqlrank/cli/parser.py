@@ -72,7 +72,9 @@ def add_eval_command(commands) -> None:
                "or trec_eval syntax (ndcg_cut.10, P.5,10, map, recip_rank).")
     ev.add_argument("qrels", metavar="QRELS", nargs="?",
                     help="relevance judgments: query_id, doc_id, relevance (left out when --qrels gives them)")
-    ev.add_argument("run", metavar="RUN", nargs="?", help="ranked results: query_id, doc_id, score")
+    ev.add_argument("run", metavar="RUN", nargs="*",
+                    help="ranked results: query_id, doc_id, score; several: results per run, each named by its "
+                         "file name")
     src = ev.add_argument_group("several judgment sources")
     src.add_argument("--qrels", action="append", dest="qrels_sources", metavar="[NAME=]QRELS",
                      help="one source of judgments (human, LLM grades, ...), named by its file name or NAME; given "
@@ -88,6 +90,13 @@ def add_eval_command(commands) -> None:
     ev.add_argument("-f", "--format", choices=OUTPUT_FORMATS, default="table",
                     help="output layout (default: table); csv/tsv/json have the columns of the Python DataFrame")
     ev.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
+    ci = ev.add_argument_group("uncertainty of the means")
+    ci.add_argument("--ci", type=float, metavar="LEVEL",
+                    help="a confidence interval of every mean, at LEVEL percent (95), with the per-query std")
+    ci.add_argument("--ci-method", choices=("t", "percentile", "bca"), default="t",
+                    help="t (Student's t interval; default), or a bootstrap over queries: percentile or bca")
+    ci.add_argument("--trials", type=int, default=10_000, metavar="N", help="bootstrap resamples (default 10000)")
+    ci.add_argument("--seed", type=int, default=0, metavar="S", help="the bootstrap's random seed (default 0)")
     ev.add_argument("--strict", action="store_true",
                     help="fail (exit 1, nothing written) instead of warning about what can change a number")
     ev.add_argument("--engine", choices=ENGINES, default="duckdb",

@@ -22,6 +22,10 @@ def registered_source(obj: Any, kind: str, noun: str, con: duckdb.DuckDBPyConnec
     (label, format, reader, table name parts); None for a path. ``noun`` names it in errors."""
     if isinstance(obj, duckdb.DuckDBPyRelation):
         return "DuckDB relation", "relation", DUCKDB.ident(registry.register(obj, kind)), ()
+    held = held_table(obj, kind)
+    if held is not None:
+        label, table = held
+        return label, "dataframe", DUCKDB.ident(registry.register(table, kind)), ()
     if is_dataframe(obj):
         require_distinct_names(f"{noun} DataFrame" if noun != kind else "DataFrame", [str(c) for c in obj.columns])
         return "DataFrame", "dataframe", DUCKDB.ident(registry.register(obj, kind)), ()
@@ -32,8 +36,8 @@ def registered_source(obj: Any, kind: str, noun: str, con: duckdb.DuckDBPyConnec
             parts = tuple(text.split("."))
             return f"table {text}", "table", call_macro(DUCKDB, "_macros/inputs.sql", "table", parts).strip(), parts
         return None
-    raise InputError(f"cannot read {noun} from a {type(obj).__name__}: pass a file path, a pandas DataFrame, "
-                     f"a DuckDB relation or a table name")
+    raise InputError(f"cannot read {noun} from a {type(obj).__name__}: pass a file path, a pandas or Polars "
+                     f"DataFrame, a pyarrow Table, a DuckDB relation, a table name, or a dict {{query: {{doc: value}}}}")
 
 
 def refuse_file_and_table(obj: Any, format: str | None, is_table: Callable[[str], bool], database: str) -> None:
@@ -49,6 +53,40 @@ def refuse_file_and_table(obj: Any, format: str | None, is_table: Callable[[str]
     if both:
         raise InputError(f"{name}: is both a file in {os.getcwd()} and a table of {database}; say which: "
                          f"{os.path.join('.', name)} for the file, or the table's name with its schema")
+
+
+def held_table(obj: Any, kind: str) -> tuple[str, Any] | None:
+    """What DuckDB scans as it is, named for messages: a pyarrow Table or RecordBatch, a Polars DataFrame or
+    LazyFrame (collected), or pytrec_eval's dict {query: {doc: label or score}} (as rows); None otherwise."""
+    module, name = type(obj).__module__.split(".")[0], type(obj).__name__
+    if module == "pyarrow" and name in ("Table", "RecordBatch"):
+        require_distinct_names(f"pyarrow {name}", [str(c) for c in obj.column_names])
+        return f"pyarrow {name}", obj
+    if module == "polars" and name in ("DataFrame", "LazyFrame"):
+        frame = obj.collect() if name == "LazyFrame" else obj
+        require_distinct_names(f"Polars {name}", [str(c) for c in frame.columns])
+        return f"Polars {name}", frame.to_arrow()
+    if is_nested_dict(obj):
+        import pyarrow as pa
+
+        value = "relevance" if kind == "qrels" else "score"
+        rows = [(str(q), str(d), v) for q, docs in obj.items() for d, v in docs.items()]
+        bad = next(((q, d, v) for q, d, v in rows if isinstance(v, bool) or not isinstance(v, (int, float))), None)
+        if bad is not None:
+            raise InputError(f"dict: the {value} of document {bad[1]!r} of query {bad[0]!r} is {bad[2]!r}, not a "
+                             f"number; a dict input is {{query: {{doc: {value}}}}}")
+        numbers = [v for _, _, v in rows]
+        typed = pa.int64() if kind == "qrels" and all(isinstance(v, int) for v in numbers) else pa.float64()
+        return "dict", pa.table({"query_id": pa.array([q for q, _, _ in rows], pa.string()),
+                                 "doc_id": pa.array([d for _, d, _ in rows], pa.string()),
+                                 value: pa.array(numbers, typed)})
+    return None
+
+
+def is_nested_dict(obj: Any) -> bool:
+    """pytrec_eval's form {query: {doc: value}}: a dict whose values are dicts of non-dict values."""
+    return isinstance(obj, dict) and bool(obj) and all(
+        isinstance(docs, dict) and not any(isinstance(v, dict) for v in docs.values()) for docs in obj.values())
 
 
 def is_dataframe(obj: Any) -> bool:

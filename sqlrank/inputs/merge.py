@@ -1,9 +1,10 @@
-"""Judgments from several sources merged into one set (human assessors, LLM grades, clicks): each source
+"""Several inputs made one: judgments from several sources merged into one set (human assessors, LLM grades, clicks): each source
 read and validated as any qrels are, then, per (query, document), the label of the first source in
 the order preferred that judged it (the others fill the holes), or the mean, highest or lowest label
 of the sources that judged it. The sources come as several inputs (named by their file names, or by
 the keys of a dict), or as one table with a ``source`` column. The merged judgments are one validated
-Source; beside them, which source judged which document (for Judged(source=...)) and the counts."""
+Source; beside them, which source judged which document (for Judged(source=...)) and the counts.
+Several runs are stacked into runs stored together (a run_id column), each named by its file."""
 from __future__ import annotations
 
 import os
@@ -123,3 +124,38 @@ def _order(names: list[str], prefer: Sequence[str] | None, combine: str | None) 
     if len(set(preferred)) != len(preferred):
         raise OptionError("prefer names a judgment source twice")
     return preferred + [name for name in names if name not in preferred]
+
+
+def input_names(runs: Any) -> tuple[list[str], list[Any]]:
+    """The run inputs and their names: a dict's keys, else the file names without folder and suffix
+    where that keeps them apart (paths otherwise, run_1, run_2, ... for what has no path)."""
+    if isinstance(runs, Mapping):
+        labels, objects = [str(k) for k in runs], list(runs.values())
+    elif isinstance(runs, (list, tuple)):
+        objects = list(runs)
+        labels = [str(r) if isinstance(r, str) else f"run_{i + 1}" for i, r in enumerate(objects)]
+    else:
+        raise OptionError("runs must be a list of runs (paths, DataFrames, ...) or a dict of name: run")
+    if not isinstance(runs, Mapping):  # file names without folder and suffix, when that keeps them apart
+        stems = [os.path.splitext(os.path.basename(x))[0] if isinstance(o, str) else x
+                 for x, o in zip(labels, objects)]
+        if len(set(stems)) == len(stems) and all(stems):
+            labels = stems
+    return labels, objects
+
+
+def stacked_runs(runs: Sequence[Any] | Mapping[str, Any], con: duckdb.DuckDBPyConnection, registry: Registry,
+                 run_format: str | None = None, run_columns: Mapping[str, str] | None = None,
+                 allow_duplicates: bool = False) -> Source:
+    """Several runs (a list, named by their file names, or a dict) as one input of runs stored together:
+    each read and validated alone, then their rows under their name in a run_id column."""
+    labels, objects = input_names(runs)
+    if len(set(labels)) != len(labels):
+        raise OptionError(f"run names must differ: {labels}; name them with a dict {{name: run}}")
+    union = "\nUNION ALL\n".join(
+        f"SELECT {DUCKDB.literal(label)} AS run_id, query_id, doc_id, score, input_rank FROM ({source.sql()}) AS r"
+        for label, source in zip(labels, (load(obj, "run", con, registry, run_format, run_columns,
+                                               allow_duplicates=allow_duplicates) for obj in objects)))
+    table = registry.materialize(union, "runs")
+    return load(con.sql(f"SELECT * FROM {DUCKDB.ident(table)}"), "run", con, registry, allow_duplicates=allow_duplicates,
+                columns={"rank": "input_rank"}, label=f"runs {', '.join(labels)}")

@@ -7,9 +7,8 @@ once); the statistics are computed here from those values (see ``statistics``).
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,6 +17,7 @@ from ..engines.duckdb import DuckDBEngine, session, session_options
 from ..errors import InputError, OptionError, require_tolerance
 from ..evaluation import run_plan
 from ..inputs.load import load, load_table
+from ..inputs.merge import input_names
 from ..inputs.source import Source, physical_line
 from ..measures.conventions import FIELD_NAMES, resolve_conventions
 from ..measures.family import GEOMETRIC_FLOOR
@@ -52,24 +52,6 @@ class Comparison:
     compared: dict[str, int] = field(default_factory=dict)  # measure -> queries with a value in every run
     renamed: str | None = None  # the canonical names of the measures asked by other names (measures.renamed)
     untested: list[str] = field(default_factory=list)  # one value per run (Coverage) or weighted (GAUC): no test
-
-
-def input_names(runs: Any) -> tuple[list[str], list[Any]]:
-    """The run inputs and their names: a dict's keys, else the file names without folder and suffix
-    where that keeps them apart (paths otherwise, run_1, run_2, ... for what has no path)."""
-    if isinstance(runs, Mapping):
-        labels, objects = [str(k) for k in runs], list(runs.values())
-    elif isinstance(runs, (list, tuple)):
-        objects = list(runs)
-        labels = [str(r) if isinstance(r, str) else f"run_{i + 1}" for i, r in enumerate(objects)]
-    else:
-        raise OptionError("runs must be a list of runs (paths, DataFrames, ...) or a dict of name: run")
-    if not isinstance(runs, Mapping):  # file names without folder and suffix, when that keeps them apart
-        stems = [os.path.splitext(os.path.basename(x))[0] if isinstance(o, str) else x
-                 for x, o in zip(labels, objects)]
-        if len(set(stems)) == len(stems) and all(stems):
-            labels = stems
-    return labels, objects
 
 
 def named_runs(loaded: list[tuple[str, Source]], names: list[str] | None, baseline: str | None) -> dict[str, Source]:

@@ -1,0 +1,87 @@
+"""Inputs people already hold: pyarrow Tables and RecordBatches, Polars DataFrames and LazyFrames and
+pytrec_eval's dicts give the same values as the same data from files; several runs in one eval give each
+run's own values; sqlrank.check, explain and trec_eval print what the command line prints."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+import sqlrank
+from conftest import peer
+from sqlrank.cli.main import main
+from support.generate import generate, to_dicts
+
+MEASURES = "nDCG@10 AP P@5 RR Judged@10"
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("held")
+    qrels, run = generate(23, n_queries=60)
+    (folder / "qrels.txt").write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in qrels.itertuples(index=False)))
+    (folder / "run.txt").write_text("".join(f"{q} Q0 {d} 0 {s!r} t\n" for q, d, s in run.itertuples(index=False)))
+    expected = sqlrank.evaluate(folder / "qrels.txt", folder / "run.txt", MEASURES, per_query=True)
+    return folder, qrels, run, expected
+
+
+def test_arrow_polars_and_dicts_equal_the_files(files):
+    pa = peer("pyarrow")
+    pl = peer("polars")
+    _, qrels, run, expected = files
+    held = {
+        "pyarrow Table": (pa.Table.from_pandas(qrels), pa.Table.from_pandas(run)),
+        "pyarrow RecordBatch": (pa.RecordBatch.from_pandas(qrels), pa.RecordBatch.from_pandas(run)),
+        "Polars DataFrame": (pl.from_pandas(qrels), pl.from_pandas(run)),
+        "Polars LazyFrame": (pl.from_pandas(qrels).lazy(), pl.from_pandas(run).lazy()),
+        "dict": to_dicts(qrels, run),
+    }
+    for name, (q, r) in held.items():
+        pd.testing.assert_frame_equal(sqlrank.evaluate(q, r, MEASURES, per_query=True), expected, obj=name)
+
+
+def test_a_held_input_that_is_wrong_says_so(files):
+    pa = peer("pyarrow")
+    _, qrels, run, _ = files
+    with pytest.raises(sqlrank.InputError, match=r"dict: the score of document 'd1' of query 'q' is 'high'"):
+        sqlrank.evaluate(qrels, {"q": {"d1": "high"}}, "AP")
+    with pytest.raises(sqlrank.InputError, match="pyarrow Table: no columns 'query_id', 'doc_id', 'relevance'"):
+        sqlrank.evaluate(pa.table({"a": [1]}), run, "AP")
+    with pytest.raises(sqlrank.InputError, match="a pandas or Polars DataFrame, a pyarrow Table"):
+        sqlrank.evaluate(42, run, "AP")
+
+
+def test_several_runs_in_one_eval_give_each_run_its_values(files, capsys):
+    folder, qrels, run, expected = files
+    other = run.assign(score=-run.score)
+    other_path = folder / "reversed.txt"
+    other_path.write_text("".join(f"{q} Q0 {d} 0 {s!r} t\n" for q, d, s in other.itertuples(index=False)))
+    alone = sqlrank.evaluate(qrels, other, MEASURES, per_query=True)
+    both = sqlrank.evaluate(folder / "qrels.txt", [str(folder / "run.txt"), str(other_path)], MEASURES, per_query=True)
+    for name, values in (("run", expected), ("reversed", alone)):
+        got = both[both.run_id == name].drop(columns="run_id").reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, values, obj=name)
+    assert main(["eval", str(folder / "qrels.txt"), str(folder / "run.txt"), str(other_path), "-m", "AP"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    means = dict(zip(*sqlrank.evaluate(qrels, {"run": run, "reversed": other}, "AP")[["run_id", "value"]].T.values))
+    assert out[:4] == ["run_id        AP", "--------  ------",  # in the order of the run names, as runs stored together
+                       f"reversed  {means['reversed']:.4f}", f"run       {means['run']:.4f}"]
+
+
+def test_check_explain_and_trec_eval_are_in_the_python_namespace(files):
+    folder, *_ = files
+    q, r = str(folder / "qrels.txt"), str(folder / "run.txt")
+    command = subprocess.run([sys.executable, "-m", "sqlrank", "trec_eval", "-q", "-c", "-m", "map", "-m", "P.5", q, r],
+                             capture_output=True, text=True, check=True)
+    assert sqlrank.trec_eval(q, r, ["map", "P.5"], per_query=True, complete=True) == command.stdout
+    findings = sqlrank.check(q, r)
+    assert {"duplicate judgments", "label histogram"} <= set(findings.check)
+    value = sqlrank.evaluate(q, r, "AP").value[0]
+    found = sqlrank.explain(q, r, "AP", target=f"{value:.4f}")
+    assert found.matches[0] and found.measure[0] == "AP"
+    moved = sqlrank.explain(q, r, "nDCG@10", between=("trec_eval", "ranx"))
+    assert "all" in set(moved.query_id)
+    with pytest.raises(sqlrank.OptionError, match="give target= .* or between="):
+        sqlrank.explain(q, r, "AP")
