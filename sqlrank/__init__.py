@@ -115,14 +115,14 @@ def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect
     return render_statement(qrels, run, measures, per_query, dialect, **options)
 
 
-def compare(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction: str = "none",
+def compare(qrels: Any, runs: Any, measures: Any, *, test: str | None = None, correction: str = "none",
             trials: int = 10_000, seed: int | None = 0, gsb: bool = False, tolerance: float = 0.0,
-            fail_if: Any = None, alpha: float = 0.05, **options: Any):
+            fail_if: Any = None, alpha: float = 0.05, pairs: str = "baseline", **options: Any):
     """Compare runs with the first (the baseline), per measure, with a paired test per comparison.
 
     runs: a list of runs (paths, DataFrames, ...; named by file name) or a dict of name: run; an
         input of runs stored together (a run_id column) stands for its runs, named by run id.
-    test: "t" (paired t-test), "wilcoxon", "sign", "permutation" (paired randomization, ``trials``
+    test: "t" (paired t-test; the default), "wilcoxon", "sign", "permutation" (paired randomization, ``trials``
         sign flips with ``seed``) or "bootstrap" (``trials`` resamples, BCa interval).
     correction: "none", "bonferroni", "holm" or "bh" (Benjamini-Hochberg), over all comparisons.
     gsb: add good, same, bad and gsb columns (a query is "same" when its values differ by at
@@ -140,11 +140,21 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction
     fail_if: rules of a regression gate ("nDCG@10 < -0.01", "nDCG@10 < -2%", "AP mean < 0.25",
     "AP significant-worse" at ``alpha``); ``attrs["failures"]`` holds one line per rule that holds for a
     run (empty: the gate passes).
+
+    pairs="all": every pair of runs instead (test "tukey" by default, "randomized-tukey", or a paired test
+    with ``correction`` over all pairs): a DataFrame of measure, run, other, mean, other_mean, delta,
+    p_value, p_value_adjusted, significant (at ``alpha``); ``attrs["superscripts"]`` and ``attrs["letters"]``
+    (a compact letter display), per measure and run.
     """
     from .evaluation import check_options
     from .tools.compare import compare_result
     from .tools.gate import failures, parse_rule, require_measures
 
+    if pairs not in ("baseline", "all"):
+        raise OptionError(f"pairs={pairs!r} is baseline (each run with the first) or all (every pair)")
+    if pairs == "all":
+        return _all_pairs(qrels, runs, measures, test or "tukey", correction, trials, seed, alpha, options)
+    test = test or "t"
     rules = [parse_rule(rule) for rule in ([fail_if] if isinstance(fail_if, str) else fail_if or [])]
     if rules and isinstance(measures, str):
         require_measures(rules, measures)
@@ -158,6 +168,23 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction
                        num_queries=result.num_queries, compared=result.compared)
     if rules:
         frame.attrs["failures"] = failures(frame, rules, alpha)
+    return frame
+
+
+def _all_pairs(qrels: Any, runs: Any, measures: Any, test: str, correction: str, trials: int, seed: int | None,
+               alpha: float, options: dict):
+    """compare(pairs="all"): every pair of runs (tools/pairs.py)."""
+    from .evaluation import check_options
+    from .tools.compare import compare_pairs, compare_result
+
+    check_options(options, compare_result)
+    result, comparison = compare_pairs(qrels, runs, measures, test=test, correction=correction, trials=trials, seed=seed,
+                                       alpha=alpha, **options)
+    for message in comparison.warnings:
+        _warnings.warn(message, SqlrankWarning, stacklevel=3)
+    frame = result.table
+    frame.attrs.update(superscripts=result.superscripts, letters=result.letters, means=result.means, test=result.test,
+                       correction=correction, alpha=alpha, num_queries=comparison.num_queries)
     return frame
 
 

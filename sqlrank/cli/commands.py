@@ -19,7 +19,7 @@ def _comparison(args: argparse.Namespace):
     from ..tools.compare import compare_result
 
     with database_options(args, evaluation_options(args)) as options:
-        result = compare_result(args.qrels, args.runs, " ".join(args.measures), test=args.test,
+        result = compare_result(args.qrels, args.runs, " ".join(args.measures), test=args.test or "t",
                                 correction=args.correction, trials=args.trials, seed=args.seed, gsb=args.gsb,
                                 tolerance=args.tolerance, names=args.names, baseline=args.baseline, **options)
     for message in result.warnings:
@@ -104,6 +104,10 @@ def compare_command(args: argparse.Namespace) -> int:
 
     rules = [parse_rule(rule) for rule in args.fail_if]  # a wrong rule stops before anything is evaluated
     require_measures(rules, " ".join(args.measures))
+    if args.all_pairs:
+        if rules:
+            raise OptionError("--fail-if gates a change against its baseline; leave out --all-pairs")
+        return _all_pairs(args)
     result = _comparison(args)
     if args.format in ("csv", "tsv", "json"):
         text = _frame_text(result.table, args.format)
@@ -118,6 +122,24 @@ def compare_command(args: argparse.Namespace) -> int:
     for line in failed:
         print(f"sqlrank: fail: {line}", file=sys.stderr)
     return EXIT_ERROR if failed else 0
+
+
+def _all_pairs(args: argparse.Namespace) -> int:
+    from ..tools.compare import compare_pairs
+    from ..tools.pairs import pairs_text
+
+    with database_options(args, evaluation_options(args)) as options:
+        pairs, result = compare_pairs(args.qrels, args.runs, " ".join(args.measures), test=args.test or "tukey",
+                                      correction=args.correction, trials=args.trials, seed=args.seed,
+                                      alpha=args.alpha, names=args.names, baseline=args.baseline, **options)
+    for message in result.warnings:
+        print(f"sqlrank: warning: {message}", file=sys.stderr)
+    if args.format in ("csv", "tsv", "json"):
+        text = _frame_text(pairs.table, args.format)
+    else:
+        text = pairs_text(pairs, args.format)
+    write_output(text, args.output)
+    return 0
 
 
 def report_command(args: argparse.Namespace) -> int:

@@ -196,13 +196,18 @@ def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--names", type=lambda text: text.split(","), metavar="A,B,...",
                        help="names of the runs in the output (default: their file names, or run ids)")
     group.add_argument("--baseline", metavar="NAME", help="the run the others are compared with (default: the first)")
-    group.add_argument("--test", choices=TESTS, default="t",
-                       help="paired test: t (default), wilcoxon, sign, permutation (randomization), bootstrap")
+    group.add_argument("--test", choices=TESTS,
+                       help="paired test: t (default), wilcoxon, sign, permutation (randomization), bootstrap; with "
+                            "--all-pairs also tukey (its default) and randomized-tukey")
     group.add_argument("--correction", choices=CORRECTIONS, default="none",
                        help="adjust p-values over all comparisons: none (default), bonferroni, holm, bh")
     group.add_argument("--trials", type=int, default=10_000, metavar="N",
                        help="resamples of the permutation and bootstrap tests (default 10000)")
     group.add_argument("--seed", type=int, default=0, metavar="S", help="random seed of those resamples (default 0)")
+    group.add_argument("--all-pairs", action="store_true", dest="all_pairs",
+                       help="compare every pair of runs, not each with the baseline: --test tukey (Tukey's HSD, as "
+                            "ranx), randomized-tukey (Carterette's, paired) or a paired test with --correction; runs "
+                            "lettered a, b, ... with the letters of the runs each is significantly better than")
     group.add_argument("--gsb", action="store_true",
                        help="add good/same/bad counts of queries and GSB = (good - bad) / queries")
     group.add_argument("--tolerance", type=float, default=0.0, metavar="X",
@@ -212,7 +217,8 @@ def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
                       help='a rule, repeatable: "nDCG@10 < -0.01" (delta), "nDCG@10 < -2%%" (relative), "AP mean '
                            '< 0.25", "AP significant-worse" (adjusted p-value below --alpha)')
     gate.add_argument("--alpha", type=float, default=0.05, metavar="A",
-                      help="the significance level of significant-worse and significant-better (default 0.05)")
+                      help="the significance level of significant-worse and significant-better, and of --all-pairs' "
+                           "letters (default 0.05)")
 
 
 def add_engine_arguments(parser):

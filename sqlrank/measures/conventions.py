@@ -26,7 +26,7 @@ NO_RELEVANT = ("zero", "skip")
 TREC_EVAL_VERSIONS = (9, 10)
 # How sqlrank compare judges a difference (sqlrank/statistics.py): the paired test and the
 # correction for many comparisons. Named here so that the command line starts without numpy.
-TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap")
+TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey", "randomized-tukey")  # the last two: all pairs
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
 
 

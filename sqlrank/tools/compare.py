@@ -26,6 +26,7 @@ from ..measures.registry import FAMILIES
 from ..plan import plan, segments_sql
 from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import render_template
+from .pairs import TUKEY, AllPairs, all_pairs, check_pairs
 from .statistics import adjust, check_test, paired_test, scipy_stats
 
 COLUMNS = ["measure", "run", "mean", "delta", "wins", "ties", "losses", "p_value", "p_value_adjusted",
@@ -82,6 +83,8 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
                    names: list[str] | None = None, baseline: str | None = None, queries: Any = None,
                    by: str | None = None, **options: Any) -> Comparison:
     check_test(test, trials, seed)
+    if test in TUKEY:
+        raise OptionError(f"--test {test} compares every pair of runs: add --all-pairs (pairs='all' in Python)")
     adjust([], correction)
     require_tolerance(tolerance)
     scipy_stats()
@@ -121,6 +124,21 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     return Comparison(table, kept[["query_id", "run", "measure", "value"]], runs_.segments, labels, names_,
                       runs_.conventions, test, correction, len(common), runs_.warnings, runs_.removed_seen, compared,
                       renamed(runs_.measures), untested)
+
+
+def compare_pairs(qrels: Any, runs: Any, measures: Any, *, test: str = "tukey", correction: str = "none",
+                  trials: int = 10_000, seed: int | None = 0, alpha: float = 0.05, **options: Any
+                  ) -> tuple[AllPairs, Comparison]:
+    """Every pair of runs (tools/pairs.py), from compare's paired per-query values and means."""
+    check_test(test, trials, seed)
+    adjust([], correction)
+    result = compare_result(qrels, runs, measures, test="t", trials=trials, seed=seed, **options)
+    check_pairs(result.runs, test, correction, alpha)
+    overall = result.table[result.table["segment"].isna()] if "segment" in result.table else result.table
+    tested = [m for m in result.measures if m not in result.untested]
+    pairs = all_pairs(result.scores, overall[["measure", "run", "mean"]], result.runs, tested, test, correction,
+                      trials, seed, alpha)
+    return pairs, result
 
 
 @dataclass
