@@ -15,7 +15,8 @@ from .measures.names import parse_measures
 from .version import __version__  # noqa: F401  (sqlrank.__version__)
 
 __all__ = [
-    "evaluate", "render", "compare", "gsb", "report", "install", "agree", "overlap", "check", "explain", "trec_eval",
+    "evaluate", "render", "compare", "gsb", "report", "install", "agree", "overlap", "meta", "check", "explain",
+    "trec_eval",
     "parse_measures", "Measure", "Conventions",
     "SqlrankError", "InputError", "MeasureError", "ConventionError", "OptionError", "SqlrankWarning",
 ]
@@ -317,3 +318,21 @@ def trec_eval(qrels: Any, run: Any, measures: Any = ("official",), per_query: bo
     out = io.StringIO()
     run_trec_eval(options, out)
     return out.getvalue()
+
+
+def meta(qrels_a: Any, qrels_b: Any, runs: Any, measures: Any, test: str = "permutation", trials: int = 1000,
+         seed: int | None = 0, alpha: float = 0.05, **options: Any):
+    """Meta-evaluation: do two sets of judgments rank the runs (three or more) alike? A DataFrame with one row
+    per measure: runs, tau_b and tau_ap (the runs' means under qrels_b against those under qrels_a), swapped
+    (pairs of runs ordered differently), pairs, and power_a, power_b (Sakai's discriminative power: the share
+    of pairs of runs the paired ``test`` finds different at ``alpha``). ``attrs["rankings"]``: each measure's
+    ranking under both; ``attrs["asl"]``: each pair's p-value (achieved significance level) under each."""
+    from .tools.meta import meta as meta_evaluation
+
+    result = meta_evaluation(qrels_a, qrels_b, runs, measures, test=test, trials=trials, seed=seed, alpha=alpha,
+                             **options)
+    for message in result.warnings:
+        _warnings.warn(message, SqlrankWarning, stacklevel=2)
+    frame = result.table
+    frame.attrs.update(rankings=result.rankings, asl=result.asl, test=test, alpha=alpha)
+    return frame

@@ -200,6 +200,21 @@ def pool_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def meta_command(args: argparse.Namespace) -> int:
+    from ..inputs.merge import source_names
+    from ..tools.meta import meta, meta_text
+
+    labels = tuple(source_names([args.qrels_a, args.qrels_b]))  # their file names: human, llm
+    result = meta(args.qrels_a, args.qrels_b, args.runs, " ".join(args.measures), test=args.test, trials=args.trials,
+                  seed=args.seed, alpha=args.alpha, labels=labels, names=args.names, qrels_format=args.qrels_format,
+                  qrels_columns=args.qrels_columns, run_format=args.run_format, run_columns=args.run_columns)
+    for message in result.warnings:
+        print(f"sqlrank: warning: {message}", file=sys.stderr)
+    text = meta_text(result, args.rankings) if args.format == "table" else _frame_text(result.table, args.format)
+    write_output(text, args.output)
+    return 0
+
+
 def gsb_command(args: argparse.Namespace) -> int:
     from ..tools.compare import gsb_frame
 

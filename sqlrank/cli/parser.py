@@ -12,6 +12,7 @@ from .commands import (
     agree_command,
     overlap_command,
     pool_command,
+    meta_command,
     check_command,
     compare_command,
     dbt_command,
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_agree_command(commands)
     add_overlap_command(commands)
     add_pool_command(commands)
+    add_meta_command(commands)
     add_explain_command(commands)
     add_dbt_command(commands)
     add_measures_command(commands)
@@ -299,6 +301,39 @@ def add_pool_command(commands) -> None:
     po.add_argument("-o", "--output", metavar="FILE",
                     help="write the pool to FILE (atomically; it then prints one line of counts) instead of stdout")
     po.set_defaults(handler=pool_command)
+
+
+def add_meta_command(commands) -> None:
+    me = commands.add_parser(
+        "meta", help="do two sets of judgments rank the systems alike; each measure's discriminative power",
+        description="Meta-evaluation: the runs ranked by each measure under QRELS_A and under QRELS_B (human and LLM "
+                    "judgments, two assessors), Kendall's tau-b and tau_AP between the two rankings, the pairs of runs "
+                    "they order differently, and each measure's discriminative power under each (Sakai 2006: the share "
+                    "of pairs of runs a paired test finds different).")
+    me.add_argument("qrels_a", metavar="QRELS_A", help="the reference judgments (human ones)")
+    me.add_argument("qrels_b", metavar="QRELS_B", help="the judgments put to the test (an LLM's)")
+    me.add_argument("runs", metavar="RUN", nargs="+", help="three or more runs (named by their file names)")
+    me.add_argument("-m", "--measures", action="append", required=True, metavar="MEASURES",
+                    help='measures separated by spaces; repeatable (e.g. -m "nDCG@10 P@10 AP")')
+    me.add_argument("--test", choices=("permutation", "bootstrap", "t", "wilcoxon", "sign"), default="permutation",
+                    help="the paired test of the discriminative power: permutation (randomisation; default), bootstrap, "
+                         "t, wilcoxon, sign")
+    me.add_argument("--trials", type=int, default=1000, metavar="N", help="resamples of the test (default 1000)")
+    me.add_argument("--seed", type=int, default=0, metavar="S", help="random seed of those resamples (default 0)")
+    me.add_argument("--alpha", type=float, default=0.05, metavar="A", help="significance level (default 0.05)")
+    me.add_argument("--rankings", action="store_true", help="also each measure's ranking of the runs under both")
+    me.add_argument("--names", type=lambda text: text.split(","), metavar="A,B,...",
+                    help="names of the runs in the output (default: their file names)")
+    me.add_argument("-f", "--format", choices=("table", "csv", "json"), default="table",
+                    help="output layout (default: table); csv and json: one row per measure")
+    me.add_argument("--qrels-format", choices=FORMATS, help="format of both judgments (default: from the file names)")
+    me.add_argument("--qrels-columns", metavar="MAP", type=mapping_argument,
+                    help="column names of both judgments, e.g. query_id=qid,doc_id=docno,relevance=label")
+    me.add_argument("--run-format", choices=FORMATS, help="format of the runs (default: from the file names)")
+    me.add_argument("--run-columns", metavar="MAP", type=mapping_argument,
+                    help="column names of the runs, e.g. query_id=qid,doc_id=docno,score=sim")
+    me.add_argument("-o", "--output", metavar="FILE", help="write the result to FILE (atomically) instead of stdout")
+    me.set_defaults(handler=meta_command)
 
 
 def add_explain_command(commands) -> None:
