@@ -15,8 +15,8 @@ from .measures.names import parse_measures
 from .version import __version__  # noqa: F401  (sqlrank.__version__)
 
 __all__ = [
-    "evaluate", "render", "compare", "gsb", "report", "install", "agree", "overlap", "meta", "check", "explain",
-    "trec_eval",
+    "evaluate", "render", "compare", "gsb", "report", "install", "agree", "overlap", "meta", "history", "check",
+    "explain", "trec_eval",
     "parse_measures", "Measure", "Conventions",
     "SqlrankError", "InputError", "MeasureError", "ConventionError", "OptionError", "SqlrankWarning",
 ]
@@ -28,7 +28,8 @@ def __dir__() -> list[str]:
 
 
 def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci: float | None = None,
-             ci_method: str = "t", trials: int = 10_000, seed: int | None = 0, **options: Any):
+             ci_method: str = "t", trials: int = 10_000, seed: int | None = 0, record: str | None = None,
+             tag: str | None = None, **options: Any):
     """Evaluate a run against qrels and return a pandas DataFrame.
 
     qrels, run: a file path or glob (TREC text, CSV/TSV with a header, Parquet; .gz), a pandas
@@ -62,16 +63,18 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci
 
     ci: a confidence level (0.95): the means get std, ci_low and ci_high columns, by ``ci_method`` "t"
     (Student's t interval), "percentile" or "bca" (a bootstrap over queries, ``trials`` resamples with
-    ``seed``, as scipy.stats.bootstrap); measures that are no plain mean over queries get none.
+    ``seed``, as scipy.stats.bootstrap); measures that are no plain mean over queries get none. record: a
+    history file (.parquet, .duckdb) the means are appended to, with ``tag`` (sqlrank.history reads it).
     """
     from .evaluation import check_options, evaluate_result
 
     check_options(options)
     if ci is not None:
-        return _with_intervals(qrels, run, measures, per_query, ci, ci_method, trials, seed, options)
+        return _with_intervals(qrels, run, measures, per_query, ci, ci_method, trials, seed, options, record, tag)
     result = evaluate_result(qrels, run, measures, per_query, **options)
     for message in result.warnings:
         _warnings.warn(message, SqlrankWarning, stacklevel=2)
+    _record(record, tag, result, qrels, run)
     frame = result.frame
     if per_query and result.query_label != "query_id":
         frame = frame.rename(columns={"query_id": result.query_label})
@@ -81,13 +84,20 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci
     queries = {run: {str(m): result.queries(str(m), run) for m in result.measures} for run in result.run_ids()}
     frame.attrs["queries"] = queries[None] if None in queries else queries
     frame.attrs["measures"] = {m.label or str(m): str(m) for m in result.measures}
-    if result.judgments is not None:
-        frame.attrs["judgment_sources"] = dict(result.judgments.counts)
+    frame.attrs.update({"judgment_sources": dict(result.judgments.counts)} if result.judgments is not None else {})
     return frame
 
 
+def _record(record: str | None, tag: str | None, result: Any, qrels: Any, run: Any) -> None:
+    """evaluate() with record=: the means appended to the history file (tools/history.py)."""
+    if record is not None:
+        from .tools.history import record_evaluation
+
+        record_evaluation(record, result, qrels, run, tag)
+
+
 def _with_intervals(qrels: Any, run: Any, measures: Any, per_query: bool, ci: float, ci_method: str, trials: int,
-                    seed: int | None, options: dict):
+                    seed: int | None, options: dict, record: str | None, tag: str | None):
     """evaluate() with ci=: the means with their std and confidence intervals (tools/uncertainty.py)."""
     from .evaluation import evaluate_result
     from .tools.uncertainty import check_interval, with_intervals
@@ -98,6 +108,7 @@ def _with_intervals(qrels: Any, run: Any, measures: Any, per_query: bool, ci: fl
     result = evaluate_result(qrels, run, measures, True, **options)
     for message in result.warnings:
         _warnings.warn(message, SqlrankWarning, stacklevel=3)
+    _record(record, tag, result, qrels, run)
     return with_intervals(result.frame, result.summary, ci, ci_method, trials, seed)
 
 
@@ -118,7 +129,8 @@ def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect
 
 def compare(qrels: Any, runs: Any, measures: Any, *, test: str | None = None, correction: str = "none",
             trials: int = 10_000, seed: int | None = 0, gsb: bool = False, tolerance: float = 0.0,
-            fail_if: Any = None, alpha: float = 0.05, pairs: str = "baseline", **options: Any):
+            fail_if: Any = None, alpha: float = 0.05, pairs: str = "baseline", record: str | None = None,
+            tag: str | None = None, **options: Any):
     """Compare runs with the first (the baseline), per measure, with a paired test per comparison.
 
     runs: a list of runs (paths, DataFrames, ...; named by file name) or a dict of name: run; an
@@ -145,7 +157,7 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str | None = None, co
     pairs="all": every pair of runs instead (test "tukey" by default, "randomized-tukey", or a paired test
     with ``correction`` over all pairs): a DataFrame of measure, run, other, mean, other_mean, delta,
     p_value, p_value_adjusted, significant (at ``alpha``); ``attrs["superscripts"]`` and ``attrs["letters"]``
-    (a compact letter display), per measure and run.
+    (a compact letter display), per measure and run. record, tag: as for evaluate().
     """
     from .evaluation import check_options
     from .tools.compare import compare_result
@@ -169,6 +181,10 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str | None = None, co
                        num_queries=result.num_queries, compared=result.compared)
     if rules:
         frame.attrs["failures"] = failures(frame, rules, alpha)
+    if record is not None:
+        from .tools.history import record_comparison
+
+        record_comparison(record, frame, result.compared, result.conventions, qrels, runs, result.runs, tag)
     return frame
 
 
@@ -336,3 +352,11 @@ def meta(qrels_a: Any, qrels_b: Any, runs: Any, measures: Any, test: str = "perm
     frame = result.table
     frame.attrs.update(rankings=result.rankings, asl=result.asl, test=test, alpha=alpha)
     return frame
+
+
+def history(path: str):
+    """Every row of a history written with record= (or --record): evaluation, recorded_at, tag, command, run,
+    measure, value, queries, conventions, and each input's name, rows and SHA-256; oldest first."""
+    from .tools.history import read
+
+    return read(path)

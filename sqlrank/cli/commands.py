@@ -118,6 +118,11 @@ def compare_command(args: argparse.Namespace) -> int:
     else:
         text = report.text_table(result, args.gsb)
     write_output(text, args.output)
+    if args.record:
+        from ..tools.history import record_comparison
+
+        record_comparison(args.record, result.table, result.compared, result.conventions, args.qrels, args.runs,
+                          result.runs, args.tag)
     failed = failures(result.table, rules, args.alpha) if rules else []
     for line in failed:
         print(f"sqlrank: fail: {line}", file=sys.stderr)
@@ -215,6 +220,23 @@ def meta_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def history_command(args: argparse.Namespace) -> int:
+    from ..tools.history import read, trend_html, trend_text
+
+    history = read(args.file)
+    measures = " ".join(args.measures).split() if args.measures else None
+    fmt = args.format or ("html" if (args.output or "").lower().endswith((".html", ".htm")) else "table")
+    if fmt == "html":
+        text = trend_html(history, measures)
+    elif fmt in ("csv", "json"):
+        shown = history if not measures else history[history.measure.isin(measures)]
+        text = _frame_text(shown.astype({"recorded_at": str}), fmt)
+    else:
+        text = trend_text(history, measures)
+    write_output(text, args.output)
+    return 0
+
+
 def gsb_command(args: argparse.Namespace) -> int:
     from ..tools.compare import gsb_frame
 
@@ -262,6 +284,10 @@ def eval_command(args: argparse.Namespace) -> int:
         result = evaluate_result(qrels, run, " ".join(args.measures), args.per_query or level is not None,
                                  engine=args.engine, slices=args.slices, strict=args.strict, printable=False,
                                  **options)  # never shown
+    if args.record:
+        from ..tools.history import record_evaluation
+
+        record_evaluation(args.record, result, qrels, run, args.tag)
     if level is not None:
         from ..tools.uncertainty import interval_text, with_intervals
 

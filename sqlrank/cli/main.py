@@ -16,7 +16,7 @@ from .options import EXIT_ERROR
 from .parser import build_parser
 from .trec_eval import trec_eval_command
 
-INPUT_ARGUMENTS = ("qrels", "qrels_a", "qrels_b", "run", "run_a", "run_b", "runs", "judged", "qrels_sources", "queries", "history", "items", "item_features", "verdicts",
+INPUT_ARGUMENTS = ("qrels", "qrels_a", "qrels_b", "run", "run_a", "run_b", "runs", "judged", "qrels_sources", "queries", "history", "items", "item_features", "verdicts", "file",
                    "database", "zscores")
 
 
@@ -40,6 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if not isinstance(args, list):
             refuse_inputs(getattr(args, "output", None), input_files(args))
+            refuse_inputs(getattr(args, "record", None), input_files(args))
         return handler(args)
     except _Terminated:
         return _stopped("terminated", 128 + signal.SIGTERM)

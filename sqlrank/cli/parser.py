@@ -13,6 +13,7 @@ from .commands import (
     overlap_command,
     pool_command,
     meta_command,
+    history_command,
     check_command,
     compare_command,
     dbt_command,
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_overlap_command(commands)
     add_pool_command(commands)
     add_meta_command(commands)
+    add_history_command(commands)
     add_explain_command(commands)
     add_dbt_command(commands)
     add_measures_command(commands)
@@ -99,6 +101,7 @@ def add_eval_command(commands) -> None:
                     help="t (Student's t interval; default), or a bootstrap over queries: percentile or bca")
     ci.add_argument("--trials", type=int, default=10_000, metavar="N", help="bootstrap resamples (default 10000)")
     ci.add_argument("--seed", type=int, default=0, metavar="S", help="the bootstrap's random seed (default 0)")
+    add_record_arguments(ev)
     ev.add_argument("--strict", action="store_true",
                     help="fail (exit 1, nothing written) instead of warning about what can change a number")
     ev.add_argument("--engine", choices=ENGINES, default="duckdb",
@@ -194,6 +197,7 @@ def add_compare_command(commands) -> None:
     co.add_argument("-f", "--format", choices=COMPARE_FORMATS, default="table",
                     help="output layout (default: table); csv/tsv/json have the columns of sqlrank.compare()")
     co.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
+    add_record_arguments(co)
     co.set_defaults(handler=compare_command)
 
 
@@ -334,6 +338,29 @@ def add_meta_command(commands) -> None:
                     help="column names of the runs, e.g. query_id=qid,doc_id=docno,score=sim")
     me.add_argument("-o", "--output", metavar="FILE", help="write the result to FILE (atomically) instead of stdout")
     me.set_defaults(handler=meta_command)
+
+
+def add_record_arguments(parser) -> None:
+    """--record and --tag (eval, compare)."""
+    group = parser.add_argument_group("history")
+    group.add_argument("--record", metavar="FILE",
+                       help="append these means, with their inputs' names, rows and content hashes, the conventions "
+                            "and the time, to a history FILE (.parquet or .duckdb; sqlrank history FILE shows it)")
+    group.add_argument("--tag", metavar="TEXT", help="a label of this evaluation in the history (a commit, a model)")
+
+
+def add_history_command(commands) -> None:
+    hi = commands.add_parser(
+        "history", help="the values recorded with --record, per measure over time",
+        description="Print a history written by eval --record or compare --record: per measure, every value "
+                    "recorded, oldest first, with its change from the same run's previous one; or, with -o FILE.html "
+                    "(or -f html), one page that plots them.")
+    hi.add_argument("file", metavar="FILE", help="the history (.parquet or .duckdb)")
+    hi.add_argument("-m", "--measures", action="append", metavar="MEASURES", help="only these measures (as recorded)")
+    hi.add_argument("-f", "--format", choices=("table", "csv", "json", "html"),
+                    help="output layout (default: table, or html for -o FILE.html); csv and json: every recorded row")
+    hi.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    hi.set_defaults(handler=history_command)
 
 
 def add_explain_command(commands) -> None:

@@ -38,6 +38,7 @@ class Result:
     valued: dict[str | None, dict[str, int]] = field(default_factory=dict)
     real_labels: bool = False  # some judgment label has a fraction (0.7): labels were read as real numbers
     judgments: Any = None  # inputs.merge.Judgments: judgments merged from several sources, with their counts
+    input_rows: tuple[int | None, int | None] = (None, None)  # the rows validation counted in the qrels and the run
 
     def queries(self, measure: str, run_id: str | None = None) -> int:
         """How many queries the measure's mean (of that run) is over."""
@@ -88,7 +89,8 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
 
     def result(asked: Rows, summary: Rows, by_query: bool) -> Result:
         return Result(asked, summary, p.text, p.conventions, p.measures, by_query, num_queries, warnings, label,
-                      p.run.seen is not None, valued, p.qrels.label_type == "real", p.judgments)
+                      p.run.seen is not None, valued, p.qrels.label_type == "real", p.judgments,
+                      (p.qrels.rows, p.run.rows))
 
     if p.segments is not None:  # the summary is the overall row (segment NULL) without the segment columns
         keep = [i for i, c in enumerate(columns) if c not in ("segment", "num_queries")]
