@@ -29,7 +29,7 @@ def __dir__() -> list[str]:
 
 def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci: float | None = None,
              ci_method: str = "t", trials: int = 10_000, seed: int | None = 0, record: str | None = None,
-             tag: str | None = None, **options: Any):
+             tag: str | None = None, weights: Any = None, aggregate: str = "mean", **options: Any):
     """Evaluate a run against qrels and return a pandas DataFrame.
 
     qrels, run: a file path or glob (TREC text, CSV/TSV with a header, Parquet; .gz), a pandas
@@ -61,16 +61,17 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci
     ``combine="mean"`` (or "max", "min"). ``frame.attrs["judgment_sources"]``: per source, the
     judgments it gave; ``Judged(source=human)@10`` counts one source's judgments alone.
 
-    ci: a confidence level (0.95): the means get std, ci_low and ci_high columns, by ``ci_method`` "t"
-    (Student's t interval), "percentile" or "bca" (a bootstrap over queries, ``trials`` resamples with
-    ``seed``, as scipy.stats.bootstrap); measures that are no plain mean over queries get none. record: a
-    history file (.parquet, .duckdb) the means are appended to, with ``tag`` (sqlrank.history reads it).
+    ci: a confidence level (0.95): std, ci_low and ci_high of each plain mean, by ``ci_method`` "t", "percentile"
+    or "bca" (a bootstrap over queries, ``trials`` resamples with ``seed``, as scipy.stats.bootstrap). weights
+    (query_id, weight: a file, DataFrame or dict) or aggregate ("median", "gmean", "min", "max"): weighted means
+    or that summary. record: a history file (.parquet, .duckdb) the means are appended to, with ``tag``.
     """
     from .evaluation import check_options, evaluate_result
 
     check_options(options)
-    if ci is not None:
-        return _with_intervals(qrels, run, measures, per_query, ci, ci_method, trials, seed, options, record, tag)
+    if ci is not None or weights is not None or aggregate != "mean":
+        return _summarised(qrels, run, measures, per_query, (ci, ci_method, trials, seed), options, record, tag,
+                           weights, aggregate)
     result = evaluate_result(qrels, run, measures, per_query, **options)
     for message in result.warnings:
         _warnings.warn(message, SqlrankWarning, stacklevel=2)
@@ -96,20 +97,28 @@ def _record(record: str | None, tag: str | None, result: Any, qrels: Any, run: A
         record_evaluation(record, result, qrels, run, tag)
 
 
-def _with_intervals(qrels: Any, run: Any, measures: Any, per_query: bool, ci: float, ci_method: str, trials: int,
-                    seed: int | None, options: dict, record: str | None, tag: str | None):
-    """evaluate() with ci=: the means with their std and confidence intervals (tools/uncertainty.py)."""
+def _summarised(qrels: Any, run: Any, measures: Any, per_query: bool, interval: tuple, options: dict,
+                record: str | None, tag: str | None, weights: Any, aggregate: str):
+    """evaluate() with ci=, weights= or aggregate=: the means with their intervals, or other summaries of the
+    per-query values (tools/uncertainty.py, tools/aggregate.py)."""
     from .evaluation import evaluate_result
+    from .tools.aggregate import aggregated, check_aggregate, read_weights
     from .tools.uncertainty import check_interval, with_intervals
 
-    check_interval(ci, ci_method, trials, seed)
+    ci, ci_method, trials, seed = interval
+    check_aggregate(aggregate, weights is not None)
+    if ci is not None:
+        check_interval(ci, ci_method, trials, seed)
     if per_query:
-        raise OptionError("ci= describes the means over queries; leave out per_query=True")
+        raise OptionError("ci=, weights= and aggregate= describe the summary over queries; leave out per_query=True")
+    table = read_weights(weights) if weights is not None else None
     result = evaluate_result(qrels, run, measures, True, **options)
     for message in result.warnings:
         _warnings.warn(message, SqlrankWarning, stacklevel=3)
     _record(record, tag, result, qrels, run)
-    return with_intervals(result.frame, result.summary, ci, ci_method, trials, seed)
+    if ci is None:
+        return aggregated(result.frame, result.summary, aggregate, table)
+    return with_intervals(result.frame, result.summary, ci, ci_method, trials, seed, aggregate, table)
 
 
 def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect: str = "duckdb",
@@ -130,14 +139,14 @@ def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect
 def compare(qrels: Any, runs: Any, measures: Any, *, test: str | None = None, correction: str = "none",
             trials: int = 10_000, seed: int | None = 0, gsb: bool = False, tolerance: float = 0.0,
             fail_if: Any = None, alpha: float = 0.05, pairs: str = "baseline", record: str | None = None,
-            tag: str | None = None, **options: Any):
+            tag: str | None = None, weights: Any = None, aggregate: str = "mean", **options: Any):
     """Compare runs with the first (the baseline), per measure, with a paired test per comparison.
 
     runs: a list of runs (paths, DataFrames, ...; named by file name) or a dict of name: run; an
         input of runs stored together (a run_id column) stands for its runs, named by run id.
     test: "t" (paired t-test; the default), "wilcoxon", "sign", "permutation" (paired randomization, ``trials``
-        sign flips with ``seed``) or "bootstrap" (``trials`` resamples, BCa interval).
-    correction: "none", "bonferroni", "holm" or "bh" (Benjamini-Hochberg), over all comparisons.
+        sign flips with ``seed``) or "bootstrap" (``trials`` resamples, BCa interval); correction: "none",
+        "bonferroni", "holm" or "bh" (Benjamini-Hochberg), over all comparisons.
     gsb: add good, same, bad and gsb columns (a query is "same" when its values differ by at
         most ``tolerance``; the same tolerance decides wins, ties and losses).
     options: as for evaluate(), plus ``names=[...]`` (one per run), ``baseline=NAME`` (the run the others
@@ -151,17 +160,18 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str | None = None, co
     without both classes), over which that measure is compared.
 
     fail_if: rules of a regression gate ("nDCG@10 < -0.01", "nDCG@10 < -2%", "AP mean < 0.25",
-    "AP significant-worse" at ``alpha``); ``attrs["failures"]`` holds one line per rule that holds for a
-    run (empty: the gate passes).
-
+    "AP significant-worse" at ``alpha``); ``attrs["failures"]``: one line per rule that holds for a run.
     pairs="all": every pair of runs instead (test "tukey" by default, "randomized-tukey", or a paired test
     with ``correction`` over all pairs): a DataFrame of measure, run, other, mean, other_mean, delta,
     p_value, p_value_adjusted, significant (at ``alpha``); ``attrs["superscripts"]`` and ``attrs["letters"]``
-    (a compact letter display), per measure and run. record, tag: as for evaluate().
+    (a compact letter display), per measure and run. record, tag, weights, aggregate: as for evaluate() (the
+    means and deltas so summarised; the tests test the per-query differences).
     """
     from .evaluation import check_options
+    from .tools.aggregate import check_aggregate, read_weights, reweighted
     from .tools.compare import compare_result
     from .tools.gate import failures, parse_rule, require_measures
+    from .tools.history import record_comparison
 
     if pairs not in ("baseline", "all"):
         raise OptionError(f"pairs={pairs!r} is baseline (each run with the first) or all (every pair)")
@@ -169,21 +179,21 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str | None = None, co
         return _all_pairs(qrels, runs, measures, test or "tukey", correction, trials, seed, alpha, options)
     test = test or "t"
     rules = [parse_rule(rule) for rule in ([fail_if] if isinstance(fail_if, str) else fail_if or [])]
-    if rules and isinstance(measures, str):
-        require_measures(rules, measures)
+    require_measures(rules, measures) if rules and isinstance(measures, str) else None
     check_options(options, compare_result)
+    check_aggregate(aggregate, weights is not None)
+    table = read_weights(weights) if weights is not None else None
     result = compare_result(qrels, runs, measures, test=test, correction=correction, trials=trials, seed=seed,
                             gsb=gsb, tolerance=tolerance, **options)
     for message in result.warnings:
         _warnings.warn(message, SqlrankWarning, stacklevel=2)
-    frame = result.table
+    frame = result.table if table is None and aggregate == "mean" else \
+        reweighted(result.table, result.scores, result.segments, aggregate, table)
     frame.attrs.update(conventions=result.conventions, test=test, correction=correction,
                        num_queries=result.num_queries, compared=result.compared)
     if rules:
         frame.attrs["failures"] = failures(frame, rules, alpha)
     if record is not None:
-        from .tools.history import record_comparison
-
         record_comparison(record, frame, result.compared, result.conventions, qrels, runs, result.runs, tag)
     return frame
 

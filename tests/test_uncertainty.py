@@ -40,7 +40,7 @@ def test_runs_stored_together_and_means_without_an_interval():
     assert list(frame.columns) == ["run_id", "measure", "value", "std", "ci_low", "ci_high"]
     assert frame[frame.measure == "GMAP"][["std", "ci_low", "ci_high"]].isna().all().all()  # a geometric mean
     assert frame[frame.measure == "AP"].ci_low.notna().all()
-    with pytest.raises(sqlrank.OptionError, match="describes the means over queries"):
+    with pytest.raises(sqlrank.OptionError, match="describe the summary over queries"):
         sqlrank.evaluate(C / "qrels.txt", C / "rerank.run", "AP", ci=0.95, per_query=True)
     with pytest.raises(sqlrank.OptionError, match="a confidence level between 0 and 1"):
         sqlrank.evaluate(C / "qrels.txt", C / "rerank.run", "AP", ci=95)

@@ -77,7 +77,7 @@ def check_command(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = json.dumps([asdict(f) | {"problem": f.problem} for f in findings], indent=2, ensure_ascii=False) + "\n"
     elif args.format == "csv":
-        text = _frame_text(findings_frame(findings), "csv")
+        text = frame_text(findings_frame(findings), "csv")
     else:
         lines, current = [], None
         for f in findings:
@@ -108,15 +108,23 @@ def compare_command(args: argparse.Namespace) -> int:
         if rules:
             raise OptionError("--fail-if gates a change against its baseline; leave out --all-pairs")
         return _all_pairs(args)
+    weights = _weights(args)
     result = _comparison(args)
+    if weights is not None or args.aggregate != "mean":
+        from ..tools.aggregate import reweighted
+
+        result.table = reweighted(result.table, result.scores, result.segments, args.aggregate, weights)
     if args.format in ("csv", "tsv", "json"):
-        text = _frame_text(result.table, args.format)
+        text = frame_text(result.table, args.format)
     elif args.format == "markdown":
         text = report.markdown(result, args.gsb)
     elif args.format == "latex":
         text = report.latex(result, args.gsb)
     else:
         text = report.text_table(result, args.gsb)
+    if args.format == "table" and (weights is not None or args.aggregate != "mean"):
+        text += (f"means: the {result.table.attrs['aggregate']}" + (f" (weights: {args.weights})" if weights is not None
+                 else "") + " of the measures whose summary is a mean; the tests test the per-query differences\n")
     write_output(text, args.output)
     if args.record:
         from ..tools.history import record_comparison
@@ -140,7 +148,7 @@ def _all_pairs(args: argparse.Namespace) -> int:
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     if args.format in ("csv", "tsv", "json"):
-        text = _frame_text(pairs.table, args.format)
+        text = frame_text(pairs.table, args.format)
     else:
         text = pairs_text(pairs, args.format)
     write_output(text, args.output)
@@ -157,67 +165,13 @@ def report_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _frame_text(frame, fmt: str) -> str:
+def frame_text(frame, fmt: str) -> str:
     """A DataFrame as CSV/TSV (floats in full precision: the shortest text that reads back the
     same, as sqlrank eval -f csv) or JSON records."""
     if fmt == "json":
         return frame.to_json(orient="records", indent=2, double_precision=15) + "\n"
     return frame.to_csv(index=False, sep="," if fmt == "csv" else "\t", float_format=lambda v: repr(float(v)),
                         lineterminator="\n")
-
-
-def agree_command(args: argparse.Namespace) -> int:
-    from ..tools.agree import agree, agreement_text
-
-    result = agree(args.qrels_a, args.qrels_b, binary=args.binary,
-                   weights=None if args.weights == "none" else args.weights, qrels_format=args.qrels_format,
-                   qrels_columns=args.qrels_columns)
-    write_output(agreement_text(result, args.per_query), args.output)
-    return 0
-
-
-def overlap_command(args: argparse.Namespace) -> int:
-    from ..tools.overlap import overlap, overlap_text
-
-    frame = overlap(args.run_a, args.run_b, args.measures, per_query=args.per_query, tie_break=args.tie_break,
-                    run_format=args.run_format, run_columns=args.run_columns)
-    write_output(overlap_text(frame, args.per_query), args.output)
-    return 0
-
-
-def pool_command(args: argparse.Namespace) -> int:
-    from ..results.writer import write_file
-    from ..tools.pool import pool, pool_format, pool_output, pool_summary
-
-    fmt = pool_format(args.output, args.format)
-    if fmt == "parquet" and args.output in (None, "-"):
-        raise OptionError("a Parquet pool goes to a file: give -o FILE.parquet")
-    frame = pool(args.runs, depth=args.depth, method=args.method, budget=args.budget, qrels=args.judged,
-                 tie_break=args.tie_break, rrf_k=args.rrf_k, rbp_p=args.rbp_p, run_format=args.run_format,
-                 run_columns=args.run_columns, qrels_format=args.qrels_format, qrels_columns=args.qrels_columns)
-    summary = pool_summary(frame, args.depth, args.budget)
-    if args.output in (None, "-"):
-        write_output(pool_output(frame, fmt), args.output)
-        print(summary, end="", file=sys.stderr)
-    else:
-        write_file(args.output, pool_output(frame, fmt))
-        write_output(summary, None)
-    return 0
-
-
-def meta_command(args: argparse.Namespace) -> int:
-    from ..inputs.merge import source_names
-    from ..tools.meta import meta, meta_text
-
-    labels = tuple(source_names([args.qrels_a, args.qrels_b]))  # their file names: human, llm
-    result = meta(args.qrels_a, args.qrels_b, args.runs, " ".join(args.measures), test=args.test, trials=args.trials,
-                  seed=args.seed, alpha=args.alpha, labels=labels, names=args.names, qrels_format=args.qrels_format,
-                  qrels_columns=args.qrels_columns, run_format=args.run_format, run_columns=args.run_columns)
-    for message in result.warnings:
-        print(f"sqlrank: warning: {message}", file=sys.stderr)
-    text = meta_text(result, args.rankings) if args.format == "table" else _frame_text(result.table, args.format)
-    write_output(text, args.output)
-    return 0
 
 
 def history_command(args: argparse.Namespace) -> int:
@@ -230,7 +184,7 @@ def history_command(args: argparse.Namespace) -> int:
         text = trend_html(history, measures)
     elif fmt in ("csv", "json"):
         shown = history if not measures else history[history.measure.isin(measures)]
-        text = _frame_text(shown.astype({"recorded_at": str}), fmt)
+        text = frame_text(shown.astype({"recorded_at": str}), fmt)
     else:
         text = trend_text(history, measures)
     write_output(text, args.output)
@@ -244,7 +198,7 @@ def gsb_command(args: argparse.Namespace) -> int:
     for message in frame.attrs["warnings"]:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     if args.format in ("csv", "tsv", "json"):
-        text = _frame_text(frame, args.format)
+        text = frame_text(frame, args.format)
     else:
         header = list(frame.columns)
         overall = overall_label(frame[args.by] if args.by else [])
@@ -280,8 +234,12 @@ def eval_command(args: argparse.Namespace) -> int:
     if args.prefer is not None or args.combine is not None:
         options.update(prefer=args.prefer, combine=args.combine)
     level = _ci_level(args)
+    summarised = args.weights is not None or args.aggregate != "mean"
+    if summarised and args.per_query:
+        raise OptionError("--weights and --aggregate summarise the per-query values; leave out -q")
+    weights = _weights(args)
     with database_options(args, options) as options:
-        result = evaluate_result(qrels, run, " ".join(args.measures), args.per_query or level is not None,
+        result = evaluate_result(qrels, run, " ".join(args.measures), args.per_query or level is not None or summarised,
                                  engine=args.engine, slices=args.slices, strict=args.strict, printable=False,
                                  **options)  # never shown
     if args.record:
@@ -291,15 +249,35 @@ def eval_command(args: argparse.Namespace) -> int:
     if level is not None:
         from ..tools.uncertainty import interval_text, with_intervals
 
-        frame = with_intervals(result.frame, result.summary, level, args.ci_method, args.trials, args.seed)
+        frame = with_intervals(result.frame, result.summary, level, args.ci_method, args.trials, args.seed,
+                               args.aggregate, weights)
         text = (interval_text(frame) + f"queries: {result.num_queries}\nconventions: {result.conventions.describe()}\n"
-                if args.format == "table" else _frame_text(frame, args.format))
+                if args.format == "table" else frame_text(frame, args.format))
+    elif summarised:
+        from ..tools.aggregate import aggregate_text, aggregated
+
+        if args.format == "trec":
+            raise OptionError("trec_eval's layout has means only; use -f table, csv, tsv or json with --weights or "
+                              "--aggregate")
+        frame = aggregated(result.frame, result.summary, args.aggregate, weights)
+        text = (aggregate_text(frame, args.weights) + f"queries: {result.num_queries}\nconventions: "
+                f"{result.conventions.describe()}\n" if args.format == "table" else frame_text(frame, args.format))
     else:
         text = format_result(result, args.format)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     write_output(text, args.output)
     return 0
+
+
+def _weights(args: argparse.Namespace):
+    """The query weights of --weights (read and checked before anything is evaluated), or None."""
+    if args.weights is None:
+        return None
+    from ..tools.aggregate import check_aggregate, read_weights
+
+    check_aggregate(args.aggregate, True)
+    return read_weights(args.weights)
 
 
 def _ci_level(args: argparse.Namespace) -> float | None:

@@ -9,22 +9,19 @@ from ..measures.registry import FAMILIES
 from ..rendering.dialects import DIALECTS
 from ..results.formats import OUTPUT_FORMATS
 from .commands import (
-    agree_command,
-    overlap_command,
-    pool_command,
-    meta_command,
-    history_command,
     check_command,
     compare_command,
     dbt_command,
     eval_command,
     explain_command,
     gsb_command,
+    history_command,
     install_command,
     measures_command,
     report_command,
     sql_command,
 )
+from .judging import agree_command, meta_command, overlap_command, pool_command
 from .options import (
     label_argument,
     mapping_argument,
@@ -101,6 +98,7 @@ def add_eval_command(commands) -> None:
                     help="t (Student's t interval; default), or a bootstrap over queries: percentile or bca")
     ci.add_argument("--trials", type=int, default=10_000, metavar="N", help="bootstrap resamples (default 10000)")
     ci.add_argument("--seed", type=int, default=0, metavar="S", help="the bootstrap's random seed (default 0)")
+    add_aggregate_arguments(ev)
     add_record_arguments(ev)
     ev.add_argument("--strict", action="store_true",
                     help="fail (exit 1, nothing written) instead of warning about what can change a number")
@@ -198,6 +196,7 @@ def add_compare_command(commands) -> None:
                     help="output layout (default: table); csv/tsv/json have the columns of sqlrank.compare()")
     co.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
     add_record_arguments(co)
+    add_aggregate_arguments(co)
     co.set_defaults(handler=compare_command)
 
 
@@ -338,6 +337,16 @@ def add_meta_command(commands) -> None:
                     help="column names of the runs, e.g. query_id=qid,doc_id=docno,score=sim")
     me.add_argument("-o", "--output", metavar="FILE", help="write the result to FILE (atomically) instead of stdout")
     me.set_defaults(handler=meta_command)
+
+
+def add_aggregate_arguments(parser) -> None:
+    """--weights and --aggregate (eval, compare)."""
+    group = parser.add_argument_group("summaries other than the mean")
+    group.add_argument("--weights", metavar="FILE",
+                       help="query weights (CSV, TSV or Parquet with query_id and weight: traffic, importance): "
+                            "weighted means instead of means")
+    group.add_argument("--aggregate", choices=("mean", "median", "gmean", "min", "max"), default="mean",
+                       help="how the per-query values are summarised (default mean; gmean floors values at 1e-5)")
 
 
 def add_record_arguments(parser) -> None:

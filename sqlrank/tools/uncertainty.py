@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import OptionError
-from ..measures.registry import FAMILIES
-from ..measures.names import parse_measures
+from ..measures.family import GEOMETRIC_FLOOR
+from .aggregate import check_aggregate, plain_mean, summarise, weights_of
 from .statistics import scipy_stats
 
 METHODS = ("t", "percentile", "bca")
@@ -29,55 +29,73 @@ def check_interval(level: float, method: str, trials: int, seed: int | None) -> 
         raise OptionError(f"seed={seed!r} must be a whole number or None")
 
 
-def interval(values: np.ndarray, level: float, method: str, trials: int, seed: int | None) -> tuple[float, float]:
-    """The confidence interval of the mean of ``values``: NaN where there are fewer than two values (or,
-    for the bootstrap, one value everywhere, where scipy has no interval either)."""
+def interval(values: np.ndarray, level: float, method: str, trials: int, seed: int | None, aggregate: str = "mean",
+             weights: np.ndarray | None = None) -> tuple[float, float]:
+    """The confidence interval of the mean of ``values`` (or of their weighted mean, or their ``aggregate``:
+    the bootstrap's only): NaN where there are fewer than two values (or, for the bootstrap, one value
+    everywhere, where scipy has no interval either). The t interval of a weighted mean uses the standard
+    error sqrt(n / (n - 1) * sum(w^2 (x - m)^2)) / sum(w), which is the usual one when the weights are equal."""
     stats = scipy_stats()
     values = np.asarray(values, dtype=float)
     if len(values) < 2:
         return math.nan, math.nan
     if method == "t":
-        sem = stats.sem(values)
+        if aggregate != "mean":
+            raise OptionError(f"a t interval is of a mean; for aggregate={aggregate} use --ci-method percentile or bca")
+        if weights is None:
+            centre, sem = values.mean(), stats.sem(values)
+        else:
+            centre = np.dot(values, weights) / weights.sum()
+            n = len(values)
+            sem = math.sqrt(n / (n - 1) * np.sum(weights ** 2 * (values - centre) ** 2)) / weights.sum()
         if sem == 0:
-            return float(values.mean()), float(values.mean())
-        low, high = stats.t.interval(level, len(values) - 1, loc=values.mean(), scale=sem)
+            return float(centre), float(centre)
+        low, high = stats.t.interval(level, len(values) - 1, loc=centre, scale=sem)
         return float(low), float(high)
     if np.all(values == values[0]):
         return math.nan, math.nan
-    found = stats.bootstrap((values,), np.mean, confidence_level=level, n_resamples=trials,
-                            method="BCa" if method == "bca" else "percentile", random_state=seed, vectorized=True)
+    kind = "BCa" if method == "bca" else "percentile"
+    if weights is not None:
+        found = stats.bootstrap((values, weights), lambda x, w, axis=-1: np.sum(x * w, axis=axis) / np.sum(w, axis=axis),
+                                paired=True, confidence_level=level, n_resamples=trials, method=kind,
+                                random_state=seed, vectorized=True)
+    else:
+        statistic = {"mean": np.mean, "median": np.median, "min": np.min, "max": np.max,
+                     "gmean": lambda x, axis=-1: np.exp(np.mean(np.log(np.maximum(x, GEOMETRIC_FLOOR)), axis=axis))}
+        found = stats.bootstrap((values,), statistic[aggregate], confidence_level=level, n_resamples=trials,
+                                method=kind, random_state=seed, vectorized=True)
     return float(found.confidence_interval.low), float(found.confidence_interval.high)
 
 
 def with_intervals(per_query: pd.DataFrame, summary: pd.DataFrame, level: float, method: str = "t",
-                   trials: int = 10_000, seed: int | None = 0) -> pd.DataFrame:
+                   trials: int = 10_000, seed: int | None = 0, aggregate: str = "mean",
+                   weights: pd.Series | None = None) -> pd.DataFrame:
     """The summary (measure, value[, run_id]) with std, ci_low and ci_high of each mean, from the per-query
     rows (query_id, measure, value[, run_id]). A measure whose value is no plain mean over queries (GMAP's
     geometric mean, a weighted mean, a value over the whole catalog) has none: NaN."""
     check_interval(level, method, trials, seed)
     keys = ["run_id", "measure"] if "run_id" in summary.columns else ["measure"]
-    grouped = {key if isinstance(key, tuple) else (key,): group.value.dropna().to_numpy()
-               for key, group in per_query.groupby(keys, sort=False)}
+    check_aggregate(aggregate, weights is not None)
+    if method == "t" and aggregate != "mean":
+        raise OptionError(f"a t interval is of a mean; for aggregate={aggregate} use ci_method percentile or bca")
+    groups = {key if isinstance(key, tuple) else (key,): group.dropna(subset=["value"])
+              for key, group in per_query.groupby(keys, sort=False)}
+    grouped = {key: group.value.to_numpy() for key, group in groups.items()}
     rows = []
     for record in summary.to_dict("records"):
         key = tuple(record[k] for k in keys)
         values = grouped.get(key, np.array([]))
-        if not _plain_mean(record["measure"]) or not len(values):
+        if not plain_mean(record["measure"]) or not len(values):
             rows.append({**record, "std": math.nan, "ci_low": math.nan, "ci_high": math.nan})
             continue
-        low, high = interval(values, level, method, trials, seed)
+        w = weights_of(groups[key].query_id, weights) if weights is not None else None
+        low, high = interval(values, level, method, trials, seed, aggregate, w)
         std = float(np.std(values, ddof=1)) if len(values) > 1 else math.nan
-        rows.append({**record, "std": std, "ci_low": low, "ci_high": high})
+        rows.append({**record, "value": summarise(values, aggregate, w), "std": std, "ci_low": low, "ci_high": high})
     frame = pd.DataFrame(rows, columns=list(summary.columns) + ["std", "ci_low", "ci_high"])
-    frame.attrs.update(summary.attrs, ci=level, ci_method=method, trials=trials, seed=seed)
+    frame.attrs.update(summary.attrs, ci=level, ci_method=method, trials=trials, seed=seed,
+                       aggregate="weighted mean" if weights is not None else aggregate)
     return frame
-
-
-def _plain_mean(name: str) -> bool:
-    try:
-        return FAMILIES[parse_measures(name)[0].family].aggregate == "mean"
-    except Exception:  # a name sqlrank printed but cannot read back: no interval rather than a wrong one
-        return False
 
 
 def interval_text(frame: pd.DataFrame) -> str:
@@ -94,12 +112,13 @@ def interval_text(frame: pd.DataFrame) -> str:
         return "  ".join(f"{c:<{w}}" if i < len(keys) else f"{c:>{w}}" for i, (c, w) in enumerate(zip(cells, widths))
                          ).rstrip()
 
-    method = frame.attrs["ci_method"]
+    method, aggregate = frame.attrs["ci_method"], frame.attrs.get("aggregate", "mean")
     how = ("Student's t interval of the mean" if method == "t" else
            f"bootstrap over queries ({'BCa' if method == 'bca' else 'percentile'}, {frame.attrs['trials']} resamples, "
            f"seed {frame.attrs['seed']})")
+    of = "" if aggregate == "mean" else f" of the {aggregate}"
     return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows), "",
-                      f"{level}: {how}; std: of the per-query values", ""])
+                      f"{level}{of}: {how}; std: of the per-query values", ""])
 
 
 def _cell(value: Any) -> str:

@@ -1,0 +1,64 @@
+"""The commands about judgments and rankings: agree (two sets of judgments), overlap (two rankings without
+judgments), pool (what to judge next) and meta (do two sets of judgments rank the systems alike)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import OptionError
+from ..results.writer import write_output
+from .commands import frame_text
+
+
+def agree_command(args: argparse.Namespace) -> int:
+    from ..tools.agree import agree, agreement_text
+
+    result = agree(args.qrels_a, args.qrels_b, binary=args.binary,
+                   weights=None if args.weights == "none" else args.weights, qrels_format=args.qrels_format,
+                   qrels_columns=args.qrels_columns)
+    write_output(agreement_text(result, args.per_query), args.output)
+    return 0
+
+
+def overlap_command(args: argparse.Namespace) -> int:
+    from ..tools.overlap import overlap, overlap_text
+
+    frame = overlap(args.run_a, args.run_b, args.measures, per_query=args.per_query, tie_break=args.tie_break,
+                    run_format=args.run_format, run_columns=args.run_columns)
+    write_output(overlap_text(frame, args.per_query), args.output)
+    return 0
+
+
+def pool_command(args: argparse.Namespace) -> int:
+    from ..results.writer import write_file
+    from ..tools.pool import pool, pool_format, pool_output, pool_summary
+
+    fmt = pool_format(args.output, args.format)
+    if fmt == "parquet" and args.output in (None, "-"):
+        raise OptionError("a Parquet pool goes to a file: give -o FILE.parquet")
+    frame = pool(args.runs, depth=args.depth, method=args.method, budget=args.budget, qrels=args.judged,
+                 tie_break=args.tie_break, rrf_k=args.rrf_k, rbp_p=args.rbp_p, run_format=args.run_format,
+                 run_columns=args.run_columns, qrels_format=args.qrels_format, qrels_columns=args.qrels_columns)
+    summary = pool_summary(frame, args.depth, args.budget)
+    if args.output in (None, "-"):
+        write_output(pool_output(frame, fmt), args.output)
+        print(summary, end="", file=sys.stderr)
+    else:
+        write_file(args.output, pool_output(frame, fmt))
+        write_output(summary, None)
+    return 0
+
+
+def meta_command(args: argparse.Namespace) -> int:
+    from ..inputs.merge import source_names
+    from ..tools.meta import meta, meta_text
+
+    labels = tuple(source_names([args.qrels_a, args.qrels_b]))  # their file names: human, llm
+    result = meta(args.qrels_a, args.qrels_b, args.runs, " ".join(args.measures), test=args.test, trials=args.trials,
+                  seed=args.seed, alpha=args.alpha, labels=labels, names=args.names, qrels_format=args.qrels_format,
+                  qrels_columns=args.qrels_columns, run_format=args.run_format, run_columns=args.run_columns)
+    for message in result.warnings:
+        print(f"sqlrank: warning: {message}", file=sys.stderr)
+    text = meta_text(result, args.rankings) if args.format == "table" else frame_text(result.table, args.format)
+    write_output(text, args.output)
+    return 0
