@@ -229,9 +229,11 @@ def gsb(verdicts: Any, by: str | None = None, **options: Any):
     return frame
 
 
-def report(qrels: Any, runs: Any, measures: Any, path: str, format: str = "html", **options: Any) -> None:
+def report(qrels: Any, runs: Any, measures: Any, path: str, format: str = "html", pairs: str = "baseline",
+           alpha: float = 0.05, **options: Any) -> None:
     """Write a comparison report (compare()'s options) to ``path``: one self-contained HTML page
-    with the table and plots, or a Markdown or LaTeX table. Written atomically."""
+    with the table and plots, or a Markdown or LaTeX table. Written atomically. pairs="all" adds every
+    pair of runs to the HTML page (by options' ``test``: tukey by default)."""
     from .evaluation import check_options
     from .results.writer import refuse_inputs, write_output
     from .tools.compare import compare_result
@@ -244,9 +246,20 @@ def report(qrels: Any, runs: Any, measures: Any, path: str, format: str = "html"
     if format not in ("html", "markdown", "latex"):
         raise OptionError(f"format {format!r} is not one of html, markdown, latex")
     gsb_columns = bool(options.get("gsb"))
-    result = compare_result(qrels, runs, measures, **options)
+    if pairs not in ("baseline", "all") or (pairs == "all" and format != "html"):
+        raise OptionError(f"pairs={pairs!r}: baseline, or all (every pair of runs, in the HTML page)")
+    test = options.pop("test", None)
+    tukey = test in ("tukey", "randomized-tukey")
+    result = compare_result(qrels, runs, measures, test="t" if tukey or test is None else test, **options)
     for message in result.warnings:
         _warnings.warn(message, SqlrankWarning, stacklevel=2)
+    if pairs == "all":
+        from .tools.compare import pairs_of
+
+        every = pairs_of(result, test or "tukey", options.get("correction", "none"), options.get("trials", 10_000),
+                         options.get("seed", 0), alpha)
+        write_output(html_page(result, gsb_columns, pairs=every), path)
+        return
     text = {"html": html_page, "markdown": markdown, "latex": latex}[format](result, gsb_columns)
     write_output(text, path)
 

@@ -111,3 +111,17 @@ def test_the_command_line_formats_and_errors(capsys):
         assert message in capsys.readouterr().err
     assert main(["compare", str(C / "qrels.txt"), *RUNS, "-m", "AP", "--test", "tukey"]) == 1
     assert "add --all-pairs" in capsys.readouterr().err
+
+
+def test_the_html_report_has_every_pair(tmp_path):
+    sqlrank.report(C / "qrels.txt", RUNS, "nDCG@10 AP", str(tmp_path / "r.html"), pairs="all", test="t",
+                   correction="holm")
+    page = (tmp_path / "r.html").read_text()
+    section = page[page.index("<h2>Every pair of runs</h2>"):page.index("<h2>Per-query differences</h2>")]
+    frame = sqlrank.compare(C / "qrels.txt", RUNS, "nDCG@10 AP", pairs="all", test="t", correction="holm")
+    for measure, marks in frame.attrs["superscripts"].items():
+        for run, letters in marks.items():
+            mean = frame.attrs["means"][measure][run]
+            assert f"<td>{mean:.4f}" + (f"<sup>{letters}</sup>" if letters else "") + "</td>" in section
+    assert main(["report", str(C / "qrels.txt"), *RUNS, "-m", "AP", "--all-pairs", "-o", str(tmp_path / "t.html")]) == 0
+    assert "Tukey&#x27;s HSD" in (tmp_path / "t.html").read_text() or "Tukey's HSD" in (tmp_path / "t.html").read_text()

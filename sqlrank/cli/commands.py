@@ -157,8 +157,23 @@ def _all_pairs(args: argparse.Namespace) -> int:
 
 def report_command(args: argparse.Namespace) -> int:
     from ..tools import reports as report
+    from ..tools.compare import pairs_of
+    from ..tools.pairs import TUKEY
 
+    tukey = args.test in TUKEY
+    if tukey and not args.all_pairs:
+        raise OptionError(f"--test {args.test} compares every pair of runs: add --all-pairs")
+    if args.all_pairs and args.format != "html":
+        raise OptionError("--all-pairs adds a section to the HTML report; sqlrank compare --all-pairs -f markdown or "
+                          "-f latex gives its tables")
+    test, args.test = args.test, ("t" if tukey else args.test)  # the comparison with the baseline: a paired test
     result = _comparison(args)
+    if args.all_pairs:
+        pairs = pairs_of(result, test or "tukey", "none" if tukey or test is None else args.correction, args.trials,
+                         args.seed, args.alpha)
+        write_output(report.html_page(result, args.gsb, pairs=pairs), args.output)
+        print(f"sqlrank: wrote {args.output}", file=sys.stderr)
+        return 0
     page = {"html": report.html_page, "markdown": report.markdown, "latex": report.latex}[args.format]
     write_output(page(result, args.gsb), args.output)
     print(f"sqlrank: wrote {args.output}", file=sys.stderr)

@@ -202,3 +202,21 @@ def _latex(header: list[str], cells: list[list[str]], letters: list[list[str]], 
     lines = table(header, rows, "ll" + "r" * (len(header) - 2)) + [""]
     lines += table(header[1:], [[escape(r[0]), *r[1:]] for r in letters], "l" + "l" * (len(header) - 2))
     return "\n".join(lines + ["", f"% {note}", ""])
+
+
+def pairs_html(result: AllPairs) -> str:
+    """The same tables as HTML, for the report: superscript letters as <sup>."""
+    from html import escape
+
+    def table(header: list[str], rows: list[list[str]]) -> str:
+        head = "".join(f"<th>{escape(h)}</th>" for h in header)
+        body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+    means = [[LETTERS[k], escape(run), *(f"{result.means[m][run]:.4f}" + (
+        f"<sup>{result.superscripts[m][run]}</sup>" if result.superscripts[m][run] else "") for m in result.measures)]
+             for k, run in enumerate(result.runs)]
+    letters = [[escape(run), *(result.letters[m][run] for m in result.measures)] for run in result.runs]
+    note = escape(pairs_text(result).rstrip().splitlines()[-1])
+    return (table(["#", "run", *result.measures], means) + "<p>Compact letters: runs that share a letter do not "
+            "differ significantly.</p>" + table(["run", *result.measures], letters) + f'<p class="legend">{note}</p>')

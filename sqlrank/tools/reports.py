@@ -323,10 +323,15 @@ def _per_query_section(measure: str, baseline: str, run: str, pairs: list[tuple[
     return "\n".join(out)
 
 
-def html_page(c: Comparison, gsb: bool, title: str = "sqlrank comparison") -> str:
+def html_page(c: Comparison, gsb: bool, title: str = "sqlrank comparison", pairs=None) -> str:
+    """The report; with ``pairs`` (tools.pairs.AllPairs), every pair of runs after the comparison's table."""
     body = [f"<h1>{html.escape(title)}</h1>",
             f'<p class="legend">{"<br>".join(html.escape(x) for x in legend(c))}</p>',
             "<h2>Comparison with the baseline</h2>", _html_table(c, gsb)]
+    if pairs is not None:
+        from .pairs import pairs_html
+
+        body += ["<h2>Every pair of runs</h2>", pairs_html(pairs)]
     # per measure, query_id x run: the queries with a value in every run (AUC has none without both classes)
     paired = {measure: c.scores[c.scores["measure"] == measure].pivot_table(
         index="query_id", columns="run", values="value", aggfunc="first").reindex(columns=c.runs)

@@ -115,7 +115,7 @@ def interval_text(frame: pd.DataFrame) -> str:
     method, aggregate = frame.attrs["ci_method"], frame.attrs.get("aggregate", "mean")
     how = ("Student's t interval of the mean" if method == "t" else
            f"bootstrap over queries ({'BCa' if method == 'bca' else 'percentile'}, {frame.attrs['trials']} resamples, "
-           f"seed {frame.attrs['seed']})")
+           f"seed={frame.attrs['seed']})")
     of = "" if aggregate == "mean" else f" of the {aggregate}"
     return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows), "",
                       f"{level}{of}: {how}; std: of the per-query values", ""])
