@@ -53,7 +53,7 @@ def test_bare_cutoff_measures_take_trec_eval_defaults():
 
 EXAMPLE_PARAMS = {"rel": [0, 3, 0.5], "gain": [{1: 3, 2: 9.5}, "exponential"], "p": [0.8], "beta": [0.5], "a": [2.0],
                   "b": [-2.0], "c": [0.5], "d": [1.0], "num_docs": [1000], "levels": [(0.25, 0.5)],
-                  "relative": [True], "discount": ["jarvelin", {1: 1.0, 3: 0.25}], "log_base": [10.0, "e"], "ideal": ["run", "perfect"],
+                  "relative": [True], "discount": ["jarvelin", "flat", {1: 1.0, 3: 0.25}], "log_base": [10.0, "e"], "ideal": ["run", "perfect"],
                   "ap_denominator": ["retrieved_relevant", "min_num_rel_cutoff"],
                   "tie_break": ["doc_id_asc", "expected", "input_rank"], "judged_only": [True], "depth": [100],
                   "missing_queries": ["zero"], "base": [10.0, "e"], "similarity": ["features"], "tail": [5.0, 0.25],

@@ -158,3 +158,23 @@ def test_real_relevance_levels_and_gain_maps(data):
     for row in filled.itertuples(index=False):
         labels = [0.5 if x is None else x for x in ranked[row.query_id][0]]
         assert math.isclose(row.value, ref.precision(labels, 10, rel=0.5), abs_tol=TOLERANCE)
+
+
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+def test_ncg_is_cumulative_gain_over_the_ideal_one(data, gain):
+    """NCG@k (discount=flat): the gains of the top k over the k best gains of the judgments; DCG without a
+    discount is CG."""
+    qrels, run = data
+    ranked = rankings(qrels, run)
+    frame = sqlrank.evaluate(qrels, run, "NCG@5 NCG DCG(discount=flat)@5 CG@5", per_query=True, gain=gain)
+    for row in frame.itertuples(index=False):
+        labels, judged = ranked[row.query_id]
+        k = 5 if row.measure.endswith("@5") else None
+        got = sum(ref.gain(x, gain) for x in labels[:k])
+        if row.measure.startswith("nDCG"):
+            best = sum(sorted((ref.gain(x, gain) for x in judged), reverse=True)[:k])
+            expected = got / best if best else 0.0
+        else:
+            expected = got
+        assert math.isclose(row.value, expected, rel_tol=0, abs_tol=TOLERANCE), (row, expected)
+    assert set(frame.measure) >= {"nDCG(discount=flat)@5", "CG@5"} or gain == "exponential"

@@ -4,6 +4,7 @@
     jarvelin  gain undiscounted up to rank b, then gain / log_b(i) (Jarvelin & Kekalainen 2002;
               with b = 2 the tutorials' "rel_1 + sum rel_i / log2 i")
     map       gain * the weight the mapping gives rank i (0 for a rank it leaves out)
+    flat      gain at every rank (DCG is CG; nDCG is NCG, the cumulative gain over the ideal one)
   Base 2 uses LOG2; other bases LN(x) / LN(b).
   Reference: Jarvelin & Kekalainen (2002); trec_eval 10 m_ndcg.c.
 -#}
@@ -15,6 +16,8 @@
 {% macro discounted(gain, rank, d) -%}
 {%- if d.kind == 'map' -%}
 {{ gain }} * CASE {{ rank }}{% for position, weight in d.map %} WHEN {{ position | number }} THEN {{ weight | number }}{% endfor %} ELSE 0 END
+{%- elif d.kind == 'flat' -%}
+{{ gain }}
 {%- elif d.kind == 'jarvelin' -%}
 CASE WHEN {{ rank }} <= CAST({{ d.base | number }} AS {{ DOUBLE }}) THEN {{ gain }} ELSE {{ gain }} / {{ log_b(rank, d.base) }} END
 {%- else -%}

@@ -15,7 +15,7 @@ from ..errors import LABEL_LIMIT, ConventionError
 
 TIE_BREAKS = ("trec_eval", "doc_id_asc", "input_rank", "expected")
 GAINS = ("linear", "exponential")
-DISCOUNTS = ("log", "jarvelin")
+DISCOUNTS = ("log", "jarvelin", "flat")
 IDEALS = ("qrels", "run", "perfect")
 AP_DENOMINATORS = ("num_rel", "retrieved_relevant", "min_num_rel_cutoff")
 MISSING_QUERIES = ("skip", "zero")
@@ -141,8 +141,9 @@ class Conventions:
         doc_id_asc, input_rank (the run's rank column), or expected (the mean over all orders
         of tied documents).
     gain: linear (the label), exponential (2^label - 1), or a mapping {label: gain}.
-    discount: log (1/log_b(i+1) at every rank i), jarvelin (1 up to rank b, then 1/log_b(i)), or a
-        mapping {rank: weight} (any discount, rank by rank; a rank it leaves out weighs 0).
+    discount: log (1/log_b(i+1) at every rank i), jarvelin (1 up to rank b, then 1/log_b(i)), flat
+        (1 at every rank: nDCG is NCG), or a mapping {rank: weight} (any discount, rank by rank; a rank it
+        leaves out weighs 0).
     log_base: b of the discount (2; e as Burges and Croft; any number > 1).
     ideal: the ideal ranking of nDCG: qrels (all judgments), run (the retrieved documents'
         labels only), perfect (every position holds the top label).

@@ -20,7 +20,8 @@ from .registry import FAMILIES
 _BY_LOWER = {name.lower(): name for name in FAMILIES}
 _BY_LOWER.update(ALIASES)
 # ir_measures' names of a family with a parameter set (its SetRelP is trec_eval's set_relative_P).
-_IR_MEASURES_VARIANTS = {"setrelp": ("SetP", {"relative": True})}
+_IR_MEASURES_VARIANTS = {"setrelp": ("SetP", {"relative": True}),
+                         "ncg": ("nDCG", {"discount": "flat"})}  # normalised cumulative gain: CG@k / ideal CG@k
 
 
 # ------------------------------------------------------------------------- parsing
