@@ -83,3 +83,13 @@ def test_errors(tmp_path, capsys):
     assert "weight 'heavy' of query 'q01' is not a number" in capsys.readouterr().err
     assert main(["eval", str(C / "qrels.txt"), str(C / "rerank.run"), "-m", "AP", "--aggregate", "max", "-q"]) == 1
     assert "leave out -q" in capsys.readouterr().err
+
+
+def test_the_report_prints_weighted_means(tmp_path):
+    weights = tmp_path / "w.csv"
+    pd.DataFrame({"query_id": list(WEIGHTS), "weight": list(WEIGHTS.values())}).to_csv(weights, index=False)
+    assert main(["report", str(C / "qrels.txt"), str(C / "baseline.run"), str(C / "rerank.run"), "-m", "AP",
+                 "--weights", str(weights), "-o", str(tmp_path / "r.html")]) == 0
+    values = per_query("rerank.run", "AP")
+    mean = np.average(values, weights=[WEIGHTS[q] for q in values.index])
+    assert f"{mean:.4f}" in (tmp_path / "r.html").read_text()

@@ -167,7 +167,12 @@ def report_command(args: argparse.Namespace) -> int:
         raise OptionError("--all-pairs adds a section to the HTML report; sqlrank compare --all-pairs -f markdown or "
                           "-f latex gives its tables")
     test, args.test = args.test, ("t" if tukey else args.test)  # the comparison with the baseline: a paired test
+    weights = _weights(args)
     result = _comparison(args)
+    if weights is not None or args.aggregate != "mean":
+        from ..tools.aggregate import reweighted
+
+        result.table = reweighted(result.table, result.scores, result.segments, args.aggregate, weights)
     if args.all_pairs:
         pairs = pairs_of(result, test or "tukey", "none" if tukey or test is None else args.correction, args.trials,
                          args.seed, args.alpha)

@@ -210,6 +210,7 @@ def add_report_command(commands) -> None:
     rp.add_argument("-f", "--format", choices=("html", "markdown", "latex"), default="html",
                     help="html (default): the page with plots; markdown or latex: the tables only")
     rp.add_argument("-o", "--output", metavar="FILE", required=True, help="the report file (written atomically)")
+    add_aggregate_arguments(rp)
     rp.set_defaults(handler=report_command)
 
 
