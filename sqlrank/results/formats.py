@@ -40,6 +40,14 @@ def format_result(result: Result, fmt: str) -> str:
     return _table(result, integers)
 
 
+def aligned_lines(header: list[str], rows: list[list[str]], left: int = 1) -> list[str]:
+    """A plain text table: the header, a rule of dashes, the rows; the first ``left`` columns aligned left,
+    the others right, two spaces apart, no trailing spaces (every command's table)."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    return ["  ".join(f"{c:<{w}}" if i < left else f"{c:>{w}}" for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+            for row in [header, ["-" * w for w in widths], *rows]]
+
+
 def overall_label(groups) -> str:
     """What a table calls its overall row: all, or (all) where a segment, group or query is itself
     named all (two rows called all could not be told apart)."""

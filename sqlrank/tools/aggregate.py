@@ -17,6 +17,7 @@ from ..inputs.load import load_table
 from ..measures.family import GEOMETRIC_FLOOR
 from ..measures.names import parse_measures
 from ..measures.registry import FAMILIES
+from ..results.formats import aligned_lines
 
 AGGREGATES = ("mean", "median", "gmean", "min", "max")
 
@@ -137,8 +138,6 @@ def aggregate_text(frame: pd.DataFrame, weights_label: str | None = None) -> str
     header = [*keys, "value"]
     rows = [[str(r[k]) for k in keys] + ["" if pd.isna(r["value"]) else f"{r['value']:.4f}"]
             for r in frame.to_dict("records")]
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(f"{c:<{w}}" if i < len(keys) else f"{c:>{w}}" for i, (c, w) in enumerate(zip(row, widths)))
-             for row in [header, ["-" * w for w in widths], *rows]]
+    lines = aligned_lines(header, rows, left=len(keys))
     how = frame.attrs.get("aggregate", "mean") + (f" (weights: {weights_label})" if weights_label else "")
     return "\n".join(lines + ["", f"aggregate: {how} over queries, for the measures whose summary is a mean", ""])

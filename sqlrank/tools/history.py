@@ -25,6 +25,7 @@ import pandas as pd
 
 from ..errors import OptionError
 from ..rendering.dialects import DUCKDB
+from ..results.formats import aligned_lines
 from ..results.writer import target
 from ..version import __version__
 
@@ -223,11 +224,8 @@ def trend_text(history: pd.DataFrame, measures: list[str] | None = None) -> str:
             change = "" if r.run not in previous else f"{round(r.value - previous[r.run], 12) + 0.0:+.4f}"
             previous[r.run] = r.value
             rows.append([str(r.recorded_at)[:19], r.tag if isinstance(r.tag, str) else "", r.run, f"{r.value:.4f}", change])
-        header = ["recorded (UTC)", "tag", "run", "value", "change"]
-        widths = [max(len(row[i]) for row in [header, *rows]) for i in range(5)]
         lines.append(measure)
-        lines += ["  ".join(f"{c:>{w}}" if i >= 3 else f"{c:<{w}}" for i, (c, w) in enumerate(zip(row, widths))).rstrip()
-                  for row in [header, ["-" * w for w in widths], *rows]]
+        lines += aligned_lines(["recorded (UTC)", "tag", "run", "value", "change"], rows, left=3)
         lines.append("")
     return "\n".join(lines)
 

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import OptionError
+from ..results.formats import aligned_lines
 from .compare import compare_result
 from .statistics import check_test, paired_test, scipy_stats
 
@@ -119,6 +120,4 @@ def meta_text(result: Meta, rankings: bool = False) -> str:
 
 
 def _aligned(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    return "\n".join("  ".join(f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(row, widths)))
-                     for row in [header, ["-" * w for w in widths], *rows]) + "\n"
+    return "\n".join(aligned_lines(header, rows)) + "\n"

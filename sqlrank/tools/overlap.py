@@ -15,6 +15,7 @@ from ..inputs.source import Source
 from ..measures.similarity import Similarity, parse_similarities
 from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import render_template
+from ..results.formats import aligned_lines
 
 # How ties in scores are broken before the top k is taken (and for RBO, tau_AP and the sets): trec_eval's
 # (document id descending), doc_id_asc, or the runs' own rank column (input_rank).
@@ -91,12 +92,7 @@ def overlap_text(frame: pd.DataFrame, per_query: bool) -> str:
     else:
         header = ["measure", "value", "queries"]
         rows = [[m, _number(v), str(n)] for m, v, n in frame[["measure", "value", "queries"]].itertuples(index=False)]
-    widths = [max(len(row[k]) for row in [header, *rows]) for k in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(f"{c:<{w}}" if k == 0 else f"{c:>{w}}" for k, (c, w) in enumerate(zip(cells, widths))).rstrip()
-
-    text = [line(header), line(["-" * w for w in widths]), *map(line, rows), ""]
+    text = [*aligned_lines(header, rows), ""]
     left = frame.attrs["only_a"] + frame.attrs["only_b"]
     text.append(f"queries: {frame.attrs['queries']}" + (
         f" ({frame.attrs['only_a']} only in the first run, {frame.attrs['only_b']} only in the second: not compared)"

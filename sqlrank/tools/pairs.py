@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import OptionError
+from ..results.formats import aligned_lines
 from .statistics import adjust, paired_test, scipy_stats
 
 TUKEY = ("tukey", "randomized-tukey")
@@ -185,9 +186,7 @@ def _mean_cell(result: AllPairs, measure: str, run: str, fmt: str) -> str:
 
 
 def _aligned(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    lines = [header, ["-" * w for w in widths], *rows]
-    return "\n".join("  ".join(f"{c:<{w}}" for c, w in zip(row, widths)).rstrip() for row in lines) + "\n"
+    return "\n".join(aligned_lines(header, rows, left=len(header))) + "\n"
 
 
 def _latex(header: list[str], cells: list[list[str]], letters: list[list[str]], note: str) -> str:

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..errors import OptionError
 from ..measures.family import GEOMETRIC_FLOOR
+from ..results.formats import aligned_lines
 from .aggregate import check_aggregate, plain_mean, summarise, weights_of
 from .statistics import scipy_stats
 
@@ -106,18 +107,12 @@ def interval_text(frame: pd.DataFrame) -> str:
     rows = [[str(r[k]) for k in keys] + [_cell(r["value"]), _cell(r["std"]),
                                            "" if math.isnan(r["ci_low"]) else f"[{r['ci_low']:.4f}, {r['ci_high']:.4f}]"]
             for r in frame.to_dict("records")]
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(f"{c:<{w}}" if i < len(keys) else f"{c:>{w}}" for i, (c, w) in enumerate(zip(cells, widths))
-                         ).rstrip()
-
     method, aggregate = frame.attrs["ci_method"], frame.attrs.get("aggregate", "mean")
     how = ("Student's t interval of the mean" if method == "t" else
            f"bootstrap over queries ({'BCa' if method == 'bca' else 'percentile'}, {frame.attrs['trials']} resamples, "
            f"seed={frame.attrs['seed']})")
     of = "" if aggregate == "mean" else f" of the {aggregate}"
-    return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows), "",
+    return "\n".join([*aligned_lines(header, rows, left=len(keys)), "",
                       f"{level}{of}: {how}; std: of the per-query values", ""])
 
 
