@@ -21,10 +21,11 @@ R_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
 # ----------------------------------------------------------------- parameter kinds
 
-def integer(minimum: int) -> Callable[[Any, str], int]:
+def integer(minimum: int, maximum: int | None = None) -> Callable[[Any, str], int]:
     def check(value: Any, what: str) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise MeasureError(f"{what} must be an integer >= {minimum}, not {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum or (maximum and value > maximum):
+            limits = f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}"
+            raise MeasureError(f"{what} must be an integer {limits}, not {value!r}")
         return value
     return check
 

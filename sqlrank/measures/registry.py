@@ -42,6 +42,7 @@ def _entry(name: str, definition: str, params: tuple = (), reads: tuple = (), **
 
 
 _P = Param(real(0.0, 1.0, open_low=True, open_high=True), 0.9, "number in (0, 1)")
+_T = Param(real(0.0, open_low=True), 1.0, "number > 0")  # C/W/L: the gain a user wants (INSQ, BPM)
 SIMILARITIES = ("cooccurrence", "features")
 # A query's weight in GAUC: its judged retrieved documents (impressions, when none is given), or its relevant ones.
 # No default value, so that an explicit GAUC(weight=impressions) stays in the name and a preset cannot change it.
@@ -155,6 +156,16 @@ REGISTRY: tuple[Family, ...] = (
     _entry("RBP", "rank-biased precision (1 - p) * sum of gain * p^(rank - 1), gains rescaled to [0, 1]", [("p", _P)],
            ["judgments_in_ranking"], cutoff="none", trec=(Trec("rbp", 54, "params"),), trec_params="gains_p",
            reference="Moffat & Zobel (2008); trec_eval m_rbp.c"),
+    _entry("INSQ", "C/W/L INSQ: expected gain per document read of a user who reads on with probability "
+           "((i + 2T - 1) / (i + 2T))^2 past rank i (gains label / max_rel, 1000 ranks)",
+           [("T", _T), ("max_rel", Param(label, 1, "a number > 0"))], ["all_retrieved"], cutoff="none",
+           tie_expected=False, label_limit="max_rel", labels="gain",
+           reference="Moffat, Bailey, Scholer & Thomas (ADCS 2015); cwl_eval (Azzopardi, Thomas & Moffat, SIGIR 2019)"),
+    _entry("BPM", "C/W/L BPM (static): the mean gain of the documents a user reads until gain T is reached or K "
+           "documents are read (gains label / max_rel, 1000 ranks)",
+           [("T", _T), ("K", Param(integer(1, 1000), 1000, "an integer from 1 to 1000")), ("max_rel", Param(label, 1, "a number > 0"))],
+           ["all_retrieved"], cutoff="none", tie_expected=False, label_limit="max_rel", labels="gain",
+           reference="Zhang, Liu, Li, Zhang, Xu & Ma (SIGIR 2017); cwl_eval (Azzopardi, Thomas & Moffat, SIGIR 2019)"),
     _entry("RBPResid", "RBP residual: the mass RBP leaves to unjudged documents and the tail", [("p", _P)],
            ["retrieved_count"], cutoff="none", trec=(Trec("rbp_resid", 55),), trec_params="p",
            reference="trec_eval m_rbp_resid.c"),

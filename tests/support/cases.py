@@ -22,7 +22,8 @@ def all_measures() -> list[Measure]:
             continue
         k = 10 if spec.cutoff_kind == "rank" else 0.5
         cutoffs = [None] if spec.cutoff == "none" else ([k] if spec.cutoff == "required" else [None, k])
-        variants = [{}]
+        # the generated labels go up to 4: a family bounded by max_rel reads them on that scale
+        variants = [{"max_rel": 4}] if "max_rel" in spec.params and spec.params["max_rel"].default < 4 else [{}]
         if "rel" in spec.params:
             variants.append({"rel": 2})
         if "gain" in spec.params:
