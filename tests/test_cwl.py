@@ -1,4 +1,4 @@
-"""The C/W/L user models INSQ and BPM equal cwl_eval (PyPI cwl-eval, the framework's own code) per query to
+"""The C/W/L user models INST, INSQ and BPM equal cwl_eval (PyPI cwl-eval, the framework's own code) per query to
 1e-9: its Ranking of each query's gains (label / max_rel; unjudged documents as missing, which cwl_eval counts
 as 0), 1000 ranks, unit costs, expected utility per document. Generated graded labels (negative ones gain 0),
 ties, unjudged documents, one-sided queries and a run longer than 1000 documents."""
@@ -39,6 +39,9 @@ def gains_by_query(qrels: pd.DataFrame, run: pd.DataFrame, max_rel: float) -> di
 
 
 @pytest.mark.parametrize("name, make", [
+    ("INST(max_rel=4)", lambda m: m.cwl_inst.INSTCWLMetric(1.0)),
+    ("INST(T=3,max_rel=4)", lambda m: m.cwl_inst.INSTCWLMetric(3.0)),
+    ("INST(T=0.5,max_rel=4)", lambda m: m.cwl_inst.INSTCWLMetric(0.5)),
     ("INSQ(max_rel=4)", lambda m: m.cwl_insq.INSQCWLMetric(1.0)),
     ("INSQ(T=2.5,max_rel=4)", lambda m: m.cwl_insq.INSQCWLMetric(2.5)),
     ("BPM(max_rel=4)", lambda m: m.cwl_bpm.BPMCWLMetric(1.0, 1000)),
@@ -49,7 +52,7 @@ def test_equals_cwl_eval(data, name, make):
     peer("cwl")
     import importlib
 
-    measures = type("measures", (), {n: importlib.import_module(f"cwl.ruler.measures.{n}") for n in ("cwl_insq", "cwl_bpm")})
+    measures = type("measures", (), {n: importlib.import_module(f"cwl.ruler.measures.{n}") for n in ("cwl_inst", "cwl_insq", "cwl_bpm")})
     ranking = importlib.import_module("cwl.ruler.ranking")
     qrels, run = data
     frame = sqlrank.evaluate(qrels, run, name, per_query=True)

@@ -23,6 +23,7 @@ STEPS = {
     "catalog": "how often each item is in the top k of all queries, aggregated over the catalog",
     "similar": "the similarity of recommended items to each other and to the user's history",
     "pooled": "the judged documents of every query counted per score, for one ROC curve over them all",
+    "inst": "INST's chance of reading on at each rank, multiplied down the ranking",
 }
 # Extra inputs a family reads besides qrels and run (recommender measures beyond accuracy):
 # history (training interactions), catalog (the items of --items and of the history), and
@@ -37,7 +38,7 @@ INPUTS = ("history", "catalog", "item_features")
 LABELS = {"all": "every judged document", "relevant": "judged documents with labels >= rel",
           "gain": "judged documents whose gain is not 0", "none": "no document of the ranking"}
 # The steps that are CTEs of their own, rendered by sql/evaluation/<step>.sql.
-FAMILY_STEPS = ("interpolated", "graded", "rndcg", "similar", "pooled")
+FAMILY_STEPS = ("interpolated", "graded", "rndcg", "similar", "pooled", "inst")
 # Those of them with one row for the whole evaluation (no query_id): cross-joined to every query's row.
 ONE_ROW_STEPS = ("pooled",)
 TREC_KINDS = ("plain", "cut", "params", "special")

@@ -161,6 +161,11 @@ REGISTRY: tuple[Family, ...] = (
            [("T", _T), ("max_rel", Param(label, 1, "a number > 0"))], ["all_retrieved"], cutoff="none",
            tie_expected=False, label_limit="max_rel", labels="gain",
            reference="Moffat, Bailey, Scholer & Thomas (ADCS 2015); cwl_eval (Azzopardi, Thomas & Moffat, SIGIR 2019)"),
+    _entry("INST", "C/W/L INST: expected gain per document read of a user who reads on past rank i with probability "
+           "((i + 2T - G_i - 1) / (i + 2T - G_i))^2, G_i the gain so far (gains label / max_rel, 1000 ranks)",
+           [("T", _T), ("max_rel", Param(label, 1, "a number > 0"))], ["all_retrieved", "inst"], cutoff="none",
+           tie_expected=False, label_limit="max_rel", labels="gain",
+           reference="Moffat, Bailey, Scholer & Thomas (ADCS 2015); cwl_eval (Azzopardi, Thomas & Moffat, SIGIR 2019)"),
     _entry("BPM", "C/W/L BPM (static): the mean gain of the documents a user reads until gain T is reached or K "
            "documents are read (gains label / max_rel, 1000 ranks)",
            [("T", _T), ("K", Param(integer(1, 1000), 1000, "an integer from 1 to 1000")), ("max_rel", Param(label, 1, "a number > 0"))],

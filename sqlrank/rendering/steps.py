@@ -172,7 +172,8 @@ def _add_shared_steps(context: dict, measure, plan: StepPlan) -> None:
     context["step_names"] = {"interpolated": f"iprec_{number_key(context['level'])}{v}", "graded": f"graded{gain['sfx']}{v}",
                              "rndcg": f"rndcg{gain['sfx']}{v}",
                              "similar": f"similar_{context.get('similarity')}_{cut_name}{v}",
-                             "pooled": f"pooled_{number_key(context['level'])}{v}"}  # GlobalAUC has no cutoff
+                             "pooled": f"pooled_{number_key(context['level'])}{v}",  # GlobalAUC has no cutoff
+                             "inst": f"inst_{number_key(context.get('T', 1))}_{number_key(context.get('max_rel', 1))}{v}"}
 
 
 def require_distinct_step_columns(contexts: list, columns: set) -> None:
