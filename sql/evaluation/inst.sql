@@ -1,7 +1,8 @@
 {#-
   The family step "inst" of INST: at each rank i <= 1000 the chance C(i) of reading on past it, and the
   chance of reading rank i, the product of C(j) over the ranks j above it (a running sum of logarithms;
-  once a C(j) is 0 nothing below is read); then per query the columns the measure asks.
+  once a C(j) is 0 nothing below is read); then per query the columns the measure asks. Each window
+  is in parentheses before a subtraction (Spark reads "reading - CASE" as one name otherwise).
 -#}
 {% import '_macros/judging.sql' as judging %}
 {% set name, columns, m = piece.name, piece.columns, piece.measure %}
@@ -11,8 +12,8 @@
 {% set zero = 'CASE WHEN reading_on = 0 THEN 1 ELSE 0 END' %}
 {{ name }}_positions AS (
     SELECT query_id, rank, gain, so_far,
-           SUM({{ ln }}) OVER reading - {{ ln }} AS ln_reached,
-           SUM({{ zero }}) OVER reading - {{ zero }} AS stops_above,
+           (SUM({{ ln }}) OVER reading) - ({{ ln }}) AS ln_reached,
+           (SUM({{ zero }}) OVER reading) - ({{ zero }}) AS stops_above,
            SUM({{ ln }}) OVER reading AS ln_past,
            SUM({{ zero }}) OVER reading AS stops_through,
            MAX(rank) OVER (PARTITION BY query_id) AS last_rank

@@ -44,9 +44,9 @@ retrieved AS (
 ),
 inst_1p0_1_positions AS (
     SELECT query_id, rank, gain, so_far,
-           SUM(CASE WHEN reading_on > 0 THEN LN(reading_on) ELSE 0 END) OVER reading - CASE WHEN reading_on > 0 THEN LN(reading_on)
-               ELSE 0 END AS ln_reached,
-           SUM(CASE WHEN reading_on = 0 THEN 1 ELSE 0 END) OVER reading - CASE WHEN reading_on = 0 THEN 1 ELSE 0 END AS stops_above,
+           (SUM(CASE WHEN reading_on > 0 THEN LN(reading_on) ELSE 0 END) OVER reading) - (CASE WHEN reading_on > 0 THEN LN(reading_on)
+               ELSE 0 END) AS ln_reached,
+           (SUM(CASE WHEN reading_on = 0 THEN 1 ELSE 0 END) OVER reading) - (CASE WHEN reading_on = 0 THEN 1 ELSE 0 END) AS stops_above,
            SUM(CASE WHEN reading_on > 0 THEN LN(reading_on) ELSE 0 END) OVER reading AS ln_past,
            SUM(CASE WHEN reading_on = 0 THEN 1 ELSE 0 END) OVER reading AS stops_through,
            MAX(rank) OVER (PARTITION BY query_id) AS last_rank
