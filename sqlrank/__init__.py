@@ -168,7 +168,6 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str | None = None, co
     means and deltas so summarised; the tests test the per-query differences).
     """
     from .evaluation import check_options
-    from .tools.aggregate import check_aggregate, read_weights, reweighted
     from .tools.compare import compare_result
     from .tools.gate import failures, parse_rule, require_measures
     from .tools.history import record_comparison
@@ -179,16 +178,14 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str | None = None, co
         return _all_pairs(qrels, runs, measures, test or "tukey", correction, trials, seed, alpha, options)
     test = test or "t"
     rules = [parse_rule(rule) for rule in ([fail_if] if isinstance(fail_if, str) else fail_if or [])]
-    require_measures(rules, measures) if rules and isinstance(measures, str) else None
+    if rules and isinstance(measures, str):
+        require_measures(rules, measures)
     check_options(options, compare_result)
-    check_aggregate(aggregate, weights is not None)
-    table = read_weights(weights) if weights is not None else None
     result = compare_result(qrels, runs, measures, test=test, correction=correction, trials=trials, seed=seed,
-                            gsb=gsb, tolerance=tolerance, **options)
+                            gsb=gsb, tolerance=tolerance, weights=weights, aggregate=aggregate, **options)
     for message in result.warnings:
         _warnings.warn(message, SqlrankWarning, stacklevel=2)
-    frame = result.table if table is None and aggregate == "mean" else \
-        reweighted(result.table, result.scores, result.segments, aggregate, table)
+    frame = result.table
     frame.attrs.update(conventions=result.conventions, test=test, correction=correction,
                        num_queries=result.num_queries, compared=result.compared)
     if rules:

@@ -21,7 +21,8 @@ def _comparison(args: argparse.Namespace):
     with database_options(args, evaluation_options(args)) as options:
         result = compare_result(args.qrels, args.runs, " ".join(args.measures), test=args.test or "t",
                                 correction=args.correction, trials=args.trials, seed=args.seed, gsb=args.gsb,
-                                tolerance=args.tolerance, names=args.names, baseline=args.baseline, **options)
+                                tolerance=args.tolerance, names=args.names, baseline=args.baseline,
+                                weights=args.weights, aggregate=args.aggregate, **options)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     return result
@@ -108,12 +109,7 @@ def compare_command(args: argparse.Namespace) -> int:
         if rules:
             raise OptionError("--fail-if gates a change against its baseline; leave out --all-pairs")
         return _all_pairs(args)
-    weights = _weights(args)
     result = _comparison(args)
-    if weights is not None or args.aggregate != "mean":
-        from ..tools.aggregate import reweighted
-
-        result.table = reweighted(result.table, result.scores, result.segments, args.aggregate, weights)
     if args.format in ("csv", "tsv", "json"):
         text = frame_text(result.table, args.format)
     elif args.format == "markdown":
@@ -122,9 +118,10 @@ def compare_command(args: argparse.Namespace) -> int:
         text = report.latex(result, args.gsb)
     else:
         text = report.text_table(result, args.gsb)
-    if args.format == "table" and (weights is not None or args.aggregate != "mean"):
-        text += (f"means: the {result.table.attrs['aggregate']}" + (f" (weights: {args.weights})" if weights is not None
-                 else "") + " of the measures whose summary is a mean; the tests test the per-query differences\n")
+    if args.format == "table" and (args.weights is not None or args.aggregate != "mean"):
+        text += (f"means: the {result.table.attrs['aggregate']}" + (f" (weights: {args.weights})" if args.weights
+                 is not None else "") + " of the measures whose summary is a mean; the tests test the per-query "
+                 "differences\n")
     write_output(text, args.output)
     if args.record:
         from ..tools.history import record_comparison
@@ -167,12 +164,7 @@ def report_command(args: argparse.Namespace) -> int:
         raise OptionError("--all-pairs adds a section to the HTML report; sqlrank compare --all-pairs -f markdown or "
                           "-f latex gives its tables")
     test, args.test = args.test, ("t" if tukey else args.test)  # the comparison with the baseline: a paired test
-    weights = _weights(args)
     result = _comparison(args)
-    if weights is not None or args.aggregate != "mean":
-        from ..tools.aggregate import reweighted
-
-        result.table = reweighted(result.table, result.scores, result.segments, args.aggregate, weights)
     if args.all_pairs:
         pairs = pairs_of(result, test or "tukey", "none" if tukey or test is None else args.correction, args.trials,
                          args.seed, args.alpha)

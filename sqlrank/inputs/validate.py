@@ -41,13 +41,15 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
     if source.format == "trec" and source.split != "regex":
         problems = {"irregular": ("bad_fields", None), **problems}
     fractional = fractional_labels(source)
-    per_check = ", ".join(["count(*)"] + [f"count(*) FILTER (WHERE {cond})" for cond, _ in problems.values()])
-    count_per_check = f"SELECT {per_check} FROM ({raw}) AS checked"
+    counts = ["count(*)"] + [f"count(*) FILTER (WHERE {cond})" for cond, _ in problems.values()]
+    count_per_check = f"SELECT {', '.join(counts)} FROM ({raw}) AS checked"
     fractions = 0
     try:
-        if allow_duplicates:
+        if allow_duplicates:  # the same pass counts the labels with a fraction
+            fraction = [f"count(*) FILTER (WHERE {fractional})"] if fractional else []
             with step(con, f"checking {source.label}"):
-                total, *bad = con.execute(count_per_check).fetchall()[0]
+                total, *bad = con.execute(f"SELECT {', '.join(counts + fraction)} FROM ({raw}) AS checked").fetchall()[0]
+            fractions = bad.pop() if fractional else 0
             duplicated = False
         else:
             failing = " OR ".join(f"({cond})" for cond, _ in problems.values())
@@ -81,8 +83,6 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
         boolean_labels = con.execute(
             f"SELECT count(*) FILTER (WHERE lower(trim(relevance)) IN ('true', 'false')) > 0 FROM ({raw}) AS labels"
         ).fetchall()[0][0]
-    if fractional is not None and allow_duplicates:
-        fractions = con.execute(f"SELECT count(*) FILTER (WHERE {fractional}) FROM ({raw}) AS labels").fetchall()[0][0]
     return Validation(total, boolean_labels, whole_labels=fractional is None or not fractions)
 
 

@@ -26,6 +26,7 @@ from ..measures.registry import FAMILIES
 from ..plan import plan, segments_sql
 from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import render_template
+from .aggregate import check_aggregate, read_weights, reweighted
 from .pairs import TUKEY, AllPairs, all_pairs, check_pairs
 from .statistics import adjust, check_test, paired_test, scipy_stats
 
@@ -81,8 +82,13 @@ def named_runs(loaded: list[tuple[str, Source]], names: list[str] | None, baseli
 def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction: str = "none",
                    trials: int = 10_000, seed: int | None = 0, gsb: bool = False, tolerance: float = 0.0,
                    names: list[str] | None = None, baseline: str | None = None, queries: Any = None,
-                   by: str | None = None, **options: Any) -> Comparison:
+                   by: str | None = None, weights: Any = None, aggregate: str = "mean", **options: Any) -> Comparison:
+    """Every run evaluated and compared with the baseline. ``weights`` (query_id -> weight) or ``aggregate``:
+    the plain means and their deltas summarised so (tools/aggregate.py); the tests test the per-query
+    differences."""
     check_test(test, trials, seed)
+    check_aggregate(aggregate, weights is not None)
+    query_weights = read_weights(weights) if weights is not None else None  # read and checked before evaluating
     if test in TUKEY:
         raise OptionError(f"--test {test} compares every pair of runs: add --all-pairs (pairs='all' in Python)")
     adjust([], correction)
@@ -121,7 +127,10 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
         or [pd.DataFrame({"query_id": [], "measure": []})]))
     kept = scores[pd.MultiIndex.from_frame(scores[["query_id", "measure"]]).isin(with_values)].reset_index(drop=True)
     compared.update(dict.fromkeys(untested, 0))  # no per-query values: no plot of differences
-    return Comparison(table, kept[["query_id", "run", "measure", "value"]], runs_.segments, labels, names_,
+    kept = kept[["query_id", "run", "measure", "value"]]
+    if query_weights is not None or aggregate != "mean":
+        table = reweighted(table, kept, runs_.segments, aggregate, query_weights)
+    return Comparison(table, kept, runs_.segments, labels, names_,
                       runs_.conventions, test, correction, len(common), runs_.warnings, runs_.removed_seen, compared,
                       renamed(runs_.measures), untested)
 

@@ -22,7 +22,8 @@ import pandas as pd
 from ..errors import OptionError
 from ..results.formats import aligned_lines
 from .compare import compare_result
-from .statistics import check_test, paired_test, scipy_stats
+from .pairs import pair_p_values
+from .statistics import check_test, scipy_stats
 
 COLUMNS = ["measure", "runs", "tau_b", "tau_ap", "swapped", "pairs", "power_a", "power_b"]
 
@@ -95,8 +96,9 @@ def _means(result, measure: str) -> dict[str, float]:
 
 def _pair_p_values(result, measure: str, test: str, trials: int, seed: int | None) -> list[tuple[str, str, float]]:
     wide = result.scores[result.scores.measure == measure].pivot(index="query_id", columns="run", values="value")
-    return [(i, j, paired_test(wide[i].to_numpy(), wide[j].to_numpy(), test, trials, seed).p_value)
-            for i, j in itertools.combinations(result.runs, 2)]
+    p = pair_p_values(wide[result.runs].to_numpy(dtype=float), test, trials, seed)
+    return [(result.runs[i], result.runs[j], float(p[i, j]))
+            for i, j in itertools.combinations(range(len(result.runs)), 2)]
 
 
 def meta_text(result: Meta, rankings: bool = False) -> str:

@@ -70,7 +70,7 @@ def all_pairs(scores: pd.DataFrame, means: pd.DataFrame, runs: list[str], measur
         if wide.empty:
             continue
         matrix = wide[runs].to_numpy(dtype=float)
-        p_values = _p_values(matrix, test, trials, seed)
+        p_values = pair_p_values(matrix, test, trials, seed)
         mean = means[means.measure == measure].set_index("run")["mean"]
         for i, j in itertools.combinations(range(len(runs)), 2):
             rows.append({"measure": measure, "run": runs[i], "other": runs[j], "mean": mean[runs[i]],
@@ -87,7 +87,7 @@ def all_pairs(scores: pd.DataFrame, means: pd.DataFrame, runs: list[str], measur
     return AllPairs(table, runs, list(table.measure.unique()), overall, supers, letters, test, correction, alpha)
 
 
-def _p_values(matrix: np.ndarray, test: str, trials: int, seed: int | None) -> np.ndarray:
+def pair_p_values(matrix: np.ndarray, test: str, trials: int, seed: int | None) -> np.ndarray:
     """The p-value of every pair of columns (runs) of the queries x runs matrix."""
     runs = matrix.shape[1]
     if test == "tukey":
