@@ -16,7 +16,7 @@
 {% import '_macros/dialect.sql' as dialect %}
 -- sqlrank {{ version }}: {{ measure_names | join(', ') }}
 -- conventions: {{ conventions }}
-WITH
+WITH{{ ' RECURSIVE' if recursive }}
 {% for piece in pieces %}
 {% filter trim %}{% include piece.template %}{% endfilter %}{{ ',' if not loop.last }}
 {% endfor %}

@@ -13,6 +13,7 @@ import duckdb
 from .errors import InputError, OptionError
 from .inputs.columns import require_exact_id
 from .inputs.extra import EngineInputs, check_outside_catalog, extra_inputs_sql
+from .inputs.intents import Intents, subtopic_judgments
 from .inputs.load import load, load_table
 from .inputs.locate import is_nested_dict
 from .inputs.merge import Judgments, merge, source_names, split_by_source, stacked_runs
@@ -84,6 +85,7 @@ class Statement:
     groups: bool = False  # qrels with judgment groups: the run is keyed by group first
     slices: int = 1
     sources: str | None = None  # SQL of (query_id, doc_id, source): judgments merged from several sources
+    intents: str | None = None  # SQL of (query_id, subtopic, doc_id, relevance): judgments per subtopic
 
     def render(self, dialect: Dialect, qrels_sql: str, run_sql: str, slice_index: int | None = None,
                with_counts: bool = False) -> str:
@@ -98,7 +100,7 @@ class Statement:
         return render_evaluation(qrels_sql, run_sql, self.measures, self.conventions, output, self.relstring_length,
                                  segments_sql=self.segments, by_run=self.by_run, reread_inputs=self.reread,
                                  recommender=self.recommender, listed_sql=listed, sources_sql=self.sources,
-                                 dialect=dialect)
+                                 intents_sql=self.intents, dialect=dialect)
 
     def summary(self, table: str) -> str:
         """The per-query rows and the summary of an evaluation run in slices, from their rows in ``table``."""
@@ -182,8 +184,10 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     output = _output(output, by, slices)
     judgments = judgment_sources(qrels, con, registry, prefer, combine, qrels_format, qrels_columns)
     _check_sources(resolved_measures, judgments)
-    qrels_source = judgments.qrels if judgments else qrels if isinstance(qrels, Source) else load(
-        qrels, "qrels", con, registry, qrels_format, qrels_columns)
+    intents = subtopics(resolved_measures, qrels, judgments, target, engine_inputs, con, registry, qrels_format,
+                        qrels_columns)
+    qrels_source = intents.qrels if intents else judgments.qrels if judgments else qrels if isinstance(qrels, Source) \
+        else load(qrels, "qrels", con, registry, qrels_format, qrels_columns)
     rows = resolved_conventions.duplicate_documents == "rows"
     run_source = run if isinstance(run, Source) else stacked_runs(run, con, registry, run_format, run_columns, rows) \
         if isinstance(run, (list, tuple, dict)) and not is_nested_dict(run) else load(
@@ -203,7 +207,8 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
                           run_source.per_run, qrels_source.rescannable and run_source.rescannable,
                           recommender if beyond_accuracy(resolved_measures) else None,  # remove-seen's is in the run
                           bool(qrels_source.groups), check_slices(slices),
-                          judgments.sources_sql if judgments and _by_source(resolved_measures) else None)
+                          judgments.sources_sql if judgments and _by_source(resolved_measures) else None,
+                          intents.sql if intents else None)
     sql = statement.render(DUCKDB, qrels_source.sql(), run_source.sql())
     text = sql
     if printable or target is not DUCKDB:
@@ -227,6 +232,25 @@ def judgment_sources(qrels: Any, con: duckdb.DuckDBPyConnection, registry: Regis
         return None
     order = prefer.split(",") if isinstance(prefer, str) else None if prefer is None else list(prefer)
     return merge(named, con, registry, order, combine, qrels_format, columns or None)
+
+
+def subtopics(measures: list[Measure], qrels: Any, judgments: Judgments | None, target: Dialect,
+              engine_inputs: EngineInputs | None, con: duckdb.DuckDBPyConnection, registry: Registry,
+              qrels_format: str | None, qrels_columns: Mapping[str, str] | None) -> Intents | None:
+    """The judgments per subtopic the diversity measures read (inputs/intents.py); None when none is asked for."""
+    diverse = [str(m) for m in measures if m.spec.intent_aware]
+    if not diverse:
+        return None
+    names = ", ".join(diverse)
+    if judgments is not None:
+        raise OptionError(f"{names}: the diversity measures read one set of judgments per subtopic; merge the "
+                          f"sources first")
+    if isinstance(qrels, Source):
+        raise OptionError(f"{names}: the diversity measures read the qrels per subtopic; pass the qrels themselves")
+    if target is not DUCKDB or engine_inputs is not None:
+        raise OptionError(f"{names}: the diversity measures read the judgments per subtopic in DuckDB (their ideal "
+                          f"ranking is a recursive step); evaluate them with the DuckDB engine, not {target}")
+    return subtopic_judgments(qrels, con, registry, qrels_format, qrels_columns)
 
 
 def _by_source(measures: list[Measure]) -> bool:

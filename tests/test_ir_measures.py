@@ -103,3 +103,31 @@ def test_unregister_restores_the_pipeline():
     assert ir_measures.providers.registry["sqlrank"] is provider.PROVIDER
     provider.unregister()
     assert ir_measures.DefaultPipeline.providers == before and "sqlrank" not in ir_measures.providers.registry
+
+
+def test_diversity_and_cwl_measures_give_pyndeval_and_cwl_evals_values():
+    """The diversity measures (ir_measures' pyndeval provider) and INST, INSQ and BPM (its cwl_eval provider, which
+    clips labels to [min_rel, max_rel] and rescales them) give per query what those providers give."""
+    peer("pyndeval")
+    peer("cwl")
+    from ir_measures import (AP_IA, BPM, INSQ, INST, NRBP, P_IA, ERR_IA, StRecall, alpha_nDCG, nERR_IA,  # noqa: E402
+                             nNRBP)
+    from test_diversity import generated
+
+    qrels, run = generated(11)
+    qrels = qrels.rename(columns={"subtopic": "iteration"})
+    measures = [alpha_nDCG@10, alpha_nDCG(alpha=0.25)@5, ERR_IA@20, nERR_IA@10, NRBP, nNRBP(beta=0.75), P_IA@5, AP_IA,
+                StRecall@10, INST(max_rel=3), INSQ(T=2.0, max_rel=2), BPM(max_rel=3)@10, BPM(T=2.0, min_rel=1, max_rel=3)@5]
+    # one measure at a time: ir_measures' pyndeval provider reads the run once, so a second invocation (another
+    # alpha) of the same call sees no run and gives 0 (ir_measures 0.4)
+    expected = {(m.query_id, str(m.measure)): m.value for measure in measures
+                for m in ir_measures.iter_calc([measure], qrels, run)}
+    provider.register()
+    try:
+        got = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(measures, qrels, run)}
+    finally:
+        provider.unregister()
+    assert got.keys() == expected.keys() and len(got) > 400
+    differ = [f"{key}: {expected[key]!r} vs sqlrank {got[key]!r}" for key in expected
+              if not (math.isclose(got[key], expected[key], abs_tol=1e-9) or (math.isnan(expected[key]) and got[key] == 0))]
+    assert not differ, "\n".join(differ[:20])

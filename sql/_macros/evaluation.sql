@@ -82,3 +82,16 @@ CASE measures.position{% for m in measures %}
 
        END
 {%- endmacro %}
+
+{#- Judgments keyed by query (sql: query_id and the columns named), repeated for each run of runs stored
+    together, under the runs' keys run_id || chr(31) || query_id (judgment_sources, subtopic_judgments). -#}
+{% macro keyed_by_run(sql, names) %}
+{% import '_macros/dialect.sql' as dialect %}
+SELECT run_ids.run_id || {{ dialect.separator() }} || judged.query_id AS query_id{% for name in names %},
+       judged.{{ name }} AS {{ name }}{% endfor %}
+
+FROM (
+    {{ sql | indent(4) }}
+) AS judged
+CROSS JOIN (SELECT DISTINCT {{ dialect.before_separator('query_id') }} AS run_id FROM run) AS run_ids
+{%- endmacro %}

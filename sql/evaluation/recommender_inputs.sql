@@ -3,7 +3,8 @@
     history        training interactions (query_id = user, doc_id = item), one row per interaction
     history_pairs  its distinct (user, item) pairs; item_users: users per item
     popularity     every catalog item (of --items and of the history): its interactions, its place
-                   by popularity (fewest first, then item id), the catalog's size and all interactions
+                   by popularity (fewest first, then item id), the catalog's size, all interactions, and
+                   the interactions of the items more popular (most first, then item id: the short head)
     item_features  (doc_id, feature, weight): a category has weight 1; item_norms: each item's norm
 -#}
 {% import '_macros/dialect.sql' as dialect %}
@@ -20,7 +21,10 @@ popularity AS (
     SELECT catalog_ids.doc_id AS doc_id,
            COALESCE(counts.interactions, 0) AS interactions,
            ROW_NUMBER() OVER (ORDER BY COALESCE(counts.interactions, 0), {{ dialect.byte_order('catalog_ids.doc_id') }}) AS popularity_rank,
-           COUNT(*) OVER () AS catalog_size
+           COUNT(*) OVER () AS catalog_size,
+           COALESCE(SUM(COALESCE(counts.interactions, 0)) OVER (ORDER BY COALESCE(counts.interactions, 0) DESC, {{ dialect.byte_order('catalog_ids.doc_id') }}
+                                                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS more_popular_interactions,
+           SUM(COALESCE(counts.interactions, 0)) OVER () AS all_interactions
     FROM (
         SELECT DISTINCT doc_id FROM history
 {% if recommender['items'] %}

@@ -23,7 +23,8 @@ from .validate import Validation, validate
 
 def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
          format: str | None = None, columns: Mapping[str, str] | None = None, groups: bool = False,
-         allow_duplicates: bool = False, ranks: bool = True, label: str | None = None, atol: bool = False) -> Source:
+         allow_duplicates: bool = False, ranks: bool = True, label: str | None = None, atol: bool = False,
+         group_noun: str | None = None) -> Source:
     """Turn a path, DataFrame, DuckDB relation or table name into a validated ``Source``.
 
     groups=True reads TREC qrels with judgment groups in column 2 (trec_eval's qrels_jg).
@@ -31,7 +32,8 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
     ranks=False leaves a TREC run's rank column out of sqlrank's copy (it reads as NULL): for
     evaluations that never use it, as trec_eval's (its ties are broken by document id); parsing and
     compressing 10M ranks costs about 0.2 s. LABEL: what errors call the input, where its path is
-    sqlrank's own copy (standard input). atol=True reads labels as trec_eval does (C's atol: 1.7 is 1)."""
+    sqlrank's own copy (standard input). atol=True reads labels as trec_eval does (C's atol: 1.7 is 1).
+    group_noun: what errors call the part of a query id after chr(31) (column 2 of TREC text read with groups)."""
     if kind not in KINDS:
         raise ValueError(kind)
     mapping = column_mapping(kind, columns)
@@ -42,6 +44,8 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
         source = replace(source, label=label)
     if atol:
         source = replace(source, label_type="atol")
+    if group_noun is not None:
+        source = replace(source, group_noun=group_noun)
     if groups:
         if source.format != "trec":
             raise InputError(f"{source.label}: judgment groups are read from TREC qrels_jg text only")

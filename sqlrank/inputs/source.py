@@ -41,6 +41,7 @@ class Source:
     columns: dict[str, str] = field(default_factory=dict)
     value_type: str = "VARCHAR"  # type of the relevance or score column as read
     groups: bool = False  # TREC qrels_jg: query ids carry the judgment group (column 2)
+    group_noun: str = "judgment group"  # what errors call column 2 of such qrels (diversity qrels: subtopic)
     split: str = "regex"  # TREC text: "space", "tab" or "regex" (any white space)
     lines: str = "csv"  # TREC text: lines from DuckDB's CSV reader, or "text": the file split at line feeds
     ranks: bool = True  # a TREC run's rank column (column 4) is read; False: NULL, for evaluations that never use it

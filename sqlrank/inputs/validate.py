@@ -260,9 +260,10 @@ def report_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str) 
         return  # only a hash collision: every (query, document) pair is distinct
     dup = found[0]
     query_id, doc_id, copies, pairs = dup
-    if source.groups:
+    shown = repr(query_id)
+    if GROUP_SEPARATOR in query_id:  # the query and its judgment group (a subtopic)
         base, group = query_id.split(GROUP_SEPARATOR, 1)
-        query_id = f"{base}' judgment group '{group}"
+        shown = f"{base!r}, {source.group_noun} {group!r}"
     positions = [r[0] for r in con.execute(
         f"SELECT position FROM ({source.sql('numbered')}) AS checked WHERE query_id = $1 AND doc_id = $2 "
         f"ORDER BY position LIMIT 2", [dup[0], doc_id]).fetchall()]
@@ -271,7 +272,7 @@ def report_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str) 
     more = f"; {pairs - 1} more duplicated pairs" if pairs > 1 else ""
     what = "judged" if source.kind == "qrels" else "ranked"
     raise InputError(
-        f"{where}: document {doc_id!r} is {what} {copies} times for query {query_id!r}{also}{more}; each "
+        f"{where}: document {doc_id!r} is {what} {copies} times for query {shown}{also}{more}; each "
         f"(query, document) pair must appear once: remove the duplicates (trec_eval stops on them too)"
         + ("; or rank every row with duplicate_documents=rows, as ranx and Microsoft Recommenders count them"
            if source.kind == "run" else ""))

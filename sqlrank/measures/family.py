@@ -24,6 +24,8 @@ STEPS = {
     "similar": "the similarity of recommended items to each other and to the user's history",
     "pooled": "the judged documents of every query counted per score, for one ROC curve over them all",
     "inst": "INST's chance of reading on at each rank, multiplied down the ranking",
+    "intents": "the subtopic judgments: each retrieved document's gain over the subtopics it is relevant to, and the "
+               "ideal ranking chosen greedily from them",
 }
 # Extra inputs a family reads besides qrels and run (recommender measures beyond accuracy):
 # history (training interactions), catalog (the items of --items and of the history), and
@@ -38,7 +40,7 @@ INPUTS = ("history", "catalog", "item_features")
 LABELS = {"all": "every judged document", "relevant": "judged documents with labels >= rel",
           "gain": "judged documents whose gain is not 0", "none": "no document of the ranking"}
 # The steps that are CTEs of their own, rendered by sql/evaluation/<step>.sql.
-FAMILY_STEPS = ("interpolated", "graded", "rndcg", "similar", "pooled", "inst")
+FAMILY_STEPS = ("interpolated", "graded", "rndcg", "similar", "pooled", "inst", "intents")
 # Those of them with one row for the whole evaluation (no query_id): cross-joined to every query's row.
 ONE_ROW_STEPS = ("pooled",)
 TREC_KINDS = ("plain", "cut", "params", "special")
@@ -112,6 +114,11 @@ class Family:
     def reads_for(self, values: Any) -> frozenset:
         """The steps a measure of this family reads, ``values`` its parameters' values (a mapping)."""
         return self.reads | {step for param, value, step in self.reads_when if values.get(param) == value}
+
+    @property
+    def intent_aware(self) -> bool:
+        """A diversity measure: it reads judgments per subtopic of a query (inputs/intents.py)."""
+        return "intents" in self.reads
 
     @property
     def template(self) -> str:

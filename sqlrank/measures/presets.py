@@ -32,9 +32,12 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            {"trec_eval_version": 9}),
     Preset("ir_measures", "ir_measures 0.4 with its default pytrec_eval provider: trec_eval 9's code, and "
            "qrels queries missing from the run score 0.", {"trec_eval_version": 9, "missing_queries": "zero"},
-           {"Judged": {"tie_break": "doc_id_asc"}},
+           {"Judged": {"tie_break": "doc_id_asc"},
+            **{family: {"tie_break": "doc_id_asc"} for family in ("alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP",
+                                                               "nNRBP", "P_IA", "AP_IA", "StRecall")}},
            notes="Judged@k comes from ir_measures' own provider: tied scores by document id ascending, negative "
-                 "labels judged (unlike trec_eval's unj)."),
+                 "labels judged (unlike trec_eval's unj); the diversity measures from its pyndeval provider, tied "
+                 "scores by document id ascending too."),
     Preset("ranx", "ranx 0.3 (make_comparable=True): linear gain, ideal from all judgments cut at k, AP over "
            "R, qrels queries missing from the run score 0.", {"missing_queries": "zero"},
            notes="ranx orders tied scores by an unstable sort (the order depends on dict insertion), which "

@@ -43,6 +43,12 @@ def _entry(name: str, definition: str, params: tuple = (), reads: tuple = (), **
 
 _P = Param(real(0.0, 1.0, open_low=True, open_high=True), 0.9, "number in (0, 1)")
 _T = Param(real(0.0, open_low=True), 1.0, "number > 0")  # C/W/L: the gain a user wants (INSQ, BPM)
+_ALPHA = ("alpha", Param(real(0.0, 1.0, open_high=True), 0.5, "number in [0, 1)"))  # diversity: redundancy
+_BETA = ("beta", Param(_P.check, 0.5, "number in (0, 1)"))  # NRBP: patience
+NDEVAL_CUTOFFS = (5, 10, 20)  # the cutoffs ndeval reports
+# The diversity measures read subtopic judgments through the family step "intents"; no exact form of tied scores.
+_INTENTS = ("intents",)
+_DIVERSITY = {"tie_expected": False, "labels": "relevant"}
 SIMILARITIES = ("cooccurrence", "features")
 # A query's weight in GAUC: its judged retrieved documents (impressions, when none is given), or its relevant ones.
 # No default value, so that an explicit GAUC(weight=impressions) stays in the name and a preset cannot change it.
@@ -53,6 +59,8 @@ GAUC_WEIGHTS = ("impressions", "positives")
 # (history), or cosine of the items' feature vectors (categories: 0/1 vectors).
 _SIMILARITY = ("similarity", Param(choice(SIMILARITIES), "cooccurrence", "cooccurrence or features"))
 _GAINS = ("gain", "discount", "log_base")
+# The short head of APLT and ACLT: the most popular items that together hold this share of the interactions.
+_HEAD_SHARE = ("head_share", Param(real(0.0, 1.0, open_low=True), 0.8, "number in (0, 1]"))
 
 REGISTRY: tuple[Family, ...] = (
     _entry("P", "precision: relevant documents in the top k, divided by k (denominator=retrieved: by the documents "
@@ -171,6 +179,35 @@ REGISTRY: tuple[Family, ...] = (
            [("T", _T), ("K", Param(integer(1, 1000), 1000, "an integer from 1 to 1000")), ("max_rel", Param(label, 1, "a number > 0"))],
            ["all_retrieved"], cutoff="none", tie_expected=False, label_limit="max_rel", labels="gain",
            reference="Zhang, Liu, Li, Zhang, Xu & Ma (SIGIR 2017); cwl_eval (Azzopardi, Thomas & Moffat, SIGIR 2019)"),
+    # Intent-aware (diversity) measures: judgments per subtopic of a query (ndeval's qrels), relevant at label >= rel.
+    _entry("alpha_nDCG", "alpha-nDCG: alpha-DCG of the top k (a document's gain: the sum over the subtopics it is relevant "
+           "to of (1 - alpha)^(documents above relevant to that subtopic), discounted by 1/log2(rank + 1)) over that of "
+           "the ideal ranking built greedily from the judgments", ["rel", _ALPHA], _INTENTS,
+           cutoff="required", default_cutoffs=NDEVAL_CUTOFFS, **_DIVERSITY, reference="Clarke et al. (SIGIR 2008); ndeval"),
+    _entry("alpha_DCG", "alpha-DCG of the top k over that of an ideal ranking where every document is relevant to every "
+           "subtopic (ndeval's collection-independent normalisation)", ["rel", _ALPHA], _INTENTS,
+           cutoff="required", default_cutoffs=NDEVAL_CUTOFFS, **_DIVERSITY, reference="Clarke et al. (SIGIR 2008); ndeval"),
+    _entry("ERR_IA", "intent-aware ERR: the sum over ranks i <= k of the alpha-gain at i over i, over that of a ranking "
+           "where every document is relevant to every subtopic", ["rel", _ALPHA], _INTENTS, aliases=("err-ia",),
+           cutoff="required", default_cutoffs=NDEVAL_CUTOFFS, **_DIVERSITY,
+           reference="Chapelle, Metzler, Zhang & Grinspan (CIKM 2009); ndeval"),
+    _entry("nERR_IA", "intent-aware ERR of the top k over that of the greedy ideal ranking", ["rel", _ALPHA], _INTENTS,
+           aliases=("nerr-ia",), cutoff="required", default_cutoffs=NDEVAL_CUTOFFS, **_DIVERSITY,
+           reference="Chapelle, Metzler, Zhang & Grinspan (CIKM 2009); ndeval"),
+    _entry("NRBP", "novelty- and rank-biased precision: (1 - (1 - alpha) beta) / S * sum over the ranking of the "
+           "alpha-gain at i times beta^(i - 1), S the subtopics with a relevant document", ["rel", _ALPHA, _BETA],
+           _INTENTS, cutoff="none", **_DIVERSITY, reference="Clarke, Kolla & Vechtomova (ICTIR 2009); ndeval"),
+    _entry("nNRBP", "NRBP over that of the greedy ideal ranking", ["rel", _ALPHA, _BETA], _INTENTS, cutoff="none",
+           **_DIVERSITY, reference="Clarke, Kolla & Vechtomova (ICTIR 2009); ndeval"),
+    _entry("P_IA", "intent-aware precision: the mean over the S subtopics of P@k with that subtopic's judgments",
+           ["rel"], _INTENTS, aliases=("p-ia",), cutoff="required", default_cutoffs=NDEVAL_CUTOFFS, **_DIVERSITY,
+           reference="Agrawal, Gollapudi, Halverson & Ieong (WSDM 2009); ndeval"),
+    _entry("AP_IA", "intent-aware AP: the mean over the S subtopics of AP with that subtopic's judgments", ["rel"],
+           _INTENTS, aliases=("map_ia", "map-ia"), cutoff="none", **_DIVERSITY,
+           reference="Agrawal, Gollapudi, Halverson & Ieong (WSDM 2009); ndeval"),
+    _entry("StRecall", "subtopic recall: the share of the S subtopics with a relevant document in the top k", ["rel"],
+           _INTENTS, aliases=("strec", "s-recall"), cutoff="required", default_cutoffs=NDEVAL_CUTOFFS, **_DIVERSITY,
+           reference="Zhai, Cohen & Lafferty (SIGIR 2003); ndeval"),
     _entry("RBPResid", "RBP residual: the mass RBP leaves to unjudged documents and the tail", [("p", _P)],
            ["retrieved_count"], cutoff="none", trec=(Trec("rbp_resid", 55),), trec_params="p",
            reference="trec_eval m_rbp_resid.c"),
@@ -257,6 +294,15 @@ REGISTRY: tuple[Family, ...] = (
            [("tail", Param(real(0.0, open_low=True), 0.1, "number > 0"))], ["all_retrieved", "popularity"],
            aliases=("tailpercentage", "tail_percentage"), tie_expected=False, inputs=("history",), partial=True,
            reference="RecBole TailPercentage (tail_ratio)"),
+    _entry("APLT", "average percentage of long-tail items: the share of the user's top k in the long tail, the catalog "
+           "items outside the short head (the most popular items, most first then by item id, until they hold "
+           "head_share of the history's interactions)", [_HEAD_SHARE], ["all_retrieved", "popularity"],
+           aliases=("average_percentage_of_long_tail_items",), tie_expected=False, inputs=("history",), partial=True,
+           reference="Abdollahpouri, Burke & Mobasher (FLAIRS 2019); Elliot APLT"),
+    _entry("ACLT", "average coverage of long-tail items: how many of the user's top k are in the long tail (as APLT)",
+           [_HEAD_SHARE], ["all_retrieved", "popularity"], aliases=("average_coverage_of_long_tail_items",),
+           tie_expected=False, inputs=("history",), partial=True,
+           reference="Abdollahpouri, Burke & Mobasher (FLAIRS 2019); Elliot ACLT"),
     _entry("ILD", "intra-list diversity: 1 - mean similarity of the pairs of items in the user's top k",
            [_SIMILARITY], ["all_retrieved", "similar"], aliases=("diversity", "intra_list_diversity"),
            tie_expected=False, partial=True,

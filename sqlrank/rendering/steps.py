@@ -173,7 +173,8 @@ def _add_shared_steps(context: dict, measure, plan: StepPlan) -> None:
                              "rndcg": f"rndcg{gain['sfx']}{v}",
                              "similar": f"similar_{context.get('similarity')}_{cut_name}{v}",
                              "pooled": f"pooled_{number_key(context['level'])}{v}",  # GlobalAUC has no cutoff
-                             "inst": f"inst_{number_key(context.get('T', 1))}_{number_key(context.get('max_rel', 1))}{v}"}
+                             "inst": f"inst_{number_key(context.get('T', 1))}_{number_key(context.get('max_rel', 1))}{v}",
+                             "intents": f"intents_{number_key(context['level'])}_{number_key(context.get('alpha', 0.5))}{v}"}
 
 
 def require_distinct_step_columns(contexts: list, columns: set) -> None:

@@ -18,7 +18,7 @@ def all_measures() -> list[Measure]:
     it takes them (the measures beyond accuracy aside)."""
     out = []
     for family, spec in FAMILIES.items():
-        if spec.beyond_accuracy:  # they read extra inputs: tests/test_recommenders.py evaluates them
+        if spec.beyond_accuracy or spec.intent_aware:  # extra inputs: tests/test_recommenders.py, test_diversity.py
             continue
         k = 10 if spec.cutoff_kind == "rank" else 0.5
         cutoffs = [None] if spec.cutoff == "none" else ([k] if spec.cutoff == "required" else [None, k])
@@ -61,7 +61,7 @@ def convention_id(conventions: dict) -> str:
 
 # Each family beyond accuracy at @10, then in its other variants: the features' similarity, RecBole's
 # entropy (natural log, per item), a tail of items with at most 5 interactions.
-VARIANTS = {"similarity": {"similarity": "features"}, "per_item": {"base": "e", "per_item": True}, "tail": {"tail": 5}}
+VARIANTS = {"head_share": {"head_share": 0.5}, "similarity": {"similarity": "features"}, "per_item": {"base": "e", "per_item": True}, "tail": {"tail": 5}}
 
 
 def beyond_accuracy_measures() -> list[str]:

@@ -31,7 +31,11 @@ popularity AS (
     SELECT catalog_ids.doc_id AS doc_id,
            COALESCE(counts.interactions, 0) AS interactions,
            ROW_NUMBER() OVER (ORDER BY COALESCE(counts.interactions, 0), catalog_ids.doc_id) AS popularity_rank,
-           COUNT(*) OVER () AS catalog_size
+           COUNT(*) OVER () AS catalog_size,
+           COALESCE(SUM(COALESCE(counts.interactions, 0)) OVER (ORDER BY COALESCE(counts.interactions, 0) DESC, catalog_ids.doc_id
+                                                                 ROWS BETWEEN UNBOUNDED PRECEDING
+                                                                     AND 1 PRECEDING), 0) AS more_popular_interactions,
+           SUM(COALESCE(counts.interactions, 0)) OVER () AS all_interactions
     FROM (
         SELECT DISTINCT doc_id FROM history
         UNION

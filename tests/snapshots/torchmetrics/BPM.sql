@@ -39,8 +39,8 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           MIN(CASE WHEN cwl_gain_1_so_far >= CAST(1.0 AS DOUBLE) THEN rank END) AS bpm_reached_1p0_1,
-           SUM(CASE WHEN rank <= 1000 AND (rank = 1 OR cwl_gain_1_so_far - cwl_gain_1 < CAST(1.0 AS DOUBLE)) THEN cwl_gain_1
+           MIN(CASE WHEN cwl_gain_1_so_far >= (CAST(1.0 AS DOUBLE) - 1e-9) THEN rank END) AS bpm_reached_1p0_1,
+           SUM(CASE WHEN rank <= 1000 AND (rank = 1 OR cwl_gain_1_so_far - cwl_gain_1 < (CAST(1.0 AS DOUBLE) - 1e-9)) THEN cwl_gain_1
                ELSE 0 END) AS bpm_read_1p0_1000_1
     FROM ranked
     GROUP BY ranked.query_id
