@@ -238,7 +238,7 @@ def report(qrels: Any, runs: Any, measures: Any, path: str, format: str = "html"
 
     check_options(options, compare_result)
     refuse_inputs(path, [qrels, *(runs if isinstance(runs, (list, tuple)) else [runs])]
-                  + [options.get(k) for k in ("queries", "history", "items", "item_features")])
+                  + [options.get(k) for k in ("queries", "history", "items", "item_features", "groups")])
 
     if format not in ("html", "markdown", "latex"):
         raise OptionError(f"format {format!r} is not one of html, markdown, latex")

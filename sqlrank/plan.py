@@ -10,9 +10,9 @@ from typing import Any, Mapping, Sequence
 
 import duckdb
 
-from .errors import InputError, OptionError
+from .errors import InputError, MeasureError, OptionError
 from .inputs.columns import require_exact_id
-from .inputs.extra import EngineInputs, check_outside_catalog, extra_inputs_sql
+from .inputs.extra import EngineInputs, check_outside_catalog, check_ungrouped, extra_inputs_sql
 from .inputs.intents import Intents, subtopic_judgments
 from .inputs.load import load, load_table
 from .inputs.locate import is_nested_dict
@@ -30,18 +30,20 @@ from .rendering.statement import render_evaluation
 
 def recommender_sql(measures: list[Measure], history: Any, items: Any, item_features: Any,
                     qrels: Source, run: Source, con: duckdb.DuckDBPyConnection, registry: Registry,
-                    engine: EngineInputs | None = None, remove_seen: bool = False) -> tuple[dict | None, Source]:
+                    engine: EngineInputs | None = None, remove_seen: bool = False,
+                    groups: Any = None) -> tuple[dict | None, Source]:
     """SQL of the extra inputs the measures read (render_evaluation's ``recommender``), checked;
     None when no measure reads them and ``remove_seen`` (which reads the history) is off. With
     ``engine``, the SQL is the engine's: tables of its own are read and checked there, anything else
     is read and checked by DuckDB and copied in. The run comes back with what was noticed of it."""
-    given = {"history": history, "items": items, "item_features": item_features}
+    given = {"history": history, "items": items, "item_features": item_features, "groups": groups}
     if not beyond_accuracy(measures):
         for name, value in given.items():
             if value is not None and not (name == "history" and remove_seen):
                 also = " and by remove-seen" if name == "history" else ""
-                raise OptionError(f"{name.replace('_', '-')} is read by the measures beyond accuracy (Coverage, Gini, "
-                                  f"Novelty, AvgPop, TailPct, ILD, Serendipity){also}; none is asked for")
+                readers = ("the fairness measures (Exposure, ExposureGini, AWRF, AWRF_nDCG)" if name == "groups" else
+                           "the measures beyond accuracy (Coverage, Gini, Novelty, AvgPop, TailPct, ILD, Serendipity)")
+                raise OptionError(f"{name.replace('_', '-')} is read by {readers}{also}; none is asked for")
         if not remove_seen:
             return None, run
     for m in beyond_accuracy(measures):
@@ -59,9 +61,14 @@ def recommender_sql(measures: list[Measure], history: Any, items: Any, item_feat
         raise OptionError(f"{', '.join(needs['item_features'])}: similarity=features needs item features: "
                           f"--item-features FILE (item_features=) with an item column and a category or features "
                           f"column")
-    sql = extra_inputs_sql(history, items, item_features, qrels, run, con, registry, engine)
+    if "groups" in needs and groups is None:
+        raise OptionError(f"{', '.join(needs['groups'])}: needs the documents' groups: --groups FILE (groups=) with a "
+                          f"document (item) column and a group column")
+    sql = extra_inputs_sql(history, items, item_features, qrels, run, con, registry, engine, groups)
     if "catalog" in needs:
         run = check_outside_catalog(needs["catalog"], sql, run, con, engine)
+    if "groups" in needs:
+        run = check_ungrouped(needs["groups"], sql, run, con, engine)
     return sql, run
 
 
@@ -161,14 +168,15 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
          dialect: str = "duckdb", relstring_length: int = 10, history: Any = None, items: Any = None,
          item_features: Any = None, remove_seen: bool = False, printable: bool = True,
          engine_inputs: EngineInputs | None = None, prefer: Sequence[str] | str | None = None,
-         combine: str | None = None, **conventions: Any) -> Plan:
+         combine: str | None = None, groups: Any = None, **conventions: Any) -> Plan:
     """Everything an evaluation needs but running it. ``qrels`` may be a Source loaded before
     (several runs against the same judgments read them once). With ``by``, results are per
     segment of the query table ``queries`` (output "segments"). Output "relstring" (trec_eval's
     relstring of each query's top ``relstring_length`` documents) takes no measures. Qrels read
     with judgment groups (trec_eval's -R qrels_jg) evaluate the run once per group. ``history``,
     ``items`` and ``item_features`` are the extra inputs of the recommender measures beyond
-    accuracy (inputs/extra.py), read where ``engine_inputs`` says on an engine other than DuckDB.
+    accuracy (inputs/extra.py), read where ``engine_inputs`` says on an engine other than DuckDB; ``groups``
+    (document, group) those of the fairness measures.
     ``remove_seen=True`` leaves each user's history items out of the run before it is ranked.
     ``printable=False`` skips rendering the statement that reads the files themselves (``text`` is
     then the executed one): for callers that never show it. ``dialect``: the dialect of ``text``.
@@ -182,12 +190,8 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     resolved_measures = [] if output == "relstring" else resolve_measures(measures, resolved_conventions, preset,
                                                                             explicit)
     output = _output(output, by, slices)
-    judgments = judgment_sources(qrels, con, registry, prefer, combine, qrels_format, qrels_columns)
-    _check_sources(resolved_measures, judgments)
-    intents = subtopics(resolved_measures, qrels, judgments, target, engine_inputs, con, registry, qrels_format,
-                        qrels_columns)
-    qrels_source = intents.qrels if intents else judgments.qrels if judgments else qrels if isinstance(qrels, Source) \
-        else load(qrels, "qrels", con, registry, qrels_format, qrels_columns)
+    judgments, intents, qrels_source = read_judgments(qrels, resolved_measures, target, engine_inputs, con, registry,
+                                                      prefer, combine, qrels_format, qrels_columns)
     rows = resolved_conventions.duplicate_documents == "rows"
     run_source = run if isinstance(run, Source) else stacked_runs(run, con, registry, run_format, run_columns, rows) \
         if isinstance(run, (list, tuple, dict)) and not is_nested_dict(run) else load(
@@ -200,7 +204,8 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
                         engine_inputs, remove_seen)
     recommender, run_source = recommender_sql(resolved_measures, history, items, item_features, qrels_source,
                                               run_source, con, registry, engine_inputs if target is not DUCKDB else None,
-                                              remove_seen)
+                                              remove_seen, groups)
+    resolved_measures = per_group(resolved_measures, recommender, con, engine_inputs is not None and target is not DUCKDB)
     if remove_seen:  # every reader of the typed run (the statement, the checks after it) reads it without them
         run_source = replace(run_source, seen=recommender["history"])
     statement = Statement(resolved_measures, resolved_conventions, output, relstring_length, segments, listed,
@@ -214,6 +219,44 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     if printable or target is not DUCKDB:
         text = statement.render(target, qrels_source.source_sql(target), run_source.source_sql(target))
     return Plan(qrels_source, run_source, statement, sql, text, target, judgments)
+
+
+def read_judgments(qrels: Any, measures: list[Measure], target: Dialect, engine_inputs: EngineInputs | None,
+                   con: duckdb.DuckDBPyConnection, registry: Registry, prefer: Sequence[str] | str | None,
+                   combine: str | None, qrels_format: str | None, qrels_columns: Mapping[str, str] | None
+                   ) -> tuple[Judgments | None, Intents | None, Source]:
+    """The judgments as the measures read them: merged from several sources, per subtopic (the diversity
+    measures), or as given; with the merge or the subtopic judgments they came from."""
+    judgments = judgment_sources(qrels, con, registry, prefer, combine, qrels_format, qrels_columns)
+    _check_sources(measures, judgments)
+    intents = subtopics(measures, qrels, judgments, target, engine_inputs, con, registry, qrels_format, qrels_columns)
+    source = intents.qrels if intents else judgments.qrels if judgments else qrels if isinstance(qrels, Source) \
+        else load(qrels, "qrels", con, registry, qrels_format, qrels_columns)
+    return judgments, intents, source
+
+
+def per_group(measures: list[Measure], recommender: dict | None, con: duckdb.DuckDBPyConnection,
+              on_engine: bool) -> list[Measure]:
+    """Exposure without group=: one measure per group of the groups table, in the order of their names."""
+    if not any(m.family == "Exposure" and m.param("group") is None for m in measures):
+        return measures
+    if on_engine:
+        raise OptionError("Exposure without group= names one measure per group, and the groups are the engine's "
+                          "table: name each group (Exposure(group=NAME)@k)")
+    names = [row[0] for row in con.execute(f"SELECT DISTINCT feature FROM ({recommender['groups']}) AS grouped "
+                                           f"ORDER BY 1").fetchall()]
+    out = []
+    for m in measures:
+        if m.family != "Exposure" or m.param("group") is not None:
+            out.append(m)
+            continue
+        for name in names:
+            try:
+                out.append(Measure(m.family, m.cutoff, tuple(m.params) + (("group", name),), m.label))
+            except MeasureError:
+                raise OptionError(f"group {name!r} of the groups table cannot be named in a measure: name the groups "
+                                  f"with letters, digits and _") from None
+    return out
 
 
 def judgment_sources(qrels: Any, con: duckdb.DuckDBPyConnection, registry: Registry,

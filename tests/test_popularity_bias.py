@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import sqlrank
+from support.model import ranking as trec_order
 
 TOLERANCE = 1e-12
 
@@ -47,12 +48,9 @@ def long_tail(history: pd.DataFrame, catalog: list[str], head_share: float) -> s
 
 
 def top_k(run: pd.DataFrame, k: int) -> dict[str, list[str]]:
-    """Each user's top k: score descending, ties by item id descending (trec_eval's order)."""
-    out = {}
-    for user, rows in run.groupby("user_id"):
-        ranked = sorted(zip(rows.item_id, rows.score), key=lambda r: r[0], reverse=True)
-        out[user] = [item for item, _ in sorted(ranked, key=lambda r: -r[1])][:k]
-    return out
+    """Each query's top k in trec_eval's order (score descending, ties by id descending)."""
+    return {query: trec_order(dict(zip(rows.item_id, rows.score)), "trec_eval")[:k]
+            for query, rows in run.groupby("user_id")}
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

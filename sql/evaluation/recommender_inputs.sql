@@ -6,6 +6,8 @@
                    by popularity (fewest first, then item id), the catalog's size, all interactions, and
                    the interactions of the items more popular (most first, then item id: the short head)
     item_features  (doc_id, feature, weight): a category has weight 1; item_norms: each item's norm
+    item_groups    (doc_id, group_id, share): the groups of the fairness measures, a document in n groups
+                   with share 1 / n of each; group_names: every group
 -#}
 {% import '_macros/dialect.sql' as dialect %}
 history AS (
@@ -45,5 +47,13 @@ item_features AS (
 ),
 item_norms AS (
     SELECT doc_id, SQRT(SUM(weight * weight)) AS norm FROM item_features GROUP BY doc_id
+){% endif %}{% if recommender.get('groups') %},
+item_groups AS (
+    SELECT doc_id, feature AS group_id, CAST(1 AS {{ DOUBLE }}) / COUNT(*) OVER (PARTITION BY doc_id) AS share
+    FROM (
+        {{ recommender['groups'] | indent(8) }}
+    ) AS grouped
+),
+group_names AS (
+    SELECT DISTINCT group_id FROM item_groups
 ){% endif %}
-

@@ -55,6 +55,9 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
     rec.add_argument("--item-features", metavar="FILE", dest="item_features",
                      help="an item column and a category (text) or features (a list of numbers) column: "
                           "similarity=features")
+    rec.add_argument("--groups", metavar="FILE",
+                     help="the documents' groups, of the fairness measures (Exposure, ExposureGini, AWRF): a document "
+                          "(doc_id or item_id) and a group column, a row per group of a document")
     add_convention_arguments(parser)
     add_engine_arguments(parser)
 
@@ -156,7 +159,7 @@ def evaluation_options(args: argparse.Namespace) -> dict:
     """The keyword arguments of sqlrank.evaluate() (and compare()) from the shared flags."""
     return dict(qrels_format=args.qrels_format, run_format=args.run_format,
                 qrels_columns=args.qrels_columns, run_columns=args.run_columns, queries=args.queries, by=args.by,
-                history=args.history, items=args.items, item_features=args.item_features,
+                history=args.history, items=args.items, item_features=args.item_features, groups=args.groups,
                 remove_seen=args.remove_seen, **convention_options(args), **engine_arguments(args))
 
 

@@ -19,6 +19,7 @@ from .load import Table, load_table
 from .source import Source, named_columns
 from .store import Registry
 
+GROUP_COLUMNS = ("group", "group_id", "category")  # the group column of the fairness measures' groups table
 _VECTOR = re.compile(r"(\[\d*\])$")
 _ENGINE_VECTORS = ("list", "large_list", "fixed_size_list", "array")  # Arrow's and Spark's names of a list type
 
@@ -37,10 +38,12 @@ class EngineInputs:
 
 
 def extra_inputs_sql(history: Any, items: Any, item_features: Any, qrels: Source, run: Source,
-                     con: duckdb.DuckDBPyConnection, registry: Registry, engine: EngineInputs | None = None) -> dict:
-    """SQL of the history (query_id, doc_id), the catalog's items (doc_id) and the item features
-    (doc_id, feature, weight), each read with the user and item columns the qrels and run name and
-    its ids checked; None for an input not given (the history: no rows)."""
+                     con: duckdb.DuckDBPyConnection, registry: Registry, engine: EngineInputs | None = None,
+                     groups: Any = None) -> dict:
+    """SQL of the history (query_id, doc_id), the catalog's items (doc_id), the item features
+    (doc_id, feature, weight) and the documents' groups (doc_id, feature: the group, weight), each read
+    with the user and item columns the qrels and run name and its ids checked; None for an input not
+    given (the history: no rows)."""
     users = named_columns("query_id", ("user_id", "query_id"), run, qrels)
     item_names = named_columns("doc_id", ("item_id", "doc_id"), run, qrels)
 
@@ -63,7 +66,11 @@ def extra_inputs_sql(history: Any, items: Any, item_features: Any, qrels: Source
 
     empty = "SELECT CAST(NULL AS VARCHAR) AS query_id, CAST(NULL AS VARCHAR) AS doc_id WHERE FALSE"
     sql = {"history": engine.store("history", empty) if engine is not None and history is None else empty,
-           "items": None, "features": None}
+           "items": None, "features": None, "groups": None}
+    if groups is not None:
+        table, where = read(groups, "groups")
+        columns = {"doc_id": _column(table, item_names, "document"), "feature": _column(table, GROUP_COLUMNS, "group")}
+        sql["groups"] = checked("groups", _as_text(table, columns, where, weight=True), table, where, ("doc_id",))
     if history is not None:
         table, where = read(history, "history")
         columns = {"query_id": _column(table, users, "user"), "doc_id": _column(table, item_names, "item")}
@@ -133,10 +140,31 @@ def check_outside_catalog(names: list[str], sql: dict, run: Source, con: duckdb.
                       f"items); give every item with --items for the share of the catalog recommended")
 
 
+def check_ungrouped(names: list[str], sql: dict, run: Source, con: duckdb.DuckDBPyConnection,
+                    engine: EngineInputs | None) -> Source:
+    """Retrieved documents in no group of the groups table: their rank's attention counts in the top k's
+    exposure and in no group's; the run comes back with a warning that says how many."""
+    run_sql = run.sql() if engine is None else run.source_sql(engine.dialect)
+    missing = (f"FROM (SELECT DISTINCT doc_id FROM ({run_sql}) AS run WHERE doc_id NOT IN "
+               f"(SELECT doc_id FROM ({sql['groups']}) AS grouped)) AS ungrouped")
+    try:
+        if engine is not None:
+            count, example = engine.count(f"SELECT count(*) {missing}"), None
+        else:
+            count, example = con.execute(f"SELECT count(*), min(doc_id) {missing}").fetchall()[0]
+    except (duckdb.Error, InputError):
+        return run  # the statement reports what cannot be read
+    if not count:
+        return run
+    return run.warned(f"{count} retrieved documents are in no group of --groups" + (f", e.g. {example!r}" if example
+                      else "") + f"; {', '.join(names)}: their exposure counts in the whole top k's and in no group's "
+                      f"(Exposure's shares sum to less than 1; ExposureGini and AWRF compare the groups' exposure)")
+
+
 def _column(table: Table, names: tuple[str, ...], role: str) -> str:
     for name in names:
         if name in table.types:
-            if role in ("user", "item"):
+            if role in ("user", "item", "document"):
                 require_exact_id(table.label, name, f"{role} id", table.types[name])
             return name
     raise InputError(f"{table.label}: no {role} column: expected one of {', '.join(names)} "

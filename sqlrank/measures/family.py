@@ -24,13 +24,15 @@ STEPS = {
     "similar": "the similarity of recommended items to each other and to the user's history",
     "pooled": "the judged documents of every query counted per score, for one ROC curve over them all",
     "inst": "INST's chance of reading on at each rank, multiplied down the ranking",
+    "exposure": "each group's exposure in the top k under a browsing model, and its share of the relevant documents",
     "intents": "the subtopic judgments: each retrieved document's gain over the subtopics it is relevant to, and the "
                "ideal ranking chosen greedily from them",
 }
 # Extra inputs a family reads besides qrels and run (recommender measures beyond accuracy):
 # history (training interactions), catalog (the items of --items and of the history), and
-# item_features (categories or feature vectors, for similarity=features).
-INPUTS = ("history", "catalog", "item_features")
+# item_features (categories or feature vectors, for similarity=features), and groups (the groups of
+# documents of the fairness measures).
+INPUTS = ("history", "catalog", "item_features", "groups")
 # The retrieved judged documents a family's value reads from its ranking: all of them (judged
 # non-relevant ones count: Bpref, infAP, ...), the relevant ones only (labels >= rel), those with a
 # gain other than 0, or none (its value comes from per-query counts). When every measure of a
@@ -40,7 +42,7 @@ INPUTS = ("history", "catalog", "item_features")
 LABELS = {"all": "every judged document", "relevant": "judged documents with labels >= rel",
           "gain": "judged documents whose gain is not 0", "none": "no document of the ranking"}
 # The steps that are CTEs of their own, rendered by sql/evaluation/<step>.sql.
-FAMILY_STEPS = ("interpolated", "graded", "rndcg", "similar", "pooled", "inst", "intents")
+FAMILY_STEPS = ("interpolated", "graded", "rndcg", "similar", "pooled", "inst", "intents", "exposure")
 # Those of them with one row for the whole evaluation (no query_id): cross-joined to every query's row.
 ONE_ROW_STEPS = ("pooled",)
 TREC_KINDS = ("plain", "cut", "params", "special")

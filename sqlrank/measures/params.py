@@ -58,6 +58,16 @@ def source_name(value: Any, what: str) -> str:
     return value
 
 
+def group_name(value: Any, what: str) -> str:
+    """A group of documents (Exposure(group=women)): letters, digits and _, a name a measure can carry; a
+    number is its digits (group=1)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        value = str(value)
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+", value):
+        raise MeasureError(f"{what} must be a group's name (letters, digits and _: women, g1, 2), not {value!r}")
+    return value
+
+
 def convention(name: str) -> Callable[[Any, str], Any]:
     """A convention field used as a measure parameter: the same values, the same checks."""
     def check(value: Any, what: str) -> Any:

@@ -25,6 +25,7 @@ from .params import (
     boolean,
     choice,
     integer,
+    group_name,
     label,
     levels,
     log_base,
@@ -59,6 +60,11 @@ GAUC_WEIGHTS = ("impressions", "positives")
 # (history), or cosine of the items' feature vectors (categories: 0/1 vectors).
 _SIMILARITY = ("similarity", Param(choice(SIMILARITIES), "cooccurrence", "cooccurrence or features"))
 _GAINS = ("gain", "discount", "log_base")
+# Fairness of exposure: the attention a rank gets (browse=log: 1 / log2(rank + 1), as DCG; rbp: p^(rank - 1)).
+_BROWSE = [("browse", Param(choice(("log", "rbp")), "log", "log or rbp")), ("p", Param(_P.check, 0.5, "number in (0, 1)"))]
+AWRF_TARGETS = ("uniform", "relevant")
+_TARGET = ("target", Param(choice(AWRF_TARGETS), "uniform", "uniform or relevant"))
+_FAIRNESS = {"tie_expected": False, "inputs": ("groups",), "labels": "all"}
 # The short head of APLT and ACLT: the most popular items that together hold this share of the interactions.
 _HEAD_SHARE = ("head_share", Param(real(0.0, 1.0, open_low=True), 0.8, "number in (0, 1]"))
 
@@ -303,6 +309,22 @@ REGISTRY: tuple[Family, ...] = (
            [_HEAD_SHARE], ["all_retrieved", "popularity"], aliases=("average_coverage_of_long_tail_items",),
            tie_expected=False, inputs=("history",), partial=True,
            reference="Abdollahpouri, Burke & Mobasher (FLAIRS 2019); Elliot ACLT"),
+    # Fairness of exposure: groups of documents (--groups); a document in n groups gives each 1/n of its exposure.
+    _entry("Exposure", "the share of the top k's exposure (the attention of its ranks, browse=log|rbp) that the documents "
+           "of group G get; without group=, one measure per group of the groups table",
+           [("group", Param(group_name, None, "a group's name")), *_BROWSE], ["all_retrieved", "exposure"], **_FAIRNESS,
+           reference="Singh & Joachims (KDD 2018), exposure of a group; FairRankTune EXP"),
+    _entry("ExposureGini", "Gini coefficient of the exposure the groups get in the top k (0: every group the same; "
+           "groups without exposure count)", _BROWSE, ["all_retrieved", "exposure"], partial=True, **_FAIRNESS,
+           reference="Gini (1912) over the groups' exposure"),
+    _entry("AWRF", "attention-weighted rank fairness: 1 - the Jensen-Shannon distance (base 2) between the groups' "
+           "shares of the top k's exposure and a target: uniform over the groups, or (target=relevant) the groups' "
+           "shares of the query's relevant documents", ["rel", _TARGET, *_BROWSE], ["all_retrieved", "exposure"],
+           partial=True, **_FAIRNESS,
+           reference="Sapiezynski, Zeng, Robertson, Mislove & Wilson (WWW 2019); TREC Fair Ranking 2022"),
+    _entry("AWRF_nDCG", "AWRF@k times nDCG@k (TREC Fair Ranking 2022's measure)",
+           [*_GAINS, "ideal", "rel", _TARGET, *_BROWSE], ["ideal", "all_retrieved", "exposure"], partial=True,
+           **_FAIRNESS, reference="TREC Fair Ranking 2022 overview (Ekstrand et al.)"),
     _entry("ILD", "intra-list diversity: 1 - mean similarity of the pairs of items in the user's top k",
            [_SIMILARITY], ["all_retrieved", "similar"], aliases=("diversity", "intra_list_diversity"),
            tie_expected=False, partial=True,

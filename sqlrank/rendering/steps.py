@@ -174,7 +174,9 @@ def _add_shared_steps(context: dict, measure, plan: StepPlan) -> None:
                              "similar": f"similar_{context.get('similarity')}_{cut_name}{v}",
                              "pooled": f"pooled_{number_key(context['level'])}{v}",  # GlobalAUC has no cutoff
                              "inst": f"inst_{number_key(context.get('T', 1))}_{number_key(context.get('max_rel', 1))}{v}",
-                             "intents": f"intents_{number_key(context['level'])}_{number_key(context.get('alpha', 0.5))}{v}"}
+                             "intents": f"intents_{number_key(context['level'])}_{number_key(context.get('alpha', 0.5))}{v}",
+                             "exposure": f"exposure_{context.get('browse')}_{number_key(context.get('p', 0.5))}_"
+                                         f"{number_key(context['level'])}_{cut_name}{v}"}
 
 
 def require_distinct_step_columns(contexts: list, columns: set) -> None:

@@ -61,7 +61,7 @@ def convention_id(conventions: dict) -> str:
 
 # Each family beyond accuracy at @10, then in its other variants: the features' similarity, RecBole's
 # entropy (natural log, per item), a tail of items with at most 5 interactions.
-VARIANTS = {"head_share": {"head_share": 0.5}, "similarity": {"similarity": "features"}, "per_item": {"base": "e", "per_item": True}, "tail": {"tail": 5}}
+VARIANTS = {"head_share": {"head_share": 0.5}, "target": {"target": "relevant", "browse": "rbp", "p": 0.8}, "similarity": {"similarity": "features"}, "per_item": {"base": "e", "per_item": True}, "tail": {"tail": 5}}
 
 
 def beyond_accuracy_measures() -> list[str]:
@@ -70,7 +70,8 @@ def beyond_accuracy_measures() -> list[str]:
     out = []
     for family, spec in FAMILIES.items():
         if spec.beyond_accuracy:
-            variants = [{}] + [params for name, params in VARIANTS.items() if name in spec.params]
+            base = {"group": "drama"} if "group" in spec.params else {}  # a category of fixtures/recsys's items
+            variants = [base] + [params for name, params in VARIANTS.items() if name in spec.params]
             out += [str(Measure(family, None if spec.cutoff == "none" else 10, params)) for params in variants]
     return out + ["HR@10", "NDCG@10"]
 
@@ -84,6 +85,9 @@ def recommender_case() -> tuple[pd.DataFrame, str, dict]:
     return clicks, str(folder / "predictions.parquet"), dict(
         qrels_columns={"relevance": "clicked"}, history=str(folder / "history.parquet"),
         items=str(folder / "items.csv"), item_features=str(folder / "item_features.csv"))
+
+
+GROUPS = str(FIXTURES / "recsys" / "item_features.csv")  # the items' categories as the fairness measures' groups
 
 
 REMOVE_SEEN_MEASURES = "HR@10 NDCG@10 MAP@10 Coverage@10 Novelty@10"  # on fixtures/recsys/unfiltered.parquet
@@ -106,8 +110,8 @@ def assert_beyond_accuracy_equals_duckdb(**engine) -> None:
     qrels, run, options = recommender_case()
     measures = beyond_accuracy_measures()
     for per_query in (True, False):
-        duck = sqlrank.evaluate(qrels, run, measures, per_query=per_query, **options)
-        other = sqlrank.evaluate(qrels, run, measures, per_query=per_query, **engine, **options)
+        duck = sqlrank.evaluate(qrels, run, measures, per_query=per_query, groups=GROUPS, **options)
+        other = sqlrank.evaluate(qrels, run, measures, per_query=per_query, groups=GROUPS, **engine, **options)
         whole = sum(m.spec.aggregate == "catalog" for m in sqlrank.parse_measures(measures))  # one row, query_id empty
         assert len(duck) == ((len(measures) - whole) * 200 + whole if per_query else len(measures))
         assert_same_values(duck, other)
@@ -133,9 +137,9 @@ def assert_engine_tables_equal_duckdb(**engine) -> None:
     the caller), every measure beyond accuracy per user equals DuckDB's from the files to 1e-12."""
     qrels, run, options = recommender_case()
     measures = beyond_accuracy_measures()
-    expected = sqlrank.evaluate(qrels, run, measures, per_query=True, **options)
+    expected = sqlrank.evaluate(qrels, run, measures, per_query=True, groups=GROUPS, **options)
     got = sqlrank.evaluate(qrels, run, measures, per_query=True, qrels_columns=options["qrels_columns"],
-                           history="seen", items="catalog", item_features="genres", **engine)
+                           history="seen", items="catalog", item_features="genres", groups="genres", **engine)
     assert_same_values(expected, got)
     # remove_seen with the history read where it is
     run = str(FIXTURES / "recsys" / "unfiltered.parquet")
@@ -185,9 +189,9 @@ def assert_runs_stored_together_equal_duckdb(qrels: pd.DataFrame, run: pd.DataFr
     other = table.assign(score=table.score * (1 + (table.item_id.str[1:].astype(int) % 5) / 10))
     stored = pd.concat([table.assign(run_id="a"), other.assign(run_id="b")], ignore_index=True)
     beyond = beyond_accuracy_measures()
-    expected = sqlrank.evaluate(clicks, stored, beyond, **options)
+    expected = sqlrank.evaluate(clicks, stored, beyond, groups=GROUPS, **options)
     assert expected[expected.measure == "Coverage@10"].value.nunique() == 2  # the runs' values differ
-    assert_same_values(expected, sqlrank.evaluate(clicks, stored, beyond, **engine, **options))
+    assert_same_values(expected, sqlrank.evaluate(clicks, stored, beyond, groups=GROUPS, **engine, **options))
     unseen = "HR@10 NDCG@10 Coverage@10 Serendipity@10"  # each run's users lose their own history's items
     assert_same_values(sqlrank.evaluate(clicks, stored, unseen, remove_seen=True, per_query=True, **options),
                        sqlrank.evaluate(clicks, stored, unseen, remove_seen=True, per_query=True, **engine, **options))

@@ -30,13 +30,15 @@ RUN = "SELECT query_id, doc_id, score FROM run"
 INTENTS = "SELECT query_id, subtopic, doc_id, relevance FROM intents"
 # The extra inputs of the recommender measures beyond accuracy.
 RECOMMENDER = {"history": "SELECT query_id, doc_id FROM history", "items": "SELECT doc_id FROM items",
-               "features": "SELECT doc_id, feature, weight FROM item_features"}
+               "features": "SELECT doc_id, feature, weight FROM item_features",
+               "groups": "SELECT doc_id, feature, weight FROM item_features"}
 
 
 def family_measures(family) -> list[Measure]:
     k = {"rank": 10, "fraction": 0.5, "multiple": 1.2}[family.cutoff_kind]
     cutoffs = {"none": [None], "optional": [None, k], "required": [k]}[family.cutoff]
-    return [Measure(family.name, cutoff) for cutoff in cutoffs]
+    params = {"group": "g1"} if "group" in family.params else {}  # Exposure names one group
+    return [Measure(family.name, cutoff, params) for cutoff in cutoffs]
 
 
 def render(family, preset: str) -> str:

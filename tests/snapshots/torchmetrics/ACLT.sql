@@ -55,6 +55,15 @@ item_features AS (
 item_norms AS (
     SELECT doc_id, SQRT(SUM(weight * weight)) AS norm FROM item_features GROUP BY doc_id
 ),
+item_groups AS (
+    SELECT doc_id, feature AS group_id, CAST(1 AS DOUBLE) / COUNT(*) OVER (PARTITION BY doc_id) AS share
+    FROM (
+        SELECT doc_id, feature, weight FROM item_features
+    ) AS grouped
+),
+group_names AS (
+    SELECT DISTINCT group_id FROM item_groups
+),
 judged AS (
     SELECT run.query_id AS query_id,
            evaluated_queries.query_number AS query_number,

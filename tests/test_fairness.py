@@ -1,0 +1,184 @@
+"""The fairness measures equal FairRankTune (PyPI) where it has them and the papers' formulas otherwise, per query,
+on generated data: tied scores, documents in one group, in several groups or in none, groups without exposure,
+graded and negative labels, unjudged documents.
+
+- Exposure(group=G)@k: FairRankTune's EXP gives each group's mean exposure 1 / log2(rank + 1) over its items
+  (browse=log), and its AWRF each group's mean attention 100 p (1 - p)^(rank - 1) (browse=rbp with patience
+  1 - p); each group's share of the sum of them is Exposure's value (Singh & Joachims, KDD 2018, section 3).
+- ExposureGini@k: the Gini coefficient as the mean absolute difference over all pairs of groups, over twice the
+  mean (Gini 1912; the relative mean absolute difference), written here.
+- AWRF@k: 1 - scipy.spatial.distance.jensenshannon(P, Q, base=2), P the groups' shares of the exposure and Q the
+  target (Sapiezynski et al., WWW 2019; TREC Fair Ranking 2022), written here; AWRF_nDCG@k times nDCG@k of
+  trec_eval's definition, written here too.
+"""
+from __future__ import annotations
+
+import math
+import random
+
+import pandas as pd
+import pytest
+
+import sqlrank
+from support.model import ranking as trec_order
+from conftest import peer
+from sqlrank.errors import OptionError
+
+TOLERANCE = 1e-9
+GROUPS = ["g0", "g1", "g2", "g3", "g4"]
+
+
+def generated(seed: int, multiple: bool):
+    """qrels, run and groups; with ``multiple``, some documents in two groups and some in none."""
+    rng = random.Random(seed)
+    qrels, run, groups = [], [], []
+    docs = [f"d{n:03d}" for n in range(300)]
+    for doc in docs:
+        if multiple and rng.random() < 0.1:
+            continue  # no group
+        chosen = rng.sample(GROUPS[:4], 2) if multiple and rng.random() < 0.2 else [rng.choice(GROUPS[:4])]
+        groups += [(doc, g) for g in chosen]  # g4 has no document: a group without exposure
+    groups.append(("d_elsewhere", "g4"))
+    for q in range(30):
+        query = f"q{q}"
+        retrieved = rng.sample(docs, rng.randint(3, 25))
+        for doc in retrieved:
+            run.append((query, doc, round(rng.uniform(0, 2), 1)))
+            if rng.random() < 0.6:
+                qrels.append((query, doc, rng.choice((-1, 0, 1, 1, 2, 3))))
+        qrels.append((query, rng.choice(docs), 1))
+    return (pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]).drop_duplicates(["query_id", "doc_id"]),
+            pd.DataFrame(run, columns=["query_id", "doc_id", "score"]),
+            pd.DataFrame(groups, columns=["doc_id", "group"]))
+
+
+def rankings(run: pd.DataFrame, k: int) -> dict[str, list[str]]:
+    """Each query's top k in trec_eval's order (score descending, ties by id descending)."""
+    return {query: trec_order(dict(zip(rows.doc_id, rows.score)), "trec_eval")[:k]
+            for query, rows in run.groupby("query_id")}
+
+
+def attention(rank: int, browse: str, p: float) -> float:
+    return 1 / math.log2(rank + 1) if browse == "log" else p ** (rank - 1)
+
+
+def group_exposure(ranking: list[str], member: dict, browse: str, p: float) -> dict[str, float]:
+    """Each group's exposure: a document in n groups gives each 1/n of its rank's attention."""
+    out = {g: 0.0 for g in GROUPS}
+    for rank, doc in enumerate(ranking, 1):
+        for g in member.get(doc, ()):
+            out[g] += attention(rank, browse, p) / len(member[doc])
+    return out
+
+
+def values(frame: pd.DataFrame) -> dict:
+    return {(r.query_id, r.measure): r.value for r in frame.itertuples() if r.query_id is not None}
+
+
+@pytest.mark.parametrize("browse, p, k", [("log", 0.5, 10), ("rbp", 0.8, 5), ("rbp", 0.5, 20)])
+def test_group_exposure_equals_fairranktune(browse, p, k):
+    peer("FairRankTune")
+    from FairRankTune.Metrics.AWRF import AWRF
+    from FairRankTune.Metrics.EXP import EXP
+
+    qrels, run, groups = generated(5, multiple=False)
+    member = groups.groupby("doc_id").group.apply(list).to_dict()
+    frame = sqlrank.evaluate(qrels, run, f"Exposure(browse={browse},p={p})@{k}", per_query=True, groups=groups)
+    got = values(frame)
+    names = {g: next(m for m in frame.measure.unique() if f"group={g}" in m) for g in GROUPS}
+    compared = 0
+    for query, ranking in rankings(run, k).items():
+        if query not in set(qrels.query_id):
+            continue
+        items = {doc: member[doc][0] for doc in ranking}
+        if browse == "log":
+            _, means = EXP(pd.DataFrame({0: ranking}), items, "MinMaxRatio")
+        else:
+            _, means = AWRF(pd.DataFrame({0: ranking}), items, 1 - p, "MinMaxRatio")
+        counts = pd.Series(list(items.values())).value_counts()
+        exposure = {g: means[g] * counts[g] for g in means}
+        total = sum(exposure.values())
+        for g in GROUPS:
+            assert got[query, names[g]] == pytest.approx(exposure.get(g, 0.0) / total, abs=TOLERANCE), (query, g)
+            compared += 1
+    assert compared > 100
+
+
+def jensen_shannon(p: list[float], q: list[float]) -> float:
+    from scipy.spatial.distance import jensenshannon
+    return float(jensenshannon(p, q, base=2))
+
+
+def ndcg(ranking: list[str], labels: dict, k: int) -> float:
+    """trec_eval's nDCG@k: gains the labels (0 for labels <= 0 and unjudged), 1 / log2(rank + 1), the ideal
+    from all the query's judgments."""
+    dcg = sum(max(labels.get(d, 0), 0) / math.log2(i + 1) for i, d in enumerate(ranking[:k], 1))
+    ideal = sum(g / math.log2(i + 1) for i, g in enumerate(sorted((max(v, 0) for v in labels.values()),
+                                                                   reverse=True)[:k], 1))
+    return dcg / ideal if ideal else 0.0
+
+
+@pytest.mark.parametrize("browse, p, k, rel", [("log", 0.5, 10, 1), ("rbp", 0.7, 5, 2)])
+def test_gini_and_awrf_equal_their_formulas(browse, p, k, rel):
+    peer("scipy")
+    qrels, run, groups = generated(6, multiple=True)
+    member = groups.groupby("doc_id").group.apply(list).to_dict()
+    model = f"browse={browse},p={p}"
+    names = [f"ExposureGini({model})@{k}", f"AWRF({model})@{k}", f"AWRF(target=relevant,rel={rel},{model})@{k}",
+             f"AWRF_nDCG({model})@{k}", f"Exposure(group=g1,{model})@{k}"]
+    frame = sqlrank.evaluate(qrels, run, names, per_query=True, groups=groups)
+    printed = list(frame.measure.unique())
+    got = values(frame)
+    compared = 0
+    for query, ranking in rankings(run, k).items():
+        judged = qrels[qrels.query_id == query]
+        if judged.empty:
+            continue
+        labels = dict(zip(judged.doc_id, judged.relevance))
+        exposure = group_exposure(ranking, member, browse, p)
+        x = [exposure[g] for g in GROUPS]
+        n, grouped = len(x), sum(x)
+        gini = sum(abs(a - b) for a in x for b in x) / (2 * n * n * (grouped / n)) if grouped else None
+        share = [v / grouped for v in x] if grouped else None
+        relevant = group_exposure([d for d, v in labels.items() if v >= rel], member, "rbp", 1.0)  # 1 per document
+        relevant_total = sum(relevant.values())
+        uniform = 1 - jensen_shannon(share, [1 / n] * n) if share else None
+        target = 1 - jensen_shannon(share, [relevant[g] / relevant_total for g in GROUPS]) \
+            if share and relevant_total else None
+        total = sum(attention(r, browse, p) for r in range(1, len(ranking) + 1))
+        expected = [gini, uniform, target, None if uniform is None else uniform * ndcg(ranking, labels, k),
+                    exposure["g1"] / total]
+        for name, value in zip(printed, expected):
+            mine = got[query, name]
+            if value is None:
+                assert mine is None or math.isnan(mine), (query, name)
+            else:
+                assert mine == pytest.approx(value, abs=TOLERANCE), (query, name)
+            compared += 1
+    assert compared > 100
+
+
+def test_groups_are_required_and_named():
+    qrels, run, groups = generated(7, multiple=True)
+    with pytest.raises(OptionError, match="--groups FILE"):
+        sqlrank.evaluate(qrels, run, "AWRF@10")
+    with pytest.raises(OptionError, match="groups is read by the fairness measures"):
+        sqlrank.evaluate(qrels, run, "P@10", groups=groups)
+    spaced = groups.assign(group=groups.group.str.replace("g", "group "))
+    with pytest.raises(OptionError, match="cannot be named in a measure"):
+        sqlrank.evaluate(qrels, run, "Exposure@10", groups=spaced)
+    with pytest.raises(sqlrank.MeasureError, match="group's name"):
+        sqlrank.parse_measures("Exposure(group='a b')@10")
+
+
+def test_documents_without_a_group_are_counted_and_said(tmp_path):
+    """A retrieved document in no group: a warning says how many and what they count as; Exposure's shares then
+    sum to the grouped part of the top k's attention (here d2 at rank 2 of 2: 1 - 0.6309 / 1.6309)."""
+    run = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["d1", "d2"], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["d1"], "relevance": [1]})
+    groups = pd.DataFrame({"doc_id": ["d1", "d3"], "group": ["a", "b"]})
+    with pytest.warns(sqlrank.SqlrankWarning, match="1 retrieved documents are in no group of --groups, e.g. 'd2'"):
+        frame = sqlrank.evaluate(qrels, run, "Exposure@2", groups=groups)
+    shares = frame.set_index("measure").value
+    assert shares["Exposure(group=a)@2"] == pytest.approx(1 / (1 + 1 / math.log2(3)), abs=1e-12)
+    assert shares["Exposure(group=b)@2"] == 0
