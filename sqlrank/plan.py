@@ -13,7 +13,7 @@ import duckdb
 from .errors import InputError, MeasureError, OptionError
 from .inputs.columns import require_exact_id
 from .inputs.extra import EngineInputs, check_outside_catalog, check_ungrouped, extra_inputs_sql
-from .inputs.intents import Intents, subtopic_judgments
+from .inputs.keyed import Intents, Samples, sampled_run, subtopic_judgments
 from .inputs.load import load, load_table
 from .inputs.locate import is_nested_dict
 from .inputs.merge import Judgments, merge, source_names, split_by_source, stacked_runs
@@ -93,6 +93,7 @@ class Statement:
     slices: int = 1
     sources: str | None = None  # SQL of (query_id, doc_id, source): judgments merged from several sources
     intents: str | None = None  # SQL of (query_id, subtopic, doc_id, relevance): judgments per subtopic
+    samples: str | None = None  # SQL of (query_id, sample, doc_id, score): sampled rankings
 
     def render(self, dialect: Dialect, qrels_sql: str, run_sql: str, slice_index: int | None = None,
                with_counts: bool = False) -> str:
@@ -107,7 +108,7 @@ class Statement:
         return render_evaluation(qrels_sql, run_sql, self.measures, self.conventions, output, self.relstring_length,
                                  segments_sql=self.segments, by_run=self.by_run, reread_inputs=self.reread,
                                  recommender=self.recommender, listed_sql=listed, sources_sql=self.sources,
-                                 intents_sql=self.intents, dialect=dialect)
+                                 intents_sql=self.intents, samples_sql=self.samples, dialect=dialect)
 
     def summary(self, table: str) -> str:
         """The per-query rows and the summary of an evaluation run in slices, from their rows in ``table``."""
@@ -192,10 +193,11 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     output = _output(output, by, slices)
     judgments, intents, qrels_source = read_judgments(qrels, resolved_measures, target, engine_inputs, con, registry,
                                                       prefer, combine, qrels_format, qrels_columns)
+    samples = sampled(resolved_measures, run, target, engine_inputs, con, registry, run_format, run_columns)
     rows = resolved_conventions.duplicate_documents == "rows"
-    run_source = run if isinstance(run, Source) else stacked_runs(run, con, registry, run_format, run_columns, rows) \
-        if isinstance(run, (list, tuple, dict)) and not is_nested_dict(run) else load(
-            run, "run", con, registry, run_format, run_columns, allow_duplicates=rows)
+    run_source = samples.run if samples else run if isinstance(run, Source) else stacked_runs(
+        run, con, registry, run_format, run_columns, rows) if isinstance(run, (list, tuple, dict)) and not \
+        is_nested_dict(run) else load(run, "run", con, registry, run_format, run_columns, allow_duplicates=rows)
     segments = segments_sql(queries, by, con, registry, qrels_source, run_source)
     listed = listed_sql(queries, con, registry, qrels_source, run_source) if by is None else None
     if any(m.param("tie_break") == "input_rank" for m in resolved_measures) and run_source.format not in ENGINE_TABLES:
@@ -213,7 +215,7 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
                           recommender if beyond_accuracy(resolved_measures) else None,  # remove-seen's is in the run
                           bool(qrels_source.groups), check_slices(slices),
                           judgments.sources_sql if judgments and _by_source(resolved_measures) else None,
-                          intents.sql if intents else None)
+                          intents.sql if intents else None, samples.sql if samples else None)
     sql = statement.render(DUCKDB, qrels_source.sql(), run_source.sql())
     text = sql
     if printable or target is not DUCKDB:
@@ -233,6 +235,28 @@ def read_judgments(qrels: Any, measures: list[Measure], target: Dialect, engine_
     source = intents.qrels if intents else judgments.qrels if judgments else qrels if isinstance(qrels, Source) \
         else load(qrels, "qrels", con, registry, qrels_format, qrels_columns)
     return judgments, intents, source
+
+
+def sampled(measures: list[Measure], run: Any, target: Dialect, engine_inputs: EngineInputs | None,
+            con: duckdb.DuckDBPyConnection, registry: Registry, run_format: str | None,
+            run_columns: Mapping[str, str] | None) -> Samples | None:
+    """The sampled rankings the expected exposure measures read (inputs/keyed.py); None when none is asked for.
+    The other measures read one ranking of a query: beside them, a query may have one sample only."""
+    stochastic = [str(m) for m in measures if m.spec.sampled]
+    if not stochastic:
+        return None
+    names = ", ".join(stochastic)
+    if isinstance(run, (Source, list, tuple, dict)) and not is_nested_dict(run):
+        raise OptionError(f"{names}: the expected exposure measures read one run's sampled rankings; give one run")
+    if target is not DUCKDB or engine_inputs is not None:
+        raise OptionError(f"{names}: the expected exposure measures read the sampled rankings in DuckDB; evaluate them "
+                          f"with the DuckDB engine, not {target}")
+    samples = sampled_run(run, con, registry, run_format, run_columns)
+    others = [str(m) for m in measures if not m.spec.sampled]
+    if others and samples.most > 1:
+        raise OptionError(f"{', '.join(others)}: read one ranking of a query, and the run holds up to {samples.most} "
+                          f"sampled rankings of one; evaluate them apart from {names}")
+    return samples
 
 
 def per_group(measures: list[Measure], recommender: dict | None, con: duckdb.DuckDBPyConnection,
@@ -280,7 +304,7 @@ def judgment_sources(qrels: Any, con: duckdb.DuckDBPyConnection, registry: Regis
 def subtopics(measures: list[Measure], qrels: Any, judgments: Judgments | None, target: Dialect,
               engine_inputs: EngineInputs | None, con: duckdb.DuckDBPyConnection, registry: Registry,
               qrels_format: str | None, qrels_columns: Mapping[str, str] | None) -> Intents | None:
-    """The judgments per subtopic the diversity measures read (inputs/intents.py); None when none is asked for."""
+    """The judgments per subtopic the diversity measures read (inputs/keyed.py); None when none is asked for."""
     diverse = [str(m) for m in measures if m.spec.intent_aware]
     if not diverse:
         return None

@@ -128,7 +128,7 @@ def test_bad_subtopic_judgments(tmp_path):
     with pytest.raises(InputError, match="no subtopic column.*subtopic=NAME"):
         sqlrank.evaluate(pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [1]}), run, "P_IA@5")
     missing = pd.DataFrame({"query_id": ["1"], "subtopic": [None], "doc_id": ["a"], "relevance": [1]})
-    with pytest.raises(InputError, match="1 judgments have no subtopic"):
+    with pytest.raises(InputError, match="1 rows have no subtopic"):
         sqlrank.evaluate(missing, run, "StRecall@5")
     with pytest.raises(sqlrank.SqlrankError, match="DuckDB"):
         sqlrank.render(str(twice), run, "NRBP", dialect="postgres")

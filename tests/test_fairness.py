@@ -182,3 +182,74 @@ def test_documents_without_a_group_are_counted_and_said(tmp_path):
     shares = frame.set_index("measure").value
     assert shares["Exposure(group=a)@2"] == pytest.approx(1 / (1 + 1 / math.log2(3)), abs=1e-12)
     assert shares["Exposure(group=b)@2"] == 0
+
+
+def expeval(qrels: pd.DataFrame, samples: pd.DataFrame, p: float) -> dict[str, tuple[float, float, float]]:
+    """expeval's (Diaz et al., CIKM 2020) RBP user model, unnormalised, written from its exposure.py: per query with
+    a relevant document, (disparity EE-D, relevance EE-R, difference EE-L)."""
+    out = {}
+    for query, judged in qrels[qrels.relevance > 0].groupby("query_id"):
+        labels = dict(zip(judged.doc_id, judged.relevance))
+        levels = sorted(pd.Series(list(labels.values())).value_counts().items(), reverse=True)
+        target, better = {}, 0
+        for grade, m in levels:
+            for doc in (d for d, g in labels.items() if g == grade):
+                target[doc] = (p ** better - p ** (better + m)) / (m * (1 - p))
+            better += m
+        rankings = samples[samples.query_id == query]
+        if rankings.empty:
+            continue
+        exposure: dict[str, float] = {}
+        count = rankings["sample"].nunique()
+        for _, rows in rankings.groupby("sample"):
+            ordered = sorted(zip(rows.score, rows.doc_id), reverse=True)  # expeval: rl.sort(reverse=True)
+            for i, (_, doc) in enumerate(ordered):
+                exposure[doc] = exposure.get(doc, 0.0) + p ** i / count
+        docs = set(target) | set(exposure)
+        out[query] = (sum(v * v for v in exposure.values()), sum(target[d] * exposure.get(d, 0.0) for d in target),
+                      sum((target.get(d, 0.0) - exposure.get(d, 0.0)) ** 2 for d in docs))
+    return out
+
+
+def sampled(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    rng = random.Random(seed)
+    qrels, samples = [], []
+    for q in range(25):
+        query = f"q{q}"
+        pool = [f"d{q}_{n}" for n in range(15)]
+        for doc in rng.sample(pool, 10):
+            qrels.append((query, doc, rng.choice((-1, 0, 0, 1, 1, 2, 3))))
+        for s in range(rng.randint(1, 5)):
+            for doc in rng.sample(pool, rng.randint(2, 12)):
+                samples.append((query, f"s{s}", doc, round(rng.uniform(0, 2), 1)))  # ties
+    return (pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]),
+            pd.DataFrame(samples, columns=["query_id", "sample", "doc_id", "score"]))
+
+
+@pytest.mark.parametrize("p", [0.5, 0.8])
+def test_expected_exposure_equals_expeval(tmp_path, p):
+    qrels, samples = sampled(9)
+    expected = expeval(qrels, samples, p)
+    assert len(expected) >= 15
+    path = tmp_path / "stochastic.run"  # expeval's run: the sample id in column 2
+    path.write_text("".join(f"{q} {s} {d} 1 {score} r\n" for q, s, d, score in samples.itertuples(index=False)))
+    names = [f"EE_D(p={p})", f"EE_R(p={p})", f"EE_L(p={p})"]
+    for run in (str(path), samples):
+        frame = sqlrank.evaluate(qrels, run, names, per_query=True)
+        printed = list(frame.measure.unique())
+        got = values(frame)
+        for query, triple in expected.items():
+            for name, value in zip(printed, triple):
+                assert got[query, name] == pytest.approx(value, abs=TOLERANCE), (query, name)
+
+
+def test_sampled_rankings_are_read_for_the_expected_exposure_only():
+    qrels, samples = sampled(10)
+    with pytest.raises(OptionError, match="sampled rankings of one; evaluate them apart"):
+        sqlrank.evaluate(qrels, samples, "EE_L nDCG@10")
+    one = samples[samples["sample"] == "s0"]
+    both = sqlrank.evaluate(qrels, one, "EE_L nDCG@10", per_query=True)  # one sample: a ranking like any other
+    alone = sqlrank.evaluate(qrels, one.drop(columns="sample"), "nDCG@10", per_query=True)
+    assert both[both.measure == "nDCG@10"].value.tolist() == pytest.approx(alone.value.tolist(), abs=1e-12)
+    with pytest.raises(sqlrank.InputError, match="no sample column"):
+        sqlrank.evaluate(qrels, one.drop(columns="sample"), "EE_L")

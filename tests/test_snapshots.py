@@ -30,6 +30,7 @@ def test_every_snapshot_belongs_to_a_family_and_binds():
     con.execute("CREATE TABLE history (query_id VARCHAR, doc_id VARCHAR)")
     con.execute("CREATE TABLE items (doc_id VARCHAR)")
     con.execute("CREATE TABLE intents (query_id VARCHAR, subtopic VARCHAR, doc_id VARCHAR, relevance INTEGER)")
+    con.execute("CREATE TABLE samples (query_id VARCHAR, sample VARCHAR, doc_id VARCHAR, score DOUBLE)")
     con.execute("CREATE TABLE item_features (doc_id VARCHAR, feature VARCHAR, weight DOUBLE)")
     for preset in PRESETS:
         files = sorted((FOLDER / preset).glob("*.sql"))

@@ -1,5 +1,5 @@
 {#-
-  The judgments per subtopic of the diversity measures (inputs/intents.py): (query_id, subtopic, doc_id,
+  The judgments per subtopic of the diversity measures (inputs/keyed.py): (query_id, subtopic, doc_id,
   relevance), keyed like the qrels (with runs stored together, once per run). The family step "intents"
   reads them.
 -#}

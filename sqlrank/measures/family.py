@@ -24,6 +24,7 @@ STEPS = {
     "similar": "the similarity of recommended items to each other and to the user's history",
     "pooled": "the judged documents of every query counted per score, for one ROC curve over them all",
     "inst": "INST's chance of reading on at each rank, multiplied down the ranking",
+    "expected": "each document's exposure averaged over a query's sampled rankings, beside its target exposure",
     "exposure": "each group's exposure in the top k under a browsing model, and its share of the relevant documents",
     "intents": "the subtopic judgments: each retrieved document's gain over the subtopics it is relevant to, and the "
                "ideal ranking chosen greedily from them",
@@ -42,7 +43,7 @@ INPUTS = ("history", "catalog", "item_features", "groups")
 LABELS = {"all": "every judged document", "relevant": "judged documents with labels >= rel",
           "gain": "judged documents whose gain is not 0", "none": "no document of the ranking"}
 # The steps that are CTEs of their own, rendered by sql/evaluation/<step>.sql.
-FAMILY_STEPS = ("interpolated", "graded", "rndcg", "similar", "pooled", "inst", "intents", "exposure")
+FAMILY_STEPS = ("interpolated", "graded", "rndcg", "similar", "pooled", "inst", "intents", "exposure", "expected")
 # Those of them with one row for the whole evaluation (no query_id): cross-joined to every query's row.
 ONE_ROW_STEPS = ("pooled",)
 TREC_KINDS = ("plain", "cut", "params", "special")
@@ -119,8 +120,13 @@ class Family:
 
     @property
     def intent_aware(self) -> bool:
-        """A diversity measure: it reads judgments per subtopic of a query (inputs/intents.py)."""
+        """A diversity measure: it reads judgments per subtopic of a query (inputs/keyed.py)."""
         return "intents" in self.reads
+
+    @property
+    def sampled(self) -> bool:
+        """An expected exposure measure: it reads a query's sampled rankings (inputs/keyed.py)."""
+        return "expected" in self.reads
 
     @property
     def template(self) -> str:

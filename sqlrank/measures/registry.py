@@ -65,6 +65,10 @@ _BROWSE = [("browse", Param(choice(("log", "rbp")), "log", "log or rbp")), ("p",
 AWRF_TARGETS = ("uniform", "relevant")
 _TARGET = ("target", Param(choice(AWRF_TARGETS), "uniform", "uniform or relevant"))
 _FAIRNESS = {"tie_expected": False, "inputs": ("groups",), "labels": "all"}
+# Expected exposure: the patience of the user who reads each sampled ranking (expeval's default 0.5).
+_EXPOSURE = [("p", Param(_P.check, 0.5, "number in (0, 1)"))]
+_EXPECTED = ("expected",)
+_STOCHASTIC = {"tie_expected": False, "labels": "none"}
 # The short head of APLT and ACLT: the most popular items that together hold this share of the interactions.
 _HEAD_SHARE = ("head_share", Param(real(0.0, 1.0, open_low=True), 0.8, "number in (0, 1]"))
 
@@ -300,6 +304,17 @@ REGISTRY: tuple[Family, ...] = (
            [("tail", Param(real(0.0, open_low=True), 0.1, "number > 0"))], ["all_retrieved", "popularity"],
            aliases=("tailpercentage", "tail_percentage"), tie_expected=False, inputs=("history",), partial=True,
            reference="RecBole TailPercentage (tail_ratio)"),
+    # Stochastic rankings: several sampled rankings of a query (a sample column), each rank's exposure p^(rank - 1).
+    _entry("EE_D", "expected exposure disparity: the sum over documents of their expected exposure squared (a rank's "
+           "exposure p^(rank - 1), averaged over the query's sampled rankings: a run with a sample column)", _EXPOSURE,
+           _EXPECTED, **_STOCHASTIC, reference="Diaz, Mitra, Ekstrand, Biega & Carterette (CIKM 2020); expeval"),
+    _entry("EE_R", "expected exposure relevance: the sum over documents of their expected exposure times their target "
+           "exposure (the relevant documents by grade, best first, each grade's m documents sharing the exposure of "
+           "their m ranks; 0 for the others)", _EXPOSURE, _EXPECTED, **_STOCHASTIC,
+           reference="Diaz, Mitra, Ekstrand, Biega & Carterette (CIKM 2020); expeval"),
+    _entry("EE_L", "expected exposure loss: the squared distance between the documents' expected and target exposure "
+           "(EE_D - 2 EE_R + the target's squared norm)", _EXPOSURE, _EXPECTED, **_STOCHASTIC,
+           reference="Diaz, Mitra, Ekstrand, Biega & Carterette (CIKM 2020); expeval"),
     _entry("APLT", "average percentage of long-tail items: the share of the user's top k in the long tail, the catalog "
            "items outside the short head (the most popular items, most first then by item id, until they hold "
            "head_share of the history's interactions)", [_HEAD_SHARE], ["all_retrieved", "popularity"],

@@ -31,7 +31,7 @@ OUTPUTS = ("per_query", "summary", "both", "segments", "relstring", "slice", "sl
 
 
 def _pieces(plan: StepPlan, output: str, judgments: bool, perfect: bool, mixed: bool,
-            recommender: bool = False, sources: bool = False, intents: bool = False) -> list[dict]:
+            recommender: bool = False, sources: bool = False, intents: bool = False, samples: bool = False) -> list[dict]:
     """The parts of the statement, in order: a file of sql/evaluation/ each, with what it renders."""
     rankings = list(plan.rankings.values())
     if output in ("slices", "slices_summary"):  # the slices' rows are in a table: catalog steps from items' counts
@@ -43,6 +43,8 @@ def _pieces(plan: StepPlan, output: str, judgments: bool, perfect: bool, mixed: 
         pieces.append({"template": "evaluation/judgment_sources.sql"})
     if intents:
         pieces.append({"template": "evaluation/subtopic_judgments.sql"})
+    if samples:
+        pieces.append({"template": "evaluation/sampled_rankings.sql"})
     if output == "segments":
         pieces.append({"template": "evaluation/query_segments.sql"})
     if recommender:
@@ -84,17 +86,16 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
                       relstring_length: int = 10, segments_sql: str | None = None, by_run: bool = False,
                       listed_sql: str | None = None, reread_inputs: bool = False, recommender: dict | None = None,
                       slices_table: str | None = None, sources_sql: str | None = None, intents_sql: str | None = None,
-                      *, dialect: Dialect) -> str:
+                      samples_sql: str | None = None, *, dialect: Dialect) -> str:
     """The one SQL statement of an evaluation. ``measures`` are resolved Measure objects;
     ``output`` is "per_query", "summary", "both", "segments" (the summary over all queries and
     over each segment of ``segments_sql``, rows of query_id and segment), or "relstring"
     (trec_eval's relstring of the top ``relstring_length`` documents of each query; ``measures``
     is then empty). ``reread_inputs``: the inputs give the same rows each time they are read
     (Source.rescannable), so DuckDB may scan them where they are used instead of holding them.
-    ``recommender``: SQL of the extra inputs of measures beyond accuracy (history: query_id,
-    doc_id rows; items: doc_id rows or None; features: doc_id, feature, weight rows or None); ``sources_sql``:
-    (query_id, doc_id, relevance, source) of judgments merged from several, for Judged(source=NAME); ``intents_sql``:
-    (query_id, subtopic, doc_id, relevance), the judgments per subtopic of the diversity measures.
+    ``recommender``: SQL of the extra inputs of measures beyond accuracy (plan.recommender_sql); ``sources_sql``:
+    (query_id, doc_id, relevance, source) of judgments merged from several; ``intents_sql``: (query_id, subtopic,
+    doc_id, relevance); ``samples_sql``: (query_id, sample, doc_id, score), sampled rankings.
     Evaluated in slices of queries: output "slice" is one slice's per-query rows with a doc_id column
     (NULL), then how often each item is in the slice's top k (query_id NULL, measure the count's
     column, doc_id the item), for the measures over all users; output "slices" is the per-query rows
@@ -120,9 +121,10 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         measure_names=[c["name"] for c in contexts],
         conventions=conventions.describe(),
         pieces=_pieces(plan, output, bool(shared["judgment_columns"]), bool(shared["perfect_columns"]), mixed,
-                       recommender is not None, sources_sql is not None, intents_sql is not None),
+                       recommender is not None, sources_sql is not None, intents_sql is not None,
+                       samples_sql is not None),
         recommender=recommender, qrels_sql=qrels_sql, run_sql=run_sql, sources_sql=sources_sql,
-        intents_sql=intents_sql, recursive=intents_sql is not None,
+        intents_sql=intents_sql, samples_sql=samples_sql, recursive=intents_sql is not None,
         missing_queries="zero" if "zero" in populations else "skip",
         unjudged_queries="zero" if "zero" in unjudged else "skip",
         mixed_missing=len(populations) > 1, mixed_unjudged=len(unjudged) > 1, mixed_population=mixed,

@@ -175,6 +175,7 @@ def _add_shared_steps(context: dict, measure, plan: StepPlan) -> None:
                              "pooled": f"pooled_{number_key(context['level'])}{v}",  # GlobalAUC has no cutoff
                              "inst": f"inst_{number_key(context.get('T', 1))}_{number_key(context.get('max_rel', 1))}{v}",
                              "intents": f"intents_{number_key(context['level'])}_{number_key(context.get('alpha', 0.5))}{v}",
+                             "expected": f"expected_{number_key(context.get('p', 0.5))}_{cut_name}{v}",
                              "exposure": f"exposure_{context.get('browse')}_{number_key(context.get('p', 0.5))}_"
                                          f"{number_key(context['level'])}_{cut_name}{v}"}
 

@@ -28,6 +28,7 @@ QRELS = "SELECT query_id, doc_id, relevance FROM qrels"
 RUN = "SELECT query_id, doc_id, score FROM run"
 # The judgments per subtopic of the diversity measures.
 INTENTS = "SELECT query_id, subtopic, doc_id, relevance FROM intents"
+SAMPLES = "SELECT query_id, sample, doc_id, score FROM samples"  # the sampled rankings of the expected exposure
 # The extra inputs of the recommender measures beyond accuracy.
 RECOMMENDER = {"history": "SELECT query_id, doc_id FROM history", "items": "SELECT doc_id FROM items",
                "features": "SELECT doc_id, feature, weight FROM item_features",
@@ -46,7 +47,8 @@ def render(family, preset: str) -> str:
     measures = resolve_measures(family_measures(family), conventions, preset)
     return render_evaluation(QRELS, RUN, measures, conventions, "summary",
                              recommender=RECOMMENDER if family.beyond_accuracy else None,
-                             intents_sql=INTENTS if family.intent_aware else None, dialect=DUCKDB)
+                             intents_sql=INTENTS if family.intent_aware else None,
+                             samples_sql=SAMPLES if family.sampled else None, dialect=DUCKDB)
 
 
 def snapshots() -> dict[Path, str]:
