@@ -238,7 +238,7 @@ def report(qrels: Any, runs: Any, measures: Any, path: str, format: str = "html"
 
     check_options(options, compare_result)
     refuse_inputs(path, [qrels, *(runs if isinstance(runs, (list, tuple)) else [runs])]
-                  + [options.get(k) for k in ("queries", "history", "items", "item_features", "groups")])
+                  + [options.get(k) for k in ("queries", "history", "items", "item_features", "groups", "targets")])
 
     if format not in ("html", "markdown", "latex"):
         raise OptionError(f"format {format!r} is not one of html, markdown, latex")
@@ -309,7 +309,7 @@ def overlap(run_a: Any, run_b: Any, measures: Any, per_query: bool = False, tie_
 def check(qrels: Any, runs: Any, measures: Any = None, **options: Any):
     """What in the data can change a number (``sqlrank check``): a DataFrame of findings with the
     columns check, input, count, changes_numbers, message. ``runs``: one run or a list; ``measures``
-    set the cutoffs whose ties are counted; ``rel``, ``history``, ``items``, the input options of
+    set the cutoffs whose ties are counted; ``rel``, ``history``, ``items``, ``groups``, the input options of
     evaluate(), and several judgment sources (``qrels`` a list or dict, ``prefer``, ``combine``)."""
     from .tools.check import check as checks
     from .tools.check import findings_frame

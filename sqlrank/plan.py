@@ -12,7 +12,7 @@ import duckdb
 
 from .errors import InputError, MeasureError, OptionError
 from .inputs.columns import require_exact_id
-from .inputs.extra import EngineInputs, check_outside_catalog, check_ungrouped, extra_inputs_sql
+from .inputs.extra import EXTRA_INPUTS, EngineInputs, check_outside_catalog, check_ungrouped, extra_inputs_sql
 from .inputs.keyed import Intents, Samples, sampled_run, subtopic_judgments
 from .inputs.load import load, load_table
 from .inputs.locate import is_nested_dict
@@ -28,43 +28,32 @@ from .rendering.sqltext import call_macro, render_listed, render_segments, rende
 from .rendering.statement import render_evaluation
 
 
-def recommender_sql(measures: list[Measure], history: Any, items: Any, item_features: Any,
-                    qrels: Source, run: Source, con: duckdb.DuckDBPyConnection, registry: Registry,
-                    engine: EngineInputs | None = None, remove_seen: bool = False,
-                    groups: Any = None) -> tuple[dict | None, Source]:
-    """SQL of the extra inputs the measures read (render_evaluation's ``recommender``), checked;
-    None when no measure reads them and ``remove_seen`` (which reads the history) is off. With
-    ``engine``, the SQL is the engine's: tables of its own are read and checked there, anything else
+def recommender_sql(measures: list[Measure], given: Mapping[str, Any], qrels: Source, run: Source,
+                    con: duckdb.DuckDBPyConnection, registry: Registry, engine: EngineInputs | None = None,
+                    remove_seen: bool = False) -> tuple[dict | None, Source]:
+    """SQL of the extra inputs the measures read (render_evaluation's ``recommender``; ``given``: EXTRA_INPUTS
+    by name), checked; None when no measure reads them and ``remove_seen`` (which reads the history) is off.
+    With ``engine``, the SQL is the engine's: tables of its own are read and checked there, anything else
     is read and checked by DuckDB and copied in. The run comes back with what was noticed of it."""
-    given = {"history": history, "items": items, "item_features": item_features, "groups": groups}
+    needs = needed_inputs(measures)
+    if remove_seen:
+        needs["history"] = ["remove-seen"] + needs.get("history", [])
     if not beyond_accuracy(measures):
         for name, value in given.items():
             if value is not None and not (name == "history" and remove_seen):
-                also = " and by remove-seen" if name == "history" else ""
-                readers = ("the fairness measures (Exposure, ExposureGini, AWRF, AWRF_nDCG)" if name == "groups" else
-                           "the measures beyond accuracy (Coverage, Gini, Novelty, AvgPop, TailPct, ILD, Serendipity)")
-                raise OptionError(f"{name.replace('_', '-')} is read by {readers}{also}; none is asked for")
+                readers = EXTRA_INPUTS[name][0] + (" and by remove-seen" if name == "history" else "")
+                raise OptionError(f"{name.replace('_', '-')} is read by {readers}; none is asked for")
         if not remove_seen:
             return None, run
     for m in beyond_accuracy(measures):
         check_tie_break(m)  # what cannot be computed at all is said before what is missing
-    needs = needed_inputs(measures)
-    if remove_seen:
-        needs["history"] = ["remove-seen"] + needs.get("history", [])
-    if "catalog" in needs and history is None and items is None:
+    if "catalog" in needs and given["history"] is None and given["items"] is None:
         raise OptionError(f"{', '.join(needs['catalog'])}: needs the item catalog: give the items (--items FILE, "
                           f"items=) or the history of interactions (--history FILE, history=)")
-    if "history" in needs and history is None:
-        raise OptionError(f"{', '.join(needs['history'])}: needs the history of interactions (training data): "
-                          f"--history FILE (history=) with a user and an item column")
-    if "item_features" in needs and item_features is None:
-        raise OptionError(f"{', '.join(needs['item_features'])}: similarity=features needs item features: "
-                          f"--item-features FILE (item_features=) with an item column and a category or features "
-                          f"column")
-    if "groups" in needs and groups is None:
-        raise OptionError(f"{', '.join(needs['groups'])}: needs the documents' groups: --groups FILE (groups=) with a "
-                          f"document (item) column and a group column")
-    sql = extra_inputs_sql(history, items, item_features, qrels, run, con, registry, engine, groups)
+    for name, (_, missing) in EXTRA_INPUTS.items():
+        if name in needs and given[name] is None:
+            raise OptionError(f"{', '.join(needs[name])}: {missing}")
+    sql = extra_inputs_sql(given, qrels, run, con, registry, engine)
     if "catalog" in needs:
         run = check_outside_catalog(needs["catalog"], sql, run, con, engine)
     if "groups" in needs:
@@ -169,7 +158,7 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
          dialect: str = "duckdb", relstring_length: int = 10, history: Any = None, items: Any = None,
          item_features: Any = None, remove_seen: bool = False, printable: bool = True,
          engine_inputs: EngineInputs | None = None, prefer: Sequence[str] | str | None = None,
-         combine: str | None = None, groups: Any = None, **conventions: Any) -> Plan:
+         combine: str | None = None, groups: Any = None, targets: Any = None, **conventions: Any) -> Plan:
     """Everything an evaluation needs but running it. ``qrels`` may be a Source loaded before
     (several runs against the same judgments read them once). With ``by``, results are per
     segment of the query table ``queries`` (output "segments"). Output "relstring" (trec_eval's
@@ -177,7 +166,7 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     with judgment groups (trec_eval's -R qrels_jg) evaluate the run once per group. ``history``,
     ``items`` and ``item_features`` are the extra inputs of the recommender measures beyond
     accuracy (inputs/extra.py), read where ``engine_inputs`` says on an engine other than DuckDB; ``groups``
-    (document, group) those of the fairness measures.
+    (document, group) and ``targets`` (group, share) those of the fairness measures.
     ``remove_seen=True`` leaves each user's history items out of the run before it is ranked.
     ``printable=False`` skips rendering the statement that reads the files themselves (``text`` is
     then the executed one): for callers that never show it. ``dialect``: the dialect of ``text``.
@@ -204,9 +193,9 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
         require_ranks(run_source, lambda sql: con.execute(sql).fetchall()[0], run_source.sql())
     _check_combinations(resolved_measures, qrels_source, run_source, output, slices, segments, listed, target,
                         engine_inputs, remove_seen)
-    recommender, run_source = recommender_sql(resolved_measures, history, items, item_features, qrels_source,
-                                              run_source, con, registry, engine_inputs if target is not DUCKDB else None,
-                                              remove_seen, groups)
+    given = {"history": history, "items": items, "item_features": item_features, "groups": groups, "targets": targets}
+    recommender, run_source = recommender_sql(resolved_measures, given, qrels_source, run_source, con, registry,
+                                              engine_inputs if target is not DUCKDB else None, remove_seen)
     resolved_measures = per_group(resolved_measures, recommender, con, engine_inputs is not None and target is not DUCKDB)
     if remove_seen:  # every reader of the typed run (the statement, the checks after it) reads it without them
         run_source = replace(run_source, seen=recommender["history"])

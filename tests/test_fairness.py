@@ -253,3 +253,42 @@ def test_sampled_rankings_are_read_for_the_expected_exposure_only():
     assert both[both.measure == "nDCG@10"].value.tolist() == pytest.approx(alone.value.tolist(), abs=1e-12)
     with pytest.raises(sqlrank.InputError, match="no sample column"):
         sqlrank.evaluate(qrels, one.drop(columns="sample"), "EE_L")
+
+
+def test_awrf_against_target_shares_from_a_file(tmp_path):
+    """AWRF(target=file): the shares of --targets, a query's own for a group where it has one, else the one given
+    for every query, normalised to sum to 1; against scipy's Jensen-Shannon distance."""
+    qrels, run, groups = generated(8, multiple=True)
+    member = groups.groupby("doc_id").group.apply(list).to_dict()
+    every = {"g0": 4.0, "g1": 3.0, "g2": 2.0, "g3": 1.0}  # no share for g4: 0
+    own = {"q3": {"g0": 1.0, "g4": 1.0}, "q7": {"g2": 0.5, "g3": 0.25}}
+    rows = [(None, g, v) for g, v in every.items()] + [(q, g, v) for q, shares in own.items() for g, v in shares.items()]
+    targets = tmp_path / "targets.csv"
+    pd.DataFrame(rows, columns=["query_id", "group", "share"]).to_csv(targets, index=False)
+    frame = sqlrank.evaluate(qrels, run, "AWRF(target=file)@10", per_query=True, groups=groups, targets=str(targets))
+    got = values(frame)
+    name = frame.measure.iloc[0]
+    for query, ranking in rankings(run, 10).items():
+        if query not in set(qrels.query_id):
+            continue
+        exposure = group_exposure(ranking, member, "log", 0.5)
+        grouped = sum(exposure.values())
+        shares = {g: own.get(query, {}).get(g, every.get(g, 0.0)) for g in GROUPS}  # a group's own, else every query's
+        total = sum(shares.values())
+        expected = 1 - jensen_shannon([exposure[g] / grouped for g in GROUPS], [shares[g] / total for g in GROUPS])
+        assert got[query, name] == pytest.approx(expected, abs=TOLERANCE), query
+    with pytest.raises(OptionError, match="--targets FILE"):
+        sqlrank.evaluate(qrels, run, "AWRF(target=file)@10", groups=groups)
+
+
+def test_check_reports_the_groups():
+    """sqlrank check --groups: retrieved documents in no group (counted by pandas here), documents in several, and
+    documents of the groups table no run or judgment names."""
+    qrels, run, groups = generated(7, multiple=True)
+    findings = sqlrank.check(qrels, [run], groups=groups).set_index("check")["count"]
+    ungrouped = set(run.doc_id) - set(groups.doc_id)
+    several = (groups.groupby("doc_id").size() > 1).sum()
+    unknown = set(groups.doc_id) - set(run.doc_id) - set(qrels.doc_id)
+    assert findings["retrieved documents in no group"] == len(ungrouped) > 0
+    assert findings["documents in several groups"] == several > 0
+    assert findings["grouped documents of no run or judgment"] == len(unknown) > 0

@@ -5,7 +5,8 @@
                      document in n groups giving each 1/n of it (item_groups.share)
     {name}_relevant  each group's share of the query's relevant judged documents (labels >= rel)
     {name}_groups    every group of the groups table for every evaluated query, with its exposure, its
-                     relevant documents, the query's grouped totals and the groups' order by exposure
+                     relevant documents, the query's grouped totals and the groups' order by exposure,
+                     and with --targets its target share (the query's own, else the one for every query)
   then per query the columns the measures ask for; total is the exposure of the whole top k (documents
   without a group too).
 -#}
@@ -42,13 +43,20 @@
            COUNT(*) OVER (PARTITION BY evaluated_queries.query_id) AS groups,
            SUM(COALESCE(exposed.exposure, 0)) OVER (PARTITION BY evaluated_queries.query_id) AS grouped_exposure,
            SUM(COALESCE(relevant.relevant, 0)) OVER (PARTITION BY evaluated_queries.query_id) AS grouped_relevant,
-           ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_id ORDER BY COALESCE(exposed.exposure, 0), {{ dialect.byte_order('group_names.group_id') }}) AS exposure_order
+           ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_id ORDER BY COALESCE(exposed.exposure, 0), {{ dialect.byte_order('group_names.group_id') }}) AS exposure_order{% if recommender.get('targets') %},
+           COALESCE(own.share, every_query.share, 0) AS target,
+           SUM(COALESCE(own.share, every_query.share, 0)) OVER (PARTITION BY evaluated_queries.query_id) AS grouped_target{% endif %}
+
     FROM evaluated_queries
     CROSS JOIN group_names
     LEFT JOIN {{ name }}_exposed AS exposed ON exposed.query_id = evaluated_queries.query_id AND exposed.group_id = group_names.group_id
     LEFT JOIN {{ name }}_relevant AS relevant ON relevant.query_id = evaluated_queries.query_id AND relevant.group_id = group_names.group_id
     LEFT JOIN (SELECT query_id, SUM(weight) AS total FROM {{ name }}_weights GROUP BY query_id) AS totals
-      ON totals.query_id = evaluated_queries.query_id
+      ON totals.query_id = evaluated_queries.query_id{% if recommender.get('targets') %}
+
+    LEFT JOIN group_targets AS own ON own.query_id = evaluated_queries.query_id AND own.group_id = group_names.group_id
+    LEFT JOIN group_targets AS every_query ON every_query.query_id IS NULL AND every_query.group_id = group_names.group_id{% endif %}
+
 ),
 {{ name }} AS (
     SELECT query_id{% for column in columns %},

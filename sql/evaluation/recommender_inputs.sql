@@ -8,6 +8,8 @@
     item_features  (doc_id, feature, weight): a category has weight 1; item_norms: each item's norm
     item_groups    (doc_id, group_id, share): the groups of the fairness measures, a document in n groups
                    with share 1 / n of each; group_names: every group
+    group_targets  (query_id, group_id, share): AWRF's target shares of the groups, query_id NULL for
+                   every query
 -#}
 {% import '_macros/dialect.sql' as dialect %}
 history AS (
@@ -56,4 +58,10 @@ item_groups AS (
 ),
 group_names AS (
     SELECT DISTINCT group_id FROM item_groups
+){% endif %}{% if recommender.get('targets') %},
+group_targets AS (
+    SELECT query_id, feature AS group_id, weight AS share
+    FROM (
+        {{ recommender['targets'] | indent(8) }}
+    ) AS targets
 ){% endif %}

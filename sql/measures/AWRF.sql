@@ -3,10 +3,11 @@
   of the divergence, logarithms base 2, as scipy's jensenshannon(P, Q, base=2)) between P, the groups'
   shares of the exposure their documents get in the top k (Exposure's attention, each document's split
   among its groups; documents without a group left out), and the target Q: uniform (1 / n for each of
-  the n groups of the groups table) or, with target=relevant, the groups' shares of the query's relevant
-  documents (labels >= rel). 1: exposure as the target says. No value for a query whose top k gives no
-  group exposure, or (target=relevant) with no relevant document in a group.
-  Parameters: rel, target (uniform or relevant, default uniform), browse (log or rbp), p; cutoff k.
+  the n groups of the groups table), with target=relevant the groups' shares of the query's relevant
+  documents (labels >= rel), with target=file the shares of --targets (the query's own, else those for
+  every query; normalised to sum to 1). 1: exposure as the target says. No value for a query whose top k
+  gives no group exposure, or whose target is empty.
+  Parameters: rel, target (uniform, relevant or file; default uniform), browse (log or rbp), p; cutoff k.
   Reference: Sapiezynski, Zeng, Robertson, Mislove & Wilson (WWW 2019 companion); TREC Fair Ranking 2022.
 -#}
 {% import '_macros/dialect.sql' as dialect %}
@@ -14,14 +15,15 @@
 {% macro prefix(m) %}awrf_{{ m.target }}_{{ m.level | key }}_{{ expo.prefix(m) }}{% endmacro %}
 {% macro exposure(m) %}
 {% set share = 'exposure / NULLIF(grouped_exposure, 0)' %}
-{% set target = ('CAST(1 AS ' ~ DOUBLE ~ ') / groups') if m.target == 'uniform' else 'relevant / NULLIF(grouped_relevant, 0)' %}
+{% set target = {'uniform': 'CAST(1 AS ' ~ DOUBLE ~ ') / groups', 'relevant': 'relevant / NULLIF(grouped_relevant, 0)',
+                 'file': 'target / NULLIF(grouped_target, 0)'}[m.target] %}
 {% set middle = '((' ~ share ~ ') + (' ~ target ~ ')) / 2' %}
 {% call column(prefix(m) ~ '_divergence') %}SUM(CASE WHEN {{ share }} > 0 THEN ({{ share }}) * {{ dialect.log2('(' ~ share ~ ') / (' ~ middle ~ ')') }} ELSE 0 END + CASE WHEN {{ target }} > 0 THEN ({{ target }}) * {{ dialect.log2('(' ~ target ~ ') / (' ~ middle ~ ')') }} ELSE 0 END) / 2{% endcall %}
 {% call column(prefix(m) ~ '_grouped') %}MAX(grouped_exposure){% endcall %}
-{% if m.target == 'relevant' %}
-{% call column(prefix(m) ~ '_relevant') %}MAX(grouped_relevant){% endcall %}
+{% if m.target in ('relevant', 'file') %}
+{% call column(prefix(m) ~ '_targeted') %}MAX({{ 'grouped_relevant' if m.target == 'relevant' else 'grouped_target' }}){% endcall %}
 {% endif %}
 {% endmacro %}
 {% macro value(m) -%}
-CASE WHEN {{ prefix(m) }}_grouped > 0{% if m.target == 'relevant' %} AND {{ prefix(m) }}_relevant > 0{% endif %} THEN 1 - SQRT(GREATEST({{ prefix(m) }}_divergence, 0)) END
+CASE WHEN {{ prefix(m) }}_grouped > 0{% if m.target != 'uniform' %} AND {{ prefix(m) }}_targeted > 0{% endif %} THEN 1 - SQRT(GREATEST({{ prefix(m) }}_divergence, 0)) END
 {%- endmacro %}

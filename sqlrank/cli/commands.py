@@ -72,7 +72,7 @@ def check_command(args: argparse.Namespace) -> int:
         raise OptionError("give QRELS and a RUN (or the judgments with --qrels, then the runs)")
     with database_options(args, {"prefer": args.prefer, "combine": args.combine}) as options:
         findings = check(qrels, runs, " ".join(args.measures) if args.measures else None, rel=args.rel,
-                         history=args.history, items=args.items, qrels_format=args.qrels_format,
+                         history=args.history, items=args.items, groups=args.groups, qrels_format=args.qrels_format,
                          run_format=args.run_format,
                          qrels_columns=args.qrels_columns, run_columns=args.run_columns, **options)
     if args.format == "json":

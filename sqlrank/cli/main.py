@@ -16,7 +16,7 @@ from .options import EXIT_ERROR
 from .parser import build_parser
 from .trec_eval import trec_eval_command
 
-INPUT_ARGUMENTS = ("qrels", "qrels_a", "qrels_b", "run", "run_a", "run_b", "runs", "judged", "qrels_sources", "queries", "history", "items", "item_features", "groups", "verdicts", "file",
+INPUT_ARGUMENTS = ("qrels", "qrels_a", "qrels_b", "run", "run_a", "run_b", "runs", "judged", "qrels_sources", "queries", "history", "items", "item_features", "groups", "targets", "verdicts", "file",
                    "database", "zscores")
 
 

@@ -58,6 +58,9 @@ def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
     rec.add_argument("--groups", metavar="FILE",
                      help="the documents' groups, of the fairness measures (Exposure, ExposureGini, AWRF): a document "
                           "(doc_id or item_id) and a group column, a row per group of a document")
+    rec.add_argument("--targets", metavar="FILE",
+                     help="the groups' target shares of AWRF(target=file): a group and a share column, and a query_id "
+                          "column where the targets differ by query")
     add_convention_arguments(parser)
     add_engine_arguments(parser)
 
@@ -160,6 +163,7 @@ def evaluation_options(args: argparse.Namespace) -> dict:
     return dict(qrels_format=args.qrels_format, run_format=args.run_format,
                 qrels_columns=args.qrels_columns, run_columns=args.run_columns, queries=args.queries, by=args.by,
                 history=args.history, items=args.items, item_features=args.item_features, groups=args.groups,
+                targets=args.targets,
                 remove_seen=args.remove_seen, **convention_options(args), **engine_arguments(args))
 
 

@@ -181,6 +181,9 @@ def add_check_command(commands) -> None:
                     help="a recommender's training interactions (user, item): recommendations the user has seen, "
                          "users without history, items outside the catalog")
     ck.add_argument("--items", metavar="FILE", help="the item catalog (an item column): recommended items outside it")
+    ck.add_argument("--groups", metavar="FILE",
+                    help="the documents' groups of the fairness measures (a document and a group column): retrieved "
+                         "documents in no group, documents in several, documents of no run or judgment")
     add_input_arguments(ck)
     ck.set_defaults(handler=check_command)
 

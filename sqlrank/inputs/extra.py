@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import duckdb
 
@@ -19,6 +19,19 @@ from .load import Table, load_table
 from .source import Source, named_columns
 from .store import Registry
 
+# Each extra input: the measures that read it, and how to give it (said when a measure needs it and it is missing).
+_READERS = "the measures beyond accuracy (Coverage, Gini, Novelty, AvgPop, TailPct, ILD, Serendipity)"
+EXTRA_INPUTS = {
+    "history": (_READERS, "needs the history of interactions (training data): --history FILE (history=) with a user "
+                          "and an item column"),
+    "items": (_READERS, ""),
+    "item_features": (_READERS, "similarity=features needs item features: --item-features FILE (item_features=) with "
+                                "an item column and a category or features column"),
+    "groups": ("the fairness measures (Exposure, ExposureGini, AWRF, AWRF_nDCG)", "needs the documents' groups: "
+               "--groups FILE (groups=) with a document (item) column and a group column"),
+    "targets": ("AWRF(target=file)", "target=file needs the groups' target shares: --targets FILE (targets=) with a "
+                "group and a share column, and a query_id column where they differ by query"),
+}
 GROUP_COLUMNS = ("group", "group_id", "category")  # the group column of the fairness measures' groups table
 _VECTOR = re.compile(r"(\[\d*\])$")
 _ENGINE_VECTORS = ("list", "large_list", "fixed_size_list", "array")  # Arrow's and Spark's names of a list type
@@ -37,13 +50,13 @@ class EngineInputs:
     store: Callable[[str, str], str]
 
 
-def extra_inputs_sql(history: Any, items: Any, item_features: Any, qrels: Source, run: Source,
-                     con: duckdb.DuckDBPyConnection, registry: Registry, engine: EngineInputs | None = None,
-                     groups: Any = None) -> dict:
-    """SQL of the history (query_id, doc_id), the catalog's items (doc_id), the item features
-    (doc_id, feature, weight) and the documents' groups (doc_id, feature: the group, weight), each read
-    with the user and item columns the qrels and run name and its ids checked; None for an input not
-    given (the history: no rows)."""
+def extra_inputs_sql(given: Mapping[str, Any], qrels: Source, run: Source, con: duckdb.DuckDBPyConnection,
+                     registry: Registry, engine: EngineInputs | None = None) -> dict:
+    """SQL of the inputs ``given`` (EXTRA_INPUTS by name): the history (query_id, doc_id), the catalog's items
+    (doc_id), the item features (doc_id, feature, weight), the documents' groups (doc_id, feature: the group,
+    weight) and the groups' target shares (query_id or NULL, feature: the group, weight: the share), each read
+    with the user and item columns the qrels and run name and its ids checked; None for an input not given
+    (the history: no rows)."""
     users = named_columns("query_id", ("user_id", "query_id"), run, qrels)
     item_names = named_columns("doc_id", ("item_id", "doc_id"), run, qrels)
 
@@ -65,12 +78,16 @@ def extra_inputs_sql(history: Any, items: Any, item_features: Any, qrels: Source
         return engine.store(kind, sql) if engine is not None and where is None else sql
 
     empty = "SELECT CAST(NULL AS VARCHAR) AS query_id, CAST(NULL AS VARCHAR) AS doc_id WHERE FALSE"
+    history, items = given.get("history"), given.get("items")
     sql = {"history": engine.store("history", empty) if engine is not None and history is None else empty,
-           "items": None, "features": None, "groups": None}
-    if groups is not None:
-        table, where = read(groups, "groups")
+           "items": None, "features": None, "groups": None, "targets": None}
+    if given.get("groups") is not None:
+        table, where = read(given["groups"], "groups")
         columns = {"doc_id": _column(table, item_names, "document"), "feature": _column(table, GROUP_COLUMNS, "group")}
         sql["groups"] = checked("groups", _as_text(table, columns, where, weight=True), table, where, ("doc_id",))
+    if given.get("targets") is not None:
+        table, where = read(given["targets"], "target shares")
+        sql["targets"] = checked("targets", _targets_sql(table, where, users), table, where, ("feature", "weight"))
     if history is not None:
         table, where = read(history, "history")
         columns = {"query_id": _column(table, users, "user"), "doc_id": _column(table, item_names, "item")}
@@ -79,21 +96,9 @@ def extra_inputs_sql(history: Any, items: Any, item_features: Any, qrels: Source
         table, where = read(items, "item catalog")
         columns = {"doc_id": _column(table, item_names, "item")}
         sql["items"] = checked("items", _as_text(table, columns, where), table, where, ("doc_id",))
-    if item_features is not None:
-        table, where = read(item_features, "item features")
-        item, feature = _column(table, item_names, "item"), _column(table, ("features", "category"), "feature")
-        if _VECTOR.search(table.types[feature]) or table.types[feature].startswith(_ENGINE_VECTORS):
-            if where is not None:
-                raise InputError(f"{table.label}: feature vectors are unnested by DuckDB: give them as a file or a "
-                                 f"pandas DataFrame, or the table as one row per item and category")
-            features = (f"SELECT CAST({DUCKDB.ident(item)} AS VARCHAR) AS doc_id, CAST(position AS VARCHAR) "
-                        f"AS feature, CAST(weight AS DOUBLE) AS weight\n"
-                        f"FROM (SELECT {DUCKDB.ident(item)}, unnest(CAST({DUCKDB.ident(feature)} AS DOUBLE[])) "
-                        f"AS weight, generate_subscripts(CAST({DUCKDB.ident(feature)} AS DOUBLE[]), 1) AS position "
-                        f"FROM {table.reader}) AS vectors")
-        else:  # categories: weight 1
-            features = _as_text(table, {"doc_id": item, "feature": feature}, where, weight=True)
-        sql["features"] = checked("features", features, table, where, ("doc_id",))
+    if given.get("item_features") is not None:
+        table, where = read(given["item_features"], "item features")
+        sql["features"] = checked("features", _features_sql(table, where, item_names), table, where, ("doc_id",))
     return sql
 
 
@@ -159,6 +164,34 @@ def check_ungrouped(names: list[str], sql: dict, run: Source, con: duckdb.DuckDB
     return run.warned(f"{count} retrieved documents are in no group of --groups" + (f", e.g. {example!r}" if example
                       else "") + f"; {', '.join(names)}: their exposure counts in the whole top k's and in no group's "
                       f"(Exposure's shares sum to less than 1; ExposureGini and AWRF compare the groups' exposure)")
+
+
+def _features_sql(table: Table, where: EngineInputs | None, item_names: tuple[str, ...]) -> str:
+    """Item features as (doc_id, feature, weight): a vector column unnested (position, value), categories weight 1."""
+    item, feature = _column(table, item_names, "item"), _column(table, ("features", "category"), "feature")
+    if not (_VECTOR.search(table.types[feature]) or table.types[feature].startswith(_ENGINE_VECTORS)):
+        return _as_text(table, {"doc_id": item, "feature": feature}, where, weight=True)
+    if where is not None:
+        raise InputError(f"{table.label}: feature vectors are unnested by DuckDB: give them as a file or a "
+                         f"pandas DataFrame, or the table as one row per item and category")
+    return (f"SELECT CAST({DUCKDB.ident(item)} AS VARCHAR) AS doc_id, CAST(position AS VARCHAR) "
+            f"AS feature, CAST(weight AS DOUBLE) AS weight\n"
+            f"FROM (SELECT {DUCKDB.ident(item)}, unnest(CAST({DUCKDB.ident(feature)} AS DOUBLE[])) "
+            f"AS weight, generate_subscripts(CAST({DUCKDB.ident(feature)} AS DOUBLE[]), 1) AS position "
+            f"FROM {table.reader}) AS vectors")
+
+
+def _targets_sql(table: Table, where: EngineInputs | None, users: tuple[str, ...]) -> str:
+    """The groups' target shares as (query_id, feature: the group, weight: the share); query_id NULL where the
+    table has no query column (one target for every query)."""
+    dialect = where.dialect if where is not None else DUCKDB
+    text = call_macro(dialect, "_macros/dialect.sql", "text")
+    group, share = _column(table, GROUP_COLUMNS, "group"), _column(table, ("share", "target"), "share")
+    query = next((name for name in users if name in table.types), None)
+    query_sql = f"CAST({dialect.ident(query)} AS {text})" if query else call_macro(dialect, "_macros/dialect.sql",
+                                                                                   "null_text")
+    return (f"SELECT {query_sql} AS query_id, CAST({dialect.ident(group)} AS {text}) AS feature, "
+            f"CAST({dialect.ident(share)} AS {dialect.type('DOUBLE')}) AS weight\nFROM {table.reader}")
 
 
 def _column(table: Table, names: tuple[str, ...], role: str) -> str:

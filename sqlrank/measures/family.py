@@ -31,9 +31,9 @@ STEPS = {
 }
 # Extra inputs a family reads besides qrels and run (recommender measures beyond accuracy):
 # history (training interactions), catalog (the items of --items and of the history), and
-# item_features (categories or feature vectors, for similarity=features), and groups (the groups of
-# documents of the fairness measures).
-INPUTS = ("history", "catalog", "item_features", "groups")
+# item_features (categories or feature vectors, for similarity=features), groups (the groups of
+# documents of the fairness measures) and targets (their target shares, for AWRF(target=file)).
+INPUTS = ("history", "catalog", "item_features", "groups", "targets")
 # The retrieved judged documents a family's value reads from its ranking: all of them (judged
 # non-relevant ones count: Bpref, infAP, ...), the relevant ones only (labels >= rel), those with a
 # gain other than 0, or none (its value comes from per-query counts). When every measure of a

@@ -62,8 +62,8 @@ _SIMILARITY = ("similarity", Param(choice(SIMILARITIES), "cooccurrence", "cooccu
 _GAINS = ("gain", "discount", "log_base")
 # Fairness of exposure: the attention a rank gets (browse=log: 1 / log2(rank + 1), as DCG; rbp: p^(rank - 1)).
 _BROWSE = [("browse", Param(choice(("log", "rbp")), "log", "log or rbp")), ("p", Param(_P.check, 0.5, "number in (0, 1)"))]
-AWRF_TARGETS = ("uniform", "relevant")
-_TARGET = ("target", Param(choice(AWRF_TARGETS), "uniform", "uniform or relevant"))
+AWRF_TARGETS = ("uniform", "relevant", "file")
+_TARGET = ("target", Param(choice(AWRF_TARGETS), "uniform", "uniform, relevant or file"))
 _FAIRNESS = {"tie_expected": False, "inputs": ("groups",), "labels": "all"}
 # Expected exposure: the patience of the user who reads each sampled ranking (expeval's default 0.5).
 _EXPOSURE = [("p", Param(_P.check, 0.5, "number in (0, 1)"))]
@@ -333,8 +333,9 @@ REGISTRY: tuple[Family, ...] = (
            "groups without exposure count)", _BROWSE, ["all_retrieved", "exposure"], partial=True, **_FAIRNESS,
            reference="Gini (1912) over the groups' exposure"),
     _entry("AWRF", "attention-weighted rank fairness: 1 - the Jensen-Shannon distance (base 2) between the groups' "
-           "shares of the top k's exposure and a target: uniform over the groups, or (target=relevant) the groups' "
-           "shares of the query's relevant documents", ["rel", _TARGET, *_BROWSE], ["all_retrieved", "exposure"],
+           "shares of the top k's exposure and a target: uniform over the groups, (target=relevant) the groups' "
+           "shares of the query's relevant documents, or (target=file) the shares of --targets",
+           ["rel", _TARGET, *_BROWSE], ["all_retrieved", "exposure"],
            partial=True, **_FAIRNESS,
            reference="Sapiezynski, Zeng, Robertson, Mislove & Wilson (WWW 2019); TREC Fair Ranking 2022"),
     _entry("AWRF_nDCG", "AWRF@k times nDCG@k (TREC Fair Ranking 2022's measure)",

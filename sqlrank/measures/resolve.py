@@ -38,6 +38,8 @@ def needed_inputs(measures: list[Measure]) -> dict[str, list[str]]:
             needs.setdefault(name, []).append(str(m))
         if "similarity" in FAMILIES[m.family].params and m.param("similarity") == "features":
             needs.setdefault("item_features", []).append(str(m))
+        if "target" in FAMILIES[m.family].params and m.param("target") == "file":
+            needs.setdefault("targets", []).append(str(m))
     return needs
 
 

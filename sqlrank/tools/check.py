@@ -49,14 +49,17 @@ class Finding:
 
 
 def check(qrels: Any, runs: Iterable[Any], measures: Any = None, rel: int | float | None = None, history: Any = None,
-          items: Any = None, prefer: Any = None, combine: str | None = None, **options: Any) -> list[Finding]:
+          items: Any = None, prefer: Any = None, combine: str | None = None, groups: Any = None,
+          **options: Any) -> list[Finding]:
     """Every check on the qrels and each run. ``measures`` set the cutoffs whose ties are counted
     (default: 5, 10, 20, 100, 1000); ``rel`` the minimum relevant label (default 1). With a
     recommender's ``history`` (training interactions) or ``items`` (the catalog): recommended items
     outside the catalog, recommendations the user has seen, users without history. Several judgment
     sources (``qrels`` a list or dict; ``prefer``, ``combine`` as for evaluate) are merged first, and
-    the report says how many judgments each gave and where two sources judged a document apart."""
-    options.update(prefer=prefer, combine=combine)
+    the report says how many judgments each gave and where two sources judged a document apart. With the
+    documents' ``groups`` (the fairness measures'): retrieved documents in no group, documents in several,
+    and documents of the groups table that no run or judgment names."""
+    options.update(prefer=prefer, combine=combine, groups=groups)
     runs = list(runs)
     if not runs:
         raise OptionError("give at least one run to check")
@@ -82,11 +85,15 @@ def _findings(qrels, runs, cutoffs, rel, con, registry, options, history, items)
         stored = load(run, "run", con, registry, options.get("run_format"), options.get("run_columns"),
                       allow_duplicates=True)
         recommender = history is not None or items is not None
-        extra = extra_inputs_sql(history, items, None, qrels_source, stored, con, registry) if recommender else None
+        given = {"history": history, "items": items, "groups": options.get("groups")}
+        extra = extra_inputs_sql(given, qrels_source, stored, con, registry) if recommender or given["groups"] is not None \
+            else None
         for run_source in stored.each_run(con):  # the runs of one table share its column names: one read
             findings += _run_findings(qrels_source, run_source, con, cutoffs)
             if recommender:
                 findings += _recommender_findings(run_source, extra, con, history is not None)
+            if given["groups"] is not None:
+                findings += _group_findings(qrels_source, run_source, extra["groups"], con)
     return findings
 
 
@@ -103,6 +110,30 @@ def _source_findings(judgments: Judgments, con) -> list[Finding]:
                     f"{both} document{'s' if both != 1 else ''} judged by more than one source, {apart} of them with "
                     f"different labels{where}; "
                     f"the merge decides which label counts (sqlrank agree compares two sources)")]
+
+
+def _group_findings(qrels: Source, r: Source, groups: str, con) -> list[Finding]:
+    """What in the documents' groups changes the fairness measures: retrieved documents in no group (their
+    exposure is in the top k's and in no group's), documents in several groups (each gets a share), and the
+    documents of the groups table that no run or judgment names (they change nothing)."""
+    ungrouped, example, several, unknown = first_row(con, f"""
+        SELECT (SELECT count(*) FROM (SELECT DISTINCT doc_id FROM ({r.sql()}) AS run) AS retrieved
+                WHERE doc_id NOT IN (SELECT doc_id FROM ({groups}) AS grouped)),
+               (SELECT min(doc_id) FROM (SELECT DISTINCT doc_id FROM ({r.sql()}) AS run) AS retrieved
+                WHERE doc_id NOT IN (SELECT doc_id FROM ({groups}) AS grouped)),
+               (SELECT count(*) FROM (SELECT doc_id FROM ({groups}) AS grouped GROUP BY doc_id HAVING count(*) > 1) AS many),
+               (SELECT count(DISTINCT doc_id) FROM ({groups}) AS grouped
+                WHERE doc_id NOT IN (SELECT doc_id FROM ({r.sql()}) AS run)
+                  AND doc_id NOT IN (SELECT doc_id FROM ({qrels.sql()}) AS judged))""")
+    return [Finding("retrieved documents in no group", r.label, ungrouped, True,
+                    f"{ungrouped} retrieved documents are in no group, e.g. {example!r}: their exposure counts in the "
+                    f"top k's and in no group's" if ungrouped else "every retrieved document is in a group"),
+            Finding("documents in several groups", r.label, several, False,
+                    f"{several} documents are in more than one group: each of their groups gets an equal share of "
+                    f"their exposure" if several else "no document is in more than one group"),
+            Finding("grouped documents of no run or judgment", r.label, unknown, False,
+                    f"{unknown} documents of the groups table are in no run and no judgment: they change nothing"
+                    if unknown else "every document of the groups table is in a run or a judgment")]
 
 
 def _recommender_findings(r: Source, extra: dict, con, with_history: bool) -> list[Finding]:
