@@ -15,7 +15,7 @@ from .inputs.columns import require_exact_id
 from .inputs.extra import EXTRA_INPUTS, EngineInputs, check_outside_catalog, check_ungrouped, extra_inputs_sql
 from .inputs.keyed import Intents, Samples, sampled_run, subtopic_judgments
 from .inputs.load import load, load_table
-from .inputs.locate import is_nested_dict
+from .inputs.locate import declared_table, is_nested_dict
 from .inputs.merge import Judgments, merge, source_names, split_by_source, stacked_runs
 from .inputs.source import ENGINE_TABLES, Source, named_columns
 from .inputs.store import Registry
@@ -158,7 +158,8 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
          dialect: str = "duckdb", relstring_length: int = 10, history: Any = None, items: Any = None,
          item_features: Any = None, remove_seen: bool = False, printable: bool = True,
          engine_inputs: EngineInputs | None = None, prefer: Sequence[str] | str | None = None,
-         combine: str | None = None, groups: Any = None, targets: Any = None, **conventions: Any) -> Plan:
+         combine: str | None = None, groups: Any = None, targets: Any = None, label_type: str | None = None,
+         **conventions: Any) -> Plan:
     """Everything an evaluation needs but running it. ``qrels`` may be a Source loaded before
     (several runs against the same judgments read them once). With ``by``, results are per
     segment of the query table ``queries`` (output "segments"). Output "relstring" (trec_eval's
@@ -171,7 +172,8 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     ``printable=False`` skips rendering the statement that reads the files themselves (``text`` is
     then the executed one): for callers that never show it. ``dialect``: the dialect of ``text``.
     Several judgment sources (``qrels`` a list or dict, or one table with a source column and ``prefer``
-    or ``combine``) are merged first (inputs/merge.py)."""
+    or ``combine``) are merged first (inputs/merge.py). Printed for another dialect, a name that is no file
+    and no table here is that database's table (``label_type``: integer or real labels), read nowhere."""
     if dialect not in DIALECTS:
         raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
     target = DIALECTS[dialect]
@@ -181,12 +183,9 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
                                                                             explicit)
     output = _output(output, by, slices)
     judgments, intents, qrels_source = read_judgments(qrels, resolved_measures, target, engine_inputs, con, registry,
-                                                      prefer, combine, qrels_format, qrels_columns)
-    samples = sampled(resolved_measures, run, target, engine_inputs, con, registry, run_format, run_columns)
-    rows = resolved_conventions.duplicate_documents == "rows"
-    run_source = samples.run if samples else run if isinstance(run, Source) else stacked_runs(
-        run, con, registry, run_format, run_columns, rows) if isinstance(run, (list, tuple, dict)) and not \
-        is_nested_dict(run) else load(run, "run", con, registry, run_format, run_columns, allow_duplicates=rows)
+                                                      prefer, combine, qrels_format, qrels_columns, label_type)
+    samples, run_source = read_run(run, resolved_measures, target, engine_inputs, con, registry, run_format, run_columns,
+                                   resolved_conventions.duplicate_documents == "rows")
     segments = segments_sql(queries, by, con, registry, qrels_source, run_source)
     listed = listed_sql(queries, con, registry, qrels_source, run_source) if by is None else None
     if any(m.param("tie_break") == "input_rank" for m in resolved_measures) and run_source.format not in ENGINE_TABLES:
@@ -212,12 +211,33 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     return Plan(qrels_source, run_source, statement, sql, text, target, judgments)
 
 
+def read_run(run: Any, measures: list[Measure], target: Dialect, engine_inputs: EngineInputs | None,
+             con: duckdb.DuckDBPyConnection, registry: Registry, run_format: str | None,
+             run_columns: Mapping[str, str] | None, rows: bool) -> tuple[Samples | None, Source]:
+    """The run as the measures read it: sampled rankings (the expected exposure measures), several runs stacked,
+    or one as given (``rows``: repeated documents ranked as rows); with the samples it came from. In a statement
+    printed for another database, a name that is no file and no table here is that database's."""
+    if target is not DUCKDB and engine_inputs is None:
+        run = declared_table(run, "run", con, run_columns, None)
+    samples = sampled(measures, run, target, engine_inputs, con, registry, run_format, run_columns)
+    if samples:
+        return samples, samples.run
+    if isinstance(run, Source):
+        return None, run
+    if isinstance(run, (list, tuple, dict)) and not is_nested_dict(run):
+        return None, stacked_runs(run, con, registry, run_format, run_columns, rows)
+    return None, load(run, "run", con, registry, run_format, run_columns, allow_duplicates=rows)
+
+
 def read_judgments(qrels: Any, measures: list[Measure], target: Dialect, engine_inputs: EngineInputs | None,
                    con: duckdb.DuckDBPyConnection, registry: Registry, prefer: Sequence[str] | str | None,
-                   combine: str | None, qrels_format: str | None, qrels_columns: Mapping[str, str] | None
-                   ) -> tuple[Judgments | None, Intents | None, Source]:
+                   combine: str | None, qrels_format: str | None, qrels_columns: Mapping[str, str] | None,
+                   label_type: str | None = None) -> tuple[Judgments | None, Intents | None, Source]:
     """The judgments as the measures read them: merged from several sources, per subtopic (the diversity
-    measures), or as given; with the merge or the subtopic judgments they came from."""
+    measures), or as given; with the merge or the subtopic judgments they came from. In a statement printed
+    for another database, a name that is no file and no table here is that database's (``label_type``)."""
+    if target is not DUCKDB and engine_inputs is None:
+        qrels = declared_table(qrels, "qrels", con, qrels_columns, label_type)
     judgments = judgment_sources(qrels, con, registry, prefer, combine, qrels_format, qrels_columns)
     _check_sources(measures, judgments)
     intents = subtopics(measures, qrels, judgments, target, engine_inputs, con, registry, qrels_format, qrels_columns)
@@ -229,23 +249,11 @@ def read_judgments(qrels: Any, measures: list[Measure], target: Dialect, engine_
 def sampled(measures: list[Measure], run: Any, target: Dialect, engine_inputs: EngineInputs | None,
             con: duckdb.DuckDBPyConnection, registry: Registry, run_format: str | None,
             run_columns: Mapping[str, str] | None) -> Samples | None:
-    """The sampled rankings the expected exposure measures read (inputs/keyed.py); None when none is asked for.
-    The other measures read one ranking of a query: beside them, a query may have one sample only."""
+    """The sampled rankings the expected exposure measures read (inputs/keyed.py); None when none is asked for."""
     stochastic = [str(m) for m in measures if m.spec.sampled]
-    if not stochastic:
-        return None
-    names = ", ".join(stochastic)
-    if isinstance(run, (Source, list, tuple, dict)) and not is_nested_dict(run):
-        raise OptionError(f"{names}: the expected exposure measures read one run's sampled rankings; give one run")
-    if target is not DUCKDB or engine_inputs is not None:
-        raise OptionError(f"{names}: the expected exposure measures read the sampled rankings in DuckDB; evaluate them "
-                          f"with the DuckDB engine, not {target}")
-    samples = sampled_run(run, con, registry, run_format, run_columns)
-    others = [str(m) for m in measures if not m.spec.sampled]
-    if others and samples.most > 1:
-        raise OptionError(f"{', '.join(others)}: read one ranking of a query, and the run holds up to {samples.most} "
-                          f"sampled rankings of one; evaluate them apart from {names}")
-    return samples
+    elsewhere = None if target is DUCKDB and engine_inputs is None else str(target)
+    return sampled_run(run, con, registry, run_format, run_columns, ", ".join(stochastic),
+                       [str(m) for m in measures if not m.spec.sampled], elsewhere) if stochastic else None
 
 
 def per_group(measures: list[Measure], recommender: dict | None, con: duckdb.DuckDBPyConnection,
@@ -295,18 +303,9 @@ def subtopics(measures: list[Measure], qrels: Any, judgments: Judgments | None, 
               qrels_format: str | None, qrels_columns: Mapping[str, str] | None) -> Intents | None:
     """The judgments per subtopic the diversity measures read (inputs/keyed.py); None when none is asked for."""
     diverse = [str(m) for m in measures if m.spec.intent_aware]
-    if not diverse:
-        return None
-    names = ", ".join(diverse)
-    if judgments is not None:
-        raise OptionError(f"{names}: the diversity measures read one set of judgments per subtopic; merge the "
-                          f"sources first")
-    if isinstance(qrels, Source):
-        raise OptionError(f"{names}: the diversity measures read the qrels per subtopic; pass the qrels themselves")
-    if target is not DUCKDB or engine_inputs is not None:
-        raise OptionError(f"{names}: the diversity measures read the judgments per subtopic in DuckDB (their ideal "
-                          f"ranking is a recursive step); evaluate them with the DuckDB engine, not {target}")
-    return subtopic_judgments(qrels, con, registry, qrels_format, qrels_columns)
+    elsewhere = None if target is DUCKDB and engine_inputs is None else str(target)
+    return subtopic_judgments(qrels, con, registry, qrels_format, qrels_columns, ", ".join(diverse),
+                              judgments is not None, elsewhere) if diverse else None
 
 
 def _by_source(measures: list[Measure]) -> bool:

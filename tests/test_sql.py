@@ -3,6 +3,7 @@ returns, for every measure under every convention; every dialect parses with sql
 from __future__ import annotations
 
 import csv
+import re
 import io
 import subprocess
 import sys
@@ -267,3 +268,37 @@ def test_printed_warehouse_dialects_parse_and_give_duckdbs_values(files, dialect
     if dialect == "snowflake":
         with pytest.raises(sqlrank.MeasureError, match="cannot be computed in snowflake"):
             sqlrank.render("judged", "ranked", "RR", dialect=dialect, connection=con, tie_break="expected")
+
+
+@pytest.mark.parametrize("dialect", ["trino", "bigquery", "snowflake", "postgres", "clickhouse", "spark", "sqlite",
+                                     "datafusion"])
+def test_sql_from_table_names_alone(files, dialect):
+    """sqlrank sql --dialect D dataset.qrels dataset.run with nothing to read here prints the very statement that a
+    DuckDB database holding those tables gives (whose values the dialects' own tests check), with the columns
+    named by a mapping and the labels' type declared; every measure under every convention set parses in the
+    dialect (sqlglot) where sqlglot reads it."""
+    qrels, run = map(str, files["parquet"])
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA ds")
+    con.execute(f"CREATE TABLE ds.judged AS SELECT query_id AS qid, doc_id, relevance FROM read_parquet('{qrels}')")
+    con.execute(f"CREATE TABLE ds.ranked AS SELECT query_id AS qid, doc_id, score FROM read_parquet('{run}')")
+    columns = {"qrels_columns": {"query_id": "qid"}, "run_columns": {"query_id": "qid"}}
+    read = {"spark": "spark", "datafusion": "duckdb", "sqlite": "sqlite"}.get(dialect, dialect)
+    sqlglot = peer("sqlglot")
+    for conventions in CONVENTIONS[:3]:
+        try:
+            expected = sqlrank.render("ds.judged", "ds.ranked", measures_for(conventions), per_query=True,
+                                      dialect=dialect, connection=con, **columns, **conventions)
+        except sqlrank.SqlrankError as exc:  # what the dialect cannot do is said the same way from names alone
+            with pytest.raises(type(exc), match=re.escape(str(exc))):
+                sqlrank.render("ds.judged", "ds.ranked", measures_for(conventions), per_query=True, dialect=dialect,
+                               label_type="integer", **columns, **conventions)
+            continue
+        alone = sqlrank.render("ds.judged", "ds.ranked", measures_for(conventions), per_query=True, dialect=dialect,
+                               label_type="integer", **columns, **conventions)
+        assert alone == expected
+        assert len(sqlglot.parse(alone, read=read)) == 1
+    real = sqlrank.render("ds.judged", "ds.ranked", "nDCG@10", dialect=dialect, **columns)
+    assert "CAST(\"relevance\" AS INTEGER)" not in real and real.count("ds") >= 2
+    with pytest.raises(sqlrank.InputError, match="label type 'whole'"):
+        sqlrank.render("ds.judged", "ds.ranked", "P@5", dialect=dialect, label_type="whole")

@@ -37,7 +37,7 @@ def sql_command(args: argparse.Namespace) -> int:
             options.pop(name)
     with database_options(args, options) as options:
         text = render(args.qrels, args.run, " ".join(args.measures), args.per_query, dialect=args.dialect,
-                      **options)
+                      label_type=args.label_type, **options)
     write_output(text.rstrip("\n") + (";\n" if args.dialect == "duckdb" else "\n"), args.output)
     return 0
 

@@ -130,8 +130,13 @@ def add_sql_command(commands) -> None:
     add_evaluation_arguments(sq)
     sq.add_argument("-q", "--per-query", action="store_true", help="one row per query and measure")
     sq.add_argument("--dialect", choices=DIALECTS, default="duckdb",
-                    help="duckdb (default), spark, postgres, datafusion, clickhouse, trino, bigquery or snowflake "
-                         "(all but the first two read tables: name them, with --database for their columns)")
+                    help="duckdb (default), spark, postgres, datafusion, clickhouse, sqlite, trino, bigquery or "
+                         "snowflake (all but the first two read tables: name them, dataset.table; their columns "
+                         "are query_id, doc_id, relevance and score, or --qrels-columns and --run-columns, or read "
+                         "from --database)")
+    sq.add_argument("--label-type", choices=("integer", "real"), dest="label_type",
+                    help="the type of a named table's labels, for another dialect without --database (default: "
+                         "real, read as DOUBLE)")
     sq.add_argument("-o", "--output", metavar="FILE", help="write the SQL to FILE (atomically) instead of stdout")
     sq.set_defaults(handler=sql_command)
 

@@ -18,11 +18,11 @@ from typing import Any, Mapping
 
 import duckdb
 
-from ..errors import InputError
+from ..errors import InputError, OptionError
 from ..rendering.dialects import DUCKDB
 from .files import detect_format, file_reader
 from .load import load
-from .locate import registered_source
+from .locate import is_nested_dict, registered_source
 from .source import Source
 from .store import Registry
 
@@ -79,8 +79,19 @@ def split_keyed(source: Source, registry: Registry, role: str) -> str:
 
 
 def subtopic_judgments(obj: Any, con: duckdb.DuckDBPyConnection, registry: Registry, qrels_format: str | None = None,
-                       qrels_columns: Mapping[str, str] | None = None) -> Intents:
-    """The subtopic judgments of ``obj``, validated, and the judgments per document made of them."""
+                       qrels_columns: Mapping[str, str] | None = None, names: str = "", merged: bool = False,
+                       elsewhere: str | None = None) -> Intents:
+    """The subtopic judgments of ``obj``, validated, and the judgments per document made of them. ``names``: the
+    measures that read them, ``merged``: judgments merged from several sources, ``elsewhere``: the engine or dialect
+    other than DuckDB the statement is for (each a refusal, that says so)."""
+    if merged:
+        raise OptionError(f"{names}: the diversity measures read one set of judgments per subtopic; merge the "
+                          f"sources first")
+    if isinstance(obj, Source):
+        raise OptionError(f"{names}: the diversity measures read the qrels per subtopic; pass the qrels themselves")
+    if elsewhere is not None:
+        raise OptionError(f"{names}: the diversity measures read the judgments per subtopic in DuckDB (their ideal "
+                          f"ranking is a recursive step); evaluate them with the DuckDB engine, not {elsewhere}")
     keyed = read_keyed(obj, "qrels", con, registry, qrels_format, qrels_columns, "subtopic", SUBTOPIC_COLUMNS,
                        "the diversity measures read judgments per subtopic")
     every = DUCKDB.ident(split_keyed(keyed, registry, "subtopic"))
@@ -101,8 +112,16 @@ class Samples:
 
 
 def sampled_run(obj: Any, con: duckdb.DuckDBPyConnection, registry: Registry, run_format: str | None = None,
-                run_columns: Mapping[str, str] | None = None) -> Samples:
-    """The sampled rankings of ``obj`` (a run with a sample column), validated."""
+                run_columns: Mapping[str, str] | None = None, names: str = "", others: list[str] | None = None,
+                elsewhere: str | None = None) -> Samples:
+    """The sampled rankings of ``obj`` (a run with a sample column), validated. ``names``: the measures that read
+    them; ``others``: the measures beside them, which read one ranking of a query (so a query may have one sample
+    only); ``elsewhere``: the engine or dialect other than DuckDB the statement is for (a refusal)."""
+    if isinstance(obj, (Source, list, tuple, dict)) and not is_nested_dict(obj):
+        raise OptionError(f"{names}: the expected exposure measures read one run's sampled rankings; give one run")
+    if elsewhere is not None:
+        raise OptionError(f"{names}: the expected exposure measures read the sampled rankings in DuckDB; evaluate them "
+                          f"with the DuckDB engine, not {elsewhere}")
     keyed = read_keyed(obj, "run", con, registry, run_format, run_columns, "sample", SAMPLE_COLUMNS,
                        "the expected exposure measures read sampled rankings")
     every = DUCKDB.ident(split_keyed(keyed, registry, "sample"))
@@ -111,4 +130,7 @@ def sampled_run(obj: Any, con: duckdb.DuckDBPyConnection, registry: Registry, ru
                  label=f"{keyed.label} (its first sample)")
     most = con.execute(f"SELECT max(n) FROM (SELECT count(DISTINCT sample) AS n FROM {every} GROUP BY query_id) AS counts"
                        ).fetchall()[0][0]
+    if others and (most or 0) > 1:
+        raise OptionError(f"{', '.join(others)}: read one ranking of a query, and the run holds up to {most} sampled "
+                          f"rankings of one; evaluate them apart from {names}")
     return Samples(first, f"SELECT query_id, sample, doc_id, score FROM {every}", int(most or 0))

@@ -3,14 +3,14 @@ table; Parquet of many small row groups and text files read once into sqlrank's 
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import duckdb
 
 from ..errors import InputError
 from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import call_macro
-from .columns import require_distinct_names
+from .columns import column_mapping, require_distinct_names
 from .files import file_source, tabular_source
 from .source import Source
 from .store import Registry
@@ -91,6 +91,28 @@ def is_nested_dict(obj: Any) -> bool:
 
 def is_dataframe(obj: Any) -> bool:
     return type(obj).__name__ == "DataFrame" and hasattr(obj, "columns")
+
+
+LABEL_TYPES = ("integer", "real")  # how a table named but not read declares its labels
+
+
+def declared_table(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, columns: Mapping[str, str] | None,
+                   label_type: str | None) -> Any:
+    """A name that is no file here and no table of the DuckDB database, as a table of the database a printed
+    statement will run in (BigQuery's dataset.table): its columns named as given (query_id, doc_id, relevance or
+    score by default), its labels of the type declared (real by default: read as DOUBLE), nothing read or
+    checked here. Anything else comes back as it is."""
+    if label_type is not None and label_type not in LABEL_TYPES:
+        raise InputError(f"label type {label_type!r} is not one of {', '.join(LABEL_TYPES)}")
+    if not isinstance(obj, str) or os.path.exists(obj) or _is_table(con, obj):
+        return obj
+    parts = tuple(obj.split("."))
+    if not 1 <= len(parts) <= 3 or not all(part and "\x00" not in part for part in parts):
+        raise InputError(f"{obj!r}: neither a file nor a table name ([catalog.][schema.]table)")
+    mapping = column_mapping(kind, columns)
+    return Source(kind, f"table {obj}", "table", reader=call_macro(DUCKDB, "_macros/inputs.sql", "table", parts).strip(),
+                  columns=mapping, parts=parts, label_type=label_type or "real",
+                  value_type="INTEGER" if label_type == "integer" else "DOUBLE")
 
 
 def _is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
