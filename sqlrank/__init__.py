@@ -127,8 +127,8 @@ def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect
     With per_query=True it returns ``query_id, measure, value`` rows ordered by query; otherwise
     ``measure, value`` rows. dialect: "duckdb" (default), "spark" (Spark SQL: files are read
     with parquet.`path` and text.`path`; CSV files must be registered as tables first), "postgres",
-    "datafusion", "clickhouse", "sqlite", "trino", "bigquery" or "snowflake" (these read tables: give table
-    names). A name that is neither a file nor a table of the DuckDB connection is the other database's table,
+    "datafusion", "clickhouse", "sqlite", "trino", "bigquery", "snowflake", "redshift" or "databricks" (Spark
+    SQL, as "spark"; the others read tables: give table names). A name that is neither a file nor a table of the DuckDB connection is the other database's table,
     read nowhere here: its columns are the default names or those of qrels_columns / run_columns, its labels
     ``label_type="real"`` (DOUBLE, the default) or ``"integer"``."""
     from .evaluation import check_options

@@ -214,7 +214,7 @@ def test_table_dialects_parse_with_sqlglot(files, dialect, read):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("dialect", ["trino", "bigquery", "snowflake"])
+@pytest.mark.parametrize("dialect", ["trino", "bigquery", "snowflake", "redshift", "databricks"])
 def test_printed_warehouse_dialects_parse_and_give_duckdbs_values(files, dialect):
     """Trino, BigQuery and Snowflake statements are printed, not run here: every measure under the
     engine tiers' convention sets parses with sqlglot in that dialect, in lines under 160
@@ -232,7 +232,7 @@ def test_printed_warehouse_dialects_parse_and_give_duckdbs_values(files, dialect
             with pytest.raises(sqlrank.MeasureError, match="no 32-bit float"):
                 sqlrank.render("judged", "ranked", "AP", dialect=dialect, connection=con, **conventions)
             continue
-        measures = [m for m in measures_for(conventions) if dialect != "snowflake"
+        measures = [m for m in measures_for(conventions) if dialect not in ("snowflake", "redshift")
                     or conventions.get("tie_break") != "expected" or not m.startswith(("RR", "Success"))]
         for per_query in (False, True):
             text = sqlrank.render("judged", "ranked", measures, per_query=per_query, dialect=dialect,
@@ -247,7 +247,7 @@ def test_printed_warehouse_dialects_parse_and_give_duckdbs_values(files, dialect
         for (query, measure, value), want in zip(translated, expected.itertuples()):
             assert (query, measure) == (want.query_id, want.measure)
             assert close(value, want.value, 1e-9), (conventions, query, measure, value, want.value)
-        if dialect == "snowflake":
+        if dialect in ("snowflake", "redshift"):
             assert "WINDOW" not in text and " OVER ranking" not in text
     assert printed >= 12
     # runs stored together (run_id): each run's values, per run and query, as sqlrank's
@@ -262,16 +262,19 @@ def test_printed_warehouse_dialects_parse_and_give_duckdbs_values(files, dialect
     for (run_id, query, measure, value), want in zip(translated, expected.itertuples()):
         assert (run_id, query, measure) == (want.run_id, want.query_id, want.measure)
         assert close(value, want.value, 1e-9), (run_id, query, measure, value, want.value)
-    with pytest.raises(sqlrank.OptionError, match=f"the {dialect} statement reads tables, not files") as caught:
-        sqlrank.render(qrels, run, "AP", dialect=dialect)
-    assert "--engine" not in str(caught.value) and "load the files there first" in str(caught.value)
-    if dialect == "snowflake":
-        with pytest.raises(sqlrank.MeasureError, match="cannot be computed in snowflake"):
+    if dialect == "databricks":  # Spark SQL: Parquet files read where they are, as Spark reads them
+        assert "parquet.`" in sqlrank.render(qrels, run, "AP", dialect=dialect)
+    else:
+        with pytest.raises(sqlrank.OptionError, match=f"the {dialect} statement reads tables, not files") as caught:
+            sqlrank.render(qrels, run, "AP", dialect=dialect)
+        assert "--engine" not in str(caught.value) and "load the files there first" in str(caught.value)
+    if dialect in ("snowflake", "redshift"):
+        with pytest.raises(sqlrank.MeasureError, match=f"cannot be computed in {dialect}"):
             sqlrank.render("judged", "ranked", "RR", dialect=dialect, connection=con, tie_break="expected")
 
 
-@pytest.mark.parametrize("dialect", ["trino", "bigquery", "snowflake", "postgres", "clickhouse", "spark", "sqlite",
-                                     "datafusion"])
+@pytest.mark.parametrize("dialect", ["trino", "bigquery", "snowflake", "redshift", "databricks", "postgres",
+                                     "clickhouse", "spark", "sqlite", "datafusion"])
 def test_sql_from_table_names_alone(files, dialect):
     """sqlrank sql --dialect D dataset.qrels dataset.run with nothing to read here prints the very statement that a
     DuckDB database holding those tables gives (whose values the dialects' own tests check), with the columns

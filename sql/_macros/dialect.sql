@@ -11,30 +11,30 @@
 {% macro is_nan(x) %}{% if dialect_name() == 'postgres' %}CAST({{ x }} AS {{ DOUBLE }}) = CAST('NaN' AS {{ DOUBLE }}){% elif dialect_name() == 'clickhouse' %}isNaN(CAST({{ x }} AS Nullable(Float64))){% else %}isnan(CAST({{ x }} AS {{ DOUBLE }})){% endif %}{% endmacro %}
 {#- Ids ordered as bytes, as trec_eval's strcmp (PostgreSQL's text order follows the database's
     collation unless told COLLATE "C"). -#}
-{% macro byte_order(x) %}{{ x }}{% if dialect_name() == 'postgres' %} COLLATE "C"{% endif %}{% endmacro %}
+{% macro byte_order(x) %}{{ x }}{% if dialect_variant() == 'postgres' %} COLLATE "C"{% endif %}{% endmacro %}
 {#- The text type: Spark's VARCHAR needs a length, its STRING has none; ClickHouse's String is not
     nullable unless said so. -#}
 {% macro text() %}{% if dialect_name() in ('spark', 'bigquery') %}STRING{% elif dialect_name() == 'clickhouse' %}String{% else %}VARCHAR{% endif %}{% endmacro %}
 {% macro null_text() %}CAST(NULL AS {% if dialect_name() == 'clickhouse' %}Nullable(String){% else %}{{ text() }}{% endif %}){% endmacro %}
 {#- The positions 1..n as rows of one column, position. -#}
 {% macro positions(n) -%}
-{% if dialect_name() == 'spark' %}(SELECT id AS position FROM range(1, {{ n | number }} + 1)) AS positions
-{%- elif dialect_name() == 'postgres' %}generate_series(1, {{ n | number }}) AS positions (position)
+{% if dialect_name() == 'spark' %}(SELECT explode(sequence(1, {{ n | number }})) AS position) AS positions
+{%- elif dialect_variant() == 'postgres' %}generate_series(1, {{ n | number }}) AS positions (position)
 {%- elif dialect_name() == 'clickhouse' %}(SELECT number AS position FROM numbers(1, {{ n | number }})) AS positions
 {%- elif dialect_name() == 'trino' %}UNNEST(sequence(1, {{ n | number }})) AS positions (position)
 {%- elif dialect_name() == 'bigquery' %}UNNEST(GENERATE_ARRAY(1, {{ n | number }})) AS position
 {%- elif dialect_name() == 'snowflake' %}(SELECT ROW_NUMBER() OVER (ORDER BY SEQ4()) AS position FROM TABLE(GENERATOR(ROWCOUNT => {{ n | number }}))) AS positions
-{%- elif dialect_name() == 'sqlite' %}(WITH RECURSIVE counted (position) AS (SELECT 1 UNION ALL SELECT position + 1 FROM counted WHERE position < {{ n | number }}) SELECT position FROM counted) AS positions
+{%- elif dialect_name() == 'sqlite' or dialect_variant() == 'redshift' %}(WITH RECURSIVE counted (position) AS (SELECT 1 UNION ALL SELECT position + 1 FROM counted WHERE position < {{ n | number }}) SELECT position FROM counted) AS positions
 {%- else %}range(1, {{ n | number }} + 1) AS positions (position){% endif %}
 {%- endmacro %}
 {#- ln of the binomial coefficient C(n, k), for n >= k >= 0. Spark and PostgreSQL have no LGAMMA:
     there it is the sum over i = 1..k of ln(n - k + i) - ln(i). -#}
-{% macro ln_choose(n, k) %}{% if dialect_name() == 'trino' %}reduce(sequence(1, CAST({{ k }} AS BIGINT)), CAST(0 AS DOUBLE), (acc, i) -> acc + LN(({{ n }}) - ({{ k }}) + i) - LN(i), acc -> acc){% elif dialect_name() == 'bigquery' %}(SELECT COALESCE(SUM(LN(({{ n }}) - ({{ k }}) + i) - LN(i)), 0) FROM UNNEST(GENERATE_ARRAY(1, CAST({{ k }} AS INT64))) AS i){% elif dialect_name() == 'postgres' %}(SELECT COALESCE(SUM(LN(({{ n }}) - ({{ k }}) + i) - LN(i)), 0) FROM generate_series(1, {{ k }}) AS i){% elif dialect_name() == 'spark' %}(CASE WHEN ({{ k }}) = 0 THEN CAST(0 AS DOUBLE) ELSE aggregate(sequence(1, {{ k }}), CAST(0 AS DOUBLE), (acc, i) -> acc + LN(({{ n }}) - ({{ k }}) + i) - LN(i)) END){% elif dialect_name() == 'clickhouse' %}(lgamma(({{ n }}) + 1) - lgamma(({{ k }}) + 1) - lgamma(({{ n }}) - ({{ k }}) + 1)){% else %}(LGAMMA(({{ n }}) + 1) - LGAMMA(({{ k }}) + 1) - LGAMMA(({{ n }}) - ({{ k }}) + 1)){% endif %}{% endmacro %}
+{% macro ln_choose(n, k) %}{% if dialect_name() == 'trino' %}reduce(sequence(1, CAST({{ k }} AS BIGINT)), CAST(0 AS DOUBLE), (acc, i) -> acc + LN(({{ n }}) - ({{ k }}) + i) - LN(i), acc -> acc){% elif dialect_name() == 'bigquery' %}(SELECT COALESCE(SUM(LN(({{ n }}) - ({{ k }}) + i) - LN(i)), 0) FROM UNNEST(GENERATE_ARRAY(1, CAST({{ k }} AS INT64))) AS i){% elif dialect_name() == 'postgres' %}(SELECT COALESCE(SUM(LN(({{ n }}) - ({{ k }}) + i) - LN(i)), 0) FROM generate_series(1, {{ k }}) AS i){% elif dialect_name() == 'spark' %}(CASE WHEN ({{ k }}) = 0 THEN CAST(0 AS DOUBLE) ELSE aggregate(sequence(1, CAST({{ k }} AS INT)), CAST(0 AS DOUBLE), (acc, i) -> acc + LN(({{ n }}) - ({{ k }}) + i) - LN(i)) END){% elif dialect_name() == 'clickhouse' %}(lgamma(({{ n }}) + 1) - lgamma(({{ k }}) + 1) - lgamma(({{ n }}) - ({{ k }}) + 1)){% else %}(LGAMMA(({{ n }}) + 1) - LGAMMA(({{ k }}) + 1) - LGAMMA(({{ n }}) - ({{ k }}) + 1)){% endif %}{% endmacro %}
 {#- The unit separator chr(31) that joins run_id and query_id in the query keys of runs stored
     together (ClickHouse spells chr char), and the text before and after its first occurrence
     (BigQuery has no split_part, Snowflake no strpos). -#}
 {% macro separator() %}{% if dialect_name() in ('clickhouse', 'sqlite') %}char(31){% else %}chr(31){% endif %}{% endmacro %}
-{% macro before_separator(x) %}{% if dialect_name() == 'sqlite' %}substr({{ x }}, 1, instr({{ x }}, char(31)) - 1){% elif dialect_name() == 'spark' %}substring_index({{ x }}, chr(31), 1){% elif dialect_name() == 'clickhouse' %}substring({{ x }}, 1, position({{ x }}, char(31)) - 1){% elif dialect_name() == 'bigquery' %}SPLIT({{ x }}, chr(31))[OFFSET(0)]{% else %}split_part({{ x }}, chr(31), 1){% endif %}{% endmacro %}
+{% macro before_separator(x) %}{% if dialect_name() == 'sqlite' %}substr({{ x }}, 1, instr({{ x }}, char(31)) - 1){% elif dialect_name() == 'clickhouse' %}substring({{ x }}, 1, position({{ x }}, char(31)) - 1){% elif dialect_name() == 'bigquery' %}SPLIT({{ x }}, chr(31))[OFFSET(0)]{% else %}split_part({{ x }}, chr(31), 1){% endif %}{% endmacro %}
 {% macro after_separator(x) %}{% if dialect_name() == 'sqlite' %}substr({{ x }}, instr({{ x }}, char(31)) + 1){% elif dialect_name() == 'spark' %}substr({{ x }}, instr({{ x }}, chr(31)) + 1){% elif dialect_name() == 'clickhouse' %}substring({{ x }}, position({{ x }}, char(31)) + 1){% elif dialect_name() == 'snowflake' %}substr({{ x }}, CHARINDEX(chr(31), {{ x }}) + 1){% else %}substr({{ x }}, strpos({{ x }}, chr(31)) + 1){% endif %}{% endmacro %}
 {#- The file each row was read from (DuckDB: read_parquet(..., filename = true); Spark: a
     file: URI), and its name without folders and suffix. -#}
@@ -42,7 +42,7 @@
 {% macro file_stem(x) %}regexp_extract({{ x }}, '([^/]+?)([.][^./]*)?$', 1){% endmacro %}
 {#- A CTE DuckDB reads again where it is used instead of materializing it: the inputs, whose
     scans are cheap next to holding ten million rows in memory. -#}
-{% macro inline() %}{% if dialect_name() in ('duckdb', 'postgres') %}NOT MATERIALIZED {% endif %}{% endmacro %}
+{% macro inline() %}{% if dialect_variant() in ('duckdb', 'postgres') %}NOT MATERIALIZED {% endif %}{% endmacro %}
 {#- A whole number from a rank column (NULL where it is none). PostgreSQL has no TRY_CAST. -#}
 {% macro try_bigint(x) %}{% if dialect_name() in ('postgres', 'sqlite') %}CAST({{ x }} AS BIGINT){% elif dialect_name() == 'clickhouse' %}CAST({{ x }} AS Nullable(Int64)){% elif dialect_name() == 'bigquery' %}SAFE_CAST({{ x }} AS INT64){% else %}TRY_CAST({{ x }} AS BIGINT){% endif %}{% endmacro %}
 {#- x >= 0 rounded half away from zero, as C's lround (trec_eval): PostgreSQL's and ClickHouse's

@@ -121,7 +121,7 @@ def add_eval_command(commands) -> None:
 
 def add_sql_command(commands) -> None:
     sq = commands.add_parser(
-        "sql", help="print the SQL statement of an evaluation (DuckDB or Spark SQL)",
+        "sql", help="print the SQL statement of an evaluation, for DuckDB or another engine (--dialect)",
         description="Print the exact statement sqlrank eval runs for these arguments, reading QRELS and RUN "
                     "themselves (files, or table names); pasted into a DuckDB shell (or spark.sql) it returns the "
                     "rows of sqlrank eval -f csv: query_id, measure, value with -q, else measure, value.")
@@ -130,8 +130,9 @@ def add_sql_command(commands) -> None:
     add_evaluation_arguments(sq)
     sq.add_argument("-q", "--per-query", action="store_true", help="one row per query and measure")
     sq.add_argument("--dialect", choices=DIALECTS, default="duckdb",
-                    help="duckdb (default), spark, postgres, datafusion, clickhouse, sqlite, trino, bigquery or "
-                         "snowflake (all but the first two read tables: name them, dataset.table; their columns "
+                    help="duckdb (default), spark, postgres, datafusion, clickhouse, sqlite, trino, bigquery, "
+                         "snowflake, redshift or databricks (all but duckdb, spark and databricks read tables: name "
+                         "them, dataset.table; their columns "
                          "are query_id, doc_id, relevance and score, or --qrels-columns and --run-columns, or read "
                          "from --database)")
     sq.add_argument("--label-type", choices=("integer", "real"), dest="label_type",

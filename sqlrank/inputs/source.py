@@ -133,12 +133,13 @@ class Source:
 
     def _read_sql(self, dialect: Dialect, mode: str) -> str:
         """The input as its source reads it, in ``dialect``."""
-        name = dialect.name
+        name = dialect.kind  # a variant reads its inputs as its family does
         path = (spark_path if name == "spark" else duckdb_path)(self.path) if self.path else self.path
         if name not in ("duckdb", "spark") and self.format not in ENGINE_TABLES + ("table",):
             copies = (f" (--engine {name} copies files into temporary tables)" if not dialect.printed_only else
                       " (load the files there first, or evaluate them with sqlrank eval)")
-            raise OptionError(f"{self.label}: the {name} statement reads tables, not files; give table names{copies}")
+            raise OptionError(f"{self.label}: the {dialect.name} statement reads tables, not files; give table "
+                              f"names{copies}")
         if self.format == "trec":
             return call_macro(dialect, "_macros/inputs.sql", "trec", path, self.kind, mode, self.groups,
                               self.split, self.lines, self.ranks, self.label_type).strip()

@@ -22,7 +22,10 @@ class Dialect:
     of floats, as Arrow's kernels use), or it is not run here to show otherwise. ``printed_only``:
     sqlrank prints its statements but runs none (no engine in this process or a test's reach).
     ``float32``: it has a 32-bit float type (trec_eval_version=9 ranks 32-bit scores).
-    ``unsupported``: (family, tie_break) pairs it cannot compute, with the reason."""
+    ``unsupported``: (family, tie_break) pairs it cannot compute, with the reason. ``family``: the dialect
+    it is a variant of, whose SQL it takes but where the templates ask for the variant (Databricks is Spark
+    SQL; Redshift speaks PostgreSQL's with less). ``named_windows``: it has the WINDOW clause (else the
+    windows are written out where they are used)."""
 
     name: str
     types: Mapping[str, str]
@@ -33,6 +36,13 @@ class Dialect:
     printed_only: bool = False
     float32: bool = True
     unsupported: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    family: str | None = None
+    named_windows: bool = True
+
+    @property
+    def kind(self) -> str:
+        """The dialect whose SQL this one speaks: its family, or itself."""
+        return self.family or self.name
 
     def __hash__(self) -> int:
         return hash(self.name)
@@ -116,8 +126,13 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("bigquery", {"DOUBLE": "FLOAT64", "FLOAT": "FLOAT32", "INTEGER": "INT64"}, quote="`",
             escaping_literals=True, escaping_identifiers=True, signed_zero=True, printed_only=True, float32=False),
     Dialect("snowflake", {"DOUBLE": "DOUBLE", "FLOAT": "FLOAT32", "INTEGER": "INTEGER"}, escaping_literals=True,
-            signed_zero=True, printed_only=True, float32=False,
+            signed_zero=True, printed_only=True, float32=False, named_windows=False,
             unsupported={("RR", "expected"): f"Snowflake {_NO_LGAMMA}", ("Success", "expected"): f"Snowflake {_NO_LGAMMA}"}),
+    Dialect("redshift", {"DOUBLE": "DOUBLE PRECISION", "FLOAT": "REAL", "INTEGER": "INTEGER"}, escaping_literals=True,
+            signed_zero=True, printed_only=True, family="postgres", named_windows=False,
+            unsupported={("RR", "expected"): f"Redshift {_NO_LGAMMA}", ("Success", "expected"): f"Redshift {_NO_LGAMMA}"}),
+    Dialect("databricks", _STANDARD, quote="`", escaping_literals=True, signed_zero=True, printed_only=True,
+            family="spark"),
 )}
 DUCKDB = DIALECTS["duckdb"]
 

@@ -101,7 +101,8 @@ def environment(dialect: Dialect) -> jinja2.Environment:
     env.filters["literal"] = dialect.literal
     env.filters["number"] = number_literal
     env.filters["key"] = number_key
-    env.globals["dialect_name"] = lambda: dialect.name
+    env.globals["dialect_name"] = lambda: dialect.kind  # a variant speaks its family's SQL
+    env.globals["dialect_variant"] = lambda: dialect.name
     env.globals["column"] = column
     env.globals.update(dialect.types)
     env.globals["GEOMETRIC_FLOOR"] = format(GEOMETRIC_FLOOR, "f").rstrip("0")  # 0.00001

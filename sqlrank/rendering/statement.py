@@ -139,7 +139,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         if plan.grouped == "segment" else [],
         by_run=by_run, reread_inputs=reread_inputs,
     )
-    if dialect.name == "snowflake":
+    if not dialect.named_windows:
         text = inline_windows(text)
     return wrap_sql(text)
 
