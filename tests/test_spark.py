@@ -221,3 +221,18 @@ def test_input_rank_on_spark_needs_a_rank_on_every_row(spark, data):
     with pytest.raises(sqlrank.InputError, match="rows have no integer rank"):
         sqlrank.evaluate(spark.createDataFrame(qrels), spark.createDataFrame(holes), "AP", tie_break="input_rank",
                          spark=spark)
+
+
+def test_a_spark_evaluation_prints_only_sqlranks_lines(spark, tmp_path):
+    """sqlrank eval --engine spark in a fresh process: the table on stdout, and on stderr nothing of Java's
+    start-up notes, log4j's defaults or pyspark's pandas notice (they go to the session's folder)."""
+    import subprocess
+    import sys
+
+    from conftest import FIXTURES
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(FIXTURES / "demo" / "qrels.test"),
+                           str(FIXTURES / "demo" / "results.test"), "-m", "P@10 nDCG@10", "--engine", "spark"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("measure ") and "P@10     0.3000" in done.stdout
+    assert done.stderr == "", done.stderr

@@ -60,7 +60,7 @@ def local_session():
                          "appender.console.layout.pattern = spark: %p %c{1}: %m%n\n"
                          "logger.query.name = SQLQueryContextLogger\nlogger.query.level = off\n")
         try:
-            _SESSION = (SparkSession.builder.master("local[*]").appName("sqlrank")
+            _SESSION = _started_quietly(lambda: SparkSession.builder.master("local[*]").appName("sqlrank")
                         .config("spark.ui.enabled", "false")
                         .config("spark.ui.showConsoleProgress", "false")
                         .config("spark.driver.memory", driver_memory())
@@ -71,12 +71,40 @@ def local_session():
                         .config("spark.sql.session.timeZone", "UTC")
                         .config("spark.log.structuredLogging.enabled", "false")
                         .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{logging}")
-                        .getOrCreate())
+                        .getOrCreate(), os.path.join(warehouse, "java.log"))
         except Exception as exc:  # no Java, or it cannot start
             raise OptionError(f"cannot start a local Spark session (is Java 17+ installed?): "
-                              f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+                              f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__} (Java's output: "
+                              f"{os.path.join(warehouse, 'java.log')})") from None
         _SESSION.sparkContext.setLogLevel("ERROR")
     return _SESSION
+
+
+def _started_quietly(start: Any, log: str) -> Any:
+    """start() with this process's standard error (file descriptor 2) sent to ``log`` meanwhile: the Java process
+    it launches keeps that for its own lines (its start-up notes, log4j's defaults), so that a run prints only
+    sqlrank's; pyspark's warning that it does not yet fully support pandas 3 is not shown either (sqlrank hands
+    it Arrow tables where it can)."""
+    import sys
+
+    _quiet_pandas_notice()
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(log, "ab") as handle:
+        os.dup2(handle.fileno(), 2)
+        try:
+            return start()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def _quiet_pandas_notice() -> None:
+    """pyspark's FutureWarning that it does not yet fully support pandas 3, which sqlrank's conversions do not
+    need, is not shown (its message only: other warnings stay)."""
+    import warnings
+
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
 
 
 def _is_spark_dataframe(obj: Any) -> bool:
@@ -200,6 +228,7 @@ class SparkEngine(Engine):
     def __init__(self, spark):
         self.spark = spark
         self.views: list[str] = []
+        _quiet_pandas_notice()
 
     def view(self, frame, kind: str) -> str:
         """A temporary view of a DataFrame under a fresh name, dropped by close()."""
