@@ -52,6 +52,7 @@ def require(command: str) -> None:
 
 @pytest.mark.parametrize("page, command, shown", examples(), ids=[f"{p} {c[8:60]}" for p, c, _ in examples()])
 def test_example_prints_what_it_shows(page, command, shown):
+    """The command prints what the page shows: its warnings and notes (stderr) too, above the output."""
     require(command)
     command, _, pipe = command.partition(" | ")
     proc = subprocess.run([sys.executable, "-m", "sqlrank", *shlex.split(command)[1:]], cwd=ROOT,
@@ -68,6 +69,8 @@ def test_example_prints_what_it_shows(page, command, shown):
         out = shell.stdout
     else:
         assert not pipe, f"{page}: unknown pipe {pipe!r}"
+    if proc.returncode == 0:  # what a terminal shows: sqlrank's notes on stderr (never piped), then the output
+        out = proc.stderr + out
     assert out.rstrip() == shown
 
 

@@ -50,8 +50,10 @@ def find_trec_eval(workdir: Path) -> tuple[Path | None, str]:
         return (Path(binary), "") if os.access(binary, os.X_OK) else (None, f"SQLRANK_TREC_EVAL={binary} is not executable")
     source = os.environ.get("SQLRANK_TREC_EVAL_SOURCE")
     if not source:
-        return None, ("the real trec_eval is not configured: set SQLRANK_TREC_EVAL_SOURCE to trec_eval 10.0's "
-                      "source tarball (usnistgov/trec_eval, commit f4253652) or SQLRANK_TREC_EVAL to a built binary")
+        return None, ("the real trec_eval is not configured; build it from its public source in one command, "
+                      "git clone https://github.com/usnistgov/trec_eval && make -C trec_eval, then set "
+                      "SQLRANK_TREC_EVAL=$PWD/trec_eval/trec_eval (or SQLRANK_TREC_EVAL_SOURCE to a source tarball "
+                      "of trec_eval 10.0, commit f4253652)")
     if not Path(source).is_file():
         return None, f"SQLRANK_TREC_EVAL_SOURCE={source} is not a file"
     if not shutil.which("make") or not (shutil.which("cc") or shutil.which("gcc")):
