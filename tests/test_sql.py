@@ -301,6 +301,12 @@ def test_sql_from_table_names_alone(files, dialect):
                                label_type="integer", **columns, **conventions)
         assert alone == expected
         assert len(sqlglot.parse(alone, read=read)) == 1
+    schema = duckdb.connect()  # a schema-only database: its tables' columns and label type, no rows
+    schema.execute("CREATE SCHEMA ds")
+    schema.execute("CREATE TABLE ds.judged (qid VARCHAR, doc_id VARCHAR, relevance INTEGER)")
+    schema.execute("CREATE TABLE ds.ranked (qid VARCHAR, doc_id VARCHAR, score DOUBLE)")
+    assert sqlrank.render("ds.judged", "ds.ranked", "nDCG@10 P@5", dialect=dialect, connection=schema, **columns) == \
+        sqlrank.render("ds.judged", "ds.ranked", "nDCG@10 P@5", dialect=dialect, label_type="integer", **columns)
     real = sqlrank.render("ds.judged", "ds.ranked", "nDCG@10", dialect=dialect, **columns)
     assert "CAST(\"relevance\" AS INTEGER)" not in real and real.count("ds") >= 2
     with pytest.raises(sqlrank.InputError, match="label type 'whole'"):

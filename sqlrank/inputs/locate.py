@@ -12,7 +12,7 @@ from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import call_macro
 from .columns import column_mapping, require_distinct_names
 from .files import file_source, tabular_source
-from .source import Source
+from .source import INTEGER_TYPES, Source
 from .store import Registry
 
 
@@ -101,11 +101,20 @@ def declared_table(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, columns:
     """A name that is no file here and no table of the DuckDB database, as a table of the database a printed
     statement will run in (BigQuery's dataset.table): its columns named as given (query_id, doc_id, relevance or
     score by default), its labels of the type declared (real by default: read as DOUBLE), nothing read or
-    checked here. Anything else comes back as it is."""
+    checked here. A table of the DuckDB database without rows (a schema-only file) is taken so too, its labels'
+    type from its column. Anything else comes back as it is."""
     if label_type is not None and label_type not in LABEL_TYPES:
         raise InputError(f"label type {label_type!r} is not one of {', '.join(LABEL_TYPES)}")
-    if not isinstance(obj, str) or os.path.exists(obj) or _is_table(con, obj):
+    if not isinstance(obj, str) or os.path.exists(obj):
         return obj
+    if _is_table(con, obj):  # a table of the DuckDB file: read as it is, or, without rows, its schema alone
+        relation = con.sql(f"SELECT * FROM {call_macro(DUCKDB, '_macros/inputs.sql', 'table', tuple(obj.split('.'))).strip()}")
+        if relation.limit(1).fetchall():
+            return obj
+        mapping = column_mapping(kind, columns)
+        types = dict(zip(relation.columns, map(str, relation.types)))
+        label = types.get(mapping.get("relevance", ""), "DOUBLE")
+        label_type = label_type or ("integer" if label.upper() in INTEGER_TYPES else "real")
     parts = tuple(obj.split("."))
     if not 1 <= len(parts) <= 3 or not all(part and "\x00" not in part for part in parts):
         raise InputError(f"{obj!r}: neither a file nor a table name ([catalog.][schema.]table)")
