@@ -180,8 +180,8 @@ def test_documents_without_a_group_are_counted_and_said(tmp_path):
     with pytest.warns(sqlrank.SqlrankWarning, match="1 retrieved documents are in no group of --groups, e.g. 'd2'"):
         frame = sqlrank.evaluate(qrels, run, "Exposure@2", groups=groups)
     shares = frame.set_index("measure").value
-    assert shares["Exposure(group=a)@2"] == pytest.approx(1 / (1 + 1 / math.log2(3)), abs=1e-12)
-    assert shares["Exposure(group=b)@2"] == 0
+    assert shares["Exposure(browse=log,group=a)@2"] == pytest.approx(1 / (1 + 1 / math.log2(3)), abs=1e-12)
+    assert shares["Exposure(browse=log,group=b)@2"] == 0
 
 
 def expeval(qrels: pd.DataFrame, samples: pd.DataFrame, p: float) -> dict[str, tuple[float, float, float]]:

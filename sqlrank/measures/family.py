@@ -92,6 +92,9 @@ class Family:
     labels: str = "all"  # the retrieved judged documents its value reads (LABELS)
     partial: bool = False  # some evaluated queries can have no value (AUC with one class): the summary counts them
     scores_no_relevant: bool = True  # a judged query without a relevant label has a value (0 with no_relevant=zero)
+    # parameters its printed name states even at their default: (parameter, None or (other parameter, value): only
+    # when the other has that value); the browsing model of the fairness measures
+    stated: tuple[tuple[str, tuple | None], ...] = ()
 
     def __post_init__(self) -> None:
         """A registry entry's own mistakes stop the import (checked under python -O too)."""

@@ -51,7 +51,10 @@ class Measure:
             example = {"rank": 10, "fraction": 0.5, "multiple": 1.0}[spec.cutoff_kind]
             raise MeasureError(f"{self.family} needs a cutoff, for example {self.family}@{example}")
         checked = {}
-        for name, value in dict(self.params).items():
+        given = dict(self.params)
+        stated = {name for name, when in spec.stated  # kept at their default (the browsing model of fairness)
+                  if when is None or given.get(when[0], spec.params[when[0]].default) == when[1]}
+        for name, value in given.items():
             param = spec.params.get(name)
             if param is None:
                 if name == "rel":
@@ -60,7 +63,7 @@ class Measure:
                 allowed = ", ".join(spec.params) or "none"
                 raise MeasureError(f"{self.family} has no parameter {name!r} (allowed: {allowed})")
             value = param.check(value, f"{name} of {self.family}")
-            if value != param.default or param.default is None:  # RBP(p=0.9) is RBP
+            if value != param.default or param.default is None or name in stated:  # RBP(p=0.9) is RBP
                 checked[name] = value
         object.__setattr__(self, "params", tuple(sorted(checked.items())))
 
@@ -109,6 +112,10 @@ class Measure:
             default = getattr(DEFAULTS, name) if name in CHECKS else param.default
             if value != default:
                 params[name] = value
+        values = {**{name: param.default for name, param in self.spec.params.items()}, **given}
+        for name, when in self.spec.stated:  # stated even at its default (browse=log)
+            if when is None or values.get(when[0]) == when[1]:
+                params[name] = values[name]
         return Measure(self.family, self.cutoff, tuple(params.items()), self.label)
 
 

@@ -64,7 +64,8 @@ _GAINS = ("gain", "discount", "log_base")
 _BROWSE = [("browse", Param(choice(("log", "rbp")), "log", "log or rbp")), ("p", Param(_P.check, 0.5, "number in (0, 1)"))]
 AWRF_TARGETS = ("uniform", "relevant", "file")
 _TARGET = ("target", Param(choice(AWRF_TARGETS), "uniform", "uniform, relevant or file"))
-_FAIRNESS = {"tie_expected": False, "inputs": ("groups",), "labels": "all"}
+_FAIRNESS = {"tie_expected": False, "inputs": ("groups",), "labels": "all",
+             "stated": (("browse", None), ("p", ("browse", "rbp")))}  # the browsing model is in every name
 # Expected exposure: the patience of the user who reads each sampled ranking (expeval's default 0.5).
 _EXPOSURE = [("p", Param(_P.check, 0.5, "number in (0, 1)"))]
 _EXPECTED = ("expected",)

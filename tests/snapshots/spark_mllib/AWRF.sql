@@ -1,4 +1,5 @@
--- sqlrank 0.1.0: AWRF(rel=0,missing_queries=zero,unjudged_queries=zero), AWRF(rel=0,missing_queries=zero,unjudged_queries=zero)@10
+-- sqlrank 0.1.0: AWRF(rel=0,missing_queries=zero,unjudged_queries=zero,browse=log),
+--   AWRF(rel=0,missing_queries=zero,unjudged_queries=zero,browse=log)@10
 -- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
 --   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
 --   duplicate_documents=refuse, depth=none, trec_eval_version=10
@@ -187,10 +188,10 @@ per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
            CASE WHEN awrf_uniform_0_exposure_log_0p5_all_grouped > 0 THEN 1
                - SQRT(GREATEST(awrf_uniform_0_exposure_log_0p5_all_divergence, 0))
-               END AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero,
+               END AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse,
            CASE WHEN awrf_uniform_0_exposure_log_0p5_top_10_grouped > 0 THEN 1
                - SQRT(GREATEST(awrf_uniform_0_exposure_log_0p5_top_10_divergence, 0))
-               END AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_at_10
+               END AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_2
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN exposure_log_0p5_0_all ON exposure_log_0p5_0_all.query_id = evaluated_queries.query_id
@@ -198,27 +199,29 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(awrf_rel_0_missing_queries_zero_unjudged_queries_zero) AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero,
-           COUNT(per_query.awrf_rel_0_missing_queries_zero_unjudged_queries_zero)
-               AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_querie,
-           AVG(awrf_rel_0_missing_queries_zero_unjudged_queries_zero_at_10) AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_at_10,
-           COUNT(per_query.awrf_rel_0_missing_queries_zero_unjudged_queries_zero_at_10)
-               AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_at_10_
+           AVG(awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse)
+               AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse,
+           COUNT(per_query.awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse)
+               AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_3,
+           AVG(awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_2)
+               AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_2,
+           COUNT(per_query.awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_2)
+               AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_4
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.awrf_rel_0_missing_queries_zero_unjudged_queries_zero
-           WHEN 2 THEN summary.awrf_rel_0_missing_queries_zero_unjudged_queries_zero_at_10
+           WHEN 1 THEN summary.awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse
+           WHEN 2 THEN summary.awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_2
        END AS value,
        CASE measures.position
-           WHEN 1 THEN summary.awrf_rel_0_missing_queries_zero_unjudged_queries_zero_querie
-           WHEN 2 THEN summary.awrf_rel_0_missing_queries_zero_unjudged_queries_zero_at_10_
+           WHEN 1 THEN summary.awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_3
+           WHEN 2 THEN summary.awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_4
        END AS queries
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'AWRF(rel=0,missing_queries=zero,unjudged_queries=zero)'),
-        (2, 'AWRF(rel=0,missing_queries=zero,unjudged_queries=zero)@10')
+        (1, 'AWRF(rel=0,missing_queries=zero,unjudged_queries=zero,browse=log)'),
+        (2, 'AWRF(rel=0,missing_queries=zero,unjudged_queries=zero,browse=log)@10')
 ) AS measures (position, measure)
 ORDER BY measures.position

@@ -1,5 +1,5 @@
--- sqlrank 0.1.0: AWRF_nDCG(rel=0,gain=exponential,missing_queries=zero,unjudged_queries=zero),
---   AWRF_nDCG(rel=0,gain=exponential,missing_queries=zero,unjudged_queries=zero)@10
+-- sqlrank 0.1.0: AWRF_nDCG(rel=0,gain=exponential,missing_queries=zero,unjudged_queries=zero,browse=log),
+--   AWRF_nDCG(rel=0,gain=exponential,missing_queries=zero,unjudged_queries=zero,browse=log)@10
 -- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
 --   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
 --   duplicate_documents=refuse, depth=none, trec_eval_version=10
@@ -249,7 +249,7 @@ SELECT measures.measure AS measure,
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'AWRF_nDCG(rel=0,gain=exponential,missing_queries=zero,unjudged_queries=zero)'),
-        (2, 'AWRF_nDCG(rel=0,gain=exponential,missing_queries=zero,unjudged_queries=zero)@10')
+        (1, 'AWRF_nDCG(rel=0,gain=exponential,missing_queries=zero,unjudged_queries=zero,browse=log)'),
+        (2, 'AWRF_nDCG(rel=0,gain=exponential,missing_queries=zero,unjudged_queries=zero,browse=log)@10')
 ) AS measures (position, measure)
 ORDER BY measures.position

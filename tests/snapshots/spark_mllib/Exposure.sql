@@ -1,5 +1,5 @@
--- sqlrank 0.1.0: Exposure(missing_queries=zero,unjudged_queries=zero,group=g1),
---   Exposure(missing_queries=zero,unjudged_queries=zero,group=g1)@10
+-- sqlrank 0.1.0: Exposure(missing_queries=zero,unjudged_queries=zero,browse=log,group=g1),
+--   Exposure(missing_queries=zero,unjudged_queries=zero,browse=log,group=g1)@10
 -- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
 --   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
 --   duplicate_documents=refuse, depth=none, trec_eval_version=10
@@ -179,9 +179,9 @@ exposure_log_0p5_1_top_10 AS (
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
            COALESCE(exposure_log_0p5_all_of_g1 / NULLIF(exposure_log_0p5_all_total, 0), 0)
-               AS exposure_missing_queries_zero_unjudged_queries_zero_group_g1,
+               AS exposure_missing_queries_zero_unjudged_queries_zero_browse_l,
            COALESCE(exposure_log_0p5_top_10_of_g1 / NULLIF(exposure_log_0p5_top_10_total, 0), 0)
-               AS exposure_missing_queries_zero_unjudged_queries_zero_group_g1_2
+               AS exposure_missing_queries_zero_unjudged_queries_zero_browse_l_2
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN exposure_log_0p5_1_all ON exposure_log_0p5_1_all.query_id = evaluated_queries.query_id
@@ -189,21 +189,21 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(exposure_missing_queries_zero_unjudged_queries_zero_group_g1)
-               AS exposure_missing_queries_zero_unjudged_queries_zero_group_g1,
-           AVG(exposure_missing_queries_zero_unjudged_queries_zero_group_g1_2)
-               AS exposure_missing_queries_zero_unjudged_queries_zero_group_g1_2
+           AVG(exposure_missing_queries_zero_unjudged_queries_zero_browse_l)
+               AS exposure_missing_queries_zero_unjudged_queries_zero_browse_l,
+           AVG(exposure_missing_queries_zero_unjudged_queries_zero_browse_l_2)
+               AS exposure_missing_queries_zero_unjudged_queries_zero_browse_l_2
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.exposure_missing_queries_zero_unjudged_queries_zero_group_g1
-           WHEN 2 THEN summary.exposure_missing_queries_zero_unjudged_queries_zero_group_g1_2
+           WHEN 1 THEN summary.exposure_missing_queries_zero_unjudged_queries_zero_browse_l
+           WHEN 2 THEN summary.exposure_missing_queries_zero_unjudged_queries_zero_browse_l_2
        END AS value
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'Exposure(missing_queries=zero,unjudged_queries=zero,group=g1)'),
-        (2, 'Exposure(missing_queries=zero,unjudged_queries=zero,group=g1)@10')
+        (1, 'Exposure(missing_queries=zero,unjudged_queries=zero,browse=log,group=g1)'),
+        (2, 'Exposure(missing_queries=zero,unjudged_queries=zero,browse=log,group=g1)@10')
 ) AS measures (position, measure)
 ORDER BY measures.position

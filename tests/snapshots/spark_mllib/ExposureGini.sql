@@ -1,4 +1,5 @@
--- sqlrank 0.1.0: ExposureGini(missing_queries=zero,unjudged_queries=zero), ExposureGini(missing_queries=zero,unjudged_queries=zero)@10
+-- sqlrank 0.1.0: ExposureGini(missing_queries=zero,unjudged_queries=zero,browse=log),
+--   ExposureGini(missing_queries=zero,unjudged_queries=zero,browse=log)@10
 -- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
 --   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
 --   duplicate_documents=refuse, depth=none, trec_eval_version=10
@@ -181,10 +182,10 @@ per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
            CAST(2 AS DOUBLE) * exposure_log_0p5_all_ordered / (exposure_log_0p5_all_groups * NULLIF(exposure_log_0p5_all_grouped, 0))
                - CAST(exposure_log_0p5_all_groups + 1 AS DOUBLE)
-               / exposure_log_0p5_all_groups AS exposuregini_missing_queries_zero_unjudged_queries_zero,
+               / exposure_log_0p5_all_groups AS exposuregini_missing_queries_zero_unjudged_queries_zero_brow,
            CAST(2 AS DOUBLE) * exposure_log_0p5_top_10_ordered / (exposure_log_0p5_top_10_groups
                * NULLIF(exposure_log_0p5_top_10_grouped, 0)) - CAST(exposure_log_0p5_top_10_groups + 1 AS DOUBLE)
-               / exposure_log_0p5_top_10_groups AS exposuregini_missing_queries_zero_unjudged_queries_zero_at_1
+               / exposure_log_0p5_top_10_groups AS exposuregini_missing_queries_zero_unjudged_queries_zero_brow_2
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN exposure_log_0p5_1_all ON exposure_log_0p5_1_all.query_id = evaluated_queries.query_id
@@ -192,28 +193,29 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(exposuregini_missing_queries_zero_unjudged_queries_zero) AS exposuregini_missing_queries_zero_unjudged_queries_zero,
-           COUNT(per_query.exposuregini_missing_queries_zero_unjudged_queries_zero)
-               AS exposuregini_missing_queries_zero_unjudged_queries_zero_quer,
-           AVG(exposuregini_missing_queries_zero_unjudged_queries_zero_at_1)
-               AS exposuregini_missing_queries_zero_unjudged_queries_zero_at_1,
-           COUNT(per_query.exposuregini_missing_queries_zero_unjudged_queries_zero_at_1)
-               AS exposuregini_missing_queries_zero_unjudged_queries_zero_at_1_2
+           AVG(exposuregini_missing_queries_zero_unjudged_queries_zero_brow)
+               AS exposuregini_missing_queries_zero_unjudged_queries_zero_brow,
+           COUNT(per_query.exposuregini_missing_queries_zero_unjudged_queries_zero_brow)
+               AS exposuregini_missing_queries_zero_unjudged_queries_zero_brow_3,
+           AVG(exposuregini_missing_queries_zero_unjudged_queries_zero_brow_2)
+               AS exposuregini_missing_queries_zero_unjudged_queries_zero_brow_2,
+           COUNT(per_query.exposuregini_missing_queries_zero_unjudged_queries_zero_brow_2)
+               AS exposuregini_missing_queries_zero_unjudged_queries_zero_brow_4
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.exposuregini_missing_queries_zero_unjudged_queries_zero
-           WHEN 2 THEN summary.exposuregini_missing_queries_zero_unjudged_queries_zero_at_1
+           WHEN 1 THEN summary.exposuregini_missing_queries_zero_unjudged_queries_zero_brow
+           WHEN 2 THEN summary.exposuregini_missing_queries_zero_unjudged_queries_zero_brow_2
        END AS value,
        CASE measures.position
-           WHEN 1 THEN summary.exposuregini_missing_queries_zero_unjudged_queries_zero_quer
-           WHEN 2 THEN summary.exposuregini_missing_queries_zero_unjudged_queries_zero_at_1_2
+           WHEN 1 THEN summary.exposuregini_missing_queries_zero_unjudged_queries_zero_brow_3
+           WHEN 2 THEN summary.exposuregini_missing_queries_zero_unjudged_queries_zero_brow_4
        END AS queries
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'ExposureGini(missing_queries=zero,unjudged_queries=zero)'),
-        (2, 'ExposureGini(missing_queries=zero,unjudged_queries=zero)@10')
+        (1, 'ExposureGini(missing_queries=zero,unjudged_queries=zero,browse=log)'),
+        (2, 'ExposureGini(missing_queries=zero,unjudged_queries=zero,browse=log)@10')
 ) AS measures (position, measure)
 ORDER BY measures.position

@@ -1,4 +1,4 @@
--- sqlrank 0.1.0: AWRF, AWRF@10
+-- sqlrank 0.1.0: AWRF(browse=log), AWRF(browse=log)@10
 -- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel, rel=1,
 --   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
 --   duplicate_documents=refuse, depth=none, trec_eval_version=10
@@ -186,9 +186,9 @@ exposure_log_0p5_1_top_10 AS (
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
            CASE WHEN awrf_uniform_1_exposure_log_0p5_all_grouped > 0 THEN 1
-               - SQRT(GREATEST(awrf_uniform_1_exposure_log_0p5_all_divergence, 0)) END AS awrf,
+               - SQRT(GREATEST(awrf_uniform_1_exposure_log_0p5_all_divergence, 0)) END AS awrf_browse_log,
            CASE WHEN awrf_uniform_1_exposure_log_0p5_top_10_grouped > 0 THEN 1
-               - SQRT(GREATEST(awrf_uniform_1_exposure_log_0p5_top_10_divergence, 0)) END AS awrf_at_10
+               - SQRT(GREATEST(awrf_uniform_1_exposure_log_0p5_top_10_divergence, 0)) END AS awrf_browse_log_at_10
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN exposure_log_0p5_1_all ON exposure_log_0p5_1_all.query_id = evaluated_queries.query_id
@@ -196,25 +196,25 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(awrf) AS awrf,
-           COUNT(per_query.awrf) AS awrf_queries,
-           AVG(awrf_at_10) AS awrf_at_10,
-           COUNT(per_query.awrf_at_10) AS awrf_at_10_queries
+           AVG(awrf_browse_log) AS awrf_browse_log,
+           COUNT(per_query.awrf_browse_log) AS awrf_browse_log_queries,
+           AVG(awrf_browse_log_at_10) AS awrf_browse_log_at_10,
+           COUNT(per_query.awrf_browse_log_at_10) AS awrf_browse_log_at_10_queries
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.awrf
-           WHEN 2 THEN summary.awrf_at_10
+           WHEN 1 THEN summary.awrf_browse_log
+           WHEN 2 THEN summary.awrf_browse_log_at_10
        END AS value,
        CASE measures.position
-           WHEN 1 THEN summary.awrf_queries
-           WHEN 2 THEN summary.awrf_at_10_queries
+           WHEN 1 THEN summary.awrf_browse_log_queries
+           WHEN 2 THEN summary.awrf_browse_log_at_10_queries
        END AS queries
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'AWRF'),
-        (2, 'AWRF@10')
+        (1, 'AWRF(browse=log)'),
+        (2, 'AWRF(browse=log)@10')
 ) AS measures (position, measure)
 ORDER BY measures.position

@@ -1,4 +1,4 @@
--- sqlrank 0.1.0: Exposure(group=g1), Exposure(group=g1)@10
+-- sqlrank 0.1.0: Exposure(browse=log,group=g1), Exposure(browse=log,group=g1)@10
 -- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel, rel=1,
 --   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
 --   duplicate_documents=refuse, depth=none, trec_eval_version=10
@@ -177,8 +177,8 @@ exposure_log_0p5_1_top_10 AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           COALESCE(exposure_log_0p5_all_of_g1 / NULLIF(exposure_log_0p5_all_total, 0), 0) AS exposure_group_g1,
-           COALESCE(exposure_log_0p5_top_10_of_g1 / NULLIF(exposure_log_0p5_top_10_total, 0), 0) AS exposure_group_g1_at_10
+           COALESCE(exposure_log_0p5_all_of_g1 / NULLIF(exposure_log_0p5_all_total, 0), 0) AS exposure_browse_log_group_g1,
+           COALESCE(exposure_log_0p5_top_10_of_g1 / NULLIF(exposure_log_0p5_top_10_total, 0), 0) AS exposure_browse_log_group_g1_at_10
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN exposure_log_0p5_1_all ON exposure_log_0p5_1_all.query_id = evaluated_queries.query_id
@@ -186,19 +186,19 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(exposure_group_g1) AS exposure_group_g1,
-           AVG(exposure_group_g1_at_10) AS exposure_group_g1_at_10
+           AVG(exposure_browse_log_group_g1) AS exposure_browse_log_group_g1,
+           AVG(exposure_browse_log_group_g1_at_10) AS exposure_browse_log_group_g1_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.exposure_group_g1
-           WHEN 2 THEN summary.exposure_group_g1_at_10
+           WHEN 1 THEN summary.exposure_browse_log_group_g1
+           WHEN 2 THEN summary.exposure_browse_log_group_g1_at_10
        END AS value
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'Exposure(group=g1)'),
-        (2, 'Exposure(group=g1)@10')
+        (1, 'Exposure(browse=log,group=g1)'),
+        (2, 'Exposure(browse=log,group=g1)@10')
 ) AS measures (position, measure)
 ORDER BY measures.position

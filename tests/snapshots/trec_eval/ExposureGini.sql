@@ -1,4 +1,4 @@
--- sqlrank 0.1.0: ExposureGini, ExposureGini@10
+-- sqlrank 0.1.0: ExposureGini(browse=log), ExposureGini(browse=log)@10
 -- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel, rel=1,
 --   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
 --   duplicate_documents=refuse, depth=none, trec_eval_version=10
@@ -180,10 +180,10 @@ exposure_log_0p5_1_top_10 AS (
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
            CAST(2 AS DOUBLE) * exposure_log_0p5_all_ordered / (exposure_log_0p5_all_groups * NULLIF(exposure_log_0p5_all_grouped, 0))
-               - CAST(exposure_log_0p5_all_groups + 1 AS DOUBLE) / exposure_log_0p5_all_groups AS exposuregini,
+               - CAST(exposure_log_0p5_all_groups + 1 AS DOUBLE) / exposure_log_0p5_all_groups AS exposuregini_browse_log,
            CAST(2 AS DOUBLE) * exposure_log_0p5_top_10_ordered / (exposure_log_0p5_top_10_groups
                * NULLIF(exposure_log_0p5_top_10_grouped, 0)) - CAST(exposure_log_0p5_top_10_groups + 1 AS DOUBLE)
-               / exposure_log_0p5_top_10_groups AS exposuregini_at_10
+               / exposure_log_0p5_top_10_groups AS exposuregini_browse_log_at_10
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN exposure_log_0p5_1_all ON exposure_log_0p5_1_all.query_id = evaluated_queries.query_id
@@ -191,25 +191,25 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(exposuregini) AS exposuregini,
-           COUNT(per_query.exposuregini) AS exposuregini_queries,
-           AVG(exposuregini_at_10) AS exposuregini_at_10,
-           COUNT(per_query.exposuregini_at_10) AS exposuregini_at_10_queries
+           AVG(exposuregini_browse_log) AS exposuregini_browse_log,
+           COUNT(per_query.exposuregini_browse_log) AS exposuregini_browse_log_queries,
+           AVG(exposuregini_browse_log_at_10) AS exposuregini_browse_log_at_10,
+           COUNT(per_query.exposuregini_browse_log_at_10) AS exposuregini_browse_log_at_10_queries
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.exposuregini
-           WHEN 2 THEN summary.exposuregini_at_10
+           WHEN 1 THEN summary.exposuregini_browse_log
+           WHEN 2 THEN summary.exposuregini_browse_log_at_10
        END AS value,
        CASE measures.position
-           WHEN 1 THEN summary.exposuregini_queries
-           WHEN 2 THEN summary.exposuregini_at_10_queries
+           WHEN 1 THEN summary.exposuregini_browse_log_queries
+           WHEN 2 THEN summary.exposuregini_browse_log_at_10_queries
        END AS queries
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'ExposureGini'),
-        (2, 'ExposureGini@10')
+        (1, 'ExposureGini(browse=log)'),
+        (2, 'ExposureGini(browse=log)@10')
 ) AS measures (position, measure)
 ORDER BY measures.position
