@@ -106,11 +106,18 @@ def outside_catalog(sql: dict, run: Source, con: duckdb.DuckDBPyConnection,
                     engine: EngineInputs | None = None) -> tuple[int, str | None]:
     """The distinct items of the run that the catalog (the items of --items and of the history) lacks,
     and the first of them (None on an engine), counted where the statement runs."""
-    run_sql = run.sql() if engine is None else run.source_sql(engine.dialect)
     catalog = " UNION ".join(f"SELECT doc_id FROM ({sql[name]}) AS {name}" for name in ("items", "history")
                              if sql[name] is not None)
+    return retrieved_outside(catalog, run, con, engine)
+
+
+def retrieved_outside(listed: str, run: Source, con: duckdb.DuckDBPyConnection,
+                      engine: EngineInputs | None = None) -> tuple[int, str | None]:
+    """How many distinct documents of the run the SQL ``listed`` (doc_id rows) lacks, and the first of them
+    (None on an engine), counted where the statement runs."""
+    run_sql = run.sql() if engine is None else run.source_sql(engine.dialect)
     outside = (f"FROM (SELECT DISTINCT doc_id FROM ({run_sql}) AS run "
-               f"WHERE doc_id NOT IN (SELECT doc_id FROM ({catalog}) AS catalog)) AS outside")
+               f"WHERE doc_id NOT IN (SELECT doc_id FROM ({listed}) AS listed)) AS outside")
     if engine is not None:
         return engine.count(f"SELECT count(*) {outside}"), None
     return con.execute(f"SELECT count(*), min(doc_id) {outside}").fetchall()[0]
@@ -149,14 +156,8 @@ def check_ungrouped(names: list[str], sql: dict, run: Source, con: duckdb.DuckDB
                     engine: EngineInputs | None) -> Source:
     """Retrieved documents in no group of the groups table: their rank's attention counts in the top k's
     exposure and in no group's; the run comes back with a warning that says how many."""
-    run_sql = run.sql() if engine is None else run.source_sql(engine.dialect)
-    missing = (f"FROM (SELECT DISTINCT doc_id FROM ({run_sql}) AS run WHERE doc_id NOT IN "
-               f"(SELECT doc_id FROM ({sql['groups']}) AS grouped)) AS ungrouped")
     try:
-        if engine is not None:
-            count, example = engine.count(f"SELECT count(*) {missing}"), None
-        else:
-            count, example = con.execute(f"SELECT count(*), min(doc_id) {missing}").fetchall()[0]
+        count, example = retrieved_outside(sql["groups"], run, con, engine)
     except (duckdb.Error, InputError):
         return run  # the statement reports what cannot be read
     if not count:

@@ -23,7 +23,7 @@ from ..diagnostics import (
 )
 from ..engines.duckdb import session, session_options
 from ..errors import InputError, OptionError, duckdb_reason
-from ..inputs.extra import extra_inputs_sql, outside_catalog, outside_catalog_text
+from ..inputs.extra import extra_inputs_sql, outside_catalog, outside_catalog_text, retrieved_outside
 from ..inputs.load import load
 from ..inputs.source import Source
 from ..inputs.merge import Judgments
@@ -116,12 +116,9 @@ def _group_findings(qrels: Source, r: Source, groups: str, con) -> list[Finding]
     """What in the documents' groups changes the fairness measures: retrieved documents in no group (their
     exposure is in the top k's and in no group's), documents in several groups (each gets a share), and the
     documents of the groups table that no run or judgment names (they change nothing)."""
-    ungrouped, example, several, unknown = first_row(con, f"""
-        SELECT (SELECT count(*) FROM (SELECT DISTINCT doc_id FROM ({r.sql()}) AS run) AS retrieved
-                WHERE doc_id NOT IN (SELECT doc_id FROM ({groups}) AS grouped)),
-               (SELECT min(doc_id) FROM (SELECT DISTINCT doc_id FROM ({r.sql()}) AS run) AS retrieved
-                WHERE doc_id NOT IN (SELECT doc_id FROM ({groups}) AS grouped)),
-               (SELECT count(*) FROM (SELECT doc_id FROM ({groups}) AS grouped GROUP BY doc_id HAVING count(*) > 1) AS many),
+    ungrouped, example = retrieved_outside(groups, r, con)
+    several, unknown = first_row(con, f"""
+        SELECT (SELECT count(*) FROM (SELECT doc_id FROM ({groups}) AS grouped GROUP BY doc_id HAVING count(*) > 1) AS many),
                (SELECT count(DISTINCT doc_id) FROM ({groups}) AS grouped
                 WHERE doc_id NOT IN (SELECT doc_id FROM ({r.sql()}) AS run)
                   AND doc_id NOT IN (SELECT doc_id FROM ({qrels.sql()}) AS judged))""")
