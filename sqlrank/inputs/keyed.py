@@ -33,11 +33,10 @@ SAMPLE_COLUMNS = ("sample",)
 @dataclass(frozen=True)
 class Intents:
     """``qrels``: one judgment per (query, document), the highest label of its subtopics; ``sql``: (query_id,
-    subtopic, doc_id, relevance), every subtopic judgment; ``subtopics``: how many (query, subtopic) pairs."""
+    subtopic, doc_id, relevance), every subtopic judgment."""
 
     qrels: Source
     sql: str
-    subtopics: int
 
 
 def read_keyed(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry, fmt: str | None,
@@ -97,18 +96,16 @@ def subtopic_judgments(obj: Any, con: duckdb.DuckDBPyConnection, registry: Regis
     every = DUCKDB.ident(split_keyed(keyed, registry, "subtopic"))
     qrels = load(con.sql(f"SELECT query_id, doc_id, MAX(relevance) AS relevance FROM {every} GROUP BY query_id, doc_id"),
                  "qrels", con, registry, label=f"{keyed.label} (per document: the highest label of its subtopics)")
-    count = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT query_id, subtopic FROM {every}) AS pairs").fetchall()[0][0]
-    return Intents(qrels, f"SELECT query_id, subtopic, doc_id, relevance FROM {every}", int(count))
+    return Intents(qrels, f"SELECT query_id, subtopic, doc_id, relevance FROM {every}")
 
 
 @dataclass(frozen=True)
 class Samples:
     """``run``: one ranking per query, its first sample (what the query set is read from); ``sql``: (query_id,
-    sample, doc_id, score), every sampled ranking; ``most``: the most samples any query has."""
+    sample, doc_id, score), every sampled ranking."""
 
     run: Source
     sql: str
-    most: int
 
 
 def sampled_run(obj: Any, con: duckdb.DuckDBPyConnection, registry: Registry, run_format: str | None = None,
@@ -133,4 +130,4 @@ def sampled_run(obj: Any, con: duckdb.DuckDBPyConnection, registry: Registry, ru
     if others and (most or 0) > 1:
         raise OptionError(f"{', '.join(others)}: read one ranking of a query, and the run holds up to {most} sampled "
                           f"rankings of one; evaluate them apart from {names}")
-    return Samples(first, f"SELECT query_id, sample, doc_id, score FROM {every}", int(most or 0))
+    return Samples(first, f"SELECT query_id, sample, doc_id, score FROM {every}")
