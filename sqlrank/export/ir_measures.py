@@ -78,8 +78,7 @@ def _judgments(frame, measure):
 def _ranked(run):
     """The run with each document's rank as ir_measures' cwl_eval provider ranks it: by score, ties in the order
     of the run (a stable sort); tie_break=input_rank reads it."""
-    ordered = run.reset_index(drop=True)
-    ordered = ordered.iloc[sorted(range(len(ordered)), key=lambda i: (ordered.query_id.iat[i], -ordered.score.iat[i]))]
+    ordered = run.sort_values(["query_id", "score"], ascending=[True, False], kind="stable")
     return ordered.assign(rank=ordered.groupby("query_id", sort=False).cumcount() + 1)
 
 
@@ -98,11 +97,13 @@ class SqlrankEvaluator(ir_measures.providers.Evaluator):
                 names.setdefault(str(resolved), []).append(measure)
 
     def _iter_calc(self, run) -> Iterator[Metric]:
-        frame = _ranked(ir_measures.util.RunConverter(run).as_pd_dataframe()[["query_id", "doc_id", "score"]])
+        frame = ir_measures.util.RunConverter(run).as_pd_dataframe()[["query_id", "doc_id", "score"]]
         if frame.empty:
             return
-        for judged, names in self.groups.values():
-            values = evaluate_result(judged, frame, list(names), per_query=True, preset=PRESET).frame
+        ranked = _ranked(frame) if any(key[:1] == ("scaled",) for key in self.groups) else None  # cwl_eval's order
+        for key, (judged, names) in self.groups.items():
+            given = ranked if key[:1] == ("scaled",) else frame
+            values = evaluate_result(judged, given, list(names), per_query=True, preset=PRESET).frame
             values = values[values["query_id"].notna()]
             for query_id, name, value in values[["query_id", "measure", "value"]].itertuples(index=False):
                 for measure in names[name]:
