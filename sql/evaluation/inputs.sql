@@ -5,6 +5,7 @@
   document without a judgment is judged with that label: the judgments as given are qrels_given.
 -#}
 {% import '_macros/dialect.sql' as dialect %}
+{% import '_macros/evaluation.sql' as evaluation %}
 {% set hint = dialect.inline() if reread_inputs else '' %}
 {% set given = 'qrels' if unjudged_label is none else 'qrels_given' %}
 {% if by_run %}
@@ -12,13 +13,7 @@ run AS {{ hint }}(
     {{ run_sql | indent(4) }}
 ),
 {{ given }} AS {{ hint }}(
-    SELECT run_ids.run_id || {{ dialect.separator() }} || judged.query_id AS query_id,
-           judged.doc_id AS doc_id,
-           judged.relevance AS relevance
-    FROM (
-        {{ qrels_sql | indent(8) }}
-    ) AS judged
-    CROSS JOIN (SELECT DISTINCT {{ dialect.before_separator('query_id') }} AS run_id FROM run) AS run_ids
+    {{ evaluation.keyed_by_run(qrels_sql, ['doc_id', 'relevance']) | trim | indent(4) }}
 )
 {% else %}
 {{ given }} AS {{ hint }}(
