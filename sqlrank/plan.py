@@ -12,7 +12,8 @@ import duckdb
 
 from .errors import InputError, MeasureError, OptionError
 from .inputs.columns import require_exact_id
-from .inputs.extra import EXTRA_INPUTS, EngineInputs, check_outside_catalog, check_ungrouped, extra_inputs_sql
+from .inputs.extra import (EXTRA_INPUTS, EngineInputs, check_outside_catalog, check_ungrouped, declared_inputs,
+                           extra_inputs_sql)
 from .inputs.keyed import Intents, Samples, sampled_run, subtopic_judgments
 from .inputs.load import load, load_table
 from .inputs.locate import declared_table, is_nested_dict
@@ -159,7 +160,7 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
          item_features: Any = None, remove_seen: bool = False, printable: bool = True,
          engine_inputs: EngineInputs | None = None, prefer: Sequence[str] | str | None = None,
          combine: str | None = None, groups: Any = None, targets: Any = None, label_type: str | None = None,
-         **conventions: Any) -> Plan:
+         declared: bool = False, **conventions: Any) -> Plan:
     """Everything an evaluation needs but running it. ``qrels`` may be a Source loaded before
     (several runs against the same judgments read them once). With ``by``, results are per
     segment of the query table ``queries`` (output "segments"). Output "relstring" (trec_eval's
@@ -173,7 +174,8 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     then the executed one): for callers that never show it. ``dialect``: the dialect of ``text``.
     Several judgment sources (``qrels`` a list or dict, or one table with a source column and ``prefer``
     or ``combine``) are merged first (inputs/merge.py). Printed for another dialect, a name that is no file
-    and no table here is that database's table (``label_type``: integer or real labels), read nowhere."""
+    and no table here is that database's table (``label_type``: integer or real labels), read nowhere;
+    ``declared=True`` takes names so in DuckDB's dialect too (a dbt-duckdb project's tables)."""
     if dialect not in DIALECTS:
         raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
     target = DIALECTS[dialect]
@@ -182,20 +184,21 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     resolved_measures = [] if output == "relstring" else resolve_measures(measures, resolved_conventions, preset,
                                                                             explicit)
     output = _output(output, by, slices)
-    judgments, intents, qrels_source = read_judgments(qrels, resolved_measures, target, engine_inputs, con, registry,
-                                                      prefer, combine, qrels_format, qrels_columns, label_type)
-    samples, run_source = read_run(run, resolved_measures, target, engine_inputs, con, registry, run_format, run_columns,
-                                   resolved_conventions.duplicate_documents == "rows")
+    printed = declared or (target is not DUCKDB and engine_inputs is None)  # the inputs: tables of that database
+    elsewhere = printed or engine_inputs is not None  # not run by DuckDB on what it reads here
+    judgments, intents, qrels_source = read_judgments(qrels, resolved_measures, target, printed, elsewhere, con,
+                                                      registry, prefer, combine, qrels_format, qrels_columns, label_type)
+    samples, run_source = read_run(run, resolved_measures, target, printed, elsewhere, con, registry, run_format,
+                                   run_columns, resolved_conventions.duplicate_documents == "rows")
     segments = segments_sql(queries, by, con, registry, qrels_source, run_source)
     listed = listed_sql(queries, con, registry, qrels_source, run_source) if by is None else None
-    if any(m.param("tie_break") == "input_rank" for m in resolved_measures) and run_source.format not in ENGINE_TABLES:
-        require_ranks(run_source, lambda sql: con.execute(sql).fetchall()[0], run_source.sql())
     _check_combinations(resolved_measures, qrels_source, run_source, output, slices, segments, listed, target,
-                        engine_inputs, remove_seen)
+                        printed, remove_seen)
     given = {"history": history, "items": items, "item_features": item_features, "groups": groups, "targets": targets}
+    extra = declared_inputs(target, con, qrels_source, run_source) if printed else engine_inputs  # its tables, printed
     recommender, run_source = recommender_sql(resolved_measures, given, qrels_source, run_source, con, registry,
-                                              engine_inputs if target is not DUCKDB else None, remove_seen)
-    resolved_measures = per_group(resolved_measures, recommender, con, engine_inputs is not None and target is not DUCKDB)
+                                              extra, remove_seen)
+    resolved_measures = per_group(resolved_measures, recommender, con, printed or target is not DUCKDB)
     if remove_seen:  # every reader of the typed run (the statement, the checks after it) reads it without them
         run_source = replace(run_source, seen=recommender["history"])
     statement = Statement(resolved_measures, resolved_conventions, output, relstring_length, segments, listed,
@@ -205,55 +208,59 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
                           judgments.sources_sql if judgments and _by_source(resolved_measures) else None,
                           intents.sql if intents else None, samples.sql if samples else None)
     sql = statement.render(DUCKDB, qrels_source.sql(), run_source.sql())
-    text = sql
-    if printable or target is not DUCKDB:
-        text = statement.render(target, qrels_source.source_sql(target), run_source.source_sql(target))
+    text = statement.render(target, qrels_source.source_sql(target), run_source.source_sql(target)) \
+        if printable or target is not DUCKDB else sql
     return Plan(qrels_source, run_source, statement, sql, text, target, judgments)
 
 
-def read_run(run: Any, measures: list[Measure], target: Dialect, engine_inputs: EngineInputs | None,
+def read_run(run: Any, measures: list[Measure], target: Dialect, printed: bool, elsewhere: bool,
              con: duckdb.DuckDBPyConnection, registry: Registry, run_format: str | None,
              run_columns: Mapping[str, str] | None, rows: bool) -> tuple[Samples | None, Source]:
     """The run as the measures read it: sampled rankings (the expected exposure measures), several runs stacked,
     or one as given (``rows``: repeated documents ranked as rows); with the samples it came from. In a statement
     printed for another database, a name that is no file and no table here is that database's."""
-    if target is not DUCKDB and engine_inputs is None:
+    if printed:
         run = declared_table(run, "run", con, run_columns, None)
-    samples = sampled(measures, run, target, engine_inputs, con, registry, run_format, run_columns)
+    samples = sampled(measures, run, target, elsewhere, con, registry, run_format, run_columns)
     if samples:
-        return samples, samples.run
-    if isinstance(run, Source):
-        return None, run
-    if isinstance(run, (list, tuple, dict)) and not is_nested_dict(run):
-        return None, stacked_runs(run, con, registry, run_format, run_columns, rows)
-    return None, load(run, "run", con, registry, run_format, run_columns, allow_duplicates=rows)
+        source = samples.run
+    elif isinstance(run, Source):
+        source = run
+    elif isinstance(run, (list, tuple, dict)) and not is_nested_dict(run):
+        source = stacked_runs(run, con, registry, run_format, run_columns, rows)
+    else:
+        source = load(run, "run", con, registry, run_format, run_columns, allow_duplicates=rows)
+    if any(m.param("tie_break") == "input_rank" for m in measures) and source.format not in ENGINE_TABLES \
+            and not printed:  # a table read nowhere here is checked nowhere here
+        require_ranks(source, lambda sql: con.execute(sql).fetchall()[0], source.sql())
+    return samples, source
 
 
-def read_judgments(qrels: Any, measures: list[Measure], target: Dialect, engine_inputs: EngineInputs | None,
+def read_judgments(qrels: Any, measures: list[Measure], target: Dialect, printed: bool, elsewhere: bool,
                    con: duckdb.DuckDBPyConnection, registry: Registry, prefer: Sequence[str] | str | None,
                    combine: str | None, qrels_format: str | None, qrels_columns: Mapping[str, str] | None,
                    label_type: str | None = None) -> tuple[Judgments | None, Intents | None, Source]:
     """The judgments as the measures read them: merged from several sources, per subtopic (the diversity
     measures), or as given; with the merge or the subtopic judgments they came from. In a statement printed
     for another database, a name that is no file and no table here is that database's (``label_type``)."""
-    if target is not DUCKDB and engine_inputs is None:
+    if printed:
         qrels = declared_table(qrels, "qrels", con, qrels_columns, label_type)
     judgments = judgment_sources(qrels, con, registry, prefer, combine, qrels_format, qrels_columns)
     _check_sources(measures, judgments)
-    intents = subtopics(measures, qrels, judgments, target, engine_inputs, con, registry, qrels_format, qrels_columns)
+    intents = subtopics(measures, qrels, judgments, target, elsewhere, con, registry, qrels_format, qrels_columns)
     source = intents.qrels if intents else judgments.qrels if judgments else qrels if isinstance(qrels, Source) \
         else load(qrels, "qrels", con, registry, qrels_format, qrels_columns)
     return judgments, intents, source
 
 
-def sampled(measures: list[Measure], run: Any, target: Dialect, engine_inputs: EngineInputs | None,
+def sampled(measures: list[Measure], run: Any, target: Dialect, elsewhere: bool,
             con: duckdb.DuckDBPyConnection, registry: Registry, run_format: str | None,
             run_columns: Mapping[str, str] | None) -> Samples | None:
     """The sampled rankings the expected exposure measures read (inputs/keyed.py); None when none is asked for."""
     stochastic = [str(m) for m in measures if m.spec.sampled]
-    elsewhere = None if target is DUCKDB and engine_inputs is None else str(target)
     return sampled_run(run, con, registry, run_format, run_columns, ", ".join(stochastic),
-                       [str(m) for m in measures if not m.spec.sampled], elsewhere) if stochastic else None
+                       [str(m) for m in measures if not m.spec.sampled], str(target) if elsewhere else None) \
+        if stochastic else None
 
 
 def per_group(measures: list[Measure], recommender: dict | None, con: duckdb.DuckDBPyConnection,
@@ -299,13 +306,12 @@ def judgment_sources(qrels: Any, con: duckdb.DuckDBPyConnection, registry: Regis
 
 
 def subtopics(measures: list[Measure], qrels: Any, judgments: Judgments | None, target: Dialect,
-              engine_inputs: EngineInputs | None, con: duckdb.DuckDBPyConnection, registry: Registry,
+              elsewhere: bool, con: duckdb.DuckDBPyConnection, registry: Registry,
               qrels_format: str | None, qrels_columns: Mapping[str, str] | None) -> Intents | None:
     """The judgments per subtopic the diversity measures read (inputs/keyed.py); None when none is asked for."""
     diverse = [str(m) for m in measures if m.spec.intent_aware]
-    elsewhere = None if target is DUCKDB and engine_inputs is None else str(target)
     return subtopic_judgments(qrels, con, registry, qrels_format, qrels_columns, ", ".join(diverse),
-                              judgments is not None, elsewhere) if diverse else None
+                              judgments is not None, str(target) if elsewhere else None) if diverse else None
 
 
 def _by_source(measures: list[Measure]) -> bool:
@@ -337,8 +343,8 @@ def _output(output: str, by: str | None, slices: int | None) -> str:
 
 
 def _check_combinations(measures: list[Measure], qrels: Source, run: Source, output: str, slices: int | None,
-                        segments: str | None, listed: str | None, target: Dialect,
-                        engine_inputs: EngineInputs | None, remove_seen: Any) -> None:
+                        segments: str | None, listed: str | None, target: Dialect, printed: bool,
+                        remove_seen: Any) -> None:
     """What cannot be evaluated together: a query table with runs stored together, judgment groups or
     relstrings; runs stored together with slices, segments or judgment groups; the measures beyond
     accuracy in a printed statement, with judgment groups or (a pooled one) with slices; a weighted
@@ -351,14 +357,9 @@ def _check_combinations(measures: list[Measure], qrels: Source, run: Source, out
     if run.per_run and (segments is not None or qrels.groups):
         raise OptionError("runs stored together (run_id) are evaluated per run; segments and judgment groups "
                           "cannot be combined with them")
-    printed = target is not DUCKDB and engine_inputs is None
     extra = beyond_accuracy(measures)
     if extra:  # said before any extra input is read
         names = ", ".join(str(m) for m in extra)
-        if printed:
-            raise OptionError(f"{names}: the measures beyond accuracy read their extra inputs (history, items, item "
-                              f"features) where sqlrank runs the statement: in DuckDB, or on the engine named with "
-                              f"--engine; a printed {target} statement cannot read them")
         if qrels.groups:
             raise OptionError(f"{names}: the measures beyond accuracy take each run whole: not with judgment groups")
         pooled = [str(m) for m in extra if "pooled" in FAMILIES[m.family].reads]

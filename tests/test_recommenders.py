@@ -285,16 +285,20 @@ def test_two_column_judgments_are_implicit_feedback(tmp_path):
         sqlrank.evaluate(tmp_path / "ratings.csv", tmp_path / "pred.csv", "P@2", **columns)
 
 
-def test_a_statement_printed_for_another_engine_cannot_read_the_extra_inputs():
+def test_a_statement_printed_for_another_engine_reads_the_extra_inputs_as_its_tables():
     """The other engines evaluate them (tests/test_engines.py, test_postgres.py, test_spark.py) with the
-    extra inputs copied in; a printed statement has nowhere to read them from."""
+    extra inputs copied in; a printed statement reads them as tables of its database, by name (their values:
+    tests/test_sql.py), and a file there is refused with what to give instead."""
     folder = FIXTURES / "recsys"
     for dialect in ("postgres", "spark", "trino"):
-        with pytest.raises(sqlrank.OptionError, match=f"Coverage@10: the measures beyond accuracy read their extra "
-                                                      f"inputs .* a printed {dialect} statement cannot read them"):
-            sqlrank.render(str(folder / "clicks.csv"), str(folder / "predictions.parquet"), "Coverage@10 HR@10",
-                           dialect=dialect, history=str(folder / "history.parquet"),
-                           qrels_columns={"relevance": "clicked"})
+        with pytest.raises(sqlrank.OptionError, match=f"the history of a statement printed for {dialect} is a table "
+                                                      f"of that database: give its name"):
+            sqlrank.render("clicks", "predictions", "Coverage@10 HR@10", dialect=dialect,
+                           history=str(folder / "history.parquet"), qrels_columns={"relevance": "clicked"})
+        text = sqlrank.render("clicks", "predictions", "Coverage@10 HR@10", dialect=dialect, history="shop.seen",
+                              qrels_columns={"relevance": "clicked"})
+        quote = "`" if dialect == "spark" else '"'
+        assert f"FROM {quote}shop{quote}.{quote}seen{quote}" in text
 
 
 def test_command_line_recommender_evaluation(tmp_path):

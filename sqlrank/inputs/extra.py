@@ -5,17 +5,19 @@ table; its columns are found by the names the qrels and run use (a mapping such 
 query_id=user_id applies here too), else user_id/query_id and item_id/doc_id."""
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 import duckdb
 
-from ..errors import InputError, duckdb_reason
+from ..errors import InputError, OptionError, duckdb_reason
 from ..rendering.dialects import DUCKDB, Dialect
 from ..rendering.sqltext import call_macro
 from .columns import require_exact_id
 from .load import Table, load_table
+from .locate import is_table, table_parts
 from .source import Source, named_columns
 from .store import Registry
 
@@ -48,6 +50,35 @@ class EngineInputs:
     table: Callable[[Any, str], Table | None]
     count: Callable[[str], int]
     store: Callable[[str, str], str]
+
+
+def declared_inputs(dialect: Dialect, con: duckdb.DuckDBPyConnection, qrels: Source, run: Source) -> EngineInputs:
+    """How a statement printed for another database takes the extra inputs: as that database's tables, by name,
+    read and checked nowhere here. A table of the DuckDB database (a schema-only file) has its columns; a name
+    alone has the columns its input is read by: the user and item columns named as the run names them (query_id
+    and doc_id by default), ``category`` (item features), ``group`` (groups), ``group`` and ``share`` (targets)."""
+    user = named_columns("query_id", ("user_id", "query_id"), run, qrels)[0]
+    item = named_columns("doc_id", ("item_id", "doc_id"), run, qrels)[0]
+    declared = {"history": (user, item), "item catalog": (item,), "item features": (item, "category"),
+                "groups": (item, "group"), "target shares": ("group", "share")}
+
+    def table(obj: Any, what: str) -> Table:
+        if not isinstance(obj, str) or os.path.exists(obj):
+            raise OptionError(f"the {what} of a statement printed for {dialect} is a table of that database: give its "
+                              f"name ([catalog.][schema.]table), not a file or a DataFrame")
+        parts = table_parts(obj)
+        if is_table(con, obj):  # a table of the DuckDB file, schema-only or not: its columns
+            relation = con.sql(f"SELECT * FROM {call_macro(DUCKDB, '_macros/inputs.sql', 'table', parts).strip()}")
+            types = dict(zip(relation.columns, map(str, relation.types)))
+        else:
+            types = dict.fromkeys(declared[what], "VARCHAR")
+        return Table(f"{what} table {obj}", call_macro(dialect, "_macros/inputs.sql", "table", parts).strip(), types)
+
+    def store(kind: str, sql: str) -> str:  # only the history not given: no rows
+        text = call_macro(dialect, "_macros/dialect.sql", "null_text")
+        return f"SELECT {text} AS query_id, {text} AS doc_id WHERE 1 = 0"
+
+    return EngineInputs(dialect, table, lambda sql: 0, store)
 
 
 def extra_inputs_sql(given: Mapping[str, Any], qrels: Source, run: Source, con: duckdb.DuckDBPyConnection,

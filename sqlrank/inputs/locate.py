@@ -31,8 +31,8 @@ def registered_source(obj: Any, kind: str, noun: str, con: duckdb.DuckDBPyConnec
         return "DataFrame", "dataframe", DUCKDB.ident(registry.register(obj, kind)), ()
     if isinstance(obj, (str, os.PathLike)):
         text = os.fspath(obj)
-        refuse_file_and_table(obj, format, lambda name: _is_table(con, name), "the DuckDB database")
-        if format is None and not os.path.exists(text) and _is_table(con, text):
+        refuse_file_and_table(obj, format, lambda name: is_table(con, name), "the DuckDB database")
+        if format is None and not os.path.exists(text) and is_table(con, text):
             parts = tuple(text.split("."))
             return f"table {text}", "table", call_macro(DUCKDB, "_macros/inputs.sql", "table", parts).strip(), parts
         return None
@@ -107,7 +107,7 @@ def declared_table(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, columns:
         raise InputError(f"label type {label_type!r} is not one of {', '.join(LABEL_TYPES)}")
     if not isinstance(obj, str) or os.path.exists(obj):
         return obj
-    if _is_table(con, obj):  # a table of the DuckDB file: read as it is, or, without rows, its schema alone
+    if is_table(con, obj):  # a table of the DuckDB file: read as it is, or, without rows, its schema alone
         relation = con.sql(f"SELECT * FROM {call_macro(DUCKDB, '_macros/inputs.sql', 'table', tuple(obj.split('.'))).strip()}")
         if relation.limit(1).fetchall():
             return obj
@@ -115,16 +115,22 @@ def declared_table(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, columns:
         types = dict(zip(relation.columns, map(str, relation.types)))
         label = types.get(mapping.get("relevance", ""), "DOUBLE")
         label_type = label_type or ("integer" if label.upper() in INTEGER_TYPES else "real")
-    parts = tuple(obj.split("."))
-    if not 1 <= len(parts) <= 3 or not all(part and "\x00" not in part for part in parts):
-        raise InputError(f"{obj!r}: neither a file nor a table name ([catalog.][schema.]table)")
+    parts = table_parts(obj)
     mapping = column_mapping(kind, columns)
     return Source(kind, f"table {obj}", "table", reader=call_macro(DUCKDB, "_macros/inputs.sql", "table", parts).strip(),
                   columns=mapping, parts=parts, label_type=label_type or "real",
                   value_type="INTEGER" if label_type == "integer" else "DOUBLE")
 
 
-def _is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+def table_parts(name: str) -> tuple[str, ...]:
+    """A table's name ([catalog.][schema.]table) as its parts, or an error when it is none."""
+    parts = tuple(name.split("."))
+    if not 1 <= len(parts) <= 3 or not all(part and "\x00" not in part for part in parts):
+        raise InputError(f"{name!r}: neither a file nor a table name ([catalog.][schema.]table)")
+    return parts
+
+
+def is_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     parts = name.split(".")
     if not 1 <= len(parts) <= 3 or not all(parts):
         return False

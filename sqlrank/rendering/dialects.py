@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
 from ..errors import MeasureError
 
+_FOLDED = re.compile(r"[a-z_][a-z0-9_$]*")  # a name an upper-case folding dialect reads unquoted as its upper case
 _NO_LGAMMA = "has no LGAMMA for the closed form over tie orders"
 
 
@@ -38,6 +40,7 @@ class Dialect:
     unsupported: Mapping[tuple[str, str], str] = field(default_factory=dict)
     family: str | None = None
     named_windows: bool = True
+    upper_case: bool = False
 
     @property
     def kind(self) -> str:
@@ -63,6 +66,8 @@ class Dialect:
         if not isinstance(name, str) or not name or "\x00" in name:
             raise ValueError(f"invalid identifier {name!r}")
         quote = quote or self.quote
+        if self.upper_case and _FOLDED.fullmatch(name):
+            name = name.upper()
         if self.escaping_identifiers:
             return quote + name.replace("\\", "\\\\").replace(quote, "\\" + quote) + quote
         return quote + name.replace(quote, quote * 2) + quote
@@ -126,7 +131,7 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("bigquery", {"DOUBLE": "FLOAT64", "FLOAT": "FLOAT32", "INTEGER": "INT64"}, quote="`",
             escaping_literals=True, escaping_identifiers=True, signed_zero=True, printed_only=True, float32=False),
     Dialect("snowflake", {"DOUBLE": "DOUBLE", "FLOAT": "FLOAT32", "INTEGER": "INTEGER"}, escaping_literals=True,
-            signed_zero=True, printed_only=True, float32=False, named_windows=False,
+            signed_zero=True, printed_only=True, float32=False, named_windows=False, upper_case=True,
             unsupported={("RR", "expected"): f"Snowflake {_NO_LGAMMA}", ("Success", "expected"): f"Snowflake {_NO_LGAMMA}"}),
     Dialect("redshift", {"DOUBLE": "DOUBLE PRECISION", "FLOAT": "REAL", "INTEGER": "INTEGER"}, escaping_literals=True,
             signed_zero=True, printed_only=True, family="postgres", named_windows=False,
