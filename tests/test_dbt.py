@@ -1,10 +1,16 @@
-"""sqlrank dbt: the package's models, run by dbt itself on dbt-duckdb and on dbt-postgres (the
-PostgreSQL server of the postgres tier), give DuckDB's per-query values to 1e-12 for every measure
-under the engine tiers' convention sets; its input test passes on clean inputs and fails on a
-repeated document."""
+"""sqlrank dbt: the starter project of --init builds as it is on dbt-duckdb and gives trec_eval's numbers for
+the demo; on dbt-duckdb, dbt-postgres (the PostgreSQL server of the postgres tier) and dbt-spark (its session
+method, a local Spark in dbt's process) the models give DuckDB's per-query and summary values to 1e-12 for
+every measure under the engine tiers' convention sets, with the columns named by the var sqlrank_columns; the
+measures beyond accuracy read their extra inputs from models on dbt-duckdb and dbt-postgres; the macros of the
+adapters not run here (Snowflake, BigQuery, Trino, Redshift, Databricks, ClickHouse) parse in their dialect and,
+translated into DuckDB's SQL by sqlglot, give the same values; the input tests fail on what sqlrank eval
+refuses."""
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,48 +18,44 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import duckdb
+import jinja2
 import pandas as pd
 import pytest
 
 import sqlrank
-from support.cases import CONVENTIONS, measures_for
-from conftest import close, peer
+from conftest import FIXTURES, peer
+from support.cases import (CONVENTIONS, assert_same_values, beyond_accuracy_measures, engine_tables, measures_for,
+                           recommender_case)
 from support.generate import generate
 
 pytestmark = [pytest.mark.dbt, pytest.mark.slow]
 
+ADAPTERS = {"duckdb": "dbt.adapters.duckdb", "postgres": "dbt.adapters.postgres", "spark": "dbt.adapters.spark"}
+DEMO = "nDCG@10 AP P@10 RR Rprec"
+# The generated data's columns as a user's tables name them, told to the package by the var sqlrank_columns.
+NAMES = {"qrels": {"query_id": "topic", "doc_id": "docno", "relevance": "label"},
+         "run": {"query_id": "topic", "doc_id": "docno", "score": "sim", "rank": "position"}}
+TYPES = {"duckdb": ("varchar", "integer", "double"), "postgres": ("varchar", "integer", "double precision"),
+         "spark": ("string", "int", "double")}
 
-def _dbt() -> str:
-    peer("dbt.adapters.duckdb")
-    peer("dbt.adapters.postgres")
+
+def _dbt(adapter: str = "duckdb") -> str:
+    peer(ADAPTERS[adapter])
     found = shutil.which("dbt") or str(Path(sys.executable).parent / "dbt")
     if not os.path.exists(found):
         pytest.fail("dbt's command is missing beside the dbt package")
     return found
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory):
-    """A dbt project with the judgments and results as seeds and sqlrank's package, one evaluation
-    per convention set."""
-    folder = tmp_path_factory.mktemp("dbt")
-    qrels, run = generate(46, n_queries=60)
-    run["rank"] = run.groupby("query_id").cumcount() + 1
-    (folder / "seeds").mkdir()
-    qrels.to_csv(folder / "seeds" / "qrels.csv", index=False)
-    run.to_csv(folder / "seeds" / "run.csv", index=False)
-    for number, conventions in enumerate(CONVENTIONS):
-        done = subprocess.run([sys.executable, "-m", "sqlrank", "dbt", str(folder / "sqlrank_package"),
-                               "--name", f"evaluation_{number}", "-m", " ".join(measures_for(conventions)),
-                               *_flags(conventions)], capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr
-    (folder / "dbt_project.yml").write_text(
-        "name: ranking\nversion: '1.0'\nconfig-version: 2\nprofile: ranking\nseed-paths: ['seeds']\n"
-        "vars:\n  sqlrank_qrels: qrels\n  sqlrank_run: run\n"
-        "seeds:\n  ranking:\n    qrels:\n      +column_types: {query_id: varchar, doc_id: varchar, relevance: integer}\n"
-        "    run:\n      +column_types: {query_id: varchar, doc_id: varchar, score: double precision, rank: integer}\n")
-    (folder / "packages.yml").write_text("packages:\n  - local: sqlrank_package\n")
-    return folder, qrels, run
+def _run(dbt: str, folder: Path, *args: str) -> subprocess.CompletedProcess:
+    """dbt in the project's folder, which holds its profiles.yml (dbt reads the one where it starts)."""
+    return subprocess.run([dbt, *args], capture_output=True, text=True, cwd=folder,
+                          env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"})
+
+
+def _sqlrank_dbt(folder: Path, *args: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "dbt", str(folder), *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 def _flags(conventions: dict) -> list[str]:
@@ -69,73 +71,290 @@ def _flags(conventions: dict) -> list[str]:
     return flags
 
 
-def _run(dbt: str, folder: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([dbt, *args, "--project-dir", str(folder), "--profiles-dir", str(folder)],
-                          capture_output=True, text=True, cwd=folder, env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "0"})
+def _profile(folder: Path, adapter: str, request) -> None:
+    if adapter == "duckdb":
+        output = f"      type: duckdb\n      path: {folder / 'warehouse.duckdb'}\n      threads: 1\n"
+    elif adapter == "postgres":
+        socket = parse_qs(urlparse(request.getfixturevalue("postgres_server")).query)
+        output = (f"      type: postgres\n      host: {socket['host'][0]}\n      port: {socket['port'][0]}\n"
+                  f"      user: sqlrank\n      password: ''\n      dbname: postgres\n      schema: dbt\n      threads: 1\n")
+    else:
+        output = "      type: spark\n      method: session\n      host: NA\n      schema: sqlrank\n      threads: 1\n"
+    (folder / "profiles.yml").write_text(f"sqlrank:\n  target: {adapter}\n  outputs:\n    {adapter}:\n{output}")
 
 
-def _expected(qrels, run, conventions):
-    return sqlrank.evaluate(qrels, run, measures_for(conventions), per_query=True, **conventions)
+def _table(folder: Path, adapter: str, name: str, request) -> pd.DataFrame:
+    """A model's rows, read from the warehouse dbt built it in."""
+    if adapter == "duckdb":
+        with duckdb.connect(str(folder / "warehouse.duckdb"), read_only=True) as con:
+            return con.execute(f"SELECT * FROM {name}").df()
+    if adapter == "postgres":
+        import adbc_driver_postgresql.dbapi as dbapi
+        with dbapi.connect(request.getfixturevalue("postgres_server")) as con, con.cursor() as cursor:
+            cursor.execute(f"SELECT * FROM dbt.{name}")
+            return pd.DataFrame(cursor.fetchall(), columns=[d[0] for d in cursor.description])
+    files = folder / "spark-warehouse" / "sqlrank.db" / name  # the session's tables are Parquet files
+    return duckdb.sql(f"SELECT * FROM read_parquet('{files}/*.parquet')").df()
+
+
+def _same(expected: pd.DataFrame, got: pd.DataFrame) -> None:
+    got = got[list(expected.columns)]
+    got["value"] = got["value"].astype(float)
+    assert len(expected) == len(got)
+    assert_same_values(expected, got)
+
+
+def test_the_starter_project_builds_as_it_is(tmp_path):
+    """sqlrank dbt DIR --init, then dbt build in DIR: seeds, their tests, the models; trec_eval's numbers."""
+    dbt = _dbt()
+    folder = tmp_path / "ranking"
+    _sqlrank_dbt(folder, "--init", "-m", DEMO)
+    done = _run(dbt, folder, "build")
+    assert done.returncode == 0 and "PASS=7 WARN=0 ERROR=0" in done.stdout, done.stdout[-3000:]
+    qrels, run = FIXTURES / "demo" / "qrels.test", FIXTURES / "demo" / "results.test"
+    with duckdb.connect(str(folder / "sqlrank.duckdb"), read_only=True) as con:
+        per_query, summary = (con.execute(f"SELECT * FROM {name}").df() for name in ("evaluation", "evaluation_summary"))
+    _same(sqlrank.evaluate(qrels, run, DEMO, per_query=True), per_query)
+    _same(sqlrank.evaluate(qrels, run, DEMO), summary)
+    assert [round(v, 4) for v in summary.value] == [0.3016, 0.1785, 0.3, 0.4064, 0.2174]  # trec_eval's out.test
+    assert sorted(path.name for path in folder.iterdir()) == [
+        ".gitignore", "dbt_project.yml", "logs", "macros", "models", "profiles.yml", "seeds", "sqlrank.duckdb",
+        "target", "tests"]
+    # a second evaluation added to the project; the seeds as they are now are kept
+    (folder / "seeds" / "run.csv").write_text((folder / "seeds" / "run.csv").read_text().replace(",0.9", ",0.8"))
+    _sqlrank_dbt(folder, "--init", "-m", "P@5", "--name", "early")
+    assert ",0.9" not in (folder / "seeds" / "run.csv").read_text()
+    assert _run(dbt, folder, "build", "--select", "early").returncode == 0
+
+
+@pytest.fixture(scope="module")
+def generated():
+    qrels, run = generate(46, n_queries=60)
+    run["rank"] = run.groupby("query_id").cumcount() + 1
+    return qrels, run
+
+
+@pytest.fixture(scope="module")
+def package(tmp_path_factory):
+    """A package of seven evaluations, evaluation_0 to evaluation_6: every measure under each convention set."""
+    folder = tmp_path_factory.mktemp("package") / "sqlrank_package"
+    for number, conventions in enumerate(CONVENTIONS):
+        _sqlrank_dbt(folder, "--name", f"evaluation_{number}", "-m", " ".join(measures_for(conventions)),
+                     *_flags(conventions))
+    return folder
+
+
+@pytest.mark.parametrize("adapter", ["duckdb", "postgres", "spark"])
+def test_the_models_give_duckdbs_values(generated, package, adapter, tmp_path, request):
+    """Seven evaluations (the convention sets) of every measure made a starter project (--init), its seeds the
+    generated data under other column names: per query and summary equal to DuckDB's to 1e-12."""
+    dbt = _dbt(adapter)
+    qrels, run = generated
+    folder = tmp_path / adapter
+    shutil.copytree(package, folder)
+    _sqlrank_dbt(folder, "--init", "-m", DEMO, "--name", "demo")
+    qrels.rename(columns=NAMES["qrels"]).to_csv(folder / "seeds" / "qrels.csv", index=False)
+    run.rename(columns=NAMES["run"]).to_csv(folder / "seeds" / "run.csv", index=False)
+    text, integer, double = TYPES[adapter]
+    with open(folder / "dbt_project.yml", "a") as project:
+        project.write(f"seeds:\n  sqlrank:\n    qrels:\n      +column_types: {{topic: {text}, docno: {text}, label: {integer}}}\n"
+                      f"    run:\n      +column_types: {{topic: {text}, docno: {text}, sim: {double}, position: {integer}}}\n"
+                      + ("models:\n  sqlrank:\n    +file_format: parquet\n" if adapter == "spark" else ""))
+    (folder / "seeds" / "seeds.yml").write_text(
+        (folder / "seeds" / "seeds.yml").read_text().replace(
+            "- sqlrank.one_row_per_document", "- sqlrank.one_row_per_document: {query_column: topic, document_column: docno}"))
+    _profile(folder, adapter, request)
+    done = _run(dbt, folder, "build", "--vars", json.dumps({"sqlrank_columns": NAMES}))
+    assert done.returncode == 0, done.stdout[-3000:]
+    for number, conventions in enumerate(CONVENTIONS):
+        measures = measures_for(conventions)
+        _same(sqlrank.evaluate(qrels, run, measures, per_query=True, **conventions),
+              _table(folder, adapter, f"evaluation_{number}", request))
+        _same(sqlrank.evaluate(qrels, run, measures, **conventions),
+              _table(folder, adapter, f"evaluation_{number}_summary", request))
 
 
 @pytest.mark.parametrize("adapter", ["duckdb", "postgres"])
-def test_the_dbt_package_gives_duckdbs_values(project, adapter, request):
-    dbt = _dbt()
-    folder, qrels, run = project
-    if adapter == "duckdb":
-        profile = f"      type: duckdb\n      path: {folder / 'warehouse.duckdb'}\n      threads: 1\n"
-    else:
-        url = urlparse(request.getfixturevalue("postgres_server"))
-        socket = parse_qs(url.query)
-        profile = (f"      type: postgres\n      host: {socket['host'][0]}\n      port: {socket['port'][0]}\n"
-                   f"      user: sqlrank\n      password: ''\n      dbname: postgres\n      schema: dbt\n      threads: 1\n")
-    (folder / "profiles.yml").write_text(f"ranking:\n  target: {adapter}\n  outputs:\n    {adapter}:\n{profile}")
-    for command in (["deps"], ["seed"], ["run"], ["test"]):
-        done = _run(dbt, folder, *command)
-        assert done.returncode == 0, (command, done.stdout[-3000:])
+def test_the_measures_beyond_accuracy_read_their_models(adapter, tmp_path, request):
+    """Coverage, Gini, Novelty, ILD, the fairness measures, ...: their history, catalog, item features and groups
+    are models (seeds here) named by vars; per user and summary equal to DuckDB's to 1e-12."""
+    dbt = _dbt(adapter)
+    qrels, run, options = recommender_case()
+    folder = tmp_path / adapter
+    measures = beyond_accuracy_measures()
+    _sqlrank_dbt(folder, "--init", "-m", " ".join(measures))
+    seeds = {"qrels": qrels, "run": pd.read_parquet(run), **engine_tables()}
+    seeds["groups"] = seeds["genres"].rename(columns={"category": "group"})
+    for name, frame in seeds.items():
+        frame.to_csv(folder / "seeds" / f"{name}.csv", index=False)
+    (folder / "seeds" / "seeds.yml").unlink()  # the demo's tests of seeds of other names
+    with open(folder / "dbt_project.yml", "a") as project:
+        project.write("seeds:\n  sqlrank:\n    +quote_columns: true\n")
+    _profile(folder, adapter, request)
+    variables = {"sqlrank_history": "seen", "sqlrank_items": "catalog", "sqlrank_item_features": "genres",
+                 "sqlrank_groups": "groups", "sqlrank_columns": {
+                     "qrels": {"query_id": "user_id", "doc_id": "item_id", "relevance": "clicked"},
+                     "run": {"query_id": "user_id", "doc_id": "item_id"}}}
+    done = _run(dbt, folder, "build", "--vars", json.dumps(variables))
+    assert done.returncode == 0, done.stdout[-3000:]
+    whole = {str(m) for m in sqlrank.parse_measures(measures) if m.spec.aggregate == "catalog"}  # no value per user
+    expected = sqlrank.evaluate(qrels, run, measures, per_query=True, groups=options["item_features"], **options)
+    got = _table(folder, adapter, "evaluation", request).rename(columns={"query_id": "user_id"})
+    _same(expected[~expected.measure.isin(whole)], got[~got.measure.isin(whole)])
+    summary = sqlrank.evaluate(qrels, run, measures, groups=options["item_features"], **options)
+    _same(summary, _table(folder, adapter, "evaluation_summary", request))
+
+
+def _macro(package: Path, name: str) -> str:
+    """The body of one macro of the package's macros/NAME.sql files."""
+    for path in (package / "macros").glob("*.sql"):
+        found = re.search(r"\{% macro " + name + r"\(.*?\) %\}\n(.*?)\{% endmacro %\}", path.read_text(), re.S)
+        if found:
+            return found.group(1)
+    raise AssertionError(f"no macro {name}")
+
+
+@pytest.mark.parametrize("adapter", ["snowflake", "bigquery", "trino", "redshift", "databricks", "clickhouse"])
+def test_the_macros_of_other_adapters_give_duckdbs_values(generated, package, adapter, tmp_path):
+    """The macro each adapter dispatches to, rendered as dbt renders it (the relations its arguments, the columns
+    sqlrank.column's names quoted as the adapter quotes them), parses with sqlglot in the adapter's dialect and,
+    translated into DuckDB's SQL, gives DuckDB's values per query and in summary, for every measure under the
+    convention sets; what the dialect cannot compute is a compiler error that says why."""
+    sqlglot = peer("sqlglot")
+    qrels, run = generated
+    read = "spark" if adapter == "databricks" else adapter
+    quote = "`" if adapter in ("bigquery", "databricks", "clickhouse") else '"'
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA ds")
+    for name, frame in (("judged", qrels.rename(columns=NAMES["qrels"])), ("ranked", run.rename(columns=NAMES["run"]))):
+        con.register("frame", frame)
+        con.execute(f"CREATE TABLE ds.{name} AS SELECT * FROM frame")
+
+    def column(kind: str, name: str) -> str:
+        given = NAMES[kind][name]
+        return quote + (given.upper() if adapter == "snowflake" else given) + quote
+
+    environment = jinja2.Environment()
+    relations = {"qrels": f"{quote}ds{quote}.{quote}judged{quote}", "run": f"{quote}ds{quote}.{quote}ranked{quote}"}
+    checked = 0
     for number, conventions in enumerate(CONVENTIONS):
-        table = f"evaluation_{number}"
-        if adapter == "duckdb":
-            with duckdb.connect(str(folder / "warehouse.duckdb"), read_only=True) as con:
-                got = con.execute(f"SELECT query_id, measure, value FROM {table}").df()
-        else:
-            import adbc_driver_postgresql.dbapi as dbapi
-            with dbapi.connect(request.getfixturevalue("postgres_server")) as con, con.cursor() as cursor:
-                cursor.execute(f"SELECT query_id, measure, value FROM dbt.{table}")
-                got = pd.DataFrame(cursor.fetchall(), columns=["query_id", "measure", "value"])
-        expected = _expected(qrels, run, conventions)
-        merged = expected.merge(got, on=["query_id", "measure"], how="outer", indicator=True)
-        assert len(expected) > 500 and (merged["_merge"] == "both").all(), (conventions, merged.head())
-        assert all(close(a, b, 1e-12) for a, b in zip(merged.value_x, merged.value_y)), conventions
+        measures = measures_for(conventions)
+        for suffix, per_query in (("", True), ("_summary", False)):
+            body = _macro(package, f"{adapter}__evaluation_{number}{suffix}")
+            if "raise_compiler_error" in body:  # what the dialect cannot compute, said when the model is built
+                with pytest.raises(sqlrank.MeasureError) as caught:
+                    sqlrank.render("ds.judged", "ds.ranked", measures, dialect=adapter, **conventions)
+                assert str(caught.value).replace("'", "\\'") in body
+                continue
+            sql = environment.from_string(body).render(sqlrank={"column": column}, **relations)
+            assert len(sqlglot.parse(sql, read=read)) == 1
+            if adapter == "clickhouse":  # ClickHouse's own SQL (numbers(), its settings) runs in chDB
+                got = _clickhouse(sql, con, tmp_path)
+            else:
+                got = con.execute(sqlglot.transpile(sql, read=read, write="duckdb")[0]).df()
+            columns = ["query_id", "measure", "value"] if per_query else ["measure", "value"]
+            got = got.iloc[:, :len(columns)]  # the summary's column of queries with a value aside
+            got.columns = columns
+            _same(sqlrank.evaluate(qrels, run, measures, per_query=per_query, **conventions), got)
+            checked += 1
+    assert checked >= 10
 
 
-def test_the_input_test_fails_on_a_repeated_document(project):
+def _fakesnow_python() -> str:
+    python = os.environ.get("SQLRANK_FAKESNOW_PYTHON")
+    if python:
+        return python
+    if os.environ.get("SQLRANK_REQUIRE_PEERS"):
+        pytest.fail("SQLRANK_FAKESNOW_PYTHON must name a Python with fakesnow (SQLRANK_REQUIRE_PEERS)")
+    pytest.skip("fakesnow pins its own DuckDB and sqlglot: set SQLRANK_FAKESNOW_PYTHON to a Python that has it "
+                "(.ci/run makes one: pip install fakesnow 'snowflake-connector-python<5')")
+
+
+def test_the_snowflake_macro_runs_in_fakesnow(generated, package):
+    """The Snowflake macros, rendered as dbt renders them, run through fakesnow (Snowflake's connector over DuckDB,
+    with its own reading of Snowflake's SQL) on tables whose columns are named as Snowflake names columns created
+    without quotes: DuckDB's values per query and in summary under every convention set Snowflake computes."""
+    python = _fakesnow_python()
+    qrels, run = generated
+    upper = {kind: {canonical: name.upper() for canonical, name in names.items()} for kind, names in NAMES.items()}
+    tables = {"JUDGED": (qrels, upper["qrels"], ("varchar", "varchar", "integer")),
+              "RANKED": (run, upper["run"], ("varchar", "varchar", "double", "integer"))}
+    given = {"tables": {name: {"columns": dict(zip([columns[c] for c in frame.columns], types)),
+                               "rows": frame.astype(object).values.tolist()}
+                        for name, (frame, columns, types) in tables.items()}, "statements": []}
+    environment = jinja2.Environment()
+    expected = []
+    for number, conventions in enumerate(CONVENTIONS):
+        measures = measures_for(conventions)
+        for suffix, per_query in (("", True), ("_summary", False)):
+            body = _macro(package, f"snowflake__evaluation_{number}{suffix}")
+            if "raise_compiler_error" in body:
+                continue
+            given["statements"].append(environment.from_string(body).render(
+                sqlrank={"column": lambda kind, name: f'"{upper[kind][name]}"'},
+                qrels='"DB"."DS"."JUDGED"', run='"DB"."DS"."RANKED"'))
+            expected.append(sqlrank.evaluate(qrels, run, measures, per_query=per_query, **conventions))
+    assert len(expected) >= 10
+    done = subprocess.run([python, str(Path(__file__).parent / "support" / "fakesnow_run.py")], input=json.dumps(given),
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for want, rows in zip(expected, json.loads(done.stdout)):
+        got = pd.DataFrame([row[:len(want.columns)] for row in rows], columns=list(want.columns))
+        _same(want, got)
+
+
+def _clickhouse(sql: str, con: duckdb.DuckDBPyConnection, folder: Path) -> pd.DataFrame:
+    """A statement run in chDB (ClickHouse in this process) on the tables ds.judged and ds.ranked of ``con``."""
+    peer("chdb")
+    from sqlrank.engines.clickhouse import chdb_session
+
+    chdb = chdb_session()
+    chdb.query("CREATE DATABASE IF NOT EXISTS ds")
+    for name in ("judged", "ranked"):
+        path = folder / f"{name}.parquet"
+        if not path.exists():
+            con.execute(f"COPY ds.{name} TO '{path}' (FORMAT parquet)")
+            chdb.query(f"DROP TABLE IF EXISTS ds.{name}")
+            chdb.query(f"CREATE TABLE ds.{name} ENGINE = Memory AS SELECT * FROM file('{path}', Parquet)")
+    return chdb.query(sql, "DataFrame")
+
+
+def _project_with(folder: Path, source: Path, qrels: pd.DataFrame, run: pd.DataFrame) -> None:
+    shutil.copytree(source, folder, ignore=shutil.ignore_patterns("target", "logs", "*.duckdb"))
+    qrels.to_csv(folder / "seeds" / "qrels.csv", index=False)
+    run.to_csv(folder / "seeds" / "run.csv", index=False)
+
+
+@pytest.fixture(scope="module")
+def starter(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("starter") / "ranking"
+    _sqlrank_dbt(folder, "--init", "-m", DEMO)
+    return folder
+
+
+def test_the_input_tests_fail_on_a_repeated_document(starter, generated, tmp_path):
+    """The evaluation's input test and the generic test on the seed each fail on a document judged twice."""
     dbt = _dbt()
-    folder, qrels, run = project
-    repeated = folder.parent / (folder.name + "_repeated")
-    shutil.copytree(folder, repeated, ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "*.duckdb"))
-    pd.concat([qrels, qrels.head(1)]).to_csv(repeated / "seeds" / "qrels.csv", index=False)
-    (repeated / "profiles.yml").write_text(f"ranking:\n  target: duckdb\n  outputs:\n    duckdb:\n      type: duckdb\n"
-                                           f"      path: {repeated / 'warehouse.duckdb'}\n")
-    for command in (["deps"], ["seed"]):
-        assert _run(dbt, repeated, *command).returncode == 0
-    done = _run(dbt, repeated, "test", "--select", "evaluation_0_inputs")
-    assert done.returncode != 0 and "evaluation_0_inputs" in done.stdout
+    qrels, run = generated
+    folder = tmp_path / "repeated"
+    _project_with(folder, starter, pd.concat([qrels, qrels.head(1)]), run.drop(columns="rank"))
+    assert _run(dbt, folder, "seed").returncode == 0
+    done = _run(dbt, folder, "test")
+    assert done.returncode != 0 and "FAIL 1 evaluation_inputs" in done.stdout, done.stdout[-2000:]
+    assert "FAIL 1 sqlrank_one_row_per_document_qrels_" in done.stdout
+    assert "PASS sqlrank_one_row_per_document_run_" in done.stdout
 
 
-def test_the_input_test_fails_on_several_runs_in_the_run_model(project):
-    """Two runs in the run's model (a run_id column), their documents apart (so no pair repeats):
-    the statement would rank them together, and the input test fails; one run_id passes."""
+def test_the_input_test_fails_on_several_runs_in_the_run_model(starter, generated, tmp_path):
+    """Two runs in the run's model (a run_id column), their documents apart (so no pair repeats): the
+    statement would rank them together, and the input test fails; one run_id passes."""
     dbt = _dbt()
-    folder, qrels, run = project
-    stored = folder.parent / (folder.name + "_stored")
-    shutil.copytree(folder, stored, ignore=shutil.ignore_patterns("target", "dbt_packages", "logs", "*.duckdb"))
-    (stored / "profiles.yml").write_text(f"ranking:\n  target: duckdb\n  outputs:\n    duckdb:\n      type: duckdb\n"
-                                         f"      path: {stored / 'warehouse.duckdb'}\n")
+    qrels, run = generated
+    run = run.drop(columns="rank")
     for runs, fails in ((pd.concat([run.assign(run_id="a"), run.assign(run_id="b", doc_id=run.doc_id + "-b")]), True),
                         (run.assign(run_id="a"), False)):
-        runs.to_csv(stored / "seeds" / "run.csv", index=False)
-        for command in (["deps"], ["seed", "--full-refresh"]):
-            assert _run(dbt, stored, *command).returncode == 0
-        done = _run(dbt, stored, "test", "--select", "evaluation_0_inputs")
+        folder = tmp_path / f"stored_{fails}"
+        _project_with(folder, starter, qrels, runs)
+        assert _run(dbt, folder, "seed").returncode == 0
+        done = _run(dbt, folder, "test", "--select", "evaluation_inputs")
         assert (done.returncode != 0) == fails, done.stdout[-2000:]

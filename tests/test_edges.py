@@ -134,6 +134,18 @@ def test_dbt_writes_only_the_files_it_wrote_before(tmp_path, monkeypatch, capsys
     status, _, _ = run_cli(tmp_path, monkeypatch, capsys, ["dbt", "own", "-m", "AP", "--force"])
     assert status == 0 and "sqlrank" in (own / "models" / "evaluation.sql").read_text()
 
+    # --init: never over another project, and a seed already there is the user's data, kept as it is
+    status, out, err = run_cli(tmp_path, monkeypatch, capsys, ["dbt", "metrics", "--init", "-m", "AP"])
+    one_line_error(status, out, err, "holds another dbt project", "dbt_project.yml was not written by sqlrank")
+    assert sorted(p.name for p in project.rglob("*") if p.is_file()) == ["dbt_project.yml"]
+    starter = tmp_path / "starter"
+    (starter / "seeds").mkdir(parents=True)
+    (starter / "seeds" / "qrels.csv").write_text("query_id,doc_id,relevance\nq1,d1,1\n")
+    status, _, err = run_cli(tmp_path, monkeypatch, capsys, ["dbt", "starter", "--init", "-m", "AP"])
+    assert status == 0 and "wrote 10 files of the starter project" in err, err
+    assert (starter / "seeds" / "qrels.csv").read_text() == "query_id,doc_id,relevance\nq1,d1,1\n"
+    assert (starter / "seeds" / "run.csv").read_text().startswith("query_id,doc_id,score\n301,")
+
 
 def test_install_never_replaces_a_macro_it_did_not_create(tmp_path, monkeypatch, capsys):
     database = tmp_path / "u.duckdb"

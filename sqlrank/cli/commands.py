@@ -340,9 +340,10 @@ def named_sources(texts: list[str], merged: bool) -> dict[str, str] | str:
 def dbt_command(args: argparse.Namespace) -> int:
     from ..export.dbt import write_package
 
-    written = write_package(args.folder, " ".join(args.measures), args.name, force=args.force,
-                            **convention_options(args))
-    print(f"sqlrank: wrote {len(written)} files of the dbt package in {args.folder}: {args.name}", file=sys.stderr)
+    written = write_package(args.folder, " ".join(args.measures), args.name, force=args.force, init=args.init,
+                            label_type=args.label_type, **convention_options(args))
+    what = "the starter project" if args.init else "the dbt package"
+    print(f"sqlrank: wrote {len(written)} files of {what} in {args.folder}: {args.name}", file=sys.stderr)
     return 0
 
 

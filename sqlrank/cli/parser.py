@@ -410,17 +410,24 @@ def add_explain_command(commands) -> None:
 
 def add_dbt_command(commands) -> None:
     dbt = commands.add_parser(
-        "dbt", help="write a dbt package: the evaluation as macros per adapter, a model and input tests",
-        description="Write (or add to) a dbt package in DIR: macro sqlrank.NAME(qrels, run) with the evaluation's "
-                    "SQL for dbt-duckdb and dbt-postgres, a table model NAME on ref(var('sqlrank_qrels')) and "
-                    "ref(var('sqlrank_run')) (rows query_id, measure, value), and a test that the inputs repeat "
-                    "no document. Add the folder to your project's packages.yml (local: DIR), set the two vars, "
-                    "then dbt run and dbt test.")
+        "dbt", help="write a dbt package: the evaluation as macros per adapter, models and input tests",
+        description="Write (or add to) a dbt package in DIR: macros sqlrank.NAME(qrels, run) and "
+                    "sqlrank.NAME_summary with the evaluation's SQL for the adapters duckdb, postgres, redshift, "
+                    "snowflake, bigquery, spark, databricks, trino and clickhouse; table models NAME (query_id, "
+                    "measure, value) and NAME_summary on ref(var('sqlrank_qrels')) and ref(var('sqlrank_run')) "
+                    "(columns: var('sqlrank_columns')); a test of the inputs; the generic test "
+                    "sqlrank.one_row_per_document. With --init, DIR becomes a starter project that dbt build "
+                    "runs as it is on dbt-duckdb (profiles.yml, the demo's seeds).")
     dbt.add_argument("folder", metavar="DIR", help="the package's folder (made if absent)")
     dbt.add_argument("-m", "--measures", action="append", required=True, metavar="MEASURES",
                      help='measures, separated by spaces; repeatable (e.g. -m "nDCG@10 AP P@10")')
     dbt.add_argument("--name", default="evaluation",
-                     help="the evaluation's name: its macro, model and test (default: evaluation)")
+                     help="the evaluation's name: its macros, models and test (default: evaluation)")
+    dbt.add_argument("--init", action="store_true",
+                     help="make DIR a starter project: dbt_project.yml with a profile and the vars, profiles.yml "
+                          "(dbt-duckdb; the other adapters in comments), the demo's judgments and results as seeds")
+    dbt.add_argument("--label-type", choices=("integer", "real"), default=None,
+                     help="the judgments' labels: real (read as DOUBLE, the default) or integer")
     dbt.add_argument("--force", action="store_true",
                      help="replace files in DIR that sqlrank did not write (by default they are left as they are, "
                           "and nothing is written)")

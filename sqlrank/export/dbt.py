@@ -1,22 +1,24 @@
-"""``sqlrank dbt DIR``: ranking evaluations as a dbt package, run by ``dbt run`` in the warehouse.
+"""``sqlrank dbt DIR``: ranking evaluations as a dbt package, run by ``dbt build`` in the warehouse.
 
 The package (project name ``sqlrank``) holds, per evaluation NAME:
 
-- ``macros/NAME.sql``: ``sqlrank.NAME(qrels, run)``, the evaluation's statement per query
-  (query_id, measure, value) with the two relations as inputs, dispatched per adapter
-  (``duckdb__NAME``, ``postgres__NAME``: sqlrank's statement rendered in that dialect; any other
-  adapter stops with an error naming the ones there are);
-- ``models/NAME.sql``: a table model calling it on ``ref(var('sqlrank_qrels'))`` and
-  ``ref(var('sqlrank_run'))``, the project's models or seeds of judgments (query_id, doc_id,
-  relevance) and results (query_id, doc_id, score);
-- ``tests/NAME_inputs.sql``: a test that fails on a document judged or ranked twice for a query,
-  on a missing id, label or score, or on several runs in the run's model (a run_id column, whose
-  runs' documents the statement would rank together): sqlrank eval checks these before evaluating
-  (and evaluates runs stored together run by run); in dbt they are tests.
+- ``macros/NAME.sql``: ``sqlrank.NAME(qrels, run, ...)``, the evaluation's statement per query
+  (query_id, measure, value), and ``sqlrank.NAME_summary(qrels, run, ...)``, its summary (measure, value),
+  with the relations as inputs, dispatched per adapter: sqlrank's statement rendered in the adapter's
+  dialect (ADAPTERS), or, where the dialect cannot compute a measure, a compiler error that says why;
+- ``models/NAME.sql`` and ``models/NAME_summary.sql``: table models calling them on
+  ``ref(var('sqlrank_qrels'))`` and ``ref(var('sqlrank_run'))`` (and the extra inputs the measures read:
+  ``sqlrank_history``, ``sqlrank_items``, ``sqlrank_item_features``, ``sqlrank_groups``, ``sqlrank_targets``);
+- ``tests/NAME_inputs.sql``: a test of the inputs (a document judged or ranked twice for a query, a missing
+  id, label or score, several runs in the run's model), which sqlrank eval checks before evaluating.
 
-Writing an evaluation again replaces its files; other evaluations stay. Every file starts with a
-line naming sqlrank dbt (``MARKER``): a file without it is the user's, and is never replaced
-(``force=True``, ``--force``, replaces it).
+and, shared by the evaluations, ``macros/sqlrank.sql`` (dbt_files.py): the column names of the vars
+``sqlrank_columns`` and the generic test ``sqlrank.one_row_per_document``. ``init=True`` (``--init``) makes
+the folder a starter project that ``dbt build`` runs as it is (dbt_files.py).
+
+Writing an evaluation again replaces its files; other evaluations stay. Every file starts with a line
+naming sqlrank dbt (``MARKER``): a file without it is the user's, and is never replaced (``force=True``,
+``--force``, replaces it).
 """
 from __future__ import annotations
 
@@ -24,104 +26,118 @@ import os
 import re
 from typing import Any
 
-from ..errors import InputError, OptionError
-from ..inputs.columns import column_mapping
+from ..errors import InputError, MeasureError, OptionError
+from ..evaluation import render
 from ..measures.conventions import resolve_conventions
-from ..measures.resolve import resolve_measures
-from ..rendering.dialects import DIALECTS, Dialect
-from ..rendering.sqltext import call_macro
-from ..rendering.statement import render_evaluation
+from ..measures.resolve import needed_inputs, resolve_measures
 from ..results.writer import starts_with, write_file
+from .dbt_files import MARKER, inputs_test, model, package_project, shared_macros, starter_files
 
-ADAPTERS = {"duckdb": "duckdb", "postgres": "postgres"}  # dbt adapter -> sqlrank dialect
-_QRELS, _RUN = "__sqlrank_qrels_relation__", "__sqlrank_run_relation__"
-MARKER = "Written by sqlrank dbt"  # the first line of every file the package holds, after a comment's opening
-PROJECT = f"""# {MARKER}: ranking evaluations as dbt macros, models and tests.
-name: sqlrank
-version: "1.0.0"
-config-version: 2
-require-dbt-version: ">=1.7.0"
-macro-paths: ["macros"]
-model-paths: ["models"]
-test-paths: ["tests"]
-"""
+# dbt adapter -> sqlrank dialect (dbt-databricks looks for databricks__ macros, then spark__)
+ADAPTERS = {"duckdb": "duckdb", "postgres": "postgres", "redshift": "redshift", "snowflake": "snowflake",
+            "bigquery": "bigquery", "spark": "spark", "databricks": "databricks", "trino": "trino",
+            "clickhouse": "clickhouse"}
+EXTRA = ("history", "items", "item_features", "groups", "targets")  # the extra inputs, as macro arguments
+_PLACEHOLDER = re.compile(r"([\"`]?)__Sqlrank_(relation|column)_([a-z_]+?)(?:__([a-z_]+))?__\1")
+_COLUMNS = {"qrels": ("query_id", "doc_id", "relevance"), "run": ("query_id", "doc_id", "score")}
 
 
-def statement(measures: Any, dialect: Dialect, rank: bool, **conventions: Any) -> str:
-    """The per-query statement for relations standing in as placeholders, in a dialect."""
-    resolved = resolve_conventions(**conventions)
-    explicit = {k for k, v in conventions.items() if v is not None}
-    resolved_measures = resolve_measures(measures, resolved, conventions.get("preset"), explicit)
-    qrels = call_macro(dialect, "_macros/inputs.sql", "tabular", _QRELS, column_mapping("qrels", None), "qrels", "typed")
-    run_columns = column_mapping("run", None) | ({"rank": "rank"} if rank else {})
-    run = call_macro(dialect, "_macros/inputs.sql", "tabular", _RUN, run_columns, "run", "typed")
-    return render_evaluation(qrels.strip(), run.strip(), resolved_measures, resolved, "per_query", dialect=dialect)
+def relation(name: str) -> str:
+    """The stand-in of an input relation in a rendered statement (a name no dialect folds or quotes otherwise)."""
+    return f"__Sqlrank_relation_{name}__"
 
 
-def _jinja(sql: str) -> str:
-    """The SQL as the body of a dbt macro: literal text in raw blocks, the relations as variables."""
-    body = "{% raw %}" + sql.strip().replace(_QRELS, "{% endraw %}{{ qrels }}{% raw %}").replace(
-        _RUN, "{% endraw %}{{ run }}{% raw %}") + "{% endraw %}"
+def _column(kind: str, name: str) -> str:
+    return f"__Sqlrank_column_{kind}__{name}__"
+
+
+def extra_inputs(measures: Any, conventions: dict) -> list[str]:
+    """The extra inputs an evaluation's macro takes: those its measures read, the catalog as the items."""
+    resolved = resolve_measures(measures, resolve_conventions(conventions.get("preset"), **{
+        k: v for k, v in conventions.items() if k != "preset"}), conventions.get("preset"),
+        {k for k, v in conventions.items() if v is not None})
+    needs = needed_inputs(resolved)
+    return [name for name in EXTRA if name in needs or (name == "items" and "catalog" in needs)]
+
+
+def statement(measures: Any, dialect: str, per_query: bool, extra: list[str], label_type: str | None = None,
+              **conventions: Any) -> str:
+    """The evaluation's statement in a dialect, its relations and the qrels' and run's columns as stand-ins."""
+    columns = {kind: {name: _column(kind, name) for name in names} for kind, names in _COLUMNS.items()}
+    if conventions.get("tie_break") == "input_rank":
+        columns["run"]["rank"] = _column("run", "rank")
+    return render(relation("qrels"), relation("run"), measures, per_query, dialect, qrels_columns=columns["qrels"],
+                  run_columns=columns["run"], label_type=label_type, **{name: relation(name) for name in extra},
+                  declared=True, **conventions)
+
+
+def macro_body(sql: str) -> str:
+    """The statement as the body of a dbt macro: literal text in raw blocks, the relations the macro's arguments
+    and the columns ``sqlrank.column(input, name)`` (the names the var sqlrank_columns gives)."""
+    def jinja(match: re.Match) -> str:
+        what, kind, name = match.group(2), match.group(3), match.group(4)
+        return "{% endraw %}" + ("{{ " + kind + " }}" if what == "relation" else
+                                 f"{{{{ sqlrank.column('{kind}', '{name}') }}}}") + "{% raw %}"
+    body = "{% raw %}" + _PLACEHOLDER.sub(jinja, sql.strip()) + "{% endraw %}"
     return body.replace("{% raw %}{% endraw %}", "")
 
 
-def write_package(folder: str, measures: Any, name: str = "evaluation", force: bool = False,
-                  **conventions: Any) -> list[str]:
-    """Write (or add to) the dbt package in ``folder``; returns the files written. A file there that
-    sqlrank did not write is refused, named, unless ``force``."""
+def macros(name: str, measures: Any, extra: list[str], label_type: str | None, **conventions: Any) -> str:
+    """macros/NAME.sql: NAME and NAME_summary, dispatched per adapter."""
+    arguments = ", ".join(["qrels", "run"] + [f"{e}=none" for e in extra])
+    passed = ", ".join(["qrels", "run"] + extra)
+    text = [f"{{#- {MARKER}: sqlrank.{name}({arguments}) gives query_id, measure, value per query; "
+            f"sqlrank.{name}_summary the same arguments' measure, value. -#}}"]
+    for macro, per_query in ((name, True), (f"{name}_summary", False)):
+        text += ["", f"{{% macro {macro}({arguments}) %}}",
+                 f"  {{{{ return(adapter.dispatch('{macro}', 'sqlrank')({passed})) }}}}", "{% endmacro %}", "",
+                 f"{{% macro default__{macro}({arguments}) %}}",
+                 f"  {{{{ exceptions.raise_compiler_error('sqlrank.{macro} has SQL for the adapters "
+                 f"{', '.join(ADAPTERS)}, not ' ~ adapter.type()) }}}}", "{% endmacro %}"]
+        for adapter, dialect in ADAPTERS.items():
+            try:  # DuckDB's first: what no dialect can do stops here
+                body = macro_body(statement(measures, dialect, per_query, extra, label_type, **conventions))
+            except MeasureError as exc:
+                if dialect == "duckdb":
+                    raise
+                # this dialect cannot compute it: the model says why when it is built
+                reason = str(exc).replace("\\", "\\\\").replace("'", "\\'")
+                body = f"  {{{{ exceptions.raise_compiler_error('sqlrank.{macro} on {adapter}: {reason}') }}}}"
+            text += ["", f"{{% macro {adapter}__{macro}({arguments}) %}}", body, "{% endmacro %}"]
+    return "\n".join(text) + "\n"
+
+
+def write_package(folder: str, measures: Any, name: str = "evaluation", force: bool = False, init: bool = False,
+                  label_type: str | None = None, **conventions: Any) -> list[str]:
+    """Write (or add to) the dbt package in ``folder``; returns the files written. ``init``: the folder becomes a
+    starter project (dbt_project.yml with a profile and the vars, profiles.yml, the demo's seeds). A file there
+    that sqlrank did not write is refused, named, unless ``force``."""
     if not isinstance(name, str) or not re.fullmatch(r"[a-z_][a-z0-9_]*", name) or name.startswith("sqlrank"):
         raise OptionError(f"--name {name!r} must be a lower-case dbt name (letters, digits, _), not starting "
                           f"with sqlrank")
     if os.path.exists(folder) and not os.path.isdir(folder):
         raise InputError(f"{folder}: is a file; give a folder for the dbt package")
-    relative = ["dbt_project.yml", os.path.join("macros", f"{name}.sql"), os.path.join("models", f"{name}.sql"),
-                os.path.join("tests", f"{name}_inputs.sql")]
-    paths = [os.path.join(folder, path) for path in relative]
+    extra = extra_inputs(measures, conventions)
+    files = {os.path.join("macros", "sqlrank.sql"): shared_macros(),
+             os.path.join("macros", f"{name}.sql"): macros(name, measures, extra, label_type, **conventions),
+             os.path.join("models", f"{name}.sql"): model(name, extra, summary=False),
+             os.path.join("models", f"{name}_summary.sql"): model(name, extra, summary=True),
+             os.path.join("tests", f"{name}_inputs.sql"): inputs_test(name)}
+    project = os.path.join(folder, "dbt_project.yml")
+    if init:  # the demo's seeds are written where no seed of that name is (a seed is the user's data)
+        files.update({path: text for path, text in starter_files().items()
+                      if not (path.endswith(".csv") and os.path.lexists(os.path.join(folder, path)))})
+    elif not os.path.lexists(project):
+        files["dbt_project.yml"] = package_project()
+    paths = {os.path.join(folder, path): text for path, text in files.items()}
     _refuse_foreign_files(folder, [path for path in paths if not force and os.path.lexists(path)
                                    and not starts_with(path, _marker_line(path))])
-    rank = conventions.get("tie_break") == "input_rank"
-    bodies = {adapter: statement(measures, DIALECTS[dialect], rank, **conventions) for adapter, dialect in ADAPTERS.items()}
-    macro = [f"{{#- {MARKER}: sqlrank.{name}(qrels, run), query_id, measure, value per query. -#}}",
-             f"{{% macro {name}(qrels, run) %}}",
-             f"  {{{{ return(adapter.dispatch('{name}', 'sqlrank')(qrels, run)) }}}}",
-             "{% endmacro %}", "",
-             f"{{% macro default__{name}(qrels, run) %}}",
-             f"  {{{{ exceptions.raise_compiler_error('sqlrank.{name} has SQL for the adapters "
-             f"{', '.join(ADAPTERS)}, not ' ~ adapter.type()) }}}}",
-             "{% endmacro %}"]
-    for adapter, body in bodies.items():
-        macro += ["", f"{{% macro {adapter}__{name}(qrels, run) %}}", _jinja(body), "{% endmacro %}"]
-    model = (f"{{#- {MARKER}: the evaluation {name}. Set the vars sqlrank_qrels and sqlrank_run to the "
-             f"judgments' and the results' models. -#}}\n"
-             f"{{{{ config(materialized='table') }}}}\n"
-             f"{{{{ sqlrank.{name}(ref(var('sqlrank_qrels')), ref(var('sqlrank_run'))) }}}}\n")
-    inputs_test = (f"{{#- {MARKER}: a test of the inputs of {name}.\n"
-                   "    Fails on a document judged or ranked twice for a query, a missing id, label or score, or on\n"
-                   "    several runs in the run's model (a run_id column): their documents would be ranked together. -#}\n"
-                   "SELECT 'qrels' AS input, query_id, doc_id, count(*) AS rows_of_it\n"
-                   "FROM {{ ref(var('sqlrank_qrels')) }}\n"
-                   "GROUP BY query_id, doc_id\n"
-                   "HAVING count(*) > 1 OR query_id IS NULL OR doc_id IS NULL OR count(relevance) < count(*)\n"
-                   "UNION ALL\n"
-                   "SELECT 'run' AS input, query_id, doc_id, count(*) AS rows_of_it\n"
-                   "FROM {{ ref(var('sqlrank_run')) }}\n"
-                   "GROUP BY query_id, doc_id\n"
-                   "HAVING count(*) > 1 OR query_id IS NULL OR doc_id IS NULL OR count(score) < count(*)\n"
-                   "{%- if execute %}\n"
-                   "{%- set run_columns = adapter.get_columns_in_relation(ref(var('sqlrank_run'))) | map(attribute='name')"
-                   " | map('lower') | list %}\n"
-                   "{%- if 'run_id' in run_columns %}\n"
-                   "UNION ALL\n"
-                   "SELECT 'run: several runs (run_id); give each its own model' AS input, NULL AS query_id, "
-                   "NULL AS doc_id, count(DISTINCT run_id) AS rows_of_it\n"
-                   "FROM {{ ref(var('sqlrank_run')) }}\n"
-                   "HAVING count(DISTINCT run_id) > 1\n"
-                   "{%- endif %}\n"
-                   "{%- endif %}\n")
-    for path, text in zip(paths, (PROJECT, "\n".join(macro) + "\n", model, inputs_test)):
+    if not init and not force and os.path.lexists(project) and not starts_with(project, _marker_line(project)):
+        _refuse_foreign_files(folder, [project])
+    for path, text in paths.items():
         os.makedirs(os.path.dirname(path), exist_ok=True)
         write_file(path, text)
-    return paths
+    return list(paths)
 
 
 def _refuse_foreign_files(folder: str, foreign: list[str]) -> None:
@@ -138,5 +154,5 @@ def _refuse_foreign_files(folder: str, foreign: list[str]) -> None:
 
 
 def _marker_line(path: str) -> str:
-    """The opening every file of the package has: YAML's comment, or Jinja's."""
-    return ("# " if path.endswith(".yml") else "{#- ") + MARKER
+    """The opening every file of the package has: a comment of YAML, or Jinja's."""
+    return ("# " if path.endswith((".yml", ".gitignore")) else "{#- ") + MARKER
