@@ -9,18 +9,21 @@ relevant document's rank among all retrieved documents) pays at least:
   start     a Python process that imports DuckDB and opens a connection;
   rank      each query's documents sorted by score, ties by document id: the window of
             run_ranked in sql/evaluate.sql (queries numbered, 4-byte partition key), written out
-            here with nothing else computed;
+            here, and each ranked document's label looked up in the judgments (a join on query and
+            document, as every evaluator finds the label of each retrieved document), with nothing
+            else computed (the label lookup is in the floor since 2026-11-27: floors printed before
+            that date leave it out and are lower);
   unique    the duplicate check (trec_eval stops on a document listed twice in a query):
             sqlrank's validation pass (validation.checked_pairs_sql, a sorted 64-bit hash of every
             (query, document) pair, neighbours compared) with no row checks folded in, the
             cheapest exact check measured (grouping or counting distinct pairs is slower);
-  read      (TREC text only) the text read into a typed table by DuckDB's own CSV reader,
-            the fastest reader measured; rank and unique then run on that table.
+  read      (TREC text only) the run's and the judgments' text read into typed tables by DuckDB's own
+            CSV reader, the fastest reader measured; rank and unique then run on those tables.
 
 The floor is one Python process that takes these steps and nothing else, timed from outside as
 sqlrank's and pytrec_eval's processes are: its time includes what every process pays beside the
 steps (starting, touching fresh memory for the first time, exiting). The process times its own
-steps too; "start" is the rest. It leaves out the label join, the measures, validation of ids and
+steps too; "start" is the rest. It leaves out the measures, validation of ids and
 values, and output. pytrec_eval's time divided by the floor is the largest ratio an evaluator
 that takes these steps the fastest ways measured can show on this machine; sqlrank's time divided
 by it, how far sqlrank is from it. Medians of `repeat` (bench/summary.py interleaves sqlrank
@@ -50,12 +53,14 @@ from sqlrank.rendering.dialects import DUCKDB  # noqa: E402
 TARGETS = {"Parquet": 6.0, "TREC text": 3.5}  # the ratios to pytrec_eval aimed for
 
 RANK = """
-SELECT count(*), max(rank) FROM (
-    SELECT row_number() OVER (PARTITION BY queries.query_number ORDER BY run.score DESC, run.doc_id DESC) AS rank
+SELECT count(*), max(rank), sum(relevance) FROM (
+    SELECT row_number() OVER (PARTITION BY queries.query_number ORDER BY run.score DESC, run.doc_id DESC) AS rank,
+           qrels.relevance
     FROM {run} AS run
     JOIN (SELECT query_id, CAST(row_number() OVER (ORDER BY query_id) AS INTEGER) AS query_number
           FROM (SELECT DISTINCT query_id FROM {run} AS ids) AS distinct_ids) AS queries
       ON queries.query_id = run.query_id
+    LEFT JOIN {qrels} AS qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
 ) AS ranked"""
 
 READ = """
@@ -65,10 +70,17 @@ FROM read_csv({path}, delim = ' ', header = false, quote = '', escape = '', auto
               columns = {{'query_id': 'VARCHAR', 'iteration': 'VARCHAR', 'doc_id': 'VARCHAR',
                          'rank': 'VARCHAR', 'score': 'DOUBLE', 'tag': 'VARCHAR'}})"""
 
+READ_QRELS = """
+CREATE TEMP TABLE qrels AS
+SELECT query_id, doc_id, relevance
+FROM read_csv({path}, delim = ' ', header = false, quote = '', escape = '', auto_detect = false,
+              columns = {{'query_id': 'VARCHAR', 'iteration': 'VARCHAR', 'doc_id': 'VARCHAR', 'relevance': 'INTEGER'}})"""
+
 STEPS = """
 import json, sys, time
 import duckdb
 con = duckdb.connect()
+con.execute("SET enable_progress_bar = false")
 times = []
 for sql in json.loads(sys.argv[1]):
     start = time.perf_counter()
@@ -101,8 +113,10 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--data", default=str(HERE / "data"))
+    parser.add_argument("--profile", choices=("uniform", "trec"), default="uniform",
+                        help="bench/generate.py's profile of the data (default: uniform)")
     args = parser.parse_args()
-    tag, paths = data_files(args.rows, args.data)
+    tag, paths = data_files(args.rows, args.data, args.profile)
     compile_sqlrank()
 
     whole = {tool: seconds for tool, (seconds, _, _) in
@@ -117,11 +131,11 @@ def main() -> None:
         ("pytrec_eval, whole process (TREC text)", reference, ""),
         ("sqlrank, whole process, Parquet", whole["sqlrank-parquet"], f"{reference / whole['sqlrank-parquet']:.2f}x"),
         ("sqlrank, whole process, TREC text", whole["sqlrank-trec"], f"{reference / whole['sqlrank-trec']:.2f}x"),
-        ("rank every run row, from Parquet", rank_parquet, ""),
+        ("rank and label every run row (Parquet)", rank_parquet, ""),
         ("duplicate check, from Parquet", unique_parquet, ""),
         ("rest of the process: start, exit (Parquet)", parquet_floor - rank_parquet - unique_parquet, ""),
-        ("read the TREC text into a table", read, ""),
-        ("rank every run row, from that table", rank_table, ""),
+        ("read the TREC text into tables", read, ""),
+        ("rank and label every run row (tables)", rank_table, ""),
         ("duplicate check, from that table", unique_table, ""),
         ("rest of the process: start, exit (TREC text)", text_floor - read - rank_table - unique_table, ""),
     ]
@@ -140,13 +154,15 @@ def main() -> None:
 def parquet_steps(paths: dict) -> list[str]:
     """The floor's steps from Parquet: rank, unique."""
     parquet = f"read_parquet({DUCKDB.literal(paths['run.parquet'])})"
-    return [RANK.format(run=parquet), checked_pairs_sql(f"SELECT * FROM {parquet}", "false")]
+    qrels = f"read_parquet({DUCKDB.literal(paths['qrels.parquet'])})"
+    return [RANK.format(run=parquet, qrels=qrels), checked_pairs_sql(f"SELECT * FROM {parquet}", "false")]
 
 
 def text_steps(paths: dict) -> list[str]:
-    """The floor's steps from TREC text: read, rank, unique."""
-    return [READ.format(path=DUCKDB.literal(paths["run.txt"])), RANK.format(run="run"),
-            checked_pairs_sql("SELECT * FROM run", "false")]
+    """The floor's steps from TREC text: read (the run and the judgments), rank, unique."""
+    return [READ.format(path=DUCKDB.literal(paths["run.txt"])) + ";" + READ_QRELS.format(
+                path=DUCKDB.literal(paths["qrels.txt"])),
+            RANK.format(run="run", qrels="qrels"), checked_pairs_sql("SELECT * FROM run", "false")]
 
 
 if __name__ == "__main__":

@@ -105,13 +105,15 @@ def compile_sqlrank() -> None:
     compileall.compile_dir(str(Path(sqlrank.__file__).parent), quiet=1)
 
 
-def data_files(rows: int, data: str) -> tuple[str, dict[str, str]]:
-    """The scale's tag (10M) and its four files, generated if any is missing."""
-    tag = f"{rows // 1_000_000}M" if rows >= 1_000_000 else f"{rows // 1000}k"
+def data_files(rows: int, data: str, profile: str = "uniform") -> tuple[str, dict[str, str]]:
+    """The scale's tag (10M, 10M-trec) and its four files in bench/generate.py's profile, generated if any is
+    missing."""
+    tag = (f"{rows // 1_000_000}M" if rows >= 1_000_000 else f"{rows // 1000}k") + \
+        ("" if profile == "uniform" else f"-{profile}")
     paths = {name: os.path.join(data, f"{tag}.{name}") for name in
              ("run.parquet", "qrels.parquet", "run.txt", "qrels.txt")}
     if not all(os.path.exists(p) for p in paths.values()):
-        paths = generate(rows, 1000, 1, data)
+        paths = generate(rows, 1000, 1, data, profile=profile)
     return tag, paths
 
 
@@ -137,8 +139,10 @@ def main() -> None:
     parser.add_argument("--tools", default="sqlrank-parquet,sqlrank-parquet@600MB,sqlrank-trec,trec_eval,pytrec_eval,"
                                            "ir_measures,ranx")
     parser.add_argument("--data", default=str(HERE / "data"))
+    parser.add_argument("--profile", choices=("uniform", "trec"), default="uniform",
+                        help="bench/generate.py's profile of the data (default: uniform)")
     args = parser.parse_args()
-    tag, paths = data_files(args.rows, args.data)
+    tag, paths = data_files(args.rows, args.data, args.profile)
     compile_sqlrank()
     results = run_tools(args.tools.split(","), paths, args.repeat)
     reference = results.get("pytrec_eval")

@@ -99,7 +99,7 @@ def main() -> None:
             times = os.times()
             _SPENT[0] = times.children_user + times.children_system
             wall, cpu, peak, out = timed([sys.executable, "-m", "sqlrank", "eval", paths["qrels.parquet"],
-                                          paths["run.parquet"], "-m", MEASURES, "-f", "csv", "-q", *extra])
+                                          paths["run.parquet"], "-m", MEASURES, "-f", "csv", *extra])
             figures[name].append((wall, cpu, peak))
             printed[name] = values(out)
             print(f"{name}: {wall:.1f} s, {cpu:.1f} CPU-s, {peak / 1e6:,.0f} MB", file=sys.stderr)

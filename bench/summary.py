@@ -3,8 +3,9 @@ and beside the floor of bench/floor.py, as whole processes on the same files in 
 
     python bench/summary.py [--rows 10000000] [--repeat 3] [--large 1000000000]
 
-Rows (time: median of --repeat whole processes; memory: the largest resident set, from wait4):
-  -m all_trec       `sqlrank trec_eval -m all_trec` and trec_eval's, TREC text: time and memory
+Rows (time: median of --repeat whole processes; CPU: user + system seconds; memory: the largest resident
+set, both from wait4):
+  -m all_trec       `sqlrank trec_eval -m all_trec` and trec_eval's, TREC text, in turn: time, CPU and memory
                     ratios, and whether the outputs are byte-identical;
   5 measures        the same for bench/run.py's five measures (ndcg_cut.10 map P.10 recall.1000
                     recip_rank);
@@ -37,7 +38,7 @@ sys.path.insert(0, str(HERE))
 from floor import floor_process, medians, parquet_steps  # noqa: E402
 from run import command, compile_sqlrank, data_files, measure, summarize  # noqa: E402
 from trec_eval_binary import trec_eval_binary  # noqa: E402
-from trec_eval_speed import COMMANDS, differing, run_measured  # noqa: E402
+from trec_eval_speed import COMMANDS, differing, interleaved  # noqa: E402
 
 
 def trec_eval_rows(binary: Path, paths: dict, repeat: int) -> list[list[str]]:
@@ -45,13 +46,14 @@ def trec_eval_rows(binary: Path, paths: dict, repeat: int) -> list[list[str]]:
     rows = []
     for name in ("-m all_trec", "5 measures"):
         files = [paths["qrels.txt"], paths["run.txt"]]
-        pairs = [(run_measured([sys.executable, "-m", "sqlrank", "trec_eval", *COMMANDS[name], *files]),
-                  run_measured([str(binary), *COMMANDS[name], *files])) for _ in range(repeat)]
-        ours, theirs = (summarize([p[side] for p in pairs]) for side in (0, 1))
-        same = "byte-identical" if ours[2] == theirs[2] else "differs in " + differing(ours[2], theirs[2])
-        rows.append([f"`sqlrank trec_eval {name}`, TREC text", f"{ours[0]:.2f} s, {ours[1]:,.0f} MB",
-                     f"trec_eval -O2: {theirs[0]:.2f} s, {theirs[1]:,.0f} MB",
-                     f"{ours[0] / theirs[0]:.2f}x time, {ours[1] / theirs[1]:.2f}x memory; output {same}"])
+        found = interleaved({"sqlrank": [sys.executable, "-m", "sqlrank", "trec_eval", *COMMANDS[name], *files],
+                             "trec_eval": [str(binary), *COMMANDS[name], *files]}, repeat)
+        ours, theirs = found["sqlrank"], found["trec_eval"]
+        same = "byte-identical" if ours[3] == theirs[3] else "differs in " + differing(ours[3], theirs[3])
+        rows.append([f"`sqlrank trec_eval {name}`, TREC text", f"{ours[0]:.2f} s, {ours[1]:.2f} CPU-s, {ours[2]:,.0f} MB",
+                     f"trec_eval -O2: {theirs[0]:.2f} s, {theirs[1]:.2f} CPU-s, {theirs[2]:,.0f} MB",
+                     f"{ours[0] / theirs[0]:.2f}x time, {ours[1] / theirs[1]:.2f}x CPU, {ours[2] / theirs[2]:.2f}x "
+                     f"memory; output {same}"])
     return rows
 
 
@@ -67,7 +69,7 @@ def parquet_row(paths: dict, repeat: int) -> list[str]:
     seconds, peak, _ = summarize(runs)
     floor, rank, unique = medians(floors)
     return ["`sqlrank eval` from Parquet, the same 5", f"{seconds:.2f} s, {peak:,.0f} MB",
-            f"floor: {floor:.2f} s (one process: rank {rank:.2f}, duplicate check {unique:.2f}, start and exit "
+            f"floor: {floor:.2f} s (one process: rank and label {rank:.2f}, duplicate check {unique:.2f}, start and exit "
             f"{floor - rank - unique:.2f})", f"{seconds / floor:.2f}x the floor"]
 
 
@@ -95,8 +97,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--large", type=int, help="also bench/large.py at this many rows (1000000000: ~15 min)")
     parser.add_argument("--data", default=str(HERE / "data"))
+    parser.add_argument("--profile", choices=("uniform", "trec"), default="uniform",
+                        help="bench/generate.py's profile of the data (default: uniform)")
     args = parser.parse_args()
-    tag, paths = data_files(args.rows, args.data)
+    tag, paths = data_files(args.rows, args.data, args.profile)
     compile_sqlrank()
     binary, how = trec_eval_binary(Path(args.data))
     rows = trec_eval_rows(binary, paths, args.repeat) if binary else []

@@ -63,6 +63,16 @@ def _missing(reason: str):
     pytest.skip(reason)
 
 
+def peer_python(variable: str, reason: str) -> str:
+    """The Python an environment variable names: a peer in a virtual environment of its own (.ci/run makes it,
+    as the peer pins what sqlrank's cannot have); without it a skip that says ``reason``, or a failure where
+    SQLRANK_REQUIRE_PEERS is set."""
+    python = os.environ.get(variable)
+    if not python:
+        _missing(reason)
+    return python
+
+
 @pytest.fixture(scope="session")
 def postgres_server():
     """A PostgreSQL server for this test session (tests/test_postgres.py, tests/test_dbt.py): Debian's

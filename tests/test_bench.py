@@ -29,12 +29,13 @@ def test_benchmark_tools_print_the_same_means(tmp_path):
     assert rows["sqlrank-parquet"].endswith("yes") and rows["sqlrank-trec"].endswith("yes"), out
 
 
-def test_floor_is_one_process_of_its_steps(tmp_path):
+@pytest.mark.parametrize("profile", ["uniform", "trec"])
+def test_floor_is_one_process_of_its_steps(tmp_path, profile):
     peer("pytrec_eval")
-    out = bench("floor.py", tmp_path)
+    out = bench("floor.py", tmp_path, "--profile", profile)
     seconds = {m[1].strip(): float(m[2]) for m in re.finditer(r"^(.{44}) +(-?\d+\.\d\d)", out, re.M)}
-    steps = {"Parquet": ["rank every run row, from Parquet", "duplicate check, from Parquet"],
-             "TREC text": ["read the TREC text into a table", "rank every run row, from that table",
+    steps = {"Parquet": ["rank and label every run row (Parquet)", "duplicate check, from Parquet"],
+             "TREC text": ["read the TREC text into tables", "rank and label every run row (tables)",
                            "duplicate check, from that table"]}
     for fmt, names in steps.items():
         rest = seconds[f"rest of the process: start, exit ({fmt})"]
@@ -80,7 +81,7 @@ def test_trec_eval_beside_sqlrank(tmp_path):
                             "--data", str(tmp_path)], capture_output=True, text=True)
     assert speed.returncode == 0, speed.stderr
     lines = [line for line in speed.stdout.splitlines() if "sqlrank trec_eval" in line]
-    assert len(lines) == 3
+    assert len(lines) == 4  # default measures, -m all_trec, the five, -m all_trec on one thread
     for line in lines:  # identical, or differing only on rbp (trec_eval -O2 reads uninitialised memory there)
         assert line.endswith("identical") or line.endswith("differs: rbp"), line
 

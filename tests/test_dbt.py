@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from conftest import FIXTURES, peer
+from conftest import FIXTURES, peer, peer_python
 from support.cases import (CONVENTIONS, assert_same_values, beyond_accuracy_measures, engine_tables, measures_for,
                            recommender_case)
 from support.generate import generate
@@ -125,6 +125,32 @@ def test_the_starter_project_builds_as_it_is(tmp_path):
     _sqlrank_dbt(folder, "--init", "-m", "P@5", "--name", "early")
     assert ",0.9" not in (folder / "seeds" / "run.csv").read_text()
     assert _run(dbt, folder, "build", "--select", "early").returncode == 0
+
+
+def test_the_package_in_a_project_of_its_own(tmp_path):
+    """Without --init the folder is a package another project lists in packages.yml (local:), its vars set there."""
+    dbt = _dbt()
+    project = tmp_path / "ranking"
+    _sqlrank_dbt(project / "sqlrank_package", "-m", DEMO, "--name", "metrics")
+    (project / "seeds").mkdir()
+    qrels, run = FIXTURES / "demo" / "qrels.test", FIXTURES / "demo" / "results.test"
+    pd.read_csv(qrels, sep=r"\s+", names=["topic", "iteration", "docno", "label"]).drop(columns="iteration").to_csv(
+        project / "seeds" / "judgments.csv", index=False)
+    pd.read_csv(run, sep=r"\s+", names=["topic", "q0", "docno", "rank", "sim", "tag"])[["topic", "docno", "sim"]].to_csv(
+        project / "seeds" / "bm25.csv", index=False)
+    (project / "dbt_project.yml").write_text(
+        "name: ranking\nversion: '1.0'\nconfig-version: 2\nprofile: sqlrank\nvars:\n  sqlrank_qrels: judgments\n"
+        "  sqlrank_run: bm25\n  sqlrank_columns:\n    qrels: {query_id: topic, doc_id: docno, relevance: label}\n"
+        "    run: {query_id: topic, doc_id: docno, score: sim}\n")
+    (project / "packages.yml").write_text("packages:\n  - local: sqlrank_package\n")
+    (project / "profiles.yml").write_text(f"sqlrank:\n  target: duckdb\n  outputs:\n    duckdb:\n      type: duckdb\n"
+                                          f"      path: {project / 'warehouse.duckdb'}\n")
+    for command in (["deps"], ["build"]):
+        done = _run(dbt, project, *command)
+        assert done.returncode == 0, done.stdout[-3000:]
+    with duckdb.connect(str(project / "warehouse.duckdb"), read_only=True) as con:
+        summary = con.execute("SELECT * FROM metrics_summary").df()
+    _same(sqlrank.evaluate(qrels, run, DEMO), summary)
 
 
 @pytest.fixture(scope="module")
@@ -260,21 +286,12 @@ def test_the_macros_of_other_adapters_give_duckdbs_values(generated, package, ad
     assert checked >= 10
 
 
-def _fakesnow_python() -> str:
-    python = os.environ.get("SQLRANK_FAKESNOW_PYTHON")
-    if python:
-        return python
-    if os.environ.get("SQLRANK_REQUIRE_PEERS"):
-        pytest.fail("SQLRANK_FAKESNOW_PYTHON must name a Python with fakesnow (SQLRANK_REQUIRE_PEERS)")
-    pytest.skip("fakesnow pins its own DuckDB and sqlglot: set SQLRANK_FAKESNOW_PYTHON to a Python that has it "
-                "(.ci/run makes one: pip install fakesnow 'snowflake-connector-python<5')")
-
-
 def test_the_snowflake_macro_runs_in_fakesnow(generated, package):
     """The Snowflake macros, rendered as dbt renders them, run through fakesnow (Snowflake's connector over DuckDB,
     with its own reading of Snowflake's SQL) on tables whose columns are named as Snowflake names columns created
     without quotes: DuckDB's values per query and in summary under every convention set Snowflake computes."""
-    python = _fakesnow_python()
+    python = peer_python("SQLRANK_FAKESNOW_PYTHON", "fakesnow pins its own DuckDB and sqlglot: set SQLRANK_FAKESNOW_PYTHON "
+                         "to a Python that has it (.ci/run makes one: pip install fakesnow 'snowflake-connector-python<5')")
     qrels, run = generated
     upper = {kind: {canonical: name.upper() for canonical, name in names.items()} for kind, names in NAMES.items()}
     tables = {"JUDGED": (qrels, upper["qrels"], ("varchar", "varchar", "integer")),

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from conftest import FIXTURES, close, peer
+from conftest import FIXTURES, close, peer, peer_python
 from support.generate import generate, to_dicts
 
 CASES = sorted(p for p in (FIXTURES / "recommenders").iterdir() if p.is_dir())
@@ -357,15 +357,9 @@ print(json.dumps(out))
 
 
 def _recommenders_python() -> str:
-    import os
-
-    python = os.environ.get("SQLRANK_RECOMMENDERS_PYTHON")
-    if python:
-        return python
-    if os.environ.get("SQLRANK_REQUIRE_PEERS"):
-        pytest.fail("SQLRANK_RECOMMENDERS_PYTHON must name a Python with Microsoft Recommenders (SQLRANK_REQUIRE_PEERS)")
-    pytest.skip("Microsoft Recommenders needs pandas < 3: set SQLRANK_RECOMMENDERS_PYTHON to a Python that has it "
-                "(.ci/run makes one: pip install 'pandas<3' numpy scikit-learn scipy; pip install --no-deps recommenders)")
+    return peer_python("SQLRANK_RECOMMENDERS_PYTHON", "Microsoft Recommenders needs pandas < 3: set "
+                       "SQLRANK_RECOMMENDERS_PYTHON to a Python that has it (.ci/run makes one: pip install 'pandas<3' "
+                       "numpy scikit-learn scipy; pip install --no-deps recommenders)")
 
 
 @pytest.mark.parametrize("seed", [11, 12])
