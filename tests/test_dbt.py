@@ -77,10 +77,16 @@ def _profile(folder: Path, adapter: str, request) -> None:
     elif adapter == "postgres":
         socket = parse_qs(urlparse(request.getfixturevalue("postgres_server")).query)
         output = (f"      type: postgres\n      host: {socket['host'][0]}\n      port: {socket['port'][0]}\n"
-                  f"      user: sqlrank\n      password: ''\n      dbname: postgres\n      schema: dbt\n      threads: 1\n")
+                  f"      user: sqlrank\n      password: ''\n      dbname: postgres\n      schema: {_schema(folder)}\n      threads: 1\n")
     else:
         output = "      type: spark\n      method: session\n      host: NA\n      schema: sqlrank\n      threads: 1\n"
     (folder / "profiles.yml").write_text(f"sqlrank:\n  target: {adapter}\n  outputs:\n    {adapter}:\n{output}")
+
+
+def _schema(folder: Path) -> str:
+    """The PostgreSQL schema of one test's project: the server is shared by the tier, and a seed dbt finds there
+    with other columns (another test's) is not recreated."""
+    return "dbt_" + re.sub(r"[^a-z0-9_]", "_", folder.parent.name.lower())[-50:]
 
 
 def _table(folder: Path, adapter: str, name: str, request) -> pd.DataFrame:
@@ -91,7 +97,7 @@ def _table(folder: Path, adapter: str, name: str, request) -> pd.DataFrame:
     if adapter == "postgres":
         import adbc_driver_postgresql.dbapi as dbapi
         with dbapi.connect(request.getfixturevalue("postgres_server")) as con, con.cursor() as cursor:
-            cursor.execute(f"SELECT * FROM dbt.{name}")
+            cursor.execute(f"SELECT * FROM {_schema(folder)}.{name}")
             return pd.DataFrame(cursor.fetchall(), columns=[d[0] for d in cursor.description])
     files = folder / "spark-warehouse" / "sqlrank.db" / name  # the session's tables are Parquet files
     return duckdb.sql(f"SELECT * FROM read_parquet('{files}/*.parquet')").df()
