@@ -17,7 +17,7 @@ from ..rendering.dialects import DUCKDB, Dialect
 from ..rendering.sqltext import call_macro
 from .columns import require_exact_id
 from .load import Table, load_table
-from .locate import is_table, table_parts
+from .locate import is_table, table_parts, table_types
 from .source import Source, named_columns
 from .store import Registry
 
@@ -67,11 +67,8 @@ def declared_inputs(dialect: Dialect, con: duckdb.DuckDBPyConnection, qrels: Sou
             raise OptionError(f"the {what} of a statement printed for {dialect} is a table of that database: give its "
                               f"name ([catalog.][schema.]table), not a file or a DataFrame")
         parts = table_parts(obj)
-        if is_table(con, obj):  # a table of the DuckDB file, schema-only or not: its columns
-            relation = con.sql(f"SELECT * FROM {call_macro(DUCKDB, '_macros/inputs.sql', 'table', parts).strip()}")
-            types = dict(zip(relation.columns, map(str, relation.types)))
-        else:
-            types = dict.fromkeys(declared[what], "VARCHAR")
+        # a table of the DuckDB file, schema-only or not: its columns
+        types = table_types(con, obj) if is_table(con, obj) else dict.fromkeys(declared[what], "VARCHAR")
         return Table(f"{what} table {obj}", call_macro(dialect, "_macros/inputs.sql", "table", parts).strip(), types)
 
     def store(kind: str, sql: str) -> str:  # only the history not given: no rows

@@ -108,18 +108,25 @@ def declared_table(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, columns:
     if not isinstance(obj, str) or os.path.exists(obj):
         return obj
     if is_table(con, obj):  # a table of the DuckDB file: read as it is, or, without rows, its schema alone
-        relation = con.sql(f"SELECT * FROM {call_macro(DUCKDB, '_macros/inputs.sql', 'table', tuple(obj.split('.'))).strip()}")
-        if relation.limit(1).fetchall():
+        if con.sql(f"SELECT * FROM {table_reader(obj)}").limit(1).fetchall():
             return obj
-        mapping = column_mapping(kind, columns)
-        types = dict(zip(relation.columns, map(str, relation.types)))
-        label = types.get(mapping.get("relevance", ""), "DOUBLE")
+        label = table_types(con, obj).get(column_mapping(kind, columns).get("relevance", ""), "DOUBLE")
         label_type = label_type or ("integer" if label.upper() in INTEGER_TYPES else "real")
     parts = table_parts(obj)
-    mapping = column_mapping(kind, columns)
-    return Source(kind, f"table {obj}", "table", reader=call_macro(DUCKDB, "_macros/inputs.sql", "table", parts).strip(),
-                  columns=mapping, parts=parts, label_type=label_type or "real",
+    return Source(kind, f"table {obj}", "table", reader=table_reader(obj), columns=column_mapping(kind, columns),
+                  parts=parts, label_type=label_type or "real",
                   value_type="INTEGER" if label_type == "integer" else "DOUBLE")
+
+
+def table_reader(name: str) -> str:
+    """A table's name ([catalog.][schema.]table) as DuckDB's FROM clause reads it."""
+    return call_macro(DUCKDB, "_macros/inputs.sql", "table", table_parts(name)).strip()
+
+
+def table_types(con: duckdb.DuckDBPyConnection, name: str) -> dict[str, str]:
+    """The columns of a table of the DuckDB database and their types."""
+    relation = con.sql(f"SELECT * FROM {table_reader(name)}")
+    return dict(zip(relation.columns, map(str, relation.types)))
 
 
 def table_parts(name: str) -> tuple[str, ...]:
