@@ -57,6 +57,7 @@ def _tree(root: int) -> dict[int, tuple[float, int]]:
 def timed(command: list[str]) -> tuple[float, float, int, str]:
     """Wall seconds, CPU seconds and peak resident bytes of the command's process tree, and what it printed."""
     with tempfile.TemporaryFile("w+") as out:
+        before = os.times()  # what this process's reaped children had used before
         start = time.monotonic()
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.PIPE, text=True)
         cpu: dict[int, float] = {}
@@ -70,13 +71,10 @@ def timed(command: list[str]) -> tuple[float, float, int, str]:
         wall = time.monotonic() - start
         if process.returncode:
             raise SystemExit(f"{' '.join(command)} failed: {process.stderr.read()[-2000:]}")
-        children = os.times()  # the waited-for Python process itself, exactly
+        after = os.times()  # the waited-for Python process and what it reaped, exactly
+        reaped = after.children_user + after.children_system - before.children_user - before.children_system
         out.seek(0)
-        return wall, max(sum(cpu.values()), children.children_user + children.children_system - _SPENT[0]), peak, \
-            out.read()
-
-
-_SPENT = [0.0]  # the CPU seconds of children reaped before this run
+        return wall, max(sum(cpu.values()), reaped), peak, out.read()
 
 
 def values(csv_text: str) -> dict[str, float]:
@@ -96,8 +94,6 @@ def main() -> None:
     printed = {}
     for _ in range(args.repeat):
         for name, extra in commands.items():
-            times = os.times()
-            _SPENT[0] = times.children_user + times.children_system
             wall, cpu, peak, out = timed([sys.executable, "-m", "sqlrank", "eval", paths["qrels.parquet"],
                                           paths["run.parquet"], "-m", MEASURES, "-f", "csv", *extra])
             figures[name].append((wall, cpu, peak))
