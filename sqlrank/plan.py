@@ -25,7 +25,7 @@ from .measures.measure import Measure
 from .measures.registry import FAMILIES
 from .measures.resolve import beyond_accuracy, check_tie_break, needed_inputs, resolve_measures
 from .rendering.dialects import DIALECTS, DUCKDB, Dialect
-from .rendering.sqltext import call_macro, render_listed, render_segments, render_slice
+from .rendering.sqltext import STAND_INS, call_macro, fill_in, render_listed, render_segments, render_slice
 from .rendering.statement import render_evaluation
 
 
@@ -84,17 +84,24 @@ class Statement:
     sources: str | None = None  # SQL of (query_id, doc_id, source): judgments merged from several sources
     intents: str | None = None  # SQL of (query_id, subtopic, doc_id, relevance): judgments per subtopic
     samples: str | None = None  # SQL of (query_id, sample, doc_id, score): sampled rankings
+    # each slice's statement differs from the others in its inputs only: rendered once with stand-ins
+    sliced: dict = field(default_factory=dict, repr=False, compare=False)
 
     def render(self, dialect: Dialect, qrels_sql: str, run_sql: str, slice_index: int | None = None,
                with_counts: bool = False) -> str:
         if self.groups:  # a slice holds whole judgment groups: sliced after the run is keyed by group
             run_sql = call_macro(dialect, "_macros/inputs.sql", "run_per_group", run_sql).strip()
-        listed = self.listed
-        if slice_index is not None:
-            qrels_sql, run_sql = (render_slice(sql, self.slices, slice_index) for sql in (qrels_sql, run_sql))
-            if listed is not None:
-                listed = render_slice(listed, self.slices, slice_index)
-        output = self.output if slice_index is None else "slice" if with_counts else "per_query"
+        if slice_index is None:
+            return self._render(dialect, qrels_sql, run_sql, self.listed, self.output)
+        inputs = {STAND_INS[0]: qrels_sql, STAND_INS[1]: run_sql, STAND_INS[2]: self.listed}
+        key = (dialect.name, with_counts)
+        if key not in self.sliced:
+            self.sliced[key] = self._render(dialect, *STAND_INS[:2], self.listed and STAND_INS[2],
+                                            "slice" if with_counts else "per_query")
+        return fill_in(self.sliced[key], {mark: render_slice(sql, self.slices, slice_index)
+                                          for mark, sql in inputs.items() if sql is not None})
+
+    def _render(self, dialect: Dialect, qrels_sql: str, run_sql: str, listed: str | None, output: str) -> str:
         return render_evaluation(qrels_sql, run_sql, self.measures, self.conventions, output, self.relstring_length,
                                  segments_sql=self.segments, by_run=self.by_run, reread_inputs=self.reread,
                                  recommender=self.recommender, listed_sql=listed, sources_sql=self.sources,

@@ -89,13 +89,15 @@ def test_slices_of_queries_give_pytrec_eval_values_and_means(monkeypatch):
     qrels, run = generate(5)
     expected = pytrec_eval.RelevanceEvaluator(to_dicts(qrels, run)[0], {"map", "ndcg_cut.10", "P.10",
                                                                          "num_rel_ret"}).evaluate(to_dicts(qrels, run)[1])
-    statements = []
-    render = planner.render_evaluation
+    statements, filled = [], []
+    render, fill_in = planner.render_evaluation, planner.fill_in
     monkeypatch.setattr(planner, "render_evaluation", lambda *a, **k: statements.append(a[4]) or render(*a, **k))
+    monkeypatch.setattr(planner, "fill_in", lambda *a: filled.append(a) or fill_in(*a))
     with pytest.warns(sqlrank.SqlrankWarning):
         got = sqlrank.evaluate(qrels, run, "AP nDCG@10 P@10 NumRelRet", per_query=True, slices=5)
         summary = sqlrank.evaluate(qrels, run, "AP nDCG@10 P@10 NumRelRet", slices=5)
-    assert statements.count("slice") == 10  # five slices, twice
+    # each evaluation's slice statement is rendered once, and each of its five slices filled in
+    assert statements.count("slice") == 2 and len(filled) == 10
     values = {(r.query_id, r.measure): r.value for r in got.itertuples()}
     names = (("map", "AP"), ("ndcg_cut_10", "nDCG@10"), ("P_10", "P@10"), ("num_rel_ret", "NumRelRet"))
     assert len(values) == 4 * len(expected)
@@ -108,6 +110,37 @@ def test_slices_of_queries_give_pytrec_eval_values_and_means(monkeypatch):
         column = [m[trec_name] for m in expected.values()]
         wanted = sum(column) if name == "NumRelRet" else sum(column) / len(column)
         assert close(means[name], wanted), name
+
+
+@pytest.mark.parametrize("groups", [False, True])
+def test_a_slice_statement_is_the_statement_rendered_over_the_slice(groups):
+    # rendered once with stand-ins for its inputs, then filled in per slice: the same text as the
+    # statement rendered over each slice's inputs
+    import duckdb
+
+    from sqlrank.inputs.source import GROUP_SEPARATOR
+    from sqlrank.inputs.store import Registry
+    from sqlrank.plan import plan
+    from sqlrank.rendering.dialects import DUCKDB
+    from sqlrank.rendering.sqltext import call_macro, render_slice
+
+    qrels, run = generate(3)
+    if groups:
+        qrels = qrels.assign(query_id=qrels.query_id + GROUP_SEPARATOR + "g1")
+    con = duckdb.connect()
+    registry = Registry(con)
+    p = plan(qrels, run, "AP nDCG@10 P@10 RR", "per_query", con, registry, slices=3, printable=False)
+    p = p if not groups else p.__class__(**{**p.__dict__, "statement": p.statement.__class__(
+        **{**p.statement.__dict__, "groups": True, "sliced": {}})})
+    run_sql = p.run.sql()
+    if groups:
+        run_sql = call_macro(DUCKDB, "_macros/inputs.sql", "run_per_group", run_sql).strip()
+    for with_counts in (False, True):
+        for index in range(3):
+            direct = p.statement._render(DUCKDB, render_slice(p.qrels.sql(), 3, index), render_slice(run_sql, 3, index),
+                                         None, "slice" if with_counts else "per_query")
+            assert p.slice_sql(index, with_counts) == direct
+    registry.close()
 
 
 def test_slices_summarize_measures_over_different_queries():

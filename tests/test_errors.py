@@ -213,6 +213,7 @@ def test_a_hash_collision_alone_is_not_reported_as_a_duplicate(tmp_path):
     assert validation.report_duplicates(clean, con, clean.sql("raw")) is None  # what a collision leads to
     with pytest.raises(InputError, match=r"dup.txt:3: document 'd1' is ranked 2 times"):
         inputs.load(str(tmp_path / "dup.txt"), "run", con, registry)
+    registry.close()
 
 
 def test_output_file_gets_ordinary_permissions(tmp_path, monkeypatch):

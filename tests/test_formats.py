@@ -102,6 +102,47 @@ def test_irregular_white_space_after_the_first_lines(tmp_path, reference, late_l
     pd.testing.assert_frame_equal(evaluate(DATA / "qrels.txt", tmp_path / "run.txt"), reference)
 
 
+@pytest.mark.parametrize("extra", ["# {q} Q0 {d} 1 {s} gen7", "", "#"])
+def test_comment_and_blank_lines_among_regular_ones(tmp_path, reference, extra):
+    # DuckDB's CSV reader splits a regular file's fields itself; a comment line of six fields must not
+    # be read as a result, and a blank line is skipped, as trec_eval skips both.
+    lines = [" ".join(line.split()) for line in (DATA / "run.txt").read_text().splitlines()]
+    q, _, d, _, s, _ = lines[300].split()
+    lines.insert(300, extra.format(q=q, d=d + "x", s=s))
+    (tmp_path / "run.txt").write_text("\n".join(lines) + "\n")
+    pd.testing.assert_frame_equal(evaluate(DATA / "qrels.txt", tmp_path / "run.txt"), reference)
+
+
+@pytest.mark.parametrize("line, found", [("{q} Q0 {d} 1 {s} ", 5), ("{q}  {d} 1 {s} gen7", 5), ("{q} Q0 {d} 1 {s}", 5)])
+def test_an_empty_field_is_a_malformed_line(tmp_path, line, found):
+    # six fields for the CSV reader (one empty), five for trec_eval: an error naming the line
+    lines = [" ".join(line.split()) for line in (DATA / "run.txt").read_text().splitlines()]
+    q, _, d, _, s, _ = lines[300].split()
+    lines[300] = line.format(q=q, d=d, s=s)
+    (tmp_path / "run.txt").write_text("\n".join(lines) + "\n")
+    with pytest.raises(sqlrank.InputError, match=rf"run.txt:301: malformed run line: expected 6 fields .*found {found}"):
+        evaluate(DATA / "qrels.txt", tmp_path / "run.txt")
+
+
+@pytest.mark.parametrize("text, lines, split", [
+    ("q Q0 a 1 0.5 t\nq Q0 b 2 0.25 t\n", "fields", "space"),
+    ("q\tQ0\ta\t1\t0.5\tt\n", "fields", "tab"),
+    ("q Q0 a 1 0.5 t\r\n", "csv", "space"),  # line ends of \r\n: read line by line
+    ("q Q0 a 1 0.5 t\nq Q0 b 2 0.25 t extra\n", "csv", "space"),  # seven fields: the CSV reader stops
+    ("q Q0 a 1 0.5 t\n# a comment of six words\n", "csv", "regex"),  # six fields: found by the fields' reading
+])
+def test_which_reader_a_trec_file_gets(tmp_path, text, lines, split):
+    from sqlrank.inputs.load import load
+    from sqlrank.inputs.store import Registry
+    (tmp_path / "r.txt").write_bytes(text.encode())
+    con = duckdb.connect()
+    registry = Registry(con)
+    source = load(str(tmp_path / "r.txt"), "run", con, registry)
+    assert (source.lines, source.split) == (lines, split)
+    assert con.execute(f"SELECT count(*) FROM ({source.sql()}) AS run").fetchall() == [(sum(not line.startswith("#") for line in text.splitlines()),)]
+    registry.close()
+
+
 def test_tab_separated_lines_with_spaces_inside_fields(tmp_path, reference):
     # trec_eval splits on any white space: a tab-separated file whose fields carry spaces
     # ('q1 \tQ0\t d7\t...') must not keep them in the ids.

@@ -199,3 +199,25 @@ def test_judgment_groups_are_averaged_in_trec_eval_order():
         expected += value
     assert expected / 3 != (1 / 6 + 0.5 + 1.0) / 3  # the order shows in the last bit
     assert trec_eval.average_judgment_groups(rows) == [("q1", "map", expected / 3), ("q2", "map", 0.25)]
+
+
+def test_values_come_back_in_the_byte_order_of_the_query_ids():
+    # trec_eval adds each measure's values in the order of the query ids' bytes ('B' before 'a');
+    # the columns DuckDB pivots come back in that order whatever its collation sorts by
+    from types import SimpleNamespace
+
+    import duckdb
+
+    from sqlrank.engines.duckdb import DuckDBEngine
+
+    con = duckdb.connect()
+    rows = ("SELECT * FROM (VALUES ('a', 'm', 1.0), ('B', 'm', 2.0), ('c', 'm', 3.0), ('a', 'n', 4.0), "
+            "('B', 'n', 5.0), ('c', 'n', 6.0)) AS t(query_id, measure, value)")
+    p = SimpleNamespace(slices=1, sql=rows, run=SimpleNamespace(rows=None))
+    expected = (["B", "a", "c"], {"m": [2.0, 1.0, 3.0], "n": [5.0, 4.0, 6.0]})
+    assert DuckDBEngine(con).per_query_columns(p) == expected
+    con.execute("SET default_collation = 'nocase'")  # a < B < c
+    assert DuckDBEngine(con).per_query_columns(p) == expected
+    with pytest.raises(AssertionError, match="no value for some query"):
+        incomplete = rows + " WHERE NOT (query_id = 'a' AND measure = 'm')"
+        DuckDBEngine(con).per_query_columns(SimpleNamespace(slices=1, sql=incomplete, run=p.run))

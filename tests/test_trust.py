@@ -132,6 +132,36 @@ def test_a_signal_during_a_query_stops_cleanly_and_removes_spill_files(large_run
     assert not [p for p in spill.rglob("*") if p.is_file()]
 
 
+def test_copies_of_text_inputs_live_in_a_temporary_folder_removed_at_the_end(tmp_path):
+    # TREC text is read once into a Parquet file in a folder of sqlrank's own (in --temp-directory when
+    # given), never beside the inputs; the folder goes on close, or when an unclosed registry is collected
+    import gc
+
+    from sqlrank.inputs.load import load
+    from sqlrank.inputs.store import Registry
+
+    (tmp_path / "run.txt").write_text(RUN)
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    con = duckdb.connect()
+    for close in (True, False):
+        registry = Registry(con, str(spill))
+        source = load(str(tmp_path / "run.txt"), "run", con, registry)
+        (folder,) = spill.iterdir()
+        assert [p.suffix for p in folder.iterdir()] == [".parquet"]
+        assert con.execute(f"SELECT count(*) FROM ({source.sql()}) AS run").fetchall() == [(2,)]
+        if close:
+            registry.close()
+        else:
+            del registry, source
+            gc.collect()
+        assert not list(spill.iterdir())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.txt", "spill"]
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    got = sqlrank.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", "P@2", temp_directory=spill)
+    assert list(got.value) == [0.5] and not list(spill.iterdir())
+
+
 def test_a_spill_folder_that_cannot_be_made_is_not_blamed_on_the_input(large_run):
     # a working folder where nothing can be made (a read-only folder, as any user): DuckDB spills into .tmp
     done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(large_run / "qrels.parquet"),

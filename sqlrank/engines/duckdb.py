@@ -48,6 +48,34 @@ class DuckDBEngine(Engine):
                 rows += self.rows(p.slice_sql(index)).rows
         return rows
 
+    def per_query_columns(self, p: Plan) -> tuple[list[str], dict[str, list[float]]]:
+        """The values of a per-query plan as columns: (its query ids in the order of their bytes, and for
+        each measure its values in that order), pivoted by DuckDB rather than built from a million Python
+        tuples. Every measure has a value for every query (the statement's rows are complete)."""
+        table = f"sqlrank_values_{uuid.uuid4().hex}"
+        con = self.connection
+        con.execute(f"CREATE TEMPORARY TABLE {DUCKDB.ident(table)} (query_id VARCHAR, measure VARCHAR, value DOUBLE)")
+        try:
+            for index in range(p.slices):
+                with step(con, _evaluating(p, index if p.slices > 1 else None)):
+                    sql = p.sql if p.slices == 1 else p.slice_sql(index)
+                    try:
+                        con.execute(f"INSERT INTO {DUCKDB.ident(table)}\n{sql}")
+                    except duckdb.Error as exc:
+                        raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
+            queries = [q for q, in con.execute(f"SELECT DISTINCT query_id FROM {DUCKDB.ident(table)} "
+                                               f"ORDER BY query_id").fetchall()]
+            columns = con.execute(f"SELECT measure, count(DISTINCT query_id), list(value ORDER BY query_id) "
+                                  f"FROM {DUCKDB.ident(table)} GROUP BY measure").fetchall()
+        finally:
+            con.execute(f"DROP TABLE IF EXISTS {DUCKDB.ident(table)}")
+        if any(count != len(queries) or len(values) != count for _, count, values in columns):
+            raise AssertionError("a measure has no value for some query, or two for one")
+        order = sorted(range(len(queries)), key=lambda at: queries[at].encode("utf-8"))
+        if order == list(range(len(queries))):  # DuckDB compares strings by their bytes
+            return queries, {measure: values for measure, _, values in columns}
+        return [queries[at] for at in order], {measure: [values[at] for at in order] for measure, _, values in columns}
+
     def evaluate(self, p: Plan) -> Rows:
         """The plan's statement (rows of output "both" or "summary"), or its slices."""
         if p.slices == 1:
@@ -149,7 +177,7 @@ def session(connection: duckdb.DuckDBPyConnection | None, memory_limit: str | No
         configure(con, progress)
     else:
         con = connection
-    registry = Registry(con)
+    registry = Registry(con, config.get("temp_directory"))
     try:
         yield con, registry
     finally:

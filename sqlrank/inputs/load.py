@@ -17,7 +17,7 @@ from .columns import column_mapping
 from .files import detect_format, file_reader, require_distinct_columns
 from .locate import locate, registered_source
 from .source import FORMATS, KINDS, Source, duckdb_path
-from .store import Registry, fragmented, guess_split, read_once
+from .store import Registry, fragmented, guess_split, plain_fields, read_once
 from .validate import Validation, validate
 
 
@@ -53,12 +53,13 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
     if source.path is None or (source.format == "parquet" and not fragmented(source, con)):  # cheap to scan again
         return _validated(source, validate(source, con, allow_duplicates))
     if source.format == "trec":
-        source = replace(source, split=guess_split(source.path, kind), ranks=ranks)
+        split = guess_split(source.path, kind)
+        source = replace(source, split=split, ranks=ranks, lines="fields" if plain_fields(source.path, split) else "csv")
     source = read_once(source, con, registry)
     found = validate(source, con, allow_duplicates)
     if found.irregular:  # some line is not split by the single character: read again, any white space
         registry.drop(source.table)
-        source = read_once(replace(source, split="regex", table=None), con, registry)
+        source = read_once(replace(source, split="regex", lines="csv", table=None), con, registry)
         found = validate(source, con, allow_duplicates)
     return _validated(source, found)
 

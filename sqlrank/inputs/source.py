@@ -43,7 +43,9 @@ class Source:
     groups: bool = False  # TREC qrels_jg: query ids carry the judgment group (column 2)
     group_noun: str = "judgment group"  # what errors call column 2 of such qrels (diversity qrels: subtopic)
     split: str = "regex"  # TREC text: "space", "tab" or "regex" (any white space)
-    lines: str = "csv"  # TREC text: lines from DuckDB's CSV reader, or "text": the file split at line feeds
+    # TREC text: lines from DuckDB's CSV reader, "text": the file split at line feeds, or "fields": the fields split
+    # by the CSV reader (a file of single separators only, inputs/store.plain_fields)
+    lines: str = "csv"
     ranks: bool = True  # a TREC run's rank column (column 4) is read; False: NULL, for evaluations that never use it
     table: str | None = None  # the temporary table the file was read into once, if any
     parts: tuple[str, ...] = ()  # a table's name: [catalog.][schema.]table

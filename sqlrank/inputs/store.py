@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
+import tempfile
+import weakref
 from dataclasses import replace
 from typing import Any
 
@@ -17,52 +20,93 @@ from .source import Source, duckdb_path
 
 
 class Registry:
-    """Names registered in a connection for in-memory inputs; removed on close."""
+    """Names registered in a connection for in-memory inputs, and sqlrank's copies of inputs read once;
+    removed on close. SPILL: the folder the copies' temporary folder is made in (the user's
+    temp_directory), else the system's temporary folder."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection):
+    def __init__(self, con: duckdb.DuckDBPyConnection, spill: str | None = None):
         self.con = con
         self.names: list[str] = []
         self.tables: list[str] = []
         self._counter = itertools.count(1)
-        self._copies: str | None = None  # the compressed in-memory database copies are kept in, once attached
+        self._spill = spill
+        self._copies: str | None = None  # the database the copies are kept in, once attached
+        self._folder: str | None = None  # the temporary folder of its file and of the Parquet copies, once made
+        self._files: dict[str, str] = {}  # a copy kept as a Parquet file: its view's name -> its path
 
     def name(self, kind: str) -> str:
         return f"sqlrank_{kind}_{os.getpid()}_{id(self)}_{next(self._counter)}"
 
-    def materialize(self, sql: str, kind: str, ordered: bool = True) -> str:
-        """Read once into a table (dropped on close) that the statements read as a temporary view.
+    def materialize(self, sql: str, kind: str, ordered: bool = True, plain: bool = False) -> str:
+        """Read once into a copy (removed on close) that the statements read as a temporary view.
 
-        The table lives in an in-memory database that DuckDB compresses (ATTACH ':memory:' (COMPRESS),
-        DuckDB 1.3 and later; a plain temporary table before): dictionaries, FSST and bit packing keep
-        a 10M-line TREC run in about 100 MB instead of 390 MB, for 0.6 s of compression. Beyond the
-        memory limit DuckDB spills it to disk either way. ordered=False lets DuckDB store the rows in the
-        order its threads read them (a Parquet file of many small row groups copies 3x faster)."""
+        plain=True (rows of text, numbers and booleans: TREC text read once) writes an uncompressed Parquet
+        file in sqlrank's temporary folder: no compression to compute, which for a 10M-line run takes a
+        third of the CPU seconds of the reading (200 MB of temporary disk where DuckDB's own compression
+        takes 80 MB). Otherwise the copy is a table in a database file there, which DuckDB compresses as
+        it writes each group of rows (dictionaries, FSST, bit packing), so that the uncompressed rows are
+        never all held at once. Where no temporary folder can be made: an in-memory database that DuckDB
+        compresses on CHECKPOINT, else a plain temporary table. ordered=False lets DuckDB store the rows
+        in the order its threads read them (a Parquet file of many small row groups copies 3x faster)."""
         if not ordered:
             previous = self.con.execute("SELECT current_setting('preserve_insertion_order')").fetchall()[0][0]
             self.con.execute("SET preserve_insertion_order = false")
             try:
-                return self.materialize(sql, kind)
+                return self.materialize(sql, kind, plain=plain)
             finally:
                 self.con.execute(f"SET preserve_insertion_order = {'true' if previous else 'false'}")
         name = self.name(kind)
-        if self._copies is None:
-            self._copies = self.name("copies")
-            try:
-                self.con.execute(f"ATTACH ':memory:' AS {DUCKDB.ident(self._copies)} (COMPRESS)")
-            except duckdb.Error:  # an older DuckDB: uncompressed temporary tables
-                self._copies = ""
-        if not self._copies:
-            self.con.execute(f"CREATE TEMP TABLE {DUCKDB.ident(name)} AS {sql}")
+        if plain and self._make_folder():
+            path = os.path.join(self._folder, f"{name}.parquet")
+            self._files[name] = path
+            self.con.execute(f"COPY ({sql}) TO {DUCKDB.literal(path)} (FORMAT parquet, COMPRESSION uncompressed)")
+            reader = f"read_parquet({DUCKDB.literal(path)})"
+            self.con.execute(f"CREATE TEMP VIEW {DUCKDB.ident(name)} AS SELECT * FROM {reader}")
         else:
-            stored = f"{DUCKDB.ident(self._copies)}.{DUCKDB.ident(name)}"
-            self.con.execute(f"CREATE TABLE {stored} AS {sql}")
-            self.con.execute(f"CHECKPOINT {DUCKDB.ident(self._copies)}")  # compresses what was just written
-            self.con.execute(f"CREATE TEMP VIEW {DUCKDB.ident(name)} AS SELECT * FROM {stored}")
+            if self._copies is None:
+                self._copies = self._attach(self.name("copies"))
+            if not self._copies:
+                self.con.execute(f"CREATE TEMP TABLE {DUCKDB.ident(name)} AS {sql}")
+            else:
+                stored = f"{DUCKDB.ident(self._copies)}.{DUCKDB.ident(name)}"
+                self.con.execute(f"CREATE TABLE {stored} AS {sql}")
+                self.con.execute(f"CHECKPOINT {DUCKDB.ident(self._copies)}")  # compresses what is not yet
+                self.con.execute(f"CREATE TEMP VIEW {DUCKDB.ident(name)} AS SELECT * FROM {stored}")
         self.tables.append(name)
         return name
 
+    def _make_folder(self) -> bool:
+        """sqlrank's temporary folder, made once: whether there is one."""
+        if self._folder is None:
+            try:
+                self._folder = tempfile.mkdtemp(prefix="sqlrank-", dir=self._spill)
+            except OSError:
+                self._folder = ""
+            else:  # removed on close, or, for a registry never closed, when it is collected or Python exits
+                weakref.finalize(self, shutil.rmtree, self._folder, ignore_errors=True)
+        return bool(self._folder)
+
+    def _attach(self, name: str) -> str:
+        """Attach the database the copies are kept in: a file in the temporary folder, else in memory
+        (compressed); "" where neither can be attached (an older DuckDB)."""
+        if self._make_folder():
+            try:
+                path = os.path.join(self._folder, "copies.duckdb")
+                self.con.execute(f"ATTACH {DUCKDB.literal(path)} AS {DUCKDB.ident(name)}")
+                return name
+            except duckdb.Error:
+                pass
+        try:
+            self.con.execute(f"ATTACH ':memory:' AS {DUCKDB.ident(name)} (COMPRESS)")
+            return name
+        except duckdb.Error:
+            return ""
+
     def drop(self, name: str) -> None:
-        if self._copies:
+        if name in self._files:
+            self.con.execute(f"DROP VIEW IF EXISTS {DUCKDB.ident(name)}")
+            os.remove(self._files.pop(name))
+        elif self._copies:
             self.con.execute(f"DROP VIEW IF EXISTS {DUCKDB.ident(name)}")
             self.con.execute(f"DROP TABLE IF EXISTS {DUCKDB.ident(self._copies)}.{DUCKDB.ident(name)}")
         else:
@@ -82,7 +126,7 @@ class Registry:
         for name in list(self.tables):
             try:
                 self.drop(name)
-            except duckdb.Error:
+            except (duckdb.Error, OSError):
                 pass
         for name in self.names:
             try:
@@ -100,6 +144,9 @@ class Registry:
             except duckdb.Error:
                 pass
         self._copies = None
+        if self._folder:
+            shutil.rmtree(self._folder, ignore_errors=True)
+        self._folder, self._files = None, {}
 
 
 FRAGMENTED_ROWS = 1000  # Parquet files whose row groups hold fewer rows than this on average are copied once
@@ -122,8 +169,11 @@ def read_once(source: Source, con: duckdb.DuckDBPyConnection, registry: Registry
     try:
         with step(con, f"reading {source.label}"):
             return replace(source, table=registry.materialize(source.source_sql(DUCKDB, "raw"), source.kind,
-                                                              ordered=source.format != "parquet"))
+                                                              ordered=source.format != "parquet",
+                                                              plain=source.format == "trec"))
     except duckdb.Error as exc:
+        if source.lines == "fields":  # some line has another number of fields: its lines, split by sqlrank
+            return read_once(replace(source, lines="csv"), con, registry)
         reason = duckdb_reason(exc)
         if not (source.format == "trec" and source.lines == "csv" and "reached an invalid state" in str(exc)
                 and not source.path.lower().endswith(".gz")):
@@ -155,3 +205,22 @@ def guess_split(path: str, kind: str, sample: int = 200, budget: int = 1 << 20) 
                          and not others & set(line) for f, line in zip(fields, lines)):
             return split
     return "regex"
+
+
+def plain_fields(path: str, split: str) -> bool:
+    """Whether DuckDB's CSV reader may split a TREC file's fields itself (lines "fields"): a file on
+    disk (not gzip) holding no white space but the separator and line feeds (no tab, vertical tab, form
+    feed, carriage return or, split at tabs, space), which trec_eval would take as separators too, and no
+    NUL byte. Looking for five bytes with memchr costs about 0.15 s for 400 MB; what else could be
+    irregular (empty fields, comment lines, other numbers of fields) the reading finds itself."""
+    if path.lower().endswith(".gz") or split == "regex":
+        return False
+    others = [b"\t" if split == "space" else b" ", b"\v", b"\f", b"\r", b"\0"]  # NUL: the lines' reader says where
+    try:
+        with open(path, "rb") as handle:  # in pieces: a memory map would count the whole file as sqlrank's memory
+            while piece := handle.read(1 << 24):
+                if any(byte in piece for byte in others):
+                    return False
+    except OSError:
+        return False
+    return True

@@ -240,3 +240,20 @@ def render_slice(source_sql: str, slices: int, index: int) -> str:
     """One slice of an input: the rows whose query falls in slice ``index`` of ``slices`` (a
     hash of the query id, so each query and all its rows land in the same slice on both sides)."""
     return call_macro(DUCKDB, "_macros/query_set.sql", "slice", source_sql, int(slices), int(index)).strip()
+
+
+STAND_INS = ("__sqlrank_qrels__", "__sqlrank_run__", "__sqlrank_listed__")  # inputs filled in after rendering
+
+
+def fill_in(text: str, inputs: dict[str, str]) -> str:
+    """A statement rendered with stand-ins (STAND_INS) for its inputs' SQL, with each input's SQL in its
+    place, its lines indented as the stand-in's line is (as Jinja's indent filter puts them)."""
+    lines = []
+    for line in text.split("\n"):
+        for mark, sql in inputs.items():
+            if mark in line:
+                pad = line[:len(line) - len(line.lstrip())]
+                first, *rest = sql.split("\n")
+                line = line.replace(mark, "\n".join([first] + [pad + more if more else more for more in rest]))
+        lines.append(line)
+    return "\n".join(lines)

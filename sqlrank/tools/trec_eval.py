@@ -154,8 +154,8 @@ def run(options: Options, out) -> None:
                        judged_only=options.judged_only, depth=options.depth, trec_eval_version=options.version)
     with RunFile(options.run) as run_path, session(None, **options.engine) as (con, registry):
         evaluate = _evaluate_prefs if options.prefs else _evaluate
-        rows, relstrings, runid = evaluate(options, lines, measures, run_path, con, registry, conventions)
-    _print(options, lines, measures, rows, relstrings, runid, out, resolve_conventions(**conventions))
+        values, relstrings, runid = evaluate(options, lines, measures, run_path, con, registry, conventions)
+    _print(options, lines, measures, values, relstrings, runid, out, resolve_conventions(**conventions))
 
 
 def _require_rows(*sources: Source) -> None:
@@ -167,8 +167,8 @@ def _require_rows(*sources: Source) -> None:
 
 
 def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_path: str, con, registry,
-              conventions: dict) -> tuple[list, dict, str | None]:
-    """The qrels measures: (query_id, measure, value) rows, relstrings and the run id."""
+              conventions: dict) -> tuple[tuple[list[str], dict], dict, str | None]:
+    """The qrels measures: (query ids, each measure's values in their order), relstrings and the run id."""
     qrels = load(options.qrels, "qrels", con, registry, groups=options.groups, atol=True)
     # trec_eval cuts each query at -M before it looks for duplicates: a copy below the cut is dropped.
     # It never reads the run's rank column (ties go by document id): ranks=False leaves it out of the copy.
@@ -185,7 +185,8 @@ def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_
                                                                                  // SLICE_ROWS)))
     p = plan(qrels, run_source, measures or [Measure("NumQ")], "per_query", con, registry, printable=False,
              slices=slices, **conventions)
-    rows = engine.per_query(p)  # (query_id, measure, value)
+    # (query ids, values per measure); judgment groups are averaged per query from the rows
+    values = pivot(average_judgment_groups(engine.per_query(p))) if options.groups else engine.per_query_columns(p)
     relstrings = {}
     if "relstring" in options.measures and options.per_query:
         length = int(float(options.measures["relstring"] or 10))
@@ -193,9 +194,7 @@ def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_
                  printable=False, **conventions)
         relstrings = dict(engine.rows(p.sql).rows)
     runid = run_id_of(run_source, con) if "runid" in options.measures else None
-    if options.groups:
-        rows = average_judgment_groups(rows)
-    return rows, relstrings, runid
+    return values, relstrings, runid
 
 
 def average_judgment_groups(rows: list) -> list:
@@ -211,7 +210,7 @@ def average_judgment_groups(rows: list) -> list:
 
 
 def _evaluate_prefs(options: Options, lines: list[Line], measures: list[Measure], run_path: str, con, registry,
-                    conventions: dict) -> tuple[list, dict, str | None]:
+                    conventions: dict) -> tuple[tuple[list[str], dict], dict, str | None]:
     """Preference measures: read the judgments once, validate them, run sql/prefs.sql."""
     layout = options.prefs
     path = options.qrels
@@ -249,41 +248,48 @@ def _evaluate_prefs(options: Options, lines: list[Line], measures: list[Measure]
                           score_order=DUCKDB.score(resolved.trec_eval_version),
                           measure_names=PREFS_MEASURES)
     runid = run_id_of(run_source, con) if "runid" in options.measures else None
-    return DuckDBEngine(con).rows(sql).rows, {}, runid
+    return pivot(DuckDBEngine(con).rows(sql).rows), {}, runid
 
 
-def _print(options: Options, lines: list[Line], measures: list[Measure], rows: list, relstrings: dict,
-           runid: str | None, out, conventions) -> None:
+def pivot(rows: list) -> tuple[list[str], dict[str, list[float]]]:
+    """(query_id, measure, value) rows as columns: the query ids in the order of their bytes (trec_eval's
+    order), and each measure's values in that order."""
+    by_measure: dict[str, dict[str, float]] = {}
+    for qid, measure, value in rows:
+        by_measure.setdefault(measure, {})[qid] = value
+    queries = sorted({qid for column in by_measure.values() for qid in column}, key=lambda q: q.encode("utf-8"))
+    return queries, {measure: [column[qid] for qid in queries] for measure, column in by_measure.items()}
+
+
+def _print(options: Options, lines: list[Line], measures: list[Measure], values: tuple[list[str], dict],
+           relstrings: dict, runid: str | None, out, conventions) -> None:
     names = {str(m): str(m.resolve(conventions)) for m in measures}
-    columns: dict[str, dict[str, float]] = {}  # measure -> {query id: value}
-    for qid, measure, value_ in rows:
-        columns.setdefault(measure, {})[qid] = value_
-    queries = sorted({qid for column in columns.values() for qid in column}, key=lambda q: q.encode("utf-8"))
+    queries, columns = values  # columns: measure -> its value for each query, in the order of queries
     zscores = read_zscores(options.zscores) if options.zscores else None
     keys = {id(line): names[str(line.measure)] if line.measure is not None else line.trec for line in lines}
 
-    def value(line: Line, qid: str) -> float:
-        return per_query(line, [qid])[0]
+    def value(line: Line, at: int) -> float:
+        found = columns[keys[id(line)]][at]
+        return found if zscores is None else zscore(zscores, queries[at], line.name, found)
 
-    def per_query(line: Line, qids: list[str]) -> list[float]:
-        column = columns[keys[id(line)]]
-        found = [column[qid] for qid in qids]
+    def per_query(line: Line) -> list[float]:
+        found = columns[keys[id(line)]]
         if line.trec in ("gm_map", "gm_bpref"):
             found = [math.log(max(v, GEOMETRIC_FLOOR)) for v in found]
         if zscores is not None:
-            found = [zscore(zscores, qid, line.name, v) for qid, v in zip(qids, found)]
+            found = [zscore(zscores, qid, line.name, v) for qid, v in zip(queries, found)]
         return found
 
     text = []
     if options.per_query:
-        for qid in queries:
+        for at, qid in enumerate(queries):
             for line in lines:
                 if line.trec in ALL_ONLY:
                     continue
                 if line.trec == "relstring":
                     text.append(f"{line.name:<22}\t{qid}\t'{relstrings.get(qid, '')}'")
                     continue
-                text.append(_format(line.name, qid, value(line, qid), line.trec, zscores is not None))
+                text.append(_format(line.name, qid, value(line, at), line.trec, zscores is not None))
     if not options.no_summary:
         for line in lines:
             if line.trec in QUERY_ONLY:
@@ -294,14 +300,14 @@ def _print(options: Options, lines: list[Line], measures: list[Measure], rows: l
             if line.trec == "num_q":
                 text.append(_format("num_q", "all", len(queries), "num_q", zscores is not None))
                 continue
-            per = per_query(line, queries)
+            per = per_query(line)
             if line.trec in ("gm_map", "gm_bpref"):
                 total = math.exp(add_in_order(per) / len(per)) if per else 0.0
             elif line.trec in COUNTS:
                 total = sum(per)
                 if line.trec == "num_rel" and options.complete and options.rel != 1 and zscores is None:
                     recount = columns[names[str(NUM_REL_RECOUNT)]]  # trec_eval 10 -c: rel > 0 recount
-                    total = sum(recount[q] for q in queries)
+                    total = sum(recount)
             else:
                 total = add_in_order(per) / len(per) if per else 0.0
             text.append(_format(line.name, "all", total, line.trec, zscores is not None))
