@@ -25,7 +25,6 @@ import random
 import subprocess
 import sys
 import tempfile
-import time
 import warnings
 from collections import defaultdict
 from datetime import date
@@ -36,6 +35,7 @@ import duckdb
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from generate import generate  # noqa: E402
+from process import run_checked  # noqa: E402
 from trec_eval_binary import trec_eval_binary  # noqa: E402
 
 MEASURES = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@10": "P_10", "R@1000": "recall_1000", "RR": "recip_rank"}
@@ -49,14 +49,8 @@ def evaluate(qrels: str, run: str, memory_limit: str, threads: int | None, slice
         cmd += ["--threads", str(threads)]
     if slices > 1:
         cmd += ["--slices", str(slices)]
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    err = proc.stderr.read()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"sqlrank failed:\n{err}")
-    return elapsed, usage.ru_maxrss / 1024
+    done = run_checked(cmd)
+    return done.wall, done.peak_mb
 
 
 def check_sample(qrels: str, run: str, values: dict, sample: int, seed: int = 7) -> tuple[int, float]:

@@ -34,6 +34,8 @@ from pathlib import Path
 import duckdb
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from process import run_checked  # noqa: E402
 ACCURACY = ["HR@10", "P@10", "Recall@10", "MAP@10", "MRR@10", "NDCG@10"]
 BEYOND = ["Coverage@10", "Gini@10", "Novelty@10", "AvgPop@10"]
 ITEMS = 200_000
@@ -74,14 +76,8 @@ def sqlrank_eval(paths: dict[str, Path], memory_limit: str, spill: Path, out: Pa
            "-m", " ".join(ACCURACY + BEYOND), "--qrels-columns", "relevance=clicked", "--history",
            str(paths["history"]), "--items", str(paths["items"]), "--preset", "ms_recommenders", "-f", "json", "-o", str(out),
            "--memory-limit", memory_limit, "--temp-directory", str(spill), "--slices", str(slices)]
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    err = proc.stderr.read()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"sqlrank failed:\n{err}")
-    return elapsed, usage.ru_maxrss / 1024
+    done = run_checked(cmd)
+    return done.wall, done.peak_mb
 
 
 def sample(paths: dict[str, Path], users: int, folder: Path) -> dict[str, Path]:

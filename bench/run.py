@@ -19,16 +19,15 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from datetime import date
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from generate import generate  # noqa: E402
+from process import run_checked  # noqa: E402
 from trec_eval_binary import trec_eval_binary  # noqa: E402
 
 MEASURES = ["nDCG@10", "AP", "P@10", "R@1000", "RR"]
@@ -79,20 +78,15 @@ def command(tool: str, paths: dict, script_dir: Path) -> list[str]:
 
 
 def measure(cmd: list[str]) -> tuple[float, float, dict]:
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    out, err = proc.stdout.read(), proc.stderr.read()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{cmd[:3]} failed: {err[-2000:]}")
+    """One whole process, from the launcher: (wall seconds, peak resident MB, the means it printed)."""
+    done = run_checked(cmd)
     if cmd[-3] == "recip_rank":  # trec_eval's own layout: name, "all", value with 4 decimals
-        return elapsed, usage.ru_maxrss / 1024, {TREC_NAMES[line.split()[0]]: float(line.split()[2])
-                                                 for line in out.splitlines()}
-    data = json.loads(out)
+        return done.wall, done.peak_mb, {TREC_NAMES[line.split()[0]]: float(line.split()[2])
+                                         for line in done.stdout.splitlines()}
+    data = json.loads(done.stdout)
     if isinstance(data, list):  # sqlrank's JSON: [{"measure": ..., "value": ...}]
         data = {row["measure"]: row["value"] for row in data}
-    return elapsed, usage.ru_maxrss / 1024, data
+    return done.wall, done.peak_mb, data
 
 
 def compile_sqlrank() -> None:

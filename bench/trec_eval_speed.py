@@ -19,10 +19,8 @@ import argparse
 import os
 import statistics
 import platform
-import subprocess
 import sys
 import tempfile
-import time
 from datetime import date
 from pathlib import Path
 
@@ -31,6 +29,7 @@ ROOT = HERE.parent
 CONFORMANCE = ROOT / "fixtures" / "trec_eval"
 sys.path.insert(0, str(HERE))
 from generate import generate  # noqa: E402
+from process import run_checked  # noqa: E402
 from run import compile_sqlrank  # noqa: E402
 from trec_eval_binary import trec_eval_binary  # noqa: E402
 
@@ -73,17 +72,9 @@ def scale(copies: int, folder: Path) -> tuple[Path, Path]:
 
 
 def run_measured(command: list[str]) -> tuple[float, float, float, str]:
-    """One whole process: (wall seconds, CPU seconds, peak resident MB, both from wait4, standard output)."""
-    start = time.perf_counter()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(command, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        elapsed = time.perf_counter() - start
-        out.seek(0)
-        err.seek(0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise SystemExit(f"{command[0]} failed: {err.read().decode(errors='replace')[-2000:]}")
-        return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.read().decode()
+    """One whole process: (wall seconds, CPU seconds, peak resident MB, standard output), from the launcher."""
+    done = run_checked(command)
+    return done.wall, done.cpu, done.peak_mb, done.stdout
 
 
 def summarize(runs: list[tuple]) -> tuple[float, float, float, str]:

@@ -21,6 +21,19 @@ def bench(script: str, data: Path, *args: str) -> str:
     return proc.stdout
 
 
+def test_a_command_reports_its_own_peak_memory_not_the_bench_s():
+    # a command started by a process holding 400 MB would report 400 MB from wait4 (Linux keeps the
+    # mark across exec); the benches start commands from their small launcher
+    code = ("import os, subprocess, sys\nsys.path.insert(0, sys.argv[1])\nimport process\n"
+            "held = bytearray(400 << 20)\nfor at in range(0, len(held), 4096): held[at] = 1\n"
+            "child = [sys.executable, '-c', 'x = bytearray(80 << 20)\\nfor at in range(0, len(x), 4096): x[at] = 1']\n"
+            "proc = subprocess.Popen(child)\n_, _, usage = os.wait4(proc.pid, 0)\n"
+            "done = process.run_checked(child)\nprint(usage.ru_maxrss >> 10, round(done.peak_mb), round(done.cpu, 2))\n")
+    direct, launched, cpu = subprocess.run([sys.executable, "-c", code, str(ROOT / "bench")], capture_output=True,
+                                           text=True, check=True).stdout.split()
+    assert int(direct) >= 400 and 80 <= int(launched) < 200 and float(cpu) > 0
+
+
 def test_benchmark_tools_print_the_same_means(tmp_path):
     peer("pytrec_eval")
     out = bench("run.py", tmp_path, "--tools", "sqlrank-parquet,sqlrank-trec,pytrec_eval")
