@@ -160,6 +160,14 @@ def test_copies_of_text_inputs_live_in_a_temporary_folder_removed_at_the_end(tmp
     (tmp_path / "qrels.txt").write_text(QRELS)
     got = sqlrank.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", "P@2", temp_directory=spill)
     assert list(got.value) == [0.5] and not list(spill.iterdir())
+    # a child forked off the process leaves its folder alone when it exits
+    script = ("import os, sys, duckdb\nfrom sqlrank.inputs.load import load\nfrom sqlrank.inputs.store import Registry\n"
+              "con = duckdb.connect()\nregistry = Registry(con, sys.argv[2])\nload(sys.argv[1], 'run', con, registry)\n"
+              "child = os.fork()\nif child == 0:\n    sys.exit(0)\nos.waitpid(child, 0)\n"
+              "print(len(os.listdir(sys.argv[2])))\n")
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "run.txt"), str(spill)], capture_output=True,
+                          text=True, check=True)
+    assert done.stdout == "1\n" and not list(spill.iterdir())  # there in the parent after the child, gone at its exit
 
 
 def test_a_spill_folder_that_cannot_be_made_is_not_blamed_on_the_input(large_run):

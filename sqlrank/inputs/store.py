@@ -83,7 +83,7 @@ class Registry:
             except OSError:
                 self._folder = ""
             else:  # removed on close, or, for a registry never closed, when it is collected or Python exits
-                weakref.finalize(self, shutil.rmtree, self._folder, ignore_errors=True)
+                weakref.finalize(self, _remove_own_folder, self._folder, os.getpid())
         return bool(self._folder)
 
     def _attach(self, name: str) -> str:
@@ -147,6 +147,13 @@ class Registry:
         if self._folder:
             shutil.rmtree(self._folder, ignore_errors=True)
         self._folder, self._files = None, {}
+
+
+def _remove_own_folder(folder: str, pid: int) -> None:
+    """Remove a temporary folder, from the process that made it (not from a child forked off it, which
+    would take it away from its parent at its exit)."""
+    if os.getpid() == pid:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 FRAGMENTED_ROWS = 1000  # Parquet files whose row groups hold fewer rows than this on average are copied once
