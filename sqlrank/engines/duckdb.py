@@ -7,7 +7,7 @@ import re
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import duckdb
 
@@ -52,23 +52,16 @@ class DuckDBEngine(Engine):
         """The values of a per-query plan as columns: (its query ids in the order of their bytes, and for
         each measure its values in that order), pivoted by DuckDB rather than built from a million Python
         tuples. Every measure has a value for every query (the statement's rows are complete)."""
-        table = f"sqlrank_values_{uuid.uuid4().hex}"
-        con = self.connection
-        con.execute(f"CREATE TEMPORARY TABLE {DUCKDB.ident(table)} (query_id VARCHAR, measure VARCHAR, value DOUBLE)")
+        statement = (lambda index: p.sql) if p.slices == 1 else p.slice_sql
         try:
-            for index in range(p.slices):
-                with step(con, _evaluating(p, index if p.slices > 1 else None)):
-                    sql = p.sql if p.slices == 1 else p.slice_sql(index)
-                    try:
-                        con.execute(f"INSERT INTO {DUCKDB.ident(table)}\n{sql}")
-                    except duckdb.Error as exc:
-                        raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
-            queries = [q for q, in con.execute(f"SELECT DISTINCT query_id FROM {DUCKDB.ident(table)} "
-                                               f"ORDER BY query_id").fetchall()]
-            columns = con.execute(f"SELECT measure, count(DISTINCT query_id), list(value ORDER BY query_id) "
-                                  f"FROM {DUCKDB.ident(table)} GROUP BY measure").fetchall()
-        finally:
-            con.execute(f"DROP TABLE IF EXISTS {DUCKDB.ident(table)}")
+            with _collected(p, self.connection, "query_id VARCHAR, measure VARCHAR, value DOUBLE", statement) as name:
+                table = DUCKDB.ident(name)
+                queries = [q for q, in self.connection.execute(f"SELECT DISTINCT query_id FROM {table} "
+                                                               f"ORDER BY query_id").fetchall()]
+                columns = self.connection.execute(f"SELECT measure, count(DISTINCT query_id), list(value ORDER BY "
+                                                  f"query_id) FROM {table} GROUP BY measure").fetchall()
+        except duckdb.Error as exc:
+            raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
         if any(count != len(queries) or len(values) != count for _, count, values in columns):
             raise AssertionError("a measure has no value for some query, or two for one")
         order = sorted(range(len(queries)), key=lambda at: queries[at].encode("utf-8"))
@@ -116,14 +109,22 @@ def _execute_slices(p: Plan, con: duckdb.DuckDBPyConnection) -> Rows:
     per-query rows (and, for the measures over all users, their items' counts) are collected in a
     temporary table; then the summary over all of them: rows in the layout of output "both"
     (summary rows have query_id NULL) when per-query values were asked, else of output "summary"."""
+    columns = "query_id VARCHAR, measure VARCHAR, value DOUBLE, doc_id VARCHAR"
+    with _collected(p, con, columns, lambda index: p.slice_sql(index, with_counts=True)) as table:
+        return fetch(con.execute(p.summary_sql(table)))
+
+
+@contextmanager
+def _collected(p: Plan, con: duckdb.DuckDBPyConnection, columns: str, statement: Callable[[int], str]) -> Iterator[str]:
+    """A temporary table of COLUMNS holding the rows of statement(index) for each of p's slices, run one
+    after another (the progress line says which); its name, while it exists."""
     table = f"sqlrank_slices_{uuid.uuid4().hex}"
-    con.execute(f"CREATE TEMPORARY TABLE {DUCKDB.ident(table)} (query_id VARCHAR, measure VARCHAR, value DOUBLE, "
-                f"doc_id VARCHAR)")
+    con.execute(f"CREATE TEMPORARY TABLE {DUCKDB.ident(table)} ({columns})")
     try:
         for index in range(p.slices):
-            with step(con, _evaluating(p, index)):
-                con.execute(f"INSERT INTO {DUCKDB.ident(table)}\n{p.slice_sql(index, with_counts=True)}")
-        return fetch(con.execute(p.summary_sql(table)))
+            with step(con, _evaluating(p, index if p.slices > 1 else None)):
+                con.execute(f"INSERT INTO {DUCKDB.ident(table)}\n{statement(index)}")
+        yield table
     finally:
         con.execute(f"DROP TABLE IF EXISTS {DUCKDB.ident(table)}")
 
