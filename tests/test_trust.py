@@ -292,3 +292,35 @@ def test_a_line_longer_than_duckdbs_limit_is_named_never_dropped(tmp_path, monke
     status, _, err = run_cli(tmp_path, monkeypatch, capsys, ["eval", "qrels", "run", "-m", "NumRet"],
                              {"qrels": QRELS, "run": text})
     assert status == 1 and fragment in err, err
+
+
+# A caller's connection may have settings that change what a statement computes. The ranking below, worked
+# by hand: d1 (unjudged; D1 is another document), D1 (relevant), d2 (judged nonrelevant).
+CASE_QRELS = "q1 0 D1 1\nq1 0 d2 0\n"
+CASE_RUN = "q1 Q0 d1 1 3 t\nq1 Q0 D1 2 2 t\nq1 Q0 d2 3 1 t\n"
+BY_HAND = {"AP": 0.5, "RR": 0.5, "P@1": 0.0, "nDCG": 1 / 1.5849625007211563, "Bpref": 1.0}
+
+
+@pytest.mark.parametrize("setting", ["default_order = 'desc'", "default_collation = 'nocase'",
+                                     "default_null_order = 'nulls_first'", "integer_division = true",
+                                     "preserve_insertion_order = false"])
+def test_a_callers_connection_settings_change_no_number_and_are_put_back(tmp_path, setting):
+    (tmp_path / "qrels.txt").write_text(CASE_QRELS)
+    (tmp_path / "run.txt").write_text(CASE_RUN)
+    con = duckdb.connect()
+    con.execute(f"SET {setting}")
+    before = con.execute("SELECT name, value FROM duckdb_settings() ORDER BY name").fetchall()
+    got = sqlrank.evaluate(str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), list(BY_HAND), connection=con)
+    assert dict(zip(got["measure"], got["value"])) == pytest.approx(BY_HAND, abs=1e-12)
+    assert list(got["measure"]) == list(BY_HAND)
+    assert con.execute("SELECT name, value FROM duckdb_settings() ORDER BY name").fetchall() == before
+
+
+def test_a_locked_connection_that_would_change_the_numbers_is_refused(tmp_path):
+    (tmp_path / "qrels.txt").write_text(CASE_QRELS)
+    (tmp_path / "run.txt").write_text(CASE_RUN)
+    con = duckdb.connect()
+    con.execute("SET default_order = 'desc'")
+    con.execute("SET lock_configuration = true")
+    with pytest.raises(sqlrank.OptionError, match="your connection sets default_order = 'DESC'.*leave out connection="):
+        sqlrank.evaluate(str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), "AP", connection=con)

@@ -176,8 +176,10 @@ def session(connection: duckdb.DuckDBPyConnection | None, memory_limit: str | No
         except duckdb.Error as exc:
             raise OptionError(f"DuckDB refused the settings {config}: {duckdb_reason(exc)}") from None
         configure(con, progress)
+        held = {}
     else:
         con = connection
+        held = hold_neutral_settings(con)
     registry = Registry(con, config.get("temp_directory"))
     try:
         yield con, registry
@@ -186,6 +188,62 @@ def session(connection: duckdb.DuckDBPyConnection | None, memory_limit: str | No
         if connection is None:
             forget(con)
             con.close()
+        else:
+            restore_settings(con, held)
+
+
+# Settings of a caller's connection that change what sqlrank's statements compute or what its messages say:
+# held at DuckDB's defaults while sqlrank uses the connection (SET default_order = 'desc' would rank every
+# ORDER BY rank from the bottom; default_collation = 'nocase' would join document D1 to d1), then put back.
+NEUTRAL_SETTINGS: dict[str, Any] = {
+    "default_order": "ASC",
+    "default_null_order": "NULLS_LAST",
+    "default_collation": "",
+    "integer_division": False,
+    "ieee_floating_point_ops": True,
+    "scalar_subquery_error_on_multiple_rows": True,
+    "preserve_insertion_order": True,  # line numbers in messages are read in the file's order
+    "errors_as_json": False,  # messages quote DuckDB's errors
+}
+
+
+def hold_neutral_settings(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+    """Set each of NEUTRAL_SETTINGS that the connection has otherwise; returns what they were (for
+    restore_settings). Settings that already hold are not touched."""
+    found = dict(con.execute("SELECT name, value FROM duckdb_settings() WHERE list_contains(?, name)",
+                             [list(NEUTRAL_SETTINGS)]).fetchall())
+    held: dict[str, Any] = {}
+    for name, neutral in NEUTRAL_SETTINGS.items():
+        if name in found and not _same_setting(found[name], neutral):
+            try:
+                con.execute(f"SET {name} = {_setting_literal(neutral)}")
+            except duckdb.Error as exc:
+                restore_settings(con, held)
+                raise OptionError(f"your connection sets {name} = {found[name]!r}, which changes what sqlrank "
+                                  f"computes, and DuckDB refused to change it for the evaluation "
+                                  f"({duckdb_reason(exc)}); SET {name} = {_setting_literal(neutral)} on it, "
+                                  f"or leave out connection=") from None
+            held[name] = found[name]
+    return held
+
+
+def restore_settings(con: duckdb.DuckDBPyConnection, held: dict[str, Any]) -> None:
+    for name, value in held.items():
+        con.execute(f"SET {name} = {_setting_literal(value)}")
+
+
+def _same_setting(value: Any, neutral: Any) -> bool:
+    """Whether duckdb_settings()'s text for a setting is the neutral value (ASC is ASCENDING there)."""
+    text = str(value).strip().lower()
+    if isinstance(neutral, bool):
+        return text == str(neutral).lower()
+    return text == neutral.lower() or (neutral == "ASC" and text == "ascending")
+
+
+def _setting_literal(value: Any) -> str:
+    if isinstance(value, bool) or str(value).lower() in ("true", "false"):
+        return str(value).lower()
+    return DUCKDB.literal(str(value))
 
 
 def session_options(options: dict[str, Any]) -> dict[str, Any]:
