@@ -219,6 +219,19 @@ def test_a_column_name_twice_is_refused_in_parquet_and_dataframes(tmp_path):
     assert sqlrank.evaluate(tmp_path / "qrels", tmp_path / "run.parquet", "AP").value[0] == 0.5  # 'score ' differs
 
 
+def test_an_id_column_that_is_the_dataframes_index_is_named_with_the_fix(tmp_path):
+    (tmp_path / "qrels").write_text(QRELS)
+    frame = pd.DataFrame([["q1", "d1", 1.0]], columns=["query_id", "doc_id", "score"])
+    with pytest.raises(sqlrank.InputError, match=r"'query_id', 'doc_id' are the run DataFrame's index, not columns, "
+                                                 r"and an index is not read; pass frame.reset_index\(\)"):
+        sqlrank.evaluate(tmp_path / "qrels", frame.set_index(["query_id", "doc_id"]), "AP")
+    mapped = frame.rename(columns={"query_id": "topic"}).set_index("topic")
+    with pytest.raises(sqlrank.InputError, match=r"'topic' is the run DataFrame's index"):
+        sqlrank.evaluate(tmp_path / "qrels", mapped, "AP", run_columns={"query_id": "topic"})
+    assert sqlrank.evaluate(tmp_path / "qrels", mapped.reset_index(), "AP", run_columns={"query_id": "topic"}).value[0] \
+        == sqlrank.evaluate(tmp_path / "qrels", frame, "AP").value[0]
+
+
 def test_a_byte_order_mark_is_no_part_of_an_id_whatever_the_line_ends(tmp_path):
     (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 1\n")
     plain = "q1 Q0 d1 1 1 t\nq1 Q0 d3 2 0.5 t\nq1 Q0 d2 3 0.2 t\n"

@@ -93,6 +93,18 @@ def is_dataframe(obj: Any) -> bool:
     return type(obj).__name__ == "DataFrame" and hasattr(obj, "columns")
 
 
+def require_columns_not_index(frame: Any, kind: str, mapping: dict[str, str]) -> None:
+    """A column the mapping names that is the DataFrame's index (after set_index or groupby), which DuckDB
+    does not read: said so, with the fix."""
+    names = [name for name in getattr(frame.index, "names", []) if name is not None]
+    hidden = [name for name in mapping.values() if name in names and name not in frame.columns]
+    if hidden:
+        listed = ", ".join(repr(name) for name in hidden)
+        raise InputError(f"DataFrame: {listed} {'is' if len(hidden) == 1 else 'are'} the {kind} DataFrame's index, "
+                         f"not {'a column' if len(hidden) == 1 else 'columns'}, and an index is not read; pass "
+                         f"frame.reset_index()")
+
+
 LABEL_TYPES = ("integer", "real")  # how a table named but not read declares its labels
 
 
@@ -152,6 +164,8 @@ def locate(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Regist
            format: str | None, mapping: dict[str, str]) -> Source:
     """Where the qrels or run ``obj`` is and how DuckDB reads it: a relation, DataFrame or table of the
     connection, else a file or a pattern of files (files.py), its columns found (columns.py)."""
+    if is_dataframe(obj):
+        require_columns_not_index(obj, kind, mapping)
     found = registered_source(obj, kind, kind, con, registry, format)
     if found is None:
         return file_source(os.fspath(obj), kind, con, format, mapping)
