@@ -83,6 +83,10 @@ def test_slices_flag():
     assert out.getvalue().encode("utf-8") == conformance_file("out.test.aq").read_bytes()
     with pytest.raises(Exception, match="slices 0 must be a whole number"):
         trec_eval.run(trec_eval_options(absolute(["--slices", "0", "qrels.test", "results.test"])), io.StringIO())
+    from sqlrank.cli.trec_eval import trec_eval_parser
+
+    help_text = " ".join(trec_eval_parser().format_help().split())
+    assert f"one group per {trec_eval.SLICE_ROWS / 1e6:g} million run lines" in help_text  # the help says the default
 
 
 def test_output_file(tmp_path):

@@ -46,7 +46,7 @@ def trec_eval_parser(prog: str = "sqlrank trec_eval") -> argparse.ArgumentParser
                    help="write the output to FILE (atomically, once complete) instead of stdout (not in trec_eval)")
     add_engine_arguments(p).add_argument(
         "--slices", type=int, metavar="N",
-        help="evaluate the queries in N groups, one after another (default: one group per 3.5 million run lines, "
+        help="evaluate the queries in N groups, one after another (default: one group per 2.5 million run lines, "
              "which keeps memory below trec_eval's own)")
     return p
 
