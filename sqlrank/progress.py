@@ -10,11 +10,12 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
-from typing import Iterator, TextIO
+from typing import Callable, Iterator, TextIO
 
 DELAY = 1.0  # seconds a step runs before its line shows: quick evaluations print nothing
 INTERVAL = 0.25
 _SHOWN: set[int] = set()  # connections (by id) whose steps show progress
+_RECORDERS: list[Callable[[str, float, float], None]] = []  # recording()
 
 
 def configure(connection, show: bool) -> None:
@@ -35,9 +36,32 @@ def forget(connection) -> None:
 
 
 @contextmanager
+def recording(callback: Callable[[str, float, float], None]) -> Iterator[None]:
+    """While inside: each step's label, wall seconds and the process's CPU seconds during it go to
+    ``callback`` when the step ends (bench/steps.py: where a command's time goes)."""
+    _RECORDERS.append(callback)
+    try:
+        yield
+    finally:
+        _RECORDERS.remove(callback)
+
+
+@contextmanager
 def step(connection, label: str, stream: TextIO | None = None) -> Iterator[None]:
     """Run a step; while it runs (after DELAY seconds) keep a line saying which step and how far
     DuckDB's statement has got, and clear that line when the step ends."""
+    wall, cpu = time.monotonic(), time.process_time()
+    try:
+        with _shown(connection, label, stream):
+            yield
+    finally:
+        for callback in list(_RECORDERS):
+            callback(label, time.monotonic() - wall, time.process_time() - cpu)
+
+
+@contextmanager
+def _shown(connection, label: str, stream: TextIO | None) -> Iterator[None]:
+    """The step's progress line, on connections progress was asked for."""
     if stream is None and id(connection) not in _SHOWN:
         yield
         return

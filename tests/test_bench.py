@@ -120,3 +120,26 @@ def test_summary_prints_the_readme_table(tmp_path):
         assert "output byte-identical" in rows[0] or "output differs in rbp" in rows[0], out
     else:
         assert len(rows) == 2, out
+
+
+def test_steps_account_for_the_whole_process():
+    """bench/steps.py splits one command into the steps sqlrank names and the rest, which add up to the
+    whole process; a slice's steps are added up under one line."""
+    demo = ROOT / "fixtures" / "demo"
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "steps.py"), "trec_eval", "--slices", "3", "-m", "map",
+                           str(demo / "qrels.test"), str(demo / "results.test")], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    rows = {line[:90].strip(): [float(x) for x in line[90:].split()] for line in proc.stdout.splitlines()[1:]}
+    labels = list(rows)
+    assert labels[0].startswith("looking for irregular white space in") and labels[0].endswith("qrels.test")
+    assert any(label.startswith("reading") and label.endswith("results.test") for label in labels)
+    assert any(label.startswith("checking") for label in labels)
+    assert "evaluating 1,500 run rows (3 slices)" in labels
+    assert labels[-2:] == ["the rest: start, imports, planning, output", "whole process (from the bench script on)"]
+    for column in (0, 1):  # wall, CPU: the lines add up to the whole (each printed to 0.01)
+        parts = sum(values[column] for label, values in rows.items() if not label.startswith("whole"))
+        assert abs(parts - rows[labels[-1]][column]) <= 0.01 * len(rows)
+    bad = subprocess.run([sys.executable, str(ROOT / "bench" / "steps.py"), "eval", "missing.txt", "run.txt", "-m",
+                          "map"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode != 0 and "exited with 1" in bad.stderr

@@ -54,15 +54,16 @@ class DuckDBEngine(Engine):
         tuples. Every measure has a value for every query (the statement's rows are complete)."""
         statement = (lambda index: p.sql) if p.slices == 1 else p.slice_sql
         try:
-            with _collected(p, self.connection, "query_id VARCHAR, measure VARCHAR, value DOUBLE", statement) as name:
+            with _collected(p, self.connection, "query_id VARCHAR, measure VARCHAR, value DOUBLE", statement) as name, \
+                    step(self.connection, "gathering each measure's values in the order of the query ids"):
                 table = DUCKDB.ident(name)
                 queries = [q for q, in self.connection.execute(f"SELECT DISTINCT query_id FROM {table} "
                                                                f"ORDER BY query_id").fetchall()]
-                columns = self.connection.execute(f"SELECT measure, count(DISTINCT query_id), list(value ORDER BY "
-                                                  f"query_id) FROM {table} GROUP BY measure").fetchall()
+                columns = self.connection.execute(f"SELECT measure, count(*), list(value ORDER BY query_id) FROM {table} "
+                                                  f"GROUP BY measure").fetchall()
         except duckdb.Error as exc:
             raise InputError(f"evaluation failed in DuckDB: {duckdb_reason(exc)}") from None
-        if any(count != len(queries) or len(values) != count for _, count, values in columns):
+        if any(count != len(queries) for _, count, _ in columns):  # one value per query and measure
             raise AssertionError("a measure has no value for some query, or two for one")
         order = sorted(range(len(queries)), key=lambda at: queries[at].encode("utf-8"))
         if order == list(range(len(queries))):  # DuckDB compares strings by their bytes

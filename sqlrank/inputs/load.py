@@ -13,6 +13,7 @@ from typing import Any, Mapping
 import duckdb
 
 from ..errors import InputError, duckdb_reason
+from ..progress import step
 from .columns import column_mapping
 from .files import detect_format, file_reader, require_distinct_columns
 from .locate import locate, registered_source
@@ -54,7 +55,9 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
         return _validated(source, validate(source, con, allow_duplicates))
     if source.format == "trec":
         split = guess_split(source.path, kind)
-        source = replace(source, split=split, ranks=ranks, lines="fields" if plain_fields(source.path, split) else "csv")
+        with step(con, f"looking for irregular white space in {source.label}"):
+            lines = "fields" if plain_fields(source.path, split) else "csv"
+        source = replace(source, split=split, ranks=ranks, lines=lines)
     source = read_once(source, con, registry)
     found = validate(source, con, allow_duplicates)
     if found.irregular:  # some line is not split by the single character: read again, any white space
