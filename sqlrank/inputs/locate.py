@@ -96,7 +96,8 @@ def is_dataframe(obj: Any) -> bool:
 def require_columns_not_index(frame: Any, kind: str, mapping: dict[str, str]) -> None:
     """A column the mapping names that is the DataFrame's index (after set_index or groupby), which DuckDB
     does not read: said so, with the fix."""
-    names = [name for name in getattr(frame.index, "names", []) if name is not None]
+    index = getattr(frame, "index", None)  # pandas; a Polars DataFrame has none
+    names = [name for name in getattr(index, "names", None) or [] if name is not None]
     hidden = [name for name in mapping.values() if name in names and name not in frame.columns]
     if hidden:
         listed = ", ".join(repr(name) for name in hidden)
