@@ -14,6 +14,7 @@ from .engines.base import Engine, Rows
 from .errors import InputError, duckdb_reason
 from .measures.registry import FAMILIES
 from .plan import Plan
+from .progress import step
 from .rendering.dialects import DUCKDB, Dialect
 from .rendering.sqltext import call_macro, render_slice
 
@@ -39,8 +40,9 @@ def guard(p: Plan, engine: Engine) -> Guarded:
     dialect = engine.dialect
     qrels_sql = p.qrels.sql() if dialect is DUCKDB else p.qrels.source_sql(dialect)
     run_sql = run_queries_sql(p.run.sql() if dialect is DUCKDB else p.run.source_sql(dialect), p.run.per_run, dialect)
-    warnings, num_queries = query_overlap(p, engine.one, qrels_sql, run_sql, dialect)
-    require_labels_within_limits(p, engine.one, qrels_sql, dialect)
+    with step(getattr(engine, "connection", None), "looking for queries on one side only"):
+        warnings, num_queries = query_overlap(p, engine.one, qrels_sql, run_sql, dialect)
+        require_labels_within_limits(p, engine.one, qrels_sql, dialect)
     return Guarded(warnings, num_queries)
 
 
@@ -53,7 +55,8 @@ def warn(p: Plan, engine: Engine, table: Rows, guarded: Guarded) -> list[str]:
     require_finite(table)
     if p.segments is not None:
         warnings += segment_warnings(p, engine.connection)
-    return warnings + data_warnings(p, engine.connection, bool(guarded.warnings))  # one-sided queries: warned
+    with step(engine.connection, "looking for ties across the cutoffs and ids that almost match"):
+        return warnings + data_warnings(p, engine.connection, bool(guarded.warnings))  # one-sided queries: warned
 
 
 def require_finite(table: Rows) -> None:
