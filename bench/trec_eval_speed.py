@@ -5,13 +5,14 @@
 The data: bench/generate.py's run and qrels at --rows (TREC text) in each --profile (both by default: the
 uniform one, and the trec one shaped like a TREC collection), or trec_eval's own results.comment.test with
 each query copied --copies times under new ids. For each command line (trec_eval's default measures;
--m all_trec; the five measures of bench/run.py; -m all_trec with --threads 1) it runs sqlrank trec_eval and
-trec_eval with the same arguments, in turn (trec_eval, sqlrank, trec_eval, sqlrank, ...), so that the
-machine's drift touches both: wall seconds and CPU seconds (user + system, from wait4), each the median of
---repeat, peak memory (the largest resident set, from wait4), the ratios to trec_eval's, and whether the
-outputs are byte-identical. pytrec_eval-terrier (trec_eval 9's C code driven from Python) runs the five
-measures too. The real trec_eval comes from bench/trec_eval_binary.py (SQLRANK_TREC_EVAL or
-SQLRANK_TREC_EVAL_SOURCE); without it, only sqlrank and pytrec_eval run.
+-m all_trec; the five measures of bench/run.py; -m all_trec with --threads 1; -q -m all_trec, every measure
+of every query) it runs sqlrank trec_eval and trec_eval with the same arguments, in turn (trec_eval,
+sqlrank, trec_eval, sqlrank, ...), so that the machine's drift touches both: wall seconds and CPU seconds
+(user + system, from wait4), each the median of --repeat, peak memory (the largest resident set, from
+wait4), the ratios to trec_eval's, and whether the outputs are byte-identical. pytrec_eval-terrier
+(trec_eval 9's C code driven from Python) runs the five measures too. The real trec_eval comes from
+bench/trec_eval_binary.py (SQLRANK_TREC_EVAL or SQLRANK_TREC_EVAL_SOURCE); without it, only sqlrank and
+pytrec_eval run.
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ from trec_eval_binary import trec_eval_binary  # noqa: E402
 
 FIVE = ["-m", "ndcg_cut.10", "-m", "map", "-m", "P.10", "-m", "recall.1000", "-m", "recip_rank"]
 COMMANDS = {"default measures": [], "-m all_trec": ["-m", "all_trec"], "5 measures": FIVE,
-            "-m all_trec, 1 thread": ["-m", "all_trec"]}
+            "-m all_trec, 1 thread": ["-m", "all_trec"], "-q -m all_trec": ["-q", "-m", "all_trec"]}
 THREADS = {"-m all_trec, 1 thread": ["--threads", "1"]}  # sqlrank's own flags for a command line
 
 PYTREC_SCRIPT = r'''

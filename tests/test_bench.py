@@ -94,7 +94,7 @@ def test_trec_eval_beside_sqlrank(tmp_path):
                             "--data", str(tmp_path)], capture_output=True, text=True)
     assert speed.returncode == 0, speed.stderr
     lines = [line for line in speed.stdout.splitlines() if "sqlrank trec_eval" in line]
-    assert len(lines) == 4  # default measures, -m all_trec, the five, -m all_trec on one thread
+    assert len(lines) == 5  # default measures, -m all_trec, the five, -m all_trec on one thread, -q -m all_trec
     for line in lines:  # identical, or differing only on rbp (trec_eval -O2 reads uninitialised memory there)
         assert line.endswith("identical") or line.endswith("differs: rbp"), line
 

@@ -363,3 +363,31 @@ def test_measures_beyond_accuracy_printed_with_their_tables(dialect):
     with pytest.raises(sqlrank.OptionError, match="a table of that database: give its name"):
         sqlrank.render("ds.clicks", "ds.predictions", "Coverage@10", dialect=dialect, connection=con,
                        qrels_columns=options["qrels_columns"], items=options["items"])
+
+
+@pytest.mark.parametrize("cutoff", [None, 4])
+def test_per_document_sums_are_added_in_rank_order_whatever_order_the_rows_come_in(cutoff):
+    # trec_eval adds AP's, bpref's and infAP's terms one document after the other, down the ranking; in
+    # another order the double differs in its last bit, and printed to four decimals sometimes in its last
+    # digit (bpref 351/800: 0.4387 down the ranking, 0.4388 otherwise). The rows are stored upside down here.
+    from sqlrank.rendering.dialects import DUCKDB
+    from sqlrank.rendering.sqltext import call_macro
+
+    terms = [1e16, 1.0, -1e16, 1.0, 0.5, 2.0]  # by rank 1..6; the sum depends on the order of the additions
+    keep = [1, 1, 1, 1, 0, 1]
+    expected = 0.0
+    for rank, (term, kept) in enumerate(zip(terms, keep), start=1):
+        if kept and (cutoff is None or rank <= cutoff):
+            expected += term
+    upside_down = 0.0
+    for rank in range(len(terms), 0, -1):
+        if keep[rank - 1] and (cutoff is None or rank <= cutoff):
+            upside_down += terms[rank - 1]
+    assert upside_down != expected  # the order matters for these terms
+    con = duckdb.connect()
+    con.execute("CREATE TABLE ranked (query_id VARCHAR, rank BIGINT, term DOUBLE, kept INTEGER)")
+    con.executemany("INSERT INTO ranked VALUES ('q', ?, ?, ?)",
+                    [(rank, terms[rank - 1], keep[rank - 1]) for rank in range(len(terms), 0, -1)])
+    total = call_macro(DUCKDB, "_macros/dialect.sql", "sum_in_rank_order", "term", "kept = 1", cutoff)
+    assert con.execute(f"SELECT {total} FROM ranked GROUP BY query_id").fetchall() == [(expected,)]
+    assert con.execute(f"SELECT {total} FROM ranked WHERE kept = 0 GROUP BY query_id").fetchall() == [(0,)]

@@ -62,3 +62,16 @@ SETTINGS join_use_nulls = 1, cast_keep_nullable = 1{% endif %}{% endmacro %}
 {% macro union() %}{% if dialect_name() in ('clickhouse', 'bigquery') %}UNION DISTINCT{% else %}UNION{% endif %}{% endmacro %}
 {#- INTERSECT of distinct rows (BigQuery spells the DISTINCT out). -#}
 {% macro intersect() %}{% if dialect_name() == 'bigquery' %}INTERSECT DISTINCT{% else %}INTERSECT{% endif %}{% endmacro %}
+{#- The sum of ``term`` over the rows where ``condition`` holds (and rank <= cutoff), added one row after the
+    other in rank order, as trec_eval adds (in another order a sum of doubles may differ in its last bit, and a
+    value printed to four decimals then in its last digit: bpref 351/800 prints 0.4387 added in rank order,
+    0.4388 in others). DuckDB's SUM adds in whatever order its plan delivers the rows; its list of (rank,
+    term), sorted, is added in order by list_sum. The list does not depend on the cutoff, so that DuckDB builds
+    one for AP and every AP@k. Elsewhere a plain SUM. -#}
+{% macro sum_in_rank_order(term, condition, cutoff=none) -%}
+{%- if dialect_name() == 'duckdb' -%}
+COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': {{ term }}}) FILTER (WHERE {{ condition }}), 'ASC', 'NULLS LAST'){% if cutoff is not none %} IF x.rank <= {{ cutoff | number }}{% endif %}]), 0)
+{%- else -%}
+SUM(CASE WHEN {{ condition }}{% if cutoff is not none %} AND rank <= {{ cutoff | number }}{% endif %} THEN {{ term }} ELSE 0 END)
+{%- endif -%}
+{%- endmacro %}

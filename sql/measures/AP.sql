@@ -11,6 +11,7 @@
   Parameters: rel (minimum relevant label, default 1); ap_denominator; cutoff k (default: whole ranking).
   Reference: trec_eval 10 m_map.c, m_map_cut.c (docs/trec_eval_semantics.md sec. 5).
 -#}
+{% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/judging.sql' as judging %}
 
 {% macro precision_sum(m) %}precision_sum_{{ m.level | key }}{{ judging.cut(m.cutoff) }}{% endmacro %}
@@ -26,7 +27,7 @@
 {%- set within = ' * CASE WHEN rank <= ' ~ m.cutoff ~ ' THEN 1 ELSE 0 END' if m.cutoff is not none else '' -%}
 {% call column(precision_sum(m)) %}SUM(CAST({{ r }} AS {{ DOUBLE }}) / tie_size * (tie_rel_before_{{ level(m) }} + 1 + CASE WHEN tie_size > 1 THEN CAST((rank - tie_first) * ({{ r }} - 1) AS {{ DOUBLE }}) / (tie_size - 1) ELSE 0 END) / rank{{ within }}){% endcall %}
 {% else %}
-{% call column(precision_sum(m)) %}SUM(CASE WHEN {{ judging.relevant_up_to(m.level, m.cutoff) }} THEN CAST({{ judging.relevant_so_far(m.level) }} AS {{ DOUBLE }}) / rank ELSE 0 END){% endcall %}
+{% call column(precision_sum(m)) %}{{ dialect.sum_in_rank_order('CAST(' ~ judging.relevant_so_far(m.level) ~ ' AS ' ~ DOUBLE ~ ') / rank', judging.relevant_up_to(m.level, none), m.cutoff) }}{% endcall %}
 {% endif %}
 {% if m.ap_denominator == 'retrieved_relevant' %}
 {{ judging.relevant_in_top_column(m.level, m.cutoff, m) }}

@@ -25,7 +25,7 @@
 {%- set r = 'judgments.' ~ judging.num_rel(m.level) -%}
 {%- set n = 'judgments.' ~ judging.num_nonrel(m.level) -%}
 {%- set divisor = r if m.get('formula') == 'original' else 'LEAST(' ~ n ~ ', ' ~ r ~ ')' -%}
-{% call column(bpref_sum(m)) %}SUM(CASE WHEN {{ judging.is_relevant(m.level) }} = 1 THEN CASE WHEN {{ above }} > 0 THEN 1 - CAST(LEAST({{ above }}, {{ r }}) AS {{ DOUBLE }}) / {{ divisor }} ELSE 1 END ELSE 0 END){% endcall %}
+{% call column(bpref_sum(m)) %}{{ dialect.sum_in_rank_order('CASE WHEN ' ~ above ~ ' > 0 THEN 1 - CAST(LEAST(' ~ above ~ ', ' ~ r ~ ') AS ' ~ DOUBLE ~ ') / ' ~ divisor ~ ' ELSE 1 END', judging.is_relevant(m.level) ~ ' = 1') }}{% endcall %}
 {% endmacro %}
 {% macro bpref_sum(m) %}bpref_sum_{{ m.level | key }}{% if m.get('formula') == 'original' %}_original{% endif %}{% endmacro %}
 {% macro value(m) %}COALESCE({{ dialect.as_double(bpref_sum(m)) }} / NULLIF({{ judging.num_rel(m.level) }}, 0), 0){% endmacro %}

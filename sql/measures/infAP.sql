@@ -9,6 +9,7 @@
   Parameters: rel (minimum relevant label, default 1).
   Reference: Yilmaz & Aslam (CIKM 2006); trec_eval 10 m_infap.c (docs/trec_eval_semantics.md sec. 5).
 -#}
+{% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/judging.sql' as judging %}
 
 {% macro judgments(m) %}{{ judging.num_rel_column(m.level) }}{% endmacro %}
@@ -27,6 +28,8 @@
 {%- set n = judging.nonrelevant_so_far(m.level) -%}
 {%- set e = 'CAST(0.00001 AS ' ~ DOUBLE ~ ')' -%}
 {%- set above = 'CAST(' ~ p ~ ' + ' ~ n ~ ' + pool_unjudged_so_far AS ' ~ DOUBLE ~ ') / (rank - 1)' -%}
-{% call column("infap_sum_" ~ (m.level | key)) %}SUM(CASE WHEN {{ judging.is_relevant(m.level) }} = 0 THEN 0 WHEN rank = 1 THEN CAST(1 AS {{ DOUBLE }}) ELSE CAST(1 AS {{ DOUBLE }}) / rank + (CAST(rank - 1 AS {{ DOUBLE }}) / rank) * ({{ above }}) * (({{ p }} + {{ e }}) / ({{ p }} + {{ n }} + 2 * {{ e }})) END){% endcall %}
+{%- set term = 'CASE WHEN rank = 1 THEN CAST(1 AS ' ~ DOUBLE ~ ') ELSE CAST(1 AS ' ~ DOUBLE ~ ') / rank + (CAST(rank - 1 AS ' ~ DOUBLE
+    ~ ') / rank) * (' ~ above ~ ') * ((' ~ p ~ ' + ' ~ e ~ ') / (' ~ p ~ ' + ' ~ n ~ ' + 2 * ' ~ e ~ ')) END' -%}
+{% call column("infap_sum_" ~ (m.level | key)) %}{{ dialect.sum_in_rank_order(term, judging.is_relevant(m.level) ~ ' = 1') }}{% endcall %}
 {% endmacro %}
 {% macro value(m) %}COALESCE(infap_sum_{{ m.level | key }} / NULLIF({{ judging.num_rel(m.level) }}, 0), 0){% endmacro %}

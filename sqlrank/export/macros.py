@@ -67,11 +67,19 @@ def _statement(measures: list[Measure], conventions, output: str) -> str:
 
 
 def _with_cutoff_parameter(sql: str) -> str:
-    """The placeholder cutoff becomes the parameter k: in names ('P@' || k) and in numbers."""
-    text = re.sub(r"'([^']*)" + str(_PLACEHOLDER) + r"([^']*)'",
-                  lambda m: f"'{m.group(1)}' || CAST(k AS VARCHAR) || '{m.group(2)}'", sql)
-    text = re.sub(r"(?<![0-9A-Za-z_])" + str(_PLACEHOLDER) + r"(?![0-9])", "k", text)
-    return text.replace(f"_{_PLACEHOLDER}", "_k")
+    """The placeholder cutoff becomes the parameter k: in names ('P@' || k) and in numbers. The statement is
+    cut into its string literals and the code between them first, so that a quote is never paired with the
+    wrong one."""
+    placeholder = str(_PLACEHOLDER)
+    parts = re.split(r"('(?:[^']|'')*')", sql)  # odd positions: the string literals
+    for at, part in enumerate(parts):
+        if at % 2:
+            if placeholder in part:
+                parts[at] = part.replace(placeholder, "' || CAST(k AS VARCHAR) || '")
+        else:
+            part = re.sub(r"(?<![0-9A-Za-z_])" + placeholder + r"(?![0-9])", "k", part)
+            parts[at] = part.replace(f"_{placeholder}", "_k")
+    return "".join(parts)
 
 
 def install_statements(measures: Any = None, schema: str = SCHEMA, **conventions: Any) -> list[str]:

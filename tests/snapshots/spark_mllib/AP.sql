@@ -61,8 +61,10 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(CASE WHEN is_rel_0 = 1 THEN CAST(rel_0_so_far AS DOUBLE) / rank ELSE 0 END) AS precision_sum_0,
-           SUM(CASE WHEN is_rel_0 = 1 AND rank <= 10 THEN CAST(rel_0_so_far AS DOUBLE) / rank ELSE 0 END) AS precision_sum_0_top_10
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': CAST(rel_0_so_far AS DOUBLE)
+               / rank}) FILTER (WHERE is_rel_0 = 1), 'ASC', 'NULLS LAST')]), 0) AS precision_sum_0,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': CAST(rel_0_so_far AS DOUBLE)
+               / rank}) FILTER (WHERE is_rel_0 = 1), 'ASC', 'NULLS LAST') IF x.rank <= 10]), 0) AS precision_sum_0_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),

@@ -61,9 +61,9 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(CASE WHEN is_rel_0 = 1 THEN CASE WHEN nonrel_0_so_far > 0 THEN 1
-               - CAST(LEAST(nonrel_0_so_far, judgments.num_rel_0) AS DOUBLE) / LEAST(judgments.num_nonrel_0, judgments.num_rel_0) ELSE 1
-               END ELSE 0 END) AS bpref_sum_0
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': CASE WHEN nonrel_0_so_far > 0 THEN 1
+               - CAST(LEAST(nonrel_0_so_far, judgments.num_rel_0) AS DOUBLE) / LEAST(judgments.num_nonrel_0, judgments.num_rel_0)
+               ELSE 1 END}) FILTER (WHERE is_rel_0 = 1), 'ASC', 'NULLS LAST')]), 0) AS bpref_sum_0
     FROM ranked
     JOIN judgments ON judgments.query_id = ranked.query_id
     GROUP BY ranked.query_id

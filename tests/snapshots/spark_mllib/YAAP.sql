@@ -60,7 +60,8 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(CASE WHEN is_rel_0 = 1 THEN CAST(rel_0_so_far AS DOUBLE) / rank ELSE 0 END) AS precision_sum_0
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': CAST(rel_0_so_far AS DOUBLE)
+               / rank}) FILTER (WHERE is_rel_0 = 1), 'ASC', 'NULLS LAST')]), 0) AS precision_sum_0
     FROM ranked
     GROUP BY ranked.query_id
 ),

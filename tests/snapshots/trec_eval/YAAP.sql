@@ -60,7 +60,8 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(CASE WHEN is_rel_1 = 1 THEN CAST(rel_1_so_far AS DOUBLE) / rank ELSE 0 END) AS precision_sum_1
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': CAST(rel_1_so_far AS DOUBLE)
+               / rank}) FILTER (WHERE is_rel_1 = 1), 'ASC', 'NULLS LAST')]), 0) AS precision_sum_1
     FROM ranked
     GROUP BY ranked.query_id
 ),

@@ -63,10 +63,11 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(CASE WHEN is_rel_1 = 0 THEN 0 WHEN rank = 1 THEN CAST(1 AS DOUBLE) ELSE CAST(1 AS DOUBLE) / rank + (CAST(rank
-               - 1 AS DOUBLE) / rank) * (CAST(rel_1_so_far - 1 + nonrel_1_so_far + pool_unjudged_so_far AS DOUBLE) / (rank - 1))
-               * ((rel_1_so_far - 1 + CAST(0.00001 AS DOUBLE)) / (rel_1_so_far - 1 + nonrel_1_so_far + 2
-               * CAST(0.00001 AS DOUBLE))) END) AS infap_sum_1
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': CASE WHEN rank = 1 THEN CAST(1 AS DOUBLE)
+               ELSE CAST(1 AS DOUBLE) / rank + (CAST(rank - 1 AS DOUBLE) / rank) * (CAST(rel_1_so_far - 1 + nonrel_1_so_far
+               + pool_unjudged_so_far AS DOUBLE) / (rank - 1)) * ((rel_1_so_far - 1 + CAST(0.00001 AS DOUBLE)) / (rel_1_so_far - 1
+               + nonrel_1_so_far + 2 * CAST(0.00001 AS DOUBLE))) END}) FILTER (WHERE is_rel_1 = 1), 'ASC', 'NULLS LAST')]), 0)
+               AS infap_sum_1
     FROM ranked
     GROUP BY ranked.query_id
 ),
