@@ -97,7 +97,8 @@ class Statement:
         key = (dialect.name, with_counts)
         if key not in self.sliced:
             self.sliced[key] = self._render(dialect, *STAND_INS[:2], self.listed and STAND_INS[2],
-                                            "slice" if with_counts else "per_query")
+                                            "slice" if with_counts else "relstring" if self.output == "relstring"
+                                            else "per_query")
         return fill_in(self.sliced[key], {mark: render_slice(sql, self.slices, slice_index)
                                           for mark, sql in inputs.items() if sql is not None})
 

@@ -37,8 +37,9 @@ class DuckDBEngine(Engine):
         return self.connection.execute(sql).fetchall()[0]  # DuckDB's own error: the checks say what failed
 
     def per_query(self, p: Plan) -> list[tuple]:
-        """The (query_id, measure, value) rows of a per-query plan: its statement, or its slices one
-        after another (only a slice's ranking is held at a time, not the whole run's)."""
+        """The (query_id, measure, value) rows of a per-query plan (a relstring plan's (query_id, relstring)):
+        its statement, or its slices one after another (only a slice's ranking is held at a time, not the
+        whole run's)."""
         if p.slices == 1:
             with step(self.connection, _evaluating(p)):
                 return self.rows(p.sql).rows

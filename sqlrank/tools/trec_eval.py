@@ -191,8 +191,8 @@ def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_
     if "relstring" in options.measures and options.per_query:
         length = int(float(options.measures["relstring"] or 10))
         p = plan(qrels, run_source, [], "relstring", con, registry, relstring_length=max(length, 0),
-                 printable=False, **conventions)
-        relstrings = dict(engine.rows(p.sql).rows)
+                 printable=False, slices=slices, **conventions)
+        relstrings = dict(engine.per_query(p))  # in slices, as the measures: one slice's ranking held at a time
     runid = run_id_of(run_source, con) if "runid" in options.measures else None
     return values, relstrings, runid
 
@@ -280,9 +280,16 @@ def _print(options: Options, lines: list[Line], measures: list[Measure], values:
             found = [zscore(zscores, qid, line.name, v) for qid, v in zip(queries, found)]
         return found
 
-    text = []
+    text: list[str] = []  # written out a piece at a time: -q prints a line per measure and query
+
+    def write(pending: int = 1 << 16) -> None:
+        if len(text) >= pending:
+            out.write("".join(t + "\n" for t in text))
+            text.clear()
+
     if options.per_query:
         for at, qid in enumerate(queries):
+            write()
             for line in lines:
                 if line.trec in ALL_ONLY:
                     continue
@@ -311,7 +318,7 @@ def _print(options: Options, lines: list[Line], measures: list[Measure], values:
             else:
                 total = add_in_order(per) / len(per) if per else 0.0
             text.append(_format(line.name, "all", total, line.trec, zscores is not None))
-    out.write("".join(t + "\n" for t in text))
+    write(0)
 
 
 def add_in_order(values: list[float]) -> float:
