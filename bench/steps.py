@@ -37,14 +37,13 @@ def run(argv: list[str]) -> tuple[list[tuple[str, float, float]], float, float]:
 
 
 def grouped(steps: list[tuple[str, float, float]]) -> dict[str, list[float]]:
-    """The steps by label, the slices of one evaluation added up: {label: [wall, cpu, count]}."""
+    """The steps by label, the slices of one evaluation added up: {label: [wall, cpu]}."""
     groups: dict[str, list[float]] = {}
     for label, wall, cpu in steps:
         key = re.sub(r" \(slice [0-9]+ of ([0-9]+)\)", r" (\1 slices)", label)
-        found = groups.setdefault(key, [0.0, 0.0, 0])
+        found = groups.setdefault(key, [0.0, 0.0])
         found[0] += wall
         found[1] += cpu
-        found[2] += 1
     return groups
 
 
@@ -55,7 +54,7 @@ def main() -> None:
     steps, wall, cpu = run(argv)
     groups = grouped(steps)
     print(f"{'step':<90} {'wall s':>7} {'CPU s':>7}")
-    for label, (step_wall, step_cpu, _) in groups.items():
+    for label, (step_wall, step_cpu) in groups.items():
         print(f"{label[:90]:<90} {step_wall:7.2f} {step_cpu:7.2f}")
     print(f"{'the rest: start, imports, planning, output':<90} {wall - sum(g[0] for g in groups.values()):7.2f} "
           f"{cpu - sum(g[1] for g in groups.values()):7.2f}")

@@ -375,15 +375,16 @@ def test_per_document_sums_are_added_in_rank_order_whatever_order_the_rows_come_
 
     terms = [1e16, 1.0, -1e16, 1.0, 0.5, 2.0]  # by rank 1..6; the sum depends on the order of the additions
     keep = [1, 1, 1, 1, 0, 1]
-    expected = 0.0
-    for rank, (term, kept) in enumerate(zip(terms, keep), start=1):
-        if kept and (cutoff is None or rank <= cutoff):
-            expected += term
-    upside_down = 0.0
-    for rank in range(len(terms), 0, -1):
-        if keep[rank - 1] and (cutoff is None or rank <= cutoff):
-            upside_down += terms[rank - 1]
-    assert upside_down != expected  # the order matters for these terms
+
+    def added(ranks) -> float:  # one term after the other, as C's loop adds them
+        total = 0.0
+        for rank in ranks:
+            if keep[rank - 1] and (cutoff is None or rank <= cutoff):
+                total += terms[rank - 1]
+        return total
+
+    expected = added(range(1, len(terms) + 1))
+    assert added(range(len(terms), 0, -1)) != expected  # the order matters for these terms
     con = duckdb.connect()
     con.execute("CREATE TABLE ranked (query_id VARCHAR, rank BIGINT, term DOUBLE, kept INTEGER)")
     con.executemany("INSERT INTO ranked VALUES ('q', ?, ?, ?)",
