@@ -267,3 +267,56 @@ def test_generated_data_has_the_hard_cases():
     assert {"1", "01"} & set(qrels.query_id) or any("/" in q for q in qrels.query_id)
     judged = run.merge(qrels, on=["query_id", "doc_id"], how="left")
     assert judged.relevance.isna().mean() > 0.2, "many retrieved documents should be unjudged"
+
+
+def long_rankings(seed: int, n_queries: int, n_docs: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rankings as long as a TREC run's (n_docs documents per query, 6-decimal scores), a fifth of them
+    judged with grades 0-3, and judged documents the run did not retrieve."""
+    import random
+
+    rng = random.Random(seed)
+    qrels_rows, run_rows = [], []
+    for n in range(n_queries):
+        qid = f"q{rng.randrange(10 ** 6)}-{n}"
+        for d in range(n_docs):
+            doc = f"D{rng.randrange(10 ** 7)}-{d}"
+            run_rows.append((qid, doc, round(rng.random(), 6)))
+            if rng.random() < 0.2:
+                qrels_rows.append((qid, doc, rng.choices((0, 1, 2, 3), (5, 3, 2, 1))[0]))
+        qrels_rows += [(qid, f"unretrieved-{k}", rng.randint(0, 3)) for k in range(rng.randint(0, 30))]
+    return (pd.DataFrame(qrels_rows, columns=["query_id", "doc_id", "relevance"]),
+            pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score"]))
+
+
+# Sums whose doubles are trec_eval's, bit for bit: the per-document terms added in rank order, the queries' values in
+# query order (as trec_eval's C loops add them).
+TO_THE_BIT = ["map", "ndcg", "ndcg_cut.10", "ndcg_cut.100", "P.10", "recall.100", "recip_rank", "Rprec", "bpref",
+              "infAP", "binG", "G"]
+
+
+def test_values_are_trec_eval_s_doubles_on_every_run():
+    # DuckDB's SUM adds in the order its threads deliver the rows: per-query G, nDCG, nDCG@100 and binG values
+    # (258 of these 3,000) and every mean differed from pytrec_eval's, and from one run to the next, in the last
+    # bit. Added in rank order and in query order, they are the same on every run, and exactly pytrec_eval's.
+    qrels, run = long_rankings(7, n_queries=250, n_docs=1200)
+    qrels_dict, run_dict = to_dicts(qrels, run)
+    expected = pytrec_eval.RelevanceEvaluator(qrels_dict, set(TO_THE_BIT)).evaluate(run_dict)
+    trec_names = sorted(next(iter(expected.values())))
+    measures = [sqlrank.parse_measures(n)[0] for n in trec_names]
+    names = [str(m.resolve(resolve_conventions(trec_eval_version=9))) for m in measures]
+    queries = sorted(expected)
+    means = {}
+    for trec_name, name in zip(trec_names, names):
+        total = 0.0
+        for qid in queries:  # trec_eval's summary: each query's value added in query order
+            total += expected[qid][trec_name]
+        means[name] = total / len(queries)
+    for _ in range(2):
+        got = sqlrank.evaluate(qrels, run, measures, per_query=True, trec_eval_version=9, threads=2)
+        values = {(r.query_id, r.measure): r.value for r in got.itertuples()}
+        differ = [f"{qid} {trec_name}: pytrec_eval {expected[qid][trec_name]!r}, sqlrank {values[(qid, name)]!r}"
+                  for qid in queries for trec_name, name in zip(trec_names, names)
+                  if values[(qid, name)] != expected[qid][trec_name]]
+        assert not differ, f"{len(differ)} differ:\n" + "\n".join(differ[:10])
+        summary = sqlrank.evaluate(qrels, run, measures, trec_eval_version=9, threads=2)
+        assert dict(zip(summary.measure, summary.value)) == means

@@ -62,16 +62,35 @@ SETTINGS join_use_nulls = 1, cast_keep_nullable = 1{% endif %}{% endmacro %}
 {% macro union() %}{% if dialect_name() in ('clickhouse', 'bigquery') %}UNION DISTINCT{% else %}UNION{% endif %}{% endmacro %}
 {#- INTERSECT of distinct rows (BigQuery spells the DISTINCT out). -#}
 {% macro intersect() %}{% if dialect_name() == 'bigquery' %}INTERSECT DISTINCT{% else %}INTERSECT{% endif %}{% endmacro %}
-{#- The sum of ``term`` over the rows where ``condition`` holds (and rank <= cutoff), added one row after the
-    other in rank order, as trec_eval adds (in another order a sum of doubles may differ in its last bit, and a
-    value printed to four decimals then in its last digit: bpref 351/800 prints 0.4387 added in rank order,
-    0.4388 in others). DuckDB's SUM adds in whatever order its plan delivers the rows; its list of (rank,
-    term), sorted, is added in order by list_sum. The list does not depend on the cutoff, so that DuckDB builds
-    one for AP and every AP@k. Elsewhere a plain SUM. -#}
-{% macro sum_in_rank_order(term, condition, cutoff=none) -%}
+{#- The sum of ``term`` over the rows (where ``condition`` holds, and ``rank`` <= cutoff), added one row after the
+    other in rank order, as trec_eval adds: the same bits on every run, and trec_eval's (in another order a sum
+    of doubles may differ in its last bit, and a value printed to four decimals then in its last digit: bpref
+    351/800 prints 0.4387 added in rank order, 0.4388 in others). DuckDB's SUM adds in whatever order its
+    threads deliver the rows; its list of (rank, term), sorted, is added in order by list_sum. The list does not
+    depend on the cutoff, so that DuckDB builds one for AP and every AP@k, one for DCG and every DCG@k.
+    Elsewhere a plain SUM. -#}
+{% macro sum_in_rank_order(term, condition=none, cutoff=none, rank='rank') -%}
 {%- if dialect_name() == 'duckdb' -%}
-COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': {{ term }}}) FILTER (WHERE {{ condition }}), 'ASC', 'NULLS LAST'){% if cutoff is not none %} IF x.rank <= {{ cutoff | number }}{% endif %}]), 0)
+COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': {{ rank }}, 'term': {{ term }}}){% if condition is not none %} FILTER (WHERE {{ condition }}){% endif %}, 'ASC', 'NULLS LAST'){% if cutoff is not none %} IF x.rank <= {{ cutoff | number }}{% endif %}]), 0)
 {%- else -%}
-SUM(CASE WHEN {{ condition }}{% if cutoff is not none %} AND rank <= {{ cutoff | number }}{% endif %} THEN {{ term }} ELSE 0 END)
+{% if condition is none and cutoff is none %}SUM({{ term }}){% else %}SUM(CASE WHEN {{ condition if condition is not none else 'TRUE' }}{% if cutoff is not none %} AND {{ rank }} <= {{ cutoff | number }}{% endif %} THEN {{ term }} ELSE 0 END){% endif %}
+{%- endif -%}
+{%- endmacro %}
+{#- The sum of ``x`` over the rows (NULLs left out), added in the order of ``key``: in DuckDB an ordered list
+    added by list_sum, so that a sum over queries has the same bits on every run (SUM adds in the order its
+    threads deliver the rows) and trec_eval's, which adds each query's value in query order. -#}
+{% macro sum_in_order(x, key) -%}
+{%- if dialect_name() == 'duckdb' -%}
+list_sum(list({{ x }} ORDER BY {{ key }}))
+{%- else -%}
+SUM({{ x }})
+{%- endif -%}
+{%- endmacro %}
+{#- The mean of ``x`` over the rows (NULLs left out), its sum added in the order of ``key`` (sum_in_order). -#}
+{% macro mean_in_order(x, key) -%}
+{%- if dialect_name() == 'duckdb' -%}
+{{ sum_in_order(x, key) }} / COUNT({{ x }})
+{%- else -%}
+AVG({{ x }})
 {%- endif -%}
 {%- endmacro %}

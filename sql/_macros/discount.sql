@@ -25,14 +25,13 @@ CASE WHEN {{ rank }} <= CAST({{ d.base | number }} AS {{ DOUBLE }}) THEN {{ gain
 {%- endif -%}
 {%- endmacro %}
 
-{#- Sum of discounted gains over the rows of one query up to rank k (all ranks when k is none);
-    with tie_break=expected each row's discount is the mean over its tie group's positions. -#}
+{#- Sum of discounted gains over the rows of one query up to rank k (all ranks when k is none), added in
+    rank order (dialect.sum_in_rank_order); with tie_break=expected each row's discount is the mean over its
+    tie group's positions. -#}
 {% macro dcg_column(gain, k, name, d, expected=false, weight=none) %}
 {% if expected %}
-{% call column(name) %}SUM({{ gain }} * {{ weight }}){% endcall %}
-{% elif k is none %}
-{% call column(name) %}SUM({{ discounted(gain, 'rank', d) }}){% endcall %}
+{% call column(name) %}{{ dialect.sum_in_rank_order(gain ~ ' * ' ~ weight, gain ~ ' <> 0') }}{% endcall %}
 {% else %}
-{% call column(name) %}SUM(CASE WHEN rank <= {{ k | number }} THEN {{ discounted(gain, 'rank', d) }} ELSE 0 END){% endcall %}
+{% call column(name) %}{{ dialect.sum_in_rank_order(discounted(gain, 'rank', d), gain ~ ' <> 0', k) }}{% endcall %}
 {% endif %}
 {% endmacro %}

@@ -4,25 +4,28 @@
 {#- A measure's aggregate over queries (the registry's aggregate); a "catalog" value is one value
     for all queries, the same on every per-query row (per segment: its value over the segment's
     queries, from its one-row step joined by segment); a "weighted" one weighs each query's value by
-    the weight beside it (GAUC: the query's judged documents). -#}
+    the weight beside it (GAUC: the query's judged documents). Sums of values are added in query
+    order (dialect.sum_in_order): the same bits on every run, and trec_eval's. -#}
 {% macro aggregate(m, per_segment=false) -%}
+{% import '_macros/dialect.sql' as dialect %}
 {%- if m.aggregate == 'sum' -%}
 SUM({{ m.column }})
 {%- elif m.aggregate == 'catalog' -%}
 MAX({{ m.value if per_segment else m.column }})
 {%- elif m.aggregate == 'weighted' -%}
-SUM(per_query.{{ m.column }} * per_query.{{ m.weight_column }}) / NULLIF(SUM(CASE WHEN per_query.{{ m.column }} IS NOT NULL THEN per_query.{{ m.weight_column }} END), 0)
+{{ dialect.sum_in_order('per_query.' ~ m.column ~ ' * per_query.' ~ m.weight_column, 'per_query.query_id') }} / NULLIF(SUM(CASE WHEN per_query.{{ m.column }} IS NOT NULL THEN per_query.{{ m.weight_column }} END), 0)
 {%- elif m.aggregate == 'geometric' -%}
-{{ geometric_mean(m.column) }}
+{{ geometric_mean(m.column, 'per_query.query_id') }}
 {%- else -%}
-AVG({{ m.column }})
+{{ dialect.mean_in_order('per_query.' ~ m.column, 'per_query.query_id') }}
 {%- endif -%}
 {%- endmacro %}
 
 {#- The geometric mean of x over the rows, each value at least GEOMETRIC_FLOOR (trec_eval's gm_map and
-    gm_bpref; measures/family.py). -#}
-{% macro geometric_mean(x) -%}
-EXP(AVG(LN(CASE WHEN {{ x }} > CAST({{ GEOMETRIC_FLOOR }} AS {{ DOUBLE }}) THEN {{ x }} ELSE CAST({{ GEOMETRIC_FLOOR }} AS {{ DOUBLE }}) END)))
+    gm_bpref; measures/family.py), its logarithms added in the order of key. -#}
+{% macro geometric_mean(x, key) -%}
+{% import '_macros/dialect.sql' as dialect %}
+EXP({{ dialect.mean_in_order('LN(CASE WHEN ' ~ x ~ ' > CAST(' ~ GEOMETRIC_FLOOR ~ ' AS ' ~ DOUBLE ~ ') THEN ' ~ x ~ ' ELSE CAST(' ~ GEOMETRIC_FLOOR ~ ' AS ' ~ DOUBLE ~ ') END)', key) }})
 {%- endmacro %}
 
 {#- Columns after a first one, one per line. -#}

@@ -4,10 +4,11 @@
   document) to the ideal DCG so far; then per query the columns the measure asks.
 -#}
 {% import '_macros/discount.sql' as discount %}
+{% import '_macros/dialect.sql' as dialect %}
 {% set name, columns, m = piece.name, piece.columns, piece.measure %}
 {{ name }}_points AS (
-    SELECT ideal.query_id AS query_id,
-           COALESCE(SUM({{ discount.discounted('ranked.gain' ~ m.gain.sfx, 'ranked.rank', m.disc) }}), 0)
+    SELECT ideal.query_id AS query_id, ideal.rank AS rank,
+           {{ dialect.sum_in_rank_order(discount.discounted('ranked.gain' ~ m.gain.sfx, 'ranked.rank', m.disc), 'ranked.rank IS NOT NULL', rank='ranked.rank') }}
                / MAX(ideal.dcg_so_far) AS point
     FROM {{ m.ideal.spec }} AS ideal
     LEFT JOIN {{ m.ranked }} AS ranked

@@ -7,6 +7,7 @@
   GMAP and GM_bpref), and counts the queries each measure has a value for; the measures over all
   users come from their catalog steps, computed from the items' counts summed over the slices.
 -#}
+{% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/evaluation.sql' as evaluation %}
 per_query AS (
     SELECT query_id, measure, value FROM {{ slices_table }} WHERE doc_id IS NULL
@@ -18,9 +19,9 @@ measures (position, measure, aggregate) AS (
 summary AS (
     SELECT measure,
            COUNT(value) AS queries,
-           AVG(value) AS mean,
+           {{ dialect.mean_in_order('value', 'query_id') }} AS mean,
            SUM(value) AS sum,
-           {{ evaluation.geometric_mean('value') }} AS geometric
+           {{ evaluation.geometric_mean('value', 'query_id') }} AS geometric
     FROM per_query
     GROUP BY measure
 )

@@ -11,6 +11,7 @@
   relevance" (CIKM 2009); gdeval.pl (TREC 2010 Web track), ir_measures' ERR@k.
 -#}
 {% import '_macros/judging.sql' as judging %}
+{% import '_macros/dialect.sql' as dialect %}
 
 {% macro stop(m) %}err_stop_{{ m.max_rel | key }}{% endmacro %}
 {% macro continue_so_far(m) %}err_continue_{{ m.max_rel | key }}_so_far{% endmacro %}
@@ -24,7 +25,6 @@
 {% macro ranked(m) %}{% call column(continue_so_far(m)) %}SUM(LN(1 - {{ stop(m) }})) OVER ranking{% endcall %}{% endmacro %}
 {% macro retrieved(m) %}
 {%- set reached = 'EXP(' ~ continue_so_far(m) ~ ' - LN(1 - ' ~ stop(m) ~ '))' -%}
-{%- set within = ' AND rank <= ' ~ m.cutoff if m.cutoff is not none else '' -%}
-{% call column(err(m)) %}SUM(CASE WHEN {{ stop(m) }} > 0{{ within }} THEN {{ stop(m) }} * {{ reached }} / rank ELSE 0 END){% endcall %}
+{% call column(err(m)) %}{{ dialect.sum_in_rank_order(stop(m) ~ ' * ' ~ reached ~ ' / rank', stop(m) ~ ' > 0', m.cutoff) }}{% endcall %}
 {% endmacro %}
 {% macro value(m) %}COALESCE({{ err(m) }}, 0){% endmacro %}

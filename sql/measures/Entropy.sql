@@ -7,9 +7,10 @@
   Reference: Shani & Gunawardana (2011); the two libraries above.
 -#}
 {% import '_macros/recommended.sql' as recommended %}
+{% import '_macros/dialect.sql' as dialect %}
 {% macro listed(m) %}{{ recommended.times_column(m) }}{% endmacro %}
 {% macro ordered(m) %}{% call column("total_" ~ recommended.cut(m)) %}SUM(times_{{ recommended.cut(m) }}) OVER ({{ recommended.items_window(m) }}){% endcall %}{% endmacro %}
 {% macro catalog(m) %}{% set share = 'CAST(times_' ~ recommended.cut(m) ~ ' AS ' ~ DOUBLE ~ ') / total_' ~ recommended.cut(m) %}
-{% call column(m.column) %}-SUM(CASE WHEN times_{{ recommended.cut(m) }} > 0 THEN {{ share }} * LN({{ share }}) END) / LN({{ m.base | number }}){% if m.per_item %} / NULLIF(COUNT(CASE WHEN times_{{ recommended.cut(m) }} > 0 THEN 1 END), 0){% endif %}{% endcall %}
+{% call column(m.column) %}-{{ dialect.sum_in_order('CASE WHEN times_' ~ recommended.cut(m) ~ ' > 0 THEN ' ~ share ~ ' * LN(' ~ share ~ ') END', 'listed' ~ m.ranking ~ '.doc_id') }} / LN({{ m.base | number }}){% if m.per_item %} / NULLIF(COUNT(CASE WHEN times_{{ recommended.cut(m) }} > 0 THEN 1 END), 0){% endif %}{% endcall %}
 {%- endmacro %}
 {% macro value(m) %}{{ recommended.catalog_value(m) }}{% endmacro %}

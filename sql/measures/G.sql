@@ -15,6 +15,7 @@
 {% macro graded(m) %}
 {%- set sfx = m.gain.sfx -%}
 {%- set excess = 'COALESCE(' ~ m.ideal.spec ~ '.excess_so_far, ' ~ m.ideal.spec ~ '_dcg.ideal_excess' ~ sfx ~ ')' -%}
-{% call column("g_sum" ~ sfx) %}SUM(ranked.gain{{ sfx }} / {{ dialect.log2('2 + ranked.rank + ' ~ excess ~ ' - ranked.gain' ~ sfx ~ '_so_far') }}){% endcall %}
+{%- set term = 'ranked.gain' ~ sfx ~ ' / ' ~ dialect.log2('2 + ranked.rank + ' ~ excess ~ ' - ranked.gain' ~ sfx ~ '_so_far') -%}
+{% call column("g_sum" ~ sfx) %}{{ dialect.sum_in_rank_order(term, rank='ranked.rank') }}{% endcall %}
 {% endmacro %}
 {% macro value(m) %}COALESCE(g_sum{{ m.gain.sfx }} / NULLIF(ideal_gain{{ m.gain.sfx }}, 0), 0){% endmacro %}

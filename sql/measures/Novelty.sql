@@ -8,6 +8,7 @@
 {% import '_macros/dialect.sql' as dialect %}
 {% macro listed(m) %}{{ recommended.times_column(m) }}{% endmacro %}
 {% macro catalog(m) %}{% set c = 'times_' ~ recommended.cut(m) %}
-{% call column(m.column) %}SUM(CASE WHEN popularity.interactions > 0 THEN {{ c }} * -{{ dialect.log2('CAST(popularity.interactions AS ' ~ DOUBLE ~ ') / catalog_items.all_interactions') }} ELSE 0 END) / NULLIF(SUM({{ c }}), 0){% endcall %}
+{%- set information = 'CASE WHEN popularity.interactions > 0 THEN ' ~ c ~ ' * -' ~ dialect.log2('CAST(popularity.interactions AS ' ~ DOUBLE ~ ') / catalog_items.all_interactions') ~ ' ELSE 0 END' -%}
+{% call column(m.column) %}{{ dialect.sum_in_order(information, 'listed' ~ m.ranking ~ '.doc_id') }} / NULLIF(SUM({{ c }}), 0){% endcall %}
 {%- endmacro %}
 {% macro value(m) %}{{ recommended.catalog_value(m) }}{% endmacro %}

@@ -9,6 +9,7 @@
 -#}
 {% import '_macros/judging.sql' as judging %}
 {% import '_macros/ties.sql' as ties %}
+{% import '_macros/dialect.sql' as dialect %}
 
 {#- p^(rank - 1), or with tie_break=expected its mean over the tie group's positions. -#}
 {% macro weight(m) %}{% if m.expected %}tie_weight_{{ m.column }}{% else %}POWER({{ judging.real(m.p) }}, rank - 1){% endif %}{% endmacro %}
@@ -23,6 +24,6 @@
 {% macro tie(m) %}{{ weight_columns(m) }}{% endmacro %}
 {% macro retrieved(m) %}
 {%- set gain = 'CAST(relevance AS ' ~ DOUBLE ~ ') / CASE WHEN judgments.max_label > 1 THEN judgments.max_label ELSE 1 END' -%}
-{% call column(m.column ~ "_sum") %}SUM(CASE WHEN relevance > 0 THEN {{ gain }} * {{ weight(m) }} ELSE 0 END){% endcall %}
+{% call column(m.column ~ "_sum") %}{{ dialect.sum_in_rank_order(gain ~ ' * ' ~ weight(m), 'relevance > 0') }}{% endcall %}
 {% endmacro %}
 {% macro value(m) %}(1 - {{ judging.real(m.p) }}) * COALESCE({{ m.column }}_sum, 0){% endmacro %}

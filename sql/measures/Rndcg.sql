@@ -8,6 +8,7 @@
 -#}
 {% import '_macros/judging.sql' as judging %}
 {% import '_macros/running_dcg.sql' as running_dcg %}
+{% import '_macros/dialect.sql' as dialect %}
 
 {% macro judgments(m) %}{{ judging.num_rel_column(m.level) }}{% endmacro %}
 {% macro judged(m) %}{{ running_dcg.judged(m) }}{% endmacro %}
@@ -17,7 +18,7 @@
 {% endmacro %}
 {% macro ideal(m) %}{{ running_dcg.ideal(m) }}{% endmacro %}
 {% macro rndcg(m) %}
-{% call column("rndcg_sum" ~ m.gain.sfx) %}SUM(point){% endcall %}
+{% call column("rndcg_sum" ~ m.gain.sfx) %}{{ dialect.sum_in_rank_order('point') }}{% endcall %}
 {% call column("rndcg_points" ~ m.gain.sfx) %}COUNT(*){% endcall %}
 {% endmacro %}
 {% macro value(m) %}

@@ -11,6 +11,7 @@
 {% macro judged(m) %}{{ judging.is_relevant_column(m.level) }}{% endmacro %}
 {% macro ranked(m) %}{{ judging.relevant_so_far_column(m.level) }}{% endmacro %}
 {% macro retrieved(m) %}
-{% call column("bing_sum_" ~ (m.level | key)) %}SUM(CASE WHEN {{ judging.is_relevant(m.level) }} = 1 THEN 1 / {{ dialect.log2('2 + rank - ' ~ judging.relevant_so_far(m.level)) }} ELSE 0 END){% endcall %}
+{%- set term = '1 / ' ~ dialect.log2('2 + rank - ' ~ judging.relevant_so_far(m.level)) -%}
+{% call column("bing_sum_" ~ (m.level | key)) %}{{ dialect.sum_in_rank_order(term, judging.is_relevant(m.level) ~ ' = 1') }}{% endcall %}
 {% endmacro %}
 {% macro value(m) %}COALESCE(bing_sum_{{ m.level | key }} / NULLIF({{ judging.num_rel(m.level) }}, 0), 0){% endmacro %}

@@ -7,6 +7,7 @@
   Reference: trec_eval 10 m_ndcg_rel.c.
 -#}
 {% import '_macros/running_dcg.sql' as running_dcg %}
+{% import '_macros/dialect.sql' as dialect %}
 
 {% macro judged(m) %}{{ running_dcg.judged(m) }}{% endmacro %}
 {% macro retrieved(m) %}{{ running_dcg.retrieved(m) }}{% endmacro %}
@@ -14,7 +15,7 @@
 {% macro graded(m) %}
 {%- set sfx = m.gain.sfx -%}
 {%- set ideal_so_far = 'COALESCE(' ~ m.ideal.spec ~ '.dcg_so_far, ' ~ m.ideal.spec ~ '_dcg.ideal_dcg' ~ sfx ~ ')' -%}
-{% call column("ndcg_rel_points" ~ sfx) %}SUM(CASE WHEN ranked.gain{{ sfx }} > 0 THEN ranked.dcg{{ sfx }}_so_far / {{ ideal_so_far }} ELSE 0 END){% endcall %}
+{% call column("ndcg_rel_points" ~ sfx) %}{{ dialect.sum_in_rank_order('ranked.dcg' ~ sfx ~ '_so_far / ' ~ ideal_so_far, 'ranked.gain' ~ sfx ~ ' > 0', rank='ranked.rank') }}{% endcall %}
 {% call column("positive_retrieved" ~ sfx) %}SUM(CASE WHEN ranked.gain{{ sfx }} > 0 THEN 1 ELSE 0 END){% endcall %}
 {% endmacro %}
 {% macro value(m) %}

@@ -103,9 +103,12 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(aclt_missing_queries_zero_unjudged_queries_zero) AS aclt_missing_queries_zero_unjudged_queries_zero,
+           list_sum(list(per_query.aclt_missing_queries_zero_unjudged_queries_zero ORDER BY per_query.query_id))
+               / COUNT(per_query.aclt_missing_queries_zero_unjudged_queries_zero) AS aclt_missing_queries_zero_unjudged_queries_zero,
            COUNT(per_query.aclt_missing_queries_zero_unjudged_queries_zero) AS aclt_missing_queries_zero_unjudged_queries_zero_queries,
-           AVG(aclt_missing_queries_zero_unjudged_queries_zero_at_10) AS aclt_missing_queries_zero_unjudged_queries_zero_at_10,
+           list_sum(list(per_query.aclt_missing_queries_zero_unjudged_queries_zero_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.aclt_missing_queries_zero_unjudged_queries_zero_at_10)
+               AS aclt_missing_queries_zero_unjudged_queries_zero_at_10,
            COUNT(per_query.aclt_missing_queries_zero_unjudged_queries_zero_at_10)
                AS aclt_missing_queries_zero_unjudged_queries_zero_at_10_querie
     FROM per_query

@@ -79,9 +79,11 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(ap_rel_0_ap_denominator_min_num_rel_cutoff_missing_queries_z)
+           list_sum(list(per_query.ap_rel_0_ap_denominator_min_num_rel_cutoff_missing_queries_z ORDER BY per_query.query_id))
+               / COUNT(per_query.ap_rel_0_ap_denominator_min_num_rel_cutoff_missing_queries_z)
                AS ap_rel_0_ap_denominator_min_num_rel_cutoff_missing_queries_z,
-           AVG(ap_rel_0_ap_denominator_min_num_rel_cutoff_missing_queries_z_2)
+           list_sum(list(per_query.ap_rel_0_ap_denominator_min_num_rel_cutoff_missing_queries_z_2 ORDER BY per_query.query_id))
+               / COUNT(per_query.ap_rel_0_ap_denominator_min_num_rel_cutoff_missing_queries_z_2)
                AS ap_rel_0_ap_denominator_min_num_rel_cutoff_missing_queries_z_2
     FROM per_query
 )

@@ -68,7 +68,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(auc_rel_0_missing_queries_zero_unjudged_queries_zero) AS auc_rel_0_missing_queries_zero_unjudged_queries_zero,
+           list_sum(list(per_query.auc_rel_0_missing_queries_zero_unjudged_queries_zero ORDER BY per_query.query_id))
+               / COUNT(per_query.auc_rel_0_missing_queries_zero_unjudged_queries_zero)
+               AS auc_rel_0_missing_queries_zero_unjudged_queries_zero,
            COUNT(per_query.auc_rel_0_missing_queries_zero_unjudged_queries_zero)
                AS auc_rel_0_missing_queries_zero_unjudged_queries_zero_queries
     FROM per_query

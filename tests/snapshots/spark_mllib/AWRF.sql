@@ -199,11 +199,13 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse)
+           list_sum(list(per_query.awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse ORDER BY per_query.query_id))
+               / COUNT(per_query.awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse)
                AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse,
            COUNT(per_query.awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse)
                AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_3,
-           AVG(awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_2)
+           list_sum(list(per_query.awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_2 ORDER BY per_query.query_id))
+               / COUNT(per_query.awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_2)
                AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_2,
            COUNT(per_query.awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_2)
                AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_4

@@ -84,8 +84,10 @@ ideal_exp AS (
 ),
 ideal_exp_dcg AS (
     SELECT query_id,
-           SUM(gain / LOG2(rank + 1)) AS ideal_exp_dcg,
-           SUM(CASE WHEN rank <= 10 THEN gain / LOG2(rank + 1) ELSE 0 END) AS ideal_exp_dcg_top_10
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS ideal_exp_dcg,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST') IF x.rank <= 10]), 0) AS ideal_exp_dcg_top_10
     FROM ideal_exp
     GROUP BY query_id
 ),
@@ -109,8 +111,10 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(gain_exp / LOG2(rank + 1)) AS dcg_exp,
-           SUM(CASE WHEN rank <= 10 THEN gain_exp / LOG2(rank + 1) ELSE 0 END) AS dcg_exp_top_10
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain_exp / LOG2(rank
+               + 1)}) FILTER (WHERE gain_exp <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg_exp,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain_exp / LOG2(rank
+               + 1)}) FILTER (WHERE gain_exp <> 0), 'ASC', 'NULLS LAST') IF x.rank <= 10]), 0) AS dcg_exp_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),
@@ -227,11 +231,13 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(awrf_ndcg_rel_0_gain_exponential_missing_queries_zero_unjudg)
+           list_sum(list(per_query.awrf_ndcg_rel_0_gain_exponential_missing_queries_zero_unjudg ORDER BY per_query.query_id))
+               / COUNT(per_query.awrf_ndcg_rel_0_gain_exponential_missing_queries_zero_unjudg)
                AS awrf_ndcg_rel_0_gain_exponential_missing_queries_zero_unjudg,
            COUNT(per_query.awrf_ndcg_rel_0_gain_exponential_missing_queries_zero_unjudg)
                AS awrf_ndcg_rel_0_gain_exponential_missing_queries_zero_unjudg_3,
-           AVG(awrf_ndcg_rel_0_gain_exponential_missing_queries_zero_unjudg_2)
+           list_sum(list(per_query.awrf_ndcg_rel_0_gain_exponential_missing_queries_zero_unjudg_2 ORDER BY per_query.query_id))
+               / COUNT(per_query.awrf_ndcg_rel_0_gain_exponential_missing_queries_zero_unjudg_2)
                AS awrf_ndcg_rel_0_gain_exponential_missing_queries_zero_unjudg_2,
            COUNT(per_query.awrf_ndcg_rel_0_gain_exponential_missing_queries_zero_unjudg_2)
                AS awrf_ndcg_rel_0_gain_exponential_missing_queries_zero_unjudg_4

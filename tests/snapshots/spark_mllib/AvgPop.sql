@@ -101,9 +101,12 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(avgpop_missing_queries_zero_unjudged_queries_zero) AS avgpop_missing_queries_zero_unjudged_queries_zero,
+           list_sum(list(per_query.avgpop_missing_queries_zero_unjudged_queries_zero ORDER BY per_query.query_id))
+               / COUNT(per_query.avgpop_missing_queries_zero_unjudged_queries_zero) AS avgpop_missing_queries_zero_unjudged_queries_zero,
            COUNT(per_query.avgpop_missing_queries_zero_unjudged_queries_zero) AS avgpop_missing_queries_zero_unjudged_queries_zero_queries,
-           AVG(avgpop_missing_queries_zero_unjudged_queries_zero_at_10) AS avgpop_missing_queries_zero_unjudged_queries_zero_at_10,
+           list_sum(list(per_query.avgpop_missing_queries_zero_unjudged_queries_zero_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.avgpop_missing_queries_zero_unjudged_queries_zero_at_10)
+               AS avgpop_missing_queries_zero_unjudged_queries_zero_at_10,
            COUNT(per_query.avgpop_missing_queries_zero_unjudged_queries_zero_at_10)
                AS avgpop_missing_queries_zero_unjudged_queries_zero_at_10_quer
     FROM per_query

@@ -54,7 +54,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(bpm_missing_queries_zero_unjudged_queries_zero) AS bpm_missing_queries_zero_unjudged_queries_zero
+           list_sum(list(per_query.bpm_missing_queries_zero_unjudged_queries_zero ORDER BY per_query.query_id))
+               / COUNT(per_query.bpm_missing_queries_zero_unjudged_queries_zero) AS bpm_missing_queries_zero_unjudged_queries_zero
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -77,7 +77,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(bpref_rel_0_missing_queries_zero_unjudged_queries_zero) AS bpref_rel_0_missing_queries_zero_unjudged_queries_zero
+           list_sum(list(per_query.bpref_rel_0_missing_queries_zero_unjudged_queries_zero ORDER BY per_query.query_id))
+               / COUNT(per_query.bpref_rel_0_missing_queries_zero_unjudged_queries_zero)
+               AS bpref_rel_0_missing_queries_zero_unjudged_queries_zero
     FROM per_query
 )
 SELECT measures.measure AS measure,

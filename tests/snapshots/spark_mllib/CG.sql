@@ -66,9 +66,11 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(cg_gain_exponential_missing_queries_zero_unjudged_queries_ze)
+           list_sum(list(per_query.cg_gain_exponential_missing_queries_zero_unjudged_queries_ze ORDER BY per_query.query_id))
+               / COUNT(per_query.cg_gain_exponential_missing_queries_zero_unjudged_queries_ze)
                AS cg_gain_exponential_missing_queries_zero_unjudged_queries_ze,
-           AVG(cg_gain_exponential_missing_queries_zero_unjudged_queries_ze_2)
+           list_sum(list(per_query.cg_gain_exponential_missing_queries_zero_unjudged_queries_ze_2 ORDER BY per_query.query_id))
+               / COUNT(per_query.cg_gain_exponential_missing_queries_zero_unjudged_queries_ze_2)
                AS cg_gain_exponential_missing_queries_zero_unjudged_queries_ze_2
     FROM per_query
 )

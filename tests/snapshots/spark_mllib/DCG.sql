@@ -52,8 +52,10 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(gain_exp / LOG2(rank + 1)) AS dcg_exp,
-           SUM(CASE WHEN rank <= 10 THEN gain_exp / LOG2(rank + 1) ELSE 0 END) AS dcg_exp_top_10
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain_exp / LOG2(rank
+               + 1)}) FILTER (WHERE gain_exp <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg_exp,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain_exp / LOG2(rank
+               + 1)}) FILTER (WHERE gain_exp <> 0), 'ASC', 'NULLS LAST') IF x.rank <= 10]), 0) AS dcg_exp_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),
@@ -66,9 +68,11 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(dcg_gain_exponential_missing_queries_zero_unjudged_queries_z)
+           list_sum(list(per_query.dcg_gain_exponential_missing_queries_zero_unjudged_queries_z ORDER BY per_query.query_id))
+               / COUNT(per_query.dcg_gain_exponential_missing_queries_zero_unjudged_queries_z)
                AS dcg_gain_exponential_missing_queries_zero_unjudged_queries_z,
-           AVG(dcg_gain_exponential_missing_queries_zero_unjudged_queries_z_2)
+           list_sum(list(per_query.dcg_gain_exponential_missing_queries_zero_unjudged_queries_z_2 ORDER BY per_query.query_id))
+               / COUNT(per_query.dcg_gain_exponential_missing_queries_zero_unjudged_queries_z_2)
                AS dcg_gain_exponential_missing_queries_zero_unjudged_queries_z_2
     FROM per_query
 )

@@ -145,8 +145,11 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(ee_l_missing_queries_zero_unjudged_queries_zero) AS ee_l_missing_queries_zero_unjudged_queries_zero,
-           AVG(ee_l_missing_queries_zero_unjudged_queries_zero_at_10) AS ee_l_missing_queries_zero_unjudged_queries_zero_at_10
+           list_sum(list(per_query.ee_l_missing_queries_zero_unjudged_queries_zero ORDER BY per_query.query_id))
+               / COUNT(per_query.ee_l_missing_queries_zero_unjudged_queries_zero) AS ee_l_missing_queries_zero_unjudged_queries_zero,
+           list_sum(list(per_query.ee_l_missing_queries_zero_unjudged_queries_zero_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.ee_l_missing_queries_zero_unjudged_queries_zero_at_10)
+               AS ee_l_missing_queries_zero_unjudged_queries_zero_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -52,9 +52,10 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(CASE WHEN err_stop_4 > 0 THEN err_stop_4 * EXP(err_continue_4_so_far - LN(1 - err_stop_4)) / rank ELSE 0 END) AS err_4,
-           SUM(CASE WHEN err_stop_4 > 0 AND rank <= 10 THEN err_stop_4 * EXP(err_continue_4_so_far - LN(1 - err_stop_4)) / rank
-               ELSE 0 END) AS err_4_top_10
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': err_stop_4 * EXP(err_continue_4_so_far - LN(1
+               - err_stop_4)) / rank}) FILTER (WHERE err_stop_4 > 0), 'ASC', 'NULLS LAST')]), 0) AS err_4,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': err_stop_4 * EXP(err_continue_4_so_far - LN(1
+               - err_stop_4)) / rank}) FILTER (WHERE err_stop_4 > 0), 'ASC', 'NULLS LAST') IF x.rank <= 10]), 0) AS err_4_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),
@@ -67,8 +68,11 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(err_missing_queries_zero_unjudged_queries_zero) AS err_missing_queries_zero_unjudged_queries_zero,
-           AVG(err_missing_queries_zero_unjudged_queries_zero_at_10) AS err_missing_queries_zero_unjudged_queries_zero_at_10
+           list_sum(list(per_query.err_missing_queries_zero_unjudged_queries_zero ORDER BY per_query.query_id))
+               / COUNT(per_query.err_missing_queries_zero_unjudged_queries_zero) AS err_missing_queries_zero_unjudged_queries_zero,
+           list_sum(list(per_query.err_missing_queries_zero_unjudged_queries_zero_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.err_missing_queries_zero_unjudged_queries_zero_at_10)
+               AS err_missing_queries_zero_unjudged_queries_zero_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

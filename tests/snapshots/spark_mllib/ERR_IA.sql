@@ -125,7 +125,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(err_ia_rel_0_missing_queries_zero_unjudged_queries_zero_at_1) AS err_ia_rel_0_missing_queries_zero_unjudged_queries_zero_at_1
+           list_sum(list(per_query.err_ia_rel_0_missing_queries_zero_unjudged_queries_zero_at_1 ORDER BY per_query.query_id))
+               / COUNT(per_query.err_ia_rel_0_missing_queries_zero_unjudged_queries_zero_at_1)
+               AS err_ia_rel_0_missing_queries_zero_unjudged_queries_zero_at_1
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -189,9 +189,11 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(exposure_missing_queries_zero_unjudged_queries_zero_browse_l)
+           list_sum(list(per_query.exposure_missing_queries_zero_unjudged_queries_zero_browse_l ORDER BY per_query.query_id))
+               / COUNT(per_query.exposure_missing_queries_zero_unjudged_queries_zero_browse_l)
                AS exposure_missing_queries_zero_unjudged_queries_zero_browse_l,
-           AVG(exposure_missing_queries_zero_unjudged_queries_zero_browse_l_2)
+           list_sum(list(per_query.exposure_missing_queries_zero_unjudged_queries_zero_browse_l_2 ORDER BY per_query.query_id))
+               / COUNT(per_query.exposure_missing_queries_zero_unjudged_queries_zero_browse_l_2)
                AS exposure_missing_queries_zero_unjudged_queries_zero_browse_l_2
     FROM per_query
 )

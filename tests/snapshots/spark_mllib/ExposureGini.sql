@@ -193,11 +193,13 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(exposuregini_missing_queries_zero_unjudged_queries_zero_brow)
+           list_sum(list(per_query.exposuregini_missing_queries_zero_unjudged_queries_zero_brow ORDER BY per_query.query_id))
+               / COUNT(per_query.exposuregini_missing_queries_zero_unjudged_queries_zero_brow)
                AS exposuregini_missing_queries_zero_unjudged_queries_zero_brow,
            COUNT(per_query.exposuregini_missing_queries_zero_unjudged_queries_zero_brow)
                AS exposuregini_missing_queries_zero_unjudged_queries_zero_brow_3,
-           AVG(exposuregini_missing_queries_zero_unjudged_queries_zero_brow_2)
+           list_sum(list(per_query.exposuregini_missing_queries_zero_unjudged_queries_zero_brow_2 ORDER BY per_query.query_id))
+               / COUNT(per_query.exposuregini_missing_queries_zero_unjudged_queries_zero_brow_2)
                AS exposuregini_missing_queries_zero_unjudged_queries_zero_brow_2,
            COUNT(per_query.exposuregini_missing_queries_zero_unjudged_queries_zero_brow_2)
                AS exposuregini_missing_queries_zero_unjudged_queries_zero_brow_4

@@ -62,8 +62,12 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(fallout_rel_0_missing_queries_zero_unjudged_queries_zero) AS fallout_rel_0_missing_queries_zero_unjudged_queries_zero,
-           AVG(fallout_rel_0_missing_queries_zero_unjudged_queries_zero_at_) AS fallout_rel_0_missing_queries_zero_unjudged_queries_zero_at_
+           list_sum(list(per_query.fallout_rel_0_missing_queries_zero_unjudged_queries_zero ORDER BY per_query.query_id))
+               / COUNT(per_query.fallout_rel_0_missing_queries_zero_unjudged_queries_zero)
+               AS fallout_rel_0_missing_queries_zero_unjudged_queries_zero,
+           list_sum(list(per_query.fallout_rel_0_missing_queries_zero_unjudged_queries_zero_at_ ORDER BY per_query.query_id))
+               / COUNT(per_query.fallout_rel_0_missing_queries_zero_unjudged_queries_zero_at_)
+               AS fallout_rel_0_missing_queries_zero_unjudged_queries_zero_at_
     FROM per_query
 )
 SELECT measures.measure AS measure,

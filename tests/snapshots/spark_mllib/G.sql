@@ -41,7 +41,8 @@ ideal_exp AS (
 ),
 ideal_exp_dcg AS (
     SELECT query_id,
-           SUM(gain / LOG2(rank + 1)) AS ideal_dcg_exp,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS ideal_dcg_exp,
            SUM(gain) AS ideal_gain_exp,
            SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) AS ideal_excess_exp,
            COUNT(*) AS ideal_count_exp
@@ -80,7 +81,8 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(gain_exp / LOG2(rank + 1)) AS dcg_exp
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain_exp / LOG2(rank
+               + 1)}) FILTER (WHERE gain_exp <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg_exp
     FROM ranked
     GROUP BY ranked.query_id
 ),
@@ -94,8 +96,9 @@ graded_exp_gained AS (
 ),
 graded_exp AS (
     SELECT ranked.query_id AS query_id,
-           SUM(ranked.gain_exp / LOG2(2 + ranked.rank + COALESCE(ideal_exp.excess_so_far, ideal_exp_dcg.ideal_excess_exp)
-               - ranked.gain_exp_so_far)) AS g_sum_exp
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': ranked.rank, 'term': ranked.gain_exp / LOG2(2 + ranked.rank
+               + COALESCE(ideal_exp.excess_so_far, ideal_exp_dcg.ideal_excess_exp)
+               - ranked.gain_exp_so_far)}), 'ASC', 'NULLS LAST')]), 0) AS g_sum_exp
     FROM graded_exp_gained AS ranked
     JOIN ideal_exp_dcg ON ideal_exp_dcg.query_id = ranked.query_id
     LEFT JOIN ideal_exp ON ideal_exp.query_id = ranked.query_id AND ideal_exp.rank = ranked.rank
@@ -111,7 +114,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(g_gain_exponential_missing_queries_zero_unjudged_queries_zer) AS g_gain_exponential_missing_queries_zero_unjudged_queries_zer
+           list_sum(list(per_query.g_gain_exponential_missing_queries_zero_unjudged_queries_zer ORDER BY per_query.query_id))
+               / COUNT(per_query.g_gain_exponential_missing_queries_zero_unjudged_queries_zer)
+               AS g_gain_exponential_missing_queries_zero_unjudged_queries_zer
     FROM per_query
 )
 SELECT measures.measure AS measure,

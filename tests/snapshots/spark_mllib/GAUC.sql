@@ -69,8 +69,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           SUM(per_query.gauc_rel_0_missing_queries_zero_unjudged_queries_zero
-               * per_query.gauc_rel_0_missing_queries_zero_unjudged_queries_zero_weight) / NULLIF(SUM(CASE
+           list_sum(list(per_query.gauc_rel_0_missing_queries_zero_unjudged_queries_zero
+               * per_query.gauc_rel_0_missing_queries_zero_unjudged_queries_zero_weight ORDER BY per_query.query_id)) / NULLIF(SUM(CASE
                WHEN per_query.gauc_rel_0_missing_queries_zero_unjudged_queries_zero IS NOT NULL
                THEN per_query.gauc_rel_0_missing_queries_zero_unjudged_queries_zero_weight END), 0)
                AS gauc_rel_0_missing_queries_zero_unjudged_queries_zero,

@@ -74,7 +74,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           EXP(AVG(LN(CASE WHEN gmap_rel_0_missing_queries_zero_unjudged_queries_zero > CAST(0.00001 AS DOUBLE)
+           EXP(list_sum(list(LN(CASE WHEN gmap_rel_0_missing_queries_zero_unjudged_queries_zero > CAST(0.00001 AS DOUBLE)
+               THEN gmap_rel_0_missing_queries_zero_unjudged_queries_zero ELSE CAST(0.00001 AS DOUBLE) END) ORDER BY per_query.query_id))
+               / COUNT(LN(CASE WHEN gmap_rel_0_missing_queries_zero_unjudged_queries_zero > CAST(0.00001 AS DOUBLE)
                THEN gmap_rel_0_missing_queries_zero_unjudged_queries_zero ELSE CAST(0.00001 AS DOUBLE) END)))
                AS gmap_rel_0_missing_queries_zero_unjudged_queries_zero
     FROM per_query

@@ -77,7 +77,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           EXP(AVG(LN(CASE WHEN gmbpref_rel_0_missing_queries_zero_unjudged_queries_zero > CAST(0.00001 AS DOUBLE)
+           EXP(list_sum(list(LN(CASE WHEN gmbpref_rel_0_missing_queries_zero_unjudged_queries_zero > CAST(0.00001 AS DOUBLE)
+               THEN gmbpref_rel_0_missing_queries_zero_unjudged_queries_zero ELSE CAST(0.00001 AS DOUBLE) END) ORDER BY per_query.query_id))
+               / COUNT(LN(CASE WHEN gmbpref_rel_0_missing_queries_zero_unjudged_queries_zero > CAST(0.00001 AS DOUBLE)
                THEN gmbpref_rel_0_missing_queries_zero_unjudged_queries_zero ELSE CAST(0.00001 AS DOUBLE) END)))
                AS gmbpref_rel_0_missing_queries_zero_unjudged_queries_zero
     FROM per_query

@@ -65,8 +65,12 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(hits_rel_0_missing_queries_zero_unjudged_queries_zero) AS hits_rel_0_missing_queries_zero_unjudged_queries_zero,
-           AVG(hits_rel_0_missing_queries_zero_unjudged_queries_zero_at_10) AS hits_rel_0_missing_queries_zero_unjudged_queries_zero_at_10
+           list_sum(list(per_query.hits_rel_0_missing_queries_zero_unjudged_queries_zero ORDER BY per_query.query_id))
+               / COUNT(per_query.hits_rel_0_missing_queries_zero_unjudged_queries_zero)
+               AS hits_rel_0_missing_queries_zero_unjudged_queries_zero,
+           list_sum(list(per_query.hits_rel_0_missing_queries_zero_unjudged_queries_zero_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.hits_rel_0_missing_queries_zero_unjudged_queries_zero_at_10)
+               AS hits_rel_0_missing_queries_zero_unjudged_queries_zero_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -69,7 +69,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(insq_missing_queries_zero_unjudged_queries_zero) AS insq_missing_queries_zero_unjudged_queries_zero
+           list_sum(list(per_query.insq_missing_queries_zero_unjudged_queries_zero ORDER BY per_query.query_id))
+               / COUNT(per_query.insq_missing_queries_zero_unjudged_queries_zero) AS insq_missing_queries_zero_unjudged_queries_zero
     FROM per_query
 )
 SELECT measures.measure AS measure,

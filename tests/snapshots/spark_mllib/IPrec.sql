@@ -90,7 +90,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(iprec_rel_0_missing_queries_zero_unjudged_queries_zero_at_0_) AS iprec_rel_0_missing_queries_zero_unjudged_queries_zero_at_0_
+           list_sum(list(per_query.iprec_rel_0_missing_queries_zero_unjudged_queries_zero_at_0_ ORDER BY per_query.query_id))
+               / COUNT(per_query.iprec_rel_0_missing_queries_zero_unjudged_queries_zero_at_0_)
+               AS iprec_rel_0_missing_queries_zero_unjudged_queries_zero_at_0_
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -38,8 +38,10 @@ ideal_exp AS (
 ),
 ideal_exp_dcg AS (
     SELECT query_id,
-           SUM(gain / LOG2(rank + 1)) AS ideal_exp_dcg,
-           SUM(CASE WHEN rank <= 10 THEN gain / LOG2(rank + 1) ELSE 0 END) AS ideal_exp_dcg_top_10
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS ideal_exp_dcg,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST') IF x.rank <= 10]), 0) AS ideal_exp_dcg_top_10
     FROM ideal_exp
     GROUP BY query_id
 ),
@@ -87,9 +89,11 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(idealdcg_gain_exponential_missing_queries_zero_unjudged_quer)
+           list_sum(list(per_query.idealdcg_gain_exponential_missing_queries_zero_unjudged_quer ORDER BY per_query.query_id))
+               / COUNT(per_query.idealdcg_gain_exponential_missing_queries_zero_unjudged_quer)
                AS idealdcg_gain_exponential_missing_queries_zero_unjudged_quer,
-           AVG(idealdcg_gain_exponential_missing_queries_zero_unjudged_quer_2)
+           list_sum(list(per_query.idealdcg_gain_exponential_missing_queries_zero_unjudged_quer_2 ORDER BY per_query.query_id))
+               / COUNT(per_query.idealdcg_gain_exponential_missing_queries_zero_unjudged_quer_2)
                AS idealdcg_gain_exponential_missing_queries_zero_unjudged_quer_2
     FROM per_query
 )

@@ -54,8 +54,11 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(judged_missing_queries_zero_unjudged_queries_zero) AS judged_missing_queries_zero_unjudged_queries_zero,
-           AVG(judged_missing_queries_zero_unjudged_queries_zero_at_10) AS judged_missing_queries_zero_unjudged_queries_zero_at_10
+           list_sum(list(per_query.judged_missing_queries_zero_unjudged_queries_zero ORDER BY per_query.query_id))
+               / COUNT(per_query.judged_missing_queries_zero_unjudged_queries_zero) AS judged_missing_queries_zero_unjudged_queries_zero,
+           list_sum(list(per_query.judged_missing_queries_zero_unjudged_queries_zero_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.judged_missing_queries_zero_unjudged_queries_zero_at_10)
+               AS judged_missing_queries_zero_unjudged_queries_zero_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -97,10 +97,11 @@ listed AS (
     ) AS counted
 ),
 catalog AS (
-    SELECT SUM(CASE WHEN popularity.interactions > 0 THEN times_all * -LOG2(CAST(popularity.interactions AS DOUBLE)
-        / catalog_items.all_interactions) ELSE 0 END) / NULLIF(SUM(times_all), 0) AS novelty_missing_queries_zero_unjudged_queries_zero,
-           SUM(CASE WHEN popularity.interactions > 0 THEN times_top_10 * -LOG2(CAST(popularity.interactions AS DOUBLE)
-               / catalog_items.all_interactions) ELSE 0 END)
+    SELECT list_sum(list(CASE WHEN popularity.interactions > 0 THEN times_all * -LOG2(CAST(popularity.interactions AS DOUBLE)
+        / catalog_items.all_interactions) ELSE 0 END ORDER BY listed.doc_id))
+        / NULLIF(SUM(times_all), 0) AS novelty_missing_queries_zero_unjudged_queries_zero,
+           list_sum(list(CASE WHEN popularity.interactions > 0 THEN times_top_10 * -LOG2(CAST(popularity.interactions AS DOUBLE)
+               / catalog_items.all_interactions) ELSE 0 END ORDER BY listed.doc_id))
                / NULLIF(SUM(times_top_10), 0) AS novelty_missing_queries_zero_unjudged_queries_zero_at_10
     FROM listed
     LEFT JOIN popularity ON popularity.doc_id = listed.doc_id

@@ -63,7 +63,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(p_rel_0_missing_queries_zero_unjudged_queries_zero_at_10) AS p_rel_0_missing_queries_zero_unjudged_queries_zero_at_10
+           list_sum(list(per_query.p_rel_0_missing_queries_zero_unjudged_queries_zero_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.p_rel_0_missing_queries_zero_unjudged_queries_zero_at_10)
+               AS p_rel_0_missing_queries_zero_unjudged_queries_zero_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -71,7 +71,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(r_rel_0_missing_queries_zero_unjudged_queries_zero_at_10) AS r_rel_0_missing_queries_zero_unjudged_queries_zero_at_10
+           list_sum(list(per_query.r_rel_0_missing_queries_zero_unjudged_queries_zero_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.r_rel_0_missing_queries_zero_unjudged_queries_zero_at_10)
+               AS r_rel_0_missing_queries_zero_unjudged_queries_zero_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

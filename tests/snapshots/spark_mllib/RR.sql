@@ -65,8 +65,12 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(rr_rel_0_missing_queries_zero_unjudged_queries_zero) AS rr_rel_0_missing_queries_zero_unjudged_queries_zero,
-           AVG(rr_rel_0_missing_queries_zero_unjudged_queries_zero_at_10) AS rr_rel_0_missing_queries_zero_unjudged_queries_zero_at_10
+           list_sum(list(per_query.rr_rel_0_missing_queries_zero_unjudged_queries_zero ORDER BY per_query.query_id))
+               / COUNT(per_query.rr_rel_0_missing_queries_zero_unjudged_queries_zero)
+               AS rr_rel_0_missing_queries_zero_unjudged_queries_zero,
+           list_sum(list(per_query.rr_rel_0_missing_queries_zero_unjudged_queries_zero_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.rr_rel_0_missing_queries_zero_unjudged_queries_zero_at_10)
+               AS rr_rel_0_missing_queries_zero_unjudged_queries_zero_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -48,7 +48,8 @@ ideal_exp AS (
 ),
 ideal_exp_dcg AS (
     SELECT query_id,
-           SUM(gain / LOG2(rank + 1)) AS ideal_dcg_exp,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS ideal_dcg_exp,
            SUM(gain) AS ideal_gain_exp,
            SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) AS ideal_excess_exp,
            COUNT(*) AS ideal_count_exp
@@ -92,13 +93,15 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(gain_exp / LOG2(rank + 1)) AS dcg_exp
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain_exp / LOG2(rank
+               + 1)}) FILTER (WHERE gain_exp <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg_exp
     FROM ranked
     GROUP BY ranked.query_id
 ),
 rndcg_exp_points AS (
-    SELECT ideal.query_id AS query_id,
-           COALESCE(SUM(ranked.gain_exp / LOG2(ranked.rank + 1)), 0)
+    SELECT ideal.query_id AS query_id, ideal.rank AS rank,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': ranked.rank, 'term': ranked.gain_exp / LOG2(ranked.rank
+               + 1)}) FILTER (WHERE ranked.rank IS NOT NULL), 'ASC', 'NULLS LAST')]), 0)
                / MAX(ideal.dcg_so_far) AS point
     FROM ideal_exp AS ideal
     LEFT JOIN ranked AS ranked
@@ -108,7 +111,7 @@ rndcg_exp_points AS (
 ),
 rndcg_exp AS (
     SELECT query_id,
-           SUM(point) AS rndcg_sum_exp,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': point}), 'ASC', 'NULLS LAST')]), 0) AS rndcg_sum_exp,
            COUNT(*) AS rndcg_points_exp
     FROM rndcg_exp_points
     GROUP BY query_id
@@ -128,7 +131,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(rndcg_rel_0_gain_exponential_missing_queries_zero_unjudged_q) AS rndcg_rel_0_gain_exponential_missing_queries_zero_unjudged_q
+           list_sum(list(per_query.rndcg_rel_0_gain_exponential_missing_queries_zero_unjudged_q ORDER BY per_query.query_id))
+               / COUNT(per_query.rndcg_rel_0_gain_exponential_missing_queries_zero_unjudged_q)
+               AS rndcg_rel_0_gain_exponential_missing_queries_zero_unjudged_q
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -180,11 +180,13 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(serendipity_rel_0_missing_queries_zero_unjudged_queries_zero)
+           list_sum(list(per_query.serendipity_rel_0_missing_queries_zero_unjudged_queries_zero ORDER BY per_query.query_id))
+               / COUNT(per_query.serendipity_rel_0_missing_queries_zero_unjudged_queries_zero)
                AS serendipity_rel_0_missing_queries_zero_unjudged_queries_zero,
            COUNT(per_query.serendipity_rel_0_missing_queries_zero_unjudged_queries_zero)
                AS serendipity_rel_0_missing_queries_zero_unjudged_queries_zero_3,
-           AVG(serendipity_rel_0_missing_queries_zero_unjudged_queries_zero_2)
+           list_sum(list(per_query.serendipity_rel_0_missing_queries_zero_unjudged_queries_zero_2 ORDER BY per_query.query_id))
+               / COUNT(per_query.serendipity_rel_0_missing_queries_zero_unjudged_queries_zero_2)
                AS serendipity_rel_0_missing_queries_zero_unjudged_queries_zero_2,
            COUNT(per_query.serendipity_rel_0_missing_queries_zero_unjudged_queries_zero_2)
                AS serendipity_rel_0_missing_queries_zero_unjudged_queries_zero_4

@@ -124,7 +124,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(strecall_rel_0_missing_queries_zero_unjudged_queries_zero_at) AS strecall_rel_0_missing_queries_zero_unjudged_queries_zero_at
+           list_sum(list(per_query.strecall_rel_0_missing_queries_zero_unjudged_queries_zero_at ORDER BY per_query.query_id))
+               / COUNT(per_query.strecall_rel_0_missing_queries_zero_unjudged_queries_zero_at)
+               AS strecall_rel_0_missing_queries_zero_unjudged_queries_zero_at
     FROM per_query
 )
 SELECT measures.measure AS measure,

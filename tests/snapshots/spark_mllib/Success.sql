@@ -63,7 +63,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(success_rel_0_missing_queries_zero_unjudged_queries_zero_at_) AS success_rel_0_missing_queries_zero_unjudged_queries_zero_at_
+           list_sum(list(per_query.success_rel_0_missing_queries_zero_unjudged_queries_zero_at_ ORDER BY per_query.query_id))
+               / COUNT(per_query.success_rel_0_missing_queries_zero_unjudged_queries_zero_at_)
+               AS success_rel_0_missing_queries_zero_unjudged_queries_zero_at_
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -107,10 +107,13 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(tailpct_missing_queries_zero_unjudged_queries_zero) AS tailpct_missing_queries_zero_unjudged_queries_zero,
+           list_sum(list(per_query.tailpct_missing_queries_zero_unjudged_queries_zero ORDER BY per_query.query_id))
+               / COUNT(per_query.tailpct_missing_queries_zero_unjudged_queries_zero) AS tailpct_missing_queries_zero_unjudged_queries_zero,
            COUNT(per_query.tailpct_missing_queries_zero_unjudged_queries_zero)
                AS tailpct_missing_queries_zero_unjudged_queries_zero_queries,
-           AVG(tailpct_missing_queries_zero_unjudged_queries_zero_at_10) AS tailpct_missing_queries_zero_unjudged_queries_zero_at_10,
+           list_sum(list(per_query.tailpct_missing_queries_zero_unjudged_queries_zero_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.tailpct_missing_queries_zero_unjudged_queries_zero_at_10)
+               AS tailpct_missing_queries_zero_unjudged_queries_zero_at_10,
            COUNT(per_query.tailpct_missing_queries_zero_unjudged_queries_zero_at_10)
                AS tailpct_missing_queries_zero_unjudged_queries_zero_at_10_que
     FROM per_query

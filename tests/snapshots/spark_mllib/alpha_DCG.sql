@@ -125,7 +125,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(alpha_dcg_rel_0_missing_queries_zero_unjudged_queries_zero_a) AS alpha_dcg_rel_0_missing_queries_zero_unjudged_queries_zero_a
+           list_sum(list(per_query.alpha_dcg_rel_0_missing_queries_zero_unjudged_queries_zero_a ORDER BY per_query.query_id))
+               / COUNT(per_query.alpha_dcg_rel_0_missing_queries_zero_unjudged_queries_zero_a)
+               AS alpha_dcg_rel_0_missing_queries_zero_unjudged_queries_zero_a
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -124,7 +124,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(alpha_ndcg_rel_0_missing_queries_zero_unjudged_queries_zero_) AS alpha_ndcg_rel_0_missing_queries_zero_unjudged_queries_zero_
+           list_sum(list(per_query.alpha_ndcg_rel_0_missing_queries_zero_unjudged_queries_zero_ ORDER BY per_query.query_id))
+               / COUNT(per_query.alpha_ndcg_rel_0_missing_queries_zero_unjudged_queries_zero_)
+               AS alpha_ndcg_rel_0_missing_queries_zero_unjudged_queries_zero_
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -59,7 +59,8 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(CASE WHEN is_rel_0 = 1 THEN 1 / LOG2(2 + rank - rel_0_so_far) ELSE 0 END) AS bing_sum_0
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': 1 / LOG2(2 + rank
+               - rel_0_so_far)}) FILTER (WHERE is_rel_0 = 1), 'ASC', 'NULLS LAST')]), 0) AS bing_sum_0
     FROM ranked
     GROUP BY ranked.query_id
 ),
@@ -72,7 +73,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(bing_rel_0_missing_queries_zero_unjudged_queries_zero) AS bing_rel_0_missing_queries_zero_unjudged_queries_zero
+           list_sum(list(per_query.bing_rel_0_missing_queries_zero_unjudged_queries_zero ORDER BY per_query.query_id))
+               / COUNT(per_query.bing_rel_0_missing_queries_zero_unjudged_queries_zero)
+               AS bing_rel_0_missing_queries_zero_unjudged_queries_zero
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -41,7 +41,8 @@ ideal_exp AS (
 ),
 ideal_exp_dcg AS (
     SELECT query_id,
-           SUM(gain / LOG2(rank + 1)) AS ideal_dcg_exp,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS ideal_dcg_exp,
            SUM(gain) AS ideal_gain_exp,
            SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) AS ideal_excess_exp,
            COUNT(*) AS ideal_count_exp
@@ -80,7 +81,8 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(gain_exp / LOG2(rank + 1)) AS dcg_exp
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain_exp / LOG2(rank
+               + 1)}) FILTER (WHERE gain_exp <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg_exp
     FROM ranked
     GROUP BY ranked.query_id
 ),
@@ -94,8 +96,9 @@ graded_exp_gained AS (
 ),
 graded_exp AS (
     SELECT ranked.query_id AS query_id,
-           SUM(CASE WHEN ranked.gain_exp > 0 THEN ranked.dcg_exp_so_far / COALESCE(ideal_exp.dcg_so_far, ideal_exp_dcg.ideal_dcg_exp)
-               ELSE 0 END) AS ndcg_rel_points_exp,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': ranked.rank, 'term': ranked.dcg_exp_so_far
+               / COALESCE(ideal_exp.dcg_so_far, ideal_exp_dcg.ideal_dcg_exp)}) FILTER (WHERE ranked.gain_exp > 0), 'ASC', 'NULLS LAST')]),
+               0) AS ndcg_rel_points_exp,
            SUM(CASE WHEN ranked.gain_exp > 0 THEN 1 ELSE 0 END) AS positive_retrieved_exp
     FROM graded_exp_gained AS ranked
     JOIN ideal_exp_dcg ON ideal_exp_dcg.query_id = ranked.query_id
@@ -115,7 +118,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(ndcg_rel_gain_exponential_missing_queries_zero_unjudged_quer) AS ndcg_rel_gain_exponential_missing_queries_zero_unjudged_quer
+           list_sum(list(per_query.ndcg_rel_gain_exponential_missing_queries_zero_unjudged_quer ORDER BY per_query.query_id))
+               / COUNT(per_query.ndcg_rel_gain_exponential_missing_queries_zero_unjudged_quer)
+               AS ndcg_rel_gain_exponential_missing_queries_zero_unjudged_quer
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -72,7 +72,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(relative_p_rel_0_missing_queries_zero_unjudged_queries_zero_) AS relative_p_rel_0_missing_queries_zero_unjudged_queries_zero_
+           list_sum(list(per_query.relative_p_rel_0_missing_queries_zero_unjudged_queries_zero_ ORDER BY per_query.query_id))
+               / COUNT(per_query.relative_p_rel_0_missing_queries_zero_unjudged_queries_zero_)
+               AS relative_p_rel_0_missing_queries_zero_unjudged_queries_zero_
     FROM per_query
 )
 SELECT measures.measure AS measure,

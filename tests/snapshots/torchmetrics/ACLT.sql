@@ -102,9 +102,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(aclt) AS aclt,
+           list_sum(list(per_query.aclt ORDER BY per_query.query_id)) / COUNT(per_query.aclt) AS aclt,
            COUNT(per_query.aclt) AS aclt_queries,
-           AVG(aclt_at_10) AS aclt_at_10,
+           list_sum(list(per_query.aclt_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.aclt_at_10) AS aclt_at_10,
            COUNT(per_query.aclt_at_10) AS aclt_at_10_queries
     FROM per_query
 )

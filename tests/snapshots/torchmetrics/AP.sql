@@ -70,9 +70,11 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(ap_ap_denominator_retrieved_relevant_nonpositive_scores_nonr)
+           list_sum(list(per_query.ap_ap_denominator_retrieved_relevant_nonpositive_scores_nonr ORDER BY per_query.query_id))
+               / COUNT(per_query.ap_ap_denominator_retrieved_relevant_nonpositive_scores_nonr)
                AS ap_ap_denominator_retrieved_relevant_nonpositive_scores_nonr,
-           AVG(ap_ap_denominator_retrieved_relevant_nonpositive_scores_nonr_2)
+           list_sum(list(per_query.ap_ap_denominator_retrieved_relevant_nonpositive_scores_nonr_2 ORDER BY per_query.query_id))
+               / COUNT(per_query.ap_ap_denominator_retrieved_relevant_nonpositive_scores_nonr_2)
                AS ap_ap_denominator_retrieved_relevant_nonpositive_scores_nonr_2
     FROM per_query
 )

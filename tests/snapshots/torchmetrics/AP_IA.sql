@@ -123,7 +123,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(ap_ia) AS ap_ia
+           list_sum(list(per_query.ap_ia ORDER BY per_query.query_id)) / COUNT(per_query.ap_ia) AS ap_ia
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -101,9 +101,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(avgpop) AS avgpop,
+           list_sum(list(per_query.avgpop ORDER BY per_query.query_id)) / COUNT(per_query.avgpop) AS avgpop,
            COUNT(per_query.avgpop) AS avgpop_queries,
-           AVG(avgpop_at_10) AS avgpop_at_10,
+           list_sum(list(per_query.avgpop_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.avgpop_at_10) AS avgpop_at_10,
            COUNT(per_query.avgpop_at_10) AS avgpop_at_10_queries
     FROM per_query
 )

@@ -65,8 +65,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(cg_value) AS cg_value,
-           AVG(cg_at_10) AS cg_at_10
+           list_sum(list(per_query.cg_value ORDER BY per_query.query_id)) / COUNT(per_query.cg_value) AS cg_value,
+           list_sum(list(per_query.cg_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.cg_at_10) AS cg_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

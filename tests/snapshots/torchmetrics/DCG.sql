@@ -47,8 +47,10 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(gain * tie_discount) AS dcg,
-           SUM(gain * tie_discount_top_10) AS dcg_top_10
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain
+               * tie_discount}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain
+               * tie_discount_top_10}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),
@@ -61,8 +63,10 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(dcg_tie_break_expected) AS dcg_tie_break_expected,
-           AVG(dcg_tie_break_expected_at_10) AS dcg_tie_break_expected_at_10
+           list_sum(list(per_query.dcg_tie_break_expected ORDER BY per_query.query_id))
+               / COUNT(per_query.dcg_tie_break_expected) AS dcg_tie_break_expected,
+           list_sum(list(per_query.dcg_tie_break_expected_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.dcg_tie_break_expected_at_10) AS dcg_tie_break_expected_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -145,8 +145,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(ee_d) AS ee_d,
-           AVG(ee_d_at_10) AS ee_d_at_10
+           list_sum(list(per_query.ee_d ORDER BY per_query.query_id)) / COUNT(per_query.ee_d) AS ee_d,
+           list_sum(list(per_query.ee_d_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.ee_d_at_10) AS ee_d_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -145,8 +145,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(ee_r) AS ee_r,
-           AVG(ee_r_at_10) AS ee_r_at_10
+           list_sum(list(per_query.ee_r ORDER BY per_query.query_id)) / COUNT(per_query.ee_r) AS ee_r,
+           list_sum(list(per_query.ee_r_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.ee_r_at_10) AS ee_r_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

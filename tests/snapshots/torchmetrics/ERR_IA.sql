@@ -124,7 +124,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(err_ia_at_10) AS err_ia_at_10
+           list_sum(list(per_query.err_ia_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.err_ia_at_10) AS err_ia_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -55,8 +55,11 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(fallout_no_nonrelevant_one_nonrelevant_retrieved) AS fallout_no_nonrelevant_one_nonrelevant_retrieved,
-           AVG(fallout_no_nonrelevant_one_nonrelevant_retrieved_at_10) AS fallout_no_nonrelevant_one_nonrelevant_retrieved_at_10
+           list_sum(list(per_query.fallout_no_nonrelevant_one_nonrelevant_retrieved ORDER BY per_query.query_id))
+               / COUNT(per_query.fallout_no_nonrelevant_one_nonrelevant_retrieved) AS fallout_no_nonrelevant_one_nonrelevant_retrieved,
+           list_sum(list(per_query.fallout_no_nonrelevant_one_nonrelevant_retrieved_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.fallout_no_nonrelevant_one_nonrelevant_retrieved_at_10)
+               AS fallout_no_nonrelevant_one_nonrelevant_retrieved_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

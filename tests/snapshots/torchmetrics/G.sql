@@ -41,7 +41,8 @@ ideal AS (
 ),
 ideal_dcg AS (
     SELECT query_id,
-           SUM(gain / LOG2(rank + 1)) AS ideal_dcg,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS ideal_dcg,
            SUM(gain) AS ideal_gain,
            SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) AS ideal_excess,
            COUNT(*) AS ideal_count
@@ -80,7 +81,8 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(gain / LOG2(rank + 1)) AS dcg
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg
     FROM ranked
     GROUP BY ranked.query_id
 ),
@@ -94,7 +96,8 @@ graded_gained AS (
 ),
 graded AS (
     SELECT ranked.query_id AS query_id,
-           SUM(ranked.gain / LOG2(2 + ranked.rank + COALESCE(ideal.excess_so_far, ideal_dcg.ideal_excess) - ranked.gain_so_far)) AS g_sum
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': ranked.rank, 'term': ranked.gain / LOG2(2 + ranked.rank
+               + COALESCE(ideal.excess_so_far, ideal_dcg.ideal_excess) - ranked.gain_so_far)}), 'ASC', 'NULLS LAST')]), 0) AS g_sum
     FROM graded_gained AS ranked
     JOIN ideal_dcg ON ideal_dcg.query_id = ranked.query_id
     LEFT JOIN ideal ON ideal.query_id = ranked.query_id AND ideal.rank = ranked.rank
@@ -110,7 +113,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(g) AS g
+           list_sum(list(per_query.g ORDER BY per_query.query_id)) / COUNT(per_query.g) AS g
     FROM per_query
 )
 SELECT measures.measure AS measure,

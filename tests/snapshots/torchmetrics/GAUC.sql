@@ -68,8 +68,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           SUM(per_query.gauc * per_query.gauc_weight) / NULLIF(SUM(CASE WHEN per_query.gauc IS NOT NULL
-               THEN per_query.gauc_weight END), 0) AS gauc,
+           list_sum(list(per_query.gauc * per_query.gauc_weight ORDER BY per_query.query_id)) / NULLIF(SUM(CASE
+               WHEN per_query.gauc IS NOT NULL THEN per_query.gauc_weight END), 0) AS gauc,
            COUNT(per_query.gauc) AS gauc_queries
     FROM per_query
 )

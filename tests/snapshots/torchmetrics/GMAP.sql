@@ -74,7 +74,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           EXP(AVG(LN(CASE WHEN gmap > CAST(0.00001 AS DOUBLE) THEN gmap ELSE CAST(0.00001 AS DOUBLE) END))) AS gmap
+           EXP(list_sum(list(LN(CASE WHEN gmap > CAST(0.00001 AS DOUBLE) THEN gmap
+               ELSE CAST(0.00001 AS DOUBLE) END) ORDER BY per_query.query_id)) / COUNT(LN(CASE WHEN gmap > CAST(0.00001 AS DOUBLE)
+               THEN gmap ELSE CAST(0.00001 AS DOUBLE) END))) AS gmap
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -165,9 +165,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(ild) AS ild,
+           list_sum(list(per_query.ild ORDER BY per_query.query_id)) / COUNT(per_query.ild) AS ild,
            COUNT(per_query.ild) AS ild_queries,
-           AVG(ild_at_10) AS ild_at_10,
+           list_sum(list(per_query.ild_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.ild_at_10) AS ild_at_10,
            COUNT(per_query.ild_at_10) AS ild_at_10_queries
     FROM per_query
 )

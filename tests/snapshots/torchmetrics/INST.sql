@@ -117,7 +117,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(inst) AS inst
+           list_sum(list(per_query.inst ORDER BY per_query.query_id)) / COUNT(per_query.inst) AS inst
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -89,7 +89,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(iprec_at_0_5) AS iprec_at_0_5
+           list_sum(list(per_query.iprec_at_0_5 ORDER BY per_query.query_id)) / COUNT(per_query.iprec_at_0_5) AS iprec_at_0_5
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -70,8 +70,10 @@ ideal_run AS (
 ),
 ideal_run_dcg AS (
     SELECT query_id,
-           SUM(gain / LOG2(rank + 1)) AS ideal_run_dcg,
-           SUM(CASE WHEN rank <= 10 THEN gain / LOG2(rank + 1) ELSE 0 END) AS ideal_run_dcg_top_10
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS ideal_run_dcg,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST') IF x.rank <= 10]), 0) AS ideal_run_dcg_top_10
     FROM ideal_run
     GROUP BY query_id
 ),
@@ -85,8 +87,10 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(idealdcg_ideal_run) AS idealdcg_ideal_run,
-           AVG(idealdcg_ideal_run_at_10) AS idealdcg_ideal_run_at_10
+           list_sum(list(per_query.idealdcg_ideal_run ORDER BY per_query.query_id))
+               / COUNT(per_query.idealdcg_ideal_run) AS idealdcg_ideal_run,
+           list_sum(list(per_query.idealdcg_ideal_run_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.idealdcg_ideal_run_at_10) AS idealdcg_ideal_run_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

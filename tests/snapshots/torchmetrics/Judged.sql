@@ -53,8 +53,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(judged_value) AS judged_value,
-           AVG(judged_at_10) AS judged_at_10
+           list_sum(list(per_query.judged_value ORDER BY per_query.query_id)) / COUNT(per_query.judged_value) AS judged_value,
+           list_sum(list(per_query.judged_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.judged_at_10) AS judged_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -97,10 +97,10 @@ listed AS (
     ) AS counted
 ),
 catalog AS (
-    SELECT SUM(CASE WHEN popularity.interactions > 0 THEN times_all * -LOG2(CAST(popularity.interactions AS DOUBLE)
-        / catalog_items.all_interactions) ELSE 0 END) / NULLIF(SUM(times_all), 0) AS novelty,
-           SUM(CASE WHEN popularity.interactions > 0 THEN times_top_10 * -LOG2(CAST(popularity.interactions AS DOUBLE)
-               / catalog_items.all_interactions) ELSE 0 END) / NULLIF(SUM(times_top_10), 0) AS novelty_at_10
+    SELECT list_sum(list(CASE WHEN popularity.interactions > 0 THEN times_all * -LOG2(CAST(popularity.interactions AS DOUBLE)
+        / catalog_items.all_interactions) ELSE 0 END ORDER BY listed.doc_id)) / NULLIF(SUM(times_all), 0) AS novelty,
+           list_sum(list(CASE WHEN popularity.interactions > 0 THEN times_top_10 * -LOG2(CAST(popularity.interactions AS DOUBLE)
+               / catalog_items.all_interactions) ELSE 0 END ORDER BY listed.doc_id)) / NULLIF(SUM(times_top_10), 0) AS novelty_at_10
     FROM listed
     LEFT JOIN popularity ON popularity.doc_id = listed.doc_id
     CROSS JOIN catalog_items

@@ -62,7 +62,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(r_nonpositive_scores_nonrelevant_at_10) AS r_nonpositive_scores_nonrelevant_at_10
+           list_sum(list(per_query.r_nonpositive_scores_nonrelevant_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.r_nonpositive_scores_nonrelevant_at_10) AS r_nonpositive_scores_nonrelevant_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -56,8 +56,9 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) / CASE WHEN judgments.max_label > 1 THEN judgments.max_label
-               ELSE 1 END * POWER(CAST(0.9 AS DOUBLE), rank - 1) ELSE 0 END) AS rbp_sum
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': CAST(relevance AS DOUBLE) / CASE
+               WHEN judgments.max_label > 1 THEN judgments.max_label ELSE 1 END * POWER(CAST(0.9 AS DOUBLE), rank
+               - 1)}) FILTER (WHERE relevance > 0), 'ASC', 'NULLS LAST')]), 0) AS rbp_sum
     FROM ranked
     JOIN judgments ON judgments.query_id = ranked.query_id
     GROUP BY ranked.query_id
@@ -71,7 +72,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(rbp) AS rbp
+           list_sum(list(per_query.rbp ORDER BY per_query.query_id)) / COUNT(per_query.rbp) AS rbp
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -71,7 +71,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(rbpresid) AS rbpresid
+           list_sum(list(per_query.rbpresid ORDER BY per_query.query_id)) / COUNT(per_query.rbpresid) AS rbpresid
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -55,8 +55,10 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(rr_nonpositive_scores_nonrelevant) AS rr_nonpositive_scores_nonrelevant,
-           AVG(rr_nonpositive_scores_nonrelevant_at_10) AS rr_nonpositive_scores_nonrelevant_at_10
+           list_sum(list(per_query.rr_nonpositive_scores_nonrelevant ORDER BY per_query.query_id))
+               / COUNT(per_query.rr_nonpositive_scores_nonrelevant) AS rr_nonpositive_scores_nonrelevant,
+           list_sum(list(per_query.rr_nonpositive_scores_nonrelevant_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.rr_nonpositive_scores_nonrelevant_at_10) AS rr_nonpositive_scores_nonrelevant_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

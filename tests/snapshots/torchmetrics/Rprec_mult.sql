@@ -74,7 +74,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(rprec_mult_at_1_2) AS rprec_mult_at_1_2
+           list_sum(list(per_query.rprec_mult_at_1_2 ORDER BY per_query.query_id)) / COUNT(per_query.rprec_mult_at_1_2) AS rprec_mult_at_1_2
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -77,7 +77,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(setap) AS setap
+           list_sum(list(per_query.setap ORDER BY per_query.query_id)) / COUNT(per_query.setap) AS setap
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -79,7 +79,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(utility) AS utility
+           list_sum(list(per_query.utility ORDER BY per_query.query_id)) / COUNT(per_query.utility) AS utility
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -74,7 +74,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(yaap) AS yaap
+           list_sum(list(per_query.yaap ORDER BY per_query.query_id)) / COUNT(per_query.yaap) AS yaap
     FROM per_query
 )
 SELECT measures.measure AS measure,

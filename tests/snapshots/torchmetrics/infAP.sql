@@ -80,7 +80,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(infap) AS infap
+           list_sum(list(per_query.infap ORDER BY per_query.query_id)) / COUNT(per_query.infap) AS infap
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -41,7 +41,8 @@ ideal AS (
 ),
 ideal_dcg AS (
     SELECT query_id,
-           SUM(gain / LOG2(rank + 1)) AS ideal_dcg,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS ideal_dcg,
            SUM(gain) AS ideal_gain,
            SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) AS ideal_excess,
            COUNT(*) AS ideal_count
@@ -80,7 +81,8 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(gain / LOG2(rank + 1)) AS dcg
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg
     FROM ranked
     GROUP BY ranked.query_id
 ),
@@ -94,8 +96,9 @@ graded_gained AS (
 ),
 graded AS (
     SELECT ranked.query_id AS query_id,
-           SUM(CASE WHEN ranked.gain > 0 THEN ranked.dcg_so_far / COALESCE(ideal.dcg_so_far, ideal_dcg.ideal_dcg)
-               ELSE 0 END) AS ndcg_rel_points,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': ranked.rank, 'term': ranked.dcg_so_far
+               / COALESCE(ideal.dcg_so_far, ideal_dcg.ideal_dcg)}) FILTER (WHERE ranked.gain > 0), 'ASC', 'NULLS LAST')]), 0)
+               AS ndcg_rel_points,
            SUM(CASE WHEN ranked.gain > 0 THEN 1 ELSE 0 END) AS positive_retrieved
     FROM graded_gained AS ranked
     JOIN ideal_dcg ON ideal_dcg.query_id = ranked.query_id
@@ -114,7 +117,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(ndcg_rel) AS ndcg_rel
+           list_sum(list(per_query.ndcg_rel ORDER BY per_query.query_id)) / COUNT(per_query.ndcg_rel) AS ndcg_rel
     FROM per_query
 )
 SELECT measures.measure AS measure,

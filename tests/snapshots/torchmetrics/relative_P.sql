@@ -71,7 +71,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(relative_p_at_10) AS relative_p_at_10
+           list_sum(list(per_query.relative_p_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.relative_p_at_10) AS relative_p_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -77,8 +77,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(ap) AS ap,
-           AVG(ap_at_10) AS ap_at_10
+           list_sum(list(per_query.ap ORDER BY per_query.query_id)) / COUNT(per_query.ap) AS ap,
+           list_sum(list(per_query.ap_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.ap_at_10) AS ap_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

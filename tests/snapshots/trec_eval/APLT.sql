@@ -102,9 +102,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(aplt) AS aplt,
+           list_sum(list(per_query.aplt ORDER BY per_query.query_id)) / COUNT(per_query.aplt) AS aplt,
            COUNT(per_query.aplt) AS aplt_queries,
-           AVG(aplt_at_10) AS aplt_at_10,
+           list_sum(list(per_query.aplt_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.aplt_at_10) AS aplt_at_10,
            COUNT(per_query.aplt_at_10) AS aplt_at_10_queries
     FROM per_query
 )

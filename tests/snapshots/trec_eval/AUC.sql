@@ -67,7 +67,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(auc) AS auc,
+           list_sum(list(per_query.auc ORDER BY per_query.query_id)) / COUNT(per_query.auc) AS auc,
            COUNT(per_query.auc) AS auc_queries
     FROM per_query
 )

@@ -196,9 +196,10 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(awrf_browse_log) AS awrf_browse_log,
+           list_sum(list(per_query.awrf_browse_log ORDER BY per_query.query_id)) / COUNT(per_query.awrf_browse_log) AS awrf_browse_log,
            COUNT(per_query.awrf_browse_log) AS awrf_browse_log_queries,
-           AVG(awrf_browse_log_at_10) AS awrf_browse_log_at_10,
+           list_sum(list(per_query.awrf_browse_log_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.awrf_browse_log_at_10) AS awrf_browse_log_at_10,
            COUNT(per_query.awrf_browse_log_at_10) AS awrf_browse_log_at_10_queries
     FROM per_query
 )

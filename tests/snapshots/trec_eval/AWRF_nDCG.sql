@@ -83,8 +83,10 @@ ideal AS (
 ),
 ideal_dcg AS (
     SELECT query_id,
-           SUM(gain / LOG2(rank + 1)) AS ideal_dcg,
-           SUM(CASE WHEN rank <= 10 THEN gain / LOG2(rank + 1) ELSE 0 END) AS ideal_dcg_top_10
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS ideal_dcg,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST') IF x.rank <= 10]), 0) AS ideal_dcg_top_10
     FROM ideal
     GROUP BY query_id
 ),
@@ -108,8 +110,10 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(gain / LOG2(rank + 1)) AS dcg,
-           SUM(CASE WHEN rank <= 10 THEN gain / LOG2(rank + 1) ELSE 0 END) AS dcg_top_10
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST') IF x.rank <= 10]), 0) AS dcg_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),
@@ -226,9 +230,11 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(awrf_ndcg_browse_log) AS awrf_ndcg_browse_log,
+           list_sum(list(per_query.awrf_ndcg_browse_log ORDER BY per_query.query_id))
+               / COUNT(per_query.awrf_ndcg_browse_log) AS awrf_ndcg_browse_log,
            COUNT(per_query.awrf_ndcg_browse_log) AS awrf_ndcg_browse_log_queries,
-           AVG(awrf_ndcg_browse_log_at_10) AS awrf_ndcg_browse_log_at_10,
+           list_sum(list(per_query.awrf_ndcg_browse_log_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.awrf_ndcg_browse_log_at_10) AS awrf_ndcg_browse_log_at_10,
            COUNT(per_query.awrf_ndcg_browse_log_at_10) AS awrf_ndcg_browse_log_at_10_queries
     FROM per_query
 )

@@ -53,7 +53,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(bpm) AS bpm
+           list_sum(list(per_query.bpm ORDER BY per_query.query_id)) / COUNT(per_query.bpm) AS bpm
     FROM per_query
 )
 SELECT measures.measure AS measure,

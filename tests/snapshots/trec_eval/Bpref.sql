@@ -77,7 +77,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(bpref) AS bpref
+           list_sum(list(per_query.bpref ORDER BY per_query.query_id)) / COUNT(per_query.bpref) AS bpref
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -51,8 +51,10 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(gain / LOG2(rank + 1)) AS dcg,
-           SUM(CASE WHEN rank <= 10 THEN gain / LOG2(rank + 1) ELSE 0 END) AS dcg_top_10
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST') IF x.rank <= 10]), 0) AS dcg_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),
@@ -65,8 +67,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(dcg_value) AS dcg_value,
-           AVG(dcg_at_10) AS dcg_at_10
+           list_sum(list(per_query.dcg_value ORDER BY per_query.query_id)) / COUNT(per_query.dcg_value) AS dcg_value,
+           list_sum(list(per_query.dcg_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.dcg_at_10) AS dcg_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -145,8 +145,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(ee_l) AS ee_l,
-           AVG(ee_l_at_10) AS ee_l_at_10
+           list_sum(list(per_query.ee_l ORDER BY per_query.query_id)) / COUNT(per_query.ee_l) AS ee_l,
+           list_sum(list(per_query.ee_l_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.ee_l_at_10) AS ee_l_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

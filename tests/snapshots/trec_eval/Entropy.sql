@@ -99,10 +99,10 @@ listed AS (
     ) AS counted
 ),
 catalog AS (
-    SELECT -SUM(CASE WHEN times_all > 0 THEN CAST(times_all AS DOUBLE) / total_all * LN(CAST(times_all AS DOUBLE) / total_all) END)
-        / LN(2.0) AS entropy,
-           -SUM(CASE WHEN times_top_10 > 0 THEN CAST(times_top_10 AS DOUBLE) / total_top_10 * LN(CAST(times_top_10 AS DOUBLE)
-               / total_top_10) END) / LN(2.0) AS entropy_at_10
+    SELECT -list_sum(list(CASE WHEN times_all > 0 THEN CAST(times_all AS DOUBLE) / total_all * LN(CAST(times_all AS DOUBLE) / total_all)
+        END ORDER BY listed.doc_id)) / LN(2.0) AS entropy,
+           -list_sum(list(CASE WHEN times_top_10 > 0 THEN CAST(times_top_10 AS DOUBLE) / total_top_10 * LN(CAST(times_top_10 AS DOUBLE)
+               / total_top_10) END ORDER BY listed.doc_id)) / LN(2.0) AS entropy_at_10
     FROM listed
     LEFT JOIN popularity ON popularity.doc_id = listed.doc_id
     CROSS JOIN catalog_items

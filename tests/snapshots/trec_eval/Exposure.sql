@@ -186,8 +186,10 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(exposure_browse_log_group_g1) AS exposure_browse_log_group_g1,
-           AVG(exposure_browse_log_group_g1_at_10) AS exposure_browse_log_group_g1_at_10
+           list_sum(list(per_query.exposure_browse_log_group_g1 ORDER BY per_query.query_id))
+               / COUNT(per_query.exposure_browse_log_group_g1) AS exposure_browse_log_group_g1,
+           list_sum(list(per_query.exposure_browse_log_group_g1_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.exposure_browse_log_group_g1_at_10) AS exposure_browse_log_group_g1_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

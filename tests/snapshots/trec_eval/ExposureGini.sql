@@ -191,9 +191,11 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(exposuregini_browse_log) AS exposuregini_browse_log,
+           list_sum(list(per_query.exposuregini_browse_log ORDER BY per_query.query_id))
+               / COUNT(per_query.exposuregini_browse_log) AS exposuregini_browse_log,
            COUNT(per_query.exposuregini_browse_log) AS exposuregini_browse_log_queries,
-           AVG(exposuregini_browse_log_at_10) AS exposuregini_browse_log_at_10,
+           list_sum(list(per_query.exposuregini_browse_log_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.exposuregini_browse_log_at_10) AS exposuregini_browse_log_at_10,
            COUNT(per_query.exposuregini_browse_log_at_10) AS exposuregini_browse_log_at_10_queries
     FROM per_query
 )

@@ -62,8 +62,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(fallout) AS fallout,
-           AVG(fallout_at_10) AS fallout_at_10
+           list_sum(list(per_query.fallout ORDER BY per_query.query_id)) / COUNT(per_query.fallout) AS fallout,
+           list_sum(list(per_query.fallout_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.fallout_at_10) AS fallout_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

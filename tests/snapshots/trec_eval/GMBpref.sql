@@ -77,7 +77,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           EXP(AVG(LN(CASE WHEN gmbpref > CAST(0.00001 AS DOUBLE) THEN gmbpref ELSE CAST(0.00001 AS DOUBLE) END))) AS gmbpref
+           EXP(list_sum(list(LN(CASE WHEN gmbpref > CAST(0.00001 AS DOUBLE) THEN gmbpref
+               ELSE CAST(0.00001 AS DOUBLE) END) ORDER BY per_query.query_id)) / COUNT(LN(CASE WHEN gmbpref > CAST(0.00001 AS DOUBLE)
+               THEN gmbpref ELSE CAST(0.00001 AS DOUBLE) END))) AS gmbpref
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -65,8 +65,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(hits) AS hits,
-           AVG(hits_at_10) AS hits_at_10
+           list_sum(list(per_query.hits ORDER BY per_query.query_id)) / COUNT(per_query.hits) AS hits,
+           list_sum(list(per_query.hits_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.hits_at_10) AS hits_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -69,7 +69,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(insq) AS insq
+           list_sum(list(per_query.insq ORDER BY per_query.query_id)) / COUNT(per_query.insq) AS insq
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -99,7 +99,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(iprecavg) AS iprecavg
+           list_sum(list(per_query.iprecavg ORDER BY per_query.query_id)) / COUNT(per_query.iprecavg) AS iprecavg
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -37,8 +37,10 @@ ideal AS (
 ),
 ideal_dcg AS (
     SELECT query_id,
-           SUM(gain / LOG2(rank + 1)) AS ideal_dcg,
-           SUM(CASE WHEN rank <= 10 THEN gain / LOG2(rank + 1) ELSE 0 END) AS ideal_dcg_top_10
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS ideal_dcg,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST') IF x.rank <= 10]), 0) AS ideal_dcg_top_10
     FROM ideal
     GROUP BY query_id
 ),
@@ -86,8 +88,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(idealdcg) AS idealdcg,
-           AVG(idealdcg_at_10) AS idealdcg_at_10
+           list_sum(list(per_query.idealdcg ORDER BY per_query.query_id)) / COUNT(per_query.idealdcg) AS idealdcg,
+           list_sum(list(per_query.idealdcg_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.idealdcg_at_10) AS idealdcg_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -123,7 +123,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(nrbp) AS nrbp
+           list_sum(list(per_query.nrbp ORDER BY per_query.query_id)) / COUNT(per_query.nrbp) AS nrbp
     FROM per_query
 )
 SELECT measures.measure AS measure,

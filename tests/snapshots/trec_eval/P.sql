@@ -63,7 +63,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(p_at_10) AS p_at_10
+           list_sum(list(per_query.p_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.p_at_10) AS p_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

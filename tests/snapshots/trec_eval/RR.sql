@@ -64,8 +64,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(rr) AS rr,
-           AVG(rr_at_10) AS rr_at_10
+           list_sum(list(per_query.rr ORDER BY per_query.query_id)) / COUNT(per_query.rr) AS rr,
+           list_sum(list(per_query.rr_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.rr_at_10) AS rr_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -48,7 +48,8 @@ ideal AS (
 ),
 ideal_dcg AS (
     SELECT query_id,
-           SUM(gain / LOG2(rank + 1)) AS ideal_dcg,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS ideal_dcg,
            SUM(gain) AS ideal_gain,
            SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) AS ideal_excess,
            COUNT(*) AS ideal_count
@@ -92,13 +93,15 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(gain / LOG2(rank + 1)) AS dcg
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
+               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg
     FROM ranked
     GROUP BY ranked.query_id
 ),
 rndcg_points AS (
-    SELECT ideal.query_id AS query_id,
-           COALESCE(SUM(ranked.gain / LOG2(ranked.rank + 1)), 0)
+    SELECT ideal.query_id AS query_id, ideal.rank AS rank,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': ranked.rank, 'term': ranked.gain / LOG2(ranked.rank
+               + 1)}) FILTER (WHERE ranked.rank IS NOT NULL), 'ASC', 'NULLS LAST')]), 0)
                / MAX(ideal.dcg_so_far) AS point
     FROM ideal AS ideal
     LEFT JOIN ranked AS ranked
@@ -108,7 +111,7 @@ rndcg_points AS (
 ),
 rndcg AS (
     SELECT query_id,
-           SUM(point) AS rndcg_sum,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': point}), 'ASC', 'NULLS LAST')]), 0) AS rndcg_sum,
            COUNT(*) AS rndcg_points
     FROM rndcg_points
     GROUP BY query_id
@@ -127,7 +130,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(rndcg) AS rndcg
+           list_sum(list(per_query.rndcg ORDER BY per_query.query_id)) / COUNT(per_query.rndcg) AS rndcg
     FROM per_query
 )
 SELECT measures.measure AS measure,

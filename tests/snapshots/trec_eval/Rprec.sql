@@ -72,7 +72,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(rprec) AS rprec
+           list_sum(list(per_query.rprec ORDER BY per_query.query_id)) / COUNT(per_query.rprec) AS rprec
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -179,9 +179,10 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(serendipity) AS serendipity,
+           list_sum(list(per_query.serendipity ORDER BY per_query.query_id)) / COUNT(per_query.serendipity) AS serendipity,
            COUNT(per_query.serendipity) AS serendipity_queries,
-           AVG(serendipity_at_10) AS serendipity_at_10,
+           list_sum(list(per_query.serendipity_at_10 ORDER BY per_query.query_id))
+               / COUNT(per_query.serendipity_at_10) AS serendipity_at_10,
            COUNT(per_query.serendipity_at_10) AS serendipity_at_10_queries
     FROM per_query
 )

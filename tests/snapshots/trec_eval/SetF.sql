@@ -79,7 +79,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(setf) AS setf
+           list_sum(list(per_query.setf ORDER BY per_query.query_id)) / COUNT(per_query.setf) AS setf
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -76,7 +76,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(setp) AS setp
+           list_sum(list(per_query.setp ORDER BY per_query.query_id)) / COUNT(per_query.setp) AS setp
     FROM per_query
 )
 SELECT measures.measure AS measure,

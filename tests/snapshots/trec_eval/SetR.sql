@@ -76,7 +76,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(setr) AS setr
+           list_sum(list(per_query.setr ORDER BY per_query.query_id)) / COUNT(per_query.setr) AS setr
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -104,9 +104,9 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(tailpct) AS tailpct,
+           list_sum(list(per_query.tailpct ORDER BY per_query.query_id)) / COUNT(per_query.tailpct) AS tailpct,
            COUNT(per_query.tailpct) AS tailpct_queries,
-           AVG(tailpct_at_10) AS tailpct_at_10,
+           list_sum(list(per_query.tailpct_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.tailpct_at_10) AS tailpct_at_10,
            COUNT(per_query.tailpct_at_10) AS tailpct_at_10_queries
     FROM per_query
 )

@@ -59,7 +59,8 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(CASE WHEN is_rel_1 = 1 THEN 1 / LOG2(2 + rank - rel_1_so_far) ELSE 0 END) AS bing_sum_1
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': 1 / LOG2(2 + rank
+               - rel_1_so_far)}) FILTER (WHERE is_rel_1 = 1), 'ASC', 'NULLS LAST')]), 0) AS bing_sum_1
     FROM ranked
     GROUP BY ranked.query_id
 ),
@@ -72,7 +73,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(bing) AS bing
+           list_sum(list(per_query.bing ORDER BY per_query.query_id)) / COUNT(per_query.bing) AS bing
     FROM per_query
 )
 SELECT measures.measure AS measure,

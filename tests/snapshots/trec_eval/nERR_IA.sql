@@ -123,7 +123,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(nerr_ia_at_10) AS nerr_ia_at_10
+           list_sum(list(per_query.nerr_ia_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.nerr_ia_at_10) AS nerr_ia_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

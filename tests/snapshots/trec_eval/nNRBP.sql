@@ -123,7 +123,7 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           AVG(nnrbp) AS nnrbp
+           list_sum(list(per_query.nnrbp ORDER BY per_query.query_id)) / COUNT(per_query.nnrbp) AS nnrbp
     FROM per_query
 )
 SELECT measures.measure AS measure,
