@@ -97,10 +97,16 @@ class Statement:
         key = (dialect.name, with_counts)
         if key not in self.sliced:
             self.sliced[key] = self._render(dialect, *STAND_INS[:2], self.listed and STAND_INS[2],
-                                            "slice" if with_counts else "relstring" if self.output == "relstring"
-                                            else "per_query")
+                                            self._slice_output(with_counts))
         return fill_in(self.sliced[key], {mark: render_slice(sql, self.slices, slice_index)
                                           for mark, sql in inputs.items() if sql is not None})
+
+    def _slice_output(self, with_counts: bool) -> str:
+        """What a slice's statement gives: its per-query rows (with each item's counts, for the measures over
+        all users), or relstring's rows."""
+        if with_counts:
+            return "slice"
+        return "relstring" if self.output == "relstring" else "per_query"
 
     def _render(self, dialect: Dialect, qrels_sql: str, run_sql: str, listed: str | None, output: str) -> str:
         return render_evaluation(qrels_sql, run_sql, self.measures, self.conventions, output, self.relstring_length,
