@@ -3,6 +3,7 @@ rendered SQL keeps to the portable subset."""
 from __future__ import annotations
 
 import itertools
+import pathlib
 import re
 
 import duckdb
@@ -80,3 +81,12 @@ def test_quoted_names_and_strings_read_back_as_themselves_in_every_dialect(name)
         named = text.upper() if DIALECTS[name].upper_case and text == "plain" else text
         assert parsed.expressions[0].alias == named, (name, text, statement)
         assert parsed.expressions[0].this.this == text, (name, text, statement)
+
+
+def test_contributing_shows_the_err_template_as_it_is():
+    """CONTRIBUTING.md walks through sql/measures/ERR.sql: its listing is the file after the opening comment."""
+    root = pathlib.Path(__file__).resolve().parent.parent
+    guide = (root / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    listing = guide.split("**2. The template** (`sql/measures/ERR.sql`", 1)[1].split("```sql\n", 1)[1].split("```", 1)[0]
+    template = (root / "sql" / "measures" / "ERR.sql").read_text(encoding="utf-8").split("-#}\n", 1)[1]
+    assert listing == template
