@@ -143,3 +143,24 @@ def test_steps_account_for_the_whole_process():
     bad = subprocess.run([sys.executable, str(ROOT / "bench" / "steps.py"), "eval", "missing.txt", "run.txt", "-m",
                           "map"], capture_output=True, text=True, timeout=120)
     assert bad.returncode != 0 and "exited with 1" in bad.stderr
+
+
+def test_repeat_counts_values_that_differ_in_any_bit():
+    """bench/repeat.py evaluates the same files again and compares every value's bits with the first time's."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import repeat
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    first = {("q1", "AP"): repeat.bits(0.1 + 0.2), ("q2", "AP"): repeat.bits(float("nan")),
+             ("(mean)", "AP"): repeat.bits(0.0)}
+    again = {("q1", "AP"): repeat.bits(0.3), ("q2", "AP"): repeat.bits(None), ("(mean)", "AP"): repeat.bits(-0.0)}
+    assert repeat.differing([first, dict(first)]) == {}
+    assert repeat.differing([first, dict(first), again]) == {"AP": {"q1", "(mean)"}}  # 0.30000000000000004, -0.0
+    demo = ROOT / "fixtures" / "demo"
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "repeat.py"), str(demo / "qrels.test"),
+                           str(demo / "results.test"), "-m", "map", "-m", "ndcg_cut.10", "--times", "2"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert [line.split()[:3] for line in lines[1:]] == [["AP", "4", "0"], ["nDCG@10", "4", "0"], ["all", "8", "0"]]
