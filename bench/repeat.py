@@ -12,6 +12,7 @@ order").
 from __future__ import annotations
 
 import argparse
+import collections
 import struct
 import sys
 import warnings
@@ -54,10 +55,9 @@ def main() -> int:
             values.update({("(mean)", row.measure): bits(row.value) for row in means.itertuples()})
             runs.append(values)
     first, differ = runs[0], differing(runs)
-    measures = list(dict.fromkeys(measure for _, measure in first))
+    counts = collections.Counter(measure for _, measure in first)  # values per measure, in the measures' order
     print(f"{'measure':<24} {'values':>8} {'differ':>8}   (of {args.times} evaluations, against the first)")
-    for measure in measures:
-        count = sum(1 for _, m in first if m == measure)
+    for measure, count in counts.items():
         print(f"{measure:<24} {count:>8} {len(differ.get(measure, ())):>8}")
     total = sum(len(queries) for queries in differ.values())
     print(f"{'all':<24} {len(first):>8} {total:>8}")
