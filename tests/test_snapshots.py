@@ -2,6 +2,8 @@
 reviewed snapshot in tests/snapshots/; `python tests/support/snapshots.py` writes them anew."""
 from __future__ import annotations
 
+import re
+
 import duckdb
 import pytest
 
@@ -55,3 +57,5 @@ def test_all_trec_renders_in_short_lines(per_query):
                           per_query=per_query)
     assert max(len(line) for line in text.splitlines()) < WIDTH
     assert not [line for line in text.splitlines() if line.strip() == ","]
+    # a long line breaks where it nests least: never inside a call's arguments such as LOG2(rank + 1)
+    assert not re.search(r"\(rank\n", text) and "LOG2(rank + 1)" in text

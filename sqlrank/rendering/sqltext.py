@@ -207,22 +207,54 @@ def _words(line: str, quote: str | None) -> tuple[list[str] | None, str | None]:
 
 
 def _wrap(line: str, words: list[str], width: int) -> str:
+    """The line broken between words: where the next word would pass ``width``, at the break point of
+    least nesting (parentheses, brackets, braces) in the last two thirds of the line so far, the latest
+    of those: before WHEN, ELSE, AND, OR, an operator (_BREAK_BEFORE) or AS, or after a comma."""
     indent = line[:len(line) - len(line.lstrip())]
     comment = words[0].startswith("--")
     prefix = indent + ("--   " if comment else "    ")
-    lines, current, best = [], [], None  # best: where the current line may break (an index into current)
+    depths, depth = [], 0  # each word's nesting where it starts
     for word in words:
+        depths.append(depth)
+        depth += _nesting(word)
+    lines, current, start = [], [], 0  # current: the words of the line being filled, words[start:]
+    for at, word in enumerate(words):
         head = indent if not lines else prefix
         if current and len(head) + len(" ".join(current + [word])) > width:
-            cut = best if best and best > len(current) // 3 else len(current)
+            cut = _break(words, depths, start, at) or len(current)
             cut -= cut > 1 and current[cut - 1] == "AS"  # keep AS with its name
             lines.append(head + " ".join(current[:cut]))
-            current, best = current[cut:], None
-        if current and word in _BREAK_BEFORE:
-            best = len(current)
+            current, start = current[cut:], start + cut
         current.append(word)
     lines.append((indent if not lines else prefix) + " ".join(current))
     return "\n".join(lines)
+
+
+def _break(words: list[str], depths: list[int], start: int, end: int) -> int | None:
+    """Where to break words[start:end] (an index into it): of the break points past its first third, the
+    one of least nesting, the latest of those; None where there is none."""
+    best = None
+    for at in range(start + (end - start) // 3 + 1, end):
+        if words[at] in _BREAK_BEFORE or words[at] == "AS" or words[at - 1].endswith(","):
+            if best is None or depths[at] <= depths[best]:
+                best = at
+    return None if best is None else best - start
+
+
+def _nesting(word: str) -> int:
+    """How much deeper a word leaves the nesting: its opening parentheses, brackets and braces outside
+    quotes, less its closing ones."""
+    depth, quote = 0, None
+    for ch in word:
+        if quote is not None:
+            quote = None if ch == quote else quote
+        elif ch in "'\"`":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+    return depth
 
 
 def render_segments(reader: str, by: str, id_column: str) -> str:

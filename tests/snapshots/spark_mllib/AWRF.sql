@@ -1,8 +1,8 @@
 -- sqlrank 0.1.0: AWRF(rel=0,missing_queries=zero,unjudged_queries=zero,browse=log),
 --   AWRF(rel=0,missing_queries=zero,unjudged_queries=zero,browse=log)@10
--- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff,
+--   rel=0, missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -34,8 +34,8 @@ popularity AS (
            ROW_NUMBER() OVER (ORDER BY COALESCE(counts.interactions, 0), catalog_ids.doc_id) AS popularity_rank,
            COUNT(*) OVER () AS catalog_size,
            COALESCE(SUM(COALESCE(counts.interactions, 0)) OVER (ORDER BY COALESCE(counts.interactions, 0) DESC, catalog_ids.doc_id
-                                                                 ROWS BETWEEN UNBOUNDED PRECEDING
-                                                                     AND 1 PRECEDING), 0) AS more_popular_interactions,
+                                                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
+                                                                     AS more_popular_interactions,
            SUM(COALESCE(counts.interactions, 0)) OVER () AS all_interactions
     FROM (
         SELECT DISTINCT doc_id FROM history
@@ -126,11 +126,12 @@ exposure_log_0p5_0_all_groups AS (
 ),
 exposure_log_0p5_0_all AS (
     SELECT query_id,
-           SUM(CASE WHEN exposure / NULLIF(grouped_exposure, 0) > 0 THEN (exposure / NULLIF(grouped_exposure, 0)) * LOG2((exposure
-               / NULLIF(grouped_exposure, 0)) / (((exposure / NULLIF(grouped_exposure, 0)) + (CAST(1 AS DOUBLE) / groups)) / 2)) ELSE 0
-               END + CASE WHEN CAST(1 AS DOUBLE) / groups > 0 THEN (CAST(1 AS DOUBLE) / groups) * LOG2((CAST(1 AS DOUBLE) / groups)
-               / (((exposure / NULLIF(grouped_exposure, 0)) + (CAST(1 AS DOUBLE) / groups)) / 2)) ELSE 0 END)
-               / 2 AS awrf_uniform_0_exposure_log_0p5_all_divergence,
+           SUM(CASE WHEN exposure / NULLIF(grouped_exposure, 0) > 0 THEN (exposure / NULLIF(grouped_exposure, 0))
+               * LOG2((exposure / NULLIF(grouped_exposure, 0)) / (((exposure / NULLIF(grouped_exposure, 0))
+               + (CAST(1 AS DOUBLE) / groups)) / 2)) ELSE 0 END + CASE WHEN CAST(1 AS DOUBLE) / groups > 0
+               THEN (CAST(1 AS DOUBLE) / groups) * LOG2((CAST(1 AS DOUBLE) / groups)
+               / (((exposure / NULLIF(grouped_exposure, 0)) + (CAST(1 AS DOUBLE) / groups)) / 2)) ELSE 0 END) / 2
+               AS awrf_uniform_0_exposure_log_0p5_all_divergence,
            MAX(grouped_exposure) AS awrf_uniform_0_exposure_log_0p5_all_grouped
     FROM exposure_log_0p5_0_all_groups
     GROUP BY query_id
@@ -175,11 +176,12 @@ exposure_log_0p5_0_top_10_groups AS (
 ),
 exposure_log_0p5_0_top_10 AS (
     SELECT query_id,
-           SUM(CASE WHEN exposure / NULLIF(grouped_exposure, 0) > 0 THEN (exposure / NULLIF(grouped_exposure, 0)) * LOG2((exposure
-               / NULLIF(grouped_exposure, 0)) / (((exposure / NULLIF(grouped_exposure, 0)) + (CAST(1 AS DOUBLE) / groups)) / 2)) ELSE 0
-               END + CASE WHEN CAST(1 AS DOUBLE) / groups > 0 THEN (CAST(1 AS DOUBLE) / groups) * LOG2((CAST(1 AS DOUBLE) / groups)
-               / (((exposure / NULLIF(grouped_exposure, 0)) + (CAST(1 AS DOUBLE) / groups)) / 2)) ELSE 0 END)
-               / 2 AS awrf_uniform_0_exposure_log_0p5_top_10_divergence,
+           SUM(CASE WHEN exposure / NULLIF(grouped_exposure, 0) > 0 THEN (exposure / NULLIF(grouped_exposure, 0))
+               * LOG2((exposure / NULLIF(grouped_exposure, 0)) / (((exposure / NULLIF(grouped_exposure, 0))
+               + (CAST(1 AS DOUBLE) / groups)) / 2)) ELSE 0 END + CASE WHEN CAST(1 AS DOUBLE) / groups > 0
+               THEN (CAST(1 AS DOUBLE) / groups) * LOG2((CAST(1 AS DOUBLE) / groups)
+               / (((exposure / NULLIF(grouped_exposure, 0)) + (CAST(1 AS DOUBLE) / groups)) / 2)) ELSE 0 END) / 2
+               AS awrf_uniform_0_exposure_log_0p5_top_10_divergence,
            MAX(grouped_exposure) AS awrf_uniform_0_exposure_log_0p5_top_10_grouped
     FROM exposure_log_0p5_0_top_10_groups
     GROUP BY query_id
@@ -187,11 +189,11 @@ exposure_log_0p5_0_top_10 AS (
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
            CASE WHEN awrf_uniform_0_exposure_log_0p5_all_grouped > 0 THEN 1
-               - SQRT(GREATEST(awrf_uniform_0_exposure_log_0p5_all_divergence, 0))
-               END AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse,
+               - SQRT(GREATEST(awrf_uniform_0_exposure_log_0p5_all_divergence, 0)) END
+               AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse,
            CASE WHEN awrf_uniform_0_exposure_log_0p5_top_10_grouped > 0 THEN 1
-               - SQRT(GREATEST(awrf_uniform_0_exposure_log_0p5_top_10_divergence, 0))
-               END AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_2
+               - SQRT(GREATEST(awrf_uniform_0_exposure_log_0p5_top_10_divergence, 0)) END
+               AS awrf_rel_0_missing_queries_zero_unjudged_queries_zero_browse_2
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN exposure_log_0p5_0_all ON exposure_log_0p5_0_all.query_id = evaluated_queries.query_id

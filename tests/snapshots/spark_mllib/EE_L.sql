@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: EE_L(missing_queries=zero,unjudged_queries=zero), EE_L(missing_queries=zero,unjudged_queries=zero)@10
--- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff,
+--   rel=0, missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -69,8 +69,8 @@ expected_0p5_all_exposed AS (
     GROUP BY query_id, doc_id
 ),
 expected_0p5_all_targets AS (
-    SELECT query_id, doc_id, (POWER(CAST(0.5 AS DOUBLE), through - size) - POWER(CAST(0.5 AS DOUBLE), through)) / (size * (1
-        - CAST(0.5 AS DOUBLE))) AS target
+    SELECT query_id, doc_id, (POWER(CAST(0.5 AS DOUBLE), through - size) - POWER(CAST(0.5 AS DOUBLE), through))
+        / (size * (1 - CAST(0.5 AS DOUBLE))) AS target
     FROM (
         SELECT qrels.query_id AS query_id, qrels.doc_id AS doc_id,
                COUNT(*) OVER (PARTITION BY qrels.query_id, qrels.relevance) AS size,
@@ -109,8 +109,8 @@ expected_0p5_top_10_exposed AS (
     GROUP BY query_id, doc_id
 ),
 expected_0p5_top_10_targets AS (
-    SELECT query_id, doc_id, (POWER(CAST(0.5 AS DOUBLE), through - size) - POWER(CAST(0.5 AS DOUBLE), through)) / (size * (1
-        - CAST(0.5 AS DOUBLE))) AS target
+    SELECT query_id, doc_id, (POWER(CAST(0.5 AS DOUBLE), through - size) - POWER(CAST(0.5 AS DOUBLE), through))
+        / (size * (1 - CAST(0.5 AS DOUBLE))) AS target
     FROM (
         SELECT qrels.query_id AS query_id, qrels.doc_id AS doc_id,
                COUNT(*) OVER (PARTITION BY qrels.query_id, qrels.relevance) AS size,

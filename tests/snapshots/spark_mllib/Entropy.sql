@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: Entropy(missing_queries=zero,unjudged_queries=zero), Entropy(missing_queries=zero,unjudged_queries=zero)@10
--- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff,
+--   rel=0, missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -33,8 +33,8 @@ popularity AS (
            ROW_NUMBER() OVER (ORDER BY COALESCE(counts.interactions, 0), catalog_ids.doc_id) AS popularity_rank,
            COUNT(*) OVER () AS catalog_size,
            COALESCE(SUM(COALESCE(counts.interactions, 0)) OVER (ORDER BY COALESCE(counts.interactions, 0) DESC, catalog_ids.doc_id
-                                                                 ROWS BETWEEN UNBOUNDED PRECEDING
-                                                                     AND 1 PRECEDING), 0) AS more_popular_interactions,
+                                                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
+                                                                     AS more_popular_interactions,
            SUM(COALESCE(counts.interactions, 0)) OVER () AS all_interactions
     FROM (
         SELECT DISTINCT doc_id FROM history
@@ -101,8 +101,9 @@ listed AS (
 catalog AS (
     SELECT -list_sum(list(CASE WHEN times_all > 0 THEN CAST(times_all AS DOUBLE) / total_all * LN(CAST(times_all AS DOUBLE) / total_all)
         END ORDER BY listed.doc_id)) / LN(2.0) AS entropy_missing_queries_zero_unjudged_queries_zero,
-           -list_sum(list(CASE WHEN times_top_10 > 0 THEN CAST(times_top_10 AS DOUBLE) / total_top_10 * LN(CAST(times_top_10 AS DOUBLE)
-               / total_top_10) END ORDER BY listed.doc_id)) / LN(2.0) AS entropy_missing_queries_zero_unjudged_queries_zero_at_10
+           -list_sum(list(CASE WHEN times_top_10 > 0 THEN CAST(times_top_10 AS DOUBLE) / total_top_10
+               * LN(CAST(times_top_10 AS DOUBLE) / total_top_10) END ORDER BY listed.doc_id)) / LN(2.0)
+               AS entropy_missing_queries_zero_unjudged_queries_zero_at_10
     FROM listed
     LEFT JOIN popularity ON popularity.doc_id = listed.doc_id
     CROSS JOIN catalog_items

@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: G(gain=exponential,missing_queries=zero,unjudged_queries=zero)
--- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff,
+--   rel=0, missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -41,8 +41,8 @@ ideal_exp AS (
 ),
 ideal_exp_dcg AS (
     SELECT query_id,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
-               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS ideal_dcg_exp,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank + 1)}) FILTER (WHERE gain <> 0),
+               'ASC', 'NULLS LAST')]), 0) AS ideal_dcg_exp,
            SUM(gain) AS ideal_gain_exp,
            SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) AS ideal_excess_exp,
            COUNT(*) AS ideal_count_exp
@@ -81,8 +81,8 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain_exp / LOG2(rank
-               + 1)}) FILTER (WHERE gain_exp <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg_exp
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain_exp
+               / LOG2(rank + 1)}) FILTER (WHERE gain_exp <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg_exp
     FROM ranked
     GROUP BY ranked.query_id
 ),
@@ -96,8 +96,8 @@ graded_exp_gained AS (
 ),
 graded_exp AS (
     SELECT ranked.query_id AS query_id,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': ranked.rank, 'term': ranked.gain_exp / LOG2(2 + ranked.rank
-               + COALESCE(ideal_exp.excess_so_far, ideal_exp_dcg.ideal_excess_exp)
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': ranked.rank, 'term': ranked.gain_exp
+               / LOG2(2 + ranked.rank + COALESCE(ideal_exp.excess_so_far, ideal_exp_dcg.ideal_excess_exp)
                - ranked.gain_exp_so_far)}), 'ASC', 'NULLS LAST')]), 0) AS g_sum_exp
     FROM graded_exp_gained AS ranked
     JOIN ideal_exp_dcg ON ideal_exp_dcg.query_id = ranked.query_id

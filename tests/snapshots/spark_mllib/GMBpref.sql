@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: GMBpref(rel=0,missing_queries=zero,unjudged_queries=zero)
--- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff,
+--   rel=0, missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -78,7 +78,8 @@ per_query AS (
 summary AS (
     SELECT COUNT(*) AS num_queries,
            EXP(list_sum(list(LN(CASE WHEN gmbpref_rel_0_missing_queries_zero_unjudged_queries_zero > CAST(0.00001 AS DOUBLE)
-               THEN gmbpref_rel_0_missing_queries_zero_unjudged_queries_zero ELSE CAST(0.00001 AS DOUBLE) END) ORDER BY per_query.query_id))
+               THEN gmbpref_rel_0_missing_queries_zero_unjudged_queries_zero ELSE CAST(0.00001
+               AS DOUBLE) END) ORDER BY per_query.query_id))
                / COUNT(LN(CASE WHEN gmbpref_rel_0_missing_queries_zero_unjudged_queries_zero > CAST(0.00001 AS DOUBLE)
                THEN gmbpref_rel_0_missing_queries_zero_unjudged_queries_zero ELSE CAST(0.00001 AS DOUBLE) END)))
                AS gmbpref_rel_0_missing_queries_zero_unjudged_queries_zero

@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: INSQ(missing_queries=zero,unjudged_queries=zero)
--- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff,
+--   rel=0, missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -44,26 +44,36 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           COALESCE(insq_1p0_1, 0) / ((1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 0, 2) + 1 / POWER(CAST(2
-               * CAST(1.0 AS DOUBLE) AS DOUBLE) + 1, 2) + 1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 2, 2) + 1 / POWER(CAST(2
-               * CAST(1.0 AS DOUBLE) AS DOUBLE) + 3, 2) + 1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 4, 2) + 1 / POWER(CAST(2
-               * CAST(1.0 AS DOUBLE) AS DOUBLE) + 5, 2) + 1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 6, 2) + 1 / POWER(CAST(2
-               * CAST(1.0 AS DOUBLE) AS DOUBLE) + 7, 2) + 1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 8, 2) + 1 / POWER(CAST(2
-               * CAST(1.0 AS DOUBLE) AS DOUBLE) + 9, 2) + (1 / (CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 10) + 1 / (2 * POWER((CAST(2
-               * CAST(1.0 AS DOUBLE) AS DOUBLE) + 10), 2)) + 1 / (6 * POWER((CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 10), 3)) - 1 / (30
-               * POWER((CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 10), 5)) + 1 / (42 * POWER((CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE)
-               + 10), 7)) - 1 / (30 * POWER((CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 10), 9)) + 5 / (66 * POWER((CAST(2
-               * CAST(1.0 AS DOUBLE) AS DOUBLE) + 10), 11)))) - (1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 0, 2) + 1
-               / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 1, 2) + 1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE)
-               + 2, 2) + 1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 3, 2) + 1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE)
-               + 1000 AS DOUBLE) + 4, 2) + 1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 5, 2) + 1 / POWER(CAST(2
-               * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 6, 2) + 1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 7, 2) + 1
-               / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 8, 2) + 1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE)
-               + 9, 2) + (1 / (CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 10) + 1 / (2 * POWER((CAST(2 * CAST(1.0 AS DOUBLE)
-               + 1000 AS DOUBLE) + 10), 2)) + 1 / (6 * POWER((CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 10), 3)) - 1 / (30
-               * POWER((CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 10), 5)) + 1 / (42 * POWER((CAST(2 * CAST(1.0 AS DOUBLE)
-               + 1000 AS DOUBLE) + 10), 7)) - 1 / (30 * POWER((CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 10), 9)) + 5 / (66
-               * POWER((CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 10), 11))))) AS insq_missing_queries_zero_unjudged_queries_zero
+           COALESCE(insq_1p0_1, 0) / ((1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 0, 2) + 1
+               / POWER(CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 1, 2) + 1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 2, 2) + 1
+               / POWER(CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 3, 2) + 1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 4, 2) + 1
+               / POWER(CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 5, 2) + 1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 6, 2) + 1
+               / POWER(CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 7, 2) + 1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 8, 2) + 1
+               / POWER(CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 9, 2)
+               + (1 / (CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 10) + 1 / (2 * POWER((CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 10), 2))
+               + 1 / (6 * POWER((CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 10), 3)) - 1
+               / (30 * POWER((CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 10), 5)) + 1
+               / (42 * POWER((CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 10), 7)) - 1
+               / (30 * POWER((CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 10), 9)) + 5
+               / (66 * POWER((CAST(2 * CAST(1.0 AS DOUBLE) AS DOUBLE) + 10), 11))))
+               - (1 / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 0, 2) + 1
+               / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 1, 2) + 1
+               / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 2, 2) + 1
+               / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 3, 2) + 1
+               / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 4, 2) + 1
+               / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 5, 2) + 1
+               / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 6, 2) + 1
+               / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 7, 2) + 1
+               / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 8, 2) + 1
+               / POWER(CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 9, 2)
+               + (1 / (CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 10) + 1
+               / (2 * POWER((CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 10), 2)) + 1
+               / (6 * POWER((CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 10), 3)) - 1
+               / (30 * POWER((CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 10), 5)) + 1
+               / (42 * POWER((CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 10), 7)) - 1
+               / (30 * POWER((CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 10), 9)) + 5
+               / (66 * POWER((CAST(2 * CAST(1.0 AS DOUBLE) + 1000 AS DOUBLE) + 10), 11)))))
+               AS insq_missing_queries_zero_unjudged_queries_zero
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),

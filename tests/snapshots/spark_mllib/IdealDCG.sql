@@ -1,8 +1,8 @@
 -- sqlrank 0.1.0: IdealDCG(gain=exponential,missing_queries=zero,unjudged_queries=zero),
 --   IdealDCG(gain=exponential,missing_queries=zero,unjudged_queries=zero)@10
--- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff,
+--   rel=0, missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -38,10 +38,10 @@ ideal_exp AS (
 ),
 ideal_exp_dcg AS (
     SELECT query_id,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
-               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS ideal_exp_dcg,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
-               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST') IF x.rank <= 10]), 0) AS ideal_exp_dcg_top_10
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank + 1)}) FILTER (WHERE gain <> 0),
+               'ASC', 'NULLS LAST')]), 0) AS ideal_exp_dcg,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank + 1)}) FILTER (WHERE gain <> 0),
+               'ASC', 'NULLS LAST') IF x.rank <= 10]), 0) AS ideal_exp_dcg_top_10
     FROM ideal_exp
     GROUP BY query_id
 ),

@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: RBPResid(missing_queries=zero,unjudged_queries=zero)
--- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff,
+--   rel=0, missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -56,17 +56,17 @@ ranked AS (
 retrieved AS (
     SELECT ranked.query_id AS query_id,
            SUM(CASE WHEN relevance >= 0 THEN 1 ELSE 0 END) AS judged_retrieved,
-           SUM(CASE WHEN relevance >= 0 THEN POWER(CAST(0.9 AS DOUBLE), rank - 1)
-               ELSE 0 END) AS rbpresid_missing_queries_zero_unjudged_queries_zero_judged_weight
+           SUM(CASE WHEN relevance >= 0 THEN POWER(CAST(0.9 AS DOUBLE), rank - 1) ELSE 0 END)
+               AS rbpresid_missing_queries_zero_unjudged_queries_zero_judged_weight
     FROM ranked
     GROUP BY ranked.query_id
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           CASE WHEN COALESCE(num_ret, 0) - COALESCE(judged_retrieved, 0) > 0 THEN POWER(CAST(0.9 AS DOUBLE), COALESCE(num_ret, 0)) + (1
-               - CAST(0.9 AS DOUBLE)) * ((1 - POWER(CAST(0.9 AS DOUBLE), COALESCE(num_ret, 0))) / (1 - CAST(0.9 AS DOUBLE))
-               - COALESCE(rbpresid_missing_queries_zero_unjudged_queries_zero_judged_weight, 0)) ELSE 0
-               END AS rbpresid_missing_queries_zero_unjudged_queries_zero
+           CASE WHEN COALESCE(num_ret, 0) - COALESCE(judged_retrieved, 0) > 0 THEN POWER(CAST(0.9 AS DOUBLE), COALESCE(num_ret, 0))
+               + (1 - CAST(0.9 AS DOUBLE)) * ((1 - POWER(CAST(0.9 AS DOUBLE), COALESCE(num_ret, 0))) / (1 - CAST(0.9 AS DOUBLE))
+               - COALESCE(rbpresid_missing_queries_zero_unjudged_queries_zero_judged_weight, 0)) ELSE 0 END
+               AS rbpresid_missing_queries_zero_unjudged_queries_zero
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN retrieved_counts ON retrieved_counts.query_number = evaluated_queries.query_number

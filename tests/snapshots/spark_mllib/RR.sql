@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: RR(rel=0,missing_queries=zero,unjudged_queries=zero), RR(rel=0,missing_queries=zero,unjudged_queries=zero)@10
--- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff,
+--   rel=0, missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -58,8 +58,8 @@ retrieved AS (
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
            COALESCE(CAST(1 AS DOUBLE) / first_rel_0, 0) AS rr_rel_0_missing_queries_zero_unjudged_queries_zero,
-           CASE WHEN first_rel_0 <= 10 THEN CAST(1 AS DOUBLE) / first_rel_0 ELSE 0
-               END AS rr_rel_0_missing_queries_zero_unjudged_queries_zero_at_10
+           CASE WHEN first_rel_0 <= 10 THEN CAST(1 AS DOUBLE) / first_rel_0 ELSE 0 END
+               AS rr_rel_0_missing_queries_zero_unjudged_queries_zero_at_10
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),

@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: Rndcg(rel=0,gain=exponential,missing_queries=zero,unjudged_queries=zero)
--- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff,
+--   rel=0, missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -48,8 +48,8 @@ ideal_exp AS (
 ),
 ideal_exp_dcg AS (
     SELECT query_id,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
-               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS ideal_dcg_exp,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank + 1)}) FILTER (WHERE gain <> 0),
+               'ASC', 'NULLS LAST')]), 0) AS ideal_dcg_exp,
            SUM(gain) AS ideal_gain_exp,
            SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) AS ideal_excess_exp,
            COUNT(*) AS ideal_count_exp
@@ -93,15 +93,15 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain_exp / LOG2(rank
-               + 1)}) FILTER (WHERE gain_exp <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg_exp
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain_exp
+               / LOG2(rank + 1)}) FILTER (WHERE gain_exp <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg_exp
     FROM ranked
     GROUP BY ranked.query_id
 ),
 rndcg_exp_points AS (
     SELECT ideal.query_id AS query_id, ideal.rank AS rank,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': ranked.rank, 'term': ranked.gain_exp / LOG2(ranked.rank
-               + 1)}) FILTER (WHERE ranked.rank IS NOT NULL), 'ASC', 'NULLS LAST')]), 0)
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': ranked.rank, 'term': ranked.gain_exp
+               / LOG2(ranked.rank + 1)}) FILTER (WHERE ranked.rank IS NOT NULL), 'ASC', 'NULLS LAST')]), 0)
                / MAX(ideal.dcg_so_far) AS point
     FROM ideal_exp AS ideal
     LEFT JOIN ranked AS ranked
@@ -118,10 +118,10 @@ rndcg_exp AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           CASE WHEN COALESCE(num_rel_0, 0) = 0 THEN 0 ELSE COALESCE((rndcg_sum_exp + CASE WHEN COALESCE(num_ret, 0) > ideal_count_exp
-               + 1 THEN 1 ELSE 0 END * COALESCE(dcg_exp, 0) / ideal_dcg_exp) / (rndcg_points_exp + CASE
-               WHEN COALESCE(num_ret, 0) > ideal_count_exp + 1 THEN 1 ELSE 0 END), 0)
-               END AS rndcg_rel_0_gain_exponential_missing_queries_zero_unjudged_q
+           CASE WHEN COALESCE(num_rel_0, 0) = 0 THEN 0
+               ELSE COALESCE((rndcg_sum_exp + CASE WHEN COALESCE(num_ret, 0) > ideal_count_exp + 1 THEN 1 ELSE 0 END
+               * COALESCE(dcg_exp, 0) / ideal_dcg_exp) / (rndcg_points_exp + CASE WHEN COALESCE(num_ret, 0) > ideal_count_exp + 1
+               THEN 1 ELSE 0 END), 0) END AS rndcg_rel_0_gain_exponential_missing_queries_zero_unjudged_q
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN retrieved_counts ON retrieved_counts.query_number = evaluated_queries.query_number

@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: SetP(rel=0,missing_queries=zero,unjudged_queries=zero)
--- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff,
+--   rel=0, missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -68,8 +68,8 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           COALESCE(CAST(COALESCE(rel_0_retrieved, 0) AS DOUBLE)
-               / NULLIF(num_ret, 0), 0) AS setp_rel_0_missing_queries_zero_unjudged_queries_zero
+           COALESCE(CAST(COALESCE(rel_0_retrieved, 0) AS DOUBLE) / NULLIF(num_ret, 0), 0)
+               AS setp_rel_0_missing_queries_zero_unjudged_queries_zero
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN retrieved_counts ON retrieved_counts.query_number = evaluated_queries.query_number

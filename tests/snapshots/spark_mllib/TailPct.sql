@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: TailPct(missing_queries=zero,unjudged_queries=zero), TailPct(missing_queries=zero,unjudged_queries=zero)@10
--- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff,
+--   rel=0, missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -33,8 +33,8 @@ popularity AS (
            ROW_NUMBER() OVER (ORDER BY COALESCE(counts.interactions, 0), catalog_ids.doc_id) AS popularity_rank,
            COUNT(*) OVER () AS catalog_size,
            COALESCE(SUM(COALESCE(counts.interactions, 0)) OVER (ORDER BY COALESCE(counts.interactions, 0) DESC, catalog_ids.doc_id
-                                                                 ROWS BETWEEN UNBOUNDED PRECEDING
-                                                                     AND 1 PRECEDING), 0) AS more_popular_interactions,
+                                                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
+                                                                     AS more_popular_interactions,
            SUM(COALESCE(counts.interactions, 0)) OVER () AS all_interactions
     FROM (
         SELECT DISTINCT doc_id FROM history
@@ -88,20 +88,20 @@ ranked AS (
 retrieved AS (
     SELECT ranked.query_id AS query_id,
            COUNT(*) AS listed_all,
-           SUM(CASE WHEN popularity_rank <= GREATEST(FLOOR(catalog_size * 0.1), 1) THEN 1
-               ELSE 0 END) AS tailpct_missing_queries_zero_unjudged_queries_zero_tail_all,
+           SUM(CASE WHEN popularity_rank <= GREATEST(FLOOR(catalog_size * 0.1), 1) THEN 1 ELSE 0 END)
+               AS tailpct_missing_queries_zero_unjudged_queries_zero_tail_all,
            SUM(CASE WHEN rank <= 10 THEN 1 ELSE 0 END) AS listed_top_10,
-           SUM(CASE WHEN rank <= 10 AND popularity_rank <= GREATEST(FLOOR(catalog_size * 0.1), 1) THEN 1
-               ELSE 0 END) AS tailpct_missing_queries_zero_unjudged_queries_zero_at_10_tail_top_10
+           SUM(CASE WHEN rank <= 10 AND popularity_rank <= GREATEST(FLOOR(catalog_size * 0.1), 1) THEN 1 ELSE 0 END)
+               AS tailpct_missing_queries_zero_unjudged_queries_zero_at_10_tail_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           CAST(tailpct_missing_queries_zero_unjudged_queries_zero_tail_all AS DOUBLE)
-               / NULLIF(listed_all, 0) AS tailpct_missing_queries_zero_unjudged_queries_zero,
-           CAST(tailpct_missing_queries_zero_unjudged_queries_zero_at_10_tail_top_10 AS DOUBLE)
-               / NULLIF(listed_top_10, 0) AS tailpct_missing_queries_zero_unjudged_queries_zero_at_10
+           CAST(tailpct_missing_queries_zero_unjudged_queries_zero_tail_all AS DOUBLE) / NULLIF(listed_all, 0)
+               AS tailpct_missing_queries_zero_unjudged_queries_zero,
+           CAST(tailpct_missing_queries_zero_unjudged_queries_zero_at_10_tail_top_10 AS DOUBLE) / NULLIF(listed_top_10, 0)
+               AS tailpct_missing_queries_zero_unjudged_queries_zero_at_10
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),

@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: YAAP(rel=0,missing_queries=zero,unjudged_queries=zero)
--- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff,
+--   rel=0, missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -67,8 +67,8 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           LN((1 + COALESCE(precision_sum_0, 0)) / (1 + COALESCE(num_rel_0, 0)
-               - COALESCE(precision_sum_0, 0))) AS yaap_rel_0_missing_queries_zero_unjudged_queries_zero
+           LN((1 + COALESCE(precision_sum_0, 0)) / (1 + COALESCE(num_rel_0, 0) - COALESCE(precision_sum_0, 0)))
+               AS yaap_rel_0_missing_queries_zero_unjudged_queries_zero
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id

@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: alpha_DCG(rel=0,missing_queries=zero,unjudged_queries=zero)@10
--- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff,
+--   rel=0, missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH RECURSIVE
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -84,8 +84,8 @@ intents_0_0p5_greedy (query_id, doc_id, subtopic, seen, picked, step, gain) AS (
         SELECT query_id, doc_id, subtopic, seen, step, doc_gain,
                FIRST_VALUE(doc_id) OVER (PARTITION BY query_id ORDER BY ROUND(doc_gain, 12) DESC, doc_id DESC) AS chosen
         FROM (
-            SELECT query_id, doc_id, subtopic, seen, step, SUM(POWER((1
-                - CAST(0.5 AS DOUBLE)), seen)) OVER (PARTITION BY query_id, doc_id) AS doc_gain
+            SELECT query_id, doc_id, subtopic, seen, step,
+                SUM(POWER((1 - CAST(0.5 AS DOUBLE)), seen)) OVER (PARTITION BY query_id, doc_id) AS doc_gain
             FROM intents_0_0p5_greedy
             WHERE NOT picked
         ) AS scored
@@ -117,8 +117,8 @@ intents_0_0p5 AS (
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
            COALESCE(ia_0_0p5_dcg_top_10 / NULLIF(ia_0_0p5_subtopics * (SELECT SUM(POWER((1 - CAST(0.5 AS DOUBLE)), position - 1)
-               / LOG2(position + 1)) FROM range(1, 10
-               + 1) AS positions (position)), 0), 0) AS alpha_dcg_rel_0_missing_queries_zero_unjudged_queries_zero_a
+               / LOG2(position + 1)) FROM range(1, 10 + 1) AS positions (position)), 0), 0)
+               AS alpha_dcg_rel_0_missing_queries_zero_unjudged_queries_zero_a
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN intents_0_0p5 ON intents_0_0p5.query_id = evaluated_queries.query_id

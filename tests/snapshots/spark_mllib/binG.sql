@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: binG(rel=0,missing_queries=zero,unjudged_queries=zero)
--- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff,
+--   rel=0, missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -59,8 +59,8 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': 1 / LOG2(2 + rank
-               - rel_0_so_far)}) FILTER (WHERE is_rel_0 = 1), 'ASC', 'NULLS LAST')]), 0) AS bing_sum_0
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': 1
+               / LOG2(2 + rank - rel_0_so_far)}) FILTER (WHERE is_rel_0 = 1), 'ASC', 'NULLS LAST')]), 0) AS bing_sum_0
     FROM ranked
     GROUP BY ranked.query_id
 ),

@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: infAP(rel=0,missing_queries=zero,unjudged_queries=zero)
--- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff, rel=0,
---   missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff,
+--   rel=0, missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -64,10 +64,11 @@ ranked AS (
 retrieved AS (
     SELECT ranked.query_id AS query_id,
            COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': CASE WHEN rank = 1 THEN CAST(1 AS DOUBLE)
-               ELSE CAST(1 AS DOUBLE) / rank + (CAST(rank - 1 AS DOUBLE) / rank) * (CAST(rel_0_so_far - 1 + nonrel_0_so_far
-               + pool_unjudged_so_far AS DOUBLE) / (rank - 1)) * ((rel_0_so_far - 1 + CAST(0.00001 AS DOUBLE)) / (rel_0_so_far - 1
-               + nonrel_0_so_far + 2 * CAST(0.00001 AS DOUBLE))) END}) FILTER (WHERE is_rel_0 = 1), 'ASC', 'NULLS LAST')]), 0)
-               AS infap_sum_0
+               ELSE CAST(1 AS DOUBLE) / rank + (CAST(rank - 1 AS DOUBLE) / rank)
+               * (CAST(rel_0_so_far - 1 + nonrel_0_so_far + pool_unjudged_so_far AS DOUBLE) / (rank - 1))
+               * ((rel_0_so_far - 1 + CAST(0.00001 AS DOUBLE))
+               / (rel_0_so_far - 1 + nonrel_0_so_far + 2 * CAST(0.00001 AS DOUBLE))) END}) FILTER (WHERE is_rel_0 = 1),
+               'ASC', 'NULLS LAST')]), 0) AS infap_sum_0
     FROM ranked
     GROUP BY ranked.query_id
 ),

@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: ERR, ERR@10
--- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant, rel=1,
---   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -52,10 +52,12 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': err_stop_4 * EXP(err_continue_4_so_far - LN(1
-               - err_stop_4)) / rank}) FILTER (WHERE err_stop_4 > 0), 'ASC', 'NULLS LAST')]), 0) AS err_4,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': err_stop_4 * EXP(err_continue_4_so_far - LN(1
-               - err_stop_4)) / rank}) FILTER (WHERE err_stop_4 > 0), 'ASC', 'NULLS LAST') IF x.rank <= 10]), 0) AS err_4_top_10
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': err_stop_4
+               * EXP(err_continue_4_so_far - LN(1 - err_stop_4)) / rank}) FILTER (WHERE err_stop_4 > 0), 'ASC', 'NULLS LAST')]), 0)
+               AS err_4,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': err_stop_4
+               * EXP(err_continue_4_so_far - LN(1 - err_stop_4)) / rank}) FILTER (WHERE err_stop_4 > 0), 'ASC',
+               'NULLS LAST') IF x.rank <= 10]), 0) AS err_4_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),

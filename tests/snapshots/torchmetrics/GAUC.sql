@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: GAUC
--- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant, rel=1,
---   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -68,8 +68,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           list_sum(list(per_query.gauc * per_query.gauc_weight ORDER BY per_query.query_id)) / NULLIF(SUM(CASE
-               WHEN per_query.gauc IS NOT NULL THEN per_query.gauc_weight END), 0) AS gauc,
+           list_sum(list(per_query.gauc * per_query.gauc_weight ORDER BY per_query.query_id))
+               / NULLIF(SUM(CASE WHEN per_query.gauc IS NOT NULL THEN per_query.gauc_weight END), 0) AS gauc,
            COUNT(per_query.gauc) AS gauc_queries
     FROM per_query
 )

@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: INST
--- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant, rel=1,
---   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -44,16 +44,16 @@ retrieved AS (
 ),
 inst_1p0_1_positions AS (
     SELECT query_id, rank, gain, so_far,
-           (SUM(CASE WHEN reading_on > 0 THEN LN(reading_on) ELSE 0 END) OVER reading) - (CASE WHEN reading_on > 0 THEN LN(reading_on)
-               ELSE 0 END) AS ln_reached,
+           (SUM(CASE WHEN reading_on > 0 THEN LN(reading_on) ELSE 0 END) OVER reading)
+               - (CASE WHEN reading_on > 0 THEN LN(reading_on) ELSE 0 END) AS ln_reached,
            (SUM(CASE WHEN reading_on = 0 THEN 1 ELSE 0 END) OVER reading) - (CASE WHEN reading_on = 0 THEN 1 ELSE 0 END) AS stops_above,
            SUM(CASE WHEN reading_on > 0 THEN LN(reading_on) ELSE 0 END) OVER reading AS ln_past,
            SUM(CASE WHEN reading_on = 0 THEN 1 ELSE 0 END) OVER reading AS stops_through,
            MAX(rank) OVER (PARTITION BY query_id) AS last_rank
     FROM (
         SELECT query_id, rank, cwl_gain_1 AS gain, cwl_gain_1_so_far AS so_far,
-               POWER((rank + 2 * CAST(1.0 AS DOUBLE) - cwl_gain_1_so_far - 1) / (rank + 2 * CAST(1.0 AS DOUBLE)
-                   - cwl_gain_1_so_far), 2) AS reading_on
+               POWER((rank + 2 * CAST(1.0 AS DOUBLE) - cwl_gain_1_so_far - 1) / (rank + 2 * CAST(1.0 AS DOUBLE) - cwl_gain_1_so_far), 2)
+                   AS reading_on
         FROM ranked
         WHERE rank <= 1000
     ) AS chances
@@ -72,45 +72,53 @@ inst_1p0_1 AS (
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
            COALESCE(inst_read_gain_1p0_1 / (inst_reached_1p0_1 + CASE WHEN inst_last_rank_1p0_1 < 1000 THEN inst_past_last_1p0_1
-               * POWER((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1), 2) * ((1 / POWER(CAST((inst_last_rank_1p0_1 + 2
-               * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 0, 2) + 1 / POWER(CAST((inst_last_rank_1p0_1 + 2
-               * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 1, 2) + 1 / POWER(CAST((inst_last_rank_1p0_1 + 2
-               * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 2, 2) + 1 / POWER(CAST((inst_last_rank_1p0_1 + 2
-               * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 3, 2) + 1 / POWER(CAST((inst_last_rank_1p0_1 + 2
-               * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 4, 2) + 1 / POWER(CAST((inst_last_rank_1p0_1 + 2
-               * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 5, 2) + 1 / POWER(CAST((inst_last_rank_1p0_1 + 2
-               * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 6, 2) + 1 / POWER(CAST((inst_last_rank_1p0_1 + 2
-               * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 7, 2) + 1 / POWER(CAST((inst_last_rank_1p0_1 + 2
-               * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 8, 2) + 1 / POWER(CAST((inst_last_rank_1p0_1 + 2
-               * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 9, 2) + (1 / (CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE)
-               - inst_gain_1p0_1) AS DOUBLE) + 10) + 1 / (2 * POWER((CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE)
-               - inst_gain_1p0_1) AS DOUBLE) + 10), 2)) + 1 / (6 * POWER((CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE)
-               - inst_gain_1p0_1) AS DOUBLE) + 10), 3)) - 1 / (30 * POWER((CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE)
-               - inst_gain_1p0_1) AS DOUBLE) + 10), 5)) + 1 / (42 * POWER((CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE)
-               - inst_gain_1p0_1) AS DOUBLE) + 10), 7)) - 1 / (30 * POWER((CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE)
-               - inst_gain_1p0_1) AS DOUBLE) + 10), 9)) + 5 / (66 * POWER((CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE)
-               - inst_gain_1p0_1) AS DOUBLE) + 10), 11)))) - (1 / POWER(CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2
-               * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE) + 0, 2) + 1 / POWER(CAST((1000 - inst_last_rank_1p0_1
-               + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE) + 1, 2) + 1 / POWER(CAST((1000
-               - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE) + 2, 2) + 1
+               * POWER((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1), 2)
+               * ((1 / POWER(CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 0, 2) + 1
+               / POWER(CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 1, 2) + 1
+               / POWER(CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 2, 2) + 1
+               / POWER(CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 3, 2) + 1
+               / POWER(CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 4, 2) + 1
+               / POWER(CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 5, 2) + 1
+               / POWER(CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 6, 2) + 1
+               / POWER(CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 7, 2) + 1
+               / POWER(CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 8, 2) + 1
+               / POWER(CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 9, 2)
+               + (1 / (CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 10) + 1
+               / (2 * POWER((CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 10), 2)) + 1
+               / (6 * POWER((CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 10), 3)) - 1
+               / (30 * POWER((CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 10), 5)) + 1
+               / (42 * POWER((CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 10), 7)) - 1
+               / (30 * POWER((CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 10), 9)) + 5
+               / (66 * POWER((CAST((inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1) AS DOUBLE) + 10), 11))))
+               - (1 / POWER(CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1))
+               AS DOUBLE) + 0, 2) + 1
                / POWER(CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE)
-               + 3, 2) + 1 / POWER(CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE)
-               - inst_gain_1p0_1)) AS DOUBLE) + 4, 2) + 1 / POWER(CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2
-               * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE) + 5, 2) + 1 / POWER(CAST((1000 - inst_last_rank_1p0_1
-               + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE) + 6, 2) + 1 / POWER(CAST((1000
-               - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE) + 7, 2) + 1
+               + 1, 2) + 1 / POWER(CAST((1000 - inst_last_rank_1p0_1
+               + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE) + 2, 2) + 1
                / POWER(CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE)
-               + 8, 2) + 1 / POWER(CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE)
-               - inst_gain_1p0_1)) AS DOUBLE) + 9, 2) + (1 / (CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2
-               * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE) + 10) + 1 / (2 * POWER((CAST((1000 - inst_last_rank_1p0_1
-               + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE) + 10), 2)) + 1 / (6 * POWER((CAST((1000
-               - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE) + 10), 3)) - 1
-               / (30 * POWER((CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE)
-               - inst_gain_1p0_1)) AS DOUBLE) + 10), 5)) + 1 / (42 * POWER((CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2
-               * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE) + 10), 7)) - 1 / (30 * POWER((CAST((1000 - inst_last_rank_1p0_1
-               + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE) + 10), 9)) + 5 / (66 * POWER((CAST((1000
-               - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE) + 10), 11)))))
-               ELSE 0 END), 0) AS inst
+               + 3, 2) + 1 / POWER(CAST((1000 - inst_last_rank_1p0_1
+               + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE) + 4, 2) + 1
+               / POWER(CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE)
+               + 5, 2) + 1 / POWER(CAST((1000 - inst_last_rank_1p0_1
+               + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE) + 6, 2) + 1
+               / POWER(CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE)
+               + 7, 2) + 1 / POWER(CAST((1000 - inst_last_rank_1p0_1
+               + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE) + 8, 2) + 1
+               / POWER(CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE)
+               + 9, 2) + (1 / (CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1))
+               AS DOUBLE) + 10) + 1 / (2
+               * POWER((CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE)
+               + 10), 2)) + 1 / (6
+               * POWER((CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE)
+               + 10), 3)) - 1 / (30
+               * POWER((CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE)
+               + 10), 5)) + 1 / (42
+               * POWER((CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE)
+               + 10), 7)) - 1 / (30
+               * POWER((CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE)
+               + 10), 9)) + 5 / (66
+               * POWER((CAST((1000 - inst_last_rank_1p0_1 + (inst_last_rank_1p0_1 + 2 * CAST(1.0 AS DOUBLE) - inst_gain_1p0_1)) AS DOUBLE)
+               + 10), 11))))) ELSE 0 END), 0) AS inst
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN inst_1p0_1 ON inst_1p0_1.query_id = evaluated_queries.query_id

@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: IdealDCG(ideal=run), IdealDCG(ideal=run)@10
--- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant, rel=1,
---   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -70,10 +70,10 @@ ideal_run AS (
 ),
 ideal_run_dcg AS (
     SELECT query_id,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
-               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS ideal_run_dcg,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
-               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST') IF x.rank <= 10]), 0) AS ideal_run_dcg_top_10
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank + 1)}) FILTER (WHERE gain <> 0),
+               'ASC', 'NULLS LAST')]), 0) AS ideal_run_dcg,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank + 1)}) FILTER (WHERE gain <> 0),
+               'ASC', 'NULLS LAST') IF x.rank <= 10]), 0) AS ideal_run_dcg_top_10
     FROM ideal_run
     GROUP BY query_id
 ),
@@ -87,10 +87,10 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           list_sum(list(per_query.idealdcg_ideal_run ORDER BY per_query.query_id))
-               / COUNT(per_query.idealdcg_ideal_run) AS idealdcg_ideal_run,
-           list_sum(list(per_query.idealdcg_ideal_run_at_10 ORDER BY per_query.query_id))
-               / COUNT(per_query.idealdcg_ideal_run_at_10) AS idealdcg_ideal_run_at_10
+           list_sum(list(per_query.idealdcg_ideal_run ORDER BY per_query.query_id)) / COUNT(per_query.idealdcg_ideal_run)
+               AS idealdcg_ideal_run,
+           list_sum(list(per_query.idealdcg_ideal_run_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.idealdcg_ideal_run_at_10)
+               AS idealdcg_ideal_run_at_10
     FROM per_query
 )
 SELECT measures.measure AS measure,

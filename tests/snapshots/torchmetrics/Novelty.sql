@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: Novelty, Novelty@10
--- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant, rel=1,
---   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -33,8 +33,8 @@ popularity AS (
            ROW_NUMBER() OVER (ORDER BY COALESCE(counts.interactions, 0), catalog_ids.doc_id) AS popularity_rank,
            COUNT(*) OVER () AS catalog_size,
            COALESCE(SUM(COALESCE(counts.interactions, 0)) OVER (ORDER BY COALESCE(counts.interactions, 0) DESC, catalog_ids.doc_id
-                                                                 ROWS BETWEEN UNBOUNDED PRECEDING
-                                                                     AND 1 PRECEDING), 0) AS more_popular_interactions,
+                                                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
+                                                                     AS more_popular_interactions,
            SUM(COALESCE(counts.interactions, 0)) OVER () AS all_interactions
     FROM (
         SELECT DISTINCT doc_id FROM history
@@ -97,10 +97,12 @@ listed AS (
     ) AS counted
 ),
 catalog AS (
-    SELECT list_sum(list(CASE WHEN popularity.interactions > 0 THEN times_all * -LOG2(CAST(popularity.interactions AS DOUBLE)
-        / catalog_items.all_interactions) ELSE 0 END ORDER BY listed.doc_id)) / NULLIF(SUM(times_all), 0) AS novelty,
-           list_sum(list(CASE WHEN popularity.interactions > 0 THEN times_top_10 * -LOG2(CAST(popularity.interactions AS DOUBLE)
-               / catalog_items.all_interactions) ELSE 0 END ORDER BY listed.doc_id)) / NULLIF(SUM(times_top_10), 0) AS novelty_at_10
+    SELECT list_sum(list(CASE WHEN popularity.interactions > 0 THEN times_all
+        * -LOG2(CAST(popularity.interactions AS DOUBLE) / catalog_items.all_interactions) ELSE 0 END ORDER BY listed.doc_id))
+        / NULLIF(SUM(times_all), 0) AS novelty,
+           list_sum(list(CASE WHEN popularity.interactions > 0 THEN times_top_10
+               * -LOG2(CAST(popularity.interactions AS DOUBLE) / catalog_items.all_interactions) ELSE 0 END ORDER BY listed.doc_id))
+               / NULLIF(SUM(times_top_10), 0) AS novelty_at_10
     FROM listed
     LEFT JOIN popularity ON popularity.doc_id = listed.doc_id
     CROSS JOIN catalog_items

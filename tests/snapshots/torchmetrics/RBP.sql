@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: RBP
--- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant, rel=1,
---   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -57,8 +57,8 @@ ranked AS (
 retrieved AS (
     SELECT ranked.query_id AS query_id,
            COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': CAST(relevance AS DOUBLE) / CASE
-               WHEN judgments.max_label > 1 THEN judgments.max_label ELSE 1 END * POWER(CAST(0.9 AS DOUBLE), rank
-               - 1)}) FILTER (WHERE relevance > 0), 'ASC', 'NULLS LAST')]), 0) AS rbp_sum
+               WHEN judgments.max_label > 1 THEN judgments.max_label ELSE 1 END
+               * POWER(CAST(0.9 AS DOUBLE), rank - 1)}) FILTER (WHERE relevance > 0), 'ASC', 'NULLS LAST')]), 0) AS rbp_sum
     FROM ranked
     JOIN judgments ON judgments.query_id = ranked.query_id
     GROUP BY ranked.query_id

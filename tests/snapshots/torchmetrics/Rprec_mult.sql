@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: Rprec_mult@1.2
--- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant, rel=1,
---   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -58,16 +58,16 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(is_rel_1 * CASE WHEN rank <= FLOOR(CAST(1.2 AS DOUBLE) * num_rel_1 + CAST(0.9 AS DOUBLE)) THEN 1
-               ELSE 0 END) AS rel_1_top_r_times_1_2
+           SUM(is_rel_1 * CASE WHEN rank <= FLOOR(CAST(1.2 AS DOUBLE) * num_rel_1 + CAST(0.9 AS DOUBLE)) THEN 1 ELSE 0 END)
+               AS rel_1_top_r_times_1_2
     FROM ranked
     JOIN judgments ON judgments.query_id = ranked.query_id
     GROUP BY ranked.query_id
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           COALESCE(CAST(rel_1_top_r_times_1_2 AS DOUBLE) / NULLIF(FLOOR(CAST(1.2 AS DOUBLE) * num_rel_1
-               + CAST(0.9 AS DOUBLE)), 0), 0) AS rprec_mult_at_1_2
+           COALESCE(CAST(rel_1_top_r_times_1_2 AS DOUBLE) / NULLIF(FLOOR(CAST(1.2 AS DOUBLE) * num_rel_1 + CAST(0.9 AS DOUBLE)), 0), 0)
+               AS rprec_mult_at_1_2
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id

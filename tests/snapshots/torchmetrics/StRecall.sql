@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: StRecall@10
--- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant, rel=1,
---   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH RECURSIVE
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -84,8 +84,8 @@ intents_1_0p5_greedy (query_id, doc_id, subtopic, seen, picked, step, gain) AS (
         SELECT query_id, doc_id, subtopic, seen, step, doc_gain,
                FIRST_VALUE(doc_id) OVER (PARTITION BY query_id ORDER BY ROUND(doc_gain, 12) DESC, doc_id DESC) AS chosen
         FROM (
-            SELECT query_id, doc_id, subtopic, seen, step, SUM(POWER((1
-                - CAST(0.5 AS DOUBLE)), seen)) OVER (PARTITION BY query_id, doc_id) AS doc_gain
+            SELECT query_id, doc_id, subtopic, seen, step,
+                SUM(POWER((1 - CAST(0.5 AS DOUBLE)), seen)) OVER (PARTITION BY query_id, doc_id) AS doc_gain
             FROM intents_1_0p5_greedy
             WHERE NOT picked
         ) AS scored

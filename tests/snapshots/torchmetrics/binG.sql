@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: binG
--- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant, rel=1,
---   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -59,8 +59,8 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': 1 / LOG2(2 + rank
-               - rel_1_so_far)}) FILTER (WHERE is_rel_1 = 1), 'ASC', 'NULLS LAST')]), 0) AS bing_sum_1
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': 1
+               / LOG2(2 + rank - rel_1_so_far)}) FILTER (WHERE is_rel_1 = 1), 'ASC', 'NULLS LAST')]), 0) AS bing_sum_1
     FROM ranked
     GROUP BY ranked.query_id
 ),

@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: nDCG_rel
--- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant, rel=1,
---   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=run, ap_denominator=retrieved_relevant,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -41,8 +41,8 @@ ideal AS (
 ),
 ideal_dcg AS (
     SELECT query_id,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
-               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS ideal_dcg,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank + 1)}) FILTER (WHERE gain <> 0),
+               'ASC', 'NULLS LAST')]), 0) AS ideal_dcg,
            SUM(gain) AS ideal_gain,
            SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) AS ideal_excess,
            COUNT(*) AS ideal_count
@@ -81,8 +81,8 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
-               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank + 1)}) FILTER (WHERE gain <> 0),
+               'ASC', 'NULLS LAST')]), 0) AS dcg
     FROM ranked
     GROUP BY ranked.query_id
 ),

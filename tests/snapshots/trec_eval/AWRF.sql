@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: AWRF(browse=log), AWRF(browse=log)@10
--- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel, rel=1,
---   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -33,8 +33,8 @@ popularity AS (
            ROW_NUMBER() OVER (ORDER BY COALESCE(counts.interactions, 0), catalog_ids.doc_id) AS popularity_rank,
            COUNT(*) OVER () AS catalog_size,
            COALESCE(SUM(COALESCE(counts.interactions, 0)) OVER (ORDER BY COALESCE(counts.interactions, 0) DESC, catalog_ids.doc_id
-                                                                 ROWS BETWEEN UNBOUNDED PRECEDING
-                                                                     AND 1 PRECEDING), 0) AS more_popular_interactions,
+                                                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
+                                                                     AS more_popular_interactions,
            SUM(COALESCE(counts.interactions, 0)) OVER () AS all_interactions
     FROM (
         SELECT DISTINCT doc_id FROM history
@@ -125,11 +125,12 @@ exposure_log_0p5_1_all_groups AS (
 ),
 exposure_log_0p5_1_all AS (
     SELECT query_id,
-           SUM(CASE WHEN exposure / NULLIF(grouped_exposure, 0) > 0 THEN (exposure / NULLIF(grouped_exposure, 0)) * LOG2((exposure
-               / NULLIF(grouped_exposure, 0)) / (((exposure / NULLIF(grouped_exposure, 0)) + (CAST(1 AS DOUBLE) / groups)) / 2)) ELSE 0
-               END + CASE WHEN CAST(1 AS DOUBLE) / groups > 0 THEN (CAST(1 AS DOUBLE) / groups) * LOG2((CAST(1 AS DOUBLE) / groups)
-               / (((exposure / NULLIF(grouped_exposure, 0)) + (CAST(1 AS DOUBLE) / groups)) / 2)) ELSE 0 END)
-               / 2 AS awrf_uniform_1_exposure_log_0p5_all_divergence,
+           SUM(CASE WHEN exposure / NULLIF(grouped_exposure, 0) > 0 THEN (exposure / NULLIF(grouped_exposure, 0))
+               * LOG2((exposure / NULLIF(grouped_exposure, 0)) / (((exposure / NULLIF(grouped_exposure, 0))
+               + (CAST(1 AS DOUBLE) / groups)) / 2)) ELSE 0 END + CASE WHEN CAST(1 AS DOUBLE) / groups > 0
+               THEN (CAST(1 AS DOUBLE) / groups) * LOG2((CAST(1 AS DOUBLE) / groups)
+               / (((exposure / NULLIF(grouped_exposure, 0)) + (CAST(1 AS DOUBLE) / groups)) / 2)) ELSE 0 END) / 2
+               AS awrf_uniform_1_exposure_log_0p5_all_divergence,
            MAX(grouped_exposure) AS awrf_uniform_1_exposure_log_0p5_all_grouped
     FROM exposure_log_0p5_1_all_groups
     GROUP BY query_id
@@ -174,11 +175,12 @@ exposure_log_0p5_1_top_10_groups AS (
 ),
 exposure_log_0p5_1_top_10 AS (
     SELECT query_id,
-           SUM(CASE WHEN exposure / NULLIF(grouped_exposure, 0) > 0 THEN (exposure / NULLIF(grouped_exposure, 0)) * LOG2((exposure
-               / NULLIF(grouped_exposure, 0)) / (((exposure / NULLIF(grouped_exposure, 0)) + (CAST(1 AS DOUBLE) / groups)) / 2)) ELSE 0
-               END + CASE WHEN CAST(1 AS DOUBLE) / groups > 0 THEN (CAST(1 AS DOUBLE) / groups) * LOG2((CAST(1 AS DOUBLE) / groups)
-               / (((exposure / NULLIF(grouped_exposure, 0)) + (CAST(1 AS DOUBLE) / groups)) / 2)) ELSE 0 END)
-               / 2 AS awrf_uniform_1_exposure_log_0p5_top_10_divergence,
+           SUM(CASE WHEN exposure / NULLIF(grouped_exposure, 0) > 0 THEN (exposure / NULLIF(grouped_exposure, 0))
+               * LOG2((exposure / NULLIF(grouped_exposure, 0)) / (((exposure / NULLIF(grouped_exposure, 0))
+               + (CAST(1 AS DOUBLE) / groups)) / 2)) ELSE 0 END + CASE WHEN CAST(1 AS DOUBLE) / groups > 0
+               THEN (CAST(1 AS DOUBLE) / groups) * LOG2((CAST(1 AS DOUBLE) / groups)
+               / (((exposure / NULLIF(grouped_exposure, 0)) + (CAST(1 AS DOUBLE) / groups)) / 2)) ELSE 0 END) / 2
+               AS awrf_uniform_1_exposure_log_0p5_top_10_divergence,
            MAX(grouped_exposure) AS awrf_uniform_1_exposure_log_0p5_top_10_grouped
     FROM exposure_log_0p5_1_top_10_groups
     GROUP BY query_id
@@ -198,8 +200,8 @@ summary AS (
     SELECT COUNT(*) AS num_queries,
            list_sum(list(per_query.awrf_browse_log ORDER BY per_query.query_id)) / COUNT(per_query.awrf_browse_log) AS awrf_browse_log,
            COUNT(per_query.awrf_browse_log) AS awrf_browse_log_queries,
-           list_sum(list(per_query.awrf_browse_log_at_10 ORDER BY per_query.query_id))
-               / COUNT(per_query.awrf_browse_log_at_10) AS awrf_browse_log_at_10,
+           list_sum(list(per_query.awrf_browse_log_at_10 ORDER BY per_query.query_id)) / COUNT(per_query.awrf_browse_log_at_10)
+               AS awrf_browse_log_at_10,
            COUNT(per_query.awrf_browse_log_at_10) AS awrf_browse_log_at_10_queries
     FROM per_query
 )

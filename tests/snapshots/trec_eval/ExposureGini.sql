@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: ExposureGini(browse=log), ExposureGini(browse=log)@10
--- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel, rel=1,
---   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -33,8 +33,8 @@ popularity AS (
            ROW_NUMBER() OVER (ORDER BY COALESCE(counts.interactions, 0), catalog_ids.doc_id) AS popularity_rank,
            COUNT(*) OVER () AS catalog_size,
            COALESCE(SUM(COALESCE(counts.interactions, 0)) OVER (ORDER BY COALESCE(counts.interactions, 0) DESC, catalog_ids.doc_id
-                                                                 ROWS BETWEEN UNBOUNDED PRECEDING
-                                                                     AND 1 PRECEDING), 0) AS more_popular_interactions,
+                                                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
+                                                                     AS more_popular_interactions,
            SUM(COALESCE(counts.interactions, 0)) OVER () AS all_interactions
     FROM (
         SELECT DISTINCT doc_id FROM history
@@ -181,9 +181,9 @@ per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
            CAST(2 AS DOUBLE) * exposure_log_0p5_all_ordered / (exposure_log_0p5_all_groups * NULLIF(exposure_log_0p5_all_grouped, 0))
                - CAST(exposure_log_0p5_all_groups + 1 AS DOUBLE) / exposure_log_0p5_all_groups AS exposuregini_browse_log,
-           CAST(2 AS DOUBLE) * exposure_log_0p5_top_10_ordered / (exposure_log_0p5_top_10_groups
-               * NULLIF(exposure_log_0p5_top_10_grouped, 0)) - CAST(exposure_log_0p5_top_10_groups + 1 AS DOUBLE)
-               / exposure_log_0p5_top_10_groups AS exposuregini_browse_log_at_10
+           CAST(2 AS DOUBLE) * exposure_log_0p5_top_10_ordered
+               / (exposure_log_0p5_top_10_groups * NULLIF(exposure_log_0p5_top_10_grouped, 0))
+               - CAST(exposure_log_0p5_top_10_groups + 1 AS DOUBLE) / exposure_log_0p5_top_10_groups AS exposuregini_browse_log_at_10
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN exposure_log_0p5_1_all ON exposure_log_0p5_1_all.query_id = evaluated_queries.query_id
@@ -191,8 +191,8 @@ per_query AS (
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           list_sum(list(per_query.exposuregini_browse_log ORDER BY per_query.query_id))
-               / COUNT(per_query.exposuregini_browse_log) AS exposuregini_browse_log,
+           list_sum(list(per_query.exposuregini_browse_log ORDER BY per_query.query_id)) / COUNT(per_query.exposuregini_browse_log)
+               AS exposuregini_browse_log,
            COUNT(per_query.exposuregini_browse_log) AS exposuregini_browse_log_queries,
            list_sum(list(per_query.exposuregini_browse_log_at_10 ORDER BY per_query.query_id))
                / COUNT(per_query.exposuregini_browse_log_at_10) AS exposuregini_browse_log_at_10,

@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: GMAP
--- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel, rel=1,
---   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -75,8 +75,8 @@ per_query AS (
 summary AS (
     SELECT COUNT(*) AS num_queries,
            EXP(list_sum(list(LN(CASE WHEN gmap > CAST(0.00001 AS DOUBLE) THEN gmap
-               ELSE CAST(0.00001 AS DOUBLE) END) ORDER BY per_query.query_id)) / COUNT(LN(CASE WHEN gmap > CAST(0.00001 AS DOUBLE)
-               THEN gmap ELSE CAST(0.00001 AS DOUBLE) END))) AS gmap
+               ELSE CAST(0.00001 AS DOUBLE) END) ORDER BY per_query.query_id))
+               / COUNT(LN(CASE WHEN gmap > CAST(0.00001 AS DOUBLE) THEN gmap ELSE CAST(0.00001 AS DOUBLE) END))) AS gmap
     FROM per_query
 )
 SELECT measures.measure AS measure,

@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: IPrec@0.5
--- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel, rel=1,
---   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -73,8 +73,8 @@ iprec_1_interpolated AS (
 ),
 iprec_1 AS (
     SELECT interpolated.query_id AS query_id,
-           COALESCE(MAX(CASE WHEN relevant_seen = GREATEST(ROUND(CAST(0.5 AS DOUBLE) * num_rel_1), 1)
-               THEN precision END), 0) AS iprec_at_0_5_at_level
+           COALESCE(MAX(CASE WHEN relevant_seen = GREATEST(ROUND(CAST(0.5 AS DOUBLE) * num_rel_1), 1) THEN precision END), 0)
+               AS iprec_at_0_5_at_level
     FROM iprec_1_interpolated AS interpolated
     JOIN judgments ON judgments.query_id = interpolated.query_id
     GROUP BY interpolated.query_id

@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: RBPResid
--- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel, rel=1,
---   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -62,8 +62,8 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           CASE WHEN COALESCE(num_ret, 0) - COALESCE(judged_retrieved, 0) > 0 THEN POWER(CAST(0.9 AS DOUBLE), COALESCE(num_ret, 0)) + (1
-               - CAST(0.9 AS DOUBLE)) * ((1 - POWER(CAST(0.9 AS DOUBLE), COALESCE(num_ret, 0))) / (1 - CAST(0.9 AS DOUBLE))
+           CASE WHEN COALESCE(num_ret, 0) - COALESCE(judged_retrieved, 0) > 0 THEN POWER(CAST(0.9 AS DOUBLE), COALESCE(num_ret, 0))
+               + (1 - CAST(0.9 AS DOUBLE)) * ((1 - POWER(CAST(0.9 AS DOUBLE), COALESCE(num_ret, 0))) / (1 - CAST(0.9 AS DOUBLE))
                - COALESCE(rbpresid_judged_weight, 0)) ELSE 0 END AS rbpresid
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id

@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: Rndcg
--- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel, rel=1,
---   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -48,8 +48,8 @@ ideal AS (
 ),
 ideal_dcg AS (
     SELECT query_id,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
-               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS ideal_dcg,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank + 1)}) FILTER (WHERE gain <> 0),
+               'ASC', 'NULLS LAST')]), 0) AS ideal_dcg,
            SUM(gain) AS ideal_gain,
            SUM(CASE WHEN gain > 1 THEN gain - 1 ELSE 0 END) AS ideal_excess,
            COUNT(*) AS ideal_count
@@ -93,15 +93,15 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank
-               + 1)}) FILTER (WHERE gain <> 0), 'ASC', 'NULLS LAST')]), 0) AS dcg
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain / LOG2(rank + 1)}) FILTER (WHERE gain <> 0),
+               'ASC', 'NULLS LAST')]), 0) AS dcg
     FROM ranked
     GROUP BY ranked.query_id
 ),
 rndcg_points AS (
     SELECT ideal.query_id AS query_id, ideal.rank AS rank,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': ranked.rank, 'term': ranked.gain / LOG2(ranked.rank
-               + 1)}) FILTER (WHERE ranked.rank IS NOT NULL), 'ASC', 'NULLS LAST')]), 0)
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': ranked.rank, 'term': ranked.gain
+               / LOG2(ranked.rank + 1)}) FILTER (WHERE ranked.rank IS NOT NULL), 'ASC', 'NULLS LAST')]), 0)
                / MAX(ideal.dcg_so_far) AS point
     FROM ideal AS ideal
     LEFT JOIN ranked AS ranked
@@ -118,9 +118,9 @@ rndcg AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           CASE WHEN COALESCE(num_rel_1, 0) = 0 THEN 0 ELSE COALESCE((rndcg_sum + CASE WHEN COALESCE(num_ret, 0) > ideal_count + 1
-               THEN 1 ELSE 0 END * COALESCE(dcg, 0) / ideal_dcg) / (rndcg_points + CASE WHEN COALESCE(num_ret, 0) > ideal_count + 1
-               THEN 1 ELSE 0 END), 0) END AS rndcg
+           CASE WHEN COALESCE(num_rel_1, 0) = 0 THEN 0
+               ELSE COALESCE((rndcg_sum + CASE WHEN COALESCE(num_ret, 0) > ideal_count + 1 THEN 1 ELSE 0 END * COALESCE(dcg, 0)
+               / ideal_dcg) / (rndcg_points + CASE WHEN COALESCE(num_ret, 0) > ideal_count + 1 THEN 1 ELSE 0 END), 0) END AS rndcg
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN retrieved_counts ON retrieved_counts.query_number = evaluated_queries.query_number

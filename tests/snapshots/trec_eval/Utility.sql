@@ -1,7 +1,7 @@
 -- sqlrank 0.1.0: Utility
--- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel, rel=1,
---   missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none, nonpositive_scores=rank,
---   duplicate_documents=refuse, depth=none, trec_eval_version=10
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
 WITH
 qrels AS (
     SELECT query_id, doc_id, relevance FROM qrels
@@ -68,10 +68,10 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           CAST(1.0 AS DOUBLE) * CAST(COALESCE(rel_1_retrieved, 0) AS DOUBLE) + CAST(-1.0 AS DOUBLE) * (COALESCE(num_ret, 0)
-               - CAST(COALESCE(rel_1_retrieved, 0) AS DOUBLE)) + CAST(0.0 AS DOUBLE) * (COALESCE(num_rel_1, 0)
-               - CAST(COALESCE(rel_1_retrieved, 0) AS DOUBLE)) + CAST(0.0 AS DOUBLE) * (0 + CAST(COALESCE(rel_1_retrieved, 0) AS DOUBLE)
-               - COALESCE(num_ret, 0) - COALESCE(num_rel_1, 0)) AS utility
+           CAST(1.0 AS DOUBLE) * CAST(COALESCE(rel_1_retrieved, 0) AS DOUBLE) + CAST(-1.0 AS DOUBLE)
+               * (COALESCE(num_ret, 0) - CAST(COALESCE(rel_1_retrieved, 0) AS DOUBLE)) + CAST(0.0 AS DOUBLE)
+               * (COALESCE(num_rel_1, 0) - CAST(COALESCE(rel_1_retrieved, 0) AS DOUBLE)) + CAST(0.0 AS DOUBLE)
+               * (0 + CAST(COALESCE(rel_1_retrieved, 0) AS DOUBLE) - COALESCE(num_ret, 0) - COALESCE(num_rel_1, 0)) AS utility
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN retrieved_counts ON retrieved_counts.query_number = evaluated_queries.query_number
