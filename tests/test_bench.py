@@ -42,6 +42,33 @@ def test_benchmark_tools_print_the_same_means(tmp_path):
     assert rows["sqlrank-parquet"].endswith("yes") and rows["sqlrank-trec"].endswith("yes"), out
 
 
+def test_the_trec_profile_s_text_is_written_as_a_system_writes_its_run(tmp_path):
+    """Each query's lines together, in query order and in the run's rank order (1, 2, ...); some tied
+    documents listed otherwise than trec_eval orders them (document id descending); the same rows as the
+    Parquet file; the qrels in query and document order."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from generate import generate
+    finally:
+        sys.path.pop(0)
+    import duckdb
+
+    paths = generate(20000, 1000, 1, str(tmp_path), profile="trec")
+    lines = [line.split(" ") for line in Path(paths["run.txt"]).read_text().splitlines()]
+    queries = [int(fields[0]) for fields in lines]
+    assert queries == sorted(queries) and len(set(queries)) == 20
+    for query in set(queries):
+        mine = [fields for fields in lines if int(fields[0]) == query]
+        assert [int(fields[3]) for fields in mine] == list(range(1, len(mine) + 1))
+        assert all(float(a[4]) >= float(b[4]) for a, b in zip(mine, mine[1:]))
+    tied = [(a[2], b[2]) for a, b in zip(lines, lines[1:]) if a[0] == b[0] and float(a[4]) == float(b[4])]
+    assert tied and any(a < b for a, b in tied) and any(a > b for a, b in tied)
+    parquet = duckdb.execute("SELECT query_id, doc_id, score FROM read_parquet(?)", [paths["run.parquet"]]).fetchall()
+    assert sorted((q, d, float(s)) for q, _, d, _, s, _ in lines) == sorted(parquet)
+    judged = [(int(q), d) for q, _, d, _ in (line.split(" ") for line in Path(paths["qrels.txt"]).read_text().splitlines())]
+    assert judged == sorted(judged)
+
+
 @pytest.mark.parametrize("profile", ["uniform", "trec"])
 def test_floor_is_one_process_of_its_steps(tmp_path, profile):
     peer("pytrec_eval")
