@@ -12,7 +12,7 @@ import sqlrank
 from sqlrank.measures.conventions import resolve_conventions
 from sqlrank.measures.registry import FAMILIES
 from conftest import close, peer
-from support.generate import generate, to_dicts
+from support.generate import generate, long_rankings, to_dicts
 
 pytrec_eval = peer("pytrec_eval")
 
@@ -267,25 +267,6 @@ def test_generated_data_has_the_hard_cases():
     assert {"1", "01"} & set(qrels.query_id) or any("/" in q for q in qrels.query_id)
     judged = run.merge(qrels, on=["query_id", "doc_id"], how="left")
     assert judged.relevance.isna().mean() > 0.2, "many retrieved documents should be unjudged"
-
-
-def long_rankings(seed: int, n_queries: int, n_docs: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Rankings as long as a TREC run's (n_docs documents per query, 6-decimal scores), a fifth of them
-    judged with grades 0-3, and judged documents the run did not retrieve."""
-    import random
-
-    rng = random.Random(seed)
-    qrels_rows, run_rows = [], []
-    for n in range(n_queries):
-        qid = f"q{rng.randrange(10 ** 6)}-{n}"
-        for d in range(n_docs):
-            doc = f"D{rng.randrange(10 ** 7)}-{d}"
-            run_rows.append((qid, doc, round(rng.random(), 6)))
-            if rng.random() < 0.2:
-                qrels_rows.append((qid, doc, rng.choices((0, 1, 2, 3), (5, 3, 2, 1))[0]))
-        qrels_rows += [(qid, f"unretrieved-{k}", rng.randint(0, 3)) for k in range(rng.randint(0, 30))]
-    return (pd.DataFrame(qrels_rows, columns=["query_id", "doc_id", "relevance"]),
-            pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score"]))
 
 
 # Sums whose doubles are trec_eval's, bit for bit: the per-document terms added in rank order, the queries' values in

@@ -73,7 +73,8 @@ SETTINGS join_use_nulls = 1, cast_keep_nullable = 1{% endif %}{% endmacro %}
 {%- if dialect_name() == 'duckdb' -%}
 COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': {{ rank }}, 'term': {{ term }}}){% if condition is not none %} FILTER (WHERE {{ condition }}){% endif %}, 'ASC', 'NULLS LAST'){% if cutoff is not none %} IF x.rank <= {{ cutoff | number }}{% endif %}]), 0)
 {%- else -%}
-{% if condition is none and cutoff is none %}SUM({{ term }}){% else %}SUM(CASE WHEN {{ condition if condition is not none else 'TRUE' }}{% if cutoff is not none %} AND {{ rank }} <= {{ cutoff | number }}{% endif %} THEN {{ term }} ELSE 0 END){% endif %}
+{%- set when = ([condition] if condition is not none else []) + ([rank ~ ' <= ' ~ (cutoff | number)] if cutoff is not none else []) -%}
+{% if when %}SUM(CASE WHEN {{ when | join(' AND ') }} THEN {{ term }} ELSE 0 END){% else %}SUM({{ term }}){% endif %}
 {%- endif -%}
 {%- endmacro %}
 {#- The sum of ``x`` over the rows (NULLs left out), added in the order of ``key``: in DuckDB an ordered list

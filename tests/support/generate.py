@@ -56,6 +56,23 @@ def generate(seed: int, n_queries: int = 300, max_docs: int = 60, near_ties: boo
     return qrels, run
 
 
+def long_rankings(seed: int, n_queries: int, n_docs: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rankings as long as a TREC run's (n_docs documents per query, 6-decimal scores), a fifth of them
+    judged with grades 0-3, and judged documents the run did not retrieve."""
+    rng = random.Random(seed)
+    qrels_rows, run_rows = [], []
+    for n in range(n_queries):
+        qid = f"q{rng.randrange(10 ** 6)}-{n}"
+        for d in range(n_docs):
+            doc = f"D{rng.randrange(10 ** 7)}-{d}"
+            run_rows.append((qid, doc, round(rng.random(), 6)))
+            if rng.random() < 0.2:
+                qrels_rows.append((qid, doc, rng.choices((0, 1, 2, 3), (5, 3, 2, 1))[0]))
+        qrels_rows += [(qid, f"unretrieved-{k}", rng.randint(0, 3)) for k in range(rng.randint(0, 30))]
+    return (pd.DataFrame(qrels_rows, columns=["query_id", "doc_id", "relevance"]),
+            pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score"]))
+
+
 def to_dicts(qrels: pd.DataFrame, run: pd.DataFrame) -> tuple[dict, dict]:
     q: dict = {}
     for row in qrels.itertuples(index=False):
