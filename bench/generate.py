@@ -52,15 +52,15 @@ def generate(rows: int, docs: int, seed: int, out: str, text: bool = True, profi
     if not text:
         return paths
     if profile == "trec":  # as a system writes its run: query by query, each in its own rank order
-        order, ties = "ORDER BY CAST(query_id AS INTEGER), 4", f"hash(doc_id, {seed}, 'system')"
+        ties, run_order = f"hash(doc_id, {seed}, 'system')", "ORDER BY CAST(query_id AS INTEGER), 4"
+        qrels_order = "ORDER BY CAST(query_id AS INTEGER), doc_id"
     else:
-        order, ties = "", "doc_id DESC"
+        ties, run_order, qrels_order = "doc_id DESC", "", ""
     con.execute(f"""COPY (SELECT query_id, 'Q0', doc_id,
                                  row_number() OVER (PARTITION BY query_id ORDER BY score DESC, {ties}),
-                                 score, 'bench' FROM run {order})
+                                 score, 'bench' FROM run {run_order})
                     TO '{paths['run.txt']}' (FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '')""")
-    order = "ORDER BY CAST(query_id AS INTEGER), doc_id" if profile == "trec" else ""
-    con.execute(f"COPY (SELECT query_id, 0, doc_id, relevance FROM qrels {order}) TO '{paths['qrels.txt']}' "
+    con.execute(f"COPY (SELECT query_id, 0, doc_id, relevance FROM qrels {qrels_order}) TO '{paths['qrels.txt']}' "
                 f"(FORMAT csv, DELIMITER ' ', HEADER false, QUOTE '')")
     return paths
 

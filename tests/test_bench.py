@@ -21,6 +21,16 @@ def bench(script: str, data: Path, *args: str) -> str:
     return proc.stdout
 
 
+def bench_module(name: str):
+    """A script of bench/ imported as a module (bench/ is no package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_a_command_reports_its_own_peak_memory_not_the_bench_s():
     # a command started by a process holding 400 MB would report 400 MB from wait4 (Linux keeps the
     # mark across exec); the benches start commands from their small launcher
@@ -46,14 +56,9 @@ def test_the_trec_profile_s_text_is_written_as_a_system_writes_its_run(tmp_path)
     """Each query's lines together, in query order and in the run's rank order (1, 2, ...); some tied
     documents listed otherwise than trec_eval orders them (document id descending); the same rows as the
     Parquet file; the qrels in query and document order."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        from generate import generate
-    finally:
-        sys.path.pop(0)
     import duckdb
 
-    paths = generate(20000, 1000, 1, str(tmp_path), profile="trec")
+    paths = bench_module("generate").generate(20000, 1000, 1, str(tmp_path), profile="trec")
     lines = [line.split(" ") for line in Path(paths["run.txt"]).read_text().splitlines()]
     queries = [int(fields[0]) for fields in lines]
     assert queries == sorted(queries) and len(set(queries)) == 20
@@ -174,11 +179,7 @@ def test_steps_account_for_the_whole_process():
 
 def test_repeat_counts_values_that_differ_in_any_bit():
     """bench/repeat.py evaluates the same files again and compares every value's bits with the first time's."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        import repeat
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
+    repeat = bench_module("repeat")
     first = {("q1", "AP"): repeat.bits(0.1 + 0.2), ("q2", "AP"): repeat.bits(float("nan")),
              ("(mean)", "AP"): repeat.bits(0.0)}
     again = {("q1", "AP"): repeat.bits(0.3), ("q2", "AP"): repeat.bits(None), ("(mean)", "AP"): repeat.bits(-0.0)}

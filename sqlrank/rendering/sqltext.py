@@ -217,16 +217,15 @@ def _wrap(line: str, words: list[str], width: int) -> str:
     for word in words:
         depths.append(depth)
         depth += _nesting(word)
-    lines, current, start = [], [], 0  # current: the words of the line being filled, words[start:]
-    for at, word in enumerate(words):
+    lines, start = [], 0  # the line being filled holds words[start:at]
+    for at in range(len(words)):
         head = indent if not lines else prefix
-        if current and len(head) + len(" ".join(current + [word])) > width:
-            cut = _break(words, depths, start, at) or len(current)
-            cut -= cut > 1 and current[cut - 1] == "AS"  # keep AS with its name
-            lines.append(head + " ".join(current[:cut]))
-            current, start = current[cut:], start + cut
-        current.append(word)
-    lines.append((indent if not lines else prefix) + " ".join(current))
+        if at > start and len(head) + len(" ".join(words[start:at + 1])) > width:
+            cut = _break(words, depths, start, at) or at - start
+            cut -= cut > 1 and words[start + cut - 1] == "AS"  # keep AS with its name
+            lines.append(head + " ".join(words[start:start + cut]))
+            start += cut
+    lines.append((indent if not lines else prefix) + " ".join(words[start:]))
     return "\n".join(lines)
 
 
