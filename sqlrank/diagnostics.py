@@ -12,17 +12,12 @@ import duckdb
 
 from .engines.base import Engine, Rows
 from .errors import InputError, duckdb_reason
+from .inputs.ids import NEAR, normalized_id, odd_id
 from .measures.registry import FAMILIES
 from .plan import Plan
 from .progress import step
 from .rendering.dialects import DUCKDB, Dialect
 from .rendering.sqltext import call_macro, render_slice
-
-_WHITE = "' ' || chr(9) || chr(13) || chr(10)"  # the white space _normalized removes
-# Characters that print as nothing: soft hyphen, zero-width space, non-joiner and joiner, word joiner,
-# byte order mark (RE2's syntax)
-_INVISIBLE = r"'[\x{00AD}\x{200B}-\x{200D}\x{2060}\x{FEFF}]'"
-NEAR = "white space, leading zeros, invisible characters or Unicode normalization"
 
 
 @dataclass(frozen=True)
@@ -74,24 +69,6 @@ def require_finite(table: Rows) -> None:
                 f"less than 1.8e308); use gain=linear, a smaller gain map, or smaller labels")
 
 
-def _normalized(column: str) -> str:
-    """An id with surrounding white space, leading zeros and invisible characters removed, in Unicode's
-    composed form (NFC: 'café' written with a combining accent is 'café'): how ids get mangled."""
-    bare = f"nfc_normalize(regexp_replace({column}, {_INVISIBLE}, '', 'g'))"
-    return f"coalesce(nullif(ltrim(trim({bare}, {_WHITE}), '0'), ''), '0')"
-
-
-def _odd(column: str, beyond_ascii_only: bool = False) -> str:
-    """True for every id _normalized may change (it starts with white space or a zero, ends with white
-    space, or holds a character beyond ASCII); an id for which it is false is its own normal form.
-    beyond_ascii_only: only the last test, which DuckDB answers from a column's statistics when every
-    id is ASCII (the others read every id: 0.2 s for 10M rows)."""
-    beyond_ascii = f"strlen({column}) <> length({column})"
-    if beyond_ascii_only:
-        return f"({beyond_ascii})"
-    return f"(contains({_WHITE} || '0', left({column}, 1)) OR contains({_WHITE}, right({column}, 1)) OR {beyond_ascii})"
-
-
 def shown(text: str) -> str:
     """An id as a message shows it: quoted, with what does not print as itself (a combining accent,
     an invisible character, a trailing space inside the quotes) spelled as an escape."""
@@ -106,14 +83,14 @@ def near_examples(examples: list | None) -> str:
 
 def near_documents(con, qrels: str, run: str, every_run_id: bool = True) -> tuple[int, list]:
     """(count, up to 3 examples) of the (query, run document, judged document) triples whose documents
-    differ but not after _normalized, the run's document not judged as it is. A run document in normal
+    differ but not after normalized_id, the run's document not judged as it is. A run document in normal
     form can only be near a judged document that is not (equal to its normal form), so only the few odd
     ids on either side are normalized, not every row of the run. every_run_id=False looks among the run's
     ids only for those beyond ASCII (an evaluation's cheap check: a judged id with white space or a
     zero in front, and every Unicode spelling, are still found; sqlrank check looks at every id). When
     neither side has an odd id (most inputs) that is all it reads."""
-    odd_ids = first_row(con, f"SELECT (SELECT count(*) FROM ({qrels}) AS qrels WHERE {_odd('doc_id')}) + "
-                        f"(SELECT count(*) FROM ({run}) AS run WHERE {_odd('doc_id', not every_run_id)})")[0]
+    odd_ids = first_row(con, f"SELECT (SELECT count(*) FROM ({qrels}) AS qrels WHERE {odd_id('doc_id')}) + "
+                        f"(SELECT count(*) FROM ({run}) AS run WHERE {odd_id('doc_id', not every_run_id)})")[0]
     if not odd_ids:
         return 0, []
     return first_row(con, f"""
@@ -121,14 +98,14 @@ def near_documents(con, qrels: str, run: str, every_run_id: bool = True) -> tupl
              near AS (
                  SELECT rd.query_id, rd.doc_id AS run_doc, qd.doc_id AS judged_doc
                  FROM (SELECT DISTINCT query_id, doc_id FROM ({run}) AS run
-                       WHERE {_odd('doc_id', not every_run_id)}) AS rd
-                 JOIN qd ON rd.query_id = qd.query_id AND {_normalized('rd.doc_id')} = {_normalized('qd.doc_id')}
+                       WHERE {odd_id('doc_id', not every_run_id)}) AS rd
+                 JOIN qd ON rd.query_id = qd.query_id AND {normalized_id('rd.doc_id')} = {normalized_id('qd.doc_id')}
                  UNION
                  SELECT rd.query_id, rd.doc_id, odd.doc_id
                  FROM ({run}) AS rd
-                 JOIN (SELECT query_id, doc_id FROM qd WHERE {_odd('doc_id')}) AS odd
-                   ON rd.query_id = odd.query_id AND rd.doc_id = {_normalized('odd.doc_id')}
-                 WHERE NOT {_odd('rd.doc_id', not every_run_id)}
+                 JOIN (SELECT query_id, doc_id FROM qd WHERE {odd_id('doc_id')}) AS odd
+                   ON rd.query_id = odd.query_id AND rd.doc_id = {normalized_id('odd.doc_id')}
+                 WHERE NOT {odd_id('rd.doc_id', not every_run_id)}
              )
         SELECT count(*), (list([query_id, run_doc, judged_doc] ORDER BY query_id, run_doc, judged_doc))[1:3]
         FROM near
@@ -180,12 +157,12 @@ def _ties_sql(rows: str, cutoffs: list[int], longest: bool = False) -> str:
 
 def near_query_ids(con, qrels_sql: str, run_sql: str) -> tuple[int, list]:
     """(count, up to 3 (run id, judged id) pairs) of run query ids that match no judged query exactly
-    but one after _normalized (and the other way round): '01' and '1', 'q1 ' and 'q1', 'café' and 'café'."""
+    but one after normalized_id (and the other way round): '01' and '1', 'q1 ' and 'q1', 'café' and 'café'."""
     return first_row(con, f"""
         WITH rq AS (SELECT DISTINCT query_id FROM ({run_sql}) AS run),
              qq AS (SELECT DISTINCT query_id FROM ({qrels_sql}) AS qrels)
         SELECT count(*), (list([rq.query_id, qq.query_id] ORDER BY rq.query_id, qq.query_id))[1:3]
-        FROM rq JOIN qq ON {_normalized('rq.query_id')} = {_normalized('qq.query_id')}
+        FROM rq JOIN qq ON {normalized_id('rq.query_id')} = {normalized_id('qq.query_id')}
         WHERE rq.query_id NOT IN (SELECT query_id FROM qq) AND qq.query_id NOT IN (SELECT query_id FROM rq)""")
 
 
@@ -283,7 +260,7 @@ def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool) -> l
                 warnings.append(f"{near} run query ids match a judged query only after removing {NEAR}, e.g. "
                                 f"{near_examples(example)}; ids are compared exactly, so they are not evaluated "
                                 f"together")
-        if not p.run.per_run:
+        if not p.run.per_run and not (p.qrels.odd_ids == 0 and p.run.odd_ids == 0):  # validation counted none
             near, example = near_documents(con, qrels_sql, run_sql, every_run_id=False)
             if near:
                 warnings.append(f"{near} document ids of the run match a judged document of their query only after "

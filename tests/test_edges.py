@@ -276,6 +276,26 @@ def test_document_ids_that_differ_only_in_what_does_not_show_are_named(tmp_path,
     assert found.count == 1 and shown in found.message
 
 
+def test_the_ids_that_may_not_be_in_normal_form_are_those_python_finds():
+    """inputs.ids.odd_id against its definition in Python: empty, or white space or a zero first, or white
+    space last, or a character beyond ASCII; on every id of up to three characters from an alphabet of
+    white space, zeros, combining and invisible characters."""
+    import itertools
+
+    from sqlrank.inputs.ids import odd_id
+
+    alphabet = ["a", "0", " ", "\t", "\r", "\n", "\u0301", "\u00e9", "\u200b", "1", "\ufeff"]
+    ids = ["".join(chars) for n in range(4) for chars in itertools.product(alphabet, repeat=n)]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE ids (id VARCHAR)")
+    con.executemany("INSERT INTO ids VALUES (?)", [[i] for i in ids])
+    found = dict(con.execute(f"SELECT id, {odd_id('id')} FROM ids").fetchall())
+    beyond = dict(con.execute(f"SELECT id, {odd_id('id', beyond_ascii_only=True)} FROM ids").fetchall())
+    for i in ids:
+        assert found[i] == (i == "" or i[0] in " \t\r\n0" or i[-1] in " \t\r\n" or not i.isascii()), repr(i)
+        assert beyond[i] == (not i.isascii()), repr(i)
+
+
 def test_query_ids_that_differ_only_by_unicode_normalization_are_named(tmp_path):
     (tmp_path / "qrels").write_text("caf\u00e9 0 d1 1\n", encoding="utf-8")
     (tmp_path / "run").write_text("cafe\u0301 Q0 d1 1 1 t\n", encoding="utf-8")

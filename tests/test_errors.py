@@ -216,6 +216,53 @@ def test_a_hash_collision_alone_is_not_reported_as_a_duplicate(tmp_path):
     registry.close()
 
 
+def test_copies_of_a_pair_that_differ_in_what_validation_counts_are_still_duplicates(tmp_path):
+    """What validation counts on its way (a label with a fraction, an id not in normal form) rides in the
+    lowest bits of each pair's hash; two copies of a pair are neighbours whatever those bits say."""
+    import duckdb
+
+    from sqlrank.inputs import load as inputs, store as sources
+
+    write_files(tmp_path, {"qrels.csv": "query_id,doc_id,relevance\nq1,d1,1\nq1,d2,0\nq1,d1,0.5\n"})
+    con = duckdb.connect()
+    registry = sources.Registry(con)
+    with pytest.raises(InputError, match=r"qrels.csv:2: .*'d1'.* judged 2 times"):
+        inputs.load(str(tmp_path / "qrels.csv"), "qrels", con, registry)
+    registry.close()
+
+
+@pytest.mark.parametrize("kind, text, odd", [
+    ("qrels", "q1 0 d1 1\nq1 0 07 1\nq1 0 d2 0\n", 1),  # a leading zero: the judged side's every odd id
+    ("qrels", "q1 0 d1 1\nq1 0 caf\u00e9 1\n", 1),
+    ("qrels", "q1 0 d1 1\nq1 0 d2 0\n", 0),
+    ("run", "q1 Q0 caf\u00e9 1 2 t\nq1 Q0 d1 2 1 t\nq2 Q0 cafe\u0301 1 1 t\n", 2),  # beyond ASCII
+    ("run", "q1 Q0 07 1 2 t\nq1 Q0 d1 2 1 t\n", 0),  # the run's leading zeros are not looked for in an evaluation
+])
+def test_validation_counts_the_document_ids_not_in_normal_form(tmp_path, kind, text, odd):
+    import duckdb
+
+    from sqlrank.inputs import load as inputs, store as sources
+
+    (tmp_path / kind).write_text(text, encoding="utf-8")
+    con = duckdb.connect()
+    registry = sources.Registry(con)
+    assert inputs.load(str(tmp_path / kind), kind, con, registry).odd_ids == odd
+    registry.close()
+
+
+def test_an_evaluation_looks_for_near_document_ids_only_where_validation_counted_odd_ones(tmp_path, monkeypatch):
+    import sqlrank
+    from sqlrank import diagnostics
+
+    looked = []
+    monkeypatch.setattr(diagnostics, "near_documents", lambda *args, **kwargs: looked.append(args) or (0, []))
+    write_files(tmp_path, {"qrels.txt": GOOD_QRELS, "run.txt": GOOD_RUN, "odd.txt": GOOD_QRELS + "q1 0 07 0\n"})
+    sqlrank.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", "AP")
+    assert looked == []
+    sqlrank.evaluate(tmp_path / "odd.txt", tmp_path / "run.txt", "AP")
+    assert len(looked) == 1
+
+
 def test_output_file_gets_ordinary_permissions(tmp_path, monkeypatch):
     import os
     import stat

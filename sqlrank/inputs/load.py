@@ -25,7 +25,7 @@ from .validate import Validation, validate
 def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
          format: str | None = None, columns: Mapping[str, str] | None = None, groups: bool = False,
          allow_duplicates: bool = False, ranks: bool = True, label: str | None = None, atol: bool = False,
-         group_noun: str | None = None) -> Source:
+         group_noun: str | None = None, odd_ids: bool = True) -> Source:
     """Turn a path, DataFrame, DuckDB relation or table name into a validated ``Source``.
 
     groups=True reads TREC qrels with judgment groups in column 2 (trec_eval's qrels_jg).
@@ -34,7 +34,9 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
     evaluations that never use it, as trec_eval's (its ties are broken by document id); parsing and
     compressing 10M ranks costs about 0.2 s. LABEL: what errors call the input, where its path is
     sqlrank's own copy (standard input). atol=True reads labels as trec_eval does (C's atol: 1.7 is 1).
-    group_noun: what errors call the part of a query id after chr(31) (column 2 of TREC text read with groups)."""
+    group_noun: what errors call the part of a query id after chr(31) (column 2 of TREC text read with groups).
+    odd_ids=False: validation does not count the document ids that may not be in normal form (what an
+    evaluation's warning of near ids reads; trec_eval's output has no such warning)."""
     if kind not in KINDS:
         raise ValueError(kind)
     mapping = column_mapping(kind, columns)
@@ -52,26 +54,27 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
             raise InputError(f"{source.label}: judgment groups are read from TREC qrels_jg text only")
         source = replace(source, groups=True)
     if source.path is None or (source.format == "parquet" and not fragmented(source, con)):  # cheap to scan again
-        return _validated(source, validate(source, con, allow_duplicates))
+        return _validated(source, validate(source, con, allow_duplicates, odd_ids))
     if source.format == "trec":
         split = guess_split(source.path, kind)
         with step(con, f"looking for irregular white space in {source.label}"):
             lines = "fields" if plain_fields(source.path, split) else "csv"
         source = replace(source, split=split, ranks=ranks, lines=lines)
     source = read_once(source, con, registry)
-    found = validate(source, con, allow_duplicates)
+    found = validate(source, con, allow_duplicates, odd_ids)
     if found.irregular:  # some line is not split by the single character: read again, any white space
         registry.drop(source.table)
         source = read_once(replace(source, split="regex", lines="csv", table=None), con, registry)
-        found = validate(source, con, allow_duplicates)
+        found = validate(source, con, allow_duplicates, odd_ids)
     return _validated(source, found)
 
 
 def _validated(source: Source, found: Validation) -> Source:
-    """The source with what validation found: its rows, and how its labels are read (as integers when
-    every one is whole; trec_eval's reading stays)."""
+    """The source with what validation found: its rows, how its labels are read (as integers when
+    every one is whole; trec_eval's reading stays), and its count of odd document ids."""
     label_type = source.label_type if source.label_type == "atol" else "integer" if found.whole_labels else "real"
-    return replace(source, rows=found.rows, boolean_labels=found.boolean_labels, label_type=label_type)
+    return replace(source, rows=found.rows, boolean_labels=found.boolean_labels, label_type=label_type,
+                   odd_ids=found.odd_ids)
 
 
 # ---------------------------------------------------------------- plain tables

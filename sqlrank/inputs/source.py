@@ -58,6 +58,9 @@ class Source:
     label_type: str = "real"
     implicit: bool = False  # implicit feedback: no label column, every listed pair has label 1
     rows: int | None = None  # how many rows validation counted
+    # validation's count of the rows whose document id may not be in its normal form (inputs/ids.odd_id; a run's:
+    # beyond ASCII only): where it is 0, the evaluation's near-id check reads nothing; None: not counted
+    odd_ids: int | None = None
     query_name: str | None = None  # a copy's: what the input it was made of calls its query ids (user_id)
     seen: str | None = None  # remove_seen: SQL of (query_id, doc_id) pairs (the history) left out of a typed run
     only_run: str | None = None  # runs stored together read as one of them (one_run): its rows, ids unkeyed

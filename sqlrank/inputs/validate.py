@@ -4,7 +4,7 @@ an error that says where; and the same checks of a table another engine reads in
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Sequence
 
 import duckdb
 
@@ -12,22 +12,25 @@ from ..errors import LABEL_LIMIT, InputError, duckdb_reason
 from ..progress import step
 from ..rendering.dialects import DUCKDB, Dialect
 from ..rendering.sqltext import call_macro
+from .ids import odd_id
 from .source import GROUP_SEPARATOR, INTEGER_TYPES, TEXT_TYPES, TREC_LAYOUT, Source
 
 
 @dataclass(frozen=True)
 class Validation:
-    """What validating an input found: its rows, whether its labels are written true/false, or that a
-    TREC file read with the fast single-character split has a line that needs the regex (``irregular``:
-    nothing else was checked)."""
+    """What validating an input found: its rows, whether its labels are written true/false, how many
+    document ids may not be in their normal form (inputs/ids.py), or that a TREC file read with the fast
+    single-character split has a line that needs the regex (``irregular``: nothing else was checked)."""
 
     rows: int = 0
     boolean_labels: bool = False
     irregular: bool = False
     whole_labels: bool = False  # judgments whose every label is a whole number (read as integers)
+    odd_ids: int | None = None  # rows whose document id odd_id holds for (a run's: beyond ASCII only)
 
 
-def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: bool = False) -> Validation:
+def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: bool = False,
+             odd_ids: bool = True) -> Validation:
     """Check what would make a number wrong; raise an InputError that says where.
 
     One pass, as cheap as it gets: it sorts a 64-bit hash of each (query, document) pair and
@@ -35,27 +38,29 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
     hash) faster than grouping the strings; a row that fails a check has no hash and is counted
     apart. Only when something looks wrong is the source read again: each kind of bad row counted
     and the first located by line number, and duplicates confirmed on the exact ids (a hash
-    collision alone is not an error). With allow_duplicates, the pass only counts."""
+    collision alone is not an error). With allow_duplicates, the pass only counts. With odd_ids, it
+    also counts the document ids that may not be in their normal form (inputs/ids.py)."""
     raw = source.sql("raw")
     problems = _problem_conditions(source)
     if source.format == "trec" and source.split != "regex":
         problems = {"irregular": ("bad_fields", None), **problems}
     fractional = fractional_labels(source)
+    # counted on the way: the labels with a fraction, and the document ids the near-id check would look at
+    counted = ([fractional] if fractional else []) + ([odd_id("doc_id", beyond_ascii_only=source.kind == "run")]
+                                                       if odd_ids else [])
     counts = ["count(*)"] + [f"count(*) FILTER (WHERE {cond})" for cond, _ in problems.values()]
     count_per_check = f"SELECT {', '.join(counts)} FROM ({raw}) AS checked"
-    fractions = 0
     try:
-        if allow_duplicates:  # the same pass counts the labels with a fraction
-            fraction = [f"count(*) FILTER (WHERE {fractional})"] if fractional else []
+        if allow_duplicates:  # the same pass counts what is counted on the way
+            tallied = counts + [f"count(*) FILTER (WHERE {cond})" for cond in counted]
             with step(con, f"checking {source.label}"):
-                total, *bad = con.execute(f"SELECT {', '.join(counts + fraction)} FROM ({raw}) AS checked").fetchall()[0]
-            fractions = bad.pop() if fractional else 0
+                total, *rest = con.execute(f"SELECT {', '.join(tallied)} FROM ({raw}) AS checked").fetchall()[0]
+            bad, tallies = rest[:len(problems)], rest[len(problems):]
             duplicated = False
         else:
             failing = " OR ".join(f"({cond})" for cond, _ in problems.values())
             with step(con, f"checking {source.label} and looking for repeated documents"):
-                total, failed, repeats, *counted = con.execute(checked_pairs_sql(raw, failing, fractional)).fetchall()[0]
-            fractions = counted[0] if counted else 0
+                total, failed, repeats, *tallies = con.execute(checked_pairs_sql(raw, failing, counted)).fetchall()[0]
             bad = [0] * len(problems)
             if failed:  # which checks: the slow path, taken only for a bad input
                 total, *bad = con.execute(count_per_check).fetchall()[0]
@@ -78,23 +83,38 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
         raise InputError(f"{source.where(record['position'])}: {message(record)}{more}")
     if duplicated:
         report_duplicates(source, con, raw)
-    boolean_labels = source.boolean_labels
+    whole = fractional is None or not tallies[0]
+    return Validation(total, _boolean_labels(source, con, raw), whole_labels=whole, odd_ids=tallies[-1] if odd_ids else None)
+
+
+def _boolean_labels(source: Source, con: duckdb.DuckDBPyConnection, raw: str) -> bool:
+    """Whether the labels are written true/false: text labels of judgments other than TREC text are looked at."""
     if source.kind == "qrels" and source.value_type in TEXT_TYPES and source.format != "trec":
-        boolean_labels = con.execute(
+        return con.execute(
             f"SELECT count(*) FILTER (WHERE lower(trim(relevance)) IN ('true', 'false')) > 0 FROM ({raw}) AS labels"
         ).fetchall()[0][0]
-    return Validation(total, boolean_labels, whole_labels=fractional is None or not fractions)
+    return source.boolean_labels
 
 
-def checked_pairs_sql(rows_sql: str, failing: str, counted: str | None = None) -> str:
+def checked_pairs_sql(rows_sql: str, failing: str, counted: Sequence[str] = ()) -> str:
     """Validation's one pass: (rows, rows where `failing` holds, rows that share their hash with
-    the row before[, rows where `counted` holds]). A failing row's pair is NULL: it is left out of
-    the comparison and counted."""
-    extra = ", count(*) FILTER (WHERE counted)" if counted else ""
-    return (f"SELECT count(*), count(*) FILTER (WHERE pair IS NULL), count(*) FILTER (WHERE pair = previous){extra} "
-            f"FROM (SELECT pair, LAG(pair) OVER (ORDER BY pair) AS previous{', counted' if counted else ''} "
-            f"FROM (SELECT CASE WHEN {failing} THEN NULL ELSE hash(query_id, doc_id) END AS pair"
-            f"{f', {counted} AS counted' if counted else ''} FROM ({rows_sql}) AS checked) AS pairs) AS sorted")
+    the row before, then the rows where each `counted` condition holds). A failing row's pair is
+    NULL: it is left out of the comparison and counted. Each counted condition rides in one of the
+    hash's lowest bits (the sort carries nothing else); the neighbours are compared above those bits,
+    so two copies of a pair are found whatever their conditions."""
+    bits = len(counted)
+    pair = "hash(query_id, doc_id)"
+    if bits:
+        mask = (1 << 64) - (1 << bits)  # every bit of the hash above the counted ones
+        flags = " | ".join(f"CAST(CASE WHEN {condition} THEN {1 << bit} ELSE 0 END AS UBIGINT)"
+                           for bit, condition in enumerate(counted))
+        pair = f"({pair} & CAST({mask} AS UBIGINT)) | {flags}"
+    same = f"(pair >> {bits}) = (previous >> {bits})" if bits else "pair = previous"
+    flagged = "".join(f", count(*) FILTER (WHERE pair & {1 << bit} <> 0)" for bit in range(bits))
+    return (f"SELECT count(*), count(*) FILTER (WHERE pair IS NULL), count(*) FILTER (WHERE {same}){flagged} "
+            f"FROM (SELECT pair, LAG(pair) OVER (ORDER BY pair) AS previous "
+            f"FROM (SELECT CASE WHEN {failing} THEN NULL ELSE {pair} END AS pair FROM ({rows_sql}) AS checked) AS pairs) "
+            f"AS sorted")
 
 
 # What a run without a score column is ranked by, and what to do when its rank column is a score.

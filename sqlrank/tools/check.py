@@ -12,7 +12,6 @@ from typing import Any, Iterable
 import duckdb
 
 from ..diagnostics import (
-    NEAR,
     SHALLOW,
     count_ties,
     first_row,
@@ -24,6 +23,7 @@ from ..diagnostics import (
 from ..engines.duckdb import session, session_options
 from ..errors import InputError, OptionError, duckdb_reason
 from ..inputs.extra import extra_inputs_sql, outside_catalog, outside_catalog_text, retrieved_outside
+from ..inputs.ids import NEAR
 from ..inputs.load import load
 from ..inputs.source import Source
 from ..inputs.merge import Judgments

@@ -169,11 +169,11 @@ def _require_rows(*sources: Source) -> None:
 def _evaluate(options: Options, lines: list[Line], measures: list[Measure], run_path: str, con, registry,
               conventions: dict) -> tuple[tuple[list[str], dict], dict, str | None]:
     """The qrels measures: (query ids, each measure's values in their order), relstrings and the run id."""
-    qrels = load(options.qrels, "qrels", con, registry, groups=options.groups, atol=True)
+    qrels = load(options.qrels, "qrels", con, registry, groups=options.groups, atol=True, odd_ids=False)
     # trec_eval cuts each query at -M before it looks for duplicates: a copy below the cut is dropped.
     # It never reads the run's rank column (ties go by document id): ranks=False leaves it out of the copy.
     run_source = load(run_path, "run", con, registry, allow_duplicates=options.depth is not None, ranks=False,
-                      label=run_label(options.run))
+                      label=run_label(options.run), odd_ids=False)
     _require_rows(qrels, run_source)
     resolved_conventions = resolve_conventions(**conventions)
     if options.depth is not None:
@@ -231,7 +231,7 @@ def _evaluate_prefs(options: Options, lines: list[Line], measures: list[Measure]
             f"AS lines WHERE {cond} ORDER BY position LIMIT 1").fetchall()[0]
         what = f"expected {fields} fields '{shape}'" if bad[0] else "the relevance level is not a number"
         raise InputError(f"{path}:{position}: malformed -R {layout} line: {what}: {line.strip()!r}")
-    run_source = load(run_path, "run", con, registry, ranks=False, label=run_label(options.run))
+    run_source = load(run_path, "run", con, registry, ranks=False, label=run_label(options.run), odd_ids=False)
     _require_rows(run_source)
     prefs_sql = (f"SELECT query_id, jg, jsg, doc_id, CAST(rel_level AS DOUBLE) AS rel_level "
                  f"FROM {DUCKDB.ident(table)}")
