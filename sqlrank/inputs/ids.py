@@ -1,7 +1,7 @@
 """How ids get mangled: the SQL that puts an id in a normal form (white space, leading zeros and invisible
-characters removed, Unicode composed) and that tells which ids that may change. Validation counts the odd
-document ids on its way through an input; the diagnostics and ``sqlrank check`` look for ids that match
-only in normal form."""
+characters removed, Unicode composed), and the SQL that tells which ids that form may change. Validation
+counts the odd document ids on its way through an input; the diagnostics and ``sqlrank check`` look for ids
+that match only in normal form."""
 from __future__ import annotations
 
 WHITE = "' ' || chr(9) || chr(13) || chr(10)"  # the white space normalized_id removes
