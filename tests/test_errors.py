@@ -199,36 +199,39 @@ def test_output_file_written_only_on_success(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "run.txt").read_text() == GOOD_RUN
 
 
-def test_a_hash_collision_alone_is_not_reported_as_a_duplicate(tmp_path):
-    """validate() sorts a 64-bit hash of each (query, document); two equal neighbours mean a
-    duplicate or a collision, and the exact check that follows must tell them apart."""
+@pytest.fixture
+def registry():
+    """A registry of sqlrank's copies over a fresh DuckDB connection (registry.con), closed after the test."""
     import duckdb
 
-    from sqlrank.inputs import load as inputs, store as sources, validate as validation
+    from sqlrank.inputs.store import Registry
+
+    made = Registry(duckdb.connect())
+    yield made
+    made.close()
+
+
+def test_a_hash_collision_alone_is_not_reported_as_a_duplicate(tmp_path, registry):
+    """validate() sorts a 64-bit hash of each (query, document); two equal neighbours mean a
+    duplicate or a collision, and the exact check that follows must tell them apart."""
+    from sqlrank.inputs import load as inputs, validate as validation
 
     write_files(tmp_path, {"run.txt": GOOD_RUN, "dup.txt": GOOD_RUN + "q2 Q0 d1 2 0.1 t\n"})
-    con = duckdb.connect()
-    registry = sources.Registry(con)
+    con = registry.con
     clean = inputs.load(str(tmp_path / "run.txt"), "run", con, registry)
     assert validation.report_duplicates(clean, con, clean.sql("raw")) is None  # what a collision leads to
     with pytest.raises(InputError, match=r"dup.txt:3: document 'd1' is ranked 2 times"):
         inputs.load(str(tmp_path / "dup.txt"), "run", con, registry)
-    registry.close()
 
 
-def test_copies_of_a_pair_that_differ_in_what_validation_counts_are_still_duplicates(tmp_path):
+def test_copies_of_a_pair_that_differ_in_what_validation_counts_are_still_duplicates(tmp_path, registry):
     """What validation counts on its way (a label with a fraction, an id not in normal form) rides in the
     lowest bits of each pair's hash; two copies of a pair are neighbours whatever those bits say."""
-    import duckdb
-
-    from sqlrank.inputs import load as inputs, store as sources
+    from sqlrank.inputs.load import load
 
     write_files(tmp_path, {"qrels.csv": "query_id,doc_id,relevance\nq1,d1,1\nq1,d2,0\nq1,d1,0.5\n"})
-    con = duckdb.connect()
-    registry = sources.Registry(con)
     with pytest.raises(InputError, match=r"qrels.csv:2: .*'d1'.* judged 2 times"):
-        inputs.load(str(tmp_path / "qrels.csv"), "qrels", con, registry)
-    registry.close()
+        load(str(tmp_path / "qrels.csv"), "qrels", registry.con, registry)
 
 
 @pytest.mark.parametrize("kind, text, odd", [
@@ -238,16 +241,11 @@ def test_copies_of_a_pair_that_differ_in_what_validation_counts_are_still_duplic
     ("run", "q1 Q0 caf\u00e9 1 2 t\nq1 Q0 d1 2 1 t\nq2 Q0 cafe\u0301 1 1 t\n", 2),  # beyond ASCII
     ("run", "q1 Q0 07 1 2 t\nq1 Q0 d1 2 1 t\n", 0),  # the run's leading zeros are not looked for in an evaluation
 ])
-def test_validation_counts_the_document_ids_not_in_normal_form(tmp_path, kind, text, odd):
-    import duckdb
-
-    from sqlrank.inputs import load as inputs, store as sources
+def test_validation_counts_the_document_ids_not_in_normal_form(tmp_path, registry, kind, text, odd):
+    from sqlrank.inputs.load import load
 
     (tmp_path / kind).write_text(text, encoding="utf-8")
-    con = duckdb.connect()
-    registry = sources.Registry(con)
-    assert inputs.load(str(tmp_path / kind), kind, con, registry).odd_ids == odd
-    registry.close()
+    assert load(str(tmp_path / kind), kind, registry.con, registry).odd_ids == odd
 
 
 def test_an_evaluation_looks_for_near_document_ids_only_where_validation_counted_odd_ones(tmp_path, monkeypatch):

@@ -45,14 +45,15 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
     if source.format == "trec" and source.split != "regex":
         problems = {"irregular": ("bad_fields", None), **problems}
     fractional = fractional_labels(source)
-    # counted on the way: the labels with a fraction, and the document ids the near-id check would look at
-    counted = ([fractional] if fractional else []) + ([odd_id("doc_id", beyond_ascii_only=source.kind == "run")]
-                                                       if odd_ids else [])
+    # counted on the way, by name: the labels with a fraction, and the document ids the near-id check would look at
+    counted = {"fractions": fractional,
+               "odd_ids": odd_id("doc_id", beyond_ascii_only=source.kind == "run") if odd_ids else None}
+    counted = {name: cond for name, cond in counted.items() if cond}
     counts = ["count(*)"] + [f"count(*) FILTER (WHERE {cond})" for cond, _ in problems.values()]
     count_per_check = f"SELECT {', '.join(counts)} FROM ({raw}) AS checked"
     try:
         if allow_duplicates:  # the same pass counts what is counted on the way
-            tallied = counts + [f"count(*) FILTER (WHERE {cond})" for cond in counted]
+            tallied = counts + [f"count(*) FILTER (WHERE {cond})" for cond in counted.values()]
             with step(con, f"checking {source.label}"):
                 total, *rest = con.execute(f"SELECT {', '.join(tallied)} FROM ({raw}) AS checked").fetchall()[0]
             bad, tallies = rest[:len(problems)], rest[len(problems):]
@@ -60,7 +61,7 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
         else:
             failing = " OR ".join(f"({cond})" for cond, _ in problems.values())
             with step(con, f"checking {source.label} and looking for repeated documents"):
-                total, failed, repeats, *tallies = con.execute(checked_pairs_sql(raw, failing, counted)).fetchall()[0]
+                total, failed, repeats, *tallies = con.execute(checked_pairs_sql(raw, failing, list(counted.values()))).fetchall()[0]
             bad = [0] * len(problems)
             if failed:  # which checks: the slow path, taken only for a bad input
                 total, *bad = con.execute(count_per_check).fetchall()[0]
@@ -83,8 +84,9 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
         raise InputError(f"{source.where(record['position'])}: {message(record)}{more}")
     if duplicated:
         report_duplicates(source, con, raw)
-    whole = fractional is None or not tallies[0]
-    return Validation(total, _boolean_labels(source, con, raw), whole_labels=whole, odd_ids=tallies[-1] if odd_ids else None)
+    tally = dict(zip(counted, tallies))
+    return Validation(total, _boolean_labels(source, con, raw), whole_labels=not tally.get("fractions"),
+                      odd_ids=tally.get("odd_ids"))
 
 
 def _boolean_labels(source: Source, con: duckdb.DuckDBPyConnection, raw: str) -> bool:
