@@ -66,9 +66,9 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci
     (query_id, weight: a file, DataFrame or dict) or aggregate ("median", "gmean", "min", "max"): weighted means
     or that summary. record: a history file (.parquet, .duckdb) the means are appended to, with ``tag``.
     """
-    from .evaluation import check_options, evaluate_result
+    from .evaluation import evaluate_result
 
-    check_options(options)
+    _check(options, record, tag)
     if ci is not None or weights is not None or aggregate != "mean":
         return _summarised(qrels, run, measures, per_query, (ci, ci_method, trials, seed), options, record, tag,
                            weights, aggregate)
@@ -89,12 +89,23 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci
     return frame
 
 
-def _record(record: str | None, tag: str | None, result: Any, qrels: Any, run: Any) -> None:
-    """evaluate() with record=: the means appended to the history file (tools/history.py)."""
+def _check(options: dict, record: str | None, tag: str | None) -> None:
+    """evaluate()'s options, history and tag, before anything is read."""
+    from .evaluation import check_options
+    from .tools.history import check_record
+
+    check_options(options)
+    check_record(record, tag)
+
+
+def _record(record: str | None, tag: str | None, result: Any, qrels: Any, run: Any, values: Any = None,
+            aggregate: str = "mean") -> None:
+    """evaluate() with record=: the values returned (the means, or VALUES summarised by AGGREGATE) appended to
+    the history file (tools/history.py)."""
     if record is not None:
         from .tools.history import record_evaluation
 
-        record_evaluation(record, result, qrels, run, tag)
+        record_evaluation(record, result, qrels, run, tag, values, aggregate)
 
 
 def _summarised(qrels: Any, run: Any, measures: Any, per_query: bool, interval: tuple, options: dict,
@@ -115,10 +126,13 @@ def _summarised(qrels: Any, run: Any, measures: Any, per_query: bool, interval: 
     result = evaluate_result(qrels, run, measures, True, **options)
     for message in result.warnings:
         _warnings.warn(message, SqlrankWarning, stacklevel=3)
-    _record(record, tag, result, qrels, run)
     if ci is None:
-        return aggregated(result.frame, result.summary, aggregate, table)
-    return with_intervals(result.frame, result.summary, ci, ci_method, trials, seed, aggregate, table)
+        frame = aggregated(result.frame, result.summary, aggregate, table)
+    else:
+        frame = with_intervals(result.frame, result.summary, ci, ci_method, trials, seed, aggregate, table)
+    how = aggregate if weights is None else f"weighted mean (weights: {weights if isinstance(weights, str) else 'given'})"
+    _record(record, tag, result, qrels, run, frame[[c for c in ("run_id", "measure", "value") if c in frame]], how)
+    return frame
 
 
 def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect: str = "duckdb",
@@ -172,12 +186,13 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str | None = None, co
     from .evaluation import check_options
     from .tools.compare import compare_result
     from .tools.gate import failures, parse_rule, require_measures
-    from .tools.history import record_comparison
+    from .tools.history import check_record, record_comparison
 
     if pairs not in ("baseline", "all"):
         raise OptionError(f"pairs={pairs!r} is baseline (each run with the first) or all (every pair)")
+    check_record(record, tag)
     if pairs == "all":
-        return _all_pairs(qrels, runs, measures, test or "tukey", correction, trials, seed, alpha, options)
+        return _all_pairs(qrels, runs, measures, test or "tukey", correction, trials, seed, alpha, options, record, tag)
     test = test or "t"
     rules = [parse_rule(rule) for rule in ([fail_if] if isinstance(fail_if, str) else fail_if or [])]
     if rules and isinstance(measures, str):
@@ -198,10 +213,11 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str | None = None, co
 
 
 def _all_pairs(qrels: Any, runs: Any, measures: Any, test: str, correction: str, trials: int, seed: int | None,
-               alpha: float, options: dict):
-    """compare(pairs="all"): every pair of runs (tools/pairs.py)."""
+               alpha: float, options: dict, record: str | None = None, tag: str | None = None):
+    """compare(pairs="all"): every pair of runs (tools/pairs.py); with record=, every run's means recorded."""
     from .evaluation import check_options
     from .tools.compare import compare_pairs, compare_result
+    from .tools.history import record_comparison
 
     check_options(options, compare_result)
     result, comparison = compare_pairs(qrels, runs, measures, test=test, correction=correction, trials=trials, seed=seed,
@@ -211,6 +227,9 @@ def _all_pairs(qrels: Any, runs: Any, measures: Any, test: str, correction: str,
     frame = result.table
     frame.attrs.update(superscripts=result.superscripts, letters=result.letters, means=result.means, test=result.test,
                        correction=correction, alpha=alpha, num_queries=comparison.num_queries)
+    if record is not None:
+        record_comparison(record, comparison.table, comparison.compared, comparison.conventions, qrels, runs,
+                          comparison.runs, tag)
     return frame
 
 

@@ -105,6 +105,7 @@ def compare_command(args: argparse.Namespace) -> int:
 
     rules = [parse_rule(rule) for rule in args.fail_if]  # a wrong rule stops before anything is evaluated
     require_measures(rules, " ".join(args.measures))
+    _check_record(args)
     if args.all_pairs:
         if rules:
             raise OptionError("--fail-if gates a change against its baseline; leave out --all-pairs")
@@ -123,14 +124,14 @@ def compare_command(args: argparse.Namespace) -> int:
                  is not None else "") + " of the measures whose summary is a mean; the tests test the per-query "
                  "differences\n")
     write_output(text, args.output)
-    if args.record:
+    failed = failures(result.table, rules, args.alpha) if rules else []
+    for line in failed:
+        print(f"sqlrank: fail: {line}", file=sys.stderr)
+    if args.record and not failed:  # a comparison that fails its gate is not recorded
         from ..tools.history import record_comparison
 
         record_comparison(args.record, result.table, result.compared, result.conventions, args.qrels, args.runs,
                           result.runs, args.tag)
-    failed = failures(result.table, rules, args.alpha) if rules else []
-    for line in failed:
-        print(f"sqlrank: fail: {line}", file=sys.stderr)
     return EXIT_ERROR if failed else 0
 
 
@@ -149,6 +150,11 @@ def _all_pairs(args: argparse.Namespace) -> int:
     else:
         text = pairs_text(pairs, args.format)
     write_output(text, args.output)
+    if args.record:
+        from ..tools.history import record_comparison
+
+        record_comparison(args.record, result.table, result.compared, result.conventions, args.qrels, args.runs,
+                          result.runs, args.tag)
     return 0
 
 
@@ -187,18 +193,16 @@ def frame_text(frame, fmt: str) -> str:
 
 
 def history_command(args: argparse.Namespace) -> int:
-    from ..tools.history import read, trend_html, trend_text
+    from ..tools.history import chosen, read, trend_html, trend_text
 
-    history = read(args.file)
-    measures = " ".join(args.measures).split() if args.measures else None
+    history = chosen(read(args.file), " ".join(args.measures).split() if args.measures else None, args.file)
     fmt = args.format or ("html" if (args.output or "").lower().endswith((".html", ".htm")) else "table")
     if fmt == "html":
-        text = trend_html(history, measures)
+        text = trend_html(history)
     elif fmt in ("csv", "json"):
-        shown = history if not measures else history[history.measure.isin(measures)]
-        text = frame_text(shown.astype({"recorded_at": str}), fmt)
+        text = frame_text(history.astype({"recorded_at": str}), fmt)
     else:
-        text = trend_text(history, measures)
+        text = trend_text(history)
     write_output(text, args.output)
     return 0
 
@@ -246,6 +250,7 @@ def eval_command(args: argparse.Namespace) -> int:
     if args.prefer is not None or args.combine is not None:
         options.update(prefer=args.prefer, combine=args.combine)
     level = _ci_level(args)
+    _check_record(args)
     summarised = args.weights is not None or args.aggregate != "mean"
     if summarised and args.per_query:
         raise OptionError("--weights and --aggregate summarise the per-query values; leave out -q")
@@ -254,10 +259,6 @@ def eval_command(args: argparse.Namespace) -> int:
         result = evaluate_result(qrels, run, " ".join(args.measures), args.per_query or level is not None or summarised,
                                  engine=args.engine, slices=args.slices, strict=args.strict, printable=False,
                                  **options)  # never shown
-    if args.record:
-        from ..tools.history import record_evaluation
-
-        record_evaluation(args.record, result, qrels, run, args.tag)
     if level is not None:
         from ..tools.uncertainty import interval_text, with_intervals
 
@@ -275,11 +276,24 @@ def eval_command(args: argparse.Namespace) -> int:
         text = (aggregate_text(frame, args.weights) + f"queries: {result.num_queries}\nconventions: "
                 f"{result.conventions.describe()}\n" if args.format == "table" else frame_text(frame, args.format))
     else:
-        text = format_result(result, args.format)
+        text, frame = format_result(result, args.format), None
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     write_output(text, args.output)
+    if args.record:  # what was printed, once it was
+        from ..tools.history import record_evaluation
+
+        how = f"weighted mean (weights: {args.weights})" if args.weights is not None else args.aggregate
+        record_evaluation(args.record, result, qrels, run, args.tag, None if frame is None else
+                          frame[[c for c in ("run_id", "measure", "value") if c in frame]], how)
     return 0
+
+
+def _check_record(args: argparse.Namespace) -> None:
+    """--record's history and --tag, before anything is evaluated."""
+    from ..tools.history import check_record
+
+    check_record(getattr(args, "record", None), getattr(args, "tag", None))
 
 
 def _weights(args: argparse.Namespace):

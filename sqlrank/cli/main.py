@@ -8,25 +8,13 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from typing import Any, Sequence
+from typing import Sequence
 
 from ..errors import SqlrankError
-from ..results.writer import refuse_inputs
 from .options import EXIT_ERROR
 from .parser import build_parser
+from .paths import refuse_clobbers
 from .trec_eval import trec_eval_command
-
-INPUT_ARGUMENTS = ("qrels", "qrels_a", "qrels_b", "run", "run_a", "run_b", "runs", "judged", "qrels_sources", "queries", "history", "items", "item_features", "groups", "targets", "verdicts", "file",
-                   "database", "zscores")
-
-
-def input_files(args: Any) -> list[str]:
-    """Every file a command reads, by its argument names: no output may be one of them."""
-    names = []
-    for name in INPUT_ARGUMENTS:
-        value = getattr(args, name, None)
-        names += value if isinstance(value, list) else [value]
-    return [name for name in names if isinstance(name, str)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -39,8 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _terminated)  # unwind, so that DuckDB removes its spill files
     try:
         if not isinstance(args, list):
-            refuse_inputs(getattr(args, "output", None), input_files(args))
-            refuse_inputs(getattr(args, "record", None), input_files(args))
+            refuse_clobbers(args)
         return handler(args)
     except _Terminated:
         return _stopped("terminated", 128 + signal.SIGTERM)

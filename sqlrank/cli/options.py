@@ -138,7 +138,7 @@ def database_options(args: argparse.Namespace, options: dict) -> Iterator[dict]:
         return
     import duckdb
 
-    from ..engines.duckdb import engine_config
+    from ..engines.duckdb import OFFLINE, engine_config
     from ..errors import duckdb_reason
 
     if not os.path.isfile(args.database):
@@ -147,7 +147,7 @@ def database_options(args: argparse.Namespace, options: dict) -> Iterator[dict]:
                            options.pop("threads", None))
     progress = options.pop("progress", False)
     try:
-        connection = duckdb.connect(args.database, read_only=True, config=config)
+        connection = duckdb.connect(args.database, read_only=True, config={**config, **OFFLINE})
     except duckdb.Error as exc:
         raise OptionError(f"{args.database}: cannot open it as a DuckDB database: {duckdb_reason(exc)}") from None
     try:

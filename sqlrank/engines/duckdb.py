@@ -131,6 +131,10 @@ def _collected(p: Plan, con: duckdb.DuckDBPyConnection, columns: str, statement:
         con.execute(f"DROP TABLE IF EXISTS {DUCKDB.ident(table)}")
 
 
+# Every connection sqlrank opens fetches nothing: DuckDB would otherwise download an extension it lacks (the
+# SQLite scanner for a file it takes for an SQLite database, httpfs for a URL) while evaluating.
+OFFLINE: dict[str, Any] = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+
 _SIZE = re.compile(r"\s*[0-9]+(\.[0-9]+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*", re.IGNORECASE)
 
 
@@ -174,7 +178,7 @@ def session(connection: duckdb.DuckDBPyConnection | None, memory_limit: str | No
                               f"(e.g. SET memory_limit = '4GB') or leave out connection=")
     if connection is None:
         try:
-            con = duckdb.connect(config=config)
+            con = duckdb.connect(config={**config, **OFFLINE})
         except duckdb.Error as exc:
             raise OptionError(f"DuckDB refused the settings {config}: {duckdb_reason(exc)}") from None
         configure(con, progress)
@@ -206,6 +210,7 @@ NEUTRAL_SETTINGS: dict[str, Any] = {
     "scalar_subquery_error_on_multiple_rows": True,
     "preserve_insertion_order": True,  # line numbers in messages are read in the file's order
     "errors_as_json": False,  # messages quote DuckDB's errors
+    "autoinstall_known_extensions": False,  # nothing is fetched while sqlrank uses the connection
 }
 
 

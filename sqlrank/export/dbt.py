@@ -17,11 +17,15 @@ and, shared by the evaluations, ``macros/sqlrank.sql`` (dbt_files.py): the colum
 the folder a starter project that ``dbt build`` runs as it is (dbt_files.py).
 
 Writing an evaluation again replaces its files; other evaluations stay. Every file starts with a line
-naming sqlrank dbt (``MARKER``): a file without it is the user's, and is never replaced (``force=True``,
-``--force``, replaces it).
+naming sqlrank dbt (``MARKER``) and the SHA-256 of the lines below it: a file without the line, or whose
+lines no longer have that hash (profiles.yml with a password filled in), is the user's, and is never
+replaced (``force=True``, ``--force``, replaces it). An evaluation's name never takes another node's:
+``NAME`` and ``NAME_summary`` are neither a seed, a model or another evaluation's model or macro.
 """
 from __future__ import annotations
 
+import glob
+import hashlib
 import os
 import re
 from typing import Any
@@ -129,9 +133,9 @@ def write_package(folder: str, measures: Any, name: str = "evaluation", force: b
                       if not (path.endswith(".csv") and os.path.lexists(os.path.join(folder, path)))})
     elif not os.path.lexists(project):
         files["dbt_project.yml"] = package_project()
-    paths = {os.path.join(folder, path): text for path, text in files.items()}
-    _refuse_foreign_files(folder, [path for path in paths if not force and os.path.lexists(path)
-                                   and not starts_with(path, _marker_line(path))])
+    _refuse_taken_names(folder, name, init)
+    paths = {os.path.join(folder, path): stamped(text) for path, text in files.items()}
+    _refuse_foreign_files(folder, [path for path in paths if not force and os.path.lexists(path) and not ours(path)])
     if not init and not force and os.path.lexists(project) and not starts_with(project, _marker_line(project)):
         _refuse_foreign_files(folder, [project])
     for path, text in paths.items():
@@ -140,11 +144,68 @@ def write_package(folder: str, measures: Any, name: str = "evaluation", force: b
     return list(paths)
 
 
+def stamped(text: str) -> str:
+    """TEXT with the SHA-256 of its lines after the first in its first line, after the marker (a seed's CSV,
+    which has no marker, as it is)."""
+    first, newline, rest = text.partition("\n")
+    if MARKER not in first:
+        return text
+    return first.replace(MARKER, f"{MARKER} [{_digest(rest)}]", 1) + newline + rest
+
+
+def ours(path: str) -> bool:
+    """Whether the file at PATH is sqlrank dbt's as written: its marker, and its lines as the stamp says (a file
+    of an older sqlrank, without a stamp, is taken as written)."""
+    if not starts_with(path, _marker_line(path)):
+        return False
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            first, _, rest = handle.read().partition("\n")
+    except (OSError, UnicodeDecodeError):
+        return False
+    stamp = re.match(re.escape(_marker_line(path)) + r" \[([0-9a-f]{16})\]", first)
+    return stamp is None or stamp.group(1) == _digest(rest)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _refuse_taken_names(folder: str, name: str, init: bool) -> None:
+    """Stop when the evaluation's models (NAME, NAME_summary) would take the name of another node of the
+    project: a seed, a model of the user's, another evaluation's model or macro."""
+    def stems(pattern: str) -> set[str]:
+        return {os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(folder, pattern), recursive=True)}
+
+    evaluations = {e for e in stems(os.path.join("macros", "*.sql")) - {"sqlrank"}
+                   if starts_with(os.path.join(folder, "macros", f"{e}.sql"), _marker_line(".sql"))}
+    others = evaluations - {name}
+    taken = {e: f"the evaluation {e}" for e in others} | {f"{e}_summary": f"the summary of the evaluation {e}"
+                                                           for e in others}
+    taken |= {s: f"a seed ({s}.csv)" for s in stems(os.path.join("seeds", "**", "*.csv"))
+              | ({"qrels", "run"} if init else set())}
+    taken |= {os.path.splitext(os.path.basename(p))[0]: f"a model of yours ({os.path.relpath(p, folder)})"
+              for p in glob.glob(os.path.join(folder, "models", "**", "*.sql"), recursive=True)
+              if not starts_with(p, _marker_line(p))  # one at the path of a model of NAME: a file it would replace
+              and os.path.dirname(p) != os.path.join(folder, "models")}
+    for node in (name, f"{name}_summary"):
+        if node in taken:
+            raise OptionError(f"--name {name}: the model {node} would take the name of {taken[node]} in {folder}; "
+                              f"dbt needs one node per name: give another --name")
+
+
 def _refuse_foreign_files(folder: str, foreign: list[str]) -> None:
-    """Stop, nothing written, when a file the package would replace was not written by sqlrank dbt."""
+    """Stop, nothing written, when a file the package would replace was not written by sqlrank dbt, or was
+    edited since (it is the user's now)."""
     if not foreign:
         return
     project = os.path.join(folder, "dbt_project.yml")
+    edited = [path for path in foreign if starts_with(path, _marker_line(path))]
+    if edited:
+        it = "it" if len(edited) == 1 else "them"
+        raise InputError(f"{folder}: {', '.join(edited)} {'was' if len(edited) == 1 else 'were'} edited after sqlrank "
+                         f"dbt wrote {it}, so {'it is' if len(edited) == 1 else 'they are'} yours: nothing was written "
+                         f"(keep your lines and leave out --init, or --force to write {it} anew, losing your lines)")
     if project in foreign:
         raise InputError(f"{folder}: holds another dbt project ({project} was not written by sqlrank dbt); give an "
                          f"empty folder or sqlrank's package (--force replaces the files sqlrank writes)")

@@ -25,6 +25,7 @@ from typing import Any
 
 import duckdb
 
+from ..engines.duckdb import OFFLINE
 from ..errors import InputError, OptionError, SqlrankWarning, duckdb_reason
 from ..measures.conventions import resolve_conventions
 from ..measures.measure import Measure
@@ -201,7 +202,7 @@ def install_file(path: str, measures: Any = None, schema: str = SCHEMA, force: b
             raise InputError(f"{path}: is not a DuckDB database file (a data file?); give a .duckdb file to store the "
                              f"macros in (made if absent)")
     try:
-        con = duckdb.connect(path, config={"storage_compatibility_version": "v1.0.0"})
+        con = duckdb.connect(path, config={"storage_compatibility_version": "v1.0.0", **OFFLINE})
     except duckdb.Error as exc:
         raise InputError(f"{path}: cannot open it as a DuckDB database: {duckdb_reason(exc)}") from None
     try:

@@ -32,8 +32,9 @@ def target(path: str) -> str:
     return os.path.realpath(path)
 
 
-def refuse_inputs(path: str | None, inputs: Iterable[object]) -> None:
-    """Stop before anything is read when the output PATH is one of the inputs (any spelling, any link)."""
+def refuse_inputs(path: str | None, inputs: Iterable[object], option: str = "-o") -> None:
+    """Stop before anything is read when the output PATH (given with OPTION) is one of the inputs (any
+    spelling, any link)."""
     if path is None or path == "-":
         return
     out = target(path)
@@ -46,8 +47,8 @@ def refuse_inputs(path: str | None, inputs: Iterable[object]) -> None:
         except OSError:
             same = False
         if same or target(name) == out:
-            raise OptionError(f"{path}: is the input {name}; writing the output there would replace it: give another "
-                              f"-o file")
+            action = "writing the output" if option == "-o" else "recording the history"
+            raise OptionError(f"{path}: is the input {name}; {action} there would replace it: give another {option} file")
 
 
 def write_output(text: str, path: str | None) -> None:

@@ -1,41 +1,31 @@
 """A history of evaluations (``--record FILE`` on eval and compare, ``sqlrank history FILE``): every
-evaluation appends its values, one row per run and measure, each with the evaluation's manifest: when,
+evaluation that succeeds appends the values it printed, one row per run and measure, with how they were
+summarised over queries (the mean, a weighted mean, the minimum...) and the evaluation's manifest: when,
 a tag, sqlrank's version, the conventions, and each input's name, rows and content hash (SHA-256 of a
-file's bytes; of the rows as evaluated otherwise).
+file's bytes; of the rows as evaluated otherwise; each source's, for judgments from several).
 
-The file is a Parquet file (``.parquet``) or a DuckDB database (``.duckdb``, table ``sqlrank_history``).
-An append never leaves half a file: Parquet is rewritten beside itself and renamed over it, under an
-exclusive lock of a ``FILE.lock`` beside it, so that two writers append one after the other; DuckDB
-inserts in one transaction (a writer that finds the database locked by another waits and tries again).
-A file that is no sqlrank history (another Parquet schema, another database, bytes that are neither)
-is refused and left as it is.
+The file is a Parquet file (``.parquet``) or a DuckDB database (``.duckdb``, table ``sqlrank_history``),
+appended to as history_file.py says: never half a file, nothing left beside it.
 """
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import hashlib
 import os
-import time
+import re
 import uuid
-from typing import Any, Iterator
+from typing import Any
 
-import duckdb
 import pandas as pd
 
-from ..errors import OptionError
-from ..rendering.dialects import DUCKDB
+from ..errors import MeasureError, OptionError
+from ..measures.names import parse_measures
 from ..results.formats import aligned_lines
-from ..results.writer import target
 from ..version import __version__
+from .history_file import COLUMNS, append, check, read
 
-TABLE = "sqlrank_history"
-MARKER = b"sqlrank_history"  # the Parquet file's key-value metadata key; its value is the format's version
-COLUMNS = {"evaluation": "VARCHAR", "recorded_at": "TIMESTAMP", "tag": "VARCHAR", "command": "VARCHAR",
-           "run": "VARCHAR", "measure": "VARCHAR", "value": "DOUBLE", "queries": "BIGINT", "conventions": "VARCHAR",
-           "qrels": "VARCHAR", "qrels_rows": "BIGINT", "qrels_sha256": "VARCHAR", "run_input": "VARCHAR",
-           "run_rows": "BIGINT", "run_sha256": "VARCHAR", "sqlrank_version": "VARCHAR"}
-WAIT_SECONDS = 30  # how long a writer waits for another's lock before it gives up
+__all__ = ["read", "check_record", "check_tag", "record_evaluation", "record_comparison", "trend_text", "trend_html", "chosen"]
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def content_hash(obj: Any) -> str | None:
@@ -50,187 +40,100 @@ def content_hash(obj: Any) -> str | None:
 
 
 def records(rows: pd.DataFrame, command: str, tag: str | None, conventions: str, qrels: Any, runs: dict[str, Any],
-            qrels_rows: int | None, run_rows: dict[str, int | None]) -> pd.DataFrame:
-    """The rows one evaluation appends: ``rows`` has run (or not), measure, value, queries."""
+            qrels_rows: int | None, run_rows: dict[str, int | None], summary: str = "mean") -> pd.DataFrame:
+    """The rows one evaluation appends: ``rows`` has run (or not), measure, value, queries; ``summary``: how
+    the values summarise the per-query values (mean, weighted mean (weights: FILE), min, ...)."""
+    check_tag(tag)
     now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
     frame = rows.copy()
     if "run" not in frame:
         frame["run"] = next(iter(runs))
-    qrels_name = os.fspath(qrels) if isinstance(qrels, (str, os.PathLike)) else type(qrels).__name__
     frame = frame.assign(
-        evaluation=uuid.uuid4().hex, recorded_at=now, tag=tag, command=command, conventions=conventions,
-        qrels=qrels_name, qrels_rows=qrels_rows, qrels_sha256=content_hash(qrels),
+        evaluation=uuid.uuid4().hex, recorded_at=now, tag=tag, command=command, summary=summary,
+        conventions=conventions, qrels=_input_name(qrels), qrels_rows=qrels_rows, qrels_sha256=_input_hash(qrels),
         run_input=frame.run.map(lambda r: os.fspath(runs[r]) if isinstance(runs.get(r), (str, os.PathLike)) else r),
         run_rows=frame.run.map(lambda r: run_rows.get(r)), run_sha256=frame.run.map(lambda r: content_hash(runs.get(r))),
         sqlrank_version=__version__)
     return frame[list(COLUMNS)].astype({"queries": "Int64", "qrels_rows": "Int64", "run_rows": "Int64"})
 
 
-def append(path: str, rows: pd.DataFrame) -> None:
-    """Append ``rows`` (records()) to the history at ``path``, creating it when there is none."""
-    kind = _kind(path)
-    if kind == "duckdb":
-        _append_duckdb(target(path), rows)
-    else:
-        with _locked(target(path)):
-            _append_parquet(target(path), rows)
+def _input_name(obj: Any) -> str:
+    """A file's path; judgments from several sources: each source's NAME=path; else the object's type."""
+    if isinstance(obj, dict):
+        return "; ".join(f"{name}={_input_name(source)}" for name, source in obj.items())
+    return os.fspath(obj) if isinstance(obj, (str, os.PathLike)) else type(obj).__name__
 
 
-def read(path: str) -> pd.DataFrame:
-    """Every row of the history at ``path``, oldest first."""
-    if not os.path.exists(path):
-        raise OptionError(f"{path}: no such history file")
-    if _kind(path) == "duckdb":
-        with _duckdb(path, read_only=True) as con:
-            return con.execute(f"SELECT * FROM {TABLE} ORDER BY recorded_at, evaluation").df()
-    _require_ours(path)
-    return pd.read_parquet(path).sort_values(["recorded_at", "evaluation"], kind="stable").reset_index(drop=True)
+def _input_hash(obj: Any) -> str | None:
+    if isinstance(obj, dict):
+        return "; ".join(f"{name}={content_hash(source) or ''}" for name, source in obj.items())
+    return content_hash(obj)
 
 
-def _kind(path: str) -> str:
-    name = os.fspath(path).lower()
-    if name.endswith(".duckdb") or name.endswith(".db"):
-        return "duckdb"
-    if name.endswith(".parquet"):
-        return "parquet"
-    raise OptionError(f"{path}: a history is a .parquet file or a .duckdb database; name it so")
+def check_tag(tag: str | None) -> None:
+    """A tag is one line of text: a control character (a line feed) would let it forge rows of the output."""
+    if tag is not None and (not isinstance(tag, str) or _CONTROL.search(tag)):
+        raise OptionError(f"--tag {tag!r}: holds a control character (a line feed, a tab...); give one line of "
+                          f"printable text")
 
 
-def _require_ours(path: str) -> None:
-    import pyarrow.parquet as pq
-
-    try:
-        metadata = pq.read_schema(path).metadata or {}
-    except Exception:
-        raise OptionError(f"{path}: not a Parquet file; a history is refused rather than overwritten: give another "
-                          f"--record file") from None
-    if MARKER not in metadata:
-        raise OptionError(f"{path}: a Parquet file that is no sqlrank history (no {MARKER.decode()} mark); it is left "
-                          f"as it is: give another --record file")
+def check_record(path: str | None, tag: str | None) -> None:
+    """--record and --tag, before anything is evaluated: a history file (or none yet) and one line of text."""
+    check_tag(tag)
+    if path is not None:
+        check(os.fspath(path))
 
 
-def _append_parquet(path: str, rows: pd.DataFrame) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    frame = rows
-    if os.path.exists(path):
-        _require_ours(path)
-        frame = pd.concat([pd.read_parquet(path), rows], ignore_index=True)
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    table = table.replace_schema_metadata({**(table.schema.metadata or {}), MARKER: b"1"})
-    folder = os.path.dirname(os.path.abspath(path))
-    temporary = os.path.join(folder, f".sqlrank-{uuid.uuid4().hex}.parquet")
-    try:
-        pq.write_table(table, temporary)
-        os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+def shown(text: Any) -> str:
+    """Text of the history as printed: control characters as escapes (\\n), never as themselves."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
 
 
-@contextlib.contextmanager
-def _locked(path: str) -> Iterator[None]:
-    """An exclusive lock of PATH.lock for the duration (fcntl where there is one; a lock file created
-    exclusively elsewhere), waiting up to WAIT_SECONDS for another writer."""
-    lock_path = path + ".lock"
-    try:
-        import fcntl
-    except ImportError:  # Windows: a file that exists while someone holds the lock
-        fcntl = None
-    deadline = time.monotonic() + WAIT_SECONDS
-    if fcntl is not None:
-        with open(lock_path, "a") as handle:
-            while True:
-                try:
-                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        raise OptionError(f"{path}: another writer holds {lock_path}; try again") from None
-                    time.sleep(0.05)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-        return
-    while True:
+def chosen(history: pd.DataFrame, measures: list[str] | None, path: str) -> pd.DataFrame:
+    """The rows of these measures (as recorded, or another name of the same measure); an error naming what the
+    history holds when one was never recorded."""
+    if not measures:
+        return history
+    recorded = list(dict.fromkeys(history.measure))
+    wanted = []
+    for name in measures:
         try:
-            fd = os.open(lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-            break
-        except FileExistsError:
-            if time.monotonic() > deadline:
-                raise OptionError(f"{path}: {lock_path} exists (another writer, or one that stopped): remove it") from None
-            time.sleep(0.05)
-    try:
-        yield
-    finally:
-        os.close(fd)
-        os.unlink(lock_path)
+            spelled = [str(m) for m in parse_measures(name)]
+        except MeasureError:
+            spelled = []
+        found = [m for m in [name, *spelled] if m in recorded]
+        if not found:
+            raise OptionError(f"{path}: no {name} recorded; the history holds " +
+                              (", ".join(shown(m) for m in recorded) if recorded else "no values") +
+                              " (-m takes the names as recorded)")
+        wanted += found
+    return history[history.measure.isin(wanted)]
 
 
-@contextlib.contextmanager
-def _duckdb(path: str, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
-    """The history database, opened when no other process holds it (waiting up to WAIT_SECONDS)."""
-    deadline = time.monotonic() + WAIT_SECONDS
-    while True:
-        try:
-            con = duckdb.connect(path, read_only=read_only)
-            break
-        except duckdb.IOException as exc:
-            if "lock" not in str(exc).lower() or time.monotonic() > deadline:
-                raise OptionError(f"{path}: cannot open the history: {str(exc).splitlines()[0]}") from None
-            time.sleep(0.05)
-        except duckdb.Error as exc:
-            raise OptionError(f"{path}: not a DuckDB database ({str(exc).splitlines()[0]}); a history is refused "
-                              f"rather than overwritten: give another --record file") from None
-    try:
-        tables = {row[0] for row in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-        if tables and TABLE not in tables:
-            raise OptionError(f"{path}: a DuckDB database without a {TABLE} table: no sqlrank history; it is left as "
-                              f"it is: give another --record file")
-        if TABLE in tables:
-            found = dict(con.execute(f"SELECT column_name, data_type FROM information_schema.columns "
-                                     f"WHERE table_name = '{TABLE}'").fetchall())
-            if set(found) != set(COLUMNS):
-                raise OptionError(f"{path}: its {TABLE} table has other columns than a sqlrank history's; it is left "
-                                  f"as it is")
-        yield con
-    finally:
-        con.close()
-
-
-def _append_duckdb(path: str, rows: pd.DataFrame) -> None:
-    with _duckdb(path) as con:
-        con.execute("BEGIN TRANSACTION")
-        columns = ", ".join(f"{DUCKDB.ident(c)} {t}" for c, t in COLUMNS.items())
-        con.execute(f"CREATE TABLE IF NOT EXISTS {TABLE} ({columns})")
-        con.register("appended", rows)
-        con.execute(f"INSERT INTO {TABLE} SELECT {', '.join(DUCKDB.ident(c) for c in COLUMNS)} FROM appended")
-        con.execute("COMMIT")
-
-
-def trend_text(history: pd.DataFrame, measures: list[str] | None = None) -> str:
-    """Per measure, every recorded value oldest first, with its change from the run's previous value."""
+def trend_text(history: pd.DataFrame) -> str:
+    """Per measure, every recorded value oldest first, with its change from the previous value of the same run
+    summarised the same way (a column says how, where a value is other than the mean)."""
     if history.empty:
         return "the history is empty\n"
     lines = []
     for measure, group in history.groupby("measure", sort=False):
-        if measures and measure not in measures:
-            continue
+        summaries = not set(group.summary) <= {"mean"}
         rows = []
-        previous: dict[str, float] = {}
+        previous: dict[tuple[str, str], float] = {}
         for r in group.itertuples(index=False):
-            change = "" if r.run not in previous else f"{round(r.value - previous[r.run], 12) + 0.0:+.4f}"
-            previous[r.run] = r.value
-            rows.append([str(r.recorded_at)[:19], r.tag if isinstance(r.tag, str) else "", r.run, f"{r.value:.4f}", change])
-        lines.append(measure)
-        lines += aligned_lines(["recorded (UTC)", "tag", "run", "value", "change"], rows, left=3)
+            key = (r.run, r.summary)
+            change = "" if key not in previous else f"{round(r.value - previous[key], 12) + 0.0:+.4f}"
+            previous[key] = r.value
+            rows.append([str(r.recorded_at)[:19], shown(r.tag) if isinstance(r.tag, str) else "", shown(r.run)]
+                        + ([shown(r.summary)] if summaries else []) + [f"{r.value:.4f}", change])
+        lines.append(shown(measure))
+        header = ["recorded (UTC)", "tag", "run"] + (["summary"] if summaries else []) + ["value", "change"]
+        lines += aligned_lines(header, rows, left=len(header) - 2)
         lines.append("")
     return "\n".join(lines)
 
 
-def trend_html(history: pd.DataFrame, measures: list[str] | None = None) -> str:
+def trend_html(history: pd.DataFrame) -> str:
     """One self-contained page: per measure, each run's values over the evaluations recorded (inline SVG)."""
     from html import escape
 
@@ -238,8 +141,6 @@ def trend_html(history: pd.DataFrame, measures: list[str] | None = None) -> str:
     sections = []
     order = {e: k for k, e in enumerate(dict.fromkeys(history.evaluation))}
     for measure, group in history.groupby("measure", sort=False):
-        if measures and measure not in measures:
-            continue
         low, high = float(group.value.min()), float(group.value.max())
         span = (high - low) or 1.0
         width, height, left, top = 640, 240, 60, 20
@@ -273,11 +174,15 @@ def trend_html(history: pd.DataFrame, measures: list[str] | None = None) -> str:
             f"<h1>Measures over time</h1>\n{body}\n</body></html>\n")
 
 
-def record_evaluation(path: str, result: Any, qrels: Any, run: Any, tag: str | None = None) -> None:
-    """Append an evaluation's means (results.Result), one row per run and measure."""
+def record_evaluation(path: str, result: Any, qrels: Any, run: Any, tag: str | None = None,
+                      values: pd.DataFrame | None = None, aggregate: str = "mean") -> None:
+    """Append an evaluation's values as printed, one row per run and measure: ``values`` (measure, value[,
+    run_id]; default the means of results.Result), summarised over queries by ``aggregate`` (the measures
+    whose summary is a mean; the others keep theirs, recorded as "mean")."""
     from ..inputs.merge import input_names
+    from .aggregate import plain_mean
 
-    summary = result.summary
+    summary = result.summary if values is None else values
     if isinstance(run, (list, tuple, dict)):
         names, objects = input_names(run)
         runs = dict(zip(names, objects))
@@ -290,8 +195,9 @@ def record_evaluation(path: str, result: Any, qrels: Any, run: Any, tag: str | N
                                   for m, r in zip(frame.measure, frame.run)])
     qrels_rows, run_rows = result.input_rows
     rows = {name: run_rows if len(runs) == 1 else None for name in runs}
+    how = frame.measure.map(lambda m: aggregate if aggregate == "mean" or plain_mean(m) else "mean").to_numpy()
     append(path, records(frame[["run", "measure", "value", "queries"]], "eval", tag, result.conventions.describe(),
-                         qrels, runs, qrels_rows, rows))
+                         qrels, runs, qrels_rows, rows).assign(summary=how))
 
 
 def record_comparison(path: str, table: pd.DataFrame, compared: dict[str, int], conventions: str, qrels: Any,
@@ -299,10 +205,13 @@ def record_comparison(path: str, table: pd.DataFrame, compared: dict[str, int], 
     """Append a comparison's means (compare's table, its overall rows), one row per run and measure; ``runs``:
     the inputs as given, ``names``: the runs as the comparison names them."""
     from ..inputs.merge import input_names
+    from .aggregate import plain_mean
 
     objects = input_names(runs)[1]
     runs = dict(zip(names, objects)) if len(objects) == len(names) else {name: name for name in names}
     overall = table[table["segment"].isna()] if "segment" in table else table
     frame = overall[["run", "measure", "mean"]].rename(columns={"mean": "value"})
     frame = frame.assign(queries=frame.measure.map(lambda m: compared.get(m)))
-    append(path, records(frame, "compare", tag, conventions, qrels, runs, None, {}))
+    aggregate = table.attrs.get("aggregate", "mean")
+    how = frame.measure.map(lambda m: aggregate if aggregate == "mean" or plain_mean(m) else "mean").to_numpy()
+    append(path, records(frame, "compare", tag, conventions, qrels, runs, None, {}).assign(summary=how))
