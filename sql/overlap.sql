@@ -91,10 +91,11 @@ ranked_b AS (
 ),
 {% for p in rbo_persistence[c] %}
 {% set q = p | number %}
+{% set ln_1m = rbo_ln_1m[p] | number %}
 {{ at('rbo_' ~ (p | key), c) }} AS (
     SELECT lengths.query_id AS query_id,
            (1 - {{ q }}) / {{ q }} * (SUM(CASE WHEN depth.d <= lengths.l THEN POWER({{ q }}, depth.d) * (depth.x - lengths.common) / depth.d ELSE 0 END)
-                                   - lengths.common * LN(1 - {{ q }})) AS rbo_min,
+                                   - lengths.common * {{ ln_1m }}) AS rbo_min,
            (1 - {{ q }}) / {{ q }} * (SUM(CASE WHEN depth.d <= lengths.l THEN POWER({{ q }}, depth.d) * depth.x / depth.d ELSE 0 END)
                                    + SUM(CASE WHEN depth.d > lengths.s AND depth.d <= lengths.l
                                               THEN POWER({{ q }}, depth.d) * x_s.x * (depth.d - lengths.s) / (lengths.s * depth.d)
@@ -103,7 +104,7 @@ ranked_b AS (
            (1 - {{ q }}) / {{ q }} * (SUM(CASE WHEN depth.d > lengths.s AND depth.d <= lengths.l THEN POWER({{ q }}, depth.d) * (depth.d - lengths.s) / depth.d
                                                WHEN depth.d > lengths.l AND depth.d < GREATEST(lengths.s + lengths.l - lengths.common, lengths.l + 1)
                                                THEN POWER({{ q }}, depth.d) * (2 * depth.d - lengths.s - lengths.l) / depth.d ELSE 0 END)
-                                   + lengths.common * (LN(1 - {{ q }}) + SUM(CASE WHEN depth.d < GREATEST(lengths.s + lengths.l - lengths.common, lengths.l + 1)
+                                   + lengths.common * ({{ ln_1m }} + SUM(CASE WHEN depth.d < GREATEST(lengths.s + lengths.l - lengths.common, lengths.l + 1)
                                                                                   THEN POWER({{ q }}, depth.d) / depth.d ELSE 0 END)))
            + POWER({{ q }}, GREATEST(lengths.s + lengths.l - lengths.common, lengths.l + 1) - 1) AS rbo_residual
     FROM {{ at('lengths', c) }} AS lengths

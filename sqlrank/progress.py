@@ -16,6 +16,7 @@ DELAY = 1.0  # seconds a step runs before its line shows: quick evaluations prin
 INTERVAL = 0.25
 _SHOWN: set[int] = set()  # connections (by id) whose steps show progress
 _RECORDERS: list[Callable[[str, float, float], None]] = []  # recording()
+_COUNTS_SHOWN = False  # show_counts()
 
 
 def configure(connection, show: bool) -> None:
@@ -29,6 +30,13 @@ def configure(connection, show: bool) -> None:
     connection.execute("SET enable_progress_bar_print = false")
     connection.execute("SET progress_bar_time = 0")
     _SHOWN.add(id(connection))
+
+
+def show_counts(show: bool) -> None:
+    """Whether counted steps (resampling) show their line on standard error: the command line asks for it when
+    that is a terminal."""
+    global _COUNTS_SHOWN
+    _COUNTS_SHOWN = show
 
 
 def forget(connection) -> None:
@@ -91,6 +99,45 @@ def _shown(connection, label: str, stream: TextIO | None) -> Iterator[None]:
     thread.start()
     try:
         yield
+    finally:
+        done.set()
+        thread.join()
+
+
+@contextmanager
+def counted(label: str, total: int, stream: TextIO | None = None) -> Iterator[Callable[[int], None]]:
+    """A step done in blocks of a known TOTAL (resamples of a test or interval): the caller calls advance(n)
+    after each block; where show_counts was asked (the command line, on a terminal), after DELAY seconds, a
+    line on standard error says how far it has got."""
+    out = stream if stream is not None else sys.stderr
+    done_units = [0]
+
+    def advance(units: int) -> None:
+        done_units[0] += units
+
+    if stream is None and not _COUNTS_SHOWN:
+        yield advance
+        return
+    done = threading.Event()
+    started = time.monotonic()
+
+    def report() -> None:
+        shown = False
+        while not done.wait(INTERVAL):
+            elapsed = time.monotonic() - started
+            if elapsed >= DELAY:
+                share = min(100.0, 100.0 * done_units[0] / max(total, 1))
+                out.write(f"\rsqlrank: {label}: {share:.0f}% of {total:,} ({elapsed:.0f} s)\x1b[K")
+                out.flush()
+                shown = True
+        if shown:
+            out.write("\r\x1b[K")
+            out.flush()
+
+    thread = threading.Thread(target=report, name="sqlrank-progress", daemon=True)
+    thread.start()
+    try:
+        yield advance
     finally:
         done.set()
         thread.join()

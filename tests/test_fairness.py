@@ -164,11 +164,21 @@ def test_groups_are_required_and_named():
         sqlrank.evaluate(qrels, run, "AWRF@10")
     with pytest.raises(OptionError, match="groups is read by the fairness measures"):
         sqlrank.evaluate(qrels, run, "P@10", groups=groups)
-    spaced = groups.assign(group=groups.group.str.replace("g", "group "))
-    with pytest.raises(OptionError, match="cannot be named in a measure"):
-        sqlrank.evaluate(qrels, run, "Exposure@10", groups=spaced)
     with pytest.raises(sqlrank.MeasureError, match="group's name"):
-        sqlrank.parse_measures("Exposure(group='a b')@10")
+        sqlrank.parse_measures("Exposure(group='')@10")
+
+
+@pytest.mark.parametrize("rename", [str.upper, lambda g: g.replace("g", "Group "), lambda g: {"g1": "none"}.get(g, g)])
+def test_group_names_are_data(rename):
+    """Any name works (News, 'Group 1', none): the values are those of the same groups named g1, g2..."""
+    qrels, run, groups = generated(7, multiple=True)
+    plain = sqlrank.evaluate(qrels, run, "Exposure@10 ExposureGini@10 AWRF@10", groups=groups)
+    renamed = sqlrank.evaluate(qrels, run, "Exposure@10 ExposureGini@10 AWRF@10",
+                               groups=groups.assign(group=groups.group.map(rename)))
+    def by_group(frame):
+        return {sqlrank.parse_measures(m)[0].param("group"): v for m, v in zip(frame.measure, frame.value)}
+    assert by_group(renamed) == {rename(g) if g is not None else None: v for g, v in by_group(plain).items()}
+    assert list(renamed.value[-2:]) == list(plain.value[-2:])
 
 
 def test_documents_without_a_group_are_counted_and_said(tmp_path):

@@ -61,5 +61,5 @@ def test_the_command_line(capsys):
     assert main(["eval", str(C / "qrels.txt"), str(C / "rerank.run"), "-m", "AP", "--ci", "95", "-f", "trec"]) == 1
     assert main(["eval", str(C / "qrels.txt"), str(C / "rerank.run"), "-m", "AP", "--ci", "95", "--ci-method",
                  "bca", "--trials", "10"]) == 1
-    assert "at least 100 bootstrap resamples" in capsys.readouterr().err
+    assert "must be a whole number from 100 to 10000000" in capsys.readouterr().err
     assert not math.isnan(low)

@@ -7,6 +7,8 @@
     {name}_groups    every group of the groups table for every evaluated query, with its exposure, its
                      relevant documents, the query's grouped totals and the groups' order by exposure,
                      and with --targets its target share (the query's own, else the one for every query)
+    {name}_elsewhere with --targets, the shares of the groups that have a target but no document of the
+                     groups table (they get no exposure, and keep their share of the target)
   then per query the columns the measures ask for; total is the exposure of the whole top k (documents
   without a group too).
 -#}
@@ -35,6 +37,17 @@
     WHERE qrels.relevance >= {{ m.level | number }}
     GROUP BY qrels.query_id, item_groups.group_id
 ),
+{% if recommender.get('targets') %}
+{{ name }}_elsewhere AS (
+    SELECT evaluated_queries.query_id AS query_id, SUM(COALESCE(own.share, every_query.share, 0)) AS target
+    FROM evaluated_queries
+    CROSS JOIN (SELECT DISTINCT group_id FROM group_targets
+                WHERE group_id NOT IN (SELECT group_id FROM group_names)) AS absent
+    LEFT JOIN group_targets AS own ON own.query_id = evaluated_queries.query_id AND own.group_id = absent.group_id
+    LEFT JOIN group_targets AS every_query ON every_query.query_id IS NULL AND every_query.group_id = absent.group_id
+    GROUP BY evaluated_queries.query_id
+),
+{% endif %}
 {{ name }}_groups AS (
     SELECT evaluated_queries.query_id AS query_id, group_names.group_id AS group_id,
            COALESCE(exposed.exposure, 0) AS exposure,
@@ -45,7 +58,9 @@
            SUM(COALESCE(relevant.relevant, 0)) OVER (PARTITION BY evaluated_queries.query_id) AS grouped_relevant,
            ROW_NUMBER() OVER (PARTITION BY evaluated_queries.query_id ORDER BY COALESCE(exposed.exposure, 0), {{ dialect.byte_order('group_names.group_id') }}) AS exposure_order{% if recommender.get('targets') %},
            COALESCE(own.share, every_query.share, 0) AS target,
-           SUM(COALESCE(own.share, every_query.share, 0)) OVER (PARTITION BY evaluated_queries.query_id) AS grouped_target{% endif %}
+           COALESCE(elsewhere.target, 0) AS target_elsewhere,
+           SUM(COALESCE(own.share, every_query.share, 0)) OVER (PARTITION BY evaluated_queries.query_id)
+           + COALESCE(elsewhere.target, 0) AS grouped_target{% endif %}
 
     FROM evaluated_queries
     CROSS JOIN group_names
@@ -55,7 +70,8 @@
       ON totals.query_id = evaluated_queries.query_id{% if recommender.get('targets') %}
 
     LEFT JOIN group_targets AS own ON own.query_id = evaluated_queries.query_id AND own.group_id = group_names.group_id
-    LEFT JOIN group_targets AS every_query ON every_query.query_id IS NULL AND every_query.group_id = group_names.group_id{% endif %}
+    LEFT JOIN group_targets AS every_query ON every_query.query_id IS NULL AND every_query.group_id = group_names.group_id
+    LEFT JOIN {{ name }}_elsewhere AS elsewhere ON elsewhere.query_id = evaluated_queries.query_id{% endif %}
 
 ),
 {{ name }} AS (

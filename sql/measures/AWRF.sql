@@ -5,7 +5,8 @@
   among its groups; documents without a group left out), and the target Q: uniform (1 / n for each of
   the n groups of the groups table), with target=relevant the groups' shares of the query's relevant
   documents (labels >= rel), with target=file the shares of --targets (the query's own, else those for
-  every query; normalised to sum to 1). 1: exposure as the target says. No value for a query whose top k
+  every query; normalised to sum to 1; a group with a share but no document has P = 0, adding Q / 2 to the
+  divergence). 1: exposure as the target says. No value for a query whose top k
   gives no group exposure, or whose target is empty.
   Parameters: rel, target (uniform, relevant or file; default uniform), browse (log or rbp), p; cutoff k.
   Reference: Sapiezynski, Zeng, Robertson, Mislove & Wilson (WWW 2019 companion); TREC Fair Ranking 2022.
@@ -18,7 +19,7 @@
 {% set target = {'uniform': 'CAST(1 AS ' ~ DOUBLE ~ ') / groups', 'relevant': 'relevant / NULLIF(grouped_relevant, 0)',
                  'file': 'target / NULLIF(grouped_target, 0)'}[m.target] %}
 {% set middle = '((' ~ share ~ ') + (' ~ target ~ ')) / 2' %}
-{% call column(prefix(m) ~ '_divergence') %}SUM(CASE WHEN {{ share }} > 0 THEN ({{ share }}) * {{ dialect.log2('(' ~ share ~ ') / (' ~ middle ~ ')') }} ELSE 0 END + CASE WHEN {{ target }} > 0 THEN ({{ target }}) * {{ dialect.log2('(' ~ target ~ ') / (' ~ middle ~ ')') }} ELSE 0 END) / 2{% endcall %}
+{% call column(prefix(m) ~ '_divergence') %}SUM(CASE WHEN {{ share }} > 0 THEN ({{ share }}) * {{ dialect.log2('(' ~ share ~ ') / (' ~ middle ~ ')') }} ELSE 0 END + CASE WHEN {{ target }} > 0 THEN ({{ target }}) * {{ dialect.log2('(' ~ target ~ ') / (' ~ middle ~ ')') }} ELSE 0 END) / 2{% if m.target == 'file' %} + MAX(target_elsewhere / NULLIF(grouped_target, 0)) / 2{% endif %}{% endcall %}
 {% call column(prefix(m) ~ '_grouped') %}MAX(grouped_exposure){% endcall %}
 {% if m.target in ('relevant', 'file') %}
 {% call column(prefix(m) ~ '_targeted') %}MAX({{ 'grouped_relevant' if m.target == 'relevant' else 'grouped_target' }}){% endcall %}

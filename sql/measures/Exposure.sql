@@ -10,7 +10,7 @@
 -#}
 {% macro prefix(m) %}exposure_{{ m.browse }}_{{ m.p | key }}_{{ 'all' if m.cutoff is none else 'top_' ~ (m.cutoff | number) }}{% endmacro %}
 {% macro exposure(m) %}
-{% call column(prefix(m) ~ '_of_' ~ m.group) %}MAX(CASE WHEN group_id = {{ m.group | literal }} THEN exposure END){% endcall %}
+{% call column(prefix(m) ~ '_of_' ~ (m.group | name_key)) %}MAX(CASE WHEN group_id = {{ m.group | literal }} THEN exposure END){% endcall %}
 {% call column(prefix(m) ~ '_total') %}MAX(total){% endcall %}
 {% endmacro %}
-{% macro value(m) %}COALESCE({{ prefix(m) }}_of_{{ m.group }} / NULLIF({{ prefix(m) }}_total, 0), 0){% endmacro %}
+{% macro value(m) %}COALESCE({{ prefix(m) }}_of_{{ m.group | name_key }} / NULLIF({{ prefix(m) }}_total, 0), 0){% endmacro %}

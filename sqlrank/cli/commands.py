@@ -142,7 +142,8 @@ def _all_pairs(args: argparse.Namespace) -> int:
     with database_options(args, evaluation_options(args)) as options:
         pairs, result = compare_pairs(args.qrels, args.runs, " ".join(args.measures), test=args.test or "tukey",
                                       correction=args.correction, trials=args.trials, seed=args.seed,
-                                      alpha=args.alpha, names=args.names, baseline=args.baseline, **options)
+                                      alpha=args.alpha, names=args.names, baseline=args.baseline,
+                                      letters=args.format not in ("csv", "tsv", "json"), **options)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     if args.format in ("csv", "tsv", "json"):

@@ -11,6 +11,7 @@ import sys
 from typing import Sequence
 
 from ..errors import SqlrankError
+from ..progress import show_counts
 from .options import EXIT_ERROR
 from .parser import build_parser
 from .paths import refuse_clobbers
@@ -24,6 +25,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         parsed = build_parser().parse_args(argv)
         handler, args = parsed.handler, parsed
+    show_counts(sys.stderr.isatty())  # a long resampling says how far it has got, on a terminal
     previous = signal.signal(signal.SIGTERM, _terminated)  # unwind, so that DuckDB removes its spill files
     try:
         if not isinstance(args, list):

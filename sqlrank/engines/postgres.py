@@ -119,7 +119,7 @@ class PostgresEngine(CopyingEngine):
         def is_table(name: str) -> bool:
             return self.one(f"SELECT to_regclass({self.dialect.literal(name)}) IS NOT NULL")[0]
 
-        refuse_file_and_table(obj, format, is_table, "the PostgreSQL database")
+        refuse_file_and_table(obj, format, is_table, "the PostgreSQL database", "public")
         parts = self.own_table(obj, format)
         if parts is not None:
             return validated_table(Source(kind, f"table {'.'.join(parts)}", "postgres", parts=parts,

@@ -50,6 +50,11 @@ def _chr(code):
     return None if code is None else chr(int(code))
 
 
+def _sqlite_file(path: Any) -> bool:
+    with open(path, "rb") as handle:
+        return handle.read(16) == b"SQLite format 3\x00"
+
+
 def connect(database: Any = None) -> sqlite3.Connection:
     """The connection given, a database file opened, or a new in-memory database; the functions the
     statement needs registered on it."""
@@ -61,6 +66,9 @@ def connect(database: Any = None) -> sqlite3.Connection:
     elif database is None or isinstance(database, (str, os.PathLike)):
         if database is not None and not os.path.isfile(database):
             raise OptionError(f"{database}: no such SQLite database file")
+        if database is not None and os.path.getsize(database) and not _sqlite_file(database):
+            raise OptionError(f"{database}: is not an SQLite database (it does not start as one); give an SQLite "
+                              f"database file, or no --dsn for a database in memory")
         connection = sqlite3.connect(":memory:" if database is None else os.fspath(database))
     else:
         raise OptionError(f"sqlite= takes a sqlite3 connection or a database file, not a {type(database).__name__}")
@@ -117,9 +125,11 @@ class SqliteEngine(CopyingEngine):
         if self.owned:
             self.connection.close()
 
-    def schema_of(self, name: str) -> str | None:
-        """The schema (main, temp or an attached database) that has a table or view of that name, if any."""
+    def schema_of(self, name: str, only: str | None = None) -> str | None:
+        """The schema (main, temp or an attached database; ONLY that one) that has a table or view of that name."""
         for (schema,) in self.rows("SELECT name FROM pragma_database_list ORDER BY seq").rows:
+            if only is not None and schema != only:
+                continue
             found = self.rows(f"SELECT count(*) FROM {self.dialect.ident(schema)}.sqlite_schema WHERE type IN "
                               f"('table', 'view') AND name = {self.dialect.literal(name)}").rows[0][0]
             if found:
@@ -134,7 +144,10 @@ class SqliteEngine(CopyingEngine):
         hides it: a name that is no file or pattern and that the database has."""
         if isinstance(obj, str) and not os.path.exists(obj) and format is None and not any(ch in obj for ch in "*?["):
             schema = self.schema_of(obj)
-            return (schema, obj) if schema is not None else None
+            if schema is not None:
+                return schema, obj
+            prefix, dot, name = obj.partition(".")  # SCHEMA.TABLE, as the message for a file of a table's name says
+            return (prefix, name) if dot and self.schema_of(name, prefix) is not None else None
         return None
 
     def source(self, obj: Any, kind: str, con, registry, format: str | None, columns: dict[str, str] | None) -> Source:

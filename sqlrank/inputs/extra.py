@@ -116,6 +116,8 @@ def extra_inputs_sql(given: Mapping[str, Any], qrels: Source, run: Source, con: 
     if given.get("targets") is not None:
         table, where = read(given["targets"], "target shares")
         sql["targets"] = checked("targets", _targets_sql(table, where, users), table, where, ("feature", "weight"))
+        if where is None:
+            _check_targets(table, sql["targets"], con)
     if history is not None:
         table, where = read(history, "history")
         columns = {"query_id": _column(table, users, "user"), "doc_id": _column(table, item_names, "item")}
@@ -221,6 +223,29 @@ def _targets_sql(table: Table, where: EngineInputs | None, users: tuple[str, ...
                                                                                    "null_text")
     return (f"SELECT {query_sql} AS query_id, CAST({dialect.ident(group)} AS {text}) AS feature, "
             f"CAST({dialect.ident(share)} AS {dialect.type('DOUBLE')}) AS weight\nFROM {table.reader}")
+
+
+def _check_targets(table: Table, sql: str, con: duckdb.DuckDBPyConnection) -> None:
+    """Target shares are data: a share that is negative or not finite, or a group given two shares (for the same
+    query, or for every query), is refused with the row it is on (a delimited file's line: its header is line 1)."""
+    found = con.execute(f"""
+        SELECT row_number, feature, weight, first_row FROM (
+            SELECT row_number, query_id, feature, weight,
+                   min(row_number) OVER (PARTITION BY query_id, feature) AS first_row
+            FROM (SELECT row_number() OVER () AS row_number, * FROM ({sql}) AS targets) AS numbered
+        ) AS checked
+        WHERE NOT isfinite(weight) OR weight < 0 OR first_row < row_number
+        ORDER BY row_number LIMIT 1""").fetchall()
+    if not found:
+        return
+    row, group, share, first = found[0]
+    delimited = re.search(r"\.(csv|tsv|txt)(\.gz)?\b", table.label, re.IGNORECASE) is not None
+    where = (lambda n: f"line {n + 1}") if delimited else (lambda n: f"row {n}")
+    if first < row:
+        raise InputError(f"{table.label}, {where(row)}: group {group!r} has a second target share (the first is on "
+                         f"{where(first)}); give each group one share (per query, where a query column is given)")
+    raise InputError(f"{table.label}, {where(row)}: the target share of group {group!r} is {share:g}; a share is a "
+                     f"finite number >= 0 (the shares are normalised to sum to 1)")
 
 
 def _column(table: Table, names: tuple[str, ...], role: str) -> str:

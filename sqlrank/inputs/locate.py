@@ -40,7 +40,8 @@ def registered_source(obj: Any, kind: str, noun: str, con: duckdb.DuckDBPyConnec
                      f"DataFrame, a pyarrow Table, a DuckDB relation, a table name, or a dict {{query: {{doc: value}}}}")
 
 
-def refuse_file_and_table(obj: Any, format: str | None, is_table: Callable[[str], bool], database: str) -> None:
+def refuse_file_and_table(obj: Any, format: str | None, is_table: Callable[[str], bool], database: str,
+                          schema: str = "main") -> None:
     """A name that is both a file in the working folder and a table of the database: which one is meant
     cannot be known, so neither is read (the file used to win without a word)."""
     if not isinstance(obj, (str, os.PathLike)) or format is not None:
@@ -52,7 +53,8 @@ def refuse_file_and_table(obj: Any, format: str | None, is_table: Callable[[str]
         both = False   # now: what reads the file says what is wrong
     if both:
         raise InputError(f"{name}: is both a file in {os.getcwd()} and a table of {database}; say which: "
-                         f"{os.path.join('.', name)} for the file, or the table's name with its schema")
+                         f"{os.path.join('.', name)} for the file, or the table's name with its schema "
+                         f"({schema}.{name}, where the table is in schema {schema})")
 
 
 def held_table(obj: Any, kind: str) -> tuple[str, Any] | None:

@@ -39,6 +39,9 @@ class Judgments:
 def source_names(inputs: Sequence[Any] | Mapping[str, Any]) -> dict[str, Any]:
     """{name: input}: a dict's keys, else each file's name without its extensions (human.txt -> human), a
     name of letters, digits and _."""
+    if not inputs:
+        raise InputError(f"qrels: an empty {type(inputs).__name__}: no judgments to evaluate against; give a file, a "
+                         f"DataFrame, {{query: {{doc: label}}}} or several sources {{name: judgments}}")
     if isinstance(inputs, Mapping):
         named = {str(k): v for k, v in inputs.items()}
     else:
@@ -136,6 +139,9 @@ def input_names(runs: Any) -> tuple[list[str], list[Any]]:
         labels = [str(r) if isinstance(r, str) else f"run_{i + 1}" for i, r in enumerate(objects)]
     else:
         raise OptionError("runs must be a list of runs (paths, DataFrames, ...) or a dict of name: run")
+    if not objects:
+        raise InputError(f"run: an empty {type(runs).__name__}: no run to evaluate; give a file, a DataFrame, "
+                         f"{{query: {{doc: score}}}} or several runs {{name: run}}")
     if not isinstance(runs, Mapping):  # file names without folder and suffix, when that keeps them apart
         stems = [os.path.splitext(os.path.basename(x))[0] if isinstance(o, str) else x
                  for x, o in zip(labels, objects)]
@@ -151,7 +157,9 @@ def stacked_runs(runs: Sequence[Any] | Mapping[str, Any], con: duckdb.DuckDBPyCo
     each read and validated alone, then their rows under their name in a run_id column."""
     labels, objects = input_names(runs)
     if len(set(labels)) != len(labels):
-        raise OptionError(f"run names must differ: {labels}; name them with a dict {{name: run}}")
+        twice = next(label for label in labels if labels.count(label) > 1)
+        raise OptionError(f"two runs are called {twice!r} (the same file given twice, or inputs of one name): give each "
+                          f"run once; in Python, name them apart with a dict {{name: run}}")
     union = "\nUNION ALL\n".join(
         f"SELECT {DUCKDB.literal(label)} AS run_id, query_id, doc_id, score, input_rank FROM ({source.sql()}) AS r"
         for label, source in zip(labels, (load(obj, "run", con, registry, run_format, run_columns,

@@ -156,6 +156,9 @@ def _format_value(value: Any) -> str:
         return "{" + ",".join(f"{k}:{_format_value(v)}" for k, v in value) + "}"
     if isinstance(value, tuple):
         return "(" + ",".join(_format_value(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, str) and not (re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*|[0-9]+", value)
+                                       and value.lower() not in ("true", "false", "none", "null")):
+        return repr(value)  # a group's name such as 'Local news' or 'none': quoted, so that it reads back
     return str(value)
 
 

@@ -59,12 +59,13 @@ def source_name(value: Any, what: str) -> str:
 
 
 def group_name(value: Any, what: str) -> str:
-    """A group of documents (Exposure(group=women)): letters, digits and _, a name a measure can carry; a
-    number is its digits (group=1)."""
+    """A group of documents (Exposure(group=women), Exposure(group='Local news')): a group's name is data, any
+    text of one line (quoted in a measure's name where it is no plain word); a number is its digits (group=1)."""
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         value = str(value)
-    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+", value):
-        raise MeasureError(f"{what} must be a group's name (letters, digits and _: women, g1, 2), not {value!r}")
+    if not isinstance(value, str) or not value or len(value) > 200 or re.search(r"[\x00-\x1f\x7f]", value):
+        raise MeasureError(f"{what} must be a group's name (one line of text: women, g1, 2, 'Local news'), "
+                           f"not {value!r}")
     return value
 
 

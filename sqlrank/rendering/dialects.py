@@ -3,6 +3,7 @@ ordering of -0.0, byte-order comparison of ids) and what it cannot compute. One 
 per engine, passed to rendering explicitly: ``DIALECTS["postgres"].ident("doc id")``."""
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import re
@@ -149,6 +150,15 @@ def number_literal(value: object) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"not a finite number: {value!r}")
     return str(value) if isinstance(value, int) else repr(value)
+
+
+def name_key(text: str) -> str:
+    """Any text (a group's name: News, 'Local news') as part of a column name: itself where it is lower-case
+    letters, digits and _, else its plain characters and a hash of the whole (one name per text)."""
+    if re.fullmatch(r"[a-z0-9_]+", text):
+        return text
+    plain = re.sub(r"[^a-z0-9_]+", "_", text.lower()).strip("_")[:24]
+    return f"{plain}_{hashlib.sha256(text.encode('utf-8')).hexdigest()[:8]}".lstrip("_")
 
 
 def number_key(value: object) -> str:

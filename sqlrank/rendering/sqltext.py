@@ -12,7 +12,7 @@ from pathlib import Path
 import jinja2
 
 from ..measures.family import GEOMETRIC_FLOOR
-from .dialects import DUCKDB, Dialect, number_key, number_literal
+from .dialects import DUCKDB, Dialect, name_key, number_key, number_literal
 
 
 def sql_dir() -> Path:
@@ -101,6 +101,7 @@ def environment(dialect: Dialect) -> jinja2.Environment:
     env.filters["literal"] = dialect.literal
     env.filters["number"] = number_literal
     env.filters["key"] = number_key
+    env.filters["name_key"] = name_key
     env.globals["dialect_name"] = lambda: dialect.kind  # a variant speaks its family's SQL
     env.globals["dialect_variant"] = lambda: dialect.name
     env.globals["column"] = column

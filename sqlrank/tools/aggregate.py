@@ -47,21 +47,32 @@ def read_weights(obj: Any) -> pd.Series:
     weights = pd.to_numeric(frame.weight, errors="coerce")
     wrong = frame[weights.isna() | ~np.isfinite(weights.fillna(0)) | (weights < 0)]
     if len(wrong):
-        raise InputError(f"{label}: the weight of query {wrong.query_id.iloc[0]!r} is {wrong.weight.iloc[0]!r}; "
-                         f"weights are finite numbers >= 0")
+        written = wrong.written.iloc[0] if "written" in wrong else _as_written(wrong.weight.iloc[0])
+        raise InputError(f"{label}: the weight of query {wrong.query_id.iloc[0]!r} is {written}; weights are finite "
+                         f"numbers >= 0")
     twice = frame.query_id[frame.query_id.duplicated()]
     if len(twice):
         raise InputError(f"{label}: query {twice.iloc[0]!r} has two weights; give each query one")
-    return pd.Series(weights.to_numpy(dtype=float), index=frame.query_id.to_numpy())
+    return pd.Series(weights.to_numpy(dtype=float), index=frame.query_id.to_numpy(), name=label)
+
+
+def _as_written(value: Any) -> str:
+    """A weight of a dict as its user wrote it: -1, 0.5, 'x' (never np.float64(-1.0))."""
+    if isinstance(value, (np.generic, float, int)) and not isinstance(value, bool):
+        number = float(value)
+        return str(int(number)) if number.is_integer() else repr(number)
+    return repr(value)
 
 
 def summarise(values: np.ndarray, aggregate: str = "mean", weights: np.ndarray | None = None) -> float:
     """One summary of per-query values."""
     if not len(values):
         return math.nan
-    if weights is not None:
-        total = weights.sum()
-        return float(np.dot(values, weights) / total) if total > 0 else math.nan
+    if weights is not None:  # scaled by the largest first: weights of 1e308 add up without overflowing
+        largest = weights.max()
+        scaled = weights / largest if largest > 0 else weights
+        total = scaled.sum()
+        return float(np.dot(values, scaled) / total) if total > 0 else math.nan
     if aggregate == "gmean":
         return float(np.exp(np.mean(np.log(np.maximum(values, GEOMETRIC_FLOOR)))))
     return float({"mean": np.mean, "median": np.median, "min": np.min, "max": np.max}[aggregate](values))
@@ -73,7 +84,11 @@ def weights_of(queries: pd.Index | np.ndarray, weights: pd.Series) -> np.ndarray
     if missing:
         raise InputError(f"{len(missing)} evaluated quer{'y has' if len(missing) == 1 else 'ies have'} no weight, e.g. "
                          f"{missing[0]!r}; give every query a weight (0 leaves it out of the means)")
-    return weights.loc[list(queries)].to_numpy(dtype=float)
+    chosen = weights.loc[list(queries)].to_numpy(dtype=float)
+    if len(chosen) and not chosen.any():
+        raise InputError(f"{weights.name or 'weights'}: every evaluated query has the weight 0, so a weighted mean has "
+                         f"nothing to weigh; give some query a weight above 0")
+    return chosen / chosen.max() if len(chosen) else chosen  # the same means; no sum of 1e308s overflows
 
 
 def plain_mean(name: str) -> bool:

@@ -111,7 +111,7 @@ def agreement_text(result: Agreement, per_query: bool = False) -> str:
     weighting = result.weights or "unweighted"
     lines = [f"judged by both: {result.pairs}; only the first: {result.only_a}; only the second: {result.only_b}",
              f"kappa ({weighting}{', labels >= ' + str(result.binary) + ' as 1' if result.binary is not None else ''}): "
-             f"{result.kappa:.4f}",
+             + (f"{result.kappa:.4f}" if not math.isnan(result.kappa) else _undefined(result)),
              f"observed agreement: {result.observed:.4f}", "", "confusion (rows: first, columns: second):"]
     matrix = result.confusion
     cells = [["label", *(f"{c:g}" for c in matrix.columns)]] + [[f"{label:g}", *map(str, row)] for label, row in
@@ -121,6 +121,16 @@ def agreement_text(result: Agreement, per_query: bool = False) -> str:
     if per_query:
         frame = result.per_query
         lines += ["", "query_id  pairs  only_a  only_b  observed   kappa"]
-        lines += [f"{q:<8}  {p:>5}  {a:>6}  {b:>6}  {o:>8.4f}  {k:>6.4f}" for q, p, a, b, o, k in
+        lines += [f"{q:<8}  {p:>5}  {a:>6}  {b:>6}  {o:>8.4f}  {'undefined' if math.isnan(k) else f'{k:.4f}':>6}"
+                  for q, p, a, b, o, k in
                   frame[["query_id", "pairs", "only_a", "only_b", "observed", "kappa"]].itertuples(index=False)]
     return "\n".join(lines) + "\n"
+
+
+def _undefined(result: Agreement) -> str:
+    """Why kappa has no value: no document both judged, or chance agreement of 1 (both gave one label throughout)."""
+    if not result.pairs:
+        return "undefined (no document was judged by both)"
+    return ("undefined (both sides gave every document they judged the same one label, so chance agreement is 1 "
+            "and kappa = (observed - chance) / (1 - chance) divides by 0; the observed agreement below says how "
+            "often they agree)")

@@ -136,23 +136,23 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
 
 
 def compare_pairs(qrels: Any, runs: Any, measures: Any, *, test: str = "tukey", correction: str = "none",
-                  trials: int = 10_000, seed: int | None = 0, alpha: float = 0.05, **options: Any
-                  ) -> tuple[AllPairs, Comparison]:
+                  trials: int = 10_000, seed: int | None = 0, alpha: float = 0.05, letters: bool = True,
+                  **options: Any) -> tuple[AllPairs, Comparison]:
     """Every pair of runs (tools/pairs.py), from compare's paired per-query values and means."""
     check_test(test, trials, seed)
     adjust([], correction)
     result = compare_result(qrels, runs, measures, test="t", trials=trials, seed=seed, **options)
-    return pairs_of(result, test, correction, trials, seed, alpha), result
+    return pairs_of(result, test, correction, trials, seed, alpha, letters), result
 
 
 def pairs_of(result: Comparison, test: str = "tukey", correction: str = "none", trials: int = 10_000,
-             seed: int | None = 0, alpha: float = 0.05) -> AllPairs:
+             seed: int | None = 0, alpha: float = 0.05, letters: bool = True) -> AllPairs:
     """Every pair of a comparison's runs, from its paired per-query values and overall means."""
     check_pairs(result.runs, test, correction, alpha)
     overall = result.table[result.table["segment"].isna()] if "segment" in result.table else result.table
     tested = [m for m in result.measures if m not in result.untested]
     return all_pairs(result.scores, overall[["measure", "run", "mean"]], result.runs, tested, test, correction,
-                     trials, seed, alpha)
+                     trials, seed, alpha, letters)
 
 
 @dataclass

@@ -90,6 +90,10 @@ def failures(table: pd.DataFrame, rules: list[Rule], alpha: float = 0.05) -> lis
                               f"{', '.join(measures)})")
         rows = overall[overall["measure"] == rule.measure]
         base = rows.iloc[0]
+        if rule.kind == "relative" and base["mean"] == 0:
+            raise OptionError(f"--fail-if {rule.text!r}: the baseline {base['run']}'s mean {rule.measure} is 0, so a "
+                              f"change relative to it is undefined; write the rule as a change (\"{rule.measure} "
+                              f"{rule.op} 0.01\") or as a mean (\"{rule.measure} mean {rule.op} 0.01\")")
         for row in rows.iloc[1:].itertuples(index=False):
             line = _holds(rule, row, base["mean"], alpha)
             if line:
@@ -106,7 +110,7 @@ def _holds(rule: Rule, row, base_mean: float, alpha: float) -> str | None:
             return f"{'worse' if worse else 'better'} than the baseline by {row.delta:+.4f}, {p} < {alpha:g}"
         return None
     value = {"delta": row.delta, "mean": row.mean,
-             "relative": row.delta / base_mean if base_mean else math.nan}[rule.kind]
+             "relative": row.delta / base_mean if rule.kind == "relative" else math.nan}[rule.kind]
     if math.isnan(value) or not _OPERATORS[rule.op](value, rule.threshold):
         return None
     shown = {"delta": f"delta {value:+.4f}", "mean": f"mean {value:.4f}", "relative": f"delta {value:+.2%}"}[rule.kind]

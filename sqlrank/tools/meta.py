@@ -75,8 +75,9 @@ def meta(qrels_a: Any, qrels_b: Any, runs: Any, measures: Any, test: str = "perm
         for label, result in zip(labels, (first, second)):
             p_values = _pair_p_values(result, measure, test, trials, seed)
             asl += [{"measure": measure, "judgments": label, "run": i, "other": j, "p_value": p} for i, j, p in p_values]
-            tested = [p for _, _, p in p_values if not math.isnan(p)]
-            powers.append(sum(p < alpha for p in tested) / len(tested) if tested else math.nan)
+            # every pair counts: one the test cannot tell apart (identical per-query values, p undefined) is not
+            # significant, as Sakai's share of pairs of runs is over all of them
+            powers.append(sum(p < alpha for _, _, p in p_values) / len(p_values) if p_values else math.nan)
         tau = stats.kendalltau(a, b).statistic
         rows.append({"measure": measure, "runs": len(a), "tau_b": float(tau), "tau_ap": tau_ap(order[0], order[1]),
                      "swapped": int(swapped), "pairs": len(a) * (len(a) - 1) // 2, "power_a": powers[0],

@@ -60,9 +60,11 @@ def check_pairs(runs: list[str], test: str, correction: str, alpha: float) -> No
 
 
 def all_pairs(scores: pd.DataFrame, means: pd.DataFrame, runs: list[str], measures: list[str], test: str = "tukey",
-              correction: str = "none", trials: int = 10_000, seed: int | None = 0, alpha: float = 0.05) -> AllPairs:
+              correction: str = "none", trials: int = 10_000, seed: int | None = 0, alpha: float = 0.05,
+              letters: bool = True) -> AllPairs:
     """``scores``: query_id, run, measure, value (compare's paired values); ``means``: measure, run, mean (the
-    overall rows of compare's table: GMAP's geometric mean, as eval reports it)."""
+    overall rows of compare's table: GMAP's geometric mean, as eval reports it). ``letters``: the compact
+    letter display too (only where it is shown)."""
     check_pairs(runs, test, correction, alpha)
     rows = []
     for measure in measures:
@@ -79,17 +81,22 @@ def all_pairs(scores: pd.DataFrame, means: pd.DataFrame, runs: list[str], measur
     table["p_value_adjusted"] = adjust(list(table.p_value), correction) if len(table) else []
     table["significant"] = table.p_value_adjusted < alpha
     overall = {m: dict(zip(means[means.measure == m].run, means[means.measure == m]["mean"])) for m in measures}
-    supers, letters = {}, {}
+    supers, shared = {}, {}
     for measure in table.measure.unique():
         better = _better(table[table.measure == measure], runs)
         supers[measure] = {run: "".join(LETTERS[runs.index(o)] for o in runs if o in better[run]) for run in runs}
-        letters[measure] = compact_letters(runs, overall[measure], better)
-    return AllPairs(table, runs, list(table.measure.unique()), overall, supers, letters, test, correction, alpha)
+        if letters:
+            shared[measure] = compact_letters(runs, overall[measure], better)
+    return AllPairs(table, runs, list(table.measure.unique()), overall, supers, shared, test, correction, alpha)
 
 
 def pair_p_values(matrix: np.ndarray, test: str, trials: int, seed: int | None) -> np.ndarray:
     """The p-value of every pair of columns (runs) of the queries x runs matrix."""
-    runs = matrix.shape[1]
+    queries, runs = matrix.shape
+    if queries < 2:  # one query: no variance, no test
+        p = np.full((runs, runs), math.nan)
+        np.fill_diagonal(p, 1.0)
+        return p
     if test == "tukey":
         return scipy_stats().tukey_hsd(*matrix.T).pvalue
     if test == "randomized-tukey":
@@ -138,13 +145,17 @@ def compact_letters(runs: list[str], means: dict[str, float], better: dict[str, 
     differ = {run: better[run] | {o for o in runs if run in better[o]} for run in runs}
     groups: list[frozenset] = []
 
-    def extend(clique: set, candidates: set, excluded: set) -> None:  # Bron-Kerbosch: maximal cliques
+    alike = {run: {o for o in runs if o != run and o not in differ[run]} for run in runs}
+
+    def extend(clique: set, candidates: set, excluded: set) -> None:  # Bron-Kerbosch with a pivot: maximal cliques
         if not candidates and not excluded:
             groups.append(frozenset(clique))
             return
-        for run in sorted(candidates, key=runs.index):
-            alike = {o for o in runs if o != run and o not in differ[run]}
-            extend(clique | {run}, candidates & alike, excluded & alike)
+        # a maximal clique holds the pivot or one of its non-neighbours: branching on those alone visits each
+        # maximal clique once and at most 3^(n/3) of them (runs that do not differ at all: one branch per run)
+        pivot = max(sorted(candidates | excluded, key=runs.index), key=lambda r: len(candidates & alike[r]))
+        for run in sorted(candidates - alike[pivot], key=runs.index):
+            extend(clique | {run}, candidates & alike[run], excluded & alike[run])
             candidates = candidates - {run}
             excluded = excluded | {run}
 

@@ -34,18 +34,20 @@ def pool(runs: Sequence[Any], depth: int | None = None, method: str = "depth", b
     if options:
         raise OptionError(f"unknown option {sorted(options)[0]!r} of pool")
     with session(engine.pop("connection", None), **engine) as (con, registry):
-        keyed = []
+        keyed, pooled = [], 0
         for number, run in enumerate(runs, 1):
             source = load(run, "run", con, registry, run_format, run_columns, ranks=tie_break == "input_rank")
             if source.per_run:  # runs stored together: each ranked apart, by its run_id
                 keyed.append(call_macro(DUCKDB, "_macros/inputs.sql", "unkeyed_runs", source.sql()).strip())
+                pooled += con.execute(f"SELECT count(DISTINCT run_id) FROM ({keyed[-1]}) AS stored").fetchall()[0][0]
             else:
+                pooled += 1
                 keyed.append(f"SELECT {number} AS run_id, query_id, doc_id, score, input_rank FROM ({source.sql()}) AS run")
         judged = [load(q, "qrels", con, registry, qrels_format, qrels_columns).sql() for q in qrels]
         sql = render_template(DUCKDB, "pool.sql", runs=keyed, judged=judged, order=DUCKDB.ranking_order(tie_break, "score"),
                               method=method, depth=depth, budget=budget, rrf_k=rrf_k, rbp_p=rbp_p)
         frame = con.execute(sql).df()
-    frame.attrs.update(sql=sql, runs=len(runs), method=method)
+    frame.attrs.update(sql=sql, runs=pooled, method=method)
     return frame
 
 
@@ -83,6 +85,7 @@ def pool_format(path: str | None, format: str | None) -> str:
 def pool_output(frame: pd.DataFrame, format: str) -> str | bytes:
     """The pool as TREC qrels (label -1: pooled, not judged yet), CSV/TSV text or Parquet bytes."""
     if format == "trec":
+        _require_trec_ids(frame)
         return "".join(f"{q} 0 {d} {PLACEHOLDER_LABEL}\n" for q, d in zip(frame.query_id, frame.doc_id))
     if format in ("csv", "tsv"):
         return frame.to_csv(index=False, sep="," if format == "csv" else "\t", lineterminator="\n",
@@ -96,10 +99,22 @@ def pool_output(frame: pd.DataFrame, format: str) -> str | bytes:
             return handle.read()
 
 
+def _require_trec_ids(frame: pd.DataFrame) -> None:
+    """TREC qrels split their fields at white space: an id holding some (or none at all) would not read back,
+    in sqlrank or trec_eval."""
+    for column, what in (("query_id", "query"), ("doc_id", "document")):
+        odd = frame[column].map(lambda text: not text or any(ch.isspace() for ch in text))
+        if odd.any():
+            raise OptionError(f"the {what} id {frame[column][odd].iloc[0]!r} holds white space (or is empty), which "
+                              f"TREC qrels cannot hold: no TREC reader would read it back; write the pool as CSV, TSV "
+                              f"or Parquet (-o FILE.csv, -f csv)")
+
+
 def pool_summary(frame: pd.DataFrame, depth: int | None, budget: int | None) -> str:
     """One line: how many documents for how many queries, pooled how."""
-    how = (f"the top {depth} of {frame.attrs['runs']} runs" if frame.attrs["method"] == "depth" else
-           f"{budget} per query by {frame.attrs['method']} over {frame.attrs['runs']} runs"
+    runs = f"{frame.attrs['runs']} run{'s' if frame.attrs['runs'] != 1 else ''}"
+    how = (f"the top {depth} of {runs}" if frame.attrs["method"] == "depth" else
+           f"{budget} per query by {frame.attrs['method']} over {runs}"
            + (f", their top {depth}" if depth is not None else ""))
     if frame.empty:
         raise InputError(f"the pool is empty: every document of {how} is judged already")

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import OptionError
+from ..progress import counted
 from ..measures.conventions import CORRECTIONS, TESTS  # noqa: F401  (also imported from here)
 
 NAN = float("nan")
@@ -40,11 +41,20 @@ def scipy_stats():
     return stats
 
 
+MAX_TRIALS = 10_000_000  # resamples of any test or interval: 80 MB of distribution, drawn in blocks
+
+
+def check_trials(trials: int) -> None:
+    """The one bound of --trials (trials=) for every command that resamples."""
+    if isinstance(trials, bool) or not isinstance(trials, int) or not 100 <= trials <= MAX_TRIALS:
+        raise OptionError(f"trials {trials!r} must be a whole number from 100 to {MAX_TRIALS} (10000 is usual; more "
+                          f"only narrows the resampling's own noise)")
+
+
 def check_test(test: str, trials: int, seed: int | None) -> None:
     if test not in TESTS:
         raise OptionError(f"test {test!r} is not one of {', '.join(TESTS)}")
-    if isinstance(trials, bool) or not isinstance(trials, int) or not 100 <= trials <= 10_000_000:
-        raise OptionError(f"trials {trials!r} must be a whole number from 100 to 10000000")
+    check_trials(trials)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise OptionError(f"seed {seed!r} must be a whole number of at least 0")
 
@@ -71,13 +81,25 @@ def paired_test(run: np.ndarray, baseline: np.ndarray, test: str = "t", trials: 
         p = stats.binomtest(wins, wins + losses, 0.5).pvalue
         return PairedTest(float(p), *_t_interval(diff, stats), (wins - losses) / (wins + losses))
     if test == "permutation":
-        result = stats.permutation_test((run, baseline), _mean_difference, permutation_type="samples",
-                                        n_resamples=trials, alternative="two-sided", vectorized=True,
-                                        batch=resample_batch(trials, n), random_state=np.random.default_rng(seed))
+        with counted("permutation test", trials) as advance:
+            result = stats.permutation_test((run, baseline), counting(_mean_difference, advance),
+                                            permutation_type="samples", n_resamples=trials, alternative="two-sided",
+                                            vectorized=True, batch=resample_batch(trials, n),
+                                            random_state=np.random.default_rng(seed))
         return PairedTest(float(result.pvalue), *_t_interval(diff, stats), _cohen_dz(diff))
     if test == "bootstrap":
         return _bootstrap(diff, trials, seed, stats)
     raise OptionError(f"test {test!r} is not one of {', '.join(TESTS)}")
+
+
+def counting(statistic, advance):
+    """STATISTIC of a vectorised resampling, telling ADVANCE how many resamples each call computed (its
+    progress line); the values are STATISTIC's own."""
+    def counted_statistic(*samples, axis=-1):
+        value = statistic(*samples, axis=axis)
+        advance(int(np.shape(value)[0]) if np.ndim(value) else 1)
+        return value
+    return counted_statistic
 
 
 RESAMPLED_VALUES = 1 << 22  # values of one block of resamples (a few 32 MB arrays at a time)
@@ -123,9 +145,10 @@ def _bootstrap(diff: np.ndarray, trials: int, seed: int | None, stats) -> Paired
     """SciPy's BCa interval of the mean difference; the p-value by the shift method: how often
     the bootstrap mean moves at least as far from the observed mean as the observed mean is
     from 0 ((count + 1) / (trials + 1), as a resampling p-value is never 0)."""
-    result = stats.bootstrap((diff,), np.mean, n_resamples=trials, confidence_level=0.95, method="BCa",
-                             vectorized=True, batch=resample_batch(trials, len(diff)),
-                             random_state=np.random.default_rng(seed))
+    with counted("bootstrap", trials) as advance:
+        result = stats.bootstrap((diff,), counting(np.mean, advance), n_resamples=trials, confidence_level=0.95,
+                                 method="BCa", vectorized=True, batch=resample_batch(trials, len(diff)),
+                                 random_state=np.random.default_rng(seed))
     observed = float(np.mean(diff))
     distribution = np.asarray(result.bootstrap_distribution)
     extreme = int(np.sum(np.abs(distribution - observed) >= abs(observed)))

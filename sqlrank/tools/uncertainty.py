@@ -14,7 +14,8 @@ from ..errors import OptionError
 from ..measures.family import GEOMETRIC_FLOOR
 from ..results.formats import aligned_lines
 from .aggregate import check_aggregate, plain_mean, summarise, weights_of
-from .statistics import scipy_stats
+from ..progress import counted
+from .statistics import check_trials, counting, resample_batch, scipy_stats
 
 METHODS = ("t", "percentile", "bca")
 
@@ -24,8 +25,7 @@ def check_interval(level: float, method: str, trials: int, seed: int | None) -> 
         raise OptionError(f"ci={level!r}: a confidence level between 0 and 1 (0.95; on the command line --ci 95)")
     if method not in METHODS:
         raise OptionError(f"ci_method={method!r} is not one of {', '.join(METHODS)}")
-    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 100:
-        raise OptionError(f"trials={trials!r}: at least 100 bootstrap resamples")
+    check_trials(trials)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise OptionError(f"seed={seed!r} must be a whole number or None")
 
@@ -56,15 +56,17 @@ def interval(values: np.ndarray, level: float, method: str, trials: int, seed: i
     if np.all(values == values[0]):
         return math.nan, math.nan
     kind = "BCa" if method == "bca" else "percentile"
-    if weights is not None:
-        found = stats.bootstrap((values, weights), lambda x, w, axis=-1: np.sum(x * w, axis=axis) / np.sum(w, axis=axis),
-                                paired=True, confidence_level=level, n_resamples=trials, method=kind,
-                                random_state=seed, vectorized=True)
-    else:
-        statistic = {"mean": np.mean, "median": np.median, "min": np.min, "max": np.max,
-                     "gmean": lambda x, axis=-1: np.exp(np.mean(np.log(np.maximum(x, GEOMETRIC_FLOOR)), axis=axis))}
-        found = stats.bootstrap((values,), statistic[aggregate], confidence_level=level, n_resamples=trials,
-                                method=kind, random_state=seed, vectorized=True)
+    batch = resample_batch(trials, len(values))
+    with counted("bootstrap interval", trials) as advance:
+        if weights is not None:
+            weighted = counting(lambda x, w, axis=-1: np.sum(x * w, axis=axis) / np.sum(w, axis=axis), advance)
+            found = stats.bootstrap((values, weights), weighted, paired=True, confidence_level=level,
+                                    n_resamples=trials, method=kind, random_state=seed, vectorized=True, batch=batch)
+        else:
+            statistic = {"mean": np.mean, "median": np.median, "min": np.min, "max": np.max,
+                         "gmean": lambda x, axis=-1: np.exp(np.mean(np.log(np.maximum(x, GEOMETRIC_FLOOR)), axis=axis))}
+            found = stats.bootstrap((values,), counting(statistic[aggregate], advance), confidence_level=level,
+                                    n_resamples=trials, method=kind, random_state=seed, vectorized=True, batch=batch)
     return float(found.confidence_interval.low), float(found.confidence_interval.high)
 
 
