@@ -73,7 +73,41 @@ def _shown(connection, label: str, stream: TextIO | None) -> Iterator[None]:
     if stream is None and id(connection) not in _SHOWN:
         yield
         return
-    out = stream or sys.stderr
+
+    def how_far(elapsed: float) -> str:
+        try:
+            fraction = connection.query_progress()
+        except Exception:  # the connection is between statements, or closing
+            fraction = -1
+        return f"{label}{f': {fraction:.0f}%' if fraction is not None and fraction >= 0 else ''} ({elapsed:.0f} s)"
+    with _line(stream or sys.stderr, how_far):
+        yield
+
+
+@contextmanager
+def counted(label: str, total: int, stream: TextIO | None = None) -> Iterator[Callable[[int], None]]:
+    """A step done in blocks of a known TOTAL (resamples of a test or interval): the caller calls advance(n)
+    after each block; where show_counts was asked (the command line, on a terminal), after DELAY seconds, a
+    line on standard error says how far it has got."""
+    done_units = [0]
+
+    def advance(units: int) -> None:
+        done_units[0] += units
+
+    if stream is None and not _COUNTS_SHOWN:
+        yield advance
+        return
+
+    def how_far(elapsed: float) -> str:
+        return f"{label}: {min(100.0, 100.0 * done_units[0] / max(total, 1)):.0f}% of {total:,} ({elapsed:.0f} s)"
+    with _line(stream or sys.stderr, how_far):
+        yield advance
+
+
+@contextmanager
+def _line(out: TextIO, how_far: Callable[[float], str]) -> Iterator[None]:
+    """While inside, after DELAY seconds, one line on OUT rewritten every INTERVAL: sqlrank: how_far(seconds);
+    cleared at the end."""
     done = threading.Event()
     started = time.monotonic()
 
@@ -83,12 +117,7 @@ def _shown(connection, label: str, stream: TextIO | None) -> Iterator[None]:
             elapsed = time.monotonic() - started
             if elapsed < DELAY:
                 continue
-            try:
-                fraction = connection.query_progress()
-            except Exception:  # the connection is between statements, or closing
-                fraction = -1
-            how_far = f": {fraction:.0f}%" if fraction is not None and fraction >= 0 else ""
-            out.write(f"\rsqlrank: {label}{how_far} ({elapsed:.0f} s)\x1b[K")
+            out.write(f"\rsqlrank: {how_far(elapsed)}\x1b[K")
             out.flush()
             shown = True
         if shown:
@@ -99,45 +128,6 @@ def _shown(connection, label: str, stream: TextIO | None) -> Iterator[None]:
     thread.start()
     try:
         yield
-    finally:
-        done.set()
-        thread.join()
-
-
-@contextmanager
-def counted(label: str, total: int, stream: TextIO | None = None) -> Iterator[Callable[[int], None]]:
-    """A step done in blocks of a known TOTAL (resamples of a test or interval): the caller calls advance(n)
-    after each block; where show_counts was asked (the command line, on a terminal), after DELAY seconds, a
-    line on standard error says how far it has got."""
-    out = stream if stream is not None else sys.stderr
-    done_units = [0]
-
-    def advance(units: int) -> None:
-        done_units[0] += units
-
-    if stream is None and not _COUNTS_SHOWN:
-        yield advance
-        return
-    done = threading.Event()
-    started = time.monotonic()
-
-    def report() -> None:
-        shown = False
-        while not done.wait(INTERVAL):
-            elapsed = time.monotonic() - started
-            if elapsed >= DELAY:
-                share = min(100.0, 100.0 * done_units[0] / max(total, 1))
-                out.write(f"\rsqlrank: {label}: {share:.0f}% of {total:,} ({elapsed:.0f} s)\x1b[K")
-                out.flush()
-                shown = True
-        if shown:
-            out.write("\r\x1b[K")
-            out.flush()
-
-    thread = threading.Thread(target=report, name="sqlrank-progress", daemon=True)
-    thread.start()
-    try:
-        yield advance
     finally:
         done.set()
         thread.join()

@@ -15,6 +15,7 @@ import pytest
 import sqlrank
 from conftest import FIXTURES
 from sqlrank.cli.main import main
+from support.cli import cli, refused
 
 QRELS = "q1 0 d1 1\nq1 0 d3 1\nq2 0 d1 1\n"
 RUN = "q1 Q0 d1 1 1 t\nq1 Q0 d2 2 0.5 t\nq2 Q0 d1 1 2 t\nq2 Q0 d2 2 1 t\n"
@@ -26,19 +27,6 @@ def here(tmp_path, monkeypatch):
     (tmp_path / "run").write_text(RUN)
     monkeypatch.chdir(tmp_path)
     return tmp_path
-
-
-def cli(capsys, *args):
-    status = main(list(args))
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return status, out, err
-
-
-def refused(status, out, err, *fragments):
-    assert status == 1 and out == "" and err.count("\n") == 1 and err.startswith("sqlrank: error: "), err
-    for fragment in fragments:
-        assert fragment in err, (fragment, err)
 
 
 # ------------------------------------------------------------------ every pair of runs
