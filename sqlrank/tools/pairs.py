@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import OptionError
+from ..progress import counted
 from ..results.formats import aligned_lines
 from .statistics import adjust, paired_test, scipy_stats
 
@@ -115,12 +116,14 @@ def randomized_tukey(matrix: np.ndarray, trials: int, seed: int | None) -> np.nd
     observed = np.abs(matrix.mean(axis=0)[:, None] - matrix.mean(axis=0)[None, :])
     ranges = np.empty(trials)
     block = max(1, (1 << 22) // max(1, queries * runs))
-    for start in range(0, trials, block):
-        count = min(block, trials - start)
-        order = rng.random((count, queries, runs)).argsort(axis=2)
-        shuffled = np.take_along_axis(np.broadcast_to(matrix, (count, queries, runs)), order, axis=2)
-        column_means = shuffled.mean(axis=1)
-        ranges[start:start + count] = column_means.max(axis=1) - column_means.min(axis=1)
+    with counted("randomised Tukey HSD", trials) as advance:
+        for start in range(0, trials, block):
+            count = min(block, trials - start)
+            order = rng.random((count, queries, runs)).argsort(axis=2)
+            shuffled = np.take_along_axis(np.broadcast_to(matrix, (count, queries, runs)), order, axis=2)
+            column_means = shuffled.mean(axis=1)
+            ranges[start:start + count] = column_means.max(axis=1) - column_means.min(axis=1)
+            advance(count)
     ranges.sort()
     at_least = trials - np.searchsorted(ranges, observed - 1e-12, side="left")
     p = at_least / trials
