@@ -43,6 +43,8 @@
 {#- A CTE DuckDB reads again where it is used instead of materializing it: the inputs, whose
     scans are cheap next to holding ten million rows in memory. -#}
 {% macro inline() %}{% if dialect_variant() in ('duckdb', 'postgres') %}NOT MATERIALIZED {% endif %}{% endmacro %}
+{#- A CTE DuckDB computes once, where inlining it lets the optimiser reorder its joins for the worse. -#}
+{% macro materialized() %}{% if dialect_variant() == 'duckdb' %}MATERIALIZED {% endif %}{% endmacro %}
 {#- A whole number from a rank column (NULL where it is none). PostgreSQL has no TRY_CAST. -#}
 {% macro try_bigint(x) %}{% if dialect_name() in ('postgres', 'sqlite') %}CAST({{ x }} AS BIGINT){% elif dialect_name() == 'clickhouse' %}CAST({{ x }} AS Nullable(Int64)){% elif dialect_name() == 'bigquery' %}SAFE_CAST({{ x }} AS INT64){% else %}TRY_CAST({{ x }} AS BIGINT){% endif %}{% endmacro %}
 {#- x >= 0 rounded half away from zero, as C's lround (trec_eval): PostgreSQL's and ClickHouse's

@@ -125,7 +125,7 @@ WIDTH = 140  # rendered lines are wrapped beyond this (and never reach 160 chara
 
 
 _WINDOW = re.compile(r"\n(\s*)WINDOW ")
-_CTE = re.compile(r"^[a-z_0-9]+ AS (NOT MATERIALIZED )?\($", re.M)
+_CTE = re.compile(r"^[a-z_0-9]+ AS ((NOT )?MATERIALIZED )?\($", re.M)
 
 
 def inline_windows(text: str) -> str:

@@ -21,7 +21,7 @@ evaluated_queries AS (
 subtopic_judgments AS (
     SELECT query_id, subtopic, doc_id, relevance FROM intents
 ),
-numbered_qrels AS (
+numbered_qrels AS MATERIALIZED (
     SELECT qrels.query_id AS query_id,
            evaluated_queries.query_number AS query_number,
            qrels.doc_id AS doc_id,

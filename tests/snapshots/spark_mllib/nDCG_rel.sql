@@ -49,7 +49,7 @@ ideal_exp_dcg AS (
     FROM ideal_exp
     GROUP BY query_id
 ),
-numbered_qrels AS (
+numbered_qrels AS MATERIALIZED (
     SELECT qrels.query_id AS query_id,
            evaluated_queries.query_number AS query_number,
            qrels.doc_id AS doc_id,

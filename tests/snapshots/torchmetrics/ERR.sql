@@ -18,7 +18,7 @@ evaluated_queries AS (
         SELECT DISTINCT query_id FROM run
     ) AS query_ids
 ),
-numbered_qrels AS (
+numbered_qrels AS MATERIALIZED (
     SELECT qrels.query_id AS query_id,
            evaluated_queries.query_number AS query_number,
            qrels.doc_id AS doc_id,

@@ -25,7 +25,7 @@ judgments AS (
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
     GROUP BY qrels.query_id
 ),
-numbered_qrels AS (
+numbered_qrels AS MATERIALIZED (
     SELECT qrels.query_id AS query_id,
            evaluated_queries.query_number AS query_number,
            qrels.doc_id AS doc_id,

@@ -21,7 +21,7 @@ evaluated_queries AS (
 sampled_rankings AS (
     SELECT query_id, sample, doc_id, score FROM samples
 ),
-numbered_qrels AS (
+numbered_qrels AS MATERIALIZED (
     SELECT qrels.query_id AS query_id,
            evaluated_queries.query_number AS query_number,
            qrels.doc_id AS doc_id,

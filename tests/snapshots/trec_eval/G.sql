@@ -49,7 +49,7 @@ ideal_dcg AS (
     FROM ideal
     GROUP BY query_id
 ),
-numbered_qrels AS (
+numbered_qrels AS MATERIALIZED (
     SELECT qrels.query_id AS query_id,
            evaluated_queries.query_number AS query_number,
            qrels.doc_id AS doc_id,
