@@ -84,15 +84,17 @@ class Statement:
     sources: str | None = None  # SQL of (query_id, doc_id, source): judgments merged from several sources
     intents: str | None = None  # SQL of (query_id, subtopic, doc_id, relevance): judgments per subtopic
     samples: str | None = None  # SQL of (query_id, sample, doc_id, score): sampled rankings
-    # each slice's statement differs from the others in its inputs only: rendered once with stand-ins
+    # text rendered: the whole statement per inputs, and each slice's (differing in inputs only: once, with stand-ins)
     sliced: dict = field(default_factory=dict, repr=False, compare=False)
 
     def render(self, dialect: Dialect, qrels_sql: str, run_sql: str, slice_index: int | None = None,
                with_counts: bool = False) -> str:
         if self.groups:  # a slice holds whole judgment groups: sliced after the run is keyed by group
             run_sql = call_macro(dialect, "_macros/inputs.sql", "run_per_group", run_sql).strip()
-        if slice_index is None:
-            return self._render(dialect, qrels_sql, run_sql, self.listed, self.output)
+        if slice_index is None:  # rendered once for the same inputs (a DataFrame's SQL printed is the SQL run)
+            key = (dialect.name, qrels_sql, run_sql)
+            self.sliced[key] = self.sliced.get(key) or self._render(dialect, qrels_sql, run_sql, self.listed, self.output)
+            return self.sliced[key]
         inputs = {STAND_INS[0]: qrels_sql, STAND_INS[1]: run_sql, STAND_INS[2]: self.listed}
         key = (dialect.name, with_counts)
         if key not in self.sliced:
@@ -104,9 +106,7 @@ class Statement:
     def _slice_output(self, with_counts: bool) -> str:
         """What a slice's statement gives: its per-query rows (with each item's counts, for the measures over
         all users), or relstring's rows."""
-        if with_counts:
-            return "slice"
-        return "relstring" if self.output == "relstring" else "per_query"
+        return "slice" if with_counts else "relstring" if self.output == "relstring" else "per_query"
 
     def _render(self, dialect: Dialect, qrels_sql: str, run_sql: str, listed: str | None, output: str) -> str:
         return render_evaluation(qrels_sql, run_sql, self.measures, self.conventions, output, self.relstring_length,

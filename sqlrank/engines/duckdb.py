@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
@@ -177,25 +178,63 @@ def session(connection: duckdb.DuckDBPyConnection | None, memory_limit: str | No
         raise OptionError(f"{', '.join(config)} cannot be changed on your connection; set them on it "
                               f"(e.g. SET memory_limit = '4GB') or leave out connection=")
     if connection is None:
-        try:
-            con = duckdb.connect(config={**config, **OFFLINE})
-        except duckdb.Error as exc:
-            raise OptionError(f"DuckDB refused the settings {config}: {duckdb_reason(exc)}") from None
+        con = _private(config)
         configure(con, progress)
         held = {}
     else:
         con = connection
         held = hold_neutral_settings(con)
     registry = Registry(con, config.get("temp_directory"))
+    ended = False
     try:
         yield con, registry
+        ended = True
     finally:
         registry.close()
         if connection is None:
             forget(con)
-            con.close()
+            _let_go(con, keep=ended and not config)
         else:
             restore_settings(con, held)
+
+
+# A private connection without settings of its own is kept for the next evaluation of the same thread and
+# process (opening one costs about 30 ms, a third of a small evaluation), empty again once its registry is
+# closed; one that failed, or that holds more than KEPT_MEMORY after an evaluation, is closed instead.
+_KEPT = threading.local()
+KEPT_MEMORY = 64 << 20
+
+
+_INHERITED: list[duckdb.DuckDBPyConnection] = []  # a parent's kept connection in a forked child: never closed here
+
+
+def _private(config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
+    kept = getattr(_KEPT, "connection", None)
+    _KEPT.connection = None
+    if kept is not None and kept[0] != os.getpid():
+        _INHERITED.append(kept[1])  # closing the parent's database in a child could wait on threads it has not
+    elif kept is not None and not config:
+        return kept[1]
+    elif kept is not None:
+        kept[1].close()
+    try:
+        return duckdb.connect(config={**config, **OFFLINE})
+    except duckdb.Error as exc:
+        raise OptionError(f"DuckDB refused the settings {config}: {duckdb_reason(exc)}") from None
+
+
+def _let_go(con: duckdb.DuckDBPyConnection, keep: bool) -> None:
+    """Keep the private connection for the next evaluation, or close it."""
+    if keep:
+        try:
+            held = con.execute("SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()").fetchall()[0][0]
+            keep = held <= KEPT_MEMORY and not con.execute("SELECT count(*) FROM duckdb_temporary_files()").fetchall()[0][0]
+        except duckdb.Error:
+            keep = False
+    if keep:
+        _KEPT.connection = (os.getpid(), con)
+    else:
+        con.close()
 
 
 # Settings of a caller's connection that change what sqlrank's statements compute or what its messages say:
