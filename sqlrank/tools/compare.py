@@ -28,7 +28,7 @@ from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import render_template
 from .aggregate import check_aggregate, read_weights, reweighted
 from .pairs import TUKEY, AllPairs, all_pairs, check_pairs
-from .statistics import adjust, check_test, paired_test, scipy_stats
+from .statistics import adjust, check_test, paired_test
 
 COLUMNS = ["measure", "run", "mean", "delta", "wins", "ties", "losses", "p_value", "p_value_adjusted",
            "ci_low", "ci_high", "effect_size"]
@@ -93,7 +93,6 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
         raise OptionError(f"--test {test} compares every pair of runs: add --all-pairs (pairs='all' in Python)")
     adjust([], correction)
     require_tolerance(tolerance)
-    scipy_stats()
     runs_ = _evaluate_runs(qrels, runs, measures, names, baseline, queries, by, options)
     labels, untested = runs_.labels, runs_.untested
     names_ = [str(m) for m in runs_.measures]

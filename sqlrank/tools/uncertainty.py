@@ -15,7 +15,7 @@ from ..measures.family import GEOMETRIC_FLOOR
 from ..results.formats import aligned_lines
 from .aggregate import check_aggregate, plain_mean, summarise, weights_of
 from ..progress import counted
-from .statistics import check_trials, counting, resample_batch, scipy_stats
+from .statistics import check_trials, counting, resample_batch, scipy_stats, t_quantile
 
 METHODS = ("t", "percentile", "bca")
 
@@ -36,7 +36,6 @@ def interval(values: np.ndarray, level: float, method: str, trials: int, seed: i
     the bootstrap's only): NaN where there are fewer than two values (or, for the bootstrap, one value
     everywhere, where scipy has no interval either). The t interval of a weighted mean uses the standard
     error sqrt(n / (n - 1) * sum(w^2 (x - m)^2)) / sum(w), which is the usual one when the weights are equal."""
-    stats = scipy_stats()
     values = np.asarray(values, dtype=float)
     if len(values) < 2:
         return math.nan, math.nan
@@ -44,17 +43,18 @@ def interval(values: np.ndarray, level: float, method: str, trials: int, seed: i
         if aggregate != "mean":
             raise OptionError(f"a t interval is of a mean; for aggregate={aggregate} use --ci-method percentile or bca")
         if weights is None:
-            centre, sem = values.mean(), stats.sem(values)
+            centre, sem = values.mean(), np.std(values, ddof=1) / np.sqrt(len(values))  # scipy.stats.sem
         else:
             centre = np.dot(values, weights) / weights.sum()
             n = len(values)
             sem = math.sqrt(n / (n - 1) * np.sum(weights ** 2 * (values - centre) ** 2)) / weights.sum()
         if sem == 0:
             return float(centre), float(centre)
-        low, high = stats.t.interval(level, len(values) - 1, loc=centre, scale=sem)
-        return float(low), float(high)
+        half = t_quantile((1 + level) / 2, len(values) - 1) * sem  # scipy.stats.t.interval
+        return float(centre - half), float(centre + half)
     if np.all(values == values[0]):
         return math.nan, math.nan
+    stats = scipy_stats()
     kind = "BCa" if method == "bca" else "percentile"
     batch = resample_batch(trials, len(values))
     with counted("bootstrap interval", trials) as advance:
