@@ -276,3 +276,10 @@ def test_history_names_the_measures_it_holds(here, capsys):
     refused(*cli(capsys, "history", "h.parquet", "-m", "nDCG@10"), "no nDCG@10 recorded", "holds AP, P@1")
     status, out, _ = cli(capsys, "history", "h.parquet", "-m", "map")  # another name of AP
     assert status == 0 and out.startswith("AP\n") and "P@1" not in out
+
+
+def test_a_new_duckdb_database_is_an_empty_history(here, capsys):
+    duckdb.connect("h.duckdb").close()
+    assert cli(capsys, "history", "h.duckdb") == (0, "the history is empty\n", "")
+    assert main(["eval", "qrels", "run", "-m", "AP", "--record", "h.duckdb"]) == 0
+    assert list(sqlrank.history("h.duckdb").value) == [0.75]

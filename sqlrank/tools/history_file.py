@@ -69,6 +69,8 @@ def read(path: str) -> pd.DataFrame:
     order = "ORDER BY recorded_at, evaluation, "  # and the order the rows were written in
     if _kind(path) == "duckdb":
         with _duckdb(path, read_only=True) as con:
+            if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [TABLE]).fetchall()[0][0]:
+                return pd.DataFrame(columns=list(COLUMNS))  # a new database: no evaluation recorded yet
             return con.execute(f"SELECT {_selected(con, TABLE)} FROM {TABLE} {order} rowid").df()
     with _connection() as con:
         reader = _require_ours(path, con)
