@@ -99,13 +99,13 @@ def _check(options: dict, record: str | None, tag: str | None) -> None:
 
 
 def _record(record: str | None, tag: str | None, result: Any, qrels: Any, run: Any, values: Any = None,
-            aggregate: str = "mean") -> None:
-    """evaluate() with record=: the values returned (the means, or VALUES summarised by AGGREGATE) appended to
-    the history file (tools/history.py)."""
+            aggregate: str = "mean", weights: Any = None) -> None:
+    """evaluate() with record=: the values returned (the means, or VALUES summarised by AGGREGATE or WEIGHTS)
+    appended to the history file (tools/history.py)."""
     if record is not None:
-        from .tools.history import record_evaluation
+        from .tools.history import record_evaluation, summary_label
 
-        record_evaluation(record, result, qrels, run, tag, values, aggregate)
+        record_evaluation(record, result, qrels, run, tag, values, summary_label(aggregate, weights))
 
 
 def _summarised(qrels: Any, run: Any, measures: Any, per_query: bool, interval: tuple, options: dict,
@@ -130,8 +130,7 @@ def _summarised(qrels: Any, run: Any, measures: Any, per_query: bool, interval: 
         frame = aggregated(result.frame, result.summary, aggregate, table)
     else:
         frame = with_intervals(result.frame, result.summary, ci, ci_method, trials, seed, aggregate, table)
-    how = aggregate if weights is None else f"weighted mean (weights: {weights if isinstance(weights, str) else 'given'})"
-    _record(record, tag, result, qrels, run, frame[[c for c in ("run_id", "measure", "value") if c in frame]], how)
+    _record(record, tag, result, qrels, run, frame, aggregate, weights)
     return frame
 
 

@@ -15,7 +15,7 @@ import pytest
 import sqlrank
 from conftest import FIXTURES, ROOT
 from sqlrank.cli.main import main
-from support.cli import cli, refused
+from support.cli import cli, refused, working_folder
 
 DEMO = FIXTURES / "demo"
 QRELS = "q1 0 d1 1\nq1 0 d3 1\nq2 0 d1 1\n"
@@ -25,11 +25,7 @@ WEIGHTS = "query_id,weight\nq1,3\nq2,1\n"
 
 @pytest.fixture
 def here(tmp_path, monkeypatch):
-    (tmp_path / "qrels").write_text(QRELS)
-    (tmp_path / "run").write_text(RUN)
-    (tmp_path / "w.csv").write_text(WEIGHTS)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    return working_folder(tmp_path, monkeypatch, {"qrels": QRELS, "run": RUN, "w.csv": WEIGHTS})
 
 
 def snapshot(folder) -> dict[str, bytes]:

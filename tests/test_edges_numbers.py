@@ -15,7 +15,7 @@ import pytest
 import sqlrank
 from conftest import FIXTURES
 from sqlrank.cli.main import main
-from support.cli import cli, refused
+from support.cli import cli, refused, working_folder
 
 QRELS = "q1 0 d1 1\nq1 0 d3 1\nq2 0 d1 1\n"
 RUN = "q1 Q0 d1 1 1 t\nq1 Q0 d2 2 0.5 t\nq2 Q0 d1 1 2 t\nq2 Q0 d2 2 1 t\n"
@@ -23,10 +23,7 @@ RUN = "q1 Q0 d1 1 1 t\nq1 Q0 d2 2 0.5 t\nq2 Q0 d1 1 2 t\nq2 Q0 d2 2 1 t\n"
 
 @pytest.fixture
 def here(tmp_path, monkeypatch):
-    (tmp_path / "qrels").write_text(QRELS)
-    (tmp_path / "run").write_text(RUN)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    return working_folder(tmp_path, monkeypatch, {"qrels": QRELS, "run": RUN})
 
 
 # ------------------------------------------------------------------ every pair of runs
@@ -223,11 +220,8 @@ FAIR_RUN = "q1 Q0 d1 1 3 t\nq1 Q0 d2 2 2 t\nq1 Q0 d3 3 1 t\n"
 
 @pytest.fixture
 def fair(tmp_path, monkeypatch):
-    (tmp_path / "qrels").write_text(FAIR_QRELS)
-    (tmp_path / "run").write_text(FAIR_RUN)
-    (tmp_path / "groups.csv").write_text("doc_id,group\nd1,News\nd2,Blog\nd3,News\n")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    return working_folder(tmp_path, monkeypatch, {"qrels": FAIR_QRELS, "run": FAIR_RUN,
+                                                  "groups.csv": "doc_id,group\nd1,News\nd2,Blog\nd3,News\n"})
 
 
 def test_group_names_are_data(fair, capsys):

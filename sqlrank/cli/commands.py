@@ -127,12 +127,18 @@ def compare_command(args: argparse.Namespace) -> int:
     failed = failures(result.table, rules, args.alpha) if rules else []
     for line in failed:
         print(f"sqlrank: fail: {line}", file=sys.stderr)
-    if args.record and not failed:  # a comparison that fails its gate is not recorded
+    if not failed:  # a comparison that fails its gate is not recorded
+        _record_comparison(args, result)
+    return EXIT_ERROR if failed else 0
+
+
+def _record_comparison(args: argparse.Namespace, result) -> None:
+    """compare --record: the means of every run compared, once they were printed."""
+    if args.record:
         from ..tools.history import record_comparison
 
         record_comparison(args.record, result.table, result.compared, result.conventions, args.qrels, args.runs,
                           result.runs, args.tag)
-    return EXIT_ERROR if failed else 0
 
 
 def _all_pairs(args: argparse.Namespace) -> int:
@@ -151,11 +157,7 @@ def _all_pairs(args: argparse.Namespace) -> int:
     else:
         text = pairs_text(pairs, args.format)
     write_output(text, args.output)
-    if args.record:
-        from ..tools.history import record_comparison
-
-        record_comparison(args.record, result.table, result.compared, result.conventions, args.qrels, args.runs,
-                          result.runs, args.tag)
+    _record_comparison(args, result)
     return 0
 
 
@@ -282,11 +284,9 @@ def eval_command(args: argparse.Namespace) -> int:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     write_output(text, args.output)
     if args.record:  # what was printed, once it was
-        from ..tools.history import record_evaluation
+        from ..tools.history import record_evaluation, summary_label
 
-        how = f"weighted mean (weights: {args.weights})" if args.weights is not None else args.aggregate
-        record_evaluation(args.record, result, qrels, run, args.tag, None if frame is None else
-                          frame[[c for c in ("run_id", "measure", "value") if c in frame]], how)
+        record_evaluation(args.record, result, qrels, run, args.tag, frame, summary_label(args.aggregate, args.weights))
     return 0
 
 

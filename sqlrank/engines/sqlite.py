@@ -50,7 +50,8 @@ def _chr(code):
     return None if code is None else chr(int(code))
 
 
-def _sqlite_file(path: Any) -> bool:
+def is_sqlite_file(path: Any) -> bool:
+    """Whether the file at PATH starts as an SQLite database does (its 16-byte header)."""
     with open(path, "rb") as handle:
         return handle.read(16) == b"SQLite format 3\x00"
 
@@ -66,7 +67,7 @@ def connect(database: Any = None) -> sqlite3.Connection:
     elif database is None or isinstance(database, (str, os.PathLike)):
         if database is not None and not os.path.isfile(database):
             raise OptionError(f"{database}: no such SQLite database file")
-        if database is not None and os.path.getsize(database) and not _sqlite_file(database):
+        if database is not None and os.path.getsize(database) and not is_sqlite_file(database):
             raise OptionError(f"{database}: is not an SQLite database (it does not start as one); give an SQLite "
                               f"database file, or no --dsn for a database in memory")
         connection = sqlite3.connect(":memory:" if database is None else os.fspath(database))

@@ -145,6 +145,11 @@ def _display_order(params: tuple) -> list:
     return sorted(params, key=lambda kv: (_ORDER.index(kv[0]) if kv[0] in _ORDER else len(_ORDER), kv[0]))
 
 
+# Words that are values, as sqlrank prints conventions (judged_only=false, depth=none) and ir_measures
+# and JSON spell them: a text that spells one is printed quoted
+WORD_VALUES = {"true": True, "false": False, "none": None, "null": None}
+
+
 def _format_value(value: Any) -> str:
     if isinstance(value, float) and value == math.e:
         return "e"
@@ -157,7 +162,7 @@ def _format_value(value: Any) -> str:
     if isinstance(value, tuple):
         return "(" + ",".join(_format_value(v) for v in value) + ("," if len(value) == 1 else "") + ")"
     if isinstance(value, str) and not (re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*|[0-9]+", value)
-                                       and value.lower() not in ("true", "false", "none", "null")):
+                                       and value.lower() not in WORD_VALUES):
         return repr(value)  # a group's name such as 'Local news' or 'none': quoted, so that it reads back
     return str(value)
 

@@ -14,7 +14,8 @@ from typing import Iterable
 
 from ..errors import MeasureError
 from .family import Family
-from .measure import ALIASES, MAX_MEASURES, MAX_NAME_LENGTH, TREC_CUT, TREC_PLAIN, TREC_VARIANTS, Measure, suggest
+from .measure import (ALIASES, MAX_MEASURES, MAX_NAME_LENGTH, TREC_CUT, TREC_PLAIN, TREC_VARIANTS, WORD_VALUES, Measure,
+                      suggest)
 from .registry import FAMILIES
 
 _BY_LOWER = {name.lower(): name for name in FAMILIES}
@@ -252,14 +253,9 @@ def _parse_ir_measures(name: str) -> list[Measure]:
         raise MeasureError(f"{re.sub(r' [(]in [^()]*[)]$', '', str(exc))} (in {name!r})") from None
 
 
-# Words that are values, as sqlrank prints conventions (judged_only=false, depth=none) and ir_measures
-# and JSON spell them
-_WORD_VALUES = {"true": True, "false": False, "none": None, "null": None}
-
-
 def _literal(node: ast.AST, name: str) -> object:
-    if isinstance(node, ast.Name) and node.id.lower() in _WORD_VALUES:
-        return _WORD_VALUES[node.id.lower()]
+    if isinstance(node, ast.Name) and node.id.lower() in WORD_VALUES:
+        return WORD_VALUES[node.id.lower()]
     if isinstance(node, ast.Name):
         return node.id
     try:

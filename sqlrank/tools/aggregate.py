@@ -68,11 +68,9 @@ def summarise(values: np.ndarray, aggregate: str = "mean", weights: np.ndarray |
     """One summary of per-query values."""
     if not len(values):
         return math.nan
-    if weights is not None:  # scaled by the largest first: weights of 1e308 add up without overflowing
-        largest = weights.max()
-        scaled = weights / largest if largest > 0 else weights
-        total = scaled.sum()
-        return float(np.dot(values, scaled) / total) if total > 0 else math.nan
+    if weights is not None:  # weights_of's, scaled to a largest of 1: weights of 1e308 add up without overflowing
+        total = weights.sum()
+        return float(np.dot(values, weights) / total) if total > 0 else math.nan
     if aggregate == "gmean":
         return float(np.exp(np.mean(np.log(np.maximum(values, GEOMETRIC_FLOOR)))))
     return float({"mean": np.mean, "median": np.median, "min": np.min, "max": np.max}[aggregate](values))

@@ -24,7 +24,8 @@ from ..results.formats import aligned_lines
 from ..version import __version__
 from .history_file import COLUMNS, append, check, read
 
-__all__ = ["read", "check_record", "check_tag", "record_evaluation", "record_comparison", "trend_text", "trend_html", "chosen"]
+__all__ = ["read", "check_record", "check_tag", "record_evaluation", "record_comparison", "summary_label", "trend_text",
+           "trend_html", "chosen"]
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
@@ -40,21 +41,31 @@ def content_hash(obj: Any) -> str | None:
 
 
 def records(rows: pd.DataFrame, command: str, tag: str | None, conventions: str, qrels: Any, runs: dict[str, Any],
-            qrels_rows: int | None, run_rows: dict[str, int | None], summary: str = "mean") -> pd.DataFrame:
-    """The rows one evaluation appends: ``rows`` has run (or not), measure, value, queries; ``summary``: how
-    the values summarise the per-query values (mean, weighted mean (weights: FILE), min, ...)."""
+            qrels_rows: int | None, run_rows: dict[str, int | None], aggregate: str = "mean") -> pd.DataFrame:
+    """The rows one evaluation appends: ``rows`` has run (or not), measure, value, queries; ``aggregate``: how
+    the values summarise the per-query values (summary_label), for the measures whose summary is a mean (the
+    others keep theirs, recorded as "mean")."""
+    from .aggregate import plain_mean
+
     check_tag(tag)
     now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
     frame = rows.copy()
     if "run" not in frame:
         frame["run"] = next(iter(runs))
     frame = frame.assign(
-        evaluation=uuid.uuid4().hex, recorded_at=now, tag=tag, command=command, summary=summary,
+        evaluation=uuid.uuid4().hex, recorded_at=now, tag=tag, command=command,
+        summary=frame.measure.map(lambda m: aggregate if aggregate == "mean" or plain_mean(m) else "mean").to_numpy(),
         conventions=conventions, qrels=_input_name(qrels), qrels_rows=qrels_rows, qrels_sha256=_input_hash(qrels),
         run_input=frame.run.map(lambda r: os.fspath(runs[r]) if isinstance(runs.get(r), (str, os.PathLike)) else r),
         run_rows=frame.run.map(lambda r: run_rows.get(r)), run_sha256=frame.run.map(lambda r: content_hash(runs.get(r))),
         sqlrank_version=__version__)
     return frame[list(COLUMNS)].astype({"queries": "Int64", "qrels_rows": "Int64", "run_rows": "Int64"})
+
+
+def summary_label(aggregate: str, weights: Any = None) -> str:
+    """How printed values summarise the per-query values, as a history records it: the aggregate (mean, min, ...),
+    or the weighted mean of ``weights`` (named by its file)."""
+    return aggregate if weights is None else f"weighted mean (weights: {weights if isinstance(weights, str) else 'given'})"
 
 
 def _input_name(obj: Any) -> str:
@@ -180,7 +191,6 @@ def record_evaluation(path: str, result: Any, qrels: Any, run: Any, tag: str | N
     run_id]; default the means of results.Result), summarised over queries by ``aggregate`` (the measures
     whose summary is a mean; the others keep theirs, recorded as "mean")."""
     from ..inputs.merge import input_names
-    from .aggregate import plain_mean
 
     summary = result.summary if values is None else values
     if isinstance(run, (list, tuple, dict)):
@@ -195,9 +205,8 @@ def record_evaluation(path: str, result: Any, qrels: Any, run: Any, tag: str | N
                                   for m, r in zip(frame.measure, frame.run)])
     qrels_rows, run_rows = result.input_rows
     rows = {name: run_rows if len(runs) == 1 else None for name in runs}
-    how = frame.measure.map(lambda m: aggregate if aggregate == "mean" or plain_mean(m) else "mean").to_numpy()
     append(path, records(frame[["run", "measure", "value", "queries"]], "eval", tag, result.conventions.describe(),
-                         qrels, runs, qrels_rows, rows).assign(summary=how))
+                         qrels, runs, qrels_rows, rows, aggregate))
 
 
 def record_comparison(path: str, table: pd.DataFrame, compared: dict[str, int], conventions: str, qrels: Any,
@@ -205,13 +214,10 @@ def record_comparison(path: str, table: pd.DataFrame, compared: dict[str, int], 
     """Append a comparison's means (compare's table, its overall rows), one row per run and measure; ``runs``:
     the inputs as given, ``names``: the runs as the comparison names them."""
     from ..inputs.merge import input_names
-    from .aggregate import plain_mean
 
     objects = input_names(runs)[1]
     runs = dict(zip(names, objects)) if len(objects) == len(names) else {name: name for name in names}
     overall = table[table["segment"].isna()] if "segment" in table else table
     frame = overall[["run", "measure", "mean"]].rename(columns={"mean": "value"})
     frame = frame.assign(queries=frame.measure.map(lambda m: compared.get(m)))
-    aggregate = table.attrs.get("aggregate", "mean")
-    how = frame.measure.map(lambda m: aggregate if aggregate == "mean" or plain_mean(m) else "mean").to_numpy()
-    append(path, records(frame, "compare", tag, conventions, qrels, runs, None, {}).assign(summary=how))
+    append(path, records(frame, "compare", tag, conventions, qrels, runs, None, {}, table.attrs.get("aggregate", "mean")))

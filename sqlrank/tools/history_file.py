@@ -23,6 +23,7 @@ import duckdb
 import pandas as pd
 
 from ..engines.duckdb import OFFLINE
+from ..engines.sqlite import is_sqlite_file
 from ..errors import OptionError, duckdb_reason
 from ..rendering.dialects import DUCKDB
 from ..results.writer import target
@@ -35,7 +36,6 @@ COLUMNS = {"evaluation": "VARCHAR", "recorded_at": "TIMESTAMP", "tag": "VARCHAR"
            "run_input": "VARCHAR", "run_rows": "BIGINT", "run_sha256": "VARCHAR", "sqlrank_version": "VARCHAR"}
 ADDED = {"summary": "'mean'"}  # columns a history of an earlier format lacks: what its rows were
 WAIT_SECONDS = 30  # how long a writer waits for another's lock before it gives up
-SQLITE = b"SQLite format 3\x00"
 _TEMPORARY = re.compile(r"\.sqlrank-history-([0-9]+)-[0-9a-f]+\.parquet$")
 
 
@@ -79,8 +79,8 @@ def read(path: str) -> pd.DataFrame:
 
 def _kind(path: str) -> str:
     name = os.fspath(path).lower()
-    with contextlib.suppress(OSError), open(path, "rb") as handle:
-        if handle.read(len(SQLITE)) == SQLITE:
+    with contextlib.suppress(OSError):  # no file yet: a new history
+        if is_sqlite_file(path):
             raise OptionError(f"{path}: is an SQLite database, not a history; it is left as it is: give a .parquet "
                               f"or .duckdb file of its own to --record")
     if name.endswith(".duckdb") or name.endswith(".db"):

@@ -17,3 +17,11 @@ def refused(status: int, out: str, err: str, *fragments: str) -> None:
     assert status == 1 and out == "" and err.count("\n") == 1 and err.startswith("sqlrank: error: "), err
     for fragment in fragments:
         assert fragment in err, (fragment, err)
+
+
+def working_folder(tmp_path, monkeypatch, files: dict[str, str]):
+    """TMP_PATH holding FILES ({name: text}), made the working folder."""
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
