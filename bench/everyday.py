@@ -4,8 +4,9 @@
 
 Per call: nDCG@10, AP and P@10 of in-memory pandas DataFrames (Q queries x 100 documents, graded labels 0-3 on
 30% of them), the median over --calls interleaved calls of each tool: pytrec_eval building its
-RelevanceEvaluator in each call (as a loop over runs does), ranx with its Qrels and Run built once, and
-sqlrank.evaluate. Commands: each a whole process, the median of --commands interleaved runs, against the floor of
+RelevanceEvaluator in each call (as a loop over runs does), ranx with its Qrels and Run built once,
+sqlrank.evaluate, and a sqlrank.Evaluator made once (the judgments read once). Commands: each a whole process,
+the median of --commands interleaved runs, against the floor of
 any DuckDB command (python -c "import duckdb; duckdb.connect().sql('select 1')")."""
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ def callers(qrels: pd.DataFrame, run: pd.DataFrame) -> dict:
     """One call of each tool, as a user writes it in a loop."""
     import sqlrank
 
-    found = {"sqlrank.evaluate": lambda: sqlrank.evaluate(qrels, run, MEASURES)}
+    prepared = sqlrank.Evaluator(qrels, MEASURES)  # the judgments read once, as ranx's Qrels are built once
+    found = {"sqlrank.evaluate": lambda: sqlrank.evaluate(qrels, run, MEASURES), "Evaluator": lambda: prepared.evaluate(run)}
     try:
         import pytrec_eval
 
@@ -69,7 +71,7 @@ def callers(qrels: pd.DataFrame, run: pd.DataFrame) -> dict:
 
 def per_call(sizes: list[int], calls: int) -> None:
     print(f"per call ({MEASURES}; Q queries x 100 documents; median of {calls} interleaved calls, ms)")
-    print(f"{'rows':>12} {'pytrec_eval':>12} {'ranx':>8} {'sqlrank':>8} {'sqlrank / best':>15}")
+    print(f"{'rows':>12} {'pytrec_eval':>12} {'ranx':>8} {'evaluate':>9} {'Evaluator':>10} {'/ best':>7} {'/ best':>7}")
     for queries in sizes:
         tools = callers(*data(queries))
         for call in tools.values():
@@ -82,9 +84,9 @@ def per_call(sizes: list[int], calls: int) -> None:
                 times[name].append(1000 * (time.perf_counter() - started))
         median = {name: statistics.median(values) for name, values in times.items()}
         peers = [median[name] for name in ("pytrec_eval", "ranx") if name in median]
-        ratio = f"{median['sqlrank.evaluate'] / min(peers):.2f}x" if peers else ""
+        ratios = [f"{median[name] / min(peers):.2f}x" if peers else "" for name in ("sqlrank.evaluate", "Evaluator")]
         print(f"{queries:>7} x 100 {median.get('pytrec_eval', float('nan')):>12.1f} {median.get('ranx', float('nan')):>8.1f} "
-              f"{median['sqlrank.evaluate']:>8.1f} {ratio:>15}")
+              f"{median['sqlrank.evaluate']:>9.1f} {median['Evaluator']:>10.1f} {ratios[0]:>7} {ratios[1]:>7}")
 
 
 def commands(runs: int) -> None:

@@ -15,11 +15,20 @@ from .measures.names import parse_measures
 from .version import __version__  # noqa: F401  (sqlrank.__version__)
 
 __all__ = [
-    "evaluate", "render", "compare", "gsb", "report", "install", "agree", "overlap", "meta", "history", "check",
+    "evaluate", "Evaluator", "render", "compare", "gsb", "report", "install", "agree", "overlap", "meta", "history", "check",
     "explain", "trec_eval",
     "parse_measures", "Measure", "Conventions",
     "SqlrankError", "InputError", "MeasureError", "ConventionError", "OptionError", "SqlrankWarning",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """sqlrank.Evaluator, imported when first used (importing sqlrank stays light)."""
+    if name == "Evaluator":
+        from .evaluation import Evaluator
+
+        return Evaluator
+    raise AttributeError(f"module 'sqlrank' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
@@ -66,27 +75,15 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci
     (query_id, weight: a file, DataFrame or dict) or aggregate ("median", "gmean", "min", "max"): weighted means
     or that summary. record: a history file (.parquet, .duckdb) the means are appended to, with ``tag``.
     """
-    from .evaluation import evaluate_result
+    from .evaluation import evaluate_result, framed
 
     _check(options, record, tag)
     if ci is not None or weights is not None or aggregate != "mean":
         return _summarised(qrels, run, measures, per_query, (ci, ci_method, trials, seed), options, record, tag,
                            weights, aggregate)
     result = evaluate_result(qrels, run, measures, per_query, **options)
-    for message in result.warnings:
-        _warnings.warn(message, SqlrankWarning, stacklevel=2)
     _record(record, tag, result, qrels, run)
-    frame = result.frame
-    if per_query and result.query_label != "query_id":
-        frame = frame.rename(columns={"query_id": result.query_label})
-    frame.attrs["sql"] = result.sql  # with per_query=True it also returns the summary rows (query_id NULL)
-    frame.attrs["conventions"] = result.conventions.describe()
-    frame.attrs["num_queries"] = result.num_queries
-    queries = {run: {str(m): result.queries(str(m), run) for m in result.measures} for run in result.run_ids()}
-    frame.attrs["queries"] = queries[None] if None in queries else queries
-    frame.attrs["measures"] = {m.label or str(m): str(m) for m in result.measures}
-    frame.attrs.update({"judgment_sources": dict(result.judgments.counts)} if result.judgments is not None else {})
-    return frame
+    return framed(result, per_query)
 
 
 def _check(options: dict, record: str | None, tag: str | None) -> None:

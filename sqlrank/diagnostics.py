@@ -29,19 +29,20 @@ class Guarded:
     num_queries: int
 
 
-def guard(p: Plan, engine: Engine) -> Guarded:
+def guard(p: Plan, engine: Engine, memo: dict | None = None) -> Guarded:
     """Before the statement runs, on its engine: the queries on one side only (a warning each, or an
-    error when no query is left) and judgments above a measure's label bound (an error)."""
+    error when no query is left) and judgments above a measure's label bound (an error). ``memo`` keeps what
+    is found of the judgments alone for the next run against the same ones (an Evaluator's)."""
     dialect = engine.dialect
     qrels_sql = p.qrels.sql() if dialect is DUCKDB else p.qrels.source_sql(dialect)
     run_sql = run_queries_sql(p.run.sql() if dialect is DUCKDB else p.run.source_sql(dialect), p.run.per_run, dialect)
     with step(getattr(engine, "connection", None), "looking for queries on one side only"):
         warnings, num_queries = query_overlap(p, engine.one, qrels_sql, run_sql, dialect)
-        require_labels_within_limits(p, engine.one, qrels_sql, dialect)
+        require_labels_within_limits(p, engine.one, qrels_sql, dialect, memo)
     return Guarded(warnings, num_queries)
 
 
-def warn(p: Plan, engine: Engine, table: Rows, guarded: Guarded) -> list[str]:
+def warn(p: Plan, engine: Engine, table: Rows, guarded: Guarded, memo: dict | None = None) -> list[str]:
     """After the statement ran: every warning of the evaluation (the inputs', the guards', and on
     DuckDB the data-quality findings that can change a number); values that are no number are an error."""
     warnings = [*p.qrels.warnings, *p.run.warnings, *guarded.warnings]
@@ -51,7 +52,7 @@ def warn(p: Plan, engine: Engine, table: Rows, guarded: Guarded) -> list[str]:
     if p.segments is not None:
         warnings += segment_warnings(p, engine.connection)
     with step(engine.connection, "looking for ties across the cutoffs and ids that almost match"):
-        return warnings + data_warnings(p, engine.connection, bool(guarded.warnings))  # one-sided queries: warned
+        return warnings + data_warnings(p, engine.connection, bool(guarded.warnings), memo)  # one-sided: warned
 
 
 def require_finite(table: Rows) -> None:
@@ -111,6 +112,15 @@ def near_documents(con, qrels: str, run: str, every_run_id: bool = True) -> tupl
         FROM near
         WHERE run_doc <> judged_doc
           AND NOT EXISTS (SELECT 1 FROM qd WHERE qd.query_id = near.query_id AND qd.doc_id = near.run_doc)""")
+
+
+def remembered(memo: dict | None, key: tuple, find):
+    """find(), or what it found before under ``key`` in ``memo`` (None: found again each time)."""
+    if memo is None:
+        return find()
+    if key not in memo:
+        memo[key] = find()
+    return memo[key]
 
 
 def first_row(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> tuple:
@@ -234,7 +244,7 @@ def listed_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str, dialect: Di
     return warnings, evaluated
 
 
-def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool) -> list[str]:
+def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool, memo: dict | None = None) -> list[str]:
     """The data-quality warnings that can change this evaluation's numbers and are cheap to find
     (sqlrank check finds all): ties across the requested cutoffs, query ids that match only after
     removing white space or leading zeros, queries without a relevant document. If a check
@@ -275,7 +285,8 @@ def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool) -> l
         rels = sorted({int(m.param("rel")) for m in p.measures if m.param("rel") is not None
                        and m.spec.scores_no_relevant})  # AUC has no value there, and says so
         for rel in rels[:1] if p.conventions.no_relevant == "zero" else ():
-            count, example, queries = no_relevant(con, qrels_sql, rel)
+            count, example, queries = remembered(memo, ("no_relevant", qrels_sql, rel),
+                                                 lambda: no_relevant(con, qrels_sql, rel))
             if count:
                 warnings.append(f"{count} of {queries} judged queries have no document labelled >= {rel}, e.g. "
                                 f"{example!r}; measures that divide by the relevant documents are 0 there "
@@ -309,13 +320,15 @@ def run_queries_sql(run_sql: str, per_run: bool, dialect: Dialect) -> str:
     return f"SELECT {call_macro(dialect, '_macros/dialect.sql', 'after_separator', 'query_id')} AS query_id FROM ({run_sql}) AS runs"
 
 
-def require_labels_within_limits(p: Plan, fetch_one, qrels_sql: str, dialect: Dialect) -> None:
+def require_labels_within_limits(p: Plan, fetch_one, qrels_sql: str, dialect: Dialect,
+                                 memo: dict | None = None) -> None:
     """Measures whose definition bounds the labels (the registry's label_limit: ERR's max_rel) refuse
     judgments above the bound rather than compute a number outside the measure's range."""
     limits = {str(m): (m.spec.label_limit, m.param(m.spec.label_limit)) for m in p.measures if m.spec.label_limit}
     if not limits:
         return
-    top = fetch_one(call_macro(dialect, "checks.sql", "top_label", qrels_sql))[0]
+    top = remembered(memo, ("top_label", qrels_sql), lambda: fetch_one(call_macro(dialect, "checks.sql", "top_label",
+                                                                                  qrels_sql))[0])
     label = p.conventions.unjudged_label
     for measure, (name, limit) in limits.items():
         if label is not None and label > limit:

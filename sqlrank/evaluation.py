@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import threading
+import warnings
+import weakref
+from contextlib import ExitStack
 from typing import Any, Callable
 
 from .diagnostics import guard, warn
 from .engines.base import ENGINES, Engine
 from .engines.duckdb import DuckDBEngine, session, session_options
 from .engines.foreign import foreign_plan, refuse_duckdb_options
-from .errors import InputError, OptionError
+from .errors import InputError, OptionError, SqlrankWarning
 from .inputs.locate import is_nested_dict
 from .measures.conventions import FIELD_NAMES
-from .plan import Plan, plan
+from .plan import Plan, judged, plan
 from .results.result import Result, shape
 
 
@@ -25,7 +29,7 @@ def check_options(options: dict[str, Any], *functions: Callable) -> None:
                 if p.kind is p.KEYWORD_ONLY or p.default is not p.empty}
 
     conventions = set(FIELD_NAMES) | {"preset"}
-    internal = {"printable", "relstring_length", "dialect", "engine_inputs"}  # set by sqlrank itself
+    internal = {"printable", "relstring_length", "dialect", "engine_inputs", "kept"}  # set by sqlrank itself
     known = (keywords(evaluate_result) | set(inspect.signature(session).parameters) | keywords(plan) - internal
              | set().union(*map(keywords, functions))) - conventions - {"per_query"}
     for name in options:
@@ -36,12 +40,13 @@ def check_options(options: dict[str, Any], *functions: Callable) -> None:
                               f"conventions are {', '.join(sorted(conventions))}")
 
 
-def run_plan(p: Plan, engine: Engine, per_query: bool) -> Result:
+def run_plan(p: Plan, engine: Engine, per_query: bool, memo: dict | None = None) -> Result:
     """Run a plan on an engine: guard (queries on one side only, labels beyond a measure's bound),
-    evaluate, warn (values that are no number; on DuckDB the data-quality warnings), shape."""
-    guarded = guard(p, engine)
+    evaluate, warn (values that are no number; on DuckDB the data-quality warnings), shape. ``memo``: what the
+    checks found of judgments read once, for the next run against them."""
+    guarded = guard(p, engine, memo)
     table = engine.evaluate(p)
-    return shape(table, p, per_query, guarded.num_queries, warn(p, engine, table, guarded))
+    return shape(table, p, per_query, guarded.num_queries, warn(p, engine, table, guarded, memo))
 
 
 def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False, engine: str = "duckdb",
@@ -79,10 +84,32 @@ def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False
             result = run_plan(p, other, per_query)
         finally:
             other.close()  # its copies of the inputs, its connection
+    return checked(result, strict)
+
+
+def checked(result: Result, strict: bool) -> Result:
+    """strict=True: every warning (something that can change a number) is an error instead."""
     if strict and result.warnings:
         raise InputError(f"strict: {len(result.warnings)} findings can change the numbers: "
                          + "; ".join(result.warnings))
     return result
+
+
+def framed(result: Result, per_query: bool, stacklevel: int = 3):
+    """The DataFrame sqlrank.evaluate returns, its attrs saying how it was computed; the warnings warned."""
+    for message in result.warnings:
+        warnings.warn(message, SqlrankWarning, stacklevel=stacklevel)
+    frame = result.frame
+    if per_query and result.query_label != "query_id":
+        frame = frame.rename(columns={"query_id": result.query_label})
+    frame.attrs["sql"] = result.sql  # with per_query=True it also returns the summary rows (query_id NULL)
+    frame.attrs["conventions"] = result.conventions.describe()
+    frame.attrs["num_queries"] = result.num_queries
+    queries = {run: {str(m): result.queries(str(m), run) for m in result.measures} for run in result.run_ids()}
+    frame.attrs["queries"] = queries[None] if None in queries else queries
+    frame.attrs["measures"] = {m.label or str(m): str(m) for m in result.measures}
+    frame.attrs.update({"judgment_sources": dict(result.judgments.counts)} if result.judgments is not None else {})
+    return frame
 
 
 def _plan_elsewhere(engine: str, qrels: Any, run: Any, measures: Any, output: str, dsn: str | None,
@@ -126,3 +153,70 @@ def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect
     with session(engine.pop("connection", None), **engine) as (con, registry):
         output = "per_query" if per_query else "summary"
         return plan(qrels, run, measures, output, con, registry, dialect=dialect, **options).text
+
+
+ELSEWHERE = ("engine", "spark", "dsn", "datafusion", "sqlite")
+JUDGMENT_OPTIONS = ("qrels_format", "qrels_columns", "prefer", "combine")
+
+
+class Evaluator:
+    """Judgments and measures prepared once, for many runs: ``Evaluator(qrels, measures, **options)`` reads
+    and checks the judgments, resolves the measures and conventions and opens a DuckDB connection of its
+    own; ``evaluate(run)`` returns what ``sqlrank.evaluate(qrels, run, measures, **options)`` returns,
+    costing what the run costs (its statement is rendered once per process). ``close()``, or the end of
+    a ``with`` block, frees the judgments and the connection. One call at a time (a lock holds others)."""
+
+    def __init__(self, qrels: Any, measures: Any, *, strict: bool = False, **options: Any):
+        check_options(options)
+        given = [name for name in ELSEWHERE if options.get(name) not in (None, "duckdb")]
+        if given:
+            raise OptionError(f"an Evaluator evaluates in DuckDB; for {given[0]}= call sqlrank.evaluate")
+        for name in ELSEWHERE:
+            options.pop(name, None)
+        resources = session_options(options)
+        self._stack = ExitStack()
+        self._con, self._registry = self._stack.enter_context(session(resources.pop("connection", None), kept=False,
+                                                                      **resources))
+        self._closing = weakref.finalize(self, self._stack.close)  # also when dropped without close()
+        try:
+            conventions = {k: v for k, v in options.items() if k in FIELD_NAMES or k == "preset"}
+            self._judged = judged(qrels, measures, self._con, self._registry,
+                                  **{k: options.pop(k) for k in JUDGMENT_OPTIONS if k in options}, **conventions)
+        except BaseException:
+            self.close()
+            raise
+        self._measures, self._options, self._strict = measures, options, strict
+        self._memo: dict = {}  # what the checks found of the judgments (diagnostics.remembered)
+        self._lock = threading.Lock()
+
+    def evaluate(self, run: Any, per_query: bool = False):
+        """The run (a file, DataFrame, relation or table name; a list or dict of them: several runs) evaluated
+        against the judgments: a DataFrame as sqlrank.evaluate returns it. The run is read, checked and let go
+        of in each call; the judgments stay."""
+        with self._lock:
+            if not self._closing.alive:
+                raise OptionError("this Evaluator is closed; make a new one to evaluate more runs")
+            mark = self._registry.mark()
+            try:
+                p = plan(self._judged, run, self._measures, "both" if per_query else "summary", self._con,
+                         self._registry, **self._options)
+                result = run_plan(p, DuckDBEngine(self._con), per_query, self._memo)
+            finally:
+                self._registry.release(mark)
+        return framed(checked(result, self._strict), per_query)
+
+    @property
+    def measures(self) -> list[str]:
+        """The measures evaluated, by the names results give them (the names asked by where those differ)."""
+        return [m.label or str(m) for m in self._judged.measures]
+
+    def close(self) -> None:
+        """Let go of the judgments and close the connection (none of the caller's: a connection= given stays
+        open, as it was found). Closing twice does nothing."""
+        self._closing()
+
+    def __enter__(self) -> "Evaluator":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -5,7 +5,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 import duckdb
@@ -25,8 +25,8 @@ from .measures.measure import Measure
 from .measures.registry import FAMILIES
 from .measures.resolve import beyond_accuracy, check_tie_break, needed_inputs, resolve_measures
 from .rendering.dialects import DIALECTS, DUCKDB, Dialect
-from .rendering.sqltext import STAND_INS, call_macro, fill_in, render_listed, render_segments, render_slice
-from .rendering.statement import render_evaluation
+from .rendering.sqltext import call_macro, render_listed, render_segments
+from .rendering.prepared import Statement
 
 
 def recommender_sql(measures: list[Measure], given: Mapping[str, Any], qrels: Source, run: Source,
@@ -63,64 +63,6 @@ def recommender_sql(measures: list[Measure], given: Mapping[str, Any], qrels: So
 
 
 MAX_SLICES = 1000
-
-
-@dataclass(frozen=True)
-class Statement:
-    """The evaluation's statement for the SQL of its inputs: whole, or over one slice of the queries,
-    in one dialect. What it renders was decided by plan()."""
-
-    measures: list[Measure]
-    conventions: Conventions
-    output: str
-    relstring_length: int = 10
-    segments: str | None = None  # SQL of (query_id, segment) rows when results are per segment
-    listed: str | None = None  # SQL of the query ids a query table lists: exactly the evaluated queries
-    by_run: bool = False  # runs stored together: results per run
-    reread: bool = False  # the inputs give the same rows each time they are read (Source.rescannable)
-    recommender: dict | None = field(default=None, repr=False)  # SQL of the extra inputs
-    groups: bool = False  # qrels with judgment groups: the run is keyed by group first
-    slices: int = 1
-    sources: str | None = None  # SQL of (query_id, doc_id, source): judgments merged from several sources
-    intents: str | None = None  # SQL of (query_id, subtopic, doc_id, relevance): judgments per subtopic
-    samples: str | None = None  # SQL of (query_id, sample, doc_id, score): sampled rankings
-    # text rendered: the whole statement per inputs, and each slice's (differing in inputs only: once, with stand-ins)
-    sliced: dict = field(default_factory=dict, repr=False, compare=False)
-
-    def render(self, dialect: Dialect, qrels_sql: str, run_sql: str, slice_index: int | None = None,
-               with_counts: bool = False) -> str:
-        if self.groups:  # a slice holds whole judgment groups: sliced after the run is keyed by group
-            run_sql = call_macro(dialect, "_macros/inputs.sql", "run_per_group", run_sql).strip()
-        if slice_index is None:  # rendered once for the same inputs (a DataFrame's SQL printed is the SQL run)
-            key = (dialect.name, qrels_sql, run_sql)
-            self.sliced[key] = self.sliced.get(key) or self._render(dialect, qrels_sql, run_sql, self.listed, self.output)
-            return self.sliced[key]
-        inputs = {STAND_INS[0]: qrels_sql, STAND_INS[1]: run_sql, STAND_INS[2]: self.listed}
-        key = (dialect.name, with_counts)
-        if key not in self.sliced:
-            self.sliced[key] = self._render(dialect, *STAND_INS[:2], self.listed and STAND_INS[2],
-                                            self._slice_output(with_counts))
-        return fill_in(self.sliced[key], {mark: render_slice(sql, self.slices, slice_index)
-                                          for mark, sql in inputs.items() if sql is not None})
-
-    def _slice_output(self, with_counts: bool) -> str:
-        """What a slice's statement gives: its per-query rows (with each item's counts, for the measures over
-        all users), or relstring's rows."""
-        return "slice" if with_counts else "relstring" if self.output == "relstring" else "per_query"
-
-    def _render(self, dialect: Dialect, qrels_sql: str, run_sql: str, listed: str | None, output: str) -> str:
-        return render_evaluation(qrels_sql, run_sql, self.measures, self.conventions, output, self.relstring_length,
-                                 segments_sql=self.segments, by_run=self.by_run, reread_inputs=self.reread,
-                                 recommender=self.recommender, listed_sql=listed, sources_sql=self.sources,
-                                 intents_sql=self.intents, samples_sql=self.samples, dialect=dialect)
-
-    def summary(self, table: str) -> str:
-        """The per-query rows and the summary of an evaluation run in slices, from their rows in ``table``."""
-        return render_evaluation("", "", self.measures, self.conventions,
-                                 "slices" if self.output == "both" else "slices_summary", slices_table=table,
-                                 recommender=self.recommender, dialect=DUCKDB)
-
-
 @dataclass(frozen=True)
 class Plan:
     """Inputs located and measures and conventions resolved: everything but the execution."""
@@ -200,8 +142,9 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     output = _output(output, by, slices)
     printed = declared or (target is not DUCKDB and engine_inputs is None)  # the inputs: tables of that database
     elsewhere = printed or engine_inputs is not None  # not run by DuckDB on what it reads here
-    judgments, intents, qrels_source = read_judgments(qrels, resolved_measures, target, printed, elsewhere, con,
-                                                      registry, prefer, combine, qrels_format, qrels_columns, label_type)
+    judgments, intents, qrels_source = (qrels.judgments, qrels.intents, qrels.source) if isinstance(qrels, Judged) \
+        else read_judgments(qrels, resolved_measures, target, printed, elsewhere, con, registry, prefer, combine,
+                            qrels_format, qrels_columns, label_type)
     samples, run_source = read_run(run, resolved_measures, target, printed, elsewhere, con, registry, run_format,
                                    run_columns, resolved_conventions.duplicate_documents == "rows")
     segments = segments_sql(queries, by, con, registry, qrels_source, run_source)
@@ -225,6 +168,29 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     text = statement.render(target, qrels_source.source_sql(target), run_source.source_sql(target)) \
         if printable or target is not DUCKDB else sql
     return Plan(qrels_source, run_source, statement, sql, text, target, judgments)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """Judgments read and checked once, for every run evaluated against them with the same measures (an
+    Evaluator's): plan() takes one as its qrels."""
+
+    source: Source
+    measures: list[Measure]  # as resolved under the conventions
+    judgments: Judgments | None = None  # merged from several sources
+    intents: Intents | None = None  # per subtopic, for the diversity measures
+
+
+def judged(qrels: Any, measures: Any, con: duckdb.DuckDBPyConnection, registry: Registry, *,
+           qrels_format: str | None = None, qrels_columns: Mapping[str, str] | None = None, preset: str | None = None,
+           prefer: Sequence[str] | str | None = None, combine: str | None = None, **conventions: Any) -> Judged:
+    """The judgments as ``measures`` read them under these conventions, read into DuckDB and checked once."""
+    resolved = resolve_conventions(preset, **conventions)
+    explicit = {k for k, v in conventions.items() if v is not None}
+    measures = resolve_measures(measures, resolved, preset, explicit)
+    judgments, intents, source = read_judgments(qrels, measures, DUCKDB, False, False, con, registry, prefer, combine,
+                                                qrels_format, qrels_columns)
+    return Judged(source, measures, judgments, intents)
 
 
 def read_run(run: Any, measures: list[Measure], target: Dialect, printed: bool, elsewhere: bool,

@@ -86,15 +86,22 @@ def test_values_are_the_same_under_a_small_memory_limit(tmp_path):
 def test_slices_of_queries_give_pytrec_eval_values_and_means(monkeypatch):
     """slices=5: five statements, each over the queries of one hash slice; per-query values and
     the means over all queries are pytrec_eval's."""
-    import sqlrank.plan as planner
+    import sqlrank.rendering.prepared as planner
 
     qrels, run = generate(5)
     expected = pytrec_eval.RelevanceEvaluator(to_dicts(qrels, run)[0], {"map", "ndcg_cut.10", "P.10",
                                                                          "num_rel_ret"}).evaluate(to_dicts(qrels, run)[1])
-    statements, filled = [], []
+    statements, filled, templates = [], [], set()
     render, fill_in = planner.render_evaluation, planner.fill_in
-    monkeypatch.setattr(planner, "render_evaluation", lambda *a, **k: statements.append(a[4]) or render(*a, **k))
-    monkeypatch.setattr(planner, "fill_in", lambda *a: filled.append(a) or fill_in(*a))
+
+    def rendered(*a, **k):
+        statements.append(a[4])
+        text = render(*a, **k)
+        if a[4] == "slice":
+            templates.add(text)
+        return text
+    monkeypatch.setattr(planner, "render_evaluation", rendered)
+    monkeypatch.setattr(planner, "fill_in", lambda *a: a[0] in templates and filled.append(a) or fill_in(*a))
     with pytest.warns(sqlrank.SqlrankWarning):
         got = sqlrank.evaluate(qrels, run, "AP nDCG@10 P@10 NumRelRet", per_query=True, slices=5)
         summary = sqlrank.evaluate(qrels, run, "AP nDCG@10 P@10 NumRelRet", slices=5)

@@ -60,8 +60,9 @@ def default_values(measures, qrels: dict, run: dict) -> dict:
 def registered(monkeypatch):
     """sqlrank first in ir_measures' default pipeline, and a count of the evaluations it ran."""
     calls = []
-    original = provider.evaluate_result
-    monkeypatch.setattr(provider, "evaluate_result", lambda *a, **k: calls.append(a[2]) or original(*a, **k))
+    original = provider.Evaluator.evaluate
+    monkeypatch.setattr(provider.Evaluator, "evaluate", lambda self, *a, **k: calls.append(self.measures)
+                        or original(self, *a, **k))
     provider.register()
     yield calls
     provider.unregister()

@@ -123,8 +123,9 @@ def test_ranking_of_judged_documents_only_equals_ranking_every_document(files, c
     and carry only its judged documents on (steps.sparse), only its relevant ones when the
     measures read no other (steps.least_label); the values equal the full ranking's, query by
     query."""
-    from sqlrank.rendering import statement as templates
     from sqlrank.measures.registry import FAMILIES
+    from sqlrank.rendering import prepared
+    from sqlrank.rendering import statement as templates
 
     qrels, run = map(str, files["parquet"])
     measures = [m for m in measures_for(conventions)
@@ -140,6 +141,7 @@ def test_ranking_of_judged_documents_only_equals_ranking_every_document(files, c
     assert ("WHERE numbered_qrels.relevance >" in labelled_text) == expect_sparse
     fewer = sqlrank.evaluate(qrels, run, labelled, per_query=True, **conventions)
     monkeypatch.setattr(templates, "sparse", lambda ranking: False)
+    monkeypatch.setattr(prepared, "RENDERED", {})  # statements rendered before were sparse
     assert "run_ranked" not in sqlrank.render(qrels, run, measures, per_query=True, **conventions)
     dense = sqlrank.evaluate(qrels, run, measures, per_query=True, **conventions)
     assert list(zip(sparse.query_id, sparse.measure)) == list(zip(dense.query_id, dense.measure))

@@ -292,6 +292,8 @@ def eval_command(args: argparse.Namespace) -> int:
 
 def _check_record(args: argparse.Namespace) -> None:
     """--record's history and --tag, before anything is evaluated."""
+    if getattr(args, "record", None) is None and getattr(args, "tag", None) is None:
+        return  # nothing to check: the history's module (and pandas) stays unimported
     from ..tools.history import check_record
 
     check_record(getattr(args, "record", None), getattr(args, "tag", None))

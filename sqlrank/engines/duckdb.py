@@ -168,11 +168,12 @@ def engine_config(memory_limit: str | None = None, temp_directory: str | os.Path
 @contextmanager
 def session(connection: duckdb.DuckDBPyConnection | None, memory_limit: str | None = None,
             temp_directory: str | os.PathLike | None = None, threads: int | None = None,
-            progress: bool = False) -> Iterator[tuple[duckdb.DuckDBPyConnection, Registry]]:
+            progress: bool = False, kept: bool = True) -> Iterator[tuple[duckdb.DuckDBPyConnection, Registry]]:
     """The caller's connection (left as it was found) or a private in-memory one.
 
     Resource settings apply to the private connection; a caller who passes a connection
-    sets them on it (SET memory_limit = '4GB'), so sqlrank refuses to override them."""
+    sets them on it (SET memory_limit = '4GB'), so sqlrank refuses to override them.
+    kept=False closes the private connection at the end (it is not kept for the next evaluation)."""
     config = engine_config(memory_limit, temp_directory, threads)
     if connection is not None and config:
         raise OptionError(f"{', '.join(config)} cannot be changed on your connection; set them on it "
@@ -193,7 +194,7 @@ def session(connection: duckdb.DuckDBPyConnection | None, memory_limit: str | No
         registry.close()
         if connection is None:
             forget(con)
-            _let_go(con, keep=ended and not config)
+            _let_go(con, keep=ended and not config and kept)
         else:
             restore_settings(con, held)
 

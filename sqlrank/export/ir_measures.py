@@ -16,6 +16,7 @@ ir-measures).
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Iterable, Iterator
 
 import ir_measures
@@ -24,8 +25,8 @@ from ir_measures import measures as irm
 from ir_measures.providers.base import NOT_PROVIDED, Choices
 from ir_measures.providers.base import Any as AnyValue
 
-from ..errors import MeasureError
-from ..evaluation import evaluate_result
+from ..errors import MeasureError, SqlrankWarning
+from ..evaluation import Evaluator
 from ..measures.conventions import resolve_conventions
 from ..measures.resolve import resolve_measures
 
@@ -95,15 +96,20 @@ class SqlrankEvaluator(ir_measures.providers.Evaluator):
             names = self.groups.setdefault(key, (judged, {}))[1]
             for resolved in resolve_measures(_name(measure), conventions, PRESET):
                 names.setdefault(str(resolved), []).append(measure)
+        # each group's judgments read and checked once, for every run this evaluator is given
+        self.evaluators = {key: Evaluator(judged, list(names), preset=PRESET)
+                           for key, (judged, names) in self.groups.items()}
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         frame = ir_measures.util.RunConverter(run).as_pd_dataframe()[["query_id", "doc_id", "score"]]
         if frame.empty:
             return
         ranked = _ranked(frame) if any(key[:1] == ("scaled",) for key in self.groups) else None  # cwl_eval's order
-        for key, (judged, names) in self.groups.items():
+        for key, (_, names) in self.groups.items():
             given = ranked if key[:1] == ("scaled",) else frame
-            values = evaluate_result(judged, given, list(names), per_query=True, preset=PRESET).frame
+            with warnings.catch_warnings():  # ir_measures' providers say nothing of ties or unjudged queries
+                warnings.simplefilter("ignore", SqlrankWarning)
+                values = self.evaluators[key].evaluate(given, per_query=True)
             values = values[values["query_id"].notna()]
             for query_id, name, value in values[["query_id", "measure", "value"]].itertuples(index=False):
                 for measure in names[name]:

@@ -122,13 +122,20 @@ class Registry:
         self.names.append(name)
         return name
 
-    def close(self) -> None:
-        for name in list(self.tables):
+    def mark(self) -> tuple[int, int]:
+        """How much is registered and copied now: release(mark) lets go of what comes after."""
+        return len(self.names), len(self.tables)
+
+    def release(self, mark: tuple[int, int] = (0, 0)) -> None:
+        """Drop the copies made and unregister the names registered since ``mark`` (an Evaluator's run, once
+        evaluated; everything, by default)."""
+        names, tables = mark
+        for name in self.tables[tables:]:
             try:
                 self.drop(name)
             except (duckdb.Error, OSError):
                 pass
-        for name in self.names:
+        for name in self.names[names:]:
             try:
                 self.con.unregister(name)
             except duckdb.Error:
@@ -137,7 +144,10 @@ class Registry:
                 self.con.execute(f"DROP VIEW IF EXISTS {DUCKDB.ident(name)}")
             except duckdb.Error:
                 pass
-        self.names.clear()
+        del self.names[names:]
+
+    def close(self) -> None:
+        self.release()
         if self._copies:
             try:
                 self.con.execute(f"DETACH {DUCKDB.ident(self._copies)}")
