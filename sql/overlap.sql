@@ -3,13 +3,15 @@
   measures/similarity.py): per query both runs hold, each ranked by score (ties by the tie-break
   convention), then for each cutoff k the documents both top-k lists hold (common) and, for RBO, the
   overlap X_d of the two lists at every depth d.
-    Jaccard@k  = |common| / (|A_k| + |B_k| - |common|)          Overlap@k = |common| / k
+    Jaccard@k  = |common| / (|A_k| + |B_k| - |common|)          Overlap@k = |common| / k (denominator=first: / |A_k|)
     RBO (Webber, Moffat, Zobel 2010), s and l the shorter and longer list's length, X_d the overlap
     at depth d (for d > s: the shorter list whole against the longer one's top d), f = max(s + l - X_l, l + 1):
       min      (1-p)/p * (sum_{d<=l} p^d (X_d - X_l)/d - X_l ln(1-p))            (eq. 11: nothing unseen matches)
       ext      (1-p)/p * (sum_{d<=l} p^d X_d/d + sum_{s<d<=l} p^d X_s (d-s)/(s d)) + ((X_l-X_s)/l + X_s/s) p^l   (eq. 32)
       residual (1-p)/p * (sum_{s<d<=l} p^d (d-s)/d + sum_{l<d<f} p^d (2d-s-l)/d - X_l sum_{d>=f} p^d/d) + p^(f-1)
                (RBO_max - RBO_min: every unseen document matches as early as it can)
+      p = 1    the average overlap to the shorter list's depth s: 1/s sum_{d<=s} X_d/d (Fagin et al.'s;
+               changyaochen/rbo's rbo(p=1.0))
     Tau@k      Kendall's tau-b of the scores of the common documents: (C - D) / sqrt((n0 - n1)(n0 - n2))
     TauAP@k    (Yilmaz, Aslam, Robertson 2008) the common documents in B's order, C(i) those above the
                i-th that A also ranks above it: 2/(n-1) * sum_{i>=2} C(i)/(i-1) - 1
@@ -23,7 +25,7 @@
 {% macro value(m) -%}
 {% set lengths = at('lengths', m.cutoff) %}
 {% if m.family == 'Jaccard' %}{{ real(lengths ~ '.common') }} / ({{ lengths }}.len_a + {{ lengths }}.len_b - {{ lengths }}.common)
-{%- elif m.family == 'Overlap' %}{{ real(lengths ~ '.common') }} / {{ m.cutoff | number }}
+{%- elif m.family == 'Overlap' %}{{ real(lengths ~ '.common') }} / {{ (lengths ~ '.len_a') if m.denominator == 'first' else (m.cutoff | number) }}
 {%- elif m.family == 'RBO' %}{{ at('rbo_' ~ (m.p | key), m.cutoff) }}.rbo_{{ m.kind }}
 {%- elif m.family == 'Tau' %}{% set pairs = at('pairs', m.cutoff) %}{% set n0 = '(' ~ lengths ~ '.common * (' ~ lengths ~ '.common - 1) / 2)' %}
 {{ pairs }}.concordance / NULLIF(SQRT({{ real(n0 ~ ' - ' ~ pairs ~ '.tied_a') }} * ({{ n0 }} - {{ pairs }}.tied_b)), 0)
@@ -91,6 +93,15 @@ ranked_b AS (
 ),
 {% for p in rbo_persistence[c] %}
 {% set q = p | number %}
+{% if p == 1 %}
+{{ at('rbo_' ~ (p | key), c) }} AS (
+    SELECT lengths.query_id AS query_id,
+           SUM(CASE WHEN depth.d <= lengths.s THEN {{ real('depth.x') }} / depth.d ELSE 0 END) / lengths.s AS rbo_min
+    FROM {{ at('lengths', c) }} AS lengths
+    JOIN {{ at('overlap_at', c) }} AS depth ON depth.query_id = lengths.query_id
+    GROUP BY lengths.query_id, lengths.s
+),
+{% else %}
 {% set ln_1m = rbo_ln_1m[p] | number %}
 {{ at('rbo_' ~ (p | key), c) }} AS (
     SELECT lengths.query_id AS query_id,
@@ -112,6 +123,7 @@ ranked_b AS (
     JOIN {{ at('overlap_at', c) }} AS x_s ON x_s.query_id = lengths.query_id AND x_s.d = lengths.s
     GROUP BY lengths.query_id, lengths.s, lengths.l, lengths.common, x_s.x
 ),
+{% endif %}
 {% endfor %}
 {% endif %}
 {% if c in pair_cutoffs %}

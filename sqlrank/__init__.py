@@ -70,8 +70,8 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci
     ``combine="mean"`` (or "max", "min"). ``frame.attrs["judgment_sources"]``: per source, the
     judgments it gave; ``Judged(source=human)@10`` counts one source's judgments alone.
 
-    ci: a confidence level (0.95): std, ci_low and ci_high of each plain mean, by ``ci_method`` "t", "percentile"
-    or "bca" (a bootstrap over queries, ``trials`` resamples with ``seed``, as scipy.stats.bootstrap). weights
+    ci: a confidence level (0.95): std, ci_low and ci_high of each plain mean, by ``ci_method`` "t", "percentile",
+    "basic" or "bca" (a bootstrap over queries, ``trials`` resamples with ``seed``, as scipy.stats.bootstrap). weights
     (query_id, weight: a file, DataFrame or dict) or aggregate ("median", "gmean", "min", "max"): weighted means
     or that summary. record: a history file (.parquet, .duckdb) the means are appended to, with ``tag``.
     """
@@ -293,19 +293,21 @@ def install(connection: Any, measures: Any = None, schema: str = "sqlrank", **co
     return install_macros(connection, measures, schema, **conventions)
 
 
-def agree(qrels_a: Any, qrels_b: Any, binary: int | None = None, weights: str | None = None, **options: Any):
+def agree(qrels_a: Any, qrels_b: Any, binary: int | None = None, weights: str | None = None, labels: Any = None,
+          **options: Any):
     """Agreement of two sets of judgments over the documents both judged: an ``Agreement`` with Cohen's
     ``kappa`` (``weights``: None, "linear" or "quadratic" over the grades' positions), the ``observed``
     agreement, the ``confusion`` matrix (a DataFrame: the first set's labels as rows), ``per_query``
     values, and the documents only one side judged (``only_a``, ``only_b``). ``binary=REL`` thresholds
-    the labels first. The inputs are read as qrels are (files, DataFrames, tables; ``qrels_format``,
-    ``qrels_columns``).
+    the labels first; ``labels=[0, 1]`` keeps the documents both sides gave one of these labels (in this order:
+    the weights' positions), as scikit-learn's ``cohen_kappa_score(labels=...)``. The inputs are read as qrels are
+    (files, DataFrames, tables; ``qrels_format``, ``qrels_columns``).
 
     >>> sqlrank.agree("assessor_1.txt", "llm_grades.csv", weights="linear").kappa   # doctest: +SKIP
     """
     from .tools.agree import agree as agreement
 
-    return agreement(qrels_a, qrels_b, binary=binary, weights=weights, **options)
+    return agreement(qrels_a, qrels_b, binary=binary, weights=weights, labels=labels, **options)
 
 
 def overlap(run_a: Any, run_b: Any, measures: Any, per_query: bool = False, tie_break: str = "trec_eval",

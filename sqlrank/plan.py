@@ -12,8 +12,8 @@ import duckdb
 
 from .errors import InputError, MeasureError, OptionError
 from .inputs.columns import require_exact_id
-from .inputs.extra import (EXTRA_INPUTS, EngineInputs, check_outside_catalog, check_ungrouped, declared_inputs,
-                           extra_inputs_sql)
+from .inputs.extra import (EXTRA_INPUTS, EngineInputs, check_outside_catalog, check_ungrouped, check_unseen,
+                           declared_inputs, extra_inputs_sql)
 from .inputs.keyed import Intents, Samples, sampled_run, subtopic_judgments
 from .inputs.load import load, load_table
 from .inputs.locate import declared_table, is_nested_dict
@@ -59,6 +59,9 @@ def recommender_sql(measures: list[Measure], given: Mapping[str, Any], qrels: So
         run = check_outside_catalog(needs["catalog"], sql, run, con, engine)
     if "groups" in needs:
         run = check_ungrouped(needs["groups"], sql, run, con, engine)
+    novelty = [str(m) for m in measures if m.family == "Novelty"]
+    if novelty and sql.get("history") is not None:
+        run = check_unseen(novelty, sql, run, con, engine)
     return sql, run
 
 

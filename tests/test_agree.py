@@ -126,3 +126,42 @@ def test_real_valued_labels_are_categories_or_thresholded(binary):
     assert close(got.kappa, _sklearn_kappa(x, y, "linear"))
     assert list(got.confusion.index) == labels
     assert (got.confusion.to_numpy() == metrics.confusion_matrix(x, y, labels=range(len(labels)))).all()
+
+
+@pytest.mark.parametrize("labels", [[0, 1], [2, 0, 1], [1], [3, -1, 0, 2]])
+@pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
+def test_listed_labels_as_scikit_learn_lists_them(judgments, labels, weights):
+    """labels=: scikit-learn's cohen_kappa_score(labels=...) and confusion_matrix(labels=...) leave out the pairs with
+    another label on either side and index the matrix (the weights' positions) in the order given."""
+    metrics = peer("sklearn.metrics")
+    a, b = judgments
+    both = _pairs(a, b)
+    kept = both[both.relevance_a.isin(labels) & both.relevance_b.isin(labels)]
+    got = sqlrank.agree(a, b, weights=weights, labels=labels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = metrics.cohen_kappa_score(both.relevance_a, both.relevance_b, weights=weights, labels=labels)
+    assert got.pairs == len(kept) > 0
+    assert _same(got.kappa, expected)
+    assert list(got.confusion.index) == labels
+    assert (got.confusion.to_numpy() == metrics.confusion_matrix(both.relevance_a, both.relevance_b,
+                                                                 labels=labels)).all()
+
+
+def test_listed_labels_on_the_command_line(judgments, tmp_path):
+    a, b = judgments
+    paths = [tmp_path / "a.csv", tmp_path / "b.csv"]
+    a.to_csv(paths[0], index=False)
+    b.to_csv(paths[1], index=False)
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "agree", *map(str, paths), "--labels", "0,1"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert f"kappa (unweighted): {sqlrank.agree(a, b, labels=[0, 1]).kappa:.4f}" in done.stdout
+    for bad in (["--labels", "0,,1"], ["--labels", "x"]):
+        done = subprocess.run([sys.executable, "-m", "sqlrank", "agree", *map(str, paths), *bad], capture_output=True,
+                              text=True)
+        assert done.returncode != 0 and "labels" in done.stderr and "Traceback" not in done.stderr
+    with pytest.raises(sqlrank.OptionError, match="names a label twice"):
+        sqlrank.agree(a, b, labels=[1, 1.0])
+    with pytest.raises(sqlrank.InputError, match="with labels among 7"):
+        sqlrank.agree(a, b, labels=[7])

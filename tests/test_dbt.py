@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
@@ -144,10 +145,16 @@ def test_the_package_in_a_project_of_its_own(tmp_path):
         project / "seeds" / "judgments.csv", index=False)
     pd.read_csv(run, sep=r"\s+", names=["topic", "q0", "docno", "rank", "sim", "tag"])[["topic", "docno", "sim"]].to_csv(
         project / "seeds" / "bm25.csv", index=False)
-    (project / "dbt_project.yml").write_text(
-        "name: ranking\nversion: '1.0'\nconfig-version: 2\nprofile: sqlrank\nvars:\n  sqlrank_qrels: judgments\n"
-        "  sqlrank_run: bm25\n  sqlrank_columns:\n    qrels: {query_id: topic, doc_id: docno, relevance: label}\n"
-        "    run: {query_id: topic, doc_id: docno, score: sim}\n")
+    summary = _built_summary(dbt, project, "name: ranking\nversion: '1.0'\nconfig-version: 2\nprofile: sqlrank\nvars:\n"
+                             "  sqlrank_qrels: judgments\n  sqlrank_run: bm25\n  sqlrank_columns:\n"
+                             "    qrels: {query_id: topic, doc_id: docno, relevance: label}\n"
+                             "    run: {query_id: topic, doc_id: docno, score: sim}\n")
+    _same(sqlrank.evaluate(qrels, run, DEMO), summary)
+
+
+def _built_summary(dbt: str, project: Path, dbt_project: str) -> pd.DataFrame:
+    """A project that lists the package in sqlrank_package (local:), built on dbt-duckdb: its metrics_summary."""
+    (project / "dbt_project.yml").write_text(dbt_project)
     (project / "packages.yml").write_text("packages:\n  - local: sqlrank_package\n")
     (project / "profiles.yml").write_text(f"sqlrank:\n  target: duckdb\n  outputs:\n    duckdb:\n      type: duckdb\n"
                                           f"      path: {project / 'warehouse.duckdb'}\n")
@@ -155,8 +162,7 @@ def test_the_package_in_a_project_of_its_own(tmp_path):
         done = _run(dbt, project, *command)
         assert done.returncode == 0, done.stdout[-3000:]
     with duckdb.connect(str(project / "warehouse.duckdb"), read_only=True) as con:
-        summary = con.execute("SELECT * FROM metrics_summary").df()
-    _same(sqlrank.evaluate(qrels, run, DEMO), summary)
+        return con.execute("SELECT * FROM metrics_summary").df()
 
 
 @pytest.fixture(scope="module")
@@ -381,3 +387,29 @@ def test_the_input_test_fails_on_several_runs_in_the_run_model(starter, generate
         assert _run(dbt, folder, "seed").returncode == 0
         done = _run(dbt, folder, "test", "--select", "evaluation_inputs")
         assert (done.returncode != 0) == fails, done.stdout[-2000:]
+
+
+def test_implicit_feedback_in_dbt(tmp_path):
+    """Interactions without a label column (relevance: null in sqlrank_columns): every listed pair is relevant, as
+    sqlrank eval reads them with relevance= (qrels_columns={"relevance": None})."""
+    dbt = _dbt()
+    project = tmp_path / "recsys"
+    measures = "HR@10 nDCG@10 AP"
+    _sqlrank_dbt(project / "sqlrank_package", "-m", measures, "--name", "metrics")
+    (project / "seeds").mkdir()
+    clicks = pd.read_csv(FIXTURES / "recsys" / "clicks.csv")
+    interactions = clicks[clicks.clicked > 0][["user_id", "item_id"]]
+    predictions = pd.read_parquet(FIXTURES / "recsys" / "predictions.parquet")
+    interactions.to_csv(project / "seeds" / "interactions.csv", index=False)
+    predictions.to_csv(project / "seeds" / "predictions.csv", index=False)
+    summary = _built_summary(dbt, project, "name: recsys\nversion: '1.0'\nconfig-version: 2\nprofile: sqlrank\nvars:\n"
+                             "  sqlrank_qrels: interactions\n  sqlrank_run: predictions\n  sqlrank_columns:\n"
+                             "    qrels: {query_id: user_id, doc_id: item_id, relevance: null}\n"
+                             "    run: {query_id: user_id, doc_id: item_id}\n"
+                             "seeds:\n  recsys:\n    +column_types: {user_id: varchar, item_id: varchar}\n")
+    columns = {"qrels_columns": {"query_id": "user_id", "doc_id": "item_id", "relevance": None},
+               "run_columns": {"query_id": "user_id", "doc_id": "item_id"}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = sqlrank.evaluate(interactions, predictions, measures, **columns)
+    _same(expected, summary)

@@ -302,3 +302,52 @@ def test_check_reports_the_groups():
     assert findings["retrieved documents in no group"] == len(ungrouped) > 0
     assert findings["documents in several groups"] == several > 0
     assert findings["grouped documents of no run or judgment"] == len(unknown) > 0
+
+
+def test_trec_fair_2022_as_the_track_computes_it(tmp_path):
+    """The trec_fair_2022 preset against TREC Fair Ranking 2022's own formula (fair-trec/trec2022-fair-public,
+    wptrec/metrics/awrf.py and common.py), written here: the discount 1 / log2(max(i, 2)) of each grouped page's
+    rank in the whole ranking, the groups' alignment the discount-weighted mean of the pages' alignments (a page in
+    two groups: half each; pages without one left out), AWRF = 1 - d * d with d = scipy's jensenshannon(alignment,
+    target) (base e), and nDCG binary with the same discount, the ideal of min(target length, relevant) ones. The
+    track's discounts are 32-bit floats; these are computed in doubles, as sqlrank computes them."""
+    from scipy.spatial.distance import jensenshannon
+
+    qrels, run, groups = generated(11, multiple=True)
+    qrels = qrels.assign(relevance=(qrels.relevance >= 1).astype(int))  # the track's qrels: relevant pages
+    member = groups.groupby("doc_id").group.apply(list).to_dict()
+    rng = random.Random(11)
+    shares = {q: {g: rng.choice((0.0, 1.0, 2.0, 5.0)) for g in GROUPS} for q in sorted(set(run.query_id))}
+    for own in shares.values():
+        own["g4"] = own["g4"] or 1.0  # g4 has no retrieved page: a target share the ranking cannot reach
+    targets = tmp_path / "targets.csv"
+    pd.DataFrame([(q, g, v) for q, own in shares.items() for g, v in own.items()],
+                 columns=["query_id", "group", "share"]).to_csv(targets, index=False)
+    k = 20
+    frame = sqlrank.evaluate(qrels, run, f"AWRF@{k} AWRF_nDCG@{k}", per_query=True, groups=groups,
+                             targets=str(targets), preset="trec_fair_2022")
+    got = values(frame)
+    awrf_name, product_name = frame.measure.unique()[:2]
+    relevant = qrels[qrels.relevance >= 1].groupby("query_id").doc_id.apply(set).to_dict()
+    compared = 0
+    for query, ranking in rankings(run, k).items():
+        if query not in set(qrels.query_id):
+            continue
+        disc = [1 / math.log2(max(i, 2)) for i in range(1, len(ranking) + 1)]
+        known = [(d, w) for d, w in zip(ranking, disc) if d in member]
+        if not known:
+            assert (query, awrf_name) not in got or pd.isna(got[query, awrf_name]), query
+            continue
+        alignment = [sum(w / len(member[d]) for d, w in known if g in member[d]) / sum(w for _, w in known)
+                     for g in GROUPS]
+        distance = float(jensenshannon(alignment, [shares[query][g] for g in GROUPS]))
+        awrf = 1 - distance * distance
+        rel = relevant.get(query, set())
+        ideal = sum(disc_i for disc_i in [1 / math.log2(max(i, 2)) for i in range(1, min(k, len(rel)) + 1)])
+        ndcg_value = sum(w for d, w in zip(ranking, disc) if d in rel) / ideal if ideal else 0.0
+        assert got[query, awrf_name] == pytest.approx(awrf, abs=TOLERANCE), query
+        assert got[query, product_name] == pytest.approx(awrf * ndcg_value, abs=TOLERANCE), query
+        compared += 1
+    assert compared >= 20
+    # the default is another formula (1 - the distance in base 2, 1 / log2(i + 1)): named, never mixed up
+    assert "js=divergence" in awrf_name and "browse=jarvelin" in awrf_name and "AWRF(browse=log)" not in awrf_name

@@ -164,7 +164,7 @@ def test_the_command_line(runs, tmp_path, capsys):
     assert main(["overlap", *args, "-q", "-o", str(tmp_path / "out.txt")]) == 0
     assert (tmp_path / "out.txt").read_text().startswith("query_id  RBO@100  Overlap@10")
     assert main(["overlap", *args[:2], "-m", "RBO(p=1.5)@10"]) == 1
-    assert "p of RBO must be a number between 0 and 1" in capsys.readouterr().err
+    assert "p of RBO must be a number in (0, 1]" in capsys.readouterr().err
     assert main(["overlap", *args[:2], "-m", "Overlap"]) == 1
     assert "Overlap needs a cutoff, for example Overlap@10" in capsys.readouterr().err
     assert main(["overlap", *args[:2], "-m", "nDCG@10"]) == 1

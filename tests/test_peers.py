@@ -20,7 +20,7 @@ PEERS = FIXTURES / "peers"
 PRESET = {"elasticsearch": "elasticsearch", "torchmetrics": "torchmetrics", "spark_mllib": "spark_mllib",
           "sklearn": "sklearn", "ranx": "ranx", "ir_measures": "ir_measures", "pytrec_eval": "pytrec_eval",
           "recbole": "recbole", "ms_recommenders": "ms_recommenders", "gdeval": "gdeval", "tf_ranking": "tf_ranking",
-          "trectools": "trec_eval"}
+          "trectools": "trec_eval", "ntcireval": "trec_eval"}
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv, ast.Pow: operator.pow}
 _FUNCTIONS = {"log2": math.log2, "log10": math.log10, "log": math.log}
 
@@ -91,6 +91,8 @@ def evaluated(tool: str, cases: list[dict]) -> list[float | None]:
     first = cases[0]
     qrels, run = tables(first)
     options = dict(first.get("conventions", {}), preset=first.get("preset", PRESET[tool]))
+    if isinstance(options.get("gain"), dict):  # JSON names a gain map's labels as text
+        options["gain"] = {number(label): value for label, value in options["gain"].items()}
     if "queries" in first:  # the queries the tool's request names, as a query table
         options["queries"] = pd.DataFrame({"query_id": first["queries"]})
     measures = list(dict.fromkeys(case["measure"] for case in cases))

@@ -308,7 +308,7 @@ def test_duplicate_documents_rows_counts_each_row_as_ranx_and_ms_recommenders_do
 def test_every_preset_is_documented():
     assert set(PRESETS) == {"trec_eval", "trec_eval_c", "pytrec_eval", "ir_measures", "ranx", "sklearn",
                             "torchmetrics", "elasticsearch", "spark_mllib", "recbole", "ms_recommenders", "gdeval",
-                            "tf_ranking"}
+                            "tf_ranking", "trec_fair_2022"}
     for preset in PRESETS.values():
         assert len(preset.description) > 40
         resolve_conventions(preset.name)  # every bundle is valid

@@ -47,7 +47,7 @@ FORMULAS = {
     "nDCG@5": lambda r, j, g: ref.ndcg(r, j, 5, g),
     "DCG@10": lambda r, j, g: ref.dcg(r, 10, g),
     "ERR@10": lambda r, j, g: ref.err(r, 10),
-    "RBP(p=0.8)": lambda r, j, g: ref.rbp(r, j, 0.8),
+    "RBP(p=0.8)": lambda r, j, g: ref.rbp(r, j, 0.8, g),
     "AP": lambda r, j, g: ref.average_precision(r, j),
     "AP(rel=0.5)": lambda r, j, g: ref.average_precision(r, j, rel=0.5),
     "AP(rel=2.75)": lambda r, j, g: ref.average_precision(r, j, rel=2.75),
@@ -60,8 +60,8 @@ FORMULAS = {
 
 def assert_formulas(frame: pd.DataFrame, qrels: pd.DataFrame, run: pd.DataFrame, gain: str) -> None:
     ranked = rankings(qrels, run)
-    got = {(row.query_id, row.measure.replace("(gain=exponential)", "")): row.value  # DCG(gain=exponential)@10
-           for row in frame.itertuples(index=False)}
+    got = {(row.query_id, row.measure.replace("(gain=exponential)", "").replace("gain=exponential,", "")): row.value
+           for row in frame.itertuples(index=False)}  # DCG(gain=exponential)@10, RBP(gain=exponential,p=0.8)
     assert {q for q, _ in got} == set(ranked)
     assert {m for _, m in got} == set(FORMULAS)
     for (query, measure), value in got.items():

@@ -15,7 +15,7 @@ from sqlrank.cli.main import main
 C = ROOT / "fixtures" / "compare"
 
 
-@pytest.mark.parametrize("method", ["t", "percentile", "bca"])
+@pytest.mark.parametrize("method", ["t", "percentile", "basic", "bca"])
 @pytest.mark.parametrize("level", [0.9, 0.95])
 def test_intervals_equal_scipy(method, level):
     stats = peer("scipy.stats")
@@ -29,7 +29,7 @@ def test_intervals_equal_scipy(method, level):
             low, high = stats.t.interval(level, len(values) - 1, loc=values.mean(), scale=stats.sem(values))
         else:
             found = stats.bootstrap((values,), np.mean, confidence_level=level, n_resamples=3000,
-                                    method="BCa" if method == "bca" else "percentile", random_state=7)
+                                    method={"bca": "BCa"}.get(method, method), random_state=7)
             low, high = found.confidence_interval
         assert close(row.value, values.mean(), 1e-12) and close(row.std, np.std(values, ddof=1), 1e-12)
         assert close(row.ci_low, low, 1e-9) and close(row.ci_high, high, 1e-9), (row, low, high)
@@ -63,3 +63,16 @@ def test_the_command_line(capsys):
                  "bca", "--trials", "10"]) == 1
     assert "must be a whole number from 100 to 10000000" in capsys.readouterr().err
     assert not math.isnan(low)
+
+
+def test_the_basic_interval_against_r():
+    """scipy's test_bootstrap_against_R (scipy/stats/tests/test_resampling.py): R's boot.ci on these 16 values, a
+    million resamples, gives the basic (reverse percentile) interval (23.77, 79.12); scipy asserts rtol 0.005."""
+    from sqlrank.tools.uncertainty import interval
+
+    x = np.array([10, 12, 12.5, 12.5, 13.9, 15, 21, 22, 23, 34, 50, 81, 89, 121, 134, 213])
+    low, high = interval(x, 0.95, "basic", 1_000_000, 0)
+    assert low == pytest.approx(23.77, rel=0.005) and high == pytest.approx(79.12, rel=0.005)
+    percentile = interval(x, 0.95, "percentile", 1_000_000, 0)
+    assert percentile == pytest.approx((28.86, 84.21), rel=0.005)
+    assert close(low, 2 * x.mean() - percentile[1], 1e-9) and close(high, 2 * x.mean() - percentile[0], 1e-9)

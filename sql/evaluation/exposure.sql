@@ -1,7 +1,8 @@
 {#-
   The family step "exposure" of the fairness measures, for one browsing model and cutoff:
     {name}_exposed   each group's exposure in the top k of each query: the sum over its documents of
-                     the attention of their rank (browse=log: 1 / log2(rank + 1); rbp: p^(rank - 1)), a
+                     the attention of their rank (browse=log: 1 / log2(rank + 1); rbp: p^(rank - 1);
+                     jarvelin: 1 / log2(max(rank, 2))), a
                      document in n groups giving each 1/n of it (item_groups.share)
     {name}_relevant  each group's share of the query's relevant judged documents (labels >= rel)
     {name}_groups    every group of the groups table for every evaluated query, with its exposure, its
@@ -15,7 +16,8 @@
 {% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/judging.sql' as judging %}
 {% set name, columns, m = piece.name, piece.columns, piece.measure %}
-{% set attention = ('1 / ' ~ dialect.log2('rank + 1')) if m.browse == 'log' else ('POWER(' ~ judging.real(m.p) ~ ', rank - 1)') %}
+{% set attention = {'log': '1 / ' ~ dialect.log2('rank + 1'), 'rbp': 'POWER(' ~ judging.real(m.p) ~ ', rank - 1)',
+                     'jarvelin': 'CASE WHEN rank <= 2 THEN 1 ELSE 1 / ' ~ dialect.log2('rank') ~ ' END'}[m.browse] %}
 {{ name }}_weights AS (
     SELECT query_id, doc_id, {{ attention }} AS weight
     FROM {{ m.ranked }}{% if m.cutoff is not none %}

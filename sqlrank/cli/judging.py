@@ -13,7 +13,7 @@ from .commands import frame_text
 def agree_command(args: argparse.Namespace) -> int:
     from ..tools.agree import agree, agreement_text
 
-    result = agree(args.qrels_a, args.qrels_b, binary=args.binary,
+    result = agree(args.qrels_a, args.qrels_b, binary=args.binary, labels=args.labels,
                    weights=None if args.weights == "none" else args.weights, qrels_format=args.qrels_format,
                    qrels_columns=args.qrels_columns)
     write_output(agreement_text(result, args.per_query), args.output)

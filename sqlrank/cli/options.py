@@ -269,6 +269,14 @@ def label_argument(text: str) -> int | float:
     return int(value) if value.is_integer() else value
 
 
+def labels_argument(text: str) -> list:
+    """Labels on the command line: numbers separated by commas (0,1)."""
+    parts = [part.strip() for part in text.split(",")]
+    if not all(parts):
+        raise argparse.ArgumentTypeError(f"expected labels separated by commas (0,1), got {text!r}")
+    return [label_argument(part) for part in parts]
+
+
 def _named_or_pairs(names: tuple, example: str, key=int):
     """An argument type: one of ``names``, or KEY=NUMBER pairs as a mapping {key: float}."""
     def parse(text: str):

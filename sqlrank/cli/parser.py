@@ -24,6 +24,7 @@ from .commands import (
 from .judging import agree_command, meta_command, overlap_command, pool_command
 from .options import (
     label_argument,
+    labels_argument,
     mapping_argument,
     COMPARE_FORMATS,
     Parser,
@@ -94,8 +95,8 @@ def add_eval_command(commands) -> None:
     ci = ev.add_argument_group("uncertainty of the means")
     ci.add_argument("--ci", type=float, metavar="LEVEL",
                     help="a confidence interval of every mean, at LEVEL percent (95), with the per-query std")
-    ci.add_argument("--ci-method", choices=("t", "percentile", "bca"), default="t",
-                    help="t (Student's t interval; default), or a bootstrap over queries: percentile or bca")
+    ci.add_argument("--ci-method", choices=("t", "percentile", "basic", "bca"), default="t",
+                    help="t (Student's t interval; default), or a bootstrap over queries: percentile, basic or bca")
     ci.add_argument("--trials", type=int, default=10_000, metavar="N", help="bootstrap resamples (default 10000)")
     ci.add_argument("--seed", type=int, default=0, metavar="S", help="the bootstrap's random seed (default 0)")
     add_aggregate_arguments(ev)
@@ -249,6 +250,8 @@ def add_agree_command(commands) -> None:
                          "difference disagrees), linear (|i - j|) or quadratic ((i - j)^2)")
     ag.add_argument("--binary", type=label_argument, metavar="REL",
                     help="threshold the labels first: REL and above count 1, the rest 0")
+    ag.add_argument("--labels", metavar="L,L,...", type=labels_argument, help="only these labels, in this order: "
+                    "a document either side labelled otherwise is left out (scikit-learn's labels=)")
     ag.add_argument("-q", "--per-query", action="store_true", help="also the agreement of each query")
     ag.add_argument("--qrels-format", choices=FORMATS, help="format of both inputs (default: from the file names)")
     ag.add_argument("--qrels-columns", metavar="MAP", type=mapping_argument,

@@ -22,10 +22,15 @@ test-paths: ["tests"]
 _SHARED = r"""{#- Written by sqlrank dbt: what the package's evaluations share. -#}
 
 {#- A column of an input, as the var sqlrank_columns names it ({qrels: {query_id: topic}, run: {score: sim}});
-    by default its own name (query_id, doc_id, relevance, score, rank). -#}
+    by default its own name (query_id, doc_id, relevance, score, rank). The qrels' relevance given as null or ''
+    is implicit feedback: no label column, every listed pair relevant (label 1). -#}
 {% macro column(input, name) -%}
-  {%- set given = (var('sqlrank_columns', {}).get(input) or {}).get(name) or name -%}
-  {{- sqlrank.quoted(given) -}}
+  {%- set named = var('sqlrank_columns', {}).get(input) or {} -%}
+  {%- if input == 'qrels' and name == 'relevance' and name in named and named[name] in (none, '') -%}
+    1
+  {%- else -%}
+    {{- sqlrank.quoted(named.get(name) or name) -}}
+  {%- endif -%}
 {%- endmacro %}
 
 {#- A column name quoted for the adapter. Snowflake folds unquoted names to upper case: a lower-case name is
@@ -91,7 +96,7 @@ vars:
   sqlrank_qrels: qrels  # the judgments: a model or seed with query_id, doc_id, relevance
   sqlrank_run: run      # the results: a model or seed with query_id, doc_id, score
   # sqlrank_columns:    # other column names, for example
-  #   qrels: {{query_id: topic, doc_id: docno, relevance: label}}
+  #   qrels: {{query_id: topic, doc_id: docno, relevance: label}}   # relevance: null: implicit feedback
   #   run: {{query_id: topic, doc_id: docno, score: sim}}
   # The measures beyond accuracy read more models (their user and item columns named as the run's):
   # sqlrank_history: history              # the history of interactions (Novelty, Serendipity, the catalog)

@@ -182,19 +182,35 @@ def check_outside_catalog(names: list[str], sql: dict, run: Source, con: duckdb.
                       f"items); give every item with --items for the share of the catalog recommended")
 
 
+def check_unseen(names: list[str], sql: dict, run: Source, con: duckdb.DuckDBPyConnection,
+                 engine: EngineInputs | None) -> Source:
+    """Recommended items the history never saw: Novelty gives them self-information 0 and counts them in its mean, as
+    Microsoft Recommenders' novelty does; the run comes back with a warning that says how many."""
+    return _warned_outside(run, f"SELECT doc_id FROM ({sql['history']}) AS history", con, engine,
+                           "recommended items have no interaction in --history",
+                           f"{', '.join(names)} counts their self-information as 0 (as Microsoft Recommenders' "
+                           f"novelty does), which lowers the mean")
+
+
 def check_ungrouped(names: list[str], sql: dict, run: Source, con: duckdb.DuckDBPyConnection,
                     engine: EngineInputs | None) -> Source:
     """Retrieved documents in no group of the groups table: their rank's attention counts in the top k's
     exposure and in no group's; the run comes back with a warning that says how many."""
+    return _warned_outside(run, sql["groups"], con, engine, "retrieved documents are in no group of --groups",
+                           f"{', '.join(names)}: their exposure counts in the whole top k's and in no group's "
+                           f"(Exposure's shares sum to less than 1; ExposureGini and AWRF compare the groups' exposure)")
+
+
+def _warned_outside(run: Source, listed: str, con: duckdb.DuckDBPyConnection, engine: EngineInputs | None,
+                    what: str, effect: str) -> Source:
+    """The run, with a warning ('N WHAT, e.g. ID; EFFECT') where some of its documents are not in ``listed``."""
     try:
-        count, example = retrieved_outside(sql["groups"], run, con, engine)
+        count, example = retrieved_outside(listed, run, con, engine)
     except (duckdb.Error, InputError):
         return run  # the statement reports what cannot be read
     if not count:
         return run
-    return run.warned(f"{count} retrieved documents are in no group of --groups" + (f", e.g. {example!r}" if example
-                      else "") + f"; {', '.join(names)}: their exposure counts in the whole top k's and in no group's "
-                      f"(Exposure's shares sum to less than 1; ExposureGini and AWRF compare the groups' exposure)")
+    return run.warned(f"{count} {what}" + (f", e.g. {example!r}" if example else "") + f"; {effect}")
 
 
 def _features_sql(table: Table, where: EngineInputs | None, item_names: tuple[str, ...]) -> str:

@@ -12,7 +12,7 @@ from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import call_macro
 from .columns import column_mapping, require_distinct_names
 from .files import file_source, tabular_source
-from .source import INTEGER_TYPES, Source
+from .source import IMPLICIT, INTEGER_TYPES, Source
 from .store import Registry
 
 
@@ -122,15 +122,19 @@ def declared_table(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, columns:
         raise InputError(f"label type {label_type!r} is not one of {', '.join(LABEL_TYPES)}")
     if not isinstance(obj, str) or os.path.exists(obj):
         return obj
+    mapping = column_mapping(kind, columns)
+    implicit = kind == "qrels" and mapping.get("relevance") == IMPLICIT  # every listed pair is relevant: label 1
+    if implicit:
+        label_type = "integer"
     if is_table(con, obj):  # a table of the DuckDB file: read as it is, or, without rows, its schema alone
         if con.sql(f"SELECT * FROM {table_reader(obj)}").limit(1).fetchall():
             return obj
-        label = table_types(con, obj).get(column_mapping(kind, columns).get("relevance", ""), "DOUBLE")
+        label = table_types(con, obj).get(mapping.get("relevance", ""), "DOUBLE")
         label_type = label_type or ("integer" if label.upper() in INTEGER_TYPES else "real")
     parts = table_parts(obj)
-    return Source(kind, f"table {obj}", "table", reader=table_reader(obj), columns=column_mapping(kind, columns),
-                  parts=parts, label_type=label_type or "real",
-                  value_type="INTEGER" if label_type == "integer" else "DOUBLE")
+    return Source(kind, f"table {obj}", "table", reader=table_reader(obj), columns=mapping, parts=parts,
+                  label_type=label_type or "real", value_type="INTEGER" if label_type == "integer" else "DOUBLE",
+                  implicit=implicit)
 
 
 def table_reader(name: str) -> str:

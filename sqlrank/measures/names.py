@@ -240,6 +240,10 @@ def _parse_ir_measures(name: str) -> list[Measure]:
     family = FAMILIES[_family_name(tree.id)]
     if family.name == "NumRet" and "rel" in kwargs:  # ir_measures spells NumRelRet as NumRet(rel=1)
         family = FAMILIES["NumRelRet"]
+    if family.name == "BPM" and cutoff is not None:  # ir_measures' BPM(T=1,max_rel=1)@20: the user reads K = 20
+        if "K" in kwargs and kwargs["K"] != cutoff:
+            raise MeasureError(f"{name!r} gives BPM's depth twice (K={kwargs['K']} and @{cutoff}): give one")
+        kwargs, cutoff = {**kwargs, "K": cutoff}, None
     if "dcg" in kwargs and "gain" in family.params:
         kwargs = _dcg_formulation(kwargs, name)
     if cutoff is not None and family.cutoff_kind == "rank" and type(cutoff) is not int:

@@ -22,6 +22,9 @@ class Preset:
     notes: str = ""
 
 
+# TREC Fair Ranking 2022's AWRF: the divergence in nats, the discount 1/log2(max(i, 2)), each query's own target.
+_TREC_FAIR = {"js": "divergence", "js_base": "e", "browse": "jarvelin", "target": "file"}
+
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("trec_eval", "trec_eval 10 (the default): score desc, ties by doc_id desc; linear gain, "
            "1/log2(i+1); ideal from all judgments; AP over R; queries in both qrels and run."),
@@ -97,6 +100,16 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
                  "Bpref(formula=original)."),
     Preset("gdeval", "gdeval.pl (TREC Web track): nDCG with gain 2^r - 1 and 1/log2(i+1), ideal from all "
            "judgments.", {"gain": "exponential"}),
+    Preset("trec_fair_2022", "TREC Fair Ranking 2022 (wptrec/metrics/awrf.py): AWRF is 1 - the Jensen-Shannon "
+           "divergence (natural logarithms, scipy's jensenshannon squared) between the groups' shares of the "
+           "attention 1/log2(max(i, 2)) of the grouped documents and each query's target (--targets); AWRF_nDCG "
+           "multiplies it by nDCG with the same discount, the ideal of min(k, R) relevant documents.", {},
+           {"AWRF": dict(_TREC_FAIR), "AWRF_nDCG": {**_TREC_FAIR, "discount": "jarvelin", "log_base": 2}},
+           notes="The track computes its discounts in 32-bit floats (numpy 'f4'), so its values differ from these "
+                 "from about the 7th digit. Its qrels list the relevant pages: give them label 1. Its runs hold at "
+                 "most 500 pages per topic: AWRF_nDCG@500. FairRankTune's AWRF is another measure (each group's "
+                 "mean attention 100 p (1 - p)^(rank - 1) per item, combined by a ratio or difference), not this "
+                 "one."),
 )}
 
 

@@ -61,9 +61,15 @@ GAUC_WEIGHTS = ("impressions", "positives")
 _SIMILARITY = ("similarity", Param(choice(SIMILARITIES), "cooccurrence", "cooccurrence or features"))
 _GAINS = ("gain", "discount", "log_base")
 # Fairness of exposure: the attention a rank gets (browse=log: 1 / log2(rank + 1), as DCG; rbp: p^(rank - 1)).
-_BROWSE = [("browse", Param(choice(("log", "rbp")), "log", "log or rbp")), ("p", Param(_P.check, 0.5, "number in (0, 1)"))]
+# jarvelin: 1 / log2(max(rank, 2)), rank 1 as rank 2 (TREC Fair Ranking 2022's discount).
+_BROWSE = [("browse", Param(choice(("log", "rbp", "jarvelin")), "log", "log, rbp or jarvelin")),
+           ("p", Param(_P.check, 0.5, "number in (0, 1)"))]
 AWRF_TARGETS = ("uniform", "relevant", "file")
 _TARGET = ("target", Param(choice(AWRF_TARGETS), "uniform", "uniform, relevant or file"))
+# AWRF's distance to the target: 1 - the Jensen-Shannon distance (js=distance, the square root of the divergence) or
+# 1 - the divergence itself (js=divergence, TREC Fair Ranking 2022), its logarithms in base js_base (2, or e: scipy's).
+_JS = [("js", Param(choice(("distance", "divergence")), "distance", "distance or divergence")),
+       ("js_base", Param(log_base, 2.0, "number > 1 or e"))]
 _FAIRNESS = {"tie_expected": False, "inputs": ("groups",), "labels": "all",
              "stated": (("browse", None), ("p", ("browse", "rbp")))}  # the browsing model is in every name
 # Expected exposure: the patience of the user who reads each sampled ranking (expeval's default 0.5).
@@ -169,10 +175,13 @@ REGISTRY: tuple[Family, ...] = (
            ["ideal", "ideal_positions", "graded"], cutoff="none", trec=(Trec("G", 20, "params"),),
            trec_params="gains", tie_expected=False, reference="trec_eval m_G.c"),
     _entry("ERR", "expected reciprocal rank: sum over ranks i of R_i / i * prod_{j<i} (1 - R_j), "
-           "R = (2^label - 1) / 2^max_rel", [("max_rel", Param(label, 4, "a number > 0"))],
+           "R = (2^label - 1) / 2^max_rel; stop=ntcir: R = gain / (the gain of max_rel + 1), as NTCIREVAL",
+           [("max_rel", Param(label, 4, "a number > 0")),
+            ("stop", Param(choice(("exponential", "ntcir")), "exponential", "exponential or ntcir")), "gain"],
            tie_expected=False, macros=(("err", True),), label_limit="max_rel",
            reference="Chapelle, Metzler, Zhang & Grinspan (CIKM 2009); gdeval.pl of the TREC Web track"),
-    _entry("RBP", "rank-biased precision (1 - p) * sum of gain * p^(rank - 1), gains rescaled to [0, 1]", [("p", _P)],
+    _entry("RBP", "rank-biased precision (1 - p) * sum of gain * p^(rank - 1), gains rescaled to [0, 1] (a gain map's: "
+           "by its largest gain, as NTCIREVAL)", [("p", _P), "gain"],
            ["judgments_in_ranking"], cutoff="none", trec=(Trec("rbp", 54, "params"),), trec_params="gains_p",
            reference="Moffat & Zobel (2008); trec_eval m_rbp.c"),
     _entry("INSQ", "C/W/L INSQ: expected gain per document read of a user who reads on with probability "
@@ -187,7 +196,8 @@ REGISTRY: tuple[Family, ...] = (
            reference="Moffat, Bailey, Scholer & Thomas (ADCS 2015); cwl_eval (Azzopardi, Thomas & Moffat, SIGIR 2019)"),
     _entry("BPM", "C/W/L BPM (static): the mean gain of the documents a user reads until gain T is reached or K "
            "documents are read (gains label / max_rel, 1000 ranks)",
-           [("T", _T), ("K", Param(integer(1, 1000), 1000, "an integer from 1 to 1000")), ("max_rel", Param(label, 1, "a number > 0"))],
+           [("T", _T), ("K", Param(integer(1, 1000), 1000, "an integer from 1 to 1000")),
+            ("max_rel", Param(label, 1, "a number > 0"))],
            ["all_retrieved"], cutoff="none", tie_expected=False, label_limit="max_rel", labels="gain",
            reference="Zhang, Liu, Li, Zhang, Xu & Ma (SIGIR 2017); cwl_eval (Azzopardi, Thomas & Moffat, SIGIR 2019)"),
     # Intent-aware (diversity) measures: judgments per subtopic of a query (ndeval's qrels), relevant at label >= rel.
@@ -333,15 +343,17 @@ REGISTRY: tuple[Family, ...] = (
     _entry("ExposureGini", "Gini coefficient of the exposure the groups get in the top k (0: every group the same; "
            "groups without exposure count)", _BROWSE, ["all_retrieved", "exposure"], partial=True, **_FAIRNESS,
            reference="Gini (1912) over the groups' exposure"),
-    _entry("AWRF", "attention-weighted rank fairness: 1 - the Jensen-Shannon distance (base 2) between the groups' "
-           "shares of the top k's exposure and a target: uniform over the groups, (target=relevant) the groups' "
-           "shares of the query's relevant documents, or (target=file) the shares of --targets",
-           ["rel", _TARGET, *_BROWSE], ["all_retrieved", "exposure"],
+    _entry("AWRF", "attention-weighted rank fairness: 1 - the Jensen-Shannon distance (js=divergence: divergence; "
+           "logarithms base js_base, 2) between the groups' shares of the top k's exposure and a target: uniform over "
+           "the groups, (target=relevant) the groups' shares of the query's relevant documents, or (target=file) the "
+           "shares of --targets; TREC Fair Ranking 2022's with the trec_fair_2022 preset",
+           ["rel", _TARGET, *_BROWSE, *_JS], ["all_retrieved", "exposure"],
            partial=True, **_FAIRNESS,
-           reference="Sapiezynski, Zeng, Robertson, Mislove & Wilson (WWW 2019); TREC Fair Ranking 2022"),
-    _entry("AWRF_nDCG", "AWRF@k times nDCG@k (TREC Fair Ranking 2022's measure)",
-           [*_GAINS, "ideal", "rel", _TARGET, *_BROWSE], ["ideal", "all_retrieved", "exposure"], partial=True,
-           **_FAIRNESS, reference="TREC Fair Ranking 2022 overview (Ekstrand et al.)"),
+           reference="Sapiezynski, Zeng, Robertson, Mislove & Wilson (WWW 2019); TREC Fair Ranking 2022 "
+                     "(fair-trec/trec2022-fair-public, wptrec/metrics/awrf.py)"),
+    _entry("AWRF_nDCG", "AWRF@k times nDCG@k (TREC Fair Ranking 2022's measure with the trec_fair_2022 preset)",
+           [*_GAINS, "ideal", "rel", _TARGET, *_BROWSE, *_JS], ["ideal", "all_retrieved", "exposure"], partial=True,
+           **_FAIRNESS, reference="TREC Fair Ranking 2022 overview (Ekstrand et al.); wptrec/metrics/awrf.py"),
     _entry("ILD", "intra-list diversity: 1 - mean similarity of the pairs of items in the user's top k",
            [_SIMILARITY], ["all_retrieved", "similar"], aliases=("diversity", "intra_list_diversity"),
            tie_expected=False, partial=True,

@@ -30,6 +30,32 @@ def check_tie_break(measure) -> None:
                            f"would average a ratio of random counts; not implemented")
 
 
+def gained(asked: Measure, measure: Measure) -> Measure:
+    """The resolved measure as it reads the gain convention: RBP rescales each gain to [0, 1] by the top of the
+    scale (trec_eval's top label, a gain map's largest gain, 2^top - 1); ERR reads it with stop=ntcir only
+    (NTCIREVAL's grade / (top grade + 1), one gain per label 1..max_rel), its own (2^label - 1) / 2^max_rel
+    otherwise: a gain map named on ERR itself is refused there, an evaluation's gain is not ERR's (its name says
+    none). ``asked``: the measure as parsed, before the conventions were filled in."""
+    if measure.family != "ERR":
+        return measure
+    gain = measure.param("gain")
+    if measure.param("stop") != "ntcir":
+        if "gain" in dict(asked.params) and gain != "linear":
+            raise MeasureError(f"{measure}: ERR's stopping chance (2^label - 1) / 2^max_rel reads the labels; a gain "
+                               f"is read by ERR(stop=ntcir) (gain / (top gain + 1), as NTCIREVAL)")
+        return Measure(measure.family, measure.cutoff, tuple((k, v) for k, v in measure.params if k != "gain"),
+                       measure.label)
+    if isinstance(gain, tuple):
+        named = {float(label) for label, _ in gain}
+        top = measure.param("max_rel")
+        missing = [k for k in range(1, int(top) + 1) if float(k) not in named] + ([] if top == int(top) else [top])
+        if missing:
+            raise MeasureError(f"{measure}: stop=ntcir reads one gain per label 1..max_rel (the top gain is that of "
+                               f"max_rel); the gain map names no label {missing[0]:g}: give each label a gain, or set "
+                               f"max_rel to the top label it names")
+    return measure
+
+
 def needed_inputs(measures: list[Measure]) -> dict[str, list[str]]:
     """For each extra input, the measures that read it: {input: [measure names]}."""
     needs: dict[str, list[str]] = {}
@@ -59,5 +85,5 @@ def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions:
         if own:
             measure = Measure(measure.family, measure.cutoff, {**own, **dict(measure.params)}, measure.label)
         family = {k: v for k, v in family.items() if k in FIELD_NAMES and k not in explicit}
-        resolved.append(measure.resolve(replace(conventions, **family) if family else conventions))
+        resolved.append(gained(measure, measure.resolve(replace(conventions, **family) if family else conventions)))
     return distinct(resolved)

@@ -9,7 +9,9 @@ an ANN index against exact search, a new ranker against the old one. Each is par
   RBO_min). p: persistence (default 0.9).
 - Jaccard@k: |A_k & B_k| / |A_k | B_k| of the top-k sets.
 - Overlap@k: |A_k & B_k| / k: the share of the first ranking's top k that the second also has in its
-  top k (recall@k of an approximate search against the exact one, the first).
+  top k (recall@k of an approximate search against the exact one, the first); ``denominator=first`` divides
+  by |A_k| instead (the first ranking's documents in its top k, fewer than k for a short list), as RecTools'
+  Intersection@k (its reco the first ranking, ref_reco the second) does.
 - Tau@k: Kendall's tau-b of the scores of the documents both top-k lists hold (score ties are ties).
 - TauAP@k: Yilmaz, Aslam and Robertson's AP rank correlation (SIGIR 2008) of the second ranking's
   order against the first's, over the documents both top-k lists hold.
@@ -29,12 +31,14 @@ FAMILIES: dict[str, tuple[dict[str, Any], bool, str]] = {
     "RBO": ({"p": 0.9, "kind": "min"}, False, "rank-biased overlap of the top k (min: lower bound; ext: extrapolated; "
                                                  "residual: what the unseen can add)"),
     "Jaccard": ({}, True, "|A_k & B_k| / |A_k | B_k| of the top-k sets"),
-    "Overlap": ({}, True, "|A_k & B_k| / k: the share of the first ranking's top k also in the second's"),
+    "Overlap": ({"denominator": "k"}, True, "|A_k & B_k| / k: the share of the first ranking's top k also in the "
+                                           "second's (denominator=first: over |A_k|, RecTools' Intersection@k)"),
     "Tau": ({}, False, "Kendall's tau-b of the scores of the documents both top-k lists hold"),
     "TauAP": ({}, False, "AP rank correlation of the second ranking's order against the first's, over the "
                          "documents both top-k lists hold"),
 }
 KINDS = ("min", "ext", "residual")
+DENOMINATORS = ("k", "first")  # Overlap@k over k, or over the first ranking's top-k size (RecTools' Intersection@k)
 _NAME = re.compile(r"^(?P<family>[A-Za-z_]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[0-9]+))?$")
 
 
@@ -46,9 +50,10 @@ class Similarity:
     cutoff: int | None = None
     p: float = 0.9
     kind: str = "min"
+    denominator: str = "k"  # Overlap's: k, or the first ranking's top-k size (first)
 
     def __str__(self) -> str:
-        params = []
+        params = [f"denominator={self.denominator}"] if self.denominator != "k" else []
         if self.family == "RBO":
             params = [f"p={self.p!r}"] if self.p != 0.9 else []
             params += [f"kind={self.kind}"] if self.kind != "min" else []
@@ -83,13 +88,21 @@ def parse_similarity(name: str) -> Similarity:
             allowed = ", ".join(defaults) or "none"
             raise MeasureError(f"{family} has no parameter {key!r} (allowed: {allowed}) in {name!r}")
         params[key] = value
+    if family == "Overlap":
+        if params["denominator"] not in DENOMINATORS:
+            raise MeasureError(f"denominator of Overlap must be one of {', '.join(DENOMINATORS)}, not "
+                               f"{params['denominator']!r}")
+        return Similarity(family, cutoff, denominator=params["denominator"])
     if family != "RBO":
         return Similarity(family, cutoff)
     p, kind = params["p"], params["kind"]
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 < p < 1:
-        raise MeasureError(f"p of RBO must be a number between 0 and 1 (0.9), not {p!r}")
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 < p <= 1:
+        raise MeasureError(f"p of RBO must be a number in (0, 1] (0.9; 1: the average overlap), not {p!r}")
     if kind not in KINDS:
         raise MeasureError(f"kind of RBO must be one of {', '.join(KINDS)}, not {kind!r}")
+    if p == 1 and kind != "min":
+        raise MeasureError(f"RBO(p=1) is the average overlap of the two lists to the shorter one's depth (nothing "
+                           f"unseen counts): it has no kind={kind}")
     return Similarity(family, cutoff, float(p), kind)
 
 

@@ -54,8 +54,12 @@ def kappa(confusion: np.ndarray, weights: str | None = None) -> float:
 
 
 def agree(qrels_a: Any, qrels_b: Any, binary: int | None = None, weights: str | None = None,
-          qrels_format: str | None = None, qrels_columns: dict | None = None, **options: Any) -> Agreement:
-    """The agreement of two sets of judgments (files, DataFrames or tables, read as any qrels are)."""
+          qrels_format: str | None = None, qrels_columns: dict | None = None, labels: Any = None,
+          **options: Any) -> Agreement:
+    """The agreement of two sets of judgments (files, DataFrames or tables, read as any qrels are). ``labels``:
+    only these (after ``binary``), in this order: a document either side gave another label is left out, as
+    scikit-learn's cohen_kappa_score(labels=...) leaves it out."""
+    listed = check_labels(labels)
     if weights not in WEIGHTS:
         raise OptionError(f"weights={weights!r} is not one of none, linear, quadratic")
     if binary is not None and (isinstance(binary, bool) or not isinstance(binary, (int, float))
@@ -68,20 +72,39 @@ def agree(qrels_a: Any, qrels_b: Any, binary: int | None = None, weights: str | 
         a = load(qrels_a, "qrels", con, registry, qrels_format, qrels_columns)
         b = load(qrels_b, "qrels", con, registry, qrels_format, qrels_columns)
         rows = con.execute(render_template(DUCKDB, "agree.sql", a_sql=a.sql(), b_sql=b.sql(), binary=binary)).df()
-    return _agreement(rows, weights, binary, f"{a.label} and {b.label}")
+    return _agreement(rows, weights, binary, f"{a.label} and {b.label}", listed)
 
 
-def _agreement(rows: pd.DataFrame, weights: str | None, binary: int | None, what: str) -> Agreement:
+def check_labels(labels: Any) -> list | None:
+    """The labels agreement is computed over, in their order: distinct numbers, at least one."""
+    if labels is None:
+        return None
+    listed = [labels] if isinstance(labels, (int, float)) else list(labels) if isinstance(labels, (list, tuple)) else None
+    if not listed or any(isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) for x in listed):
+        raise OptionError(f"labels={labels!r} must be a list of numbers (labels=[0, 1]; --labels 0,1)")
+    values = _values(pd.Series(listed, dtype=float))
+    if len(set(values)) != len(values):
+        raise OptionError(f"labels={labels!r} names a label twice")
+    return values
+
+
+def _agreement(rows: pd.DataFrame, weights: str | None, binary: int | None, what: str,
+               listed: list | None = None) -> Agreement:
     both = rows[rows.label_a.notna() & rows.label_b.notna()]
+    if listed is not None:  # only pairs whose both labels are listed (scikit-learn's labels=)
+        both = both[[a in listed and b in listed for a, b in zip(_values(both.label_a), _values(both.label_b))]]
+        rows = pd.concat([rows[rows.label_a.isna() | rows.label_b.isna()], both])
     if both.empty:
-        raise InputError(f"{what}: no document is judged on both sides; ids are compared as exact strings")
-    labels = sorted(set(_values(both.label_a)) | set(_values(both.label_b)))
+        raise InputError(f"{what}: no document is judged on both sides" + (
+            f" with labels among {', '.join(f'{x:g}' for x in listed)}" if listed is not None else
+            "; ids are compared as exact strings"))
+    labels = listed or sorted(set(_values(both.label_a)) | set(_values(both.label_b)))
     confusion = _matrix(both, labels)
     only = rows[rows.label_a.isna() | rows.label_b.isna()]
     per_query = []
     for query, group in rows.groupby("query_id", sort=True):
         paired = group[group.label_a.notna() & group.label_b.notna()]  # its own labels, as kappa of its pairs alone
-        matrix = _matrix(paired, sorted(set(_values(paired.label_a)) | set(_values(paired.label_b))))
+        matrix = _matrix(paired, listed or sorted(set(_values(paired.label_a)) | set(_values(paired.label_b))))
         per_query.append({"query_id": query, "pairs": int(matrix.sum()),
                           "only_a": int(group.loc[group.label_b.isna(), "pairs"].sum()),
                           "only_b": int(group.loc[group.label_a.isna(), "pairs"].sum()),

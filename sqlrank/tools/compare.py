@@ -99,6 +99,7 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     scores = pd.concat(runs_.frames, ignore_index=True)
     scores = scores[~scores["measure"].isin(untested)]
     common = _common_queries(runs_)
+    num_common = len(common) or min(runs_.evaluated)
     complete = scores[scores["query_id"].isin(common)].pivot_table(
         index="query_id", columns=["measure", "run"], values="value", aggfunc="first", dropna=False)
     tested = [name for name in names_ if name not in untested]
@@ -118,7 +119,7 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
                 groups.append((segment, rows))
     aggregates = {str(m): FAMILIES[m.family].aggregate for m in runs_.measures}
     records = [record for segment, rows in groups for measure in names_
-               for record in _records(runs_, segment, rows, measure, len(common), valued, aggregates[measure],
+               for record in _records(runs_, segment, rows, measure, num_common, valued, aggregates[measure],
                                       (test, trials, seed, tolerance))]
     table = _table(records, labels, untested, correction, runs_.segments is not None, gsb)
     with_values = pd.MultiIndex.from_frame(pd.concat(  # each measure's queries with a value in every run
@@ -130,7 +131,7 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     if query_weights is not None or aggregate != "mean":
         table = reweighted(table, kept, runs_.segments, aggregate, query_weights)
     return Comparison(table, kept, runs_.segments, labels, names_,
-                      runs_.conventions, test, correction, len(common), runs_.warnings, runs_.removed_seen, compared,
+                      runs_.conventions, test, correction, num_common, runs_.warnings, runs_.removed_seen, compared,
                       renamed(runs_.measures), untested)
 
 
@@ -168,6 +169,7 @@ class _Runs:
     segments: pd.DataFrame | None
     warnings: list[str]
     removed_seen: Any
+    evaluated: list[int]  # each run's evaluated queries (those of measures over all users too)
 
 
 def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None, baseline: str | None,
@@ -176,7 +178,7 @@ def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None
     inputs, objects = input_names(runs)
     engine = session_options(options)
     warnings: list[str] = []
-    frames, summaries = [], {}
+    frames, summaries, evaluated = [], {}, []
     with session(engine.pop("connection", None), **engine) as (con, registry):
         qrels_source = load(qrels, "qrels", con, registry, options.pop("qrels_format", None),
                             options.pop("qrels_columns", None))
@@ -195,6 +197,7 @@ def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None
                               DuckDBEngine(con), True)
             warnings += [f"{label}: {w}" for w in result.warnings]
             frames.append(result.frame.assign(run=label))
+            evaluated.append(result.num_queries)
             summaries[label] = {(None, measure): value  # (segment, measure): the run's value, overall first
                                 for measure, value in zip(result.summary["measure"], result.summary["value"])}
         # One value per run (Coverage, Gini, GlobalAUC: over all users) or a mean that weighs each query
@@ -208,12 +211,14 @@ def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None
                 summaries[label].update({(segment, measure): value for segment, measure, value
                                          in zip(rows["segment"], rows["measure"], rows["value"])})
     return _Runs(list(sources), frames, summaries, result.measures, result.conventions.describe(), untested,
-                 segments, warnings, result.removed_seen)
+                 segments, warnings, result.removed_seen, evaluated)
 
 
 def _common_queries(runs: _Runs) -> set:
     """The queries every run evaluated (the others warned about); an error when there is none."""
-    evaluated = [set(frame["query_id"]) for frame in runs.frames]
+    evaluated = [set(frame["query_id"].dropna()) for frame in runs.frames]  # not a measure's row over all users
+    if not any(evaluated):  # measures over all users only: the queries each run evaluated, no per-query pairs
+        return set()
     common = set.intersection(*evaluated)
     dropped = sorted(set.union(*evaluated) - common)
     if dropped:

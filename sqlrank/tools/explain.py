@@ -78,20 +78,38 @@ def reproduce(qrels: Any, run: Any, measure: Any, target: float | str, tolerance
         tolerance = 0.5 * 10 ** -decimals
     tolerance = require_tolerance(tolerance) + 1e-12
     tried = candidates(base)
-    result = evaluate_result(qrels, run, tried, per_query=query is not None, **options)
-    frame = one_run(result.frame, run_id)
-    if query is not None:
-        frame = frame[frame.query_id == query].drop(columns="query_id")
-        if frame.empty:
-            raise MeasureError(f"query {query!r} is not evaluated (not in the qrels, or not in the run)")
-    settings = {str(m): len(m.params) for m in tried}
-    frame = frame.assign(distance=(frame.value - value).abs(), settings=frame.measure.map(settings))
+    frame = _tried(qrels, run, tried, query, run_id, options)
+    frame = frame.assign(distance=(frame.value - value).abs())
     frame = frame.assign(matches=frame.distance <= tolerance)
     # simplest first: among matches, the fewest conventions that differ from trec_eval's
     frame = frame.sort_values(["matches", "settings", "distance"], ascending=[False, True, True], kind="stable")
-    frame.attrs["tried"] = len(tried)
+    frame.attrs["tried"] = len(frame)
     frame.attrs["tolerance"] = tolerance
     return frame.drop(columns=["distance", "settings"]).reset_index(drop=True)
+
+
+def _tried(qrels: Any, run: Any, tried: list[Measure], query: str | None, run_id: str | None, options: dict):
+    """The value of every candidate (of ``query``, else the mean), with how many conventions it sets (``settings``);
+    where the options leave trec_eval_version open, each also under trec_eval 9's code (pytrec_eval's: scores as
+    32-bit floats, its recall levels) where that gives another number, named '... with trec_eval_version=9'."""
+    import pandas as pd
+
+    settings = {str(m): len(m.params) for m in tried}
+    frames = []
+    for version in ([None] if "trec_eval_version" in options else [10, 9]):
+        given = {} if version is None else {"trec_eval_version": version}
+        frame = one_run(evaluate_result(qrels, run, tried, per_query=query is not None, **given, **options).frame, run_id)
+        if query is not None:
+            frame = frame[frame.query_id == query].drop(columns="query_id")
+            if frame.empty:
+                raise MeasureError(f"query {query!r} is not evaluated (not in the qrels, or not in the run)")
+        frame = frame.assign(settings=frame.measure.map(settings))
+        if version == 9:
+            before = dict(zip(frames[0].measure, frames[0].value))
+            frame = frame[[before.get(m) != v for m, v in zip(frame.measure, frame.value)]]
+            frame = frame.assign(measure=frame.measure + " with trec_eval_version=9", settings=frame.settings + 1)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
 
 
 def _target(text: str) -> float:
@@ -168,22 +186,43 @@ def _parse_value(text: str) -> Any:
 def attribute(qrels: Any, run: Any, measure: Any, start: str | dict, end: str | dict, run_id: str | None = None,
               **options: Any):
     """Per query, how much each convention that differs between ``start`` and ``end`` (presets,
-    or 'preset=x,field=value' strings) moves the value, taking them one at a time in STEPS order;
-    of the run ``run_id`` where ``run`` holds runs stored together. Returns a DataFrame: query_id
+    or 'preset=x,field=value' strings) moves the value, taking them one at a time in STEPS order, then
+    those of a whole evaluation (trec_eval_version, ...: one evaluation each, the measure as ``end`` computes
+    it); of the run ``run_id`` where ``run`` holds runs stored together. Returns a DataFrame: query_id
     ('all' for the mean), step, convention, before, after, delta."""
     import pandas as pd
 
     base = _single(measure)
     first, first_preset = _conventions(start)
     last, last_preset = _conventions(end)
-    for name in EVALUATION_FIELDS:
-        if getattr(first, name) != getattr(last, name):
-            raise ConventionError(f"the two sides differ in {name}, which applies to whole evaluations; "
-                                  f"compare them with the same {name}")
     a = resolve_measures([base], first, first_preset)[0]
     b = resolve_measures([base], last, last_preset)[0]
-    path = [a]
-    steps = []
+    path, steps = _path(a, b)
+    whole = [name for name in EVALUATION_FIELDS if getattr(first, name) != getattr(last, name)]
+    if not steps and not whole:
+        raise ConventionError(f"{start} and {end} compute {base} the same way: there is no gap to attribute")
+    fields = {name: getattr(first, name) for name in EVALUATION_FIELDS}
+    values, means = _evaluated(qrels, run, path, fields, run_id, options)
+    rows = []
+    for number, (name, setting) in enumerate(steps):
+        rows += _step_rows(values, means, str(path[number]), values, means, str(path[number + 1]), number + 1,
+                           f"{name}={setting}")
+    for number, name in enumerate(whole, len(steps) + 1):  # a whole evaluation's convention: evaluated again
+        fields[name] = getattr(last, name)
+        after_values, after_means = _evaluated(qrels, run, path[-1:], fields, run_id, options)
+        rows += _step_rows(values, means, str(path[-1]), after_values, after_means, str(path[-1]), number,
+                           f"{name}={format_value(fields[name])}")
+        values, means = after_values, after_means
+    frame = pd.DataFrame(rows, columns=["query_id", "step", "convention", "before", "after", "delta"])
+    named = [(name, format_value(getattr(first, name)), format_value(getattr(last, name))) for name in whole]
+    frame.attrs["start"] = str(a) + "".join(f" ({name}={x})" for name, x, _ in named)
+    frame.attrs["end"] = str(b) + "".join(f" ({name}={y})" for name, _, y in named)
+    return frame
+
+
+def _path(a: Measure, b: Measure) -> tuple[list[Measure], list[tuple[str, str]]]:
+    """The measures from ``a`` to ``b``, one convention of STEPS changed at a time, and each step's setting."""
+    path, steps = [a], []
     current = dict(_settings(a))
     for name in STEPS:
         target = _settings(b).get(name)
@@ -192,23 +231,26 @@ def attribute(qrels: Any, run: Any, measure: Any, start: str | dict, end: str | 
             path.append(Measure(a.family, a.cutoff, {k: v for k, v in current.items() if v is not None})
                         .resolve(DEFAULTS))
             steps.append((name, format_value(target)))
-    if not steps:
-        raise ConventionError(f"{start} and {end} compute {base} the same way: there is no gap to attribute")
-    result = evaluate_result(qrels, run, path, per_query=True,
-                             **{name: getattr(first, name) for name in EVALUATION_FIELDS}, **options)
+    return path, steps
+
+
+def _evaluated(qrels: Any, run: Any, measures: list[Measure], fields: dict, run_id: str | None, options: dict):
+    """Per-query values (query x measure) and means of ``measures`` under the whole-evaluation conventions ``fields``."""
+    result = evaluate_result(qrels, run, measures, per_query=True, **fields, **options)
     values = one_run(result.frame, run_id).pivot(index="query_id", columns="measure", values="value")
-    means = one_run(result.summary, run_id).set_index("measure")["value"]
+    return values, one_run(result.summary, run_id).set_index("measure")["value"]
+
+
+def _step_rows(values, means, before: str, after_values, after_means, after: str, number: int,
+               convention: str) -> list[tuple]:
+    """One step's rows: per query (the queries either side evaluated) and 'all' for the means."""
     rows = []
-    for number, (name, setting) in enumerate(steps):
-        before, after = str(path[number]), str(path[number + 1])
-        for qid in values.index:
-            x, y = values.at[qid, before] if before in values else math.nan, \
-                values.at[qid, after] if after in values else math.nan
-            rows.append((qid, number + 1, f"{name}={setting}", x, y, y - x))
-        rows.append(("all", number + 1, f"{name}={setting}", means[before], means[after], means[after] - means[before]))
-    frame = pd.DataFrame(rows, columns=["query_id", "step", "convention", "before", "after", "delta"])
-    frame.attrs["start"], frame.attrs["end"] = str(a), str(b)
-    return frame
+    for qid in values.index.union(after_values.index):
+        x = values.at[qid, before] if qid in values.index and before in values else math.nan
+        y = after_values.at[qid, after] if qid in after_values.index and after in after_values else math.nan
+        rows.append((qid, number, convention, x, y, y - x))
+    rows.append(("all", number, convention, means[before], after_means[after], after_means[after] - means[before]))
+    return rows
 
 
 def _settings(measure: Measure) -> dict:

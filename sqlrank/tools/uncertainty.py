@@ -1,6 +1,6 @@
 """The uncertainty of one run's means (``sqlrank eval --ci 95``): for every mean over queries, the standard
 deviation of the per-query values and a confidence interval: Student's t interval of the mean, or a
-bootstrap over queries (percentile or BCa) as scipy.stats.bootstrap computes it, with its seed and
+bootstrap over queries (percentile, basic or BCa) as scipy.stats.bootstrap computes it, with its seed and
 number of resamples. Computed here from the per-query values the evaluation returns."""
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from .aggregate import check_aggregate, plain_mean, summarise, weights_of
 from ..progress import counted
 from .statistics import check_trials, counting, resample_batch, scipy_stats, t_quantile
 
-METHODS = ("t", "percentile", "bca")
+METHODS = ("t", "percentile", "basic", "bca")
+KINDS = {"percentile": "percentile", "basic": "basic", "bca": "BCa"}  # scipy.stats.bootstrap's names
 
 
 def check_interval(level: float, method: str, trials: int, seed: int | None) -> None:
@@ -41,7 +42,7 @@ def interval(values: np.ndarray, level: float, method: str, trials: int, seed: i
         return math.nan, math.nan
     if method == "t":
         if aggregate != "mean":
-            raise OptionError(f"a t interval is of a mean; for aggregate={aggregate} use --ci-method percentile or bca")
+            raise OptionError(f"a t interval is of a mean; for aggregate={aggregate} use --ci-method percentile, basic or bca")
         if weights is None:
             centre, sem = values.mean(), np.std(values, ddof=1) / np.sqrt(len(values))  # scipy.stats.sem
         else:
@@ -55,7 +56,7 @@ def interval(values: np.ndarray, level: float, method: str, trials: int, seed: i
     if np.all(values == values[0]):
         return math.nan, math.nan
     stats = scipy_stats()
-    kind = "BCa" if method == "bca" else "percentile"
+    kind = KINDS[method]
     batch = resample_batch(trials, len(values))
     with counted("bootstrap interval", trials) as advance:
         if weights is not None:
@@ -80,7 +81,7 @@ def with_intervals(per_query: pd.DataFrame, summary: pd.DataFrame, level: float,
     keys = ["run_id", "measure"] if "run_id" in summary.columns else ["measure"]
     check_aggregate(aggregate, weights is not None)
     if method == "t" and aggregate != "mean":
-        raise OptionError(f"a t interval is of a mean; for aggregate={aggregate} use ci_method percentile or bca")
+        raise OptionError(f"a t interval is of a mean; for aggregate={aggregate} use ci_method percentile, basic or bca")
     groups = {key if isinstance(key, tuple) else (key,): group.dropna(subset=["value"])
               for key, group in per_query.groupby(keys, sort=False)}
     grouped = {key: group.value.to_numpy() for key, group in groups.items()}
@@ -111,7 +112,7 @@ def interval_text(frame: pd.DataFrame) -> str:
             for r in frame.to_dict("records")]
     method, aggregate = frame.attrs["ci_method"], frame.attrs.get("aggregate", "mean")
     how = ("Student's t interval of the mean" if method == "t" else
-           f"bootstrap over queries ({'BCa' if method == 'bca' else 'percentile'}, {frame.attrs['trials']} resamples, "
+           f"bootstrap over queries ({KINDS[method]}, {frame.attrs['trials']} resamples, "
            f"seed={frame.attrs['seed']})")
     of = "" if aggregate == "mean" else f" of the {aggregate}"
     return "\n".join([*aligned_lines(header, rows, left=len(keys)), "",

@@ -26,8 +26,9 @@ def all_measures() -> list[Measure]:
         variants = [{"max_rel": 4}] if "max_rel" in spec.params and spec.params["max_rel"].default < 4 else [{}]
         if "rel" in spec.params:
             variants.append({"rel": 2})
-        if "gain" in spec.params:
-            variants.append({"gain": {1: 3, 2: 9}})
+        if "gain" in spec.params:  # ERR reads a gain map with stop=ntcir, one gain per label up to max_rel
+            variants.append({"gain": {1: 3, 2: 9}} if "stop" not in spec.params else
+                            {"stop": "ntcir", "max_rel": 4, "gain": {1: 3, 2: 9, 3: 20, 4: 30}})
         if "weight" in spec.params:  # GAUC weighted by clicks
             variants.append({"weight": "positives"})
         out += [Measure(family, c, v) for c in cutoffs for v in variants]

@@ -120,7 +120,13 @@ def unjudged(labels, k):
     return sum(x is None or x < 0 for x in labels[:k]) / k
 
 
-def rbp(labels, judged, p=0.9):
+def rbp(labels, judged, p=0.9, gain="linear"):
+    """trec_eval's RBP: each gain over the top label's (the top label when above 1, else 1); with gain=exponential
+    2^label - 1 over 2^top - 1."""
     top = max([x for x in judged if x >= 0], default=0)
+    if gain == "exponential":
+        scale = 2 ** top - 1 if top > 1 else 1
+        return (1 - p) * sum(((2 ** x - 1) / scale if x is not None and x > 0 else 0.0) * p ** i
+                             for i, x in enumerate(labels))
     scale = top if top > 1 else 1
     return (1 - p) * sum((x / scale if x is not None and x > 0 else 0.0) * p ** i for i, x in enumerate(labels))

@@ -1,4 +1,4 @@
--- sqlrank 0.1.0: RBP(missing_queries=zero,unjudged_queries=zero)
+-- sqlrank 0.1.0: RBP(gain=exponential,missing_queries=zero,unjudged_queries=zero)
 -- conventions: tie_break=trec_eval, gain=exponential, discount=log, log_base=2, ideal=qrels, ap_denominator=min_num_rel_cutoff,
 --   rel=0, missing_queries=zero, unjudged_queries=zero, no_relevant=zero, judged_only=false, unjudged_label=none,
 --   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
@@ -56,35 +56,36 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': CAST(relevance AS DOUBLE) / CASE
-               WHEN judgments.max_label > 1 THEN judgments.max_label ELSE 1 END
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': (POWER(CAST(2 AS DOUBLE), relevance) - 1) / CASE
+               WHEN judgments.max_label > 1 THEN POWER(CAST(2 AS DOUBLE), judgments.max_label) - 1 ELSE 1 END
                * POWER(CAST(0.9 AS DOUBLE), rank - 1)}) FILTER (WHERE relevance > 0), 'ASC', 'NULLS LAST')]), 0)
-               AS rbp_missing_queries_zero_unjudged_queries_zero_sum
+               AS rbp_gain_exponential_missing_queries_zero_unjudged_queries_z_sum
     FROM ranked
     JOIN judgments ON judgments.query_id = ranked.query_id
     GROUP BY ranked.query_id
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           (1 - CAST(0.9 AS DOUBLE)) * COALESCE(rbp_missing_queries_zero_unjudged_queries_zero_sum, 0)
-               AS rbp_missing_queries_zero_unjudged_queries_zero
+           (1 - CAST(0.9 AS DOUBLE)) * COALESCE(rbp_gain_exponential_missing_queries_zero_unjudged_queries_z_sum, 0)
+               AS rbp_gain_exponential_missing_queries_zero_unjudged_queries_z
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,
-           list_sum(list(per_query.rbp_missing_queries_zero_unjudged_queries_zero ORDER BY per_query.query_id))
-               / COUNT(per_query.rbp_missing_queries_zero_unjudged_queries_zero) AS rbp_missing_queries_zero_unjudged_queries_zero
+           list_sum(list(per_query.rbp_gain_exponential_missing_queries_zero_unjudged_queries_z ORDER BY per_query.query_id))
+               / COUNT(per_query.rbp_gain_exponential_missing_queries_zero_unjudged_queries_z)
+               AS rbp_gain_exponential_missing_queries_zero_unjudged_queries_z
     FROM per_query
 )
 SELECT measures.measure AS measure,
        CASE measures.position
-           WHEN 1 THEN summary.rbp_missing_queries_zero_unjudged_queries_zero
+           WHEN 1 THEN summary.rbp_gain_exponential_missing_queries_zero_unjudged_queries_z
        END AS value
 FROM summary
 CROSS JOIN (
     VALUES
-        (1, 'RBP(missing_queries=zero,unjudged_queries=zero)')
+        (1, 'RBP(gain=exponential,missing_queries=zero,unjudged_queries=zero)')
 ) AS measures (position, measure)
 ORDER BY measures.position
