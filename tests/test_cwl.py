@@ -1,4 +1,4 @@
-"""The C/W/L user models INST, INSQ and BPM equal cwl_eval (PyPI cwl-eval, the framework's own code) per query to
+"""The C/W/L user models INST, INSQ, BPM and NERR (eq 8 to 11) equal cwl_eval (PyPI cwl-eval, the framework's own code) per query to
 1e-9: its Ranking of each query's gains (label / max_rel; unjudged documents as missing, which cwl_eval counts
 as 0), 1000 ranks, unit costs, expected utility per document. Generated graded labels (negative ones gain 0),
 ties, unjudged documents, one-sided queries and a run longer than 1000 documents."""
@@ -47,12 +47,22 @@ def gains_by_query(qrels: pd.DataFrame, run: pd.DataFrame, max_rel: float) -> di
     ("BPM(max_rel=4)", lambda m: m.cwl_bpm.BPMCWLMetric(1.0, 1000)),
     ("BPM(T=2,K=10,max_rel=4)", lambda m: m.cwl_bpm.BPMCWLMetric(2.0, 10)),
     ("BPM(T=0.75,K=3,max_rel=4)", lambda m: m.cwl_bpm.BPMCWLMetric(0.75, 3)),
+    # Not (but nearly) ERR, ir_measures' spellings: cwl_eval's NERR-EQ8..11 (its TestCwlEval.test_measures names them)
+    ("NERR8(max_rel=4)@10", lambda m: m.cwl_nerr.NERReq8CWLMetric(10)),
+    ("NERR8(max_rel=4)@2000", lambda m: m.cwl_nerr.NERReq8CWLMetric(2000)),
+    ("NERR9(max_rel=4)@5", lambda m: m.cwl_nerr.NERReq9CWLMetric(5)),
+    ("NERR9(max_rel=4)@1000", lambda m: m.cwl_nerr.NERReq9CWLMetric(1000)),
+    ("NERR10(max_rel=4)", lambda m: m.cwl_nerr.NERReq10CWLMetric(0.9)),
+    ("NERR10(p=0.5,max_rel=4)", lambda m: m.cwl_nerr.NERReq10CWLMetric(0.5)),
+    ("NERR11(max_rel=4)", lambda m: m.cwl_nerr.NERReq11CWLMetric(1.0)),
+    ("NERR11(T=2.5,max_rel=4)", lambda m: m.cwl_nerr.NERReq11CWLMetric(2.5)),
 ])
 def test_equals_cwl_eval(data, name, make):
     peer("cwl")
     import importlib
 
-    measures = type("measures", (), {n: importlib.import_module(f"cwl.ruler.measures.{n}") for n in ("cwl_inst", "cwl_insq", "cwl_bpm")})
+    measures = type("measures", (), {n: importlib.import_module(f"cwl.ruler.measures.{n}")
+                                     for n in ("cwl_inst", "cwl_insq", "cwl_bpm", "cwl_nerr")})
     ranking = importlib.import_module("cwl.ruler.ranking")
     qrels, run = data
     frame = sqlrank.evaluate(qrels, run, name, per_query=True)

@@ -60,7 +60,7 @@ EXAMPLE_PARAMS = {"rel": [0, 3, 0.5], "gain": [{1: 3, 2: 9.5}, "exponential"], "
                   "weight": ["positives", "impressions"], "nonrelevant": ["retrieved"], "no_nonrelevant": ["one"],
                   "nonpositive_scores": ["nonrelevant"], "unjudged_queries": ["zero"], "denominator": ["retrieved"],
                   "formula": ["original"], "source": ["human"], "group": ["women", 1], "browse": ["rbp", "jarvelin"], "target": ["relevant"],
-                  "js": ["divergence"], "js_base": ["e", 10.0], "stop": ["ntcir"], "max_rel": [3, 3.5], "T": [2.5, 0.5], "K": [10]}
+                  "js": ["divergence"], "js_base": ["e", 10.0], "stop": ["ntcir"], "eq": [9, 10, 11], "max_rel": [3, 3.5], "T": [2.5, 0.5], "K": [10]}
 
 
 def examples(param, name):

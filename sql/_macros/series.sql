@@ -13,3 +13,10 @@
 {% macro tail(y) -%}
 (1 / {{ y }} + 1 / (2 * POWER({{ y }}, 2)) + 1 / (6 * POWER({{ y }}, 3)) - 1 / (30 * POWER({{ y }}, 5)) + 1 / (42 * POWER({{ y }}, 7)) - 1 / (30 * POWER({{ y }}, 9)) + 5 / (66 * POWER({{ y }}, 11)))
 {%- endmacro %}
+{#- digamma(x) for x > 0: the recurrence up to x + 10, then the asymptotic series (error below 1e-14 there); the
+    harmonic number H_n is digamma(n + 1) + Euler's gamma, so a sum of 1 / i over n < i <= N is digamma(N + 1) - digamma(n + 1). -#}
+{% macro digamma(x) -%}
+{%- set x = 'CAST(' ~ x ~ ' AS ' ~ DOUBLE ~ ')' -%}
+{%- set y = '(' ~ x ~ ' + 10)' -%}
+(LN({{ y }}) - 1 / (2 * {{ y }}) - 1 / (12 * POWER({{ y }}, 2)) + 1 / (120 * POWER({{ y }}, 4)) - 1 / (252 * POWER({{ y }}, 6)) + 1 / (240 * POWER({{ y }}, 8)) - 1 / (132 * POWER({{ y }}, 10)){% for k in range(10) %} - 1 / ({{ x }} + {{ k }}){% endfor %})
+{%- endmacro %}

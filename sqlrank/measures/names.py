@@ -22,7 +22,8 @@ _BY_LOWER = {name.lower(): name for name in FAMILIES}
 _BY_LOWER.update(ALIASES)
 # ir_measures' names of a family with a parameter set (its SetRelP is trec_eval's set_relative_P).
 _IR_MEASURES_VARIANTS = {"setrelp": ("SetP", {"relative": True}),
-                         "ncg": ("nDCG", {"discount": "flat"})}  # normalised cumulative gain: CG@k / ideal CG@k
+                         "ncg": ("nDCG", {"discount": "flat"}),  # normalised cumulative gain: CG@k / ideal CG@k
+                         **{f"nerr{eq}": ("NERR", {"eq": eq}) for eq in (8, 9, 10, 11)}}  # cwl_eval's NERR-EQ8..11
 
 
 # ------------------------------------------------------------------------- parsing

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import MeasureError
 from .family import Family, Trec
 from .params import (
     CONVENTION_PARAMS,
@@ -43,6 +44,15 @@ def _entry(name: str, definition: str, params: tuple = (), reads: tuple = (), **
 
 
 _P = Param(real(0.0, 1.0, open_low=True, open_high=True), 0.9, "number in (0, 1)")
+
+
+def _nerr_equation(value: Any, what: str) -> int:
+    """NERR's equation in Azzopardi, Mackenzie & Moffat (ICTIR 2021): 8, 9, 10 or 11."""
+    if isinstance(value, bool) or value not in (8, 9, 10, 11):
+        raise MeasureError(f"{what} must be 8, 9, 10 or 11 (the paper's equation), not {value!r}")
+    return int(value)
+
+
 _T = Param(real(0.0, open_low=True), 1.0, "number > 0")  # C/W/L: the gain a user wants (INSQ, BPM)
 _ALPHA = ("alpha", Param(real(0.0, 1.0, open_high=True), 0.5, "number in [0, 1)"))  # diversity: redundancy
 _BETA = ("beta", Param(_P.check, 0.5, "number in (0, 1)"))  # NRBP: patience
@@ -200,6 +210,13 @@ REGISTRY: tuple[Family, ...] = (
             ("max_rel", Param(label, 1, "a number > 0"))],
            ["all_retrieved"], cutoff="none", tie_expected=False, label_limit="max_rel", labels="gain",
            reference="Zhang, Liu, Li, Zhang, Xu & Ma (SIGIR 2017); cwl_eval (Azzopardi, Thomas & Moffat, SIGIR 2019)"),
+    _entry("NERR", "C/W/L NERR, not (but nearly) ERR: expected gain per document read of a user who reads on past "
+           "rank i with probability (1 - g_i) times 1 (eq=8), i / (i + 1) (eq=9), p (eq=10) or ((i + 2T - 1) / "
+           "(i + 2T))^2 (eq=11); eq 8 and 9 stop at rank k (gains label / max_rel, 1000 ranks)",
+           [("eq", Param(_nerr_equation, 8, "8, 9, 10 or 11")), ("p", _P), ("T", _T),
+            ("max_rel", Param(label, 1, "a number > 0"))], ["all_retrieved"], tie_expected=False,
+           label_limit="max_rel", labels="gain", stated=(("eq", None), ("p", ("eq", 10)), ("T", ("eq", 11))),
+           reference="Azzopardi, Mackenzie & Moffat (ICTIR 2021); cwl_eval, ruler/measures/cwl_nerr.py"),
     # Intent-aware (diversity) measures: judgments per subtopic of a query (ndeval's qrels), relevant at label >= rel.
     _entry("alpha_nDCG", "alpha-nDCG: alpha-DCG of the top k (a document's gain: the sum over the subtopics it is relevant "
            "to of (1 - alpha)^(documents above relevant to that subtopic), discounted by 1/log2(rank + 1)) over that of "

@@ -30,6 +30,21 @@ def check_tie_break(measure) -> None:
                            f"would average a ratio of random counts; not implemented")
 
 
+def check_nerr(asked: Measure) -> None:
+    """NERR's equations 8 and 9 stop at rank k (a cutoff is required), 10 and 11 read to rank 1000 (none); p is
+    equation 10's and T equation 11's: given to another, either would be left unread, so it is an error."""
+    if asked.family != "NERR":
+        return
+    eq = asked.param("eq")
+    if (eq in (8, 9)) != (asked.cutoff is not None):
+        raise MeasureError(f"{asked}: NERR(eq={eq}) " + ("stops at rank k: give it a cutoff, as in NERR8@10"
+                           if eq in (8, 9) else "reads to rank 1000 (as cwl_eval): it takes no cutoff"))
+    given = dict(asked.params)
+    for name, owner in (("p", 10), ("T", 11)):
+        if name in given and eq != owner:
+            raise MeasureError(f"{asked}: {name} is the parameter of NERR(eq={owner}); NERR(eq={eq}) does not read it")
+
+
 def gained(asked: Measure, measure: Measure) -> Measure:
     """The resolved measure as it reads the gain convention: RBP rescales each gain to [0, 1] by the top of the
     scale (trec_eval's top label, a gain map's largest gain, 2^top - 1); ERR reads it with stop=ntcir only
@@ -85,5 +100,6 @@ def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions:
         if own:
             measure = Measure(measure.family, measure.cutoff, {**own, **dict(measure.params)}, measure.label)
         family = {k: v for k, v in family.items() if k in FIELD_NAMES and k not in explicit}
+        check_nerr(measure)
         resolved.append(gained(measure, measure.resolve(replace(conventions, **family) if family else conventions)))
     return distinct(resolved)

@@ -31,6 +31,9 @@ def all_measures() -> list[Measure]:
                             {"stop": "ntcir", "max_rel": 4, "gain": {1: 3, 2: 9, 3: 20, 4: 30}})
         if "weight" in spec.params:  # GAUC weighted by clicks
             variants.append({"weight": "positives"})
+        if family == "NERR":  # equations 8 and 9 stop at rank k, 10 and 11 read to rank 1000
+            out += [Measure(family, 10 if eq < 10 else None, {"eq": eq, **v}) for eq in (8, 9, 10, 11) for v in variants]
+            continue
         out += [Measure(family, c, v) for c in cutoffs for v in variants]
     return out
 

@@ -39,6 +39,8 @@ def family_measures(family) -> list[Measure]:
     k = {"rank": 10, "fraction": 0.5, "multiple": 1.2}[family.cutoff_kind]
     cutoffs = {"none": [None], "optional": [None, k], "required": [k]}[family.cutoff]
     params = {"group": "g1"} if "group" in family.params else {}  # Exposure names one group
+    if family.name == "NERR":  # equations 8 and 9 stop at rank k, 10 and 11 read to rank 1000
+        return [Measure(family.name, 10 if eq < 10 else None, {"eq": eq}) for eq in (8, 9, 10, 11)]
     return [Measure(family.name, cutoff, params) for cutoff in cutoffs]
 
 
