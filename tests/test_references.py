@@ -195,3 +195,19 @@ def test_coverage_of_every_users_list_with_unjudged_queries_zero():
     assert evaluated.value[0] == pytest.approx(listed[listed.user_id.isin(users)].item_id.nunique() / len(items), abs=1e-12)
     assert every.value[0] == pytest.approx(listed.item_id.nunique() / len(items), abs=1e-12)
     assert every.attrs["num_queries"] == predictions.user_id.nunique()
+
+
+def test_explain_tries_trec_eval_9_where_32_bit_scores_tie():
+    """Scores 1.00000001 and 1.0 differ as doubles and not as 32-bit floats, which trec_eval 9 (pytrec_eval) ranks:
+    there it breaks the tie by document id (b above a) and P@1 is 0 where trec_eval 10 gives 1."""
+    from sqlrank.tools.explain import reproduce
+
+    qrels = pd.DataFrame({"query_id": "q", "doc_id": ["a", "b"], "relevance": [1, 0]})
+    run = pd.DataFrame({"query_id": "q", "doc_id": ["a", "b"], "score": [1.00000001, 1.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found = reproduce(qrels, run, "P@1", "0")
+        assert sqlrank.evaluate(qrels, run, "P@1", trec_eval_version=9).value[0] == 0
+    nine = found[found.measure == "P@1 with trec_eval_version=9"]
+    assert len(nine) == 1 and nine.matches.all()
+    assert not found[found.measure == "P@1"].matches.any()

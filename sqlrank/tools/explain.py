@@ -96,7 +96,8 @@ def _tried(qrels: Any, run: Any, tried: list[Measure], query: str | None, run_id
 
     settings = {str(m): len(m.params) for m in tried}
     frames = []
-    for version in ([None] if "trec_eval_version" in options else [10, 9]):
+    versions = [None] if "trec_eval_version" in options else [10, 9] if _version_matters(tried, run, options) else [10]
+    for version in versions:
         given = {} if version is None else {"trec_eval_version": version}
         frame = one_run(evaluate_result(qrels, run, tried, per_query=query is not None, **given, **options).frame, run_id)
         if query is not None:
@@ -110,6 +111,23 @@ def _tried(qrels: Any, run: Any, tried: list[Measure], query: str | None, run_id
             frame = frame.assign(measure=frame.measure + " with trec_eval_version=9", settings=frame.settings + 1)
         frames.append(frame)
     return pd.concat(frames, ignore_index=True)
+
+
+def _version_matters(tried: list[Measure], run: Any, options: dict) -> bool:
+    """Whether trec_eval 9's code can give another number: interpolated precision (its recall levels), or a query
+    whose distinct scores are equal as 32-bit floats (it ranks those)."""
+    if any("interpolated" in m.spec.reads for m in tried):
+        return True
+    from ..engines.duckdb import session, session_options
+    from ..inputs.load import load
+
+    given = dict(options)
+    engine = session_options(given)
+    with session(engine.pop("connection", None), **engine) as (con, registry):
+        source = load(run, "run", con, registry, given.get("run_format"), given.get("run_columns"), ranks=False)
+        return bool(con.execute(f"SELECT count(*) FROM (SELECT query_id, CAST(score AS FLOAT) AS single FROM "
+                                f"({source.sql()}) AS run GROUP BY 1, 2 HAVING count(DISTINCT score) > 1) AS ties"
+                                ).fetchall()[0][0])
 
 
 def _target(text: str) -> float:
