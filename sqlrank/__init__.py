@@ -15,7 +15,8 @@ from .measures.names import parse_measures
 from .version import __version__  # noqa: F401  (sqlrank.__version__)
 
 __all__ = [
-    "evaluate", "Evaluator", "render", "compare", "gsb", "report", "install", "agree", "overlap", "meta", "history", "check",
+    "evaluate", "Evaluator", "render", "compare", "gsb", "report", "install", "agree", "overlap", "pool", "meta", "history",
+    "check",
     "explain", "trec_eval",
     "parse_measures", "Measure", "Conventions",
     "SqlrankError", "InputError", "MeasureError", "ConventionError", "OptionError", "SqlrankWarning",
@@ -323,6 +324,26 @@ def overlap(run_a: Any, run_b: Any, measures: Any, per_query: bool = False, tie_
     from .tools.overlap import overlap as compare_rankings
 
     return compare_rankings(run_a, run_b, measures, per_query=per_query, tie_break=tie_break, **options)
+
+
+def pool(runs: Any, depth: int | None = None, method: str = "depth", budget: int | None = None, qrels: Any = (),
+         **options: Any):
+    """The documents to judge next, as ``sqlrank pool`` finds them: a DataFrame of query_id, doc_id, weight per query in
+    order of weight. ``runs``: one run or a list of them (files, DataFrames, tables; runs stored together are pooled
+    run by run); ``depth=K``: TREC depth-k pooling (the union of every run's top K; weight: the best rank), or
+    ``method="rrf"`` / ``"rbp"`` with ``budget`` documents per query; ``qrels``: judgments (one or a list) whose
+    documents are left out. Options: ``tie_break``, ``rrf_k``, ``rbp_p``, ``run_format``/``run_columns``,
+    ``qrels_format``/``qrels_columns``, ``connection``. ``attrs["runs"]``: how many runs were pooled.
+
+    >>> sqlrank.pool(["bm25.run", "dense.run"], depth=30, qrels="human.txt")   # doctest: +SKIP
+    """
+    from .tools.pool import pool as pooled
+
+    def listed(obj: Any) -> list:
+        return list(obj) if isinstance(obj, (list, tuple)) else [obj]
+
+    return pooled(listed(runs), depth=depth, method=method, budget=budget, qrels=listed(qrels) if qrels != () else [],
+                  **options)
 
 
 def check(qrels: Any, runs: Any, measures: Any = None, **options: Any):

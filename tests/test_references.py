@@ -211,3 +211,24 @@ def test_explain_tries_trec_eval_9_where_32_bit_scores_tie():
     nine = found[found.measure == "P@1 with trec_eval_version=9"]
     assert len(nine) == 1 and nine.matches.all()
     assert not found[found.measure == "P@1"].matches.any()
+
+
+def test_pool_in_python_is_the_commands_pool(tmp_path):
+    """sqlrank.pool: the rows `sqlrank pool -o FILE.csv` writes, for one run or several and one qrels or several."""
+    import subprocess
+    import sys
+
+    judging = FIXTURES / "judging"
+    runs = [str(judging / "bm25.run"), str(judging / "dense.run")]
+    qrels = [str(judging / "human.txt"), str(judging / "llm.csv")]
+    written = tmp_path / "pool.csv"
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "pool", *runs, "--depth", "30", "--qrels", qrels[0],
+                           "--qrels", qrels[1], "-o", str(written)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    expected = pd.read_csv(written, dtype={"query_id": str, "doc_id": str})
+    got = sqlrank.pool(runs, depth=30, qrels=qrels)
+    assert got.attrs["runs"] == 2 and len(got) == len(expected) > 0
+    assert list(zip(got.query_id, got.doc_id)) == list(zip(expected.query_id, expected.doc_id))
+    one = sqlrank.pool(runs[0], depth=5)  # one run, no judgments: its top 5 of every query
+    ranked = pd.read_csv(runs[0], sep=r"\s+", header=None, names=["q", "z", "d", "r", "s", "t"], dtype={"q": str})
+    assert len(one) == int(ranked.groupby("q").size().clip(upper=5).sum())
