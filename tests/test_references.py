@@ -232,3 +232,34 @@ def test_pool_in_python_is_the_commands_pool(tmp_path):
     one = sqlrank.pool(runs[0], depth=5)  # one run, no judgments: its top 5 of every query
     ranked = pd.read_csv(runs[0], sep=r"\s+", header=None, names=["q", "z", "d", "r", "s", "t"], dtype={"q": str})
     assert len(one) == int(ranked.groupby("q").size().clip(upper=5).sum())
+
+
+def test_an_empty_label_column_name_says_how_to_ask_for_implicit_feedback():
+    qrels = pd.DataFrame({"user_id": ["u"], "item_id": ["i"]})
+    run = pd.DataFrame({"user_id": ["u"], "item_id": ["i"], "score": [1.0]})
+    with pytest.raises(sqlrank.InputError, match="map it to None: relevance= on the command line"):
+        sqlrank.evaluate(qrels, run, "P@1", qrels_columns={"relevance": ""})
+    assert sqlrank.evaluate(qrels, run, "P@1", qrels_columns={"relevance": None}).value[0] == 1.0
+
+
+def test_judgment_sources_named_apart_by_their_whole_file_names(tmp_path):
+    """qrels.human.txt and qrels.llm.csv are both 'qrels' up to their first dot: they are named up to their last
+    extension instead (qrels_human, qrels_llm), in meta and in several judgment sources alike."""
+    import shutil
+
+    judging = FIXTURES / "judging"
+    human, llm = tmp_path / "qrels.human.txt", tmp_path / "qrels.llm.csv.gz"
+    shutil.copy(judging / "human.txt", human)
+    pd.read_csv(judging / "llm.csv").to_csv(llm, index=False)
+    runs = [str(judging / f"{name}.run") for name in ("bm25", "dense", "splade")]
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "meta", str(human), str(llm), *runs, "-m", "nDCG@10"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "power (qrels_human)" in done.stdout and "power (qrels_llm)" in done.stdout
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        merged = sqlrank.evaluate([str(human), str(llm)], runs[0], "nDCG@10 Judged(source=qrels_llm)@10")
+    assert set(merged.attrs["judgment_sources"]) == {"qrels_human", "qrels_llm"}

@@ -22,7 +22,9 @@ def column_mapping(kind: str, columns: Mapping[str, str] | None) -> dict[str, st
             mapping[key] = IMPLICIT  # implicit feedback: no label column, every listed pair is relevant
             continue
         if not isinstance(value, str) or not value or "\x00" in value:
-            raise InputError(f"the {kind} column mapped to {key} must be a non-empty name, not {value!r}")
+            implicit = (" (for implicit feedback, no label column and every listed pair relevant, map it to None: "
+                        "relevance= on the command line)") if kind == "qrels" and key == "relevance" else ""
+            raise InputError(f"the {kind} column mapped to {key} must be a non-empty name, not {value!r}{implicit}")
         mapping[key] = value
     return mapping
 

@@ -37,18 +37,19 @@ class Judgments:
 
 
 def source_names(inputs: Sequence[Any] | Mapping[str, Any]) -> dict[str, Any]:
-    """{name: input}: a dict's keys, else each file's name without its extensions (human.txt -> human), a
-    name of letters, digits and _."""
+    """{name: input}: a dict's keys, else each file's name without its extensions (human.txt -> human; where two
+    collide, up to the last extension: qrels.human.txt -> qrels_human), a name of letters, digits and _."""
     if not inputs:
         raise InputError(f"qrels: an empty {type(inputs).__name__}: no judgments to evaluate against; give a file, a "
                          f"DataFrame, {{query: {{doc: label}}}} or several sources {{name: judgments}}")
     if isinstance(inputs, Mapping):
         named = {str(k): v for k, v in inputs.items()}
     else:
+        names = [_source_name(obj, number, short=True) for number, obj in enumerate(inputs, 1)]
+        if len(set(names)) < len(names):  # qrels.human.txt and qrels.llm.csv: qrels_human and qrels_llm
+            names = [_source_name(obj, number, short=False) for number, obj in enumerate(inputs, 1)]
         named = {}
-        for number, obj in enumerate(inputs, 1):
-            name = os.path.basename(os.fspath(obj)).split(".")[0] if isinstance(obj, (str, os.PathLike)) \
-                else f"qrels_{number}"
+        for name, obj in zip(names, inputs):
             if name in named:
                 raise OptionError(f"two judgment sources are both called {name!r} (from their file names); name them: "
                                   f"qrels={{'a': ..., 'b': ...}} in Python, or --qrels NAME=FILE")
@@ -57,6 +58,20 @@ def source_names(inputs: Sequence[Any] | Mapping[str, Any]) -> dict[str, Any]:
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
             raise OptionError(f"judgment source name {name!r}: use letters, digits and _ (a name such as human or llm)")
     return named
+
+
+def _source_name(obj: Any, number: int, short: bool) -> str:
+    """A judgment source's name from its file name: up to its first dot (human.txt: human), or, where those names
+    collide, up to its last extension (a compression's aside), other characters than letters, digits and _ as _
+    (qrels.human.txt: qrels_human); qrels_N for an input without a path."""
+    if not isinstance(obj, (str, os.PathLike)):
+        return f"qrels_{number}"
+    base = os.path.basename(os.fspath(obj))
+    if short:
+        return base.split(".")[0]
+    for compression in (".gz", ".zst", ".bz2"):
+        base = base[:-len(compression)] if base.lower().endswith(compression) else base
+    return re.sub(r"[^A-Za-z0-9_]", "_", os.path.splitext(base)[0])
 
 
 def split_by_source(obj: Any, con: duckdb.DuckDBPyConnection, registry: Registry, column: str = "source"
