@@ -39,11 +39,11 @@ def recommender_sql(measures: list[Measure], given: Mapping[str, Any], qrels: So
     needs = needed_inputs(measures)
     if remove_seen:
         needs["history"] = ["remove-seen"] + needs.get("history", [])
-    if not beyond_accuracy(measures):
+    if not beyond_accuracy(measures):  # one configuration serves evaluations with and without them: a warning
         for name, value in given.items():
             if value is not None and not (name == "history" and remove_seen):
                 readers = EXTRA_INPUTS[name][0] + (" and by remove-seen" if name == "history" else "")
-                raise OptionError(f"{name.replace('_', '-')} is read by {readers}; none is asked for")
+                run = run.warned(f"{name.replace('_', '-')} is read by {readers}; none is asked for, so it is not read")
         if not remove_seen:
             return None, run
     for m in beyond_accuracy(measures):
