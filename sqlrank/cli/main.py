@@ -14,7 +14,7 @@ from ..errors import SqlrankError
 from ..progress import show_counts
 from .options import EXIT_ERROR
 from .parser import build_parser
-from .paths import refuse_clobbers
+from .paths import choose_format, format_choices, refuse_clobbers
 from .trec_eval import trec_eval_command
 
 
@@ -23,12 +23,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["trec_eval"]:  # its own trec_eval-style options
         handler, args = trec_eval_command, argv[1:]
     else:
-        parsed = build_parser().parse_args(argv)
+        parser = build_parser()
+        parsed = parser.parse_args(argv)
         handler, args = parsed.handler, parsed
     show_counts(sys.stderr.isatty())  # a long resampling says how far it has got, on a terminal
     previous = signal.signal(signal.SIGTERM, _terminated)  # unwind, so that DuckDB removes its spill files
     try:
         if not isinstance(args, list):
+            choose_format(args, format_choices(parser, args.command), argv)
             refuse_clobbers(args)
         return handler(args)
     except _Terminated:

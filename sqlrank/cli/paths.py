@@ -6,10 +6,12 @@ Patterns are expanded as the readers expand them (``runs/*.parquet`` is every fi
 the command like any input."""
 from __future__ import annotations
 
+import argparse
 import glob
 import os
 from typing import Any
 
+from ..errors import OptionError
 from ..results.writer import refuse_inputs
 
 # the arguments that name files the command reads or keeps, whatever the command
@@ -46,3 +48,34 @@ def _files(text: str) -> list[str]:
     if eq and name.isidentifier():
         found += _files(path)
     return found
+
+
+# What an output file's name says of its format; -o FILE chooses -f by it wherever the command has that format.
+EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".json": "json", ".md": "markdown", ".markdown": "markdown", ".tex": "latex",
+              ".html": "html", ".htm": "html", ".parquet": "parquet"}
+
+
+def choose_format(args: Any, choices: tuple[str, ...], argv: list[str]) -> None:
+    """-o FILE's extension as -f, where the command has that format and -f is not given; -f given and naming another
+    format than the file's is an error saying both (a CSV file of a text table would mislead whoever opens it)."""
+    path = getattr(args, "output", None)
+    if not isinstance(path, str) or path == "-" or not choices:
+        return
+    named = EXTENSIONS.get(os.path.splitext(path.lower())[1])
+    if named is None or named not in choices:
+        return
+    given = any(token in ("-f", "--format") or token.startswith("--format=") or
+                (token.startswith("-f") and not token.startswith("--")) for token in argv)
+    if given and args.format != named:
+        raise OptionError(f"-f {args.format} and -o {path} disagree: the file's name says {named}; leave out -f (the "
+                          f"name chooses), or give the file a name for {args.format}")
+    args.format = named
+
+
+def format_choices(parser: argparse.ArgumentParser, command: str) -> tuple[str, ...]:
+    """The formats -f of COMMAND takes (none where it has no -f)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            return next((tuple(a.choices) for a in action.choices[command]._actions if a.dest == "format" and a.choices),
+                        ())
+    return ()
