@@ -40,3 +40,25 @@ def test_a_format_and_a_file_name_that_disagree(tmp_path, capsys):
     refused(*cli(capsys, "eval", *DEMO, "-m", "AP", "-f", "json", "-o", str(out)), "-f json and -o",
             "the file's name says csv")
     assert not out.exists()
+
+
+def test_overlap_and_history_write_tables_by_the_file_name(tmp_path, capsys):
+    import pandas as pd
+
+    import sqlrank
+
+    runs = COMPARE[1:]
+    out = tmp_path / "ov.csv"
+    assert cli(capsys, "overlap", *runs, "-m", "RBO(p=0.9)@10 Jaccard@10", "-o", str(out))[0] == 0
+    expected = sqlrank.overlap(*runs, "RBO(p=0.9)@10 Jaccard@10")
+    got = pd.read_csv(out)
+    assert got.measure.tolist() == expected.measure.tolist()
+    assert got.value.tolist() == pytest.approx(expected.value.tolist(), abs=1e-15)
+    status, printed, _ = cli(capsys, "overlap", *runs, "-m", "Jaccard@10", "-q", "-f", "json")
+    assert status == 0 and printed.lstrip().startswith("[") and '"query_id"' in printed
+    history = tmp_path / "h.parquet"
+    assert cli(capsys, "eval", *DEMO, "-m", "AP", "--record", str(history))[0] == 0
+    table = tmp_path / "h.csv"
+    assert cli(capsys, "history", str(history), "-o", str(table))[0] == 0
+    recorded = pd.read_csv(table)
+    assert recorded.measure.tolist() == ["AP"] and "recorded_at" in recorded.columns

@@ -25,7 +25,12 @@ def overlap_command(args: argparse.Namespace) -> int:
 
     frame = overlap(args.run_a, args.run_b, args.measures, per_query=args.per_query, tie_break=args.tie_break,
                     run_format=args.run_format, run_columns=args.run_columns)
-    write_output(overlap_text(frame, args.per_query), args.output)
+    if args.format == "table":
+        write_output(overlap_text(frame, args.per_query), args.output)
+    else:
+        from .commands import frame_text
+
+        write_output(frame_text(frame, args.format), args.output)
     return 0
 
 

@@ -273,16 +273,16 @@ def add_ranking_arguments(parser) -> None:
 def add_overlap_command(commands) -> None:
     ov = commands.add_parser(
         "overlap", help="how alike two rankings are, without judgments: RBO, Jaccard, Overlap, Kendall's tau",
-        description="Compare two runs of the same queries where no judgment exists (an approximate index against "
-                    "exact search, a new ranker against the old one): rank-biased overlap (RBO: the lower bound, "
-                    "kind=ext extrapolated, kind=residual), Jaccard@k and Overlap@k of the top-k sets, Kendall's "
-                    "tau-b (Tau@k) and tau_AP (TauAP@k) over the documents both top-k lists hold; per query (-q) "
-                    "and the mean over the queries both runs hold.")
+        description="Compare two runs of the same queries without judgments (an ANN index against exact search, a new "
+                    "ranker against the old): rank-biased overlap (RBO; kind=ext, kind=residual), Jaccard@k, Overlap@k, "
+                    "Kendall's tau-b (Tau@k) and tau_AP (TauAP@k); per query (-q) and their mean.")
     ov.add_argument("run_a", metavar="RUN_A", help="the first ranking (the reference: exact search)")
     ov.add_argument("run_b", metavar="RUN_B", help="the second ranking, read the same way")
     ov.add_argument("-m", "--measures", required=True, metavar="MEASURES",
                     help='measures separated by spaces, e.g. "RBO(p=0.9)@100 Jaccard@10 Overlap@10 Tau@100 TauAP@100"')
     ov.add_argument("-q", "--per-query", action="store_true", help="the values of each query, not their mean")
+    ov.add_argument("-f", "--format", choices=("table", "csv", "tsv", "json"), default="table",
+                    help="output layout (default: table); csv/tsv/json have the columns of sqlrank.overlap()")
     add_ranking_arguments(ov)
     ov.add_argument("-o", "--output", metavar="FILE", help="write the comparison to FILE (atomically) instead of stdout")
     ov.set_defaults(handler=overlap_command)
