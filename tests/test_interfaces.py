@@ -62,3 +62,24 @@ def test_overlap_and_history_write_tables_by_the_file_name(tmp_path, capsys):
     assert cli(capsys, "history", str(history), "-o", str(table))[0] == 0
     recorded = pd.read_csv(table)
     assert recorded.measure.tolist() == ["AP"] and "recorded_at" in recorded.columns
+
+
+def test_several_runs_come_back_in_the_order_given(capsys):
+    """A list or dict of runs (and runs on the command line) are listed as given, not by name; runs stored together in
+    one table keep the order of their names."""
+    import warnings
+
+    import sqlrank
+
+    qrels, baseline, rerank = COMPARE
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        listed = sqlrank.evaluate(qrels, [rerank, baseline], "AP P@5")
+        per_query = sqlrank.evaluate(qrels, {"z": rerank, "a": baseline}, "AP", per_query=True)
+        alone = {name: sqlrank.evaluate(qrels, path, "AP P@5").value.tolist()
+                 for name, path in (("rerank", rerank), ("baseline", baseline))}
+    assert listed.run_id.tolist() == ["rerank", "rerank", "baseline", "baseline"]
+    assert listed.value.tolist() == alone["rerank"] + alone["baseline"]
+    assert list(dict.fromkeys(per_query.run_id)) == ["z", "a"]
+    status, printed, _ = cli(capsys, "eval", qrels, rerank, baseline, "-m", "AP")
+    assert status == 0 and printed.index("rerank") < printed.index("baseline")

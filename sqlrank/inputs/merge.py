@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 import duckdb
@@ -180,5 +180,6 @@ def stacked_runs(runs: Sequence[Any] | Mapping[str, Any], con: duckdb.DuckDBPyCo
         for label, source in zip(labels, (load(obj, "run", con, registry, run_format, run_columns,
                                                allow_duplicates=allow_duplicates) for obj in objects)))
     table = registry.materialize(union, "runs")
-    return load(con.sql(f"SELECT * FROM {DUCKDB.ident(table)}"), "run", con, registry, allow_duplicates=allow_duplicates,
-                columns={"rank": "input_rank"}, label=f"runs {', '.join(labels)}")
+    stacked = load(con.sql(f"SELECT * FROM {DUCKDB.ident(table)}"), "run", con, registry,
+                   allow_duplicates=allow_duplicates, columns={"rank": "input_rank"}, label=f"runs {', '.join(labels)}")
+    return replace(stacked, run_order=tuple(labels))  # results list the runs in this order

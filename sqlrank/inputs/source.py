@@ -65,6 +65,7 @@ class Source:
     seen: str | None = None  # remove_seen: SQL of (query_id, doc_id) pairs (the history) left out of a typed run
     only_run: str | None = None  # runs stored together read as one of them (one_run): its rows, ids unkeyed
     warnings: tuple[str, ...] = ()  # what was noticed while reading it
+    run_order: tuple[str, ...] = ()  # several runs given as a list or dict: their names in the order given
 
     def warned(self, message: str) -> Source:
         """The same input, with one more thing noticed while reading it."""

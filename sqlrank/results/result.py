@@ -97,15 +97,19 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
         segment = columns.index("segment")
         overall = [tuple(row[i] for i in keep) for row in rows if row[segment] is None]
         return result(Rows(columns, rows), Rows(tuple(columns[i] for i in keep), overall), False)
-    if "query_id" not in columns:
-        return result(Rows(columns, rows), Rows(columns, rows), False)
-    # rows of output "both" (also what slices return): per-query rows, summary rows with query_id NULL
     position = {str(m): i for i, m in enumerate(p.measures)}
+    given = {name: i for i, name in enumerate(p.run.run_order)}  # several runs: in the order given
 
     def order(names: tuple[str, ...], keys: tuple[str, ...]):
         at = [names.index(k) for k in keys if k in names]
         measure = names.index("measure")
-        return lambda row: tuple(row[i] for i in at) + (position[row[measure]],)
+        return lambda row: tuple((given.get(row[i], len(given)), row[i]) if names[i] == "run_id" else row[i]
+                                 for i in at) + (position[row[measure]],)
+
+    if "query_id" not in columns:
+        listed = sorted(rows, key=order(columns, ("run_id",))) if given and "run_id" in columns else rows
+        return result(Rows(columns, listed), Rows(columns, listed), False)
+    # rows of output "both" (also what slices return): per-query rows, summary rows with query_id NULL
 
     query = columns.index("query_id")
     summary_columns = columns[:query] + columns[query + 1:]
