@@ -66,8 +66,8 @@ def test_several_runs_in_one_eval_give_each_run_its_values(files, capsys):
     assert main(["eval", str(folder / "qrels.txt"), str(folder / "run.txt"), str(other_path), "-m", "AP"]) == 0
     out = capsys.readouterr().out.splitlines()
     means = dict(zip(*sqlrank.evaluate(qrels, {"run": run, "reversed": other}, "AP")[["run_id", "value"]].T.values))
-    assert out[:4] == ["run_id        AP", "--------  ------",  # in the order of the run names, as runs stored together
-                       f"reversed  {means['reversed']:.4f}", f"run       {means['run']:.4f}"]
+    assert out[:4] == ["run_id        AP", "--------  ------",  # in the order given (run.txt first)
+                       f"run       {means['run']:.4f}", f"reversed  {means['reversed']:.4f}"]
 
 
 def test_check_explain_and_trec_eval_are_in_the_python_namespace(files):
