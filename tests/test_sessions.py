@@ -82,3 +82,24 @@ def test_another_thread_and_a_child_process_open_their_own():
     os.waitpid(pid, 0)
     assert os.read(read, 1) == b"1"
     assert kept() is mine
+
+
+def test_a_statement_is_rendered_once_for_the_same_shape_and_the_store_is_bounded(monkeypatch):
+    """Two evaluations of the same measures and inputs' shape render once (the second fills in its inputs); the rendered
+    statements kept are at most RENDERED_MOST, and at most RENDERED_CHARACTERS of text (one always)."""
+    from sqlrank.rendering import prepared
+
+    calls = []
+    render = prepared.render_evaluation
+    monkeypatch.setattr(prepared, "render_evaluation", lambda *a, **k: calls.append(a[4]) or render(*a, **k))
+    monkeypatch.setattr(prepared, "RENDERED", {})
+    first = sqlrank.evaluate(QRELS, RUN, "AP P@1 RR")
+    second = sqlrank.evaluate(QRELS, RUN.assign(score=RUN.score * 2), "AP P@1 RR")
+    assert calls == ["summary"] and first.value.tolist() == second.value.tolist()
+    monkeypatch.setattr(prepared, "RENDERED_MOST", 3)
+    for k in range(1, 6):
+        sqlrank.evaluate(QRELS, RUN, f"P@{k}")
+    assert len(prepared.RENDERED) == 3
+    monkeypatch.setattr(prepared, "RENDERED_CHARACTERS", 10)
+    sqlrank.evaluate(QRELS, RUN, "P@7")
+    assert len(prepared.RENDERED) == 1

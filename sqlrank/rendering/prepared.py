@@ -13,7 +13,7 @@ from .sqltext import STAND_INS, call_macro, fill_in, render_slice
 from .statement import render_evaluation
 
 RENDERED: dict[tuple, str] = {}  # statements rendered with stand-ins for their inputs, by Statement._key
-RENDERED_MOST = 64
+RENDERED_MOST, RENDERED_CHARACTERS = 64, 8_000_000  # at most so many statements, and so much text in all
 _RENDERING = threading.Lock()
 
 
@@ -66,7 +66,8 @@ class Statement:
         if key is not None:
             with _RENDERING:
                 RENDERED[key] = template  # the most recent last; the oldest let go beyond RENDERED_MOST
-                while len(RENDERED) > RENDERED_MOST:
+                while len(RENDERED) > RENDERED_MOST or (len(RENDERED) > 1 and
+                                                        sum(map(len, RENDERED.values())) > RENDERED_CHARACTERS):
                     RENDERED.pop(next(iter(RENDERED)))
         inputs = {STAND_INS[0]: qrels_sql, STAND_INS[1]: run_sql, STAND_INS[2]: self.listed}
         return fill_in(template, {mark: sql for mark, sql in inputs.items() if sql is not None})
