@@ -326,7 +326,7 @@ def overlap(run_a: Any, run_b: Any, measures: Any, per_query: bool = False, tie_
     return compare_rankings(run_a, run_b, measures, per_query=per_query, tie_break=tie_break, **options)
 
 
-def pool(runs: Any, depth: int | None = None, method: str = "depth", budget: int | None = None, qrels: Any = (),
+def pool(runs: Any, depth: int | None = None, method: str = "depth", budget: int | None = None, qrels: Any = None,
          **options: Any):
     """The documents to judge next, as ``sqlrank pool`` finds them: a DataFrame of query_id, doc_id, weight per query in
     order of weight. ``runs``: one run or a list of them (files, DataFrames, tables; runs stored together are pooled
@@ -342,7 +342,7 @@ def pool(runs: Any, depth: int | None = None, method: str = "depth", budget: int
     def listed(obj: Any) -> list:
         return list(obj) if isinstance(obj, (list, tuple)) else [obj]
 
-    return pooled(listed(runs), depth=depth, method=method, budget=budget, qrels=listed(qrels) if qrels != () else [],
+    return pooled(listed(runs), depth=depth, method=method, budget=budget, qrels=[] if qrels is None else listed(qrels),
                   **options)
 
 

@@ -229,6 +229,10 @@ def test_pool_in_python_is_the_commands_pool(tmp_path):
     got = sqlrank.pool(runs, depth=30, qrels=qrels)
     assert got.attrs["runs"] == 2 and len(got) == len(expected) > 0
     assert list(zip(got.query_id, got.doc_id)) == list(zip(expected.query_id, expected.doc_id))
+    human = pd.read_csv(qrels[0], sep=r"\s+", header=None, names=["query_id", "iteration", "doc_id", "relevance"],
+                        dtype={"query_id": str}).drop(columns="iteration")
+    framed = sqlrank.pool(runs, depth=30, qrels=human)  # one set of judgments as a DataFrame
+    assert framed.equals(sqlrank.pool(runs, depth=30, qrels=qrels[0]))
     one = sqlrank.pool(runs[0], depth=5)  # one run, no judgments: its top 5 of every query
     ranked = pd.read_csv(runs[0], sep=r"\s+", header=None, names=["q", "z", "d", "r", "s", "t"], dtype={"q": str})
     assert len(one) == int(ranked.groupby("q").size().clip(upper=5).sum())
