@@ -138,10 +138,7 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     if dialect not in DIALECTS:
         raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
     target = DIALECTS[dialect]
-    resolved_conventions = resolve_conventions(preset, **conventions)
-    explicit = {k for k, v in conventions.items() if v is not None}
-    resolved_measures = [] if output == "relstring" else resolve_measures(measures, resolved_conventions, preset,
-                                                                            explicit)
+    resolved_conventions, resolved_measures = resolved(measures if output != "relstring" else None, preset, conventions)
     output = _output(output, by, slices)
     printed = declared or (target is not DUCKDB and engine_inputs is None)  # the inputs: tables of that database
     elsewhere = printed or engine_inputs is not None  # not run by DuckDB on what it reads here
@@ -173,6 +170,15 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     return Plan(qrels_source, run_source, statement, sql, text, target, judgments)
 
 
+def resolved(measures: Any, preset: str | None, conventions: dict[str, Any]) -> tuple[Conventions, list[Measure]]:
+    """The evaluation's conventions (a preset, then what is given) and its measures resolved under them (the conventions
+    given win over the preset's settings for a family); no measures for None (relstring takes none)."""
+    resolved_conventions = resolve_conventions(preset, **conventions)
+    explicit = {k for k, v in conventions.items() if v is not None}
+    return resolved_conventions, [] if measures is None else resolve_measures(measures, resolved_conventions, preset,
+                                                                               explicit)
+
+
 @dataclass(frozen=True)
 class Judged:
     """Judgments read and checked once, for every run evaluated against them with the same measures (an
@@ -188,9 +194,7 @@ def judged(qrels: Any, measures: Any, con: duckdb.DuckDBPyConnection, registry: 
            qrels_format: str | None = None, qrels_columns: Mapping[str, str] | None = None, preset: str | None = None,
            prefer: Sequence[str] | str | None = None, combine: str | None = None, **conventions: Any) -> Judged:
     """The judgments as ``measures`` read them under these conventions, read into DuckDB and checked once."""
-    resolved = resolve_conventions(preset, **conventions)
-    explicit = {k for k, v in conventions.items() if v is not None}
-    measures = resolve_measures(measures, resolved, preset, explicit)
+    _, measures = resolved(measures, preset, conventions)
     judgments, intents, source = read_judgments(qrels, measures, DUCKDB, False, False, con, registry, prefer, combine,
                                                 qrels_format, qrels_columns)
     return Judged(source, measures, judgments, intents)

@@ -35,23 +35,26 @@
 {%- endif -%}
 {%- endmacro %}
 {% macro gain(m) %}COALESCE({{ insq.gain(m) }}, 0){% endmacro %}
+{#- a document's terms of the product: 1 where its gain is 1 (a certain stop), else ln(1 - g) -#}
+{% macro stops(m) %}(CASE WHEN {{ gain(m) }} >= 1 THEN 1 ELSE 0 END){% endmacro %}
+{% macro ln_on(m) %}(CASE WHEN {{ gain(m) }} < 1 THEN LN(1 - {{ gain(m) }}) ELSE 0 END){% endmacro %}
 {% macro judged(m) %}{{ insq.judged(m) }}{% endmacro %}
-{#- through each rank: how many gains of 1 (a certain stop) and the sum of ln(1 - g) of the others -#}
+{#- through each rank: how many gains of 1 and the sum of ln(1 - g) of the others -#}
 {% macro ranked(m) %}
-{% call column(key(m) ~ "_stops_through") %}SUM(CASE WHEN {{ gain(m) }} >= 1 THEN 1 ELSE 0 END) OVER ranking{% endcall %}
-{% call column(key(m) ~ "_ln_through") %}SUM(CASE WHEN {{ gain(m) }} < 1 THEN LN(1 - {{ gain(m) }}) ELSE 0 END) OVER ranking{% endcall %}
+{% call column(key(m) ~ "_stops_through") %}SUM{{ stops(m) }} OVER ranking{% endcall %}
+{% call column(key(m) ~ "_ln_through") %}SUM{{ ln_on(m) }} OVER ranking{% endcall %}
 {% endmacro %}
 {#- R(i): the chance of reading rank i (the ranks above it only) -#}
 {% macro reached(m) -%}
-CASE WHEN {{ key(m) }}_stops_through - (CASE WHEN {{ gain(m) }} >= 1 THEN 1 ELSE 0 END) = 0
-THEN {{ base(m, 'rank') }} * EXP({{ key(m) }}_ln_through - (CASE WHEN {{ gain(m) }} < 1 THEN LN(1 - {{ gain(m) }}) ELSE 0 END)) ELSE 0 END
+CASE WHEN {{ key(m) }}_stops_through - {{ stops(m) }} = 0
+THEN {{ base(m, 'rank') }} * EXP({{ key(m) }}_ln_through - {{ ln_on(m) }}) ELSE 0 END
 {%- endmacro %}
 {% macro retrieved(m) %}
 {% call column(key(m) ~ "_read_gain" ~ judging.cut(m.cutoff)) %}{{ dialect.sum_in_rank_order(reached(m) ~ ' * ' ~ gain(m), gain(m) ~ ' > 0', depth(m) | int) }}{% endcall %}
 {% call column(key(m) ~ "_reached" ~ judging.cut(m.cutoff)) %}{{ dialect.sum_in_rank_order(reached(m), 'rank <= ' ~ depth(m), depth(m) | int) }}{% endcall %}
 {% call column(key(m) ~ "_last") %}MAX(rank){% endcall %}
-{% call column(key(m) ~ "_stops") %}SUM(CASE WHEN {{ gain(m) }} >= 1 THEN 1 ELSE 0 END){% endcall %}
-{% call column(key(m) ~ "_ln") %}SUM(CASE WHEN {{ gain(m) }} < 1 THEN LN(1 - {{ gain(m) }}) ELSE 0 END){% endcall %}
+{% call column(key(m) ~ "_stops") %}SUM{{ stops(m) }}{% endcall %}
+{% call column(key(m) ~ "_ln") %}SUM{{ ln_on(m) }}{% endcall %}
 {% endmacro %}
 {% macro value(m) %}
 {%- set k = key(m) -%}

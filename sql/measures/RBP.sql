@@ -32,17 +32,18 @@
 {% endif %}
 {% endmacro %}
 {% macro tie(m) %}{{ weight_columns(m) }}{% endmacro %}
+{#- A document's gain over the top of the scale: a map's (any judged label may have a gain), 2^label - 1 over
+    2^top - 1, or trec_eval's label over the top label -#}
+{% macro scaled(m) -%}
+{%- if m.gain.map -%}
+({{ gains.gain('relevance', m.gain) }}) / NULLIF(GREATEST(judgments.max_gain{{ m.gain.sfx }}, {{ judging.real(m.gain.map | map(attribute=1) | max) }}), 0)
+{%- elif m.gain.kind == 'exponential' -%}
+(POWER(CAST(2 AS {{ DOUBLE }}), relevance) - 1) / CASE WHEN judgments.max_label > 1 THEN POWER(CAST(2 AS {{ DOUBLE }}), judgments.max_label) - 1 ELSE 1 END
+{%- else -%}
+CAST(relevance AS {{ DOUBLE }}) / CASE WHEN judgments.max_label > 1 THEN judgments.max_label ELSE 1 END
+{%- endif -%}
+{%- endmacro %}
 {% macro retrieved(m) %}
-{% if m.gain.map %}
-{%- set top = m.gain.map | map(attribute=1) | max -%}
-{%- set gain = '(' ~ gains.gain('relevance', m.gain) ~ ') / NULLIF(GREATEST(judgments.max_gain' ~ m.gain.sfx ~ ', ' ~ judging.real(top) ~ '), 0)' -%}
-{% call column(m.column ~ "_sum") %}{{ dialect.sum_in_rank_order(gain ~ ' * ' ~ weight(m), 'relevance IS NOT NULL') }}{% endcall %}
-{% elif m.gain.kind == 'exponential' %}
-{%- set gain = '(POWER(CAST(2 AS ' ~ DOUBLE ~ '), relevance) - 1) / CASE WHEN judgments.max_label > 1 THEN POWER(CAST(2 AS ' ~ DOUBLE ~ '), judgments.max_label) - 1 ELSE 1 END' -%}
-{% call column(m.column ~ "_sum") %}{{ dialect.sum_in_rank_order(gain ~ ' * ' ~ weight(m), 'relevance > 0') }}{% endcall %}
-{% else %}
-{%- set gain = 'CAST(relevance AS ' ~ DOUBLE ~ ') / CASE WHEN judgments.max_label > 1 THEN judgments.max_label ELSE 1 END' -%}
-{% call column(m.column ~ "_sum") %}{{ dialect.sum_in_rank_order(gain ~ ' * ' ~ weight(m), 'relevance > 0') }}{% endcall %}
-{% endif %}
+{% call column(m.column ~ "_sum") %}{{ dialect.sum_in_rank_order(scaled(m) ~ ' * ' ~ weight(m), 'relevance IS NOT NULL' if m.gain.map else 'relevance > 0') }}{% endcall %}
 {% endmacro %}
 {% macro value(m) %}(1 - {{ judging.real(m.p) }}) * COALESCE({{ m.column }}_sum, 0){% endmacro %}

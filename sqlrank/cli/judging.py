@@ -28,8 +28,6 @@ def overlap_command(args: argparse.Namespace) -> int:
     if args.format == "table":
         write_output(overlap_text(frame, args.per_query), args.output)
     else:
-        from .commands import frame_text
-
         write_output(frame_text(frame, args.format), args.output)
     return 0
 
