@@ -64,12 +64,7 @@ def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False
         raise OptionError("the PostgreSQL engine takes a connection URL: engine='postgres' with dsn=... "
                           "(--engine postgres --dsn URL)")
     given = {"spark": spark, "datafusion": datafusion, "sqlite": sqlite}
-    several = (isinstance(qrels, (list, tuple, dict)) and not is_nested_dict(qrels)) or options.get("prefer") \
-        or options.get("combine")
     elsewhere = engine != "duckdb" or dsn is not None or any(obj is not None for obj in given.values())
-    if several and elsewhere:
-        raise OptionError("several judgment sources are merged on DuckDB: evaluate there, or merge them into one "
-                          "table of the engine first")
     if isinstance(run, (list, tuple, dict)) and not is_nested_dict(run) and elsewhere:
         raise OptionError("several runs are stacked on DuckDB: evaluate there, or give the engine one table of runs "
                           "stored together (a run_id column)")

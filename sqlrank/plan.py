@@ -14,18 +14,18 @@ from .errors import InputError, MeasureError, OptionError
 from .inputs.columns import require_exact_id
 from .inputs.extra import (EXTRA_INPUTS, EngineInputs, check_outside_catalog, check_ungrouped, check_unseen,
                            declared_inputs, extra_inputs_sql)
-from .inputs.keyed import Intents, Samples, sampled_run, subtopic_judgments
-from .inputs.load import load, load_table
-from .inputs.locate import declared_table, is_nested_dict
-from .inputs.merge import Judgments, merge, source_names, split_by_source, stacked_runs
-from .inputs.source import ENGINE_TABLES, Source, named_columns
+from .inputs.keyed import Intents, Samples
+from .inputs.load import load_table
+from .inputs.merge import Judgments
+from .inputs.reading import by_source, read_judgments, read_run
+from .inputs.source import Source, named_columns
 from .inputs.store import Registry
-from .measures.conventions import Conventions, resolve_conventions
+from .measures.conventions import FIELD_NAMES, Conventions, resolve_conventions
 from .measures.measure import Measure
 from .measures.registry import FAMILIES
 from .measures.resolve import beyond_accuracy, check_tie_break, needed_inputs, resolve_measures
 from .rendering.dialects import DIALECTS, DUCKDB, Dialect
-from .rendering.sqltext import call_macro, render_listed, render_segments
+from .rendering.sqltext import render_listed, render_segments
 from .rendering.prepared import Statement
 
 
@@ -141,11 +141,10 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     resolved_conventions, resolved_measures = resolved(measures if output != "relstring" else None, preset, conventions)
     output = _output(output, by, slices)
     printed = declared or (target is not DUCKDB and engine_inputs is None)  # the inputs: tables of that database
-    elsewhere = printed or engine_inputs is not None  # not run by DuckDB on what it reads here
     judgments, intents, qrels_source = (qrels.judgments, qrels.intents, qrels.source) if isinstance(qrels, Judged) \
-        else read_judgments(qrels, resolved_measures, target, printed, elsewhere, con, registry, prefer, combine,
+        else read_judgments(qrels, resolved_measures, target, printed, con, registry, prefer, combine,
                             qrels_format, qrels_columns, label_type)
-    samples, run_source = read_run(run, resolved_measures, target, printed, elsewhere, con, registry, run_format,
+    samples, run_source = read_run(run, resolved_measures, target, printed, con, registry, run_format,
                                    run_columns, resolved_conventions.duplicate_documents == "rows")
     segments = segments_sql(queries, by, con, registry, qrels_source, run_source)
     listed = listed_sql(queries, con, registry, qrels_source, run_source) if by is None else None
@@ -162,12 +161,34 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
                           run_source.per_run, qrels_source.rescannable and run_source.rescannable,
                           recommender if beyond_accuracy(resolved_measures) else None,  # remove-seen's is in the run
                           bool(qrels_source.groups), check_slices(slices),
-                          judgments.sources_sql if judgments and _by_source(resolved_measures) else None,
+                          judgments.sources_sql if judgments and by_source(resolved_measures) else None,
                           intents.sql if intents else None, samples.sql if samples else None)
     sql = statement.render(DUCKDB, qrels_source.sql(), run_source.sql())
-    text = statement.render(target, qrels_source.source_sql(target), run_source.source_sql(target)) \
+    text = shown_text(statement, target, qrels_source, run_source, judgments, intents, samples) \
         if printable or target is not DUCKDB else sql
     return Plan(qrels_source, run_source, statement, sql, text, target, judgments)
+
+
+def shown_text(statement: Statement, target: Dialect, qrels: Source, run: Source, judgments: Judgments | None,
+               intents: Intents | None, samples: Samples | None) -> str:
+    """The statement in ``target`` reading the inputs themselves: in DuckDB's SQL, judgments per subtopic, sampled
+    rankings and judgments of several sources in one table read from their files or tables (the statement run reads
+    sqlrank's copies of them)."""
+    if target is DUCKDB and intents is not None and intents.shown is not None:
+        statement, qrels = replace(statement, intents=intents.shown.sql, sliced={}), intents.shown.qrels
+    if target is DUCKDB and judgments is not None and judgments.shown is not None:
+        shown = judgments.shown
+        statement = replace(statement, sources=shown.sources_sql if statement.sources else None, sliced={})
+        qrels = shown.qrels
+    if target is DUCKDB and samples is not None and samples.shown is not None:
+        statement, run = replace(statement, samples=samples.shown.sql, sliced={}), replace(samples.shown.run,
+                                                                                          seen=run.seen)
+    return statement.render(target, qrels.source_sql(target), run.source_sql(target))
+
+
+def conventions_of(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The conventions among an evaluation's options."""
+    return {k: v for k, v in options.items() if k in FIELD_NAMES}
 
 
 def resolved(measures: Any, preset: str | None, conventions: dict[str, Any]) -> tuple[Conventions, list[Measure]]:
@@ -195,59 +216,9 @@ def judged(qrels: Any, measures: Any, con: duckdb.DuckDBPyConnection, registry: 
            prefer: Sequence[str] | str | None = None, combine: str | None = None, **conventions: Any) -> Judged:
     """The judgments as ``measures`` read them under these conventions, read into DuckDB and checked once."""
     _, measures = resolved(measures, preset, conventions)
-    judgments, intents, source = read_judgments(qrels, measures, DUCKDB, False, False, con, registry, prefer, combine,
+    judgments, intents, source = read_judgments(qrels, measures, DUCKDB, False, con, registry, prefer, combine,
                                                 qrels_format, qrels_columns)
     return Judged(source, measures, judgments, intents)
-
-
-def read_run(run: Any, measures: list[Measure], target: Dialect, printed: bool, elsewhere: bool,
-             con: duckdb.DuckDBPyConnection, registry: Registry, run_format: str | None,
-             run_columns: Mapping[str, str] | None, rows: bool) -> tuple[Samples | None, Source]:
-    """The run as the measures read it: sampled rankings (the expected exposure measures), several runs stacked,
-    or one as given (``rows``: repeated documents ranked as rows); with the samples it came from. In a statement
-    printed for another database, a name that is no file and no table here is that database's."""
-    if printed:
-        run = declared_table(run, "run", con, run_columns, None)
-    samples = sampled(measures, run, target, elsewhere, con, registry, run_format, run_columns)
-    if samples:
-        source = samples.run
-    elif isinstance(run, Source):
-        source = run
-    elif isinstance(run, (list, tuple, dict)) and not is_nested_dict(run):
-        source = stacked_runs(run, con, registry, run_format, run_columns, rows)
-    else:
-        source = load(run, "run", con, registry, run_format, run_columns, allow_duplicates=rows)
-    if any(m.param("tie_break") == "input_rank" for m in measures) and source.format not in ENGINE_TABLES \
-            and not printed:  # a table read nowhere here is checked nowhere here
-        require_ranks(source, lambda sql: con.execute(sql).fetchall()[0], source.sql())
-    return samples, source
-
-
-def read_judgments(qrels: Any, measures: list[Measure], target: Dialect, printed: bool, elsewhere: bool,
-                   con: duckdb.DuckDBPyConnection, registry: Registry, prefer: Sequence[str] | str | None,
-                   combine: str | None, qrels_format: str | None, qrels_columns: Mapping[str, str] | None,
-                   label_type: str | None = None) -> tuple[Judgments | None, Intents | None, Source]:
-    """The judgments as the measures read them: merged from several sources, per subtopic (the diversity
-    measures), or as given; with the merge or the subtopic judgments they came from. In a statement printed
-    for another database, a name that is no file and no table here is that database's (``label_type``)."""
-    if printed:
-        qrels = declared_table(qrels, "qrels", con, qrels_columns, label_type)
-    judgments = judgment_sources(qrels, con, registry, prefer, combine, qrels_format, qrels_columns)
-    _check_sources(measures, judgments)
-    intents = subtopics(measures, qrels, judgments, target, elsewhere, con, registry, qrels_format, qrels_columns)
-    source = intents.qrels if intents else judgments.qrels if judgments else qrels if isinstance(qrels, Source) \
-        else load(qrels, "qrels", con, registry, qrels_format, qrels_columns)
-    return judgments, intents, source
-
-
-def sampled(measures: list[Measure], run: Any, target: Dialect, elsewhere: bool,
-            con: duckdb.DuckDBPyConnection, registry: Registry, run_format: str | None,
-            run_columns: Mapping[str, str] | None) -> Samples | None:
-    """The sampled rankings the expected exposure measures read (inputs/keyed.py); None when none is asked for."""
-    stochastic = [str(m) for m in measures if m.spec.sampled]
-    return sampled_run(run, con, registry, run_format, run_columns, ", ".join(stochastic),
-                       [str(m) for m in measures if not m.spec.sampled], str(target) if elsewhere else None) \
-        if stochastic else None
 
 
 def per_group(measures: list[Measure], recommender: dict | None, con: duckdb.DuckDBPyConnection,
@@ -272,50 +243,6 @@ def per_group(measures: list[Measure], recommender: dict | None, con: duckdb.Duc
                 raise OptionError(f"group {name!r} of the groups table cannot be named in a measure: name the groups "
                                   f"with letters, digits and _") from None
     return out
-
-
-def judgment_sources(qrels: Any, con: duckdb.DuckDBPyConnection, registry: Registry,
-                     prefer: Sequence[str] | str | None, combine: str | None, qrels_format: str | None,
-                     qrels_columns: Mapping[str, str] | None) -> Judgments | None:
-    """Judgments from several sources merged, or None for one set of judgments: a list or dict of inputs,
-    or one input whose ``source`` column (or the column qrels_columns maps source to) names each row's
-    source, when prefer or combine says how to merge them. ``prefer``: names, or one text "human,llm"."""
-    columns = dict(qrels_columns or {})
-    column = columns.pop("source", None)
-    if isinstance(qrels, (list, tuple, dict)) and not is_nested_dict(qrels):  # {query: {doc: label}} is one input
-        named = source_names(qrels)
-    elif prefer is not None or combine is not None or column is not None:
-        named = split_by_source(qrels, con, registry, column or "source")
-    else:
-        return None
-    order = prefer.split(",") if isinstance(prefer, str) else None if prefer is None else list(prefer)
-    return merge(named, con, registry, order, combine, qrels_format, columns or None)
-
-
-def subtopics(measures: list[Measure], qrels: Any, judgments: Judgments | None, target: Dialect,
-              elsewhere: bool, con: duckdb.DuckDBPyConnection, registry: Registry,
-              qrels_format: str | None, qrels_columns: Mapping[str, str] | None) -> Intents | None:
-    """The judgments per subtopic the diversity measures read (inputs/keyed.py); None when none is asked for."""
-    diverse = [str(m) for m in measures if m.spec.intent_aware]
-    return subtopic_judgments(qrels, con, registry, qrels_format, qrels_columns, ", ".join(diverse),
-                              judgments is not None, str(target) if elsewhere else None) if diverse else None
-
-
-def _by_source(measures: list[Measure]) -> bool:
-    return any(m.family == "Judged" and m.param("source") for m in measures)
-
-
-def _check_sources(measures: list[Measure], judgments: Judgments | None) -> None:
-    """Judged(source=NAME) names one of the sources merged."""
-    for m in measures:
-        name = m.param("source") if m.family == "Judged" else None
-        if name is None:
-            continue
-        if judgments is None:
-            raise OptionError(f"{m} counts the judgments of one source of several; give several (qrels as a list "
-                              f"or dict, --qrels more than once, or a source column with prefer or combine)")
-        if name not in judgments.counts:
-            raise OptionError(f"{m}: no judgment source is called {name!r} (sources: {', '.join(judgments.counts)})")
 
 
 def _output(output: str, by: str | None, slices: int | None) -> str:
@@ -409,15 +336,3 @@ def check_slices(slices: Any) -> int:
         raise OptionError(f"slices {slices!r} must be a whole number from 1 to {MAX_SLICES} (each slice is one "
                           f"statement; 10 hold 500M run rows in 4 GB)")
     return slices
-
-
-def require_ranks(run: Source, fetch_one, run_sql: str, dialect: Dialect = DUCKDB) -> None:
-    """tie_break=input_rank needs an integer rank on every row of the run (``fetch_one`` runs a query
-    on the engine that reads ``run_sql``)."""
-    missing = fetch_one(call_macro(dialect, "checks.sql", "ranks", run_sql))
-    if missing[0] == missing[1]:
-        raise InputError(f"{run.label}: tie_break=input_rank needs the run's rank column; TREC runs have it "
-                         f"(column 4), tables need one named rank or mapped with run_columns={{'rank': ...}}")
-    if missing[0]:
-        raise InputError(f"{run.label}: {missing[0]} rows have no integer rank; tie_break=input_rank needs one "
-                         f"on every row")

@@ -27,7 +27,7 @@ import sqlrank
 from conftest import FIXTURES, peer, peer_python
 from support.cases import (CONVENTIONS, assert_same_values, beyond_accuracy_measures, engine_tables, measures_for,
                            recommender_case)
-from support.generate import generate
+from support.generate import generate, sampled_rankings, subtopic_judgments
 
 pytestmark = [pytest.mark.dbt, pytest.mark.slow]
 
@@ -241,6 +241,52 @@ def test_the_measures_beyond_accuracy_read_their_models(adapter, tmp_path, reque
     _same(expected[~expected.measure.isin(whole)], got[~got.measure.isin(whole)])
     summary = sqlrank.evaluate(qrels, run, measures, groups=options["item_features"], **options)
     _same(summary, _table(folder, adapter, "evaluation_summary", request))
+
+
+@pytest.mark.parametrize("adapter", ["duckdb", "postgres"])
+def test_subtopics_samples_and_sources_read_their_models(adapter, tmp_path, request):
+    """The diversity measures on judgments per subtopic (a subtopic column), expected exposure on sampled rankings (a
+    sample column) and judgments of two sources in one model (a source column, --prefer): three evaluations of one
+    project, each model per query and in summary equal to DuckDB's to 1e-12; the input test lets a document come
+    once per subtopic, sample and source."""
+    dbt = _dbt(adapter)
+    folder = tmp_path / adapter
+    qrels, run = subtopic_judgments(3)
+    judged, samples = sampled_rankings(4)
+    one = samples[samples["sample"] == "s0"].drop(columns="sample")
+    llm = judged.assign(relevance=(judged.relevance + 1) % 3)
+    both = pd.concat([judged.assign(judge="human"), llm.assign(judge="llm")])
+    evaluations = {"diverse": (qrels, run, "alpha_nDCG@10 ERR_IA@5 AP_IA NRBP", ["--tie-break", "doc_id_asc"]),
+                   "exposure": (judged, samples, "EE_D EE_R(p=0.8) EE_L@5", []),
+                   "merged": (both, one, "nDCG@10 AP", ["--prefer", "llm,human"])}
+    _sqlrank_dbt(folder, "--init", "-m", "P@5")
+    (folder / "seeds" / "seeds.yml").unlink()
+    for name, (q, r, measures, flags) in evaluations.items():
+        _sqlrank_dbt(folder, "--name", name, "-m", measures, *flags)
+        q.to_csv(folder / "seeds" / f"{name}_qrels.csv", index=False)
+        r.to_csv(folder / "seeds" / f"{name}_run.csv", index=False)
+    for name in ("evaluation", "evaluation_summary"):
+        (folder / "models" / f"{name}.sql").unlink()
+    (folder / "tests" / "evaluation_inputs.sql").unlink()
+    _profile(folder, adapter, request)
+    for name, (q, r, measures, flags) in evaluations.items():
+        variables = {"sqlrank_qrels": f"{name}_qrels", "sqlrank_run": f"{name}_run",
+                     "sqlrank_columns": {"qrels": {"source": "judge"}}}
+        others = [f"{other}_inputs" for other in evaluations if other != name]  # their tests read these vars too
+        done = _run(dbt, folder, "build", "--vars", json.dumps(variables), "--select", f"{name}_qrels", f"{name}_run",
+                    name, f"{name}_summary", f"{name}_inputs", "--exclude", *others)
+        assert done.returncode == 0, done.stdout[-3000:]
+        options = {"tie_break": "doc_id_asc"} if name == "diverse" else {}
+        given = {"llm": llm, "human": judged} if name == "merged" else q
+        options |= {"prefer": "llm,human"} if name == "merged" else {}
+        _same(sqlrank.evaluate(given, r, measures, per_query=True, **options), _table(folder, adapter, name, request))
+        _same(sqlrank.evaluate(given, r, measures, **options), _table(folder, adapter, f"{name}_summary", request))
+    twice = pd.concat([qrels, qrels.head(1)])  # a document judged twice for one subtopic
+    twice.to_csv(folder / "seeds" / "diverse_qrels.csv", index=False)
+    done = _run(dbt, folder, "build", "--vars", json.dumps({"sqlrank_qrels": "diverse_qrels", "sqlrank_run":
+                                                             "diverse_run"}), "--select", "diverse_qrels", "diverse_inputs",
+                "--exclude", "exposure_inputs", "merged_inputs")
+    assert done.returncode != 0 and "diverse_inputs" in done.stdout
 
 
 def _macro(package: Path, name: str) -> str:

@@ -8,13 +8,13 @@ values are not taken as they are, each for a reason stated where it is compared:
 from __future__ import annotations
 
 import math
-import random
 
 import pandas as pd
 import pytest
 
 import sqlrank
 from conftest import peer
+from support.generate import subtopic_judgments
 from sqlrank.errors import InputError
 
 TOLERANCE = 1e-9
@@ -24,31 +24,9 @@ NDEVAL = {"alpha_nDCG": "alpha-nDCG", "alpha_DCG": "alpha-DCG", "ERR_IA": "ERR-I
           "P_IA": "P-IA", "StRecall": "strec"}
 
 
-def generated(seed: int = 7) -> tuple[pd.DataFrame, pd.DataFrame]:
-    rng = random.Random(seed)
-    qrels, run = [], []
-    for q in range(40):
-        query = f"q{q}"
-        subtopics = [f"{q}.{s}" for s in range(rng.randint(1, 6))]
-        pool = [f"d{q}_{d}" for d in range(rng.randint(5, 40))]
-        hopeless = q % 9 == 4  # judged, but nothing relevant to any subtopic
-        if q != 37:  # q37 is in the run only
-            for doc in pool:
-                for subtopic in rng.sample(subtopics, rng.randint(1, len(subtopics))):
-                    label = 0 if hopeless else rng.choice((-1, 0, 0, 1, 1, 2, 3))
-                    qrels.append((query, subtopic, doc, label))
-        if q == 38:  # q38 is in the qrels only
-            continue
-        retrieved = rng.sample(pool, min(len(pool), rng.randint(1, 30))) + [f"u{q}_{i}" for i in range(rng.randint(0, 8))]
-        for doc in retrieved:
-            run.append((query, doc, round(rng.uniform(0, 3), 1)))  # one decimal: many ties
-    return (pd.DataFrame(qrels, columns=["query_id", "subtopic", "doc_id", "relevance"]),
-            pd.DataFrame(run, columns=["query_id", "doc_id", "score"]))
-
-
 @pytest.fixture(scope="module")
 def data():
-    return generated()
+    return subtopic_judgments()
 
 
 def subtopic_counts(qrels: pd.DataFrame, rel: int) -> dict[str, int]:
@@ -130,7 +108,8 @@ def test_bad_subtopic_judgments(tmp_path):
     missing = pd.DataFrame({"query_id": ["1"], "subtopic": [None], "doc_id": ["a"], "relevance": [1]})
     with pytest.raises(InputError, match="1 rows have no subtopic"):
         sqlrank.evaluate(missing, run, "StRecall@5")
-    with pytest.raises(sqlrank.SqlrankError, match="DuckDB"):
+    with pytest.raises(sqlrank.OptionError, match="a table of the database the postgres statement runs in: give its "
+                                                  "name"):
         sqlrank.render(str(twice), run, "NRBP", dialect="postgres")
 
 

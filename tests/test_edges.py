@@ -460,8 +460,8 @@ def test_the_compiled_template_cache_is_used_only_when_private(tmp_path, monkeyp
     from sqlrank.rendering import sqltext as templates
 
     cache = tmp_path / "cache"
-    (cache / "sqlrank" / "jinja").mkdir(parents=True)
-    os.chmod(cache / "sqlrank" / "jinja", mode)
+    (cache / "sqlrank" / "jinja-unfolded").mkdir(parents=True)
+    os.chmod(cache / "sqlrank" / "jinja-unfolded", mode)
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     assert (templates._bytecode_cache() is not None) == used
     if used:  # owned by someone else: not used either
@@ -475,7 +475,7 @@ def test_the_cache_folder_is_made_private(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "fresh"))
     monkeypatch.setattr(os, "umask", os.umask)  # whatever the umask
     assert templates._bytecode_cache() is not None
-    assert (tmp_path / "fresh" / "sqlrank" / "jinja").stat().st_mode & 0o077 == 0
+    assert (tmp_path / "fresh" / "sqlrank" / "jinja-unfolded").stat().st_mode & 0o077 == 0
 
 
 # ------------------------------------------------------------------ tracebacks and runaways

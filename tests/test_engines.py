@@ -12,7 +12,7 @@ import pytest
 
 import sqlrank
 from support.cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
-                   assert_runs_stored_together_equal_duckdb, assert_same_values, convention_id, engine_tables,
+                   assert_read_by_duckdb_equals_duckdb, assert_runs_stored_together_equal_duckdb, assert_same_values, convention_id, engine_tables,
                    measures_for, recommender_case, two_runs_apart)
 from conftest import ROOT, close, peer
 from support.generate import generate
@@ -61,6 +61,22 @@ def test_every_measure_equals_duckdb(engine, data, conventions):
 def test_measures_beyond_accuracy_equal_duckdb(engine):
     peer(PACKAGES[engine])
     assert_beyond_accuracy_equals_duckdb(engine=engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_subtopics_samples_and_merged_judgments_equal_duckdb(engine):
+    """The diversity measures (a recursive ideal ranking), expected exposure and merged judgment sources, read by
+    DuckDB and copied in; SQLite refuses the first, DataFusion one source's count, each saying why."""
+    peer(PACKAGES[engine])
+    assert_read_by_duckdb_equals_duckdb(diversity=engine != "sqlite", by_source=engine != "datafusion", engine=engine)
+    qrels = pd.DataFrame({"query_id": ["q1"], "subtopic": ["1"], "doc_id": ["d1"], "relevance": [1]})
+    run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "score": [1.0]})
+    if engine == "sqlite":
+        with pytest.raises(sqlrank.MeasureError, match="window functions, which SQLite does not allow in recursion"):
+            sqlrank.evaluate(qrels, run, "alpha_nDCG@10", engine=engine)
+    if engine == "datafusion":
+        with pytest.raises(sqlrank.MeasureError, match="a subquery inside an expression, which DataFusion does not"):
+            sqlrank.evaluate({"a": qrels, "b": qrels}, run, "Judged(source=a)@10", engine=engine, prefer="a,b")
 
 
 @pytest.mark.parametrize("engine", ENGINES)

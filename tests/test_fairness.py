@@ -22,6 +22,7 @@ import pytest
 import sqlrank
 from support.model import ranking as trec_order
 from conftest import peer
+from support.generate import sampled_rankings
 from sqlrank.errors import OptionError
 
 TOLERANCE = 1e-9
@@ -221,24 +222,9 @@ def expeval(qrels: pd.DataFrame, samples: pd.DataFrame, p: float) -> dict[str, t
     return out
 
 
-def sampled(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    rng = random.Random(seed)
-    qrels, samples = [], []
-    for q in range(25):
-        query = f"q{q}"
-        pool = [f"d{q}_{n}" for n in range(15)]
-        for doc in rng.sample(pool, 10):
-            qrels.append((query, doc, rng.choice((-1, 0, 0, 1, 1, 2, 3))))
-        for s in range(rng.randint(1, 5)):
-            for doc in rng.sample(pool, rng.randint(2, 12)):
-                samples.append((query, f"s{s}", doc, round(rng.uniform(0, 2), 1)))  # ties
-    return (pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]),
-            pd.DataFrame(samples, columns=["query_id", "sample", "doc_id", "score"]))
-
-
 @pytest.mark.parametrize("p", [0.5, 0.8])
 def test_expected_exposure_equals_expeval(tmp_path, p):
-    qrels, samples = sampled(9)
+    qrels, samples = sampled_rankings(9)
     expected = expeval(qrels, samples, p)
     assert len(expected) >= 15
     path = tmp_path / "stochastic.run"  # expeval's run: the sample id in column 2
@@ -254,7 +240,7 @@ def test_expected_exposure_equals_expeval(tmp_path, p):
 
 
 def test_sampled_rankings_are_read_for_the_expected_exposure_only():
-    qrels, samples = sampled(10)
+    qrels, samples = sampled_rankings(10)
     with pytest.raises(OptionError, match="sampled rankings of one; evaluate them apart"):
         sqlrank.evaluate(qrels, samples, "EE_L nDCG@10")
     one = samples[samples["sample"] == "s0"]

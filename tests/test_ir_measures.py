@@ -113,9 +113,9 @@ def test_diversity_and_cwl_measures_give_pyndeval_and_cwl_evals_values():
     peer("cwl")
     from ir_measures import (AP_IA, BPM, INSQ, INST, NRBP, P_IA, ERR_IA, StRecall, alpha_nDCG, nERR_IA,  # noqa: E402
                              nNRBP)
-    from test_diversity import generated
+    from support.generate import subtopic_judgments
 
-    qrels, run = generated(11)
+    qrels, run = subtopic_judgments(11)
     qrels = qrels.rename(columns={"subtopic": "iteration"})
     measures = [alpha_nDCG@10, alpha_nDCG(alpha=0.25)@5, ERR_IA@20, nERR_IA@10, NRBP, nNRBP(beta=0.75), P_IA@5, AP_IA,
                 StRecall@10, INST(max_rel=3), INSQ(T=2.0, max_rel=2), BPM(max_rel=3)@10, BPM(T=2.0, min_rel=1, max_rel=3)@5]

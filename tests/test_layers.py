@@ -36,7 +36,7 @@ LAYERS = {
 }
 # Inside inputs/, the order of a load (load locates, reads files, maps columns, validates, keeps
 # copies, describes): a module imports only those after it, so no step calls back up.
-INPUTS_ORDER = ("extra", "merge", "keyed", "load", "locate", "files", "columns", "validate", "ids", "store", "source")
+INPUTS_ORDER = ("reading", "extra", "merge", "keyed", "load", "locate", "files", "columns", "validate", "ids", "store", "source")
 # Third-party packages a part may not import.
 FORBIDDEN = {"measures": {"jinja2", "duckdb"}, "rendering": {"duckdb"}}
 MAX_ENTRIES, MAX_MODULE_LINES, MAX_FUNCTION_LINES = 16, 450, 60

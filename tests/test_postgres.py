@@ -15,7 +15,7 @@ import pytest
 
 import sqlrank
 from support.cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
-                   assert_runs_stored_together_equal_duckdb, assert_same_values, convention_id, engine_tables,
+                   assert_read_by_duckdb_equals_duckdb, assert_runs_stored_together_equal_duckdb, assert_same_values, convention_id, engine_tables,
                    measures_for, two_runs_apart)
 from conftest import ROOT, close
 from support.generate import generate
@@ -51,6 +51,39 @@ def test_every_measure_in_postgres_equals_duckdb(dsn, data, conventions):
 
 def test_measures_beyond_accuracy_in_postgres_equal_duckdb(dsn):
     assert_beyond_accuracy_equals_duckdb(engine="postgres", dsn=dsn)
+
+
+def test_subtopics_samples_and_merged_judgments_in_postgres_equal_duckdb(dsn):
+    assert_read_by_duckdb_equals_duckdb(engine="postgres", dsn=dsn)
+
+
+def test_subtopics_samples_and_sources_printed_for_postgres_run_there(dsn):
+    """The statements sqlrank sql --dialect postgres prints for judgments per subtopic (the diversity measures, a
+    recursive step), sampled rankings and judgments of two sources in one table (merged by prefer and by combine),
+    from the table names alone, run on PostgreSQL itself and give DuckDB's values per query to 1e-12; a table of the
+    database with a subtopic column given to --engine postgres is refused, saying how to print its statement."""
+    import adbc_driver_postgresql.dbapi as dbapi
+    import duckdb
+    from test_sql import keyed_tables
+
+    con = duckdb.connect()
+    cases = keyed_tables(con)
+    with dbapi.connect(dsn) as connection:
+        with connection.cursor() as cursor:
+            cursor.execute("CREATE SCHEMA IF NOT EXISTS ds")
+            for (name,) in con.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'ds'"
+                                       ).fetchall():
+                cursor.adbc_ingest(name, con.sql(f"SELECT * FROM ds.{name}").to_arrow_table(), mode="replace",
+                                   db_schema_name="ds")
+        connection.commit()
+    for qrels, run, measures, options, (q, r, expected_options) in cases:
+        text = sqlrank.render(qrels, run, measures, per_query=True, dialect="postgres", label_type="integer",
+                              **options)
+        rows = _execute(dsn, text)
+        got = pd.DataFrame(rows, columns=["query_id", "measure", "value"])
+        assert_same_values(sqlrank.evaluate(q, r, measures, per_query=True, **expected_options), got)
+    with pytest.raises(sqlrank.OptionError, match="ds.intents: a table of PostgreSQL; .* sqlrank sql --dialect postgres"):
+        sqlrank.evaluate("ds.intents", cases[0][4][1], "alpha_nDCG@10", engine="postgres", dsn=dsn)
 
 
 def test_runs_stored_together_in_postgres_equal_duckdb(dsn, data):

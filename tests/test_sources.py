@@ -107,6 +107,9 @@ def test_the_command_line_and_check(sources, tmp_path, capsys):
     assert main(["eval", "--qrels", f"people={files[0]}", "--qrels", files[1], files[2], "-m", "AP",
                  "--combine", "max"]) == 0
     assert f"judgments: people {len(human)}, llm {len(llm)} (the max label" in capsys.readouterr().out
+    assert main(["eval", "--qrels", files[0], "--qrels", files[1], files[2], "-m", "AP Judged(source=llm)@10",
+                 "--engine", "sqlite"]) == 0  # merged by DuckDB, copied into SQLite
+    assert capsys.readouterr().out == out
     assert main(["check", "--qrels", files[0], "--qrels", files[1], files[2]]) == 0
     out = capsys.readouterr().out
     both = human.merge(llm, on=["query_id", "doc_id"])
@@ -118,7 +121,7 @@ def test_the_command_line_and_check(sources, tmp_path, capsys):
     (["--prefer", "crowd"], "prefer names 'crowd', which is no judgment source (sources: human, llm)"),
     (["--prefer", "human", "--combine", "mean"], "prefer and combine are two ways to merge judgments: give one"),
     (["-m", "Judged(source=crowd)@10"], "no judgment source is called 'crowd' (sources: human, llm)"),
-    (["--engine", "sqlite"], "several judgment sources are merged on DuckDB"),
+    (["--engine", "datafusion", "-m", "Judged(source=llm)@10"], "a subquery inside an expression, which DataFusion"),
 ])
 def test_errors(sources, tmp_path, capsys, args, message):
     human, llm, run = sources

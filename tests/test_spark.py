@@ -14,6 +14,7 @@ import pytest
 import sqlrank
 from support.generate import generate
 from support.cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
+                   assert_read_by_duckdb_equals_duckdb,
                    assert_runs_stored_together_equal_duckdb, assert_same_values, convention_id, engine_tables,
                    measures_for, recommender_case)
 from conftest import close
@@ -117,6 +118,16 @@ def test_bad_spark_input_is_an_error(spark, data):
 
 def test_measures_beyond_accuracy_on_spark_equal_duckdb(spark):
     assert_beyond_accuracy_equals_duckdb(spark=spark)
+
+
+def test_subtopics_samples_and_merged_judgments_on_spark_equal_duckdb(spark):
+    """Expected exposure and merged judgment sources, read by DuckDB and copied in; the diversity measures are refused
+    before anything is copied, saying why (Spark allows no window function on a recursive reference)."""
+    assert_read_by_duckdb_equals_duckdb(diversity=False, spark=spark)
+    qrels = pd.DataFrame({"query_id": ["q1"], "subtopic": ["1"], "doc_id": ["d1"], "relevance": [1]})
+    run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "score": [1.0]})
+    with pytest.raises(sqlrank.MeasureError, match="cannot be computed in spark: .* window functions, which Spark"):
+        sqlrank.evaluate(qrels, run, "alpha_nDCG@10", spark=spark)
 
 
 def test_extra_inputs_that_are_spark_tables_or_dataframes_are_read_by_spark(spark):

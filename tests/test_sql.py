@@ -17,7 +17,7 @@ import pandas as pd
 from support.cases import (CONVENTIONS, GROUPS, assert_same_values, beyond_accuracy_measures, convention_id,
                            engine_tables, measures_for, recommender_case, runs_stored_together)
 from conftest import FIXTURES, close, peer
-from support.generate import generate
+from support.generate import generate, sampled_rankings, subtopic_judgments
 
 
 @pytest.fixture(scope="module")
@@ -365,6 +365,86 @@ def test_measures_beyond_accuracy_printed_with_their_tables(dialect):
     with pytest.raises(sqlrank.OptionError, match="a table of that database: give its name"):
         sqlrank.render("ds.clicks", "ds.predictions", "Coverage@10", dialect=dialect, connection=con,
                        qrels_columns=options["qrels_columns"], items=options["items"])
+
+
+def keyed_tables(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    """Tables with a second key beside the query in schema ds of ``con``, and what each printed statement reads
+    from them: (qrels table, run table, measures, options, the same inputs as sqlrank.evaluate takes them)."""
+    qrels, run = subtopic_judgments(3)
+    judged, samples = sampled_rankings(4)
+    llm = judged.assign(relevance=(judged.relevance + 1) % 3)
+    both = pd.concat([judged.assign(judge="human"), llm.assign(judge="llm")]).rename(columns={"query_id": "topic"})
+    one = samples[samples["sample"] == "s0"].drop(columns="sample").rename(columns={"query_id": "topic"})
+    con.execute("CREATE SCHEMA IF NOT EXISTS ds")
+    for name, frame in dict(intents=qrels, ranked=run, judged=judged, samples=samples, both=both, one=one).items():
+        con.register("frame", frame)
+        con.execute(f"CREATE TABLE ds.{name} AS SELECT * FROM frame")
+        con.unregister("frame")
+    topic = {"query_id": "topic"}
+    sources = {"qrels_columns": topic | {"source": "judge"}, "run_columns": topic}
+    return [("ds.intents", "ds.ranked", "alpha_nDCG@10 AP_IA NRBP nNRBP P_IA@5 StRecall@10", {"tie_break": "doc_id_asc"},
+             (qrels, run, {"tie_break": "doc_id_asc"})),
+            ("ds.judged", "ds.samples", "EE_D EE_R(p=0.8) EE_L@5", {}, (judged, samples, {})),
+            ("ds.both", "ds.one", "nDCG@10 AP Judged(source=llm)@10", {"prefer": "llm"} | sources,
+             ({"human": judged, "llm": llm}, one.rename(columns={"topic": "query_id"}), {"prefer": "llm,human"})),
+            ("ds.both", "ds.one", "nDCG@10 P@5", {"combine": "mean"} | sources,
+             ({"human": judged, "llm": llm}, one.rename(columns={"topic": "query_id"}), {"combine": "mean"}))]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dialect", ["trino", "bigquery", "snowflake", "redshift", "databricks", "spark", "clickhouse",
+                                     "datafusion", "sqlite", "duckdb"])
+def test_subtopics_samples_and_sources_printed_from_tables(dialect):
+    """Judgments per subtopic, sampled rankings and judgments of several sources in one table (a source column,
+    merged by prefer or combine) printed for another database read its tables: the statement parses in the dialect
+    and, translated into DuckDB's SQL by sqlglot, gives sqlrank's values per query to 1e-12; from names alone the
+    statement is the same. A dialect that cannot run a measure says why (the diversity measures' recursive step
+    with window functions; DataFusion and a subquery in an expression). PostgreSQL's statements run on a real
+    server (test_postgres.py): sqlglot reads its NUMERIC as DuckDB's DECIMAL(18,3)."""
+    sqlglot = peer("sqlglot")
+    con = duckdb.connect()
+    read = {"databricks": "spark", "datafusion": "duckdb"}.get(dialect, dialect)
+    refused = {"datafusion": "Judged", "clickhouse": None, "duckdb": None}.get(dialect, "alpha_nDCG")
+    checked = 0
+    for qrels, run, measures, options, (q, r, expected_options) in keyed_tables(con):
+        if refused and refused in measures:
+            why = "a subquery inside an expression" if refused == "Judged" else "a recursive step with window functions"
+            with pytest.raises(sqlrank.MeasureError, match=f"cannot be computed in {dialect}: .*{why}"):
+                sqlrank.render(qrels, run, measures, dialect=dialect, connection=con, **options)
+            continue
+        text = sqlrank.render(qrels, run, measures, per_query=True, dialect=dialect, connection=con, **options)
+        assert max(len(line) for line in text.splitlines()) < 160 and len(sqlglot.parse(text, read=read)) == 1
+        if dialect != "duckdb":
+            assert text == sqlrank.render(qrels, run, measures, per_query=True, dialect=dialect, label_type="integer",
+                                          **options)
+            text = sqlglot.transpile(text, read=read, write="duckdb")[0]
+        got = con.execute(text).df()
+        got.columns = ["query_id", "measure", "value"]
+        assert_same_values(sqlrank.evaluate(q, r, measures, per_query=True, **expected_options), got)
+        checked += 1
+    assert checked == (3 if refused else 4)
+
+
+def test_subtopics_and_samples_printed_read_the_files_themselves(tmp_path):
+    """The DuckDB statement sqlrank sql prints for the diversity and expected exposure measures reads the judgments
+    per subtopic and the sampled rankings from their files (TREC text, CSV, Parquet), not from sqlrank's copies:
+    run in a fresh DuckDB, it gives sqlrank eval's values."""
+    qrels, run = subtopic_judgments(5)
+    judged, samples = sampled_rankings(6)
+    (tmp_path / "q.txt").write_text("".join(f"{a} {b} {c} {d}\n" for a, b, c, d in qrels.itertuples(index=False)))
+    qrels.to_csv(tmp_path / "q.csv", index=False)
+    judged.to_csv(tmp_path / "j.csv", index=False)
+    (tmp_path / "s.txt").write_text("".join(f"{a} {b} {c} 1 {d} r\n" for a, b, c, d in samples.itertuples(index=False)))
+    samples.to_parquet(tmp_path / "s.parquet")
+    run.to_parquet(tmp_path / "r.parquet")
+    for q, r, measures, options in [("q.txt", "r.parquet", "alpha_nDCG@10 ERR_IA@5", {"tie_break": "doc_id_asc"}),
+                                    ("q.csv", "r.parquet", "nERR_IA@10 AP_IA", {}),
+                                    ("j.csv", "s.txt", "EE_D EE_L@5", {}), ("j.csv", "s.parquet", "EE_R(p=0.8)", {})]:
+        q, r = str(tmp_path / q), str(tmp_path / r)
+        text = sqlrank.render(q, r, measures, per_query=True, **options)
+        assert "sqlrank_" not in text  # no temporary table of sqlrank's
+        got = duckdb.connect().execute(text).df()
+        assert_same_values(sqlrank.evaluate(q, r, measures, per_query=True, **options), got)
 
 
 @pytest.mark.parametrize("cutoff", [None, 4])

@@ -90,3 +90,15 @@ def test_contributing_shows_the_err_template_as_it_is():
     listing = guide.split("**2. The template** (`sql/measures/ERR.sql`", 1)[1].split("```sql\n", 1)[1].split("```", 1)[0]
     template = (root / "sql" / "measures" / "ERR.sql").read_text(encoding="utf-8").split("-#}\n", 1)[1]
     assert listing == template
+
+
+def test_a_filter_on_a_constant_follows_each_dialect():
+    """Compiled code is shared by the dialects' environments (and cached on disk): a filter on a constant ('sample' |
+    ident) is applied when the template renders, in its dialect, not folded once when it is compiled."""
+    from sqlrank.rendering.dialects import DIALECTS
+    from sqlrank.rendering.sqltext import call_macro
+
+    for name, quoted in [("duckdb", '"sample"'), ("spark", "`sample`"), ("snowflake", '"SAMPLE"'), ("postgres", '"sample"'),
+                         ("bigquery", "`sample`")]:
+        text = call_macro(DIALECTS[name], "_macros/inputs.sql", "first_sample", "SELECT 1")
+        assert f"MIN({quoted}" in text.replace(' COLLATE "C"', "") and f"first_samples.{quoted}" in text, name

@@ -51,6 +51,8 @@
     ROUND of a double round half to even (38.5 -> 38), so there it is the floor plus one where the
     fraction is >= 0.5 (both exact in floating point). -#}
 {% macro round_half_away(x) %}{% if dialect_name() in ('postgres', 'clickhouse') %}(FLOOR({{ x }}) + CASE WHEN ({{ x }}) - FLOOR({{ x }}) >= 0.5 THEN 1 ELSE 0 END){% else %}ROUND({{ x }}){% endif %}{% endmacro %}
+{#- x rounded to n decimal places: PostgreSQL's ROUND takes places for NUMERIC only. -#}
+{% macro round_to(x, n) %}{% if dialect_name() == 'postgres' %}ROUND(CAST({{ x }} AS NUMERIC), {{ n }}){% else %}ROUND({{ x }}, {{ n }}){% endif %}{% endmacro %}
 {#- The settings a statement needs: ClickHouse fills a row an outer join does not find with 0 or ''
     and refuses CAST(NULL AS Float64) unless told standard SQL's NULLs. -#}
 {% macro settings() %}{% if dialect_name() == 'clickhouse' %}

@@ -164,7 +164,9 @@ SELECT * FROM {{ table | ident }}
 {% macro tabular(reader, columns, kind, mode, run_from_file=false, score_from_rank=false, boolean_text=false, label_type='real') %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
 SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}{% if columns.get('run_id') %}{{ run_key(columns, run_from_file) }} || {{ dialect.separator() }} || {% endif %}CAST({{ columns.query_id | ident }} AS {{ dialect.text() }}) AS query_id,
-       CAST({{ columns.doc_id | ident }} AS {{ dialect.text() }}) AS doc_id,{% if columns.get('run_id') and mode != 'typed' %}
+       CAST({{ columns.doc_id | ident }} AS {{ dialect.text() }}) AS doc_id,{% for key in ('subtopic', 'sample', 'source') if columns.get(key) %}
+
+       CAST({{ columns[key] | ident }} AS {{ dialect.text() }}) AS {{ key | ident }},{% endfor %}{% if columns.get('run_id') and mode != 'typed' %}
 
        {{ run_key(columns, run_from_file) }} AS run_id,{% endif %}
 
@@ -259,4 +261,68 @@ FROM (
     ) AS file_lines
     WHERE NOT regexp_matches(coalesce(line, ''), '^[ \t\n\v\f\r]*(#|$)')
 ) AS data_lines
+{% endmacro %}
+
+{#- An input read with a second key (a statement printed for another database, or reading the file itself): its
+    judgments per subtopic as one judgment per (query, document), the highest label of its subtopics; `joined`: the
+    subtopic is in the query ids (TREC text). -#}
+{% macro per_document(sql, joined=false) %}
+{% if joined %}{% set sql = split_key(sql, 'subtopic', 'qrels') | trim %}{% endif %}
+SELECT query_id, doc_id, MAX(relevance) AS relevance
+FROM (
+    {{ sql | indent(4) }}
+) AS subtopic_rows
+GROUP BY query_id, doc_id
+{% endmacro %}
+
+{#- Rows whose query ids carry a key (TREC text's second column: query || chr(31) || key) with the key a column
+    of its own, named `role`. -#}
+{% macro split_key(sql, role, kind) %}
+SELECT {{ dialect.before_separator('query_id') }} AS query_id, {{ dialect.after_separator('query_id') }} AS {{ role | ident }}, doc_id,
+       {{ 'score, input_rank' if kind == 'run' else 'relevance' }}
+FROM (
+    {{ sql | indent(4) }}
+) AS keyed_rows
+{% endmacro %}
+
+{#- Its sampled rankings as one ranking per query: the first sample (the least sample id, byte order). -#}
+{% macro first_sample(sql, joined=false) %}
+{% set sample = 'sample' | ident %}
+{% if joined %}{% set sql = split_key(sql, 'sample', 'run') | trim %}{% endif %}
+SELECT sampled.query_id AS query_id, sampled.doc_id AS doc_id, sampled.score AS score, sampled.input_rank AS input_rank
+FROM (
+    {{ sql | indent(4) }}
+) AS sampled
+JOIN (
+    SELECT query_id, MIN({{ dialect.byte_order(sample) }}) AS {{ sample }}
+    FROM (
+        {{ sql | indent(8) }}
+    ) AS every_sample
+    GROUP BY query_id
+) AS first_samples ON first_samples.query_id = sampled.query_id AND first_samples.{{ sample }} = sampled.{{ sample }}
+{% endmacro %}
+
+{#- Its judgments from several sources (a source column) merged: the label of the first source in `prefer` that
+    judged a document (the sources not named after those named, by name), or the labels of every source that
+    judged it combined by `aggregate` (AVG, MAX or MIN). -#}
+{% macro merged_sources(sql, prefer, aggregate=none) %}
+{% if aggregate %}
+SELECT query_id, doc_id, {{ aggregate }}(relevance) AS relevance
+FROM (
+    {{ sql | indent(4) }}
+) AS every_source
+GROUP BY query_id, doc_id
+{% else %}
+SELECT query_id, doc_id, relevance
+FROM (
+    SELECT query_id, doc_id, relevance,
+           ROW_NUMBER() OVER (PARTITION BY query_id, doc_id
+                              ORDER BY CASE source{% for name in prefer %} WHEN {{ name | literal }} THEN {{ loop.index }}{% endfor %} ELSE {{ prefer | length + 1 }} END,
+                                       {{ dialect.byte_order('source') }}) AS choice
+    FROM (
+        {{ sql | indent(8) }}
+    ) AS every_source
+) AS preferred
+WHERE choice = 1
+{% endif %}
 {% endmacro %}

@@ -1,7 +1,7 @@
 {#-
   The family step "expected" of the expected exposure measures, for one patience p and cutoff k:
     {name}_ranked    each sampled ranking of each evaluated query ranked (score descending, ties by document
-                     id descending, as expeval sorts them)
+                     id descending, as expeval sorts them), with how many samples the query has
     {name}_exposed   each document's expected exposure: p^(rank - 1) over its ranks <= k, summed and divided
                      by the query's samples (a sample without the document adds 0)
     {name}_targets   each relevant document's target exposure (labels > 0, by grade, best first): the m
@@ -14,13 +14,16 @@
 {% import '_macros/judging.sql' as judging %}
 {% set name, columns, m = piece.name, piece.columns, piece.measure %}
 {% set p = judging.real(m.p) %}
+{% set sample = 'sample' | ident %}
 {{ name }}_ranked AS (
-    SELECT samples.query_id AS query_id, samples.sample AS sample, samples.doc_id AS doc_id,
-           ROW_NUMBER() OVER (PARTITION BY samples.query_id, samples.sample
+    SELECT samples.query_id AS query_id, samples.doc_id AS doc_id,
+           ROW_NUMBER() OVER (PARTITION BY samples.query_id, samples.{{ sample }}
                               ORDER BY samples.score DESC NULLS LAST, {{ dialect.byte_order('samples.doc_id') }} DESC) AS rank,
-           COUNT(DISTINCT samples.sample) OVER (PARTITION BY samples.query_id) AS samples
+           counts.samples AS samples
     FROM sampled_rankings AS samples
     JOIN evaluated_queries ON evaluated_queries.query_id = samples.query_id
+    JOIN (SELECT query_id, COUNT(DISTINCT {{ sample }}) AS samples FROM sampled_rankings GROUP BY query_id) AS counts
+      ON counts.query_id = samples.query_id
 ),
 {{ name }}_exposed AS (
     SELECT query_id, doc_id, SUM(POWER({{ p }}, rank - 1)) / MAX(samples) AS exposure

@@ -35,14 +35,14 @@
     JOIN {{ name }}_subtopics AS subtopics ON subtopics.query_id = judged.query_id AND subtopics.subtopic = judged.subtopic
 ),
 {{ name }}_greedy (query_id, doc_id, subtopic, seen, picked, step, gain) AS (
-    SELECT query_id, doc_id, subtopic, 0, FALSE, 0, CAST(0 AS {{ DOUBLE }}) FROM {{ name }}_judged
+    SELECT query_id, doc_id, subtopic, 0 AS seen, FALSE AS picked, 0 AS step, CAST(0 AS {{ DOUBLE }}) AS gain FROM {{ name }}_judged
     UNION ALL
     SELECT query_id, doc_id, subtopic,
            seen + MAX(CASE WHEN doc_id = chosen THEN 1 ELSE 0 END) OVER (PARTITION BY query_id, subtopic),
            doc_id = chosen, step + 1, doc_gain
     FROM (
         SELECT query_id, doc_id, subtopic, seen, step, doc_gain,
-               FIRST_VALUE(doc_id) OVER (PARTITION BY query_id ORDER BY ROUND(doc_gain, 12) DESC, {{ dialect.byte_order('doc_id') }} DESC) AS chosen
+               FIRST_VALUE(doc_id) OVER (PARTITION BY query_id ORDER BY {{ dialect.round_to('doc_gain', 12) }} DESC, {{ dialect.byte_order('doc_id') }} DESC) AS chosen
         FROM (
             SELECT query_id, doc_id, subtopic, seen, step, SUM(POWER({{ novelty }}, seen)) OVER (PARTITION BY query_id, doc_id) AS doc_gain
             FROM {{ name }}_greedy

@@ -37,7 +37,7 @@ def sql_command(args: argparse.Namespace) -> int:
             options.pop(name)
     with database_options(args, options) as options:
         text = render(args.qrels, args.run, " ".join(args.measures), args.per_query, dialect=args.dialect,
-                      label_type=args.label_type, **options)
+                      label_type=args.label_type, prefer=args.prefer, combine=args.combine, **options)
     write_output(text.rstrip("\n") + (";\n" if args.dialect == "duckdb" else "\n"), args.output)
     return 0
 
@@ -358,7 +358,8 @@ def dbt_command(args: argparse.Namespace) -> int:
     from ..export.dbt import write_package
 
     written = write_package(args.folder, " ".join(args.measures), args.name, force=args.force, init=args.init,
-                            label_type=args.label_type, **convention_options(args))
+                            label_type=args.label_type, prefer=args.prefer, combine=args.combine,
+                            **convention_options(args))
     what = "the starter project" if args.init else "the dbt package"
     print(f"sqlrank: wrote {len(written)} files of {what} in {args.folder}: {args.name}", file=sys.stderr)
     return 0

@@ -305,3 +305,14 @@ def log_base_argument(text: str):
 def version_text() -> str:
     from ..version import __version__
     return __version__
+
+
+def add_merge_arguments(parser) -> None:
+    """--prefer and --combine: how the judgments of one table with a source column are merged."""
+    parser.add_argument("--prefer", metavar="NAMES",
+                        help="judgments of several sources in one table with a source column (--qrels-columns "
+                             "source=NAME): the first of these sources (comma-separated) that judged a document gives "
+                             "its label (the others after them, by name)")
+    parser.add_argument("--combine", choices=("mean", "max", "min"),
+                        help="judgments of several sources in one table with a source column: the mean, highest or "
+                             "lowest label of the sources that judged a document")

@@ -6,21 +6,18 @@ import argparse
 from ..engines.base import ENGINES
 from ..inputs.source import FORMATS
 from ..measures.registry import FAMILIES
-from ..rendering.dialects import DIALECTS
 from ..results.formats import OUTPUT_FORMATS
 from .commands import (
     check_command,
     compare_command,
-    dbt_command,
     eval_command,
     explain_command,
     gsb_command,
     history_command,
-    install_command,
     measures_command,
     report_command,
-    sql_command,
 )
+from .exports import add_dbt_command, add_install_command, add_sql_command
 from .judging import agree_command, meta_command, overlap_command, pool_command
 from .options import (
     label_argument,
@@ -29,7 +26,6 @@ from .options import (
     COMPARE_FORMATS,
     Parser,
     add_comparison_arguments,
-    add_convention_arguments,
     add_evaluation_arguments,
     add_input_arguments,
     version_text,
@@ -118,47 +114,6 @@ def add_eval_command(commands) -> None:
                     help="evaluate the queries in N groups, one after another, so that each step holds "
                          "1/N of the run (for runs far larger than memory; default 1)")
     ev.set_defaults(handler=eval_command)
-
-
-def add_sql_command(commands) -> None:
-    sq = commands.add_parser(
-        "sql", help="print the SQL statement of an evaluation, for DuckDB or another engine (--dialect)",
-        description="Print the exact statement sqlrank eval runs for these arguments, reading QRELS and RUN "
-                    "themselves (files, or table names); pasted into a DuckDB shell (or spark.sql) it returns the "
-                    "rows of sqlrank eval -f csv: query_id, measure, value with -q, else measure, value.")
-    sq.add_argument("qrels", metavar="QRELS", help="relevance judgments: a file or a table name")
-    sq.add_argument("run", metavar="RUN", help="ranked results: a file or a table name")
-    add_evaluation_arguments(sq)
-    sq.add_argument("-q", "--per-query", action="store_true", help="one row per query and measure")
-    sq.add_argument("--dialect", choices=DIALECTS, default="duckdb",
-                    help="duckdb (default), spark, postgres, datafusion, clickhouse, sqlite, trino, bigquery, "
-                         "snowflake, redshift or databricks (all but duckdb, spark and databricks read tables: name "
-                         "them, dataset.table; their columns "
-                         "are query_id, doc_id, relevance and score, or --qrels-columns and --run-columns, or read "
-                         "from --database)")
-    sq.add_argument("--label-type", choices=("integer", "real"), dest="label_type",
-                    help="the type of a named table's labels, for another dialect without --database (default: "
-                         "real, read as DOUBLE)")
-    sq.add_argument("-o", "--output", metavar="FILE", help="write the SQL to FILE (atomically) instead of stdout")
-    sq.set_defaults(handler=sql_command)
-
-
-def add_install_command(commands) -> None:
-    ins = commands.add_parser(
-        "install", help="create sqlrank's table macros in a DuckDB database file, for plain SQL",
-        description="Create table macros in schema sqlrank of DB_FILE (made if absent): sqlrank.evaluate(qrels, run, "
-                    "measures) and sqlrank.evaluate_per_query(...) for the installed measures (trec_eval's usual "
-                    "cutoffs, and -m), and per family with a cutoff parameter: sqlrank.ndcg(qrels, run, k), "
-                    "sqlrank.p, sqlrank.recall, sqlrank.ap(qrels, run), ... run and qrels are table or view names.")
-    ins.add_argument("database", metavar="DB_FILE", help="the DuckDB database file")
-    ins.add_argument("-m", "--measures", action="append", metavar="MEASURES",
-                     help="more measures for sqlrank.evaluate (e.g. -m 'nDCG@7 RBP(p=0.8)')")
-    ins.add_argument("--print", action="store_true", dest="print_sql",
-                     help="print the CREATE statements instead of running them")
-    ins.add_argument("--force", action="store_true",
-                     help="replace functions of the same names that sqlrank did not create (each is named); by "
-                          "default they are left as they are, and nothing is changed")
-    ins.set_defaults(handler=install_command)
 
 
 def add_check_command(commands) -> None:
@@ -409,33 +364,6 @@ def add_explain_command(commands) -> None:
                     help="output layout (default: table); csv has every combination's value in full precision")
     ex.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
     ex.set_defaults(handler=explain_command)
-
-
-def add_dbt_command(commands) -> None:
-    dbt = commands.add_parser(
-        "dbt", help="write a dbt package: the evaluation as macros per adapter, models and input tests",
-        description="Write (or add to) a dbt package in DIR: macros sqlrank.NAME(qrels, run) and "
-                    "sqlrank.NAME_summary with the evaluation's SQL for the adapters duckdb, postgres, redshift, "
-                    "snowflake, bigquery, spark, databricks, trino and clickhouse; table models NAME (query_id, "
-                    "measure, value) and NAME_summary on ref(var('sqlrank_qrels')) and ref(var('sqlrank_run')) "
-                    "(columns: var('sqlrank_columns')); a test of the inputs; the generic test "
-                    "sqlrank.one_row_per_document. With --init, DIR becomes a starter project that dbt build "
-                    "runs as it is on dbt-duckdb (profiles.yml, the demo's seeds).")
-    dbt.add_argument("folder", metavar="DIR", help="the package's folder (made if absent)")
-    dbt.add_argument("-m", "--measures", action="append", required=True, metavar="MEASURES",
-                     help='measures, separated by spaces; repeatable (e.g. -m "nDCG@10 AP P@10")')
-    dbt.add_argument("--name", default="evaluation",
-                     help="the evaluation's name: its macros, models and test (default: evaluation)")
-    dbt.add_argument("--init", action="store_true",
-                     help="make DIR a starter project: dbt_project.yml with a profile and the vars, profiles.yml "
-                          "(dbt-duckdb; the other adapters in comments), the demo's judgments and results as seeds")
-    dbt.add_argument("--label-type", choices=("integer", "real"), default=None,
-                     help="the judgments' labels: real (read as DOUBLE, the default) or integer")
-    dbt.add_argument("--force", action="store_true",
-                     help="replace files in DIR that sqlrank did not write (by default they are left as they are, "
-                          "and nothing is written)")
-    add_convention_arguments(dbt)
-    dbt.set_defaults(handler=dbt_command)
 
 
 def add_measures_command(commands) -> None:

@@ -5,20 +5,26 @@ beyond accuracy too); a table of the engine is read where it is. Spark reads fil
 (spark.py)."""
 from __future__ import annotations
 
+import os
 import uuid
+from dataclasses import replace
 from typing import Any, Callable
 
 from ..errors import InputError, OptionError
 from ..inputs.columns import column_mapping, map_table_columns, read_boolean_labels
 from ..inputs.extra import EngineInputs
 from ..inputs.load import Table, load
-from ..inputs.locate import refuse_file_and_table
+from ..inputs.locate import is_nested_dict, refuse_file_and_table
 from ..inputs.source import Source
 from ..inputs.validate import label_range_sql, require_complete_rows, require_labels_in_range, table_counts_sql
-from ..plan import Plan, plan, require_ranks
+from ..inputs.keyed import Intents, Samples, sampled_run
+from ..inputs.reading import by_source, require_ranks
+from ..plan import Judged, Plan, conventions_of, judged, plan, resolved
 from ..rendering.dialects import DUCKDB, Dialect
 from ..rendering.sqltext import call_macro
 from .base import CopyingEngine, Engine
+
+JUDGING = ("qrels_format", "qrels_columns", "preset", "prefer", "combine")  # what reading the judgments takes
 from .duckdb import session, session_options, to_arrow
 
 
@@ -26,8 +32,18 @@ def copied_source(obj: Any, kind: str, con, registry, format: str | None, column
                   engine: CopyingEngine) -> Source:
     """The input read and validated by DuckDB, then loaded into the engine; the Source reads that
     table by name, with the canonical columns (the run's rank as input_rank)."""
-    source = load(obj, kind, con, registry, format, columns)
-    name = f"sqlrank_{kind}_{uuid.uuid4().hex[:12]}"
+    def copy(name: str, rows: str) -> str:
+        name = f"sqlrank_{name}_{uuid.uuid4().hex[:12]}"
+        engine.load(name, to_arrow(con, rows))
+        return name
+
+    return copy_of(load(obj, kind, con, registry, format, columns), copy, engine.dialect)
+
+
+def copy_of(source: Source, copy: Callable[[str, str], str], dialect: Dialect) -> Source:
+    """A Source DuckDB read and validated, copied into an engine (``copy(kind, sql)``: the copy's table name): the
+    Source that reads the copy by name, with the canonical columns (the run's rank as input_rank)."""
+    kind = source.kind
     canonical = {"query_id": "query_id", "doc_id": "doc_id", source.value_name: source.value_name}
     if kind == "run":
         canonical["rank"] = "input_rank"
@@ -35,9 +51,47 @@ def copied_source(obj: Any, kind: str, con, registry, format: str | None, column
     if source.per_run:  # runs stored together: the copy keeps run_id apart, the engine's SQL keys the queries
         rows = call_macro(DUCKDB, "_macros/inputs.sql", "unkeyed_runs", rows).strip()
         canonical["run_id"] = "run_id"
-    engine.load(name, to_arrow(con, rows))
-    return Source(kind, source.label, engine.dialect.name, parts=(name,), columns=canonical,
+    return Source(kind, source.label, dialect.name, parts=(copy(kind, rows),), columns=canonical,
                   warnings=source.warnings, query_name=source.query_label, label_type=source.label_type)
+
+
+def held_inputs(engine: Engine, inputs: EngineInputs, qrels: Any, run: Any, measures: Any, options: dict[str, Any],
+                con, registry) -> tuple[Judged | None, Samples | None]:
+    """What DuckDB reads and checks for the engine as it does for itself, then copies in: judgments merged from
+    several sources, judgments per subtopic (the diversity measures) and sampled rankings (expected exposure).
+    plan() takes them in place of the qrels and the run; None for an input the engine reads as always."""
+    conventions = conventions_of(options)
+    _, resolved_measures = resolved(measures, options.get("preset"), conventions)
+    for m in resolved_measures:  # before anything is copied
+        engine.dialect.check(m)
+    diverse = any(m.spec.intent_aware for m in resolved_measures)
+    held_qrels = held_run = None
+    several = isinstance(qrels, (list, tuple, dict)) and not is_nested_dict(qrels)
+    if diverse or several or options.get("prefer") or options.get("combine") \
+            or "source" in (options.get("qrels_columns") or {}):
+        for obj in (qrels.values() if isinstance(qrels, dict) else qrels if several else [qrels]):
+            _refuse_own_table(engine, inputs, obj, "judgments per subtopic or of several sources are")
+        read = judged(qrels, measures, con, registry, **{k: options.get(k) for k in JUDGING}, **conventions)
+        source = copy_of(read.source, inputs.copy, engine.dialect)
+        merged = read.judgments and replace(read.judgments, qrels=source, sources_sql=inputs.store(
+            "sources", read.judgments.sources_sql) if by_source(resolved_measures) else read.judgments.sources_sql)
+        intents = read.intents and Intents(source, inputs.store("intents", read.intents.sql))
+        held_qrels = replace(read, source=source, judgments=merged, intents=intents)
+    stochastic = [str(m) for m in resolved_measures if m.spec.sampled]
+    if stochastic:
+        _refuse_own_table(engine, inputs, run, "sampled rankings are")
+        samples = sampled_run(run, con, registry, options.get("run_format"), options.get("run_columns"),
+                              ", ".join(stochastic), [str(m) for m in resolved_measures if not m.spec.sampled])
+        held_run = Samples(copy_of(samples.run, inputs.copy, engine.dialect), inputs.store("samples", samples.sql))
+    return held_qrels, held_run
+
+
+def _refuse_own_table(engine: Engine, inputs: EngineInputs, obj: Any, what: str) -> None:
+    """A table of the engine where DuckDB must read the input (keyed by a subtopic, a sample or a source)."""
+    if isinstance(obj, str) and not os.path.exists(obj) and inputs.table(obj, "input") is not None:
+        raise OptionError(f"{obj}: a table of {engine.name}; {what} read and checked by DuckDB and copied in, so give "
+                          f"a file or a DataFrame, or print the statement that reads the table there: sqlrank sql "
+                          f"--dialect {engine.dialect.name}")
 
 
 def table_or_copy(engine: CopyingEngine, obj: Any, kind: str, con, registry, format: str | None,
@@ -90,12 +144,13 @@ def engine_inputs(engine: CopyingEngine, con) -> EngineInputs:
         label = f"{what} table {obj}"
         return Table(label, *table_columns(engine, parts, label))
 
-    def store(kind: str, sql: str) -> str:
+    def copy(kind: str, sql: str) -> str:
         name = f"sqlrank_{kind}_{uuid.uuid4().hex[:12]}"
         engine.load(name, to_arrow(con, sql))
-        return f"SELECT * FROM {engine.dialect.ident(name)}"
+        return name
 
-    return EngineInputs(engine.dialect, table, lambda sql: engine.one(sql)[0], store)
+    return EngineInputs(engine.dialect, table, lambda sql: engine.one(sql)[0],
+                        lambda kind, sql: f"SELECT * FROM {engine.dialect.ident(copy(kind, sql))}", copy)
 
 
 def refuse_duckdb_options(options: dict[str, Any], engine_name: str) -> None:
@@ -122,9 +177,12 @@ def foreign_plan(engine: Engine, qrels: Any, run: Any, measures: Any, output: st
         qrels_format, run_format = options.pop("qrels_format", None), options.pop("run_format", None)
         qrels_columns, run_columns = options.pop("qrels_columns", None), options.pop("run_columns", None)
         with session(None) as (con, registry):
-            qrels_source = engine.source(qrels, "qrels", con, registry, qrels_format, qrels_columns)
-            run_source = engine.source(run, "run", con, registry, run_format, run_columns)
             inputs = engine_inputs(engine, con) if isinstance(engine, CopyingEngine) else engine.extra_inputs(con)
+            held_qrels, held_run = held_inputs(engine, inputs, qrels, run, measures, dict(
+                options, qrels_format=qrels_format, run_format=run_format, qrels_columns=qrels_columns,
+                run_columns=run_columns), con, registry)
+            qrels_source = held_qrels or engine.source(qrels, "qrels", con, registry, qrels_format, qrels_columns)
+            run_source = held_run or engine.source(run, "run", con, registry, run_format, run_columns)
             p = plan(qrels_source, run_source, measures, output, con, registry, dialect=engine.dialect.name,
                      engine_inputs=inputs, **options)
         if any(m.param("tie_break") == "input_rank" for m in p.measures):

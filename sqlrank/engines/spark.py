@@ -204,7 +204,7 @@ def _extra_inputs(engine: SparkEngine, con) -> EngineInputs:
         except Exception as exc:
             raise InputError(f"Spark cannot read an extra input: {str(exc).splitlines()[0]}") from None
 
-    def store(kind: str, sql: str) -> str:
+    def copy(kind: str, sql: str) -> str:
         table = to_arrow(con, sql)
         try:
             frame = spark.createDataFrame(table)
@@ -214,9 +214,10 @@ def _extra_inputs(engine: SparkEngine, con) -> EngineInputs:
             schema = ", ".join(f"`{f.name}` {'double' if pa.types.is_floating(f.type) else 'string'}"
                                for f in table.schema)
             frame = spark.createDataFrame(table.to_pandas(), schema=schema)
-        return f"SELECT * FROM {engine.dialect.ident(engine.view(frame, kind))}"
+        return engine.view(frame, kind)
 
-    return EngineInputs(engine.dialect, table, count, store)
+    return EngineInputs(engine.dialect, table, count,
+                        lambda kind, sql: f"SELECT * FROM {engine.dialect.ident(copy(kind, sql))}", copy)
 
 
 class SparkEngine(Engine):

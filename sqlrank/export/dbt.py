@@ -55,24 +55,38 @@ def _column(kind: str, name: str) -> str:
     return f"__Sqlrank_column_{kind}__{name}__"
 
 
-def extra_inputs(measures: Any, conventions: dict) -> list[str]:
-    """The extra inputs an evaluation's macro takes: those its measures read, the catalog as the items."""
-    resolved = resolve_measures(measures, resolve_conventions(conventions.get("preset"), **{
+def _resolved(measures: Any, conventions: dict) -> list:
+    return resolve_measures(measures, resolve_conventions(conventions.get("preset"), **{
         k: v for k, v in conventions.items() if k != "preset"}), conventions.get("preset"),
         {k for k, v in conventions.items() if v is not None})
-    needs = needed_inputs(resolved)
+
+
+def extra_inputs(measures: Any, conventions: dict) -> list[str]:
+    """The extra inputs an evaluation's macro takes: those its measures read, the catalog as the items."""
+    needs = needed_inputs(_resolved(measures, conventions))
     return [name for name in EXTRA if name in needs or (name == "items" and "catalog" in needs)]
 
 
+def keys(measures: Any, conventions: dict, merged: bool) -> dict[str, str]:
+    """The second key of an input beside its query, where the evaluation reads one: the qrels' subtopic (the diversity
+    measures) or source (judgments of several sources merged: ``merged``), the run's sample (expected exposure)."""
+    resolved = _resolved(measures, conventions)
+    found = {"qrels": "subtopic"} if any(m.spec.intent_aware for m in resolved) else {"qrels": "source"} if merged \
+        else {}
+    return found | ({"run": "sample"} if any(m.spec.sampled for m in resolved) else {})
+
+
 def statement(measures: Any, dialect: str, per_query: bool, extra: list[str], label_type: str | None = None,
-              **conventions: Any) -> str:
+              prefer: str | None = None, combine: str | None = None, **conventions: Any) -> str:
     """The evaluation's statement in a dialect, its relations and the qrels' and run's columns as stand-ins."""
     columns = {kind: {name: _column(kind, name) for name in names} for kind, names in _COLUMNS.items()}
     if conventions.get("tie_break") == "input_rank":
         columns["run"]["rank"] = _column("run", "rank")
+    for kind, key in keys(measures, conventions, bool(prefer or combine)).items():
+        columns[kind][key] = _column(kind, key)
     return render(relation("qrels"), relation("run"), measures, per_query, dialect, qrels_columns=columns["qrels"],
                   run_columns=columns["run"], label_type=label_type, **{name: relation(name) for name in extra},
-                  declared=True, **conventions)
+                  declared=True, prefer=prefer, combine=combine, **conventions)
 
 
 def macro_body(sql: str) -> str:
@@ -86,7 +100,8 @@ def macro_body(sql: str) -> str:
     return body.replace("{% raw %}{% endraw %}", "")
 
 
-def macros(name: str, measures: Any, extra: list[str], label_type: str | None, **conventions: Any) -> str:
+def macros(name: str, measures: Any, extra: list[str], label_type: str | None, prefer: str | None = None,
+           combine: str | None = None, **conventions: Any) -> str:
     """macros/NAME.sql: NAME and NAME_summary, dispatched per adapter."""
     arguments = ", ".join(["qrels", "run"] + [f"{e}=none" for e in extra])
     passed = ", ".join(["qrels", "run"] + extra)
@@ -100,7 +115,8 @@ def macros(name: str, measures: Any, extra: list[str], label_type: str | None, *
                  f"{', '.join(ADAPTERS)}, not ' ~ adapter.type()) }}}}", "{% endmacro %}"]
         for adapter, dialect in ADAPTERS.items():
             try:  # DuckDB's first: what no dialect can do stops here
-                body = macro_body(statement(measures, dialect, per_query, extra, label_type, **conventions))
+                body = macro_body(statement(measures, dialect, per_query, extra, label_type, prefer, combine,
+                                            **conventions))
             except MeasureError as exc:
                 if dialect == "duckdb":
                     raise
@@ -112,7 +128,8 @@ def macros(name: str, measures: Any, extra: list[str], label_type: str | None, *
 
 
 def write_package(folder: str, measures: Any, name: str = "evaluation", force: bool = False, init: bool = False,
-                  label_type: str | None = None, **conventions: Any) -> list[str]:
+                  label_type: str | None = None, prefer: str | None = None, combine: str | None = None,
+                  **conventions: Any) -> list[str]:
     """Write (or add to) the dbt package in ``folder``; returns the files written. ``init``: the folder becomes a
     starter project (dbt_project.yml with a profile and the vars, profiles.yml, the demo's seeds). A file there
     that sqlrank did not write is refused, named, unless ``force``."""
@@ -123,10 +140,12 @@ def write_package(folder: str, measures: Any, name: str = "evaluation", force: b
         raise InputError(f"{folder}: is a file; give a folder for the dbt package")
     extra = extra_inputs(measures, conventions)
     files = {os.path.join("macros", "sqlrank.sql"): shared_macros(),
-             os.path.join("macros", f"{name}.sql"): macros(name, measures, extra, label_type, **conventions),
+             os.path.join("macros", f"{name}.sql"): macros(name, measures, extra, label_type, prefer, combine,
+                                                           **conventions),
              os.path.join("models", f"{name}.sql"): model(name, extra, summary=False),
              os.path.join("models", f"{name}_summary.sql"): model(name, extra, summary=True),
-             os.path.join("tests", f"{name}_inputs.sql"): inputs_test(name)}
+             os.path.join("tests", f"{name}_inputs.sql"): inputs_test(name, keys(measures, conventions,
+                                                                                  bool(prefer or combine)))}
     project = os.path.join(folder, "dbt_project.yml")
     if init:  # the demo's seeds are written where no seed of that name is (a seed is the user's data)
         files.update({path: text for path, text in starter_files().items()

@@ -61,21 +61,24 @@ GROUP BY {{ query }}, {{ document }}
 HAVING count(*) > 1 OR {{ query }} IS NULL OR {{ document }} IS NULL
 {% endtest %}
 
-{#- The rows an evaluation's inputs must not have: a document judged or ranked twice for a query, a missing id,
+{#- The rows an evaluation's inputs must not have: a document judged or ranked twice for a query (and its second
+    key, where an input has one: qrels_key='subtopic' or 'source', run_key='sample'), a missing id, key,
     label or score, and several runs in the run's model (a run_id column): their documents would be ranked
     together. sqlrank eval checks these before it evaluates; in dbt they are a test. -#}
-{% macro input_problems(qrels, run) %}
+{% macro input_problems(qrels, run, qrels_key=none, run_key=none) %}
 {%- set text = dbt.type_string() %}
-{%- for input, relation, value in (('qrels', qrels, 'relevance'), ('run', run, 'score')) %}
+{%- for input, relation, value, key in (('qrels', qrels, 'relevance', qrels_key), ('run', run, 'score', run_key)) %}
 {%- set query, document = sqlrank.column(input, 'query_id'), sqlrank.column(input, 'doc_id') %}
+{%- set keyed = sqlrank.column(input, key) if key else none %}
 {%- if not loop.first %}
 UNION ALL
 {%- endif %}
 SELECT '{{ input }}' AS input, CAST({{ query }} AS {{ text }}) AS query_id,
        CAST({{ document }} AS {{ text }}) AS doc_id, count(*) AS rows_of_it
 FROM {{ relation }}
-GROUP BY {{ query }}, {{ document }}
+GROUP BY {{ query }}, {% if keyed %}{{ keyed }}, {% endif %}{{ document }}
 HAVING count(*) > 1 OR {{ query }} IS NULL OR {{ document }} IS NULL OR count({{ sqlrank.column(input, value) }}) < count(*)
+{%- if keyed %} OR {{ keyed }} IS NULL{% endif %}
 {%- endfor %}
 {%- if execute and 'run_id' in (adapter.get_columns_in_relation(run) | map(attribute='name') | map('lower') | list) %}
 UNION ALL
@@ -220,11 +223,14 @@ def model(name: str, extra: list[str], summary: bool) -> str:
             f"{{{{ sqlrank.{macro}({arguments}) }}}}\n")
 
 
-def inputs_test(name: str) -> str:
-    """tests/NAME_inputs.sql: the test of the evaluation's inputs (sqlrank.input_problems)."""
-    return (f"{{#- {MARKER}: a test of the inputs of {name}: fails on a document judged or ranked twice for a "
-            f"query, a missing id, label or score, or several runs in the run's model (a run_id column). -#}}\n"
-            f"{{{{ sqlrank.input_problems(ref(var('sqlrank_qrels')), ref(var('sqlrank_run'))) }}}}\n")
+def inputs_test(name: str, keys: dict[str, str] | None = None) -> str:
+    """tests/NAME_inputs.sql: the test of the evaluation's inputs (sqlrank.input_problems); ``keys``: an input's second
+    key beside the query ({"qrels": "subtopic"}), under which a document may come again."""
+    keyed = "".join(f", {kind}_key='{key}'" for kind, key in (keys or {}).items())
+    once = " for a query" + "".join(f" and {key}" for key in (keys or {}).values())
+    return (f"{{#- {MARKER}: a test of the inputs of {name}: fails on a document judged or ranked twice{once}, a "
+            f"missing id, key, label or score, or several runs in the run's model (a run_id column). -#}}\n"
+            f"{{{{ sqlrank.input_problems(ref(var('sqlrank_qrels')), ref(var('sqlrank_run')){keyed}) }}}}\n")
 
 
 def starter_files() -> dict[str, str]:

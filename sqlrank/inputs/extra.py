@@ -44,12 +44,14 @@ class EngineInputs:
     """How an engine other than DuckDB takes the extra inputs. ``table(obj, what)``: a Table of the
     engine's own (its name in the engine's SQL, its columns and their types) when obj is one, else
     None; ``count(sql)``: a count the engine computes; ``store(kind, sql)``: what DuckDB read (sql)
-    copied into the engine, and the engine's SQL that reads the copy."""
+    copied into the engine, and the engine's SQL that reads the copy; ``copy(kind, sql)``: the same copy's
+    table name (None for a statement printed for another database, which copies nothing)."""
 
     dialect: Dialect
     table: Callable[[Any, str], Table | None]
     count: Callable[[str], int]
     store: Callable[[str, str], str]
+    copy: Callable[[str, str], str] | None = None
 
 
 def declared_inputs(dialect: Dialect, con: duckdb.DuckDBPyConnection, qrels: Source, run: Source) -> EngineInputs:

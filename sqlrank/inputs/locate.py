@@ -112,12 +112,12 @@ LABEL_TYPES = ("integer", "real")  # how a table named but not read declares its
 
 
 def declared_table(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, columns: Mapping[str, str] | None,
-                   label_type: str | None) -> Any:
+                   label_type: str | None, rows: bool = True) -> Any:
     """A name that is no file here and no table of the DuckDB database, as a table of the database a printed
     statement will run in (BigQuery's dataset.table): its columns named as given (query_id, doc_id, relevance or
     score by default), its labels of the type declared (real by default: read as DOUBLE), nothing read or
     checked here. A table of the DuckDB database without rows (a schema-only file) is taken so too, its labels'
-    type from its column. Anything else comes back as it is."""
+    type from its column (with ``rows=False`` one with rows too). Anything else comes back as it is."""
     if label_type is not None and label_type not in LABEL_TYPES:
         raise InputError(f"label type {label_type!r} is not one of {', '.join(LABEL_TYPES)}")
     if not isinstance(obj, str) or os.path.exists(obj):
@@ -127,7 +127,7 @@ def declared_table(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, columns:
     if implicit:
         label_type = "integer"
     if is_table(con, obj):  # a table of the DuckDB file: read as it is, or, without rows, its schema alone
-        if con.sql(f"SELECT * FROM {table_reader(obj)}").limit(1).fetchall():
+        if rows and con.sql(f"SELECT * FROM {table_reader(obj)}").limit(1).fetchall():
             return obj
         label = table_types(con, obj).get(mapping.get("relevance", ""), "DOUBLE")
         label_type = label_type or ("integer" if label.upper() in INTEGER_TYPES else "real")

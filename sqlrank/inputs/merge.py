@@ -15,13 +15,16 @@ from typing import Any, Mapping, Sequence
 import duckdb
 
 from ..errors import InputError, OptionError
-from ..rendering.dialects import DUCKDB
+from ..rendering.dialects import DUCKDB, Dialect
+from .columns import column_mapping
+from .keyed import declared_keyed
 from .load import load
-from .source import Source
+from .locate import is_nested_dict
+from .source import IMPLICIT, Source
 from .store import Registry
 
 COMBINATIONS = ("mean", "max", "min")
-_AGGREGATE = {"mean": "AVG", "max": "MAX", "min": "MIN"}
+AGGREGATES = {"mean": "AVG", "max": "MAX", "min": "MIN"}  # combine= as SQL
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,7 @@ class Judgments:
     sources_sql: str
     counts: dict[str, int]
     how: str
+    shown: Judgments | None = None  # the same merged in the statement from the input itself (printed), where it can be
 
 
 def source_names(inputs: Sequence[Any] | Mapping[str, Any]) -> dict[str, Any]:
@@ -75,9 +79,9 @@ def _source_name(obj: Any, number: int, short: bool) -> str:
 
 
 def split_by_source(obj: Any, con: duckdb.DuckDBPyConnection, registry: Registry, column: str = "source"
-                    ) -> dict[str, Any]:
+                    ) -> tuple[dict[str, Any], str]:
     """One table (a DataFrame, relation, table or CSV/Parquet file) with a ``column`` naming each row's
-    source, as one relation per source, in the order of their names."""
+    source, as one relation per source, in the order of their names; with the reader of the table itself."""
     from .locate import registered_source  # a file: read as DuckDB reads it
     from .files import detect_format, file_reader
 
@@ -99,7 +103,19 @@ def split_by_source(obj: Any, con: duckdb.DuckDBPyConnection, registry: Registry
     if None in names:
         raise InputError(f"a judgment has no source (column {column!r} is empty); every row needs one")
     return {name: con.sql(f"SELECT * EXCLUDE ({DUCKDB.ident(column)}) FROM {reader} "
-                          f"WHERE CAST({DUCKDB.ident(column)} AS VARCHAR) = {DUCKDB.literal(name)}") for name in names}
+                          f"WHERE CAST({DUCKDB.ident(column)} AS VARCHAR) = {DUCKDB.literal(name)}") for name in names}, \
+        reader
+
+
+def shown_merge(judgments: Judgments, reader: str, columns: Mapping[str, str] | None, column: str,
+                combine: str | None) -> Judgments:
+    """The judgments merged from one table with a source column, as the printed statement merges them reading the
+    table (or file) itself: the sources in the order they were merged in."""
+    mapping = {**column_mapping("qrels", columns), "source": column}
+    itself = replace(judgments.qrels, reader=reader, table=None, columns=mapping, implicit=mapping["relevance"] == IMPLICIT)
+    derived = ("merged_sources", tuple(judgments.counts), AGGREGATES[combine] if combine else None)
+    return replace(judgments, shown=replace(judgments, qrels=replace(itself, derived=derived),
+                                            sources_sql=itself.source_sql(DUCKDB)))
 
 
 def merge(named: Mapping[str, Any], con: duckdb.DuckDBPyConnection, registry: Registry, prefer: Sequence[str] | None,
@@ -107,7 +123,7 @@ def merge(named: Mapping[str, Any], con: duckdb.DuckDBPyConnection, registry: Re
           ) -> Judgments:
     """The sources read and validated, then merged by ``prefer`` (names, first wins; those not named follow
     in the order given) or ``combine`` (mean, max or min)."""
-    order = _order(list(named), prefer, combine)
+    order = merge_order(list(named), prefer, combine)
     sources = {name: load(named[name], "qrels", con, registry, qrels_format, qrels_columns) for name in order}
     union = "\nUNION ALL\n".join(
         f"SELECT query_id, doc_id, relevance, {DUCKDB.literal(name)} AS source, {rank} AS preference "
@@ -118,7 +134,7 @@ def merge(named: Mapping[str, Any], con: duckdb.DuckDBPyConnection, registry: Re
                   f"doc_id ORDER BY preference) AS choice FROM {DUCKDB.ident(every)}) AS ranked WHERE choice = 1")
         how = f"the first of {', '.join(order)} that judged a document gives its label"
     else:
-        merged = (f"SELECT query_id, doc_id, {_AGGREGATE[combine]}(relevance) AS relevance, NULL AS source "
+        merged = (f"SELECT query_id, doc_id, {AGGREGATES[combine]}(relevance) AS relevance, NULL AS source "
                   f"FROM {DUCKDB.ident(every)} GROUP BY query_id, doc_id")
         how = f"the {combine} label of the sources that judged a document ({', '.join(order)})"
     table = registry.materialize(merged, "qrels")
@@ -130,7 +146,7 @@ def merge(named: Mapping[str, Any], con: duckdb.DuckDBPyConnection, registry: Re
                      {name: int(counts.get(name, 0)) for name in order}, how)
 
 
-def _order(names: list[str], prefer: Sequence[str] | None, combine: str | None) -> list[str]:
+def merge_order(names: list[str], prefer: Sequence[str] | None, combine: str | None) -> list[str]:
     if prefer is not None and combine is not None:
         raise OptionError("prefer and combine are two ways to merge judgments: give one")
     if combine is not None and combine not in COMBINATIONS:
@@ -183,3 +199,20 @@ def stacked_runs(runs: Sequence[Any] | Mapping[str, Any], con: duckdb.DuckDBPyCo
     stacked = load(con.sql(f"SELECT * FROM {DUCKDB.ident(table)}"), "run", con, registry,
                    allow_duplicates=allow_duplicates, columns={"rank": "input_rank"}, label=f"runs {', '.join(labels)}")
     return replace(stacked, run_order=tuple(labels))  # results list the runs in this order
+
+
+def printed_sources(obj: Any, con: duckdb.DuckDBPyConnection, columns: Mapping[str, str] | None,
+                    label_type: str | None, prefer: Sequence[str] | None, combine: str | None,
+                    dialect: Dialect) -> Judgments:
+    """Judgments from several sources merged in a statement printed for another database: a table of it with a
+    source column, merged by ``prefer`` (names, first wins; the others after them by name) or ``combine``."""
+    if isinstance(obj, (list, tuple, dict)) and not is_nested_dict(obj):
+        raise OptionError(f"a statement printed for {dialect} merges the judgments of one table with a source column "
+                          f"(--qrels-columns source=NAME, with --prefer or --combine); put the sources in one table")
+    order = merge_order(list(prefer or []), prefer, combine)
+    keyed = declared_keyed(obj, "qrels", con, columns, label_type, "source", ("source",), dialect,
+                           "judgments from several sources are merged")
+    merged = replace(keyed, derived=("merged_sources", tuple(order), AGGREGATES.get(combine or "")))
+    how = (f"the {combine} label of the sources that judged a document" if combine else
+           f"the first of {', '.join(order + ['the others by name'])} that judged a document gives its label")
+    return Judgments(merged, keyed.source_sql(dialect), {}, how)

@@ -66,6 +66,9 @@ class Source:
     only_run: str | None = None  # runs stored together read as one of them (one_run): its rows, ids unkeyed
     warnings: tuple[str, ...] = ()  # what was noticed while reading it
     run_order: tuple[str, ...] = ()  # several runs given as a list or dict: their names in the order given
+    # a table of another database with a second key (subtopic, sample, source) read as one judgment or ranking per
+    # query: the macro of _macros/inputs.sql that makes it so (per_document, first_sample, merged_sources), its arguments
+    derived: tuple = ()
 
     def warned(self, message: str) -> Source:
         """The same input, with one more thing noticed while reading it."""
@@ -129,7 +132,12 @@ class Source:
     def source_sql(self, dialect: Dialect, mode: str = "typed") -> str:
         """The input as SQL that reads the file (or table) itself, in ``dialect``: what users can run
         elsewhere."""
-        return self._unseen(dialect, self._read_sql(dialect, mode), mode)
+        sql = self._read_sql(dialect, mode)
+        if self.derived:
+            if mode != "typed":
+                raise ValueError("a table read with a second key is read typed only")
+            sql = call_macro(dialect, "_macros/inputs.sql", self.derived[0], sql, *self.derived[1:]).strip()
+        return self._unseen(dialect, sql, mode)
 
     def _unseen(self, dialect: Dialect, sql: str, mode: str) -> str:
         """A typed run without the pairs in ``seen`` (remove_seen); anything else as it is."""

@@ -14,6 +14,7 @@ from ..errors import MeasureError
 
 _FOLDED = re.compile(r"[a-z_][a-z0-9_$]*")  # a name an upper-case folding dialect reads unquoted as its upper case
 _NO_LGAMMA = "has no LGAMMA for the closed form over tie orders"
+_STANDARD_RECURSION = "which the SQL standard leaves out of a recursive step and {} is not run here to show it allows"
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,22 @@ class Dialect:
     family: str | None = None
     named_windows: bool = True
     upper_case: bool = False
+    recursion: str = ""  # why it cannot run the diversity measures' recursive step (window functions in it), if so
+    expression_subqueries: str = ""  # why it cannot plan a subquery inside an expression (Judged(source=)), if so
+
+    def refusal(self, measure) -> str | None:
+        """Why this dialect cannot compute ``measure`` (a resolved Measure), or None."""
+        if measure.spec.intent_aware and self.recursion:
+            return f"its ideal ranking is a recursive step with window functions, {self.recursion}"
+        if measure.family == "Judged" and measure.param("source") and self.expression_subqueries:
+            return f"counting one source's judgments is a subquery inside an expression, {self.expression_subqueries}"
+        return self.unsupported.get((measure.family, measure.param("tie_break")))
+
+    def check(self, measure) -> None:
+        """A measure this dialect cannot compute is an error that says why."""
+        reason = self.refusal(measure)
+        if reason:
+            raise MeasureError(f"{measure} cannot be computed in {self}: {reason}; evaluate it on DuckDB")
 
     @property
     def kind(self) -> str:
@@ -121,24 +138,31 @@ class Dialect:
 _STANDARD = {"DOUBLE": "DOUBLE", "FLOAT": "FLOAT", "INTEGER": "INTEGER"}
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("duckdb", _STANDARD),
-    Dialect("spark", _STANDARD, quote="`", escaping_literals=True, signed_zero=True),
+    Dialect("spark", _STANDARD, quote="`", escaping_literals=True, signed_zero=True,
+            recursion="which Spark does not allow on a recursive reference"),
     Dialect("postgres", {"DOUBLE": "DOUBLE PRECISION", "FLOAT": "REAL", "INTEGER": "INTEGER"}),
     Dialect("datafusion", _STANDARD, signed_zero=True,
-            unsupported={("RR", "expected"): f"DataFusion {_NO_LGAMMA}", ("Success", "expected"): f"DataFusion {_NO_LGAMMA}"}),
+            unsupported={("RR", "expected"): f"DataFusion {_NO_LGAMMA}", ("Success", "expected"): f"DataFusion {_NO_LGAMMA}"},
+            expression_subqueries="which DataFusion does not plan"),
     Dialect("clickhouse", {"DOUBLE": "Float64", "FLOAT": "Float32", "INTEGER": "Int32"},
             escaping_literals=True, escaping_identifiers=True),
-    Dialect("sqlite", {"DOUBLE": "REAL", "FLOAT": "REAL", "INTEGER": "INTEGER"}, float32=False),
-    Dialect("trino", {"DOUBLE": "DOUBLE", "FLOAT": "REAL", "INTEGER": "INTEGER"}, signed_zero=True, printed_only=True),
+    Dialect("sqlite", {"DOUBLE": "REAL", "FLOAT": "REAL", "INTEGER": "INTEGER"}, float32=False,
+            recursion="which SQLite does not allow in recursion"),
+    Dialect("trino", {"DOUBLE": "DOUBLE", "FLOAT": "REAL", "INTEGER": "INTEGER"}, signed_zero=True, printed_only=True,
+            recursion=_STANDARD_RECURSION.format("Trino")),
     Dialect("bigquery", {"DOUBLE": "FLOAT64", "FLOAT": "FLOAT32", "INTEGER": "INT64"}, quote="`",
-            escaping_literals=True, escaping_identifiers=True, signed_zero=True, printed_only=True, float32=False),
+            escaping_literals=True, escaping_identifiers=True, signed_zero=True, printed_only=True, float32=False,
+            recursion=_STANDARD_RECURSION.format("BigQuery")),
     Dialect("snowflake", {"DOUBLE": "DOUBLE", "FLOAT": "FLOAT32", "INTEGER": "INTEGER"}, escaping_literals=True,
             signed_zero=True, printed_only=True, float32=False, named_windows=False, upper_case=True,
-            unsupported={("RR", "expected"): f"Snowflake {_NO_LGAMMA}", ("Success", "expected"): f"Snowflake {_NO_LGAMMA}"}),
+            unsupported={("RR", "expected"): f"Snowflake {_NO_LGAMMA}", ("Success", "expected"): f"Snowflake {_NO_LGAMMA}"},
+            recursion=_STANDARD_RECURSION.format("Snowflake")),
     Dialect("redshift", {"DOUBLE": "DOUBLE PRECISION", "FLOAT": "REAL", "INTEGER": "INTEGER"}, escaping_literals=True,
             signed_zero=True, printed_only=True, family="postgres", named_windows=False,
-            unsupported={("RR", "expected"): f"Redshift {_NO_LGAMMA}", ("Success", "expected"): f"Redshift {_NO_LGAMMA}"}),
+            unsupported={("RR", "expected"): f"Redshift {_NO_LGAMMA}", ("Success", "expected"): f"Redshift {_NO_LGAMMA}"},
+            recursion=_STANDARD_RECURSION.format("Redshift")),
     Dialect("databricks", _STANDARD, quote="`", escaping_literals=True, signed_zero=True, printed_only=True,
-            family="spark"),
+            family="spark", recursion="which Spark SQL does not allow on a recursive reference"),
 )}
 DUCKDB = DIALECTS["duckdb"]
 

@@ -29,7 +29,7 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     Compiled code is run when loaded: the folder (and sqlrank's folder above it) is used only when it
     is the user's own and no one else may write into it; otherwise nothing is cached."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = os.path.join(base, "sqlrank", "jinja")
+    folder = os.path.join(base, "sqlrank", "jinja-unfolded")  # compiled without constant folding (environment)
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
         if all(_private(path) for path in (os.path.dirname(folder), folder)) and os.access(folder, os.W_OK):
@@ -96,6 +96,9 @@ def environment(dialect: Dialect) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=False,
+        # no constant folding: a filter on a constant ('sample' | ident) would be applied once, when the template is
+        # compiled for the first dialect, and its compiled code is shared by every dialect's environment
+        optimized=False,
     )
     env.filters["ident"] = dialect.ident
     env.filters["literal"] = dialect.literal

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-from ..errors import MeasureError
 from ..measures.conventions import DEFAULTS, FIELD_NAMES, RANKING_FIELDS
 from ..measures.family import FAMILY_STEPS
 from ..measures.registry import FAMILIES
@@ -104,9 +103,7 @@ def measure_context(measure, column: str, plan: StepPlan, version: int) -> dict:
     """What a family template needs to know of one (resolved) measure, and its steps' columns."""
     spec = measure.spec
     check_tie_break(measure)
-    reason = plan.dialect.unsupported.get((measure.family, measure.param("tie_break")))
-    if reason:
-        raise MeasureError(f"{measure} cannot be computed in {plan.dialect}: {reason}; evaluate it on DuckDB")
+    plan.dialect.check(measure)
     key = ranking_key(measure)
     ranking = plan.ranking(*key)
     ranking["sparse"] = plan.sparse.get(key, False)

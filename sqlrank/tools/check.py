@@ -30,7 +30,7 @@ from ..inputs.merge import Judgments
 from ..inputs.validate import checked_pairs_sql
 from ..measures.conventions import resolve_conventions
 from ..measures.resolve import resolve_measures
-from ..plan import judgment_sources
+from ..inputs.reading import judgment_sources
 
 DEFAULT_CUTOFFS = (5, 10, 20, 100, 1000)
 

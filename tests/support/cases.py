@@ -199,3 +199,36 @@ def assert_runs_stored_together_equal_duckdb(qrels: pd.DataFrame, run: pd.DataFr
     unseen = "HR@10 NDCG@10 Coverage@10 Serendipity@10"  # each run's users lose their own history's items
     assert_same_values(sqlrank.evaluate(clicks, stored, unseen, remove_seen=True, per_query=True, **options),
                        sqlrank.evaluate(clicks, stored, unseen, remove_seen=True, per_query=True, **engine, **options))
+
+
+DIVERSITY_MEASURES = ["alpha_nDCG@10", "alpha_nDCG(alpha=0.25)@5", "ERR_IA@5", "nERR_IA@10", "P_IA@10",
+                      "StRecall@10", "NRBP", "nNRBP", "AP_IA"]
+
+
+def assert_read_by_duckdb_equals_duckdb(diversity: bool = True, by_source: bool = True, **engine) -> None:
+    """What DuckDB reads for another engine and copies in gives DuckDB's values per query (and in summary) to
+    1e-12 there: the diversity measures on judgments per subtopic (their ideal ranking a recursive step), the
+    expected exposure measures on sampled rankings, and judgments merged from several sources (preferred, and
+    combined), Judged(source=NAME) counting one source's. ``diversity``/``by_source`` False: the engine refuses
+    those, saying why."""
+    from support.generate import sampled_rankings, subtopic_judgments
+
+    qrels, run = subtopic_judgments(3)
+    judged, samples = sampled_rankings(4)
+    one = samples[samples["sample"] == "s0"].drop(columns="sample")
+    llm = judged.assign(relevance=(judged.relevance + 1) % 3)
+    llm = pd.concat([llm, one.head(30).assign(relevance=1).drop(columns="score")]).drop_duplicates(["query_id", "doc_id"])
+    cases = [(qrels, run, DIVERSITY_MEASURES, {"tie_break": "doc_id_asc"}) if diversity else None,
+             (judged, samples, ["EE_D", "EE_R(p=0.8)", "EE_L@5"], {}),
+             ({"human": judged, "llm": llm}, one, ["nDCG@10", "AP", "Judged(source=llm)@10"] if by_source else
+              ["nDCG@10", "AP"], {"prefer": "human,llm"}),
+             ([judged, llm], one, ["nDCG@10", "P@5"], {"combine": "mean"})]
+    for case in filter(None, cases):
+        q, r, measures, options = case
+        for per_query in (True, False):
+            duck = sqlrank.evaluate(q, r, measures, per_query=per_query, **options)
+            other = sqlrank.evaluate(q, r, measures, per_query=per_query, **engine, **options)
+            assert len(duck) >= (40 if per_query else len(measures)) and len(duck) == len(other), measures
+            assert_same_values(duck, other)
+            assert duck.attrs["queries"] == other.attrs["queries"]
+            assert duck.attrs.get("judgment_sources") == other.attrs.get("judgment_sources")

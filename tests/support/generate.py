@@ -81,3 +81,44 @@ def to_dicts(qrels: pd.DataFrame, run: pd.DataFrame) -> tuple[dict, dict]:
     for row in run.itertuples(index=False):
         r.setdefault(row.query_id, {})[row.doc_id] = float(row.score)
     return q, r
+
+
+def subtopic_judgments(seed: int = 7) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Judgments per subtopic (query_id, subtopic, doc_id, relevance) and a run: graded and negative labels, documents
+    relevant to several subtopics, queries where nothing is relevant, tied scores, unjudged documents, a query on each
+    side only."""
+    rng = random.Random(seed)
+    qrels, run = [], []
+    for q in range(40):
+        query = f"q{q}"
+        subtopics = [f"{q}.{s}" for s in range(rng.randint(1, 6))]
+        pool = [f"d{q}_{d}" for d in range(rng.randint(5, 40))]
+        hopeless = q % 9 == 4  # judged, but nothing relevant to any subtopic
+        if q != 37:  # q37 is in the run only
+            for doc in pool:
+                for subtopic in rng.sample(subtopics, rng.randint(1, len(subtopics))):
+                    label = 0 if hopeless else rng.choice((-1, 0, 0, 1, 1, 2, 3))
+                    qrels.append((query, subtopic, doc, label))
+        if q == 38:  # q38 is in the qrels only
+            continue
+        retrieved = rng.sample(pool, min(len(pool), rng.randint(1, 30))) + [f"u{q}_{i}" for i in range(rng.randint(0, 8))]
+        for doc in retrieved:
+            run.append((query, doc, round(rng.uniform(0, 3), 1)))  # one decimal: many ties
+    return (pd.DataFrame(qrels, columns=["query_id", "subtopic", "doc_id", "relevance"]),
+            pd.DataFrame(run, columns=["query_id", "doc_id", "score"]))
+
+
+def sampled_rankings(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Judgments and sampled rankings (query_id, sample, doc_id, score): one to five samples a query, tied scores."""
+    rng = random.Random(seed)
+    qrels, samples = [], []
+    for q in range(25):
+        query = f"q{q}"
+        pool = [f"d{q}_{n}" for n in range(15)]
+        for doc in rng.sample(pool, 10):
+            qrels.append((query, doc, rng.choice((-1, 0, 0, 1, 1, 2, 3))))
+        for s in range(rng.randint(1, 5)):
+            for doc in rng.sample(pool, rng.randint(2, 12)):
+                samples.append((query, f"s{s}", doc, round(rng.uniform(0, 2), 1)))  # ties
+    return (pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"]),
+            pd.DataFrame(samples, columns=["query_id", "sample", "doc_id", "score"]))

@@ -56,12 +56,14 @@ retrieved AS (
     GROUP BY ranked.query_id
 ),
 expected_0p5_all_ranked AS (
-    SELECT samples.query_id AS query_id, samples.sample AS sample, samples.doc_id AS doc_id,
-           ROW_NUMBER() OVER (PARTITION BY samples.query_id, samples.sample
+    SELECT samples.query_id AS query_id, samples.doc_id AS doc_id,
+           ROW_NUMBER() OVER (PARTITION BY samples.query_id, samples."sample"
                               ORDER BY samples.score DESC NULLS LAST, samples.doc_id DESC) AS rank,
-           COUNT(DISTINCT samples.sample) OVER (PARTITION BY samples.query_id) AS samples
+           counts.samples AS samples
     FROM sampled_rankings AS samples
     JOIN evaluated_queries ON evaluated_queries.query_id = samples.query_id
+    JOIN (SELECT query_id, COUNT(DISTINCT "sample") AS samples FROM sampled_rankings GROUP BY query_id) AS counts
+      ON counts.query_id = samples.query_id
 ),
 expected_0p5_all_exposed AS (
     SELECT query_id, doc_id, SUM(POWER(CAST(0.5 AS DOUBLE), rank - 1)) / MAX(samples) AS exposure
@@ -95,12 +97,14 @@ expected_0p5_all AS (
     GROUP BY query_id
 ),
 expected_0p5_top_10_ranked AS (
-    SELECT samples.query_id AS query_id, samples.sample AS sample, samples.doc_id AS doc_id,
-           ROW_NUMBER() OVER (PARTITION BY samples.query_id, samples.sample
+    SELECT samples.query_id AS query_id, samples.doc_id AS doc_id,
+           ROW_NUMBER() OVER (PARTITION BY samples.query_id, samples."sample"
                               ORDER BY samples.score DESC NULLS LAST, samples.doc_id DESC) AS rank,
-           COUNT(DISTINCT samples.sample) OVER (PARTITION BY samples.query_id) AS samples
+           counts.samples AS samples
     FROM sampled_rankings AS samples
     JOIN evaluated_queries ON evaluated_queries.query_id = samples.query_id
+    JOIN (SELECT query_id, COUNT(DISTINCT "sample") AS samples FROM sampled_rankings GROUP BY query_id) AS counts
+      ON counts.query_id = samples.query_id
 ),
 expected_0p5_top_10_exposed AS (
     SELECT query_id, doc_id, SUM(POWER(CAST(0.5 AS DOUBLE), rank - 1)) / MAX(samples) AS exposure

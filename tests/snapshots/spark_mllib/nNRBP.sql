@@ -75,7 +75,7 @@ intents_0_0p5_run AS (
     JOIN intents_0_0p5_subtopics AS subtopics ON subtopics.query_id = judged.query_id AND subtopics.subtopic = judged.subtopic
 ),
 intents_0_0p5_greedy (query_id, doc_id, subtopic, seen, picked, step, gain) AS (
-    SELECT query_id, doc_id, subtopic, 0, FALSE, 0, CAST(0 AS DOUBLE) FROM intents_0_0p5_judged
+    SELECT query_id, doc_id, subtopic, 0 AS seen, FALSE AS picked, 0 AS step, CAST(0 AS DOUBLE) AS gain FROM intents_0_0p5_judged
     UNION ALL
     SELECT query_id, doc_id, subtopic,
            seen + MAX(CASE WHEN doc_id = chosen THEN 1 ELSE 0 END) OVER (PARTITION BY query_id, subtopic),
