@@ -39,7 +39,8 @@ def __dir__() -> list[str]:
 
 def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci: float | None = None,
              ci_method: str = "t", trials: int = 10_000, seed: int | None = 0, record: str | None = None,
-             tag: str | None = None, weights: Any = None, aggregate: str = "mean", **options: Any):
+             tag: str | None = None, weights: Any = None, aggregate: str = "mean", gold: str = "human",
+             **options: Any):
     """Evaluate a run against qrels and return a pandas DataFrame.
 
     qrels, run: a file path or glob (TREC text, CSV/TSV with a header, Parquet; .gz), a pandas
@@ -72,13 +73,18 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci
     judgments it gave; ``Judged(source=human)@10`` counts one source's judgments alone.
 
     ci: a confidence level (0.95): std, ci_low and ci_high of each plain mean, by ``ci_method`` "t", "percentile",
-    "basic" or "bca" (a bootstrap over queries, ``trials`` resamples with ``seed``, as scipy.stats.bootstrap). weights
+    "basic" or "bca" (a bootstrap over queries, ``trials`` resamples with ``seed``, as scipy.stats.bootstrap), or
+    "ppi" / "ppi-untuned" (prediction-powered: qrels two sources, an LLM's and the people's named ``gold``; the
+    columns value, ci_low, ci_high, lambda, n, N, effective_n: tools/ppi.py). weights
     (query_id, weight: a file, DataFrame or dict) or aggregate ("median", "gmean", "min", "max"): weighted means
     or that summary. record: a history file (.parquet, .duckdb) the means are appended to, with ``tag``.
     """
     from .evaluation import evaluate_result, framed
 
     _check(options, record, tag)
+    if ci is not None and ci_method in ("ppi", "ppi-untuned"):
+        return _prediction_powered(qrels, run, measures, per_query, ci, ci_method, gold, options, record, weights,
+                                   aggregate)
     if ci is not None or weights is not None or aggregate != "mean":
         return _summarised(qrels, run, measures, per_query, (ci, ci_method, trials, seed), options, record, tag,
                            weights, aggregate)
@@ -104,6 +110,22 @@ def _record(record: str | None, tag: str | None, result: Any, qrels: Any, run: A
         from .tools.history import record_evaluation, summary_label
 
         record_evaluation(record, result, qrels, run, tag, values, summary_label(aggregate, weights))
+
+
+def _prediction_powered(qrels: Any, run: Any, measures: Any, per_query: bool, ci: float, ci_method: str, gold: str,
+                        options: dict, record: str | None, weights: Any, aggregate: str):
+    """evaluate() with ci_method="ppi": each mean's prediction-powered estimate (tools/ppi.py)."""
+    from .tools.ppi import prediction_powered
+    from .tools.uncertainty import check_interval
+
+    check_interval(ci, ci_method, 10_000, 0)
+    if per_query or record is not None or weights is not None or aggregate != "mean":
+        raise OptionError("a prediction-powered interval is of the plain means; leave out per_query, record, weights "
+                          "and aggregate")
+    frame, said, _ = prediction_powered(qrels, run, measures, ci, ci_method, gold, **options)
+    for message in said:
+        _warnings.warn(message, SqlrankWarning, stacklevel=3)
+    return frame
 
 
 def _summarised(qrels: Any, run: Any, measures: Any, per_query: bool, interval: tuple, options: dict,

@@ -12,7 +12,9 @@ from ..errors import OptionError
 from ..inputs.merge import source_names
 from ..results.formats import overall_label
 from ..results.writer import write_output
+from .judging import prediction_powered_output
 from .options import EXIT_ERROR, convention_options, database_options, evaluation_options
+from .paths import frame_text
 
 
 def _comparison(args: argparse.Namespace):
@@ -186,15 +188,6 @@ def report_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def frame_text(frame, fmt: str) -> str:
-    """A DataFrame as CSV/TSV (floats in full precision: the shortest text that reads back the
-    same, as sqlrank eval -f csv) or JSON records."""
-    if fmt == "json":
-        return frame.to_json(orient="records", indent=2, double_precision=15) + "\n"
-    return frame.to_csv(index=False, sep="," if fmt == "csv" else "\t", float_format=lambda v: repr(float(v)),
-                        lineterminator="\n")
-
-
 def history_command(args: argparse.Namespace) -> int:
     from ..tools.history import chosen, read, trend_html, trend_text
 
@@ -258,6 +251,8 @@ def eval_command(args: argparse.Namespace) -> int:
     if summarised and args.per_query:
         raise OptionError("--weights and --aggregate summarise the per-query values; leave out -q")
     weights = _weights(args)
+    if level is not None and args.ci_method.startswith("ppi"):
+        return prediction_powered_output(args, qrels, run, level, options)
     with database_options(args, options) as options:
         result = evaluate_result(qrels, run, " ".join(args.measures), args.per_query or level is not None or summarised,
                                  engine=args.engine, slices=args.slices, strict=args.strict, printable=False,

@@ -1,5 +1,6 @@
 """The commands about judgments and rankings: agree (two sets of judgments), overlap (two rankings without
-judgments), pool (what to judge next) and meta (do two sets of judgments rank the systems alike)."""
+judgments), pool (what to judge next) and meta (do two sets of judgments rank the systems alike); and eval's
+prediction-powered means (an LLM's judgments corrected by people's)."""
 from __future__ import annotations
 
 import argparse
@@ -7,7 +8,8 @@ import sys
 
 from ..errors import OptionError
 from ..results.writer import write_output
-from .commands import frame_text
+from .paths import frame_text
+from .options import database_options
 
 
 def agree_command(args: argparse.Namespace) -> int:
@@ -63,5 +65,25 @@ def meta_command(args: argparse.Namespace) -> int:
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     text = meta_text(result, args.rankings) if args.format == "table" else frame_text(result.table, args.format)
+    write_output(text, args.output)
+    return 0
+
+
+def prediction_powered_output(args: argparse.Namespace, qrels, run, level: float, options: dict) -> int:
+    """sqlrank eval --ci LEVEL --ci-method ppi: the means with an LLM's judgments corrected by people's."""
+    from ..tools.ppi import ppi_text, prediction_powered
+
+    if args.per_query or args.weights is not None or args.aggregate != "mean" or args.record or args.engine != "duckdb":
+        raise OptionError("--ci-method ppi gives the plain means of DuckDB's evaluation; leave out -q, --weights, "
+                          "--aggregate, --record and --engine")
+    with database_options(args, options) as options:
+        frame, said, conventions = prediction_powered(qrels, run, " ".join(args.measures), level, args.ci_method,
+                                                      args.gold, strict=args.strict, **options)
+    judged = f"queries: {int(frame.N.max())} judged by {frame.attrs['judgment_sources']['llm']}, " \
+             f"{int(frame.n.max())} of them by {args.gold}\n" if len(frame) else ""
+    text = ppi_text(frame) + judged + f"conventions: {conventions}\n" if args.format == "table" else \
+        frame_text(frame, args.format)
+    for message in said:
+        print(f"sqlrank: warning: {message}", file=sys.stderr)
     write_output(text, args.output)
     return 0

@@ -91,8 +91,12 @@ def add_eval_command(commands) -> None:
     ci = ev.add_argument_group("uncertainty of the means")
     ci.add_argument("--ci", type=float, metavar="LEVEL",
                     help="a confidence interval of every mean, at LEVEL percent (95), with the per-query std")
-    ci.add_argument("--ci-method", choices=("t", "percentile", "basic", "bca"), default="t",
-                    help="t (Student's t interval; default), or a bootstrap over queries: percentile, basic or bca")
+    ci.add_argument("--ci-method", choices=("t", "percentile", "basic", "bca", "ppi", "ppi-untuned"), default="t",
+                    help="t (Student's t interval; default), a bootstrap over queries: percentile, basic or bca; or "
+                         "prediction-powered with an LLM's judgments and people's (--qrels NAME=FILE twice): ppi "
+                         "(PPI++, tuned) or ppi-untuned")
+    ci.add_argument("--gold", default="human", metavar="NAME",
+                    help="with --ci-method ppi: the judgment source people made (default: human)")
     ci.add_argument("--trials", type=int, default=10_000, metavar="N", help="bootstrap resamples (default 10000)")
     ci.add_argument("--seed", type=int, default=0, metavar="S", help="the bootstrap's random seed (default 0)")
     add_aggregate_arguments(ev)

@@ -79,3 +79,12 @@ def format_choices(parser: argparse.ArgumentParser, command: str) -> tuple[str, 
             return next((tuple(a.choices) for a in action.choices[command]._actions if a.dest == "format" and a.choices),
                         ())
     return ()
+
+
+def frame_text(frame, fmt: str) -> str:
+    """A DataFrame as CSV/TSV (floats in full precision: the shortest text that reads back the
+    same, as sqlrank eval -f csv) or JSON records."""
+    if fmt == "json":
+        return frame.to_json(orient="records", indent=2, double_precision=15) + "\n"
+    return frame.to_csv(index=False, sep="," if fmt == "csv" else "\t", float_format=lambda v: repr(float(v)),
+                        lineterminator="\n")

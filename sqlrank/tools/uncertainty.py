@@ -14,6 +14,7 @@ from ..errors import OptionError
 from ..measures.family import GEOMETRIC_FLOOR
 from ..results.formats import aligned_lines
 from .aggregate import check_aggregate, plain_mean, summarise, weights_of
+from .ppi import PPI_METHODS
 from ..progress import counted
 from .statistics import check_trials, counting, resample_batch, scipy_stats, t_quantile
 
@@ -24,8 +25,8 @@ KINDS = {"percentile": "percentile", "basic": "basic", "bca": "BCa"}  # scipy.st
 def check_interval(level: float, method: str, trials: int, seed: int | None) -> None:
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
         raise OptionError(f"ci={level!r}: a confidence level between 0 and 1 (0.95; on the command line --ci 95)")
-    if method not in METHODS:
-        raise OptionError(f"ci_method={method!r} is not one of {', '.join(METHODS)}")
+    if method not in METHODS + PPI_METHODS:
+        raise OptionError(f"ci_method={method!r} is not one of {', '.join(METHODS + PPI_METHODS)}")
     check_trials(trials)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise OptionError(f"seed={seed!r} must be a whole number or None")
@@ -78,6 +79,9 @@ def with_intervals(per_query: pd.DataFrame, summary: pd.DataFrame, level: float,
     rows (query_id, measure, value[, run_id]). A measure whose value is no plain mean over queries (GMAP's
     geometric mean, a weighted mean, a value over the whole catalog) has none: NaN."""
     check_interval(level, method, trials, seed)
+    if method in PPI_METHODS:
+        raise OptionError(f"ci_method={method}: a prediction-powered interval reads two judgment sources (the LLM's and "
+                          f"the people's), not one evaluation's values")
     keys = ["run_id", "measure"] if "run_id" in summary.columns else ["measure"]
     check_aggregate(aggregate, weights is not None)
     if method == "t" and aggregate != "mean":

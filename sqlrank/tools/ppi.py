@@ -1,0 +1,171 @@
+"""Prediction-powered inference over queries (``sqlrank eval --ci 95 --ci-method ppi``): most queries judged by
+an LLM, a random sample of them by people too. Per measure, the mean of the LLM-judged values over the queries
+people did not judge, corrected by the mean difference between the human-judged and the LLM-judged values over the
+queries they did, with a normal interval whose variance adds both parts' (Angelopoulos, Bates, Fannjiang, Jordan &
+Zrnic, Science 2023; for IR, Oosterhuis et al., SIGIR 2024). ``ppi`` tunes the LLM's weight lambda per measure to
+the smallest variance, clipped to [0, 1] (PPI++: Angelopoulos, Duchi & Zrnic 2023), so the interval is never much
+wider than the human-only one (lambda = 0); ``ppi-untuned`` takes lambda = 1. Both as the ppi-python package
+computes them (ppi_mean_pointestimate and ppi_mean_ci): the human-judged queries are its labelled data, the others
+its unlabelled data, two independent samples as the method assumes (counting the judged queries' LLM values twice,
+in both parts, makes the interval too narrow with tuning and too wide without: tests/test_ppi.py).
+
+Valid when the human-judged queries are a random sample of the queries evaluated (a uniform draw, decided before
+anything was judged): picked for being hard, recent or disputed, they make the correction biased and the interval
+wrong, as any estimate from a non-random sample is."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError, OptionError
+from ..results.formats import aligned_lines
+
+PPI_METHODS = ("ppi", "ppi-untuned")
+UNJUDGED = "run queries have no judgments"  # the people judged a sample of the queries: expected, not a finding
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One measure's prediction-powered mean: its interval, the LLM's weight ``lam``, the queries judged by
+    people (``n``) and evaluated with the LLM's judgments (``N``), and the effective number of human-judged
+    queries: how many a human-only interval would need to be as narrow (n times the human-only variance over
+    this one's)."""
+
+    value: float
+    ci_low: float
+    ci_high: float
+    lam: float
+    n: int
+    N: int
+    effective_n: float
+
+
+def power_tuned_lambda(y: np.ndarray, yhat: np.ndarray, yhat_all: np.ndarray) -> float:
+    """PPI++'s lambda for a mean: the covariance of the human and LLM values over the human-judged queries
+    (divided by n) over (1 + n / N) times the variance of the LLM values of both sets together (divided by
+    n + N - 1), clipped to [0, 1] (ppi-python's _calc_lam_glm with the identity Hessian)."""
+    n, total = len(y), len(yhat_all)
+    covariance = np.sum((y - y.mean()) * (yhat - yhat.mean())) / n
+    variance = np.var(np.concatenate([yhat, yhat_all]), ddof=1)
+    if variance == 0:
+        return 0.0
+    return float(np.clip(covariance / ((1 + n / total) * variance), 0, 1))
+
+
+def ppi_mean(y: np.ndarray, yhat: np.ndarray, yhat_all: np.ndarray, level: float, tuned: bool = True) -> Estimate:
+    """The prediction-powered mean of ``y`` (human-judged values) from ``yhat`` (the same queries' LLM-judged
+    values) and ``yhat_all`` (the LLM-judged values of the queries people did not judge), with its ``level``
+    interval; N counts every query (both sets)."""
+    from scipy.special import ndtri
+
+    y, yhat, yhat_all = (np.asarray(a, dtype=float) for a in (y, yhat, yhat_all))
+    n, total = len(y), len(yhat_all)
+    if n < 2 or total < 2:
+        return Estimate(math.nan, math.nan, math.nan, math.nan, n, n + total, math.nan)
+    lam = power_tuned_lambda(y, yhat, yhat_all) if tuned else 1.0
+    value = float(np.mean(lam * yhat_all) + np.mean(y - lam * yhat))
+    variance = np.var(lam * yhat_all) / total + np.var(y - lam * yhat) / n
+    half = float(ndtri((1 + level) / 2) * math.sqrt(variance))
+    human = np.var(y) / n
+    effective = n * human / variance if variance > 0 else math.inf
+    return Estimate(value, value - half, value + half, lam, n, n + total, float(effective))
+
+
+def check_sources(qrels: Any, gold: str) -> tuple[str, Any, Any]:
+    """The two judgment sources a prediction-powered interval reads: (the LLM's name, its judgments, the judgments of
+    ``gold``, the people's)."""
+    if not isinstance(qrels, Mapping) or len(qrels) != 2:
+        raise OptionError("a prediction-powered interval reads two judgment sources, the LLM's and the people's: give "
+                          "them as {'llm': ..., 'human': ...} (--qrels llm=FILE --qrels human=FILE)")
+    if gold not in qrels:
+        raise OptionError(f"no judgment source is called {gold!r} (sources: {', '.join(qrels)}); name the people's "
+                          f"judgments with gold= (--gold NAME)")
+    llm = next(name for name in qrels if name != gold)
+    return llm, qrels[llm], qrels[gold]
+
+
+def ppi_summary(llm: pd.DataFrame, human: pd.DataFrame, summary: pd.DataFrame, level: float, method: str,
+                names: tuple[str, str]) -> pd.DataFrame:
+    """Each mean of ``summary`` (measure, value[, run_id]) as its prediction-powered estimate (value, ci_low, ci_high,
+    lambda, n, N, effective_n) from the per-query values with the LLM's judgments (``llm``: every query) and with the
+    people's (``human``: the queries they judged). A measure whose value is no plain mean has none (NaN). ``names``:
+    the LLM's and the people's source names, which the frame's attrs keep."""
+    from .aggregate import plain_mean
+
+    keys = ["run_id", "measure"] if "run_id" in summary.columns else ["measure"]
+    llm, human = (frame.dropna(subset=["query_id", "value"]) for frame in (llm, human))
+    by_llm = {key: group.set_index("query_id").value for key, group in llm.groupby(keys, sort=False)}
+    by_human = {key: group.set_index("query_id").value for key, group in human.groupby(keys, sort=False)}
+    rows = []
+    for record in summary.to_dict("records"):
+        key = tuple(record[k] for k in keys)  # pandas groups by a list of keys as tuples
+        every, judged = by_llm.get(key, pd.Series(dtype=float)), by_human.get(key, pd.Series(dtype=float))
+        missing = judged.index.difference(every.index)
+        if len(missing):
+            raise InputError(f"{record['measure']}: {len(missing)} queries judged by {names[1]} have no value with "
+                             f"{names[0]}'s judgments (e.g. {missing[0]!r}); the LLM judges every query people judge")
+        others = every.drop(judged.index)
+        if plain_mean(record["measure"]) and len(judged) and not len(others):
+            raise OptionError(f"{names[1]} judged every query: the means with their judgments alone need no LLM "
+                              f"(evaluate with {names[1]}'s judgments, --ci 95)")
+        estimate = ppi_mean(judged.to_numpy(), every.loc[judged.index].to_numpy(), others.to_numpy(), level,
+                            tuned=method == "ppi") if plain_mean(record["measure"]) and len(judged) else None
+        values = (estimate.value, estimate.ci_low, estimate.ci_high, estimate.lam, estimate.effective_n) \
+            if estimate else (math.nan,) * 5
+        rows.append({**{k: record[k] for k in keys}, **dict(zip(("value", "ci_low", "ci_high", "lambda",
+                                                                  "effective_n"), values)),
+                     "n": len(judged), "N": len(every)})
+    frame = pd.DataFrame(rows, columns=keys + ["value", "ci_low", "ci_high", "lambda", "n", "N", "effective_n"])
+    frame.attrs.update(summary.attrs, ci=level, ci_method=method, judgment_sources={"llm": names[0], "gold": names[1]})
+    return frame
+
+
+def ppi_text(frame: pd.DataFrame) -> str:
+    """The prediction-powered means as the command line prints them."""
+    level = f"{frame.attrs['ci'] * 100:g}% CI"
+    keys = ["run_id", "measure"] if "run_id" in frame.columns else ["measure"]
+    header = keys + ["value", level, "lambda", "n", "N", "effective n"]
+    rows = [[str(r[k]) for k in keys] + [_cell(r["value"]),
+                                         "" if math.isnan(r["ci_low"]) else f"[{r['ci_low']:.4f}, {r['ci_high']:.4f}]",
+                                         _cell(r["lambda"], 2), str(r["n"]), str(r["N"]), _cell(r["effective_n"], 1)]
+            for r in frame.to_dict("records")]
+    llm, gold = frame.attrs["judgment_sources"]["llm"], frame.attrs["judgment_sources"]["gold"]
+    tuned = "lambda tuned per measure (PPI++; 0: the people's alone)" if frame.attrs["ci_method"] == "ppi" else \
+        "lambda = 1 (PPI without power tuning)"
+    return "\n".join([*aligned_lines(header, rows, left=len(keys)), "",
+                      f"{level}: prediction-powered, the mean with {llm}'s judgments over the N - n queries {gold} did "
+                      f"not judge, corrected by lambda times its difference from {gold}'s over the n they did; {tuned}; "
+                      f"effective n: the {gold}-judged queries a {gold}-only interval would need to be as narrow "
+                      f"(valid when the {gold}-judged queries are a random sample of the queries)", ""])
+
+
+def _cell(value: float, digits: int = 4) -> str:
+    return "" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+
+
+def prediction_powered(qrels: Any, run: Any, measures: Any, level: float, method: str, gold: str = "human",
+                       **options: Any) -> tuple[pd.DataFrame, list[str], str]:
+    """The run evaluated per query with each of the two judgment sources of ``qrels`` (the LLM's and ``gold``, the
+    people's), then each mean's prediction-powered estimate (ppi_summary); with the two evaluations' warnings and
+    the conventions they were evaluated under, described."""
+    from ..evaluation import evaluate_result
+    from ..inputs.locate import is_nested_dict
+    from ..inputs.merge import source_names
+
+    if not isinstance(qrels, (list, tuple, Mapping)) or is_nested_dict(qrels):
+        raise OptionError("a prediction-powered interval reads two judgment sources, the LLM's and the people's: give "
+                          "them as {'llm': ..., 'human': ...} (--qrels llm=FILE --qrels human=FILE)")
+    if options.get("prefer") is not None or options.get("combine") is not None:
+        raise OptionError("a prediction-powered interval reads each judgment source apart; leave out prefer and "
+                          "combine")
+    llm_name, llm, human = check_sources(source_names(qrels), gold)
+    with_llm = evaluate_result(llm, run, measures, True, **options)
+    with_gold = evaluate_result(human, run, measures, True, **options)
+    frame = ppi_summary(with_llm.frame, with_gold.frame, with_llm.summary, level, method, (llm_name, gold))
+    said = [f"{llm_name}: {message}" for message in with_llm.warnings] + \
+           [f"{gold}: {message}" for message in with_gold.warnings if UNJUDGED not in message]
+    return frame, said, with_llm.conventions.describe()
