@@ -15,7 +15,7 @@ from .measures.names import parse_measures
 from .version import __version__  # noqa: F401  (sqlrank.__version__)
 
 __all__ = [
-    "evaluate", "Evaluator", "render", "compare", "gsb", "report", "install", "agree", "overlap", "pool", "meta", "history",
+    "evaluate", "Evaluator", "render", "compare", "gsb", "report", "install", "agree", "overlap", "neighbours", "pool", "meta", "history",
     "check",
     "explain", "trec_eval",
     "parse_measures", "Measure", "Conventions",
@@ -83,8 +83,10 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci
 
     _check(options, record, tag)
     if ci is not None and ci_method in ("ppi", "ppi-untuned"):
-        return _prediction_powered(qrels, run, measures, per_query, ci, ci_method, gold, options, record, weights,
-                                   aggregate)
+        from .tools.ppi import prediction_powered_frame
+
+        return prediction_powered_frame(qrels, run, measures, ci, ci_method, gold, options, per_query=per_query,
+                                        record=record, weights=weights, aggregate=aggregate)
     if ci is not None or weights is not None or aggregate != "mean":
         return _summarised(qrels, run, measures, per_query, (ci, ci_method, trials, seed), options, record, tag,
                            weights, aggregate)
@@ -110,22 +112,6 @@ def _record(record: str | None, tag: str | None, result: Any, qrels: Any, run: A
         from .tools.history import record_evaluation, summary_label
 
         record_evaluation(record, result, qrels, run, tag, values, summary_label(aggregate, weights))
-
-
-def _prediction_powered(qrels: Any, run: Any, measures: Any, per_query: bool, ci: float, ci_method: str, gold: str,
-                        options: dict, record: str | None, weights: Any, aggregate: str):
-    """evaluate() with ci_method="ppi": each mean's prediction-powered estimate (tools/ppi.py)."""
-    from .tools.ppi import prediction_powered
-    from .tools.uncertainty import check_interval
-
-    check_interval(ci, ci_method, 10_000, 0)
-    if per_query or record is not None or weights is not None or aggregate != "mean":
-        raise OptionError("a prediction-powered interval is of the plain means; leave out per_query, record, weights "
-                          "and aggregate")
-    frame, said, _ = prediction_powered(qrels, run, measures, ci, ci_method, gold, **options)
-    for message in said:
-        _warnings.warn(message, SqlrankWarning, stacklevel=3)
-    return frame
 
 
 def _summarised(qrels: Any, run: Any, measures: Any, per_query: bool, interval: tuple, options: dict,
@@ -331,6 +317,16 @@ def agree(qrels_a: Any, qrels_b: Any, binary: int | None = None, weights: str | 
     from .tools.agree import agree as agreement
 
     return agreement(qrels_a, qrels_b, binary=binary, weights=weights, labels=labels, **options)
+
+
+def neighbours(reference: Any, run: Any, measures: Any, per_query: bool = False, distances: bool = True,
+               **options: Any):
+    """An approximate search ``run`` against the exact search ``reference`` (two runs; scores are distances, or
+    similarities with ``distances=False``): "Recall@10 Recall(epsilon=0.01)@10 DistanceRatio@10" by distances, as
+    ann-benchmarks measures them (tools/neighbours.py); (measure, value, queries), or per query."""
+    from .tools.neighbours import neighbours as measured
+
+    return measured(reference, run, measures, per_query=per_query, distances=distances, **options)
 
 
 def overlap(run_a: Any, run_b: Any, measures: Any, per_query: bool = False, tie_break: str = "trec_eval",

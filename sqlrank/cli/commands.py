@@ -12,7 +12,7 @@ from ..errors import OptionError
 from ..inputs.merge import source_names
 from ..results.formats import overall_label
 from ..results.writer import write_output
-from .judging import prediction_powered_output
+from .judging import neighbours_output, prediction_powered_output
 from .options import EXIT_ERROR, convention_options, database_options, evaluation_options
 from .paths import frame_text
 
@@ -228,20 +228,9 @@ def eval_command(args: argparse.Namespace) -> int:
     from ..evaluation import evaluate_result
     from ..results.formats import format_result
 
-    options = evaluation_options(args)
-    if args.engine != "duckdb":  # DuckDB's resource flags do not apply; the engine has its own configuration
-        for name, default in (("memory_limit", None), ("temp_directory", None), ("threads", None)):
-            if options.pop(name) is not default:
-                raise OptionError(f"--{name.replace('_', '-')} is a DuckDB setting; it does not apply with "
-                                  f"--engine {args.engine}")
-        options.pop("progress")
-    if args.dsn is not None and args.engine not in ("postgres", "sqlite"):
-        raise OptionError("--dsn is the database of --engine postgres (a URL) or --engine sqlite (a file); add "
-                          "--engine postgres or --engine sqlite")
-    if args.dsn is not None:
-        options["sqlite" if args.engine == "sqlite" else "dsn"] = args.dsn
-    if args.database and args.engine != "duckdb":
-        raise OptionError(f"--database is a DuckDB database file; it does not apply with --engine {args.engine}")
+    if args.reference is not None:
+        return neighbours_output(args)
+    options = _engine_options(args, evaluation_options(args))
     qrels, run = judgment_arguments(args)
     if args.prefer is not None or args.combine is not None:
         options.update(prefer=args.prefer, combine=args.combine)
@@ -283,6 +272,24 @@ def eval_command(args: argparse.Namespace) -> int:
 
         record_evaluation(args.record, result, qrels, run, args.tag, frame, summary_label(args.aggregate, args.weights))
     return 0
+
+
+def _engine_options(args: argparse.Namespace, options: dict) -> dict:
+    """eval's options with its engine's: DuckDB's resource flags refused elsewhere, --dsn given to its engine."""
+    if args.engine != "duckdb":  # DuckDB's resource flags do not apply; the engine has its own configuration
+        for name, default in (("memory_limit", None), ("temp_directory", None), ("threads", None)):
+            if options.pop(name) is not default:
+                raise OptionError(f"--{name.replace('_', '-')} is a DuckDB setting; it does not apply with "
+                                  f"--engine {args.engine}")
+        options.pop("progress")
+    if args.dsn is not None and args.engine not in ("postgres", "sqlite"):
+        raise OptionError("--dsn is the database of --engine postgres (a URL) or --engine sqlite (a file); add "
+                          "--engine postgres or --engine sqlite")
+    if args.dsn is not None:
+        options["sqlite" if args.engine == "sqlite" else "dsn"] = args.dsn
+    if args.database and args.engine != "duckdb":
+        raise OptionError(f"--database is a DuckDB database file; it does not apply with --engine {args.engine}")
+    return options
 
 
 def _check_record(args: argparse.Namespace) -> None:

@@ -1,6 +1,7 @@
 """The commands about judgments and rankings: agree (two sets of judgments), overlap (two rankings without
 judgments), pool (what to judge next) and meta (do two sets of judgments rank the systems alike); and eval's
-prediction-powered means (an LLM's judgments corrected by people's)."""
+prediction-powered means (an LLM's judgments corrected by people's) and its approximate search against exact
+search (--reference)."""
 from __future__ import annotations
 
 import argparse
@@ -86,4 +87,21 @@ def prediction_powered_output(args: argparse.Namespace, qrels, run, level: float
     for message in said:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     write_output(text, args.output)
+    return 0
+
+
+def neighbours_output(args: argparse.Namespace) -> int:
+    """sqlrank eval --reference EXACT RUN: an approximate search's Recall@k and DistanceRatio@k against exact search."""
+    from ..tools.neighbours import neighbours, neighbours_text
+
+    runs = [args.qrels, *args.run] if args.qrels is not None else list(args.run)
+    if len(runs) != 1 or args.qrels_sources:
+        raise OptionError("--reference EXACT takes one RUN, the approximate search (and no judgments: --qrels)")
+    if args.format not in ("table", "csv", "tsv", "json") or args.ci is not None or args.engine != "duckdb":
+        raise OptionError("--reference gives a table, csv, tsv or json of the measures, on DuckDB; leave out --ci, "
+                          "--engine and -f trec")
+    frame = neighbours(args.reference, runs[0], " ".join(args.measures), per_query=args.per_query,
+                       distances=args.distances, run_format=args.run_format, run_columns=args.run_columns)
+    write_output(neighbours_text(frame, args.per_query) if args.format == "table" else frame_text(frame, args.format),
+                 args.output)
     return 0

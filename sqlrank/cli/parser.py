@@ -88,6 +88,7 @@ def add_eval_command(commands) -> None:
     ev.add_argument("-f", "--format", choices=OUTPUT_FORMATS, default="table",
                     help="output layout (default: table); csv/tsv/json have the columns of the Python DataFrame")
     ev.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
+    add_reference_arguments(ev)
     ci = ev.add_argument_group("uncertainty of the means")
     ci.add_argument("--ci", type=float, metavar="LEVEL",
                     help="a confidence interval of every mean, at LEVEL percent (95), with the per-query std")
@@ -118,6 +119,17 @@ def add_eval_command(commands) -> None:
                     help="evaluate the queries in N groups, one after another, so that each step holds "
                          "1/N of the run (for runs far larger than memory; default 1)")
     ev.set_defaults(handler=eval_command)
+
+
+def add_reference_arguments(parser) -> None:
+    """eval --reference: an approximate search measured against exact search, without judgments."""
+    ann = parser.add_argument_group("an approximate search against exact search (no judgments)")
+    ann.add_argument("--reference", metavar="EXACT",
+                     help="the exact search's neighbours (a run); RUN, the approximate search, is then the only "
+                          "positional argument; measures: Recall@k (by distances, tolerance=1e-3 or epsilon=X), "
+                          "DistanceRatio@k")
+    ann.add_argument("--distances", action="store_true",
+                     help="with --reference: the scores are distances, lower nearer (default: similarities)")
 
 
 def add_check_command(commands) -> None:

@@ -82,14 +82,18 @@ def overlap(run_a: Any, run_b: Any, measures: Any, per_query: bool = False, tie_
 
 
 def _one_run(source: Source) -> Source:
+    return single_run(source, "overlap compares two single runs")
+
+
+def single_run(source: Source, why: str) -> Source:
+    """One run, not runs stored together (``why`` says who needs one)."""
     if source.per_run:
-        raise InputError(f"{source.label}: holds several runs (a run_id column); overlap compares two single runs: "
-                         f"give each as its own input")
+        raise InputError(f"{source.label}: holds several runs (a run_id column); {why}: give each as its own input")
     return source
 
 
-def overlap_text(frame: pd.DataFrame, per_query: bool) -> str:
-    """The comparison as the command line prints it: a table, then how many queries were compared."""
+def measure_lines(frame: pd.DataFrame, per_query: bool) -> list[str]:
+    """Measures of two rankings as a table: a column per measure and a row per query, or (measure, value, queries)."""
     if per_query:
         wide = frame.pivot(index="query_id", columns="measure", values="value")[list(dict.fromkeys(frame.measure))]
         header = ["query_id", *wide.columns]
@@ -97,7 +101,12 @@ def overlap_text(frame: pd.DataFrame, per_query: bool) -> str:
     else:
         header = ["measure", "value", "queries"]
         rows = [[m, _number(v), str(n)] for m, v, n in frame[["measure", "value", "queries"]].itertuples(index=False)]
-    text = [*aligned_lines(header, rows), ""]
+    return aligned_lines(header, rows)
+
+
+def overlap_text(frame: pd.DataFrame, per_query: bool) -> str:
+    """The comparison as the command line prints it: a table, then how many queries were compared."""
+    text = [*measure_lines(frame, per_query), ""]
     left = frame.attrs["only_a"] + frame.attrs["only_b"]
     text.append(f"queries: {frame.attrs['queries']}" + (
         f" ({frame.attrs['only_a']} only in the first run, {frame.attrs['only_b']} only in the second: not compared)"
@@ -106,4 +115,4 @@ def overlap_text(frame: pd.DataFrame, per_query: bool) -> str:
 
 
 def _number(value: float) -> str:
-    return "" if pd.isna(value) else f"{value:.4f}"
+    return "" if pd.isna(value) else "inf" if value == math.inf else f"{value:.4f}"

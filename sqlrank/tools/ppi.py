@@ -169,3 +169,22 @@ def prediction_powered(qrels: Any, run: Any, measures: Any, level: float, method
     said = [f"{llm_name}: {message}" for message in with_llm.warnings] + \
            [f"{gold}: {message}" for message in with_gold.warnings if UNJUDGED not in message]
     return frame, said, with_llm.conventions.describe()
+
+
+def prediction_powered_frame(qrels: Any, run: Any, measures: Any, level: float, method: str, gold: str,
+                             options: dict, per_query: bool = False, record: Any = None, weights: Any = None,
+                             aggregate: str = "mean") -> pd.DataFrame:
+    """sqlrank.evaluate(ci_method="ppi"): each mean's prediction-powered estimate, the evaluations' warnings warned."""
+    import warnings
+
+    from ..errors import SqlrankWarning
+
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise OptionError(f"ci={level!r}: a confidence level between 0 and 1 (0.95; on the command line --ci 95)")
+    if per_query or record is not None or weights is not None or aggregate != "mean":
+        raise OptionError("a prediction-powered interval is of the plain means; leave out per_query, record, weights "
+                          "and aggregate")
+    frame, said, _ = prediction_powered(qrels, run, measures, level, method, gold, **options)
+    for message in said:
+        warnings.warn(message, SqlrankWarning, stacklevel=4)
+    return frame

@@ -1,0 +1,102 @@
+"""An approximate nearest-neighbour search measured against exact search, without judgments (``sqlrank eval
+--reference EXACT RUN -m Recall@10``): Recall@k by distances with a tolerance and DistanceRatio@k
+(measures/neighbours.py), per query of the exact search and over all of them, computed by one statement
+(sql/neighbours.sql) in any dialect, run by DuckDB here."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from ..engines.duckdb import session, session_options
+from ..errors import InputError, OptionError
+from ..inputs.load import load
+from ..inputs.source import Source
+from ..measures.neighbours import Neighbours, parse_neighbours
+from ..rendering.dialects import DIALECTS, DUCKDB, Dialect
+from ..rendering.sqltext import render_template
+from .overlap import measure_lines, single_run
+
+WHY = "the exact and the approximate search are single runs"
+SMALLEST_TOTAL = 0.01  # ann-benchmarks' rel: below this sum of exact distances the ratio is infinite
+
+
+def neighbours_sql(exact_sql: str, approximate_sql: str, measures: list[Neighbours], distances: bool,
+                   dialect: Dialect = DUCKDB) -> str:
+    """The statement: (query_id, measure, value, exact_sum, approximate_sum, position) per query of the exact
+    search and measure."""
+    if not distances:
+        relative = [str(m) for m in measures if m.epsilon is not None or m.family == "DistanceRatio"]
+        if relative:
+            raise OptionError(f"{', '.join(relative)}: relative to a distance; the scores are similarities (say "
+                              f"--distances where they are distances, lower nearer), or use Recall(tolerance=X)@k")
+    context = [{"family": m.family, "cutoff": m.cutoff, "tolerance": m.tolerance, "epsilon": m.epsilon,
+                "column": f"measure_{i}", "name": str(m)} for i, m in enumerate(measures, 1)]
+    return render_template(dialect, "neighbours.sql", exact_sql=exact_sql, approximate_sql=approximate_sql,
+                           distances=distances, cutoffs=list(dict.fromkeys(m.cutoff for m in measures)),
+                           measures=context)
+
+
+def neighbours(reference: Any, run: Any, measures: Any, per_query: bool = False, distances: bool = True,
+               run_format: str | None = None, run_columns: dict | None = None, dialect: str | None = None,
+               **options: Any) -> pd.DataFrame:
+    """The approximate search ``run`` against the exact search ``reference`` (two runs: query_id, doc_id and a
+    score that is a distance, or a similarity with ``distances=False``): per query (query_id, measure, value) or
+    over all queries (measure, value, queries): Recall's mean, DistanceRatio's ratio of the summed distances.
+    ``attrs``: ``queries`` (those of the exact search), ``only_approximate`` (queries it lacks, left out),
+    ``short`` (queries with fewer exact neighbours than the largest k: an error), ``sql``."""
+    parsed = parse_neighbours(measures)
+    engine = session_options(options)
+    if options:
+        raise OptionError(f"unknown option {sorted(options)[0]!r} of an evaluation against a reference search")
+    with session(engine.pop("connection", None), **engine) as (con, registry):
+        exact = single_run(load(reference, "run", con, registry, run_format, run_columns, ranks=False), WHY)
+        approximate = single_run(load(run, "run", con, registry, run_format, run_columns, ranks=False), WHY)
+        _require_depth(con, exact, max(m.cutoff for m in parsed))
+        sql = neighbours_sql(exact.sql(), approximate.sql(), parsed, distances)
+        rows = con.execute(sql).df()
+        only = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT query_id FROM ({approximate.sql()}) AS a EXCEPT "
+                           f"SELECT DISTINCT query_id FROM ({exact.sql()}) AS e) AS x").fetchone()[0]
+        printed = neighbours_sql(exact.source_sql(DIALECTS[dialect]), approximate.source_sql(DIALECTS[dialect]),
+                                 parsed, distances, DIALECTS[dialect]) if dialect else sql
+    for column in ("value", "exact_sum", "approximate_sum"):
+        rows[column] = rows[column].astype(float)
+    frame = rows[["query_id", "measure", "value"]].reset_index(drop=True) if per_query else _summary(rows, parsed)
+    frame.attrs.update(queries=rows.query_id.nunique(), only_approximate=int(only), sql=printed,
+                       distances=distances)
+    return frame
+
+
+def _summary(rows: pd.DataFrame, measures: list[Neighbours]) -> pd.DataFrame:
+    """Recall: the mean over queries; DistanceRatio: the approximate distances' total over the exact ones'
+    (infinite below SMALLEST_TOTAL, as ann-benchmarks' rel)."""
+    out = []
+    for m in measures:
+        mine = rows[rows.measure == str(m)]
+        if m.family == "Recall":
+            value = float(mine.value.mean())
+        else:
+            total = float(mine.exact_sum.sum())
+            value = math.inf if total < SMALLEST_TOTAL else float(mine.approximate_sum.sum()) / total
+        out.append({"measure": str(m), "value": value, "queries": int(mine.value.notna().sum())})
+    return pd.DataFrame(out, columns=["measure", "value", "queries"])
+
+
+def _require_depth(con, exact: Source, depth: int) -> None:
+    """Every query of the exact search has at least ``depth`` neighbours (the k-th exact distance is the bound)."""
+    short, example = con.execute(f"SELECT count(*), min(query_id) FROM (SELECT query_id FROM ({exact.sql()}) AS e "
+                                 f"GROUP BY query_id HAVING count(*) < {depth}) AS short").fetchone()
+    if short:
+        raise InputError(f"{exact.label}: {short} queries have fewer than {depth} exact neighbours (e.g. {example!r}); "
+                         f"Recall@{depth} reads the {depth}-th exact distance: search the reference to depth {depth}")
+
+
+def neighbours_text(frame: pd.DataFrame, per_query: bool) -> str:
+    """The measures as the command line prints them."""
+    scores = "distances (lower is nearer)" if frame.attrs["distances"] else "similarities (higher is nearer)"
+    left = frame.attrs["only_approximate"]
+    return "\n".join([*measure_lines(frame, per_query), "", f"queries: {frame.attrs['queries']} of the reference" + (
+        f" ({left} only in the approximate search: not evaluated)" if left else "") + f"; scores: {scores}",
+        "Recall: the approximate top k within the k-th reference distance plus the tolerance (1e-3 unless given), "
+        "over k; DistanceRatio: the approximate top k's distances summed over the reference's", ""])
