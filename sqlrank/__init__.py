@@ -273,7 +273,8 @@ def report(qrels: Any, runs: Any, measures: Any, path: str, format: str = "html"
         raise OptionError(f"pairs={pairs!r}: baseline, or all (every pair of runs, in the HTML page)")
     test = options.pop("test", None)
     tukey = test in ("tukey", "randomized-tukey")
-    result = compare_result(qrels, runs, measures, test="t" if tukey or test is None else test, **options)
+    result = compare_result(qrels, runs, measures, test="t" if tukey or test is None else test,
+                            details=10 if format == "html" else 0, **options)
     for message in result.warnings:
         _warnings.warn(message, SqlrankWarning, stacklevel=2)
     if pairs == "all":

@@ -20,22 +20,26 @@ from sqlrank.tools.ppi import ppi_mean
 MEASURES = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@5": "P_5"}
 
 
-def judged_by_an_llm(seed: int, queries: int = 120, judged: int = 30) -> tuple[dict, dict, dict]:
-    """True grades of every query's candidates, the run (no tied scores), an LLM's lenient and noisy grades of every
-    query, and people's (the true grades) of ``judged`` queries drawn at random: pytrec_eval's dicts."""
+def judged_by_an_llm(seed: int, queries: int = 120, judged: int = 30, runs: int = 1) -> tuple[dict, ...]:
+    """True grades of every query's candidates, the run (no tied scores; multiples of 1/8, exact as the 32-bit
+    floats pytrec_eval compares), an LLM's lenient and noisy grades of every query, and people's (the true grades)
+    of ``judged`` queries drawn at random: pytrec_eval's dicts; with ``runs=2`` a second run after them."""
     rng = random.Random(seed)
-    run, llm, human = {}, {}, {}
+    run, llm, human, second = {}, {}, {}, {}
     people = set(rng.sample(range(queries), judged))
     for q in range(queries):
         query = f"q{q}"
         grades = {f"d{q}_{d}": rng.choices((0, 1, 2, 3), (55, 25, 13, 7))[0] for d in range(30)}
         scores = rng.sample(range(1000), len(grades))
-        run[query] = {doc: grade + score / 250 for (doc, grade), score in zip(grades.items(), scores)}
+        run[query] = {doc: (grade * 1000 + score) / 8 for (doc, grade), score in zip(grades.items(), scores)}
+        noisy = [rng.randrange(2500) for _ in grades]  # the second run: label-driven, noisier; ties broken apart
+        second[query] = {doc: ((grade * 1000 + score) * 32 + i) / 8
+                         for i, ((doc, grade), score) in enumerate(zip(grades.items(), noisy))}
         llm[query] = {doc: min(3, max(0, grade + rng.choices((1, 0, -1), (35, 55, 10))[0])) for doc, grade in
                       grades.items()}
         if q in people:
             human[query] = dict(grades)
-    return run, llm, human
+    return (run, llm, human, second) if runs == 2 else (run, llm, human)
 
 
 def per_query(qrels: dict, run: dict) -> dict[str, dict[str, float]]:
@@ -75,8 +79,32 @@ def test_equals_ppi_python(method, lam):
         else:  # power tuning: never much wider than the people's own interval (lambda = 0)
             alone = ppi_py.ppi_mean_ci(y, yhat, every, alpha=0.1, lam=0)
             assert 0 <= row["lambda"] <= 1 and high - low <= 1.01 * float(np.squeeze(alone[1] - alone[0]))
-        assert row.effective_n == pytest.approx(30 * np.var(y) / 30 / ((high - low) / 2 / 1.6448536269514722) ** 2,
-                                                rel=1e-9)
+        if high > low:
+            assert row.effective_n == pytest.approx(np.var(y) / ((high - low) / 2 / 1.6448536269514722) ** 2, rel=1e-9)
+
+
+def test_two_runs_and_their_paired_difference_equal_ppi_python():
+    """Several runs: each run's estimate, and the second's paired difference from the first, the estimate of the
+    per-query differences (ppi-python fed the differences of pytrec_eval's values)."""
+    ppi_py = peer("ppi_py")
+    run, llm, human, other = judged_by_an_llm(8, runs=2)
+    assert all(len(set(docs.values())) == len(docs) for docs in other.values())
+    got = sqlrank.evaluate({"llm": frames(run, llm, human)[1], "human": frames(run, llm, human)[2]},
+                           {"a": frames(run, llm, human)[0], "b": frames(other, llm, human)[0]}, list(MEASURES), ci=0.95,
+                           ci_method="ppi").set_index(["run_id", "measure"])
+    assert list(dict.fromkeys(got.index.get_level_values(0))) == ["a", "b", "b - a"]
+    for name in MEASURES:
+        pairs = [(per_query(qrels, r)[name]) for qrels in (llm, human) for r in (run, other)]
+        llm_a, llm_b, human_a, human_b = pairs
+        queries = sorted(human_a)
+        y = np.array([human_b[q] - human_a[q] for q in queries])
+        yhat = np.array([llm_b[q] - llm_a[q] for q in queries])
+        rest = np.array([llm_b[q] - llm_a[q] for q in llm_a if q not in human_a])
+        row = got.loc[("b - a", name)]
+        assert row.value == pytest.approx(float(np.squeeze(ppi_py.ppi_mean_pointestimate(y, yhat, rest))), abs=1e-9)
+        low, high = ppi_py.ppi_mean_ci(y, yhat, rest, alpha=0.05)
+        assert (row.ci_low, row.ci_high) == (pytest.approx(float(np.squeeze(low)), abs=1e-9),
+                                             pytest.approx(float(np.squeeze(high)), abs=1e-9))
 
 
 def test_the_interval_covers_a_known_mean_where_the_llms_alone_does_not():

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+import sqlrank
 from conftest import FIXTURES, peer
 
 COMPARE = FIXTURES / "compare"
@@ -35,8 +36,8 @@ def test_report_is_self_contained(report):
     assert "<script" not in text and "<link" not in text and "@import" not in text and "url(" not in text
     assert set(re.findall(r"https?://[^\s\"'<>]+", text)) == {"http://www.w3.org/2000/svg"}  # a namespace name
     # overall, three segments, and per (measure, run) the largest losses, gains and every query
-    assert text.count("<table>") == 4 + 4 * 3 and text.count("<details>") == 4
-    assert text.count("<svg") == 6  # 4 difference plots (2 measures x 2 runs) and 2 distributions
+    assert text.count("<table>") == 4 + 4 * 3 and text.count("<details>") == 4 + 4  # and 4 side-by-side views
+    assert text.count("<svg") == 7  # 4 difference plots (2 measures x 2 runs), 2 distributions, the curves
 
 
 def per_query(run: str, measure: str = "ndcg_cut_10") -> dict[str, float]:
@@ -83,6 +84,62 @@ def _chromium(tmp_path, url: str, *args: str) -> subprocess.CompletedProcess:
 
 def _console(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if ":CONSOLE" in line or "Failed to load resource" in line]
+
+
+def trec_lines(path) -> list[list[str]]:
+    return [line.split() for line in path.read_text().splitlines()]
+
+
+@pytest.mark.slow
+def test_chromium_shows_each_runs_curve_and_the_rankings_side_by_side(report, tmp_path):
+    """Read back from the page as headless Chromium builds it: every point of each run's precision-recall curve is
+    sqlrank eval's IPrec@x (whose trec_eval 9 form is pytrec_eval's iprec_at_recall mean); the side-by-side rankings are the 3 queries
+    rerank lost and won most on nDCG@10 (pytrec_eval's values), each run's top 10 in trec_eval's order, each
+    document's label from the qrels or marked unjudged."""
+    pytrec_eval = peer("pytrec_eval")
+    dom = _chromium(tmp_path, report.as_uri(), "--dump-dom")
+    assert dom.returncode == 0 and _console(dom.stderr) == []
+    points = re.findall(r'<circle class="point"[^>]*data-run="([^"]+)" data-recall="([0-9.]+)" data-precision="([^"]+)"',
+                        dom.stdout)
+    assert len(points) == 3 * 11
+    qrels = {}
+    for q, _, d, rel in trec_lines(COMPARE / "qrels.txt"):
+        qrels.setdefault(q, {})[d] = int(rel)
+    for name in ("baseline", "rerank", "rerank_v2"):
+        scores = {}
+        for q, _, d, _, score, _ in trec_lines(COMPARE / f"{name}.run"):
+            scores.setdefault(q, {})[d] = float(score)
+        levels = " ".join(f"IPrec@{x / 10:.1f}" for x in range(11))
+        done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(COMPARE / "qrels.txt"),
+                               str(COMPARE / f"{name}.run"), "-m", levels, "-f", "csv"], capture_output=True, text=True)
+        printed = [float(line.split(",")[1]) for line in done.stdout.splitlines()[1:]]
+        shown = [float(p) for run, _, p in points if run == name]
+        assert shown == pytest.approx(printed, abs=1e-12)
+        # trec_eval 9's interpolation (pytrec_eval's) under sqlrank's trec_eval_version=9: the same family's values
+        values = pytrec_eval.RelevanceEvaluator(qrels, {"iprec_at_recall"}).evaluate(scores)
+        nine = sqlrank.evaluate(str(COMPARE / "qrels.txt"), str(COMPARE / f"{name}.run"), levels, trec_eval_version=9)
+        oracle = [sum(v[f"iprec_at_recall_{x / 10:.2f}"] for v in values.values()) / len(values) for x in range(11)]
+        assert list(nine.value) == pytest.approx(oracle, abs=1e-9)
+    base, rerank = per_query("baseline"), per_query("rerank")
+    deltas = sorted((rerank[q] - base[q], q) for q in base)
+    expected = [q for d, q in deltas if d < 0][:3] + [q for d, q in reversed(deltas) if d > 0][:3]
+    section = dom.stdout.split("nDCG@10: the top 10 of baseline and rerank side by side")[1].split("</details>")[0]
+    tables = re.findall(r'<table class="diff" data-query="([^"]+)">(.*?)</table>', section, re.S)
+    assert [q for q, _ in tables] == expected
+    tops = {}
+    for name in ("baseline", "rerank"):
+        for q, _, d, _, score, _ in trec_lines(COMPARE / f"{name}.run"):
+            tops.setdefault((name, q), []).append((-float(score), [-ord(c) for c in d], d))
+    for query, body in tables:
+        cells = re.findall(r'data-run="([^"]+)" data-doc="([^"]+)"[^>]*>[^<]*</td><td class="label[^"]*" '
+                           r'data-label="([^"]+)"', body)
+        for name in ("baseline", "rerank"):
+            docs = [(d, label) for run, d, label in cells if run == name]
+            ranked = [d for *_, d in sorted(tops[name, query])][:10]  # score descending, then doc id descending
+            assert [d for d, _ in docs] == ranked
+            assert [label for _, label in docs] == [str(qrels[query][d]) if d in qrels[query] else "unjudged"
+                                                    for d in ranked]
+        assert "unjudged" in body
 
 
 @pytest.mark.slow

@@ -16,15 +16,17 @@ from .judging import neighbours_output, prediction_powered_output
 from .options import EXIT_ERROR, convention_options, database_options, evaluation_options
 from .paths import frame_text
 
+REPORT_DEPTH = 10  # the documents of each run an HTML report shows side by side
 
-def _comparison(args: argparse.Namespace):
+
+def _comparison(args: argparse.Namespace, details: int = 0):
     from ..tools.compare import compare_result
 
     with database_options(args, evaluation_options(args)) as options:
         result = compare_result(args.qrels, args.runs, " ".join(args.measures), test=args.test or "t",
                                 correction=args.correction, trials=args.trials, seed=args.seed, gsb=args.gsb,
                                 tolerance=args.tolerance, names=args.names, baseline=args.baseline,
-                                weights=args.weights, aggregate=args.aggregate, **options)
+                                weights=args.weights, aggregate=args.aggregate, details=details, **options)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     return result
@@ -175,7 +177,7 @@ def report_command(args: argparse.Namespace) -> int:
         raise OptionError("--all-pairs adds a section to the HTML report; sqlrank compare --all-pairs -f markdown or "
                           "-f latex gives its tables")
     test, args.test = args.test, ("t" if tukey else args.test)  # the comparison with the baseline: a paired test
-    result = _comparison(args)
+    result = _comparison(args, REPORT_DEPTH if args.format == "html" else 0)
     if args.all_pairs:
         pairs = pairs_of(result, test or "tukey", "none" if tukey or test is None else args.correction, args.trials,
                          args.seed, args.alpha)

@@ -54,6 +54,21 @@ class Comparison:
     compared: dict[str, int] = field(default_factory=dict)  # measure -> queries with a value in every run
     renamed: str | None = None  # the canonical names of the measures asked by other names (measures.renamed)
     untested: list[str] = field(default_factory=list)  # one value per run (Coverage) or weighted (GAUC): no test
+    details: Details | None = None  # for the report: each run's precision-recall curve and top documents
+
+
+@dataclass
+class Details:
+    """What a report shows beside the comparison: each run's interpolated precision at the 11 recall levels
+    (trec_eval's iprec_at_recall means, ``curves``: run -> 11 values) and each run's top ``depth`` documents of
+    every compared query with their labels (``rankings``: query_id, run, rank, doc_id, relevance; NaN: unjudged)."""
+
+    curves: dict[str, list[float]]
+    rankings: pd.DataFrame
+    depth: int
+
+
+RECALL_LEVELS = [f"{level / 10:.1f}" for level in range(11)]
 
 
 def named_runs(loaded: list[tuple[str, Source]], names: list[str] | None, baseline: str | None) -> dict[str, Source]:
@@ -82,10 +97,11 @@ def named_runs(loaded: list[tuple[str, Source]], names: list[str] | None, baseli
 def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction: str = "none",
                    trials: int = 10_000, seed: int | None = 0, gsb: bool = False, tolerance: float = 0.0,
                    names: list[str] | None = None, baseline: str | None = None, queries: Any = None,
-                   by: str | None = None, weights: Any = None, aggregate: str = "mean", **options: Any) -> Comparison:
+                   by: str | None = None, weights: Any = None, aggregate: str = "mean", details: int = 0,
+                   **options: Any) -> Comparison:
     """Every run evaluated and compared with the baseline. ``weights`` (query_id -> weight) or ``aggregate``:
     the plain means and their deltas summarised so (tools/aggregate.py); the tests test the per-query
-    differences."""
+    differences. ``details=k``: also each run's precision-recall curve and top k documents (a report's)."""
     check_test(test, trials, seed)
     check_aggregate(aggregate, weights is not None)
     query_weights = read_weights(weights) if weights is not None else None  # read and checked before evaluating
@@ -93,7 +109,7 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
         raise OptionError(f"--test {test} compares every pair of runs: add --all-pairs (pairs='all' in Python)")
     adjust([], correction)
     require_tolerance(tolerance)
-    runs_ = _evaluate_runs(qrels, runs, measures, names, baseline, queries, by, options)
+    runs_ = _evaluate_runs(qrels, runs, measures, names, baseline, queries, by, options, details)
     labels, untested = runs_.labels, runs_.untested
     names_ = [str(m) for m in runs_.measures]
     scores = pd.concat(runs_.frames, ignore_index=True)
@@ -132,7 +148,7 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
         table = reweighted(table, kept, runs_.segments, aggregate, query_weights)
     return Comparison(table, kept, runs_.segments, labels, names_,
                       runs_.conventions, test, correction, num_common, runs_.warnings, runs_.removed_seen, compared,
-                      renamed(runs_.measures), untested)
+                      renamed(runs_.measures), untested, runs_.details)
 
 
 def compare_pairs(qrels: Any, runs: Any, measures: Any, *, test: str = "tukey", correction: str = "none",
@@ -170,10 +186,11 @@ class _Runs:
     warnings: list[str]
     removed_seen: Any
     evaluated: list[int]  # each run's evaluated queries (those of measures over all users too)
+    details: Details | None = None
 
 
 def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None, baseline: str | None,
-                   queries: Any, by: str | None, options: dict[str, Any]) -> _Runs:
+                   queries: Any, by: str | None, options: dict[str, Any], details: int = 0) -> _Runs:
     """Each run (each of runs stored together under its run id) evaluated per query, the qrels read once."""
     inputs, objects = input_names(runs)
     engine = session_options(options)
@@ -210,8 +227,24 @@ def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None
                 rows = per_segment.frame[per_segment.frame["segment"].notna()]
                 summaries[label].update({(segment, measure): value for segment, measure, value
                                          in zip(rows["segment"], rows["measure"], rows["value"])})
+        shown = _details(con, registry, qrels_source, sources, options, details) if details else None
     return _Runs(list(sources), frames, summaries, result.measures, result.conventions.describe(), untested,
-                 segments, warnings, result.removed_seen, evaluated)
+                 segments, warnings, result.removed_seen, evaluated, shown)
+
+
+def _details(con, registry, qrels: Source, runs: dict[str, Source], options: dict[str, Any], depth: int) -> Details:
+    """Each run's mean interpolated precision at the 11 recall levels (as sqlrank eval computes IPrec@x, under the
+    same conventions) and its top ``depth`` documents per query with their labels."""
+    curves, rankings = {}, []
+    levels = " ".join(f"IPrec@{level}" for level in RECALL_LEVELS)
+    for label, run in runs.items():
+        curve = run_plan(plan(qrels, run, levels, "summary", con, registry, **options), DuckDBEngine(con), False)
+        curves[label] = [float(v) for v in curve.summary["value"]]
+        tie_break = options.get("tie_break") if options.get("tie_break") in ("doc_id_asc", "input_rank") else "trec_eval"
+        rankings.append(con.execute(render_template(DUCKDB, "ranked.sql", run_sql=run.sql(), qrels_sql=qrels.sql(),
+                                                    order=DUCKDB.ranking_order(tie_break, "score"), depth=depth)
+                                    ).df().assign(run=label))
+    return Details(curves, pd.concat(rankings, ignore_index=True), depth)
 
 
 def _common_queries(runs: _Runs) -> set:

@@ -92,36 +92,52 @@ def ppi_summary(llm: pd.DataFrame, human: pd.DataFrame, summary: pd.DataFrame, l
                 names: tuple[str, str]) -> pd.DataFrame:
     """Each mean of ``summary`` (measure, value[, run_id]) as its prediction-powered estimate (value, ci_low, ci_high,
     lambda, n, N, effective_n) from the per-query values with the LLM's judgments (``llm``: every query) and with the
-    people's (``human``: the queries they judged). A measure whose value is no plain mean has none (NaN). ``names``:
-    the LLM's and the people's source names, which the frame's attrs keep."""
+    people's (``human``: the queries they judged). A measure whose value is no plain mean has none (NaN). With
+    several runs, each run's paired difference from the first too (run_id "B - A": the estimate of the per-query
+    differences). ``names``: the LLM's and the people's source names, which the frame's attrs keep."""
     from .aggregate import plain_mean
 
     keys = ["run_id", "measure"] if "run_id" in summary.columns else ["measure"]
     llm, human = (frame.dropna(subset=["query_id", "value"]) for frame in (llm, human))
     by_llm = {key: group.set_index("query_id").value for key, group in llm.groupby(keys, sort=False)}
     by_human = {key: group.set_index("query_id").value for key, group in human.groupby(keys, sort=False)}
+    empty = pd.Series(dtype=float)
     rows = []
     for record in summary.to_dict("records"):
         key = tuple(record[k] for k in keys)  # pandas groups by a list of keys as tuples
-        every, judged = by_llm.get(key, pd.Series(dtype=float)), by_human.get(key, pd.Series(dtype=float))
-        missing = judged.index.difference(every.index)
-        if len(missing):
-            raise InputError(f"{record['measure']}: {len(missing)} queries judged by {names[1]} have no value with "
-                             f"{names[0]}'s judgments (e.g. {missing[0]!r}); the LLM judges every query people judge")
-        others = every.drop(judged.index)
-        if plain_mean(record["measure"]) and len(judged) and not len(others):
-            raise OptionError(f"{names[1]} judged every query: the means with their judgments alone need no LLM "
-                              f"(evaluate with {names[1]}'s judgments, --ci 95)")
-        estimate = ppi_mean(judged.to_numpy(), every.loc[judged.index].to_numpy(), others.to_numpy(), level,
-                            tuned=method == "ppi") if plain_mean(record["measure"]) and len(judged) else None
-        values = (estimate.value, estimate.ci_low, estimate.ci_high, estimate.lam, estimate.effective_n) \
-            if estimate else (math.nan,) * 5
-        rows.append({**{k: record[k] for k in keys}, **dict(zip(("value", "ci_low", "ci_high", "lambda",
-                                                                  "effective_n"), values)),
-                     "n": len(judged), "N": len(every)})
+        rows.append({**{k: record[k] for k in keys}, **_estimated(by_llm.get(key, empty), by_human.get(key, empty),
+                                                                 plain_mean(record["measure"]), record["measure"],
+                                                                 level, method, names)})
+    runs = list(dict.fromkeys(summary["run_id"])) if "run_id" in keys else []
+    for run in runs[1:]:  # paired: the per-query differences from the first run, over the queries both have
+        for measure in dict.fromkeys(summary["measure"]):
+            every, judged = (by.get((run, measure), empty) - by.get((runs[0], measure), empty) for by in (by_llm,
+                                                                                                       by_human))
+            rows.append({"run_id": f"{run} - {runs[0]}", "measure": measure,
+                         **_estimated(every.dropna(), judged.dropna(), plain_mean(measure), measure, level, method,
+                                      names)})
     frame = pd.DataFrame(rows, columns=keys + ["value", "ci_low", "ci_high", "lambda", "n", "N", "effective_n"])
     frame.attrs.update(summary.attrs, ci=level, ci_method=method, judgment_sources={"llm": names[0], "gold": names[1]})
     return frame
+
+
+def _estimated(every: pd.Series, judged: pd.Series, plain: bool, measure: str, level: float, method: str,
+               names: tuple[str, str]) -> dict:
+    """One row's estimate from every query's LLM-judged values and the human-judged ones (by query id)."""
+    missing = judged.index.difference(every.index)
+    if len(missing):
+        raise InputError(f"{measure}: {len(missing)} queries judged by {names[1]} have no value with {names[0]}'s "
+                         f"judgments (e.g. {missing[0]!r}); the LLM judges every query people judge")
+    others = every.drop(judged.index)
+    if plain and len(judged) and not len(others):
+        raise OptionError(f"{names[1]} judged every query: the means with their judgments alone need no LLM "
+                          f"(evaluate with {names[1]}'s judgments, --ci 95)")
+    estimate = ppi_mean(judged.to_numpy(), every.loc[judged.index].to_numpy(), others.to_numpy(), level,
+                        tuned=method == "ppi") if plain and len(judged) else None
+    values = (estimate.value, estimate.ci_low, estimate.ci_high, estimate.lam, estimate.effective_n) \
+        if estimate else (math.nan,) * 5
+    return {**dict(zip(("value", "ci_low", "ci_high", "lambda", "effective_n"), values)), "n": len(judged),
+            "N": len(every)}
 
 
 def ppi_text(frame: pd.DataFrame) -> str:

@@ -11,6 +11,7 @@ import pandas as pd
 from ..measures.conventions import CORRECTIONS
 from ..version import __version__
 from .compare import Comparison
+from .figures import curve_plot, diff_section
 
 TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "sign": "sign test",
               "permutation": "paired randomization (permutation) test", "bootstrap": "paired bootstrap test"}
@@ -152,6 +153,7 @@ figcaption { font-size: 0.9em; color: #333; } .plots { display: flex; flex-wrap:
 svg text { font-family: inherit; font-size: 11px; fill: #333; } svg text.mark { font-size: 13px; font-weight: 600; }
 h3 { font-size: 1.05em; margin-top: 1.5em; } h4 { font-size: 0.95em; margin: 0.5em 0 0.2em 0; }
 details { margin: 0.5em 0 1em 0; } summary { cursor: pointer; color: #333; }
+td.unjudged { color: #999; font-style: italic; } table.diff td.doc { font-family: ui-monospace, monospace; }
 """
 
 
@@ -349,13 +351,18 @@ def html_page(c: Comparison, gsb: bool, title: str = "sqlrank comparison", pairs
     body.append("</div><h2>Distribution of per-query scores</h2><div class=\"plots\">")
     for measure, rows in paired.items():
         body.append(_distribution_plot(measure, {run: rows[run].to_numpy(dtype=float) for run in c.runs}))
-    body.append("</div><h2>Per query</h2>")
+    body.append("</div>")
+    if c.details is not None:
+        body += ["<h2>Precision and recall</h2>", curve_plot(c.details.curves)]
+    body.append("<h2>Per query</h2>")
     for measure in c.measures:
         if measure not in paired:
             body.append(f"<p>{html.escape(measure)}: no query has a value in every run.</p>")
     for (measure, run), pairs in differences.items():
         values = {r: dict(zip(queries[measure], paired[measure][r].to_numpy(dtype=float))) for r in (c.runs[0], run)}
         body.append(_per_query_section(measure, c.runs[0], run, pairs, values[c.runs[0]], values[run]))
+        if c.details is not None:
+            body.append(diff_section(c.details, measure, c.runs[0], run, pairs))
     if "segment" in c.table.columns:
         body.append("<h2>Per segment</h2>")
         for segment in c.table["segment"].dropna().unique():
