@@ -83,3 +83,39 @@ def test_several_runs_come_back_in_the_order_given(capsys):
     assert list(dict.fromkeys(per_query.run_id)) == ["z", "a"]
     status, printed, _ = cli(capsys, "eval", qrels, rerank, baseline, "-m", "AP")
     assert status == 0 and printed.index("rerank") < printed.index("baseline")
+
+
+JUDGING = [str(FIXTURES / "judging" / name) for name in ("human.txt", "llm.csv")]
+
+
+@pytest.mark.parametrize("command", [
+    ["agree", *JUDGING, "--binary", "1"],
+    ["overlap", *COMPARE[1:], "-m", "Jaccard@10 Overlap@10"],
+    ["meta", *JUDGING, *(str(FIXTURES / "judging" / f"{run}.run") for run in ("bm25", "dense", "splade")), "-m", "AP"],
+    ["eval", *DEMO, "-m", "AP P@10"],
+    ["eval", *DEMO, "-m", "AP P@10", "--ci", "95"],
+])
+def test_every_table_as_csv_tsv_json_markdown_and_latex(tmp_path, capsys, command):
+    """-f csv|tsv|json|markdown|latex on the commands that print a table (and -o FILE's name choosing it): the same
+    rows in each, the Markdown and LaTeX tables with the CSV's numbers to 4 decimals."""
+    import io
+    import json
+
+    import pandas as pd
+
+    texts = {}
+    for fmt in ("csv", "tsv", "json", "markdown", "latex"):
+        status, out, err = cli(capsys, *command, "-f", fmt)
+        assert status == 0, err
+        texts[fmt] = out
+    frame = pd.read_csv(io.StringIO(texts["csv"]))
+    assert frame.equals(pd.read_csv(io.StringIO(texts["tsv"]), sep="\t"))
+    assert len(json.loads(texts["json"])) == len(frame) > 0
+    markdown = [line for line in texts["markdown"].splitlines() if line.startswith("|")]
+    assert markdown[0] == "| " + " | ".join(frame.columns) + " |" and len(markdown) == len(frame) + 2
+    latex = texts["latex"]
+    assert latex.startswith("\\begin{tabular}") and latex.count("\\\\") == len(frame) + 1
+    number = next(c for c in frame.columns if frame[c].dtype == float)
+    assert f"{frame[number].iloc[0]:.4f}" in markdown[2] and f"{frame[number].iloc[0]:.4f}" in latex
+    assert cli(capsys, *command, "-o", str(tmp_path / "t.md"))[0] == 0
+    assert (tmp_path / "t.md").read_text() == texts["markdown"]

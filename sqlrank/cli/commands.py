@@ -197,7 +197,7 @@ def history_command(args: argparse.Namespace) -> int:
     fmt = args.format or ("html" if (args.output or "").lower().endswith((".html", ".htm")) else "table")
     if fmt == "html":
         text = trend_html(history)
-    elif fmt in ("csv", "json"):
+    elif fmt != "table":
         text = frame_text(history.astype({"recorded_at": str}), fmt)
     else:
         text = trend_text(history)
@@ -211,7 +211,7 @@ def gsb_command(args: argparse.Namespace) -> int:
     frame = gsb_frame(args.verdicts, args.by)
     for message in frame.attrs["warnings"]:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
-    if args.format in ("csv", "tsv", "json"):
+    if args.format != "table":
         text = frame_text(frame, args.format)
     else:
         header = list(frame.columns)
@@ -265,7 +265,8 @@ def eval_command(args: argparse.Namespace) -> int:
         text = (aggregate_text(frame, args.weights) + f"queries: {result.num_queries}\nconventions: "
                 f"{result.conventions.describe()}\n" if args.format == "table" else frame_text(frame, args.format))
     else:
-        text, frame = format_result(result, args.format), None
+        text, frame = (frame_text(result.frame, args.format) if args.format in ("markdown", "latex") else
+                       format_result(result, args.format)), None
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     write_output(text, args.output)

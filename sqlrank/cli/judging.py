@@ -19,7 +19,15 @@ def agree_command(args: argparse.Namespace) -> int:
     result = agree(args.qrels_a, args.qrels_b, binary=args.binary, labels=args.labels,
                    weights=None if args.weights == "none" else args.weights, qrels_format=args.qrels_format,
                    qrels_columns=args.qrels_columns)
-    write_output(agreement_text(result, args.per_query), args.output)
+    if args.format == "table":
+        text = agreement_text(result, args.per_query)
+    else:
+        import pandas as pd
+
+        text = frame_text(result.per_query if args.per_query else pd.DataFrame([{
+            "kappa": result.kappa, "observed": result.observed, "pairs": result.pairs, "only_a": result.only_a,
+            "only_b": result.only_b, "weights": result.weights or "none", "binary": result.binary}]), args.format)
+    write_output(text, args.output)
     return 0
 
 
@@ -97,9 +105,9 @@ def neighbours_output(args: argparse.Namespace) -> int:
     runs = [args.qrels, *args.run] if args.qrels is not None else list(args.run)
     if len(runs) != 1 or args.qrels_sources:
         raise OptionError("--reference EXACT takes one RUN, the approximate search (and no judgments: --qrels)")
-    if args.format not in ("table", "csv", "tsv", "json") or args.ci is not None or args.engine != "duckdb":
-        raise OptionError("--reference gives a table, csv, tsv or json of the measures, on DuckDB; leave out --ci, "
-                          "--engine and -f trec")
+    if args.format == "trec" or args.ci is not None or args.engine != "duckdb":
+        raise OptionError("--reference gives a table, csv, tsv, json, markdown or latex of the measures, on DuckDB; "
+                          "leave out --ci, --engine and -f trec")
     frame = neighbours(args.reference, runs[0], " ".join(args.measures), per_query=args.per_query,
                        distances=args.distances, run_format=args.run_format, run_columns=args.run_columns)
     write_output(neighbours_text(frame, args.per_query) if args.format == "table" else frame_text(frame, args.format),

@@ -18,6 +18,7 @@ from .commands import (
     report_command,
 )
 from .exports import add_dbt_command, add_install_command, add_sql_command
+from .paths import TABLE_FORMATS
 from .judging import agree_command, meta_command, overlap_command, pool_command
 from .options import (
     label_argument,
@@ -85,7 +86,7 @@ def add_eval_command(commands) -> None:
                      help="merge by the mean, highest or lowest label of the sources that judged a document")
     add_evaluation_arguments(ev)
     ev.add_argument("-q", "--per-query", action="store_true", help="one value per query and measure")
-    ev.add_argument("-f", "--format", choices=OUTPUT_FORMATS, default="table",
+    ev.add_argument("-f", "--format", choices=OUTPUT_FORMATS + ("markdown", "latex"), default="table",
                     help="output layout (default: table); csv/tsv/json have the columns of the Python DataFrame")
     ev.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
     add_reference_arguments(ev)
@@ -202,7 +203,7 @@ def add_gsb_command(commands) -> None:
                     "good/same/bad or G/S/B, any case), overall and per value of --by.")
     gs.add_argument("verdicts", metavar="VERDICTS", help="CSV, TSV or Parquet with a verdict column")
     gs.add_argument("--by", metavar="COLUMN", help="also count per value of this column (e.g. query_id)")
-    gs.add_argument("-f", "--format", choices=("table", "csv", "tsv", "json"), default="table",
+    gs.add_argument("-f", "--format", choices=("table", *TABLE_FORMATS), default="table",
                     help="output layout (default: table); csv/tsv/json have the columns of sqlrank.gsb()")
     gs.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
     gs.set_defaults(handler=gsb_command)
@@ -227,6 +228,9 @@ def add_agree_command(commands) -> None:
     ag.add_argument("--qrels-format", choices=FORMATS, help="format of both inputs (default: from the file names)")
     ag.add_argument("--qrels-columns", metavar="MAP", type=mapping_argument,
                     help="column names of both inputs, e.g. query_id=qid,doc_id=docno,relevance=label")
+    ag.add_argument("-f", "--format", choices=("table", *TABLE_FORMATS), default="table",
+                    help="output layout (default: table); csv, tsv, json, markdown or latex: the kappa and counts, or "
+                         "with -q the per-query rows")
     ag.add_argument("-o", "--output", metavar="FILE", help="write the agreement to FILE (atomically) instead of stdout")
     ag.set_defaults(handler=agree_command)
 
@@ -252,7 +256,7 @@ def add_overlap_command(commands) -> None:
     ov.add_argument("-m", "--measures", required=True, metavar="MEASURES",
                     help='measures separated by spaces, e.g. "RBO(p=0.9)@100 Jaccard@10 Overlap@10 Tau@100 TauAP@100"')
     ov.add_argument("-q", "--per-query", action="store_true", help="the values of each query, not their mean")
-    ov.add_argument("-f", "--format", choices=("table", "csv", "tsv", "json"), default="table",
+    ov.add_argument("-f", "--format", choices=("table", *TABLE_FORMATS), default="table",
                     help="output layout (default: table); csv/tsv/json have the columns of sqlrank.overlap()")
     add_ranking_arguments(ov)
     ov.add_argument("-o", "--output", metavar="FILE", help="write the comparison to FILE (atomically) instead of stdout")
@@ -311,7 +315,7 @@ def add_meta_command(commands) -> None:
     me.add_argument("--rankings", action="store_true", help="also each measure's ranking of the runs under both")
     me.add_argument("--names", type=lambda text: text.split(","), metavar="A,B,...",
                     help="names of the runs in the output (default: their file names)")
-    me.add_argument("-f", "--format", choices=("table", "csv", "json"), default="table",
+    me.add_argument("-f", "--format", choices=("table", *TABLE_FORMATS), default="table",
                     help="output layout (default: table); csv and json: one row per measure")
     me.add_argument("--qrels-format", choices=FORMATS, help="format of both judgments (default: from the file names)")
     me.add_argument("--qrels-columns", metavar="MAP", type=mapping_argument,
@@ -350,7 +354,7 @@ def add_history_command(commands) -> None:
                     "(or -f html), one page that plots them.")
     hi.add_argument("file", metavar="FILE", help="the history (.parquet or .duckdb)")
     hi.add_argument("-m", "--measures", action="append", metavar="MEASURES", help="only these measures (as recorded)")
-    hi.add_argument("-f", "--format", choices=("table", "csv", "json", "html"),
+    hi.add_argument("-f", "--format", choices=("table", *TABLE_FORMATS, "html"),
                     help="output layout (default: table, or html for -o FILE.html); csv and json: every recorded row")
     hi.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     hi.set_defaults(handler=history_command)

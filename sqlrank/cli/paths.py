@@ -81,10 +81,45 @@ def format_choices(parser: argparse.ArgumentParser, command: str) -> tuple[str, 
     return ()
 
 
+TABLE_FORMATS = ("csv", "tsv", "json", "markdown", "latex")  # what -f gives of any command's table
+
+
 def frame_text(frame, fmt: str) -> str:
     """A DataFrame as CSV/TSV (floats in full precision: the shortest text that reads back the
-    same, as sqlrank eval -f csv) or JSON records."""
+    same, as sqlrank eval -f csv), JSON records, or a Markdown or LaTeX table (numbers to 4 decimals,
+    right-aligned; empty cells for missing values)."""
     if fmt == "json":
         return frame.to_json(orient="records", indent=2, double_precision=15) + "\n"
+    if fmt in ("markdown", "latex"):
+        return _document_table(frame, fmt)
     return frame.to_csv(index=False, sep="," if fmt == "csv" else "\t", float_format=lambda v: repr(float(v)),
                         lineterminator="\n")
+
+
+def _document_table(frame, fmt: str) -> str:
+    import math
+
+    numeric = [str(frame[c].dtype).startswith(("float", "int", "Int", "Float")) for c in frame.columns]
+
+    def cell(value: Any, number: bool) -> str:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return ""
+        text = f"{value:.4f}" if number and isinstance(value, float) else str(value)
+        return text if fmt == "markdown" else _tex(text)
+
+    rows = [[cell(v, n) for v, n in zip(record, numeric)] for record in frame.itertuples(index=False)]
+    header = [str(c) for c in frame.columns]
+    if fmt == "markdown":
+        rule = ["---:" if n else "---" for n in numeric]
+        return "".join("| " + " | ".join(cells) + " |\n" for cells in [header, rule, *rows])
+    lines = ["\\begin{tabular}{" + "".join("r" if n else "l" for n in numeric) + "}", "\\toprule",
+             " & ".join(_tex(h) for h in header) + " \\\\", "\\midrule",
+             *(" & ".join(cells) + " \\\\" for cells in rows), "\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def _tex(text: str) -> str:
+    """Text as LaTeX reads it literally."""
+    special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+               "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+    return "".join(special.get(ch, ch) for ch in text)
