@@ -119,3 +119,20 @@ def test_every_table_as_csv_tsv_json_markdown_and_latex(tmp_path, capsys, comman
     assert f"{frame[number].iloc[0]:.4f}" in markdown[2] and f"{frame[number].iloc[0]:.4f}" in latex
     assert cli(capsys, *command, "-o", str(tmp_path / "t.md"))[0] == 0
     assert (tmp_path / "t.md").read_text() == texts["markdown"]
+
+
+def test_meta_names_its_judgment_sources_by_file_name_or_as_asked(tmp_path, capsys):
+    """meta's two judgment sources: qrels.human.txt and qrels.llm.csv told apart by their whole file names, or named
+    NAME=FILE; the names head the power columns."""
+    import shutil
+
+    human, llm = tmp_path / "qrels.human.txt", tmp_path / "qrels.llm.csv"
+    shutil.copy(JUDGING[0], human)
+    shutil.copy(JUDGING[1], llm)
+    runs = [str(FIXTURES / "judging" / f"{run}.run") for run in ("bm25", "dense", "splade")]
+    status, out, err = cli(capsys, "meta", str(human), str(llm), *runs, "-m", "AP")
+    assert status == 0, err
+    assert "power (qrels_human)" in out and "power (qrels_llm)" in out
+    status, out, err = cli(capsys, "meta", f"people={human}", f"machine={llm}", *runs, "-m", "AP")
+    assert status == 0 and "power (people)" in out and "power (machine)" in out, err
+    refused(*cli(capsys, "meta", f"same={human}", f"same={llm}", *runs, "-m", "AP"), "both called 'same'")

@@ -4,17 +4,15 @@ measures)."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import warnings
 
 from ..errors import OptionError
-from ..inputs.merge import source_names
 from ..results.formats import overall_label
 from ..results.writer import write_output
 from .judging import neighbours_output, prediction_powered_output
 from .options import EXIT_ERROR, convention_options, database_options, evaluation_options
-from .paths import frame_text
+from .paths import frame_text, named_sources
 
 REPORT_DEPTH = 10  # the documents of each run an HTML report shows side by side
 
@@ -343,20 +341,6 @@ def judgment_arguments(args: argparse.Namespace) -> tuple:
     if not runs:
         raise OptionError("give the RUN to evaluate (after QRELS, or after the --qrels sources)")
     return qrels, runs[0] if len(runs) == 1 else runs
-
-
-def named_sources(texts: list[str], merged: bool) -> dict[str, str] | str:
-    """--qrels [NAME=]FILE given once or more: {name: file} (a name from the file's name), or the one file
-    when it is a single source and nothing says to merge."""
-    named: dict[str, str] = {}
-    for text in texts:
-        name, eq, path = text.partition("=")
-        if not (eq and name.isidentifier() and not os.path.exists(text)):
-            ((name, path),) = source_names([text]).items()
-        if name in named:
-            raise OptionError(f"two --qrels sources are called {name!r}; name them: --qrels NAME=FILE")
-        named[name] = path
-    return named if len(named) > 1 or merged else next(iter(named.values()))
 
 
 def dbt_command(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ import sys
 
 from ..errors import OptionError
 from ..results.writer import write_output
-from .paths import frame_text
+from .paths import frame_text, named_sources
 from .options import database_options
 
 
@@ -64,11 +64,11 @@ def pool_command(args: argparse.Namespace) -> int:
 
 
 def meta_command(args: argparse.Namespace) -> int:
-    from ..inputs.merge import source_names
     from ..tools.meta import meta, meta_text
 
-    labels = tuple(source_names([args.qrels_a, args.qrels_b]))  # their file names: human, llm
-    result = meta(args.qrels_a, args.qrels_b, args.runs, " ".join(args.measures), test=args.test, trials=args.trials,
+    named = named_sources([args.qrels_a, args.qrels_b], True)  # NAME=FILE, or their file names: human, llm
+    labels, (qrels_a, qrels_b) = tuple(named), named.values()
+    result = meta(qrels_a, qrels_b, args.runs, " ".join(args.measures), test=args.test, trials=args.trials,
                   seed=args.seed, alpha=args.alpha, labels=labels, names=args.names, qrels_format=args.qrels_format,
                   qrels_columns=args.qrels_columns, run_format=args.run_format, run_columns=args.run_columns)
     for message in result.warnings:

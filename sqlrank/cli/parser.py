@@ -301,7 +301,8 @@ def add_meta_command(commands) -> None:
                     "judgments, two assessors), Kendall's tau-b and tau_AP between the two rankings, the pairs of runs "
                     "they order differently, and each measure's discriminative power under each (Sakai 2006: the share "
                     "of pairs of runs a paired test finds different).")
-    me.add_argument("qrels_a", metavar="QRELS_A", help="the reference judgments (human ones)")
+    me.add_argument("qrels_a", metavar="QRELS_A", help="the reference judgments (human ones), named by their file "
+                    "name or as NAME=FILE")
     me.add_argument("qrels_b", metavar="QRELS_B", help="the judgments put to the test (an LLM's)")
     me.add_argument("runs", metavar="RUN", nargs="+", help="three or more runs (named by their file names)")
     me.add_argument("-m", "--measures", action="append", required=True, metavar="MEASURES",

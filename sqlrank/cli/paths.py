@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 from ..errors import OptionError
+from ..inputs.merge import source_names
 from ..results.writer import refuse_inputs
 
 # the arguments that name files the command reads or keeps, whatever the command
@@ -123,3 +124,23 @@ def _tex(text: str) -> str:
     special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
                "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
     return "".join(special.get(ch, ch) for ch in text)
+
+
+def named_sources(texts: list[str], merged: bool) -> dict[str, str] | str:
+    """Judgment sources given as [NAME=]FILE (--qrels, once or more; meta's two): {name: file}, a name from the
+    file's name where none is given (the names of all of them told apart as inputs/merge.source_names tells them:
+    qrels.human.txt and qrels.llm.csv are qrels_human and qrels_llm), or the one file when it is a single source and
+    nothing says to merge."""
+    given: list[tuple[str | None, str]] = []
+    for text in texts:
+        name, eq, path = text.partition("=")
+        given.append((name, path) if eq and name.isidentifier() and not os.path.exists(text) else (None, text))
+    unnamed = [path for name, path in given if name is None]
+    automatic = iter(source_names(unnamed)) if unnamed else iter(())
+    named: dict[str, str] = {}
+    for name, path in given:
+        name = name if name is not None else next(automatic)
+        if name in named:
+            raise OptionError(f"two judgment sources are both called {name!r}; name them: NAME=FILE (--qrels NAME=FILE)")
+        named[name] = path
+    return named if len(named) > 1 or merged else next(iter(named.values()))
