@@ -12,6 +12,7 @@ import pytest
 
 import sqlrank
 from sqlrank.tools.check import check
+from conftest import FIXTURES
 from support.generate import generate
 
 # By hand: q1 has d1 judged twice (labels 1 and 0: conflicting); q2 twice the same label;
@@ -165,7 +166,7 @@ def test_a_tie_in_a_run_ranked_by_its_rank_column_is_called_a_tie_of_ranks(tmp_p
     assert "ranks 1 and 2 have the same rank in the run's rank column, so @1 values depend" in done.stderr
     done = subprocess.run([sys.executable, "-m", "sqlrank", "check", str(tmp_path / "clicks.csv"),
                            str(tmp_path / "top.csv"), "-m", "HR@1"], capture_output=True, text=True)
-    assert "in 1 of 1 queries the documents at ranks 1 and 2 have the same rank: @1 values" in done.stdout
+    assert "in 1 of 1 users the items at ranks 1 and 2 have the same rank: @1 values" in done.stdout  # its words
 
 
 def test_a_recommenders_inputs_are_checked_with_history_and_items(tmp_path):
@@ -280,3 +281,19 @@ def test_runs_stored_together_are_checked_run_by_run():
         found = {f.check: f.count for f in check(str(recsys / "clicks.csv"), [stored], **options)
                  if f.input == f"DataFrame (run {run_id!r})"}
         assert found == one and found["recommendations the user has seen"] > 0
+
+
+def test_recommender_data_is_checked_in_its_own_words(capsys):
+    """Judgments with user_id and item_id columns: the report speaks of users, items and interactions, and users
+    without a relevant held-out interaction (the rule there) are information, not a finding --strict fails on."""
+    from sqlrank.cli.main import main
+
+    clicks, predictions = (str(FIXTURES / "recsys" / name) for name in ("clicks.csv", "predictions.parquet"))
+    assert main(["check", clicks, predictions, "--qrels-columns", "relevance=clicked"]) == 0
+    out = capsys.readouterr().out
+    assert "info  users without relevant items" in out and "36 of 200 users have no item labelled >= 1" in out
+    assert "every (user, item) pair once" in out and "users only in the run" in out
+    assert " queries " not in out and "documents" not in out
+    demo = [str(FIXTURES / "demo" / name) for name in ("qrels.test", "results.test")]
+    assert main(["check", *demo]) == 0
+    assert "queries" in capsys.readouterr().out  # IR data keeps its words

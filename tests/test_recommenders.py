@@ -514,7 +514,7 @@ def test_compare_shows_the_measures_over_all_users_per_run_untested(tmp_path):
     page = tmp_path / "report.html"
     sqlrank.report(recsys / "clicks.csv", {"a": predictions, "b": other}, "NDCG@10 Coverage@10", str(page), **options)
     text = page.read_text()
-    assert "not tested: Coverage@10" in text and text.count("<svg") == 2  # nDCG@10's differences and distribution
+    assert "not tested: Coverage@10" in text and text.count("<svg") == 3  # nDCG@10: differences, distribution; curves
 
     # Per segment (users.csv's activity): each run's Coverage over the segment's users alone, by hand.
     activity = pd.read_csv(recsys / "users.csv")

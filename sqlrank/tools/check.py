@@ -6,7 +6,8 @@ by DuckDB from the inputs as sqlrank reads them; nothing is modified.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import re
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Iterable
 
 import duckdb
@@ -94,7 +95,30 @@ def _findings(qrels, runs, cutoffs, rel, con, registry, options, history, items)
                 findings += _recommender_findings(run_source, extra, con, history is not None)
             if given["groups"] is not None:
                 findings += _group_findings(qrels_source, run_source, extra["groups"], con)
+    if _recommender_data(qrels_source):
+        findings = [_in_recommender_words(f) for f in findings]
     return findings
+
+
+_WORDS = {"queries": "users", "query": "user", "documents": "items", "document": "item", "judgments": "interactions",
+          "judgment": "interaction"}
+_WORD = re.compile(r"\b(" + "|".join(_WORDS) + r")\b")
+
+
+def _recommender_data(qrels: Source) -> bool:
+    """Interactions of users with items: the judgments' columns are user_id and item_id."""
+    return qrels.query_label == "user_id" or qrels.columns.get("doc_id") == "item_id"
+
+
+def _in_recommender_words(finding: Finding) -> Finding:
+    """A finding in the words of recommender data (users, items, interactions). Users without a relevant held-out
+    interaction are the rule there, skipped by the recommender libraries (no_relevant=skip, their presets): said,
+    not a finding that fails --strict."""
+    check, message = (_WORD.sub(lambda m: _WORDS[m.group(1)], text) for text in (finding.check, finding.message))
+    if finding.check == "queries without relevant documents" and finding.count:
+        message += "; usual in recommender data, where --preset recbole or ms_recommenders skips them"
+        return replace(finding, check=check, message=message, changes_numbers=False)
+    return replace(finding, check=check, message=message)
 
 
 def _source_findings(judgments: Judgments, con) -> list[Finding]:
