@@ -248,7 +248,8 @@ def test_subtopics_samples_and_sources_read_their_models(adapter, tmp_path, requ
     """The diversity measures on judgments per subtopic (a subtopic column), expected exposure on sampled rankings (a
     sample column) and judgments of two sources in one model (a source column, --prefer): three evaluations of one
     project, each model per query and in summary equal to DuckDB's to 1e-12; the input test lets a document come
-    once per subtopic, sample and source."""
+    once per subtopic, sample and source. Each evaluation reads its own vars (sqlrank_NAME_qrels); one set for
+    neither it nor all evaluations is a compiler error naming both."""
     dbt = _dbt(adapter)
     folder = tmp_path / adapter
     qrels, run = subtopic_judgments(3)
@@ -269,13 +270,16 @@ def test_subtopics_samples_and_sources_read_their_models(adapter, tmp_path, requ
         (folder / "models" / f"{name}.sql").unlink()
     (folder / "tests" / "evaluation_inputs.sql").unlink()
     _profile(folder, adapter, request)
+    variables = {"sqlrank_columns": {"qrels": {"source": "judge"}}}  # each evaluation's own inputs: one build
+    variables |= {f"sqlrank_{name}_{kind}": f"{name}_{kind}" for name in evaluations for kind in ("qrels", "run")}
+    bare = _run(dbt, folder, "build", "--vars", json.dumps({"sqlrank_diverse_qrels": "diverse_qrels",
+                                                            "sqlrank_run": None}))  # the starter's shared one unset
+    assert bare.returncode != 0 and re.search(r"sqlrank\.(\w+) reads its run from the model or seed that the var "
+                                              r"sqlrank_\1_run \(or sqlrank_run, shared by the evaluations\) names",
+                                              bare.stdout), bare.stdout[-2000:]
+    done = _run(dbt, folder, "build", "--vars", json.dumps(variables))
+    assert done.returncode == 0, done.stdout[-3000:]
     for name, (q, r, measures, flags) in evaluations.items():
-        variables = {"sqlrank_qrels": f"{name}_qrels", "sqlrank_run": f"{name}_run",
-                     "sqlrank_columns": {"qrels": {"source": "judge"}}}
-        others = [f"{other}_inputs" for other in evaluations if other != name]  # their tests read these vars too
-        done = _run(dbt, folder, "build", "--vars", json.dumps(variables), "--select", f"{name}_qrels", f"{name}_run",
-                    name, f"{name}_summary", f"{name}_inputs", "--exclude", *others)
-        assert done.returncode == 0, done.stdout[-3000:]
         options = {"tie_break": "doc_id_asc"} if name == "diverse" else {}
         given = {"llm": llm, "human": judged} if name == "merged" else q
         options |= {"prefer": "llm,human"} if name == "merged" else {}
@@ -283,9 +287,7 @@ def test_subtopics_samples_and_sources_read_their_models(adapter, tmp_path, requ
         _same(sqlrank.evaluate(given, r, measures, **options), _table(folder, adapter, f"{name}_summary", request))
     twice = pd.concat([qrels, qrels.head(1)])  # a document judged twice for one subtopic
     twice.to_csv(folder / "seeds" / "diverse_qrels.csv", index=False)
-    done = _run(dbt, folder, "build", "--vars", json.dumps({"sqlrank_qrels": "diverse_qrels", "sqlrank_run":
-                                                             "diverse_run"}), "--select", "diverse_qrels", "diverse_inputs",
-                "--exclude", "exposure_inputs", "merged_inputs")
+    done = _run(dbt, folder, "build", "--vars", json.dumps(variables), "--select", "diverse_qrels", "diverse_inputs")
     assert done.returncode != 0 and "diverse_inputs" in done.stdout
 
 

@@ -6,9 +6,10 @@ The package (project name ``sqlrank``) holds, per evaluation NAME:
   (query_id, measure, value), and ``sqlrank.NAME_summary(qrels, run, ...)``, its summary (measure, value),
   with the relations as inputs, dispatched per adapter: sqlrank's statement rendered in the adapter's
   dialect (ADAPTERS), or, where the dialect cannot compute a measure, a compiler error that says why;
-- ``models/NAME.sql`` and ``models/NAME_summary.sql``: table models calling them on
-  ``ref(var('sqlrank_qrels'))`` and ``ref(var('sqlrank_run'))`` (and the extra inputs the measures read:
-  ``sqlrank_history``, ``sqlrank_items``, ``sqlrank_item_features``, ``sqlrank_groups``, ``sqlrank_targets``);
+- ``models/NAME.sql`` and ``models/NAME_summary.sql``: table models calling them on the models the vars
+  ``sqlrank_NAME_qrels`` and ``sqlrank_NAME_run`` name, else ``sqlrank_qrels`` and ``sqlrank_run`` (and so the extra
+  inputs the measures read: ``history``, ``items``, ``item_features``, ``groups``, ``targets``); neither set is a
+  compiler error that names both (``sqlrank.input``);
 - ``tests/NAME_inputs.sql``: a test of the inputs (a document judged or ranked twice for a query, a missing
   id, label or score, several runs in the run's model), which sqlrank eval checks before evaluating.
 

@@ -33,6 +33,19 @@ _SHARED = r"""{#- Written by sqlrank dbt: what the package's evaluations share. 
   {%- endif -%}
 {%- endmacro %}
 
+{#- The model or seed an evaluation reads as one of its inputs (qrels, run, history, ...): the var
+    sqlrank_EVALUATION_INPUT, else the var sqlrank_INPUT the project's evaluations share; neither set is a compiler
+    error that names both. -#}
+{% macro input(evaluation, kind) -%}
+  {%- set name = var('sqlrank_' ~ evaluation ~ '_' ~ kind, var('sqlrank_' ~ kind, none)) -%}
+  {%- if name is none or name == '' -%}
+    {{- exceptions.raise_compiler_error('sqlrank.' ~ evaluation ~ ' reads its ' ~ kind ~ ' from the model or seed '
+                                        ~ 'that the var sqlrank_' ~ evaluation ~ '_' ~ kind ~ ' (or sqlrank_' ~ kind
+                                        ~ ', shared by the evaluations) names: set one in dbt_project.yml or --vars') -}}
+  {%- endif -%}
+  {{- return(ref(name)) -}}
+{%- endmacro %}
+
 {#- A column name quoted for the adapter. Snowflake folds unquoted names to upper case: a lower-case name is
     quoted as the upper-case one a table created without quotes has. -#}
 {% macro quoted(name) -%}
@@ -98,6 +111,7 @@ clean-targets: ["target", "logs"]
 vars:
   sqlrank_qrels: qrels  # the judgments: a model or seed with query_id, doc_id, relevance
   sqlrank_run: run      # the results: a model or seed with query_id, doc_id, score
+  # An evaluation NAME reads sqlrank_NAME_qrels, sqlrank_NAME_run, ... where set, else these shared ones.
   # sqlrank_columns:    # other column names, for example
   #   qrels: {{query_id: topic, doc_id: docno, relevance: label}}   # relevance: null: implicit feedback
   #   run: {{query_id: topic, doc_id: docno, score: sim}}
@@ -215,9 +229,9 @@ def shared_macros() -> str:
 def model(name: str, extra: list[str], summary: bool) -> str:
     """models/NAME.sql or NAME_summary.sql: a table of the evaluation on the models the vars name."""
     macro, rows = (f"{name}_summary", "measure, value") if summary else (name, "query_id, measure, value per query")
-    arguments = ", ".join(["ref(var('sqlrank_qrels'))", "ref(var('sqlrank_run'))"] +
-                          [f"{e}=ref(var('sqlrank_{e}'))" for e in extra])
-    reads = ", ".join(["sqlrank_qrels", "sqlrank_run"] + [f"sqlrank_{e}" for e in extra])
+    arguments = ", ".join([f"sqlrank.input('{name}', 'qrels')", f"sqlrank.input('{name}', 'run')"] +
+                          [f"{e}=sqlrank.input('{name}', '{e}')" for e in extra])
+    reads = ", ".join(f"sqlrank_{name}_{e} (or sqlrank_{e})" for e in ["qrels", "run", *extra])
     return (f"{{#- {MARKER}: the evaluation {name} ({rows}) on the models or seeds the vars {reads} name. -#}}\n"
             f"{{{{ config(materialized='table') }}}}\n"
             f"{{{{ sqlrank.{macro}({arguments}) }}}}\n")
@@ -230,7 +244,7 @@ def inputs_test(name: str, keys: dict[str, str] | None = None) -> str:
     once = " for a query" + "".join(f" and {key}" for key in (keys or {}).values())
     return (f"{{#- {MARKER}: a test of the inputs of {name}: fails on a document judged or ranked twice{once}, a "
             f"missing id, key, label or score, or several runs in the run's model (a run_id column). -#}}\n"
-            f"{{{{ sqlrank.input_problems(ref(var('sqlrank_qrels')), ref(var('sqlrank_run')){keyed}) }}}}\n")
+            f"{{{{ sqlrank.input_problems(sqlrank.input('{name}', 'qrels'), sqlrank.input('{name}', 'run'){keyed}) }}}}\n")
 
 
 def starter_files() -> dict[str, str]:
