@@ -17,6 +17,7 @@ from .engines.foreign import foreign_plan, refuse_duckdb_options
 from .errors import InputError, OptionError, SqlrankWarning
 from .inputs.locate import is_nested_dict
 from .measures.conventions import FIELD_NAMES
+from .inputs.source import INTEGER_TYPES
 from .plan import Plan, judged, plan
 from .results.result import Result, shape
 
@@ -95,6 +96,8 @@ def framed(result: Result, per_query: bool, stacklevel: int = 3):
     for message in result.warnings:
         warnings.warn(message, SqlrankWarning, stacklevel=stacklevel)
     frame = result.frame
+    if per_query and result.query_type in INTEGER_TYPES:
+        frame = integer_ids(frame)
     if per_query and result.query_label != "query_id":
         frame = frame.rename(columns={"query_id": result.query_label})
     frame.attrs["sql"] = result.sql  # with per_query=True it also returns the summary rows (query_id NULL)
@@ -105,6 +108,23 @@ def framed(result: Result, per_query: bool, stacklevel: int = 3):
     frame.attrs["measures"] = {m.label or str(m): str(m) for m in result.measures}
     frame.attrs.update({"judgment_sources": dict(result.judgments.counts)} if result.judgments is not None else {})
     return frame
+
+
+def integer_ids(frame):
+    """Per-query rows of a run whose query ids are integers: the ids as integers again (pandas' Int64, empty where a
+    value is over all queries), in their natural order (2 before 10), runs and measures in their order."""
+    import pandas as pd
+
+    ids = frame["query_id"]
+    text = ids.dropna().astype(str)
+    if not text.str.fullmatch(r"-?(0|[1-9][0-9]*)").all():  # not every id reads back as the integer it was
+        return frame
+    keys = pd.DataFrame({"run": pd.factorize(frame["run_id"])[0] if "run_id" in frame.columns else 0,
+                         "query": pd.to_numeric(ids), "row": range(len(frame))})
+    order = keys.sort_values(["run", "query", "row"], na_position="last", kind="stable").index
+    out = frame.assign(query_id=pd.array(pd.to_numeric(ids), dtype="Int64")).loc[order].reset_index(drop=True)
+    out.attrs.update(frame.attrs)
+    return out
 
 
 def _plan_elsewhere(engine: str, qrels: Any, run: Any, measures: Any, output: str, dsn: str | None,

@@ -136,3 +136,28 @@ def test_meta_names_its_judgment_sources_by_file_name_or_as_asked(tmp_path, caps
     status, out, err = cli(capsys, "meta", f"people={human}", f"machine={llm}", *runs, "-m", "AP")
     assert status == 0 and "power (people)" in out and "power (machine)" in out, err
     refused(*cli(capsys, "meta", f"same={human}", f"same={llm}", *runs, "-m", "AP"), "both called 'same'")
+
+
+def test_integer_ids_come_back_as_integers_in_their_natural_order(tmp_path):
+    """Query (user) ids of an integer column come back as integers (pandas' Int64; empty for a value over all users),
+    ordered 2 before 10, so that the per-query rows join back to the input's table; text ids stay text."""
+    import pandas as pd
+
+    import sqlrank
+
+    qrels = pd.DataFrame({"user_id": [1, 2, 10, 100, 2], "item_id": [5, 6, 7, 8, 9], "relevance": [1, 1, 1, 1, 0]})
+    run = pd.DataFrame({"user_id": [100, 10, 2, 1, 2], "item_id": [8, 7, 6, 5, 9], "score": [1.0, 1.0, 1.0, 1.0, 0.5]})
+    run.to_parquet(tmp_path / "run.parquet")
+    for given in (run, str(tmp_path / "run.parquet"), {"b": run, "a": run}):
+        frame = sqlrank.evaluate(qrels, given, "HR@1 nDCG@2", per_query=True)
+        assert str(frame.user_id.dtype) == "Int64"
+        runs = frame.run_id.unique().tolist() if "run_id" in frame.columns else [None]
+        assert runs in ([None], ["b", "a"])
+        for run_id in runs:
+            mine = frame if run_id is None else frame[frame.run_id == run_id]
+            assert mine.user_id.tolist() == [1, 1, 2, 2, 10, 10, 100, 100]
+            assert mine.measure.tolist()[:2] == ["Success@1", "nDCG@2"]
+    joined = frame[frame.run_id == "a"].merge(qrels[["user_id"]].drop_duplicates(), on="user_id")
+    assert len(joined) == 8
+    text = sqlrank.evaluate(qrels.astype({"user_id": str}), run.astype({"user_id": str}), "HR@1", per_query=True)
+    assert text.user_id.tolist() == ["1", "10", "100", "2"]  # text ids: as text, in text order

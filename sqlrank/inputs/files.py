@@ -213,7 +213,8 @@ def tabular_source(source: Source, con: duckdb.DuckDBPyConnection, mapping: dict
     elif base not in TEXT_TYPES + INTEGER_TYPES + FLOAT_TYPES and not base.startswith("DECIMAL"):
         raise InputError(f"{source.label}: column {mapping[source.value_name]!r} ({source.value_name}) has type "
                          f"{value_type}; it must hold numbers")
-    source = replace(source, columns=mapping, value_type="DECIMAL" if base.startswith("DECIMAL") else base)
+    source = replace(source, columns=mapping, value_type="DECIMAL" if base.startswith("DECIMAL") else base,
+                     query_type=types[mapping["query_id"]].split("(")[0])
     require_exact_ids(source, types)
     return source
 

@@ -191,14 +191,16 @@ def stacked_runs(runs: Sequence[Any] | Mapping[str, Any], con: duckdb.DuckDBPyCo
         twice = next(label for label in labels if labels.count(label) > 1)
         raise OptionError(f"two runs are called {twice!r} (the same file given twice, or inputs of one name): give each "
                           f"run once; in Python, name them apart with a dict {{name: run}}")
+    sources = [load(obj, "run", con, registry, run_format, run_columns, allow_duplicates=allow_duplicates)
+               for obj in objects]
     union = "\nUNION ALL\n".join(
         f"SELECT {DUCKDB.literal(label)} AS run_id, query_id, doc_id, score, input_rank FROM ({source.sql()}) AS r"
-        for label, source in zip(labels, (load(obj, "run", con, registry, run_format, run_columns,
-                                               allow_duplicates=allow_duplicates) for obj in objects)))
+        for label, source in zip(labels, sources))
     table = registry.materialize(union, "runs")
     stacked = load(con.sql(f"SELECT * FROM {DUCKDB.ident(table)}"), "run", con, registry,
                    allow_duplicates=allow_duplicates, columns={"rank": "input_rank"}, label=f"runs {', '.join(labels)}")
-    return replace(stacked, run_order=tuple(labels))  # results list the runs in this order
+    types = {source.query_type for source in sources}  # query ids all of one type: results give them back so
+    return replace(stacked, run_order=tuple(labels), query_type=types.pop() if len(types) == 1 else "VARCHAR")
 
 
 def printed_sources(obj: Any, con: duckdb.DuckDBPyConnection, columns: Mapping[str, str] | None,

@@ -66,6 +66,7 @@ class Source:
     only_run: str | None = None  # runs stored together read as one of them (one_run): its rows, ids unkeyed
     warnings: tuple[str, ...] = ()  # what was noticed while reading it
     run_order: tuple[str, ...] = ()  # several runs given as a list or dict: their names in the order given
+    query_type: str = "VARCHAR"  # the type of the query id column as read (a table's BIGINT): what results give back
     # a table of another database with a second key (subtopic, sample, source) read as one judgment or ranking per
     # query: the macro of _macros/inputs.sql that makes it so (per_document, first_sample, merged_sources), its arguments
     derived: tuple = ()

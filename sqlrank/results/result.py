@@ -39,6 +39,7 @@ class Result:
     real_labels: bool = False  # some judgment label has a fraction (0.7): labels were read as real numbers
     judgments: Any = None  # inputs.merge.Judgments: judgments merged from several sources, with their counts
     input_rows: tuple[int | None, int | None] = (None, None)  # the rows validation counted in the qrels and the run
+    query_type: str = "VARCHAR"  # the run's query id type as read: a DataFrame gives integer ids back as integers
 
     def queries(self, measure: str, run_id: str | None = None) -> int:
         """How many queries the measure's mean (of that run) is over."""
@@ -90,7 +91,7 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
     def result(asked: Rows, summary: Rows, by_query: bool) -> Result:
         return Result(asked, summary, p.text, p.conventions, p.measures, by_query, num_queries, warnings, label,
                       p.run.seen is not None, valued, p.qrels.label_type == "real", p.judgments,
-                      (p.qrels.rows, p.run.rows))
+                      (p.qrels.rows, p.run.rows), p.run.query_type)
 
     if p.segments is not None:  # the summary is the overall row (segment NULL) without the segment columns
         keep = [i for i, c in enumerate(columns) if c not in ("segment", "num_queries")]
