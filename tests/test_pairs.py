@@ -79,14 +79,14 @@ def test_superscripts_and_letters_on_a_known_order():
             "worst": run.assign(score=[-x for x in label]), "worst_too": run.assign(score=[-x for x in label])}
     frame = sqlrank.compare(qrels, runs, "nDCG@10", pairs="all", test="t", correction="holm")
     assert frame.attrs["superscripts"]["nDCG@10"] == {"best": "bcd", "middle": "cd", "worst": "", "worst_too": ""}
-    assert frame.attrs["letters"]["nDCG@10"] == {"best": "a", "middle": "b", "worst": "c", "worst_too": "c"}
+    assert frame.attrs["letters"]["nDCG@10"] == {"best": "A", "middle": "B", "worst": "C", "worst_too": "C"}
 
 
 def test_compact_letters_of_overlapping_groups():
     runs = ["A", "B", "C", "D"]  # A > B > C > D; only A-C, A-D and B-D differ
     better = {"A": {"C", "D"}, "B": {"D"}, "C": set(), "D": set()}
     letters = compact_letters(runs, {"A": 0.4, "B": 0.3, "C": 0.2, "D": 0.1}, better)
-    assert letters == {"A": "a", "B": "ab", "C": "bc", "D": "c"}
+    assert letters == {"A": "A", "B": "AB", "C": "BC", "D": "C"}  # capitals: not the runs' own letters
 
 
 def test_the_command_line_formats_and_errors(capsys):
@@ -99,7 +99,8 @@ def test_the_command_line_formats_and_errors(capsys):
                                     "c  rerank_v2  0.2786ᵃ  0.2873"]
     assert main([*args, "-f", "latex"]) == 0
     latex = capsys.readouterr().out
-    assert "\\toprule" in latex and "0.2918$^{a}$" in latex and "rerank\\_v2" in latex
+    assert "\\toprule" in latex and "\\textbf{0.2918}$^{a}$\\hphantom{$^{c}$}" in latex and "rerank\\_v2" in latex
+    assert "holm over 6 comparisons: 3 pairs x 2 measures" in latex
     assert main([*args, "-f", "markdown"]) == 0
     assert "| b | rerank | 0.2762<sup>a</sup> | 0.2918<sup>a</sup> |" in capsys.readouterr().out
     assert main([*args, "-f", "csv"]) == 0
@@ -111,6 +112,35 @@ def test_the_command_line_formats_and_errors(capsys):
         assert message in capsys.readouterr().err
     assert main(["compare", str(C / "qrels.txt"), *RUNS, "-m", "AP", "--test", "tukey"]) == 1
     assert "add --all-pairs" in capsys.readouterr().err
+
+
+def test_latex_cells_are_ranx_reports(capsys):
+    """The LaTeX table's cells are those ranx's Report.to_latex writes for the same means and significant pairs (its
+    own code, given sqlrank's comparisons): the best mean in bold, the letters of the runs it beats, the others'
+    letters as \\hphantom so that the columns align."""
+    peer("ranx")
+    from ranx.data_structures.frozenset_dict import FrozensetDict
+    from ranx.data_structures.report import Report
+
+    frame = sqlrank.compare(str(C / "qrels.txt"), RUNS, "nDCG@10 AP", pairs="all", test="t", correction="holm")
+    names, measures = ["baseline", "rerank", "rerank_v2"], {"nDCG@10": "ndcg@10", "AP": "map"}  # ranx's names
+    results = {run: {label: frame[(frame.measure == m) & (frame.run == run)]["mean"].iloc[0] if run in set(frame.run)
+                     else frame[(frame.measure == m) & (frame.other == run)]["other_mean"].iloc[0]
+                     for m, label in measures.items()} for run in names}
+    comparisons = FrozensetDict()
+    for a, b in itertools.combinations(names, 2):
+        rows = frame[((frame.run == a) & (frame.other == b)) | ((frame.run == b) & (frame.other == a))]
+        comparisons[(a, b)] = {label: {"p_value": float(rows[rows.measure == m].p_value_adjusted.iloc[0]),
+                                       "significant": bool(rows[rows.measure == m].significant.iloc[0])}
+                               for m, label in measures.items()}
+    ranx = Report(names, results, comparisons, list(measures.values()), 0.05, {}, rounding_digits=4).to_latex()
+    ranx_cells = [line.rstrip("&\\").strip().replace("\\hphantom{}", "") for line in ranx.splitlines()
+                  if line.startswith(("\\textbf{0", "0"))]
+    assert main(["compare", str(C / "qrels.txt"), *RUNS, "-m", "nDCG@10 AP", "--all-pairs", "--test", "t",
+                 "--correction", "holm", "-f", "latex"]) == 0
+    rows = [line for line in capsys.readouterr().out.split("\\midrule")[1].splitlines() if line.count("&") == 3]
+    ours = [cell.strip().rstrip("\\").strip() for row in rows for cell in row.split("&")[2:]]
+    assert len(ours) == 6 and ours == ranx_cells
 
 
 def test_the_html_report_has_every_pair(tmp_path):

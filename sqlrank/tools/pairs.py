@@ -30,7 +30,8 @@ from ..results.formats import aligned_lines
 from .statistics import adjust, paired_test, scipy_stats
 
 TUKEY = ("tukey", "randomized-tukey")
-LETTERS = "abcdefghijklmnopqrstuvwxyz"
+LETTERS = "abcdefghijklmnopqrstuvwxyz"  # the runs' letters (a superscript: better than that run)
+GROUPS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # the compact letter display's, apart from the runs' letters
 SUPERSCRIPTS = dict(zip(LETTERS, "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖ۹ʳˢᵗᵘᵛʷˣʸᶻ"))  # ranx's
 
 
@@ -164,7 +165,7 @@ def compact_letters(runs: list[str], means: dict[str, float], better: dict[str, 
 
     extend(set(), set(runs), set())
     groups.sort(key=lambda g: (-max(means[r] for r in g), min(runs.index(r) for r in g)))
-    return {run: "".join(LETTERS[k] for k, group in enumerate(groups) if run in group) for run in runs}
+    return {run: "".join(GROUPS[k] for k, group in enumerate(groups) if run in group) for run in runs}
 
 
 def pairs_text(result: AllPairs, fmt: str = "table") -> str:
@@ -175,10 +176,14 @@ def pairs_text(result: AllPairs, fmt: str = "table") -> str:
              for k, run in enumerate(result.runs)]
     letters = [[run, *(result.letters[m][run] for m in result.measures)] for run in result.runs]
     test = {"tukey": "Tukey's HSD", "randomized-tukey": "randomised Tukey HSD (Carterette)"}.get(
-        result.test, f"paired {result.test} test" + (f", {result.correction} over all pairs" if result.correction != "none"
-                                                     else ""))
-    note = (f"a superscript letter: significantly better than that run ({test}, p < {result.alpha:g}); "
-            f"letters: runs that share one do not differ significantly")
+        result.test, f"paired {result.test} test")
+    pairs = len(result.runs) * (len(result.runs) - 1) // 2
+    over = (f"over the {pairs} pairs of each measure" if result.test in ("tukey", "randomized-tukey") else
+            f"{result.correction} over {pairs * len(result.measures)} comparisons: {pairs} pairs x "
+            f"{len(result.measures)} measures" if result.correction != "none" else "uncorrected")
+    note = (f"a superscript letter: significantly better than that run ({test}, {over}, p < {result.alpha:g}); "
+            f"capital letters: runs that share one do not differ significantly"
+            + ("; bold: the best mean (higher is better), as ranx's Report.to_latex" if fmt == "latex" else ""))
     if fmt == "latex":
         return _latex(header, cells, letters, note)
     if fmt == "markdown":
@@ -192,8 +197,11 @@ def pairs_text(result: AllPairs, fmt: str = "table") -> str:
 
 def _mean_cell(result: AllPairs, measure: str, run: str, fmt: str) -> str:
     mean, marks = result.means[measure][run], result.superscripts[measure][run]
-    if fmt == "latex":
-        return f"{mean:.4f}" + (f"$^{{{marks}}}$" if marks else "")
+    if fmt == "latex":  # ranx's Report.to_latex: the best in bold, then the letters, the others' as phantoms
+        best = max(result.runs, key=lambda r: (round(result.means[measure][r], 4), -result.runs.index(r)))
+        phantoms = "".join(LETTERS[k] for k, other in enumerate(result.runs) if other != run and LETTERS[k] not in marks)
+        score = f"\\textbf{{{mean:.4f}}}" if run == best else f"{mean:.4f}"
+        return score + (f"$^{{{marks}}}$" if marks else "") + (f"\\hphantom{{$^{{{phantoms}}}$}}" if phantoms else "")
     if fmt == "markdown":
         return f"{mean:.4f}" + (f"<sup>{marks}</sup>" if marks else "")
     return f"{mean:.4f}" + "".join(SUPERSCRIPTS[c] for c in marks)
