@@ -40,11 +40,11 @@ def __dir__() -> list[str]:
 def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci: float | None = None,
              ci_method: str = "t", trials: int = 10_000, seed: int | None = 0, record: str | None = None,
              tag: str | None = None, weights: Any = None, aggregate: str = "mean", gold: str = "human",
-             **options: Any):
-    """Evaluate a run against qrels and return a pandas DataFrame.
+             output: str | None = None, **options: Any):
+    """Evaluate a run against qrels and return a DataFrame (pandas; Polars or Arrow for those inputs: ``output``).
 
-    qrels, run: a file path or glob (TREC text, CSV/TSV with a header, Parquet; .gz), a pandas
-        DataFrame, a DuckDB relation, or a table name in ``connection``.
+    qrels, run: a file path or glob (TREC text, CSV/TSV with a header, Parquet; .gz), a pandas or Polars
+        DataFrame, an Arrow table, a DuckDB relation, or a table name in ``connection``.
     measures: names such as ``"nDCG@10 AP P@10"``, ``["ndcg_cut.10", "map"]`` or Measure objects.
     per_query: columns ``query_id, measure, value`` instead of ``measure, value`` (query_id is
         called as the inputs call it when a column mapping renames it: ``user_id``); a measure with
@@ -81,18 +81,22 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci
     """
     from .evaluation import evaluate_result, framed
 
+    from .results.kinds import converted, output_kind
+
     _check(options, record, tag)
+    kind = output_kind(output, qrels, run)
     if ci is not None and ci_method in ("ppi", "ppi-untuned"):
         from .tools.ppi import prediction_powered_frame
 
-        return prediction_powered_frame(qrels, run, measures, ci, ci_method, gold, options, per_query=per_query,
-                                        record=record, weights=weights, aggregate=aggregate)
+        return converted(prediction_powered_frame(qrels, run, measures, ci, ci_method, gold, options,
+                                                  per_query=per_query, record=record, weights=weights,
+                                                  aggregate=aggregate), kind)
     if ci is not None or weights is not None or aggregate != "mean":
-        return _summarised(qrels, run, measures, per_query, (ci, ci_method, trials, seed), options, record, tag,
-                           weights, aggregate)
+        return converted(_summarised(qrels, run, measures, per_query, (ci, ci_method, trials, seed), options, record,
+                                     tag, weights, aggregate), kind)
     result = evaluate_result(qrels, run, measures, per_query, **options)
     _record(record, tag, result, qrels, run)
-    return framed(result, per_query)
+    return converted(framed(result, per_query), kind)
 
 
 def _check(options: dict, record: str | None, tag: str | None) -> None:

@@ -204,7 +204,7 @@ class Evaluator:
         self._memo: dict = {}  # what the checks found of the judgments (diagnostics.remembered)
         self._lock = threading.Lock()
 
-    def evaluate(self, run: Any, per_query: bool = False):
+    def evaluate(self, run: Any, per_query: bool = False, output: str | None = None):
         """The run (a file, DataFrame, relation or table name; a list or dict of them: several runs) evaluated
         against the judgments: a DataFrame as sqlrank.evaluate returns it. The run is read, checked and let go
         of in each call; the judgments stay."""
@@ -218,7 +218,9 @@ class Evaluator:
                 result = run_plan(p, DuckDBEngine(self._con), per_query, self._memo)
             finally:
                 self._registry.release(mark)
-        return framed(checked(result, self._strict), per_query)
+        from .results.kinds import converted, output_kind
+
+        return converted(framed(checked(result, self._strict), per_query), output_kind(output, run))
 
     @property
     def measures(self) -> list[str]:

@@ -93,7 +93,9 @@ def test_other_kinds_of_input():
         same(ev.evaluate("run_frame", per_query=True), expected)
     pyarrow = pytest.importorskip("pyarrow")
     with sqlrank.Evaluator(pyarrow.Table.from_pandas(qrels), MEASURES) as ev:
-        same(ev.evaluate(pyarrow.Table.from_pandas(run), per_query=True), expected)
+        got = ev.evaluate(pyarrow.Table.from_pandas(run), per_query=True)  # Arrow in, Arrow out
+        assert isinstance(got, pyarrow.Table)
+        same(ev.evaluate(pyarrow.Table.from_pandas(run), per_query=True, output="pandas"), expected)
 
 
 def test_several_runs_in_one_call_and_column_names():

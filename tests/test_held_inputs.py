@@ -39,7 +39,32 @@ def test_arrow_polars_and_dicts_equal_the_files(files):
         "dict": to_dicts(qrels, run),
     }
     for name, (q, r) in held.items():
-        pd.testing.assert_frame_equal(sqlrank.evaluate(q, r, MEASURES, per_query=True), expected, obj=name)
+        pd.testing.assert_frame_equal(sqlrank.evaluate(q, r, MEASURES, per_query=True, output="pandas"), expected,
+                                      obj=name)
+
+
+def test_results_come_back_in_the_kind_that_came_in(files):
+    """Polars in, Polars out; Arrow in, an Arrow table out; the same rows, the attrs along (a Polars frame's attrs, the
+    Arrow schema's metadata); output= asks for a kind."""
+    import json
+
+    pa = peer("pyarrow")
+    pl = peer("polars")
+    _, qrels, run, expected = files
+    polars = sqlrank.evaluate(pl.from_pandas(qrels), pl.from_pandas(run).lazy(), MEASURES, per_query=True)
+    assert isinstance(polars, pl.DataFrame) and polars.attrs["conventions"] == expected.attrs["conventions"]
+    assert polars.attrs["num_queries"] == expected.attrs["num_queries"] and "SELECT" in polars.attrs["sql"]
+    pd.testing.assert_frame_equal(polars.to_pandas(), expected, check_dtype=False)
+    arrow = sqlrank.evaluate(pa.Table.from_pandas(qrels), pa.Table.from_pandas(run), MEASURES, per_query=True)
+    assert isinstance(arrow, pa.Table)
+    assert json.loads(arrow.schema.metadata[b"sqlrank"])["conventions"] == expected.attrs["conventions"]
+    pd.testing.assert_frame_equal(arrow.to_pandas(), expected, check_dtype=False)
+    assert isinstance(sqlrank.evaluate(qrels, run, "AP", output="polars"), pl.DataFrame)
+    assert isinstance(sqlrank.evaluate(pl.from_pandas(qrels), pl.from_pandas(run), "AP", output="pandas"), pd.DataFrame)
+    with pytest.raises(sqlrank.OptionError, match="output='excel' is not one of pandas, polars, arrow"):
+        sqlrank.evaluate(qrels, run, "AP", output="excel")
+    with sqlrank.Evaluator(pl.from_pandas(qrels), MEASURES) as evaluator:
+        assert isinstance(evaluator.evaluate(pl.from_pandas(run)), pl.DataFrame)
 
 
 def test_a_held_input_that_is_wrong_says_so(files):

@@ -1,0 +1,57 @@
+"""Results in the kind of frame that came in: a Polars DataFrame for Polars inputs, a pyarrow Table for Arrow ones,
+pandas otherwise, or the kind asked for (``output="pandas" | "polars" | "arrow"``). What pandas' ``attrs`` carry (the
+statement, the conventions, the queries counted) goes along: a Polars frame's ``attrs``, an Arrow table's schema
+metadata (``b"sqlrank"``, JSON)."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..errors import OptionError
+
+OUTPUTS = ("pandas", "polars", "arrow")
+
+
+def output_kind(output: str | None, *inputs: Any) -> str:
+    """The kind asked for, or that of the inputs: polars where one is a Polars DataFrame or LazyFrame, arrow where
+    one is a pyarrow Table or RecordBatch (the run decides where both are given and differ), else pandas."""
+    if output is not None:
+        if output not in OUTPUTS:
+            raise OptionError(f"output={output!r} is not one of {', '.join(OUTPUTS)}")
+        return output
+    for obj in reversed(inputs):  # the run last: it decides
+        kind = _kind(obj)
+        if kind != "pandas":
+            return kind
+    return "pandas"
+
+
+def _kind(obj: Any) -> str:
+    module, name = type(obj).__module__.split(".")[0], type(obj).__name__
+    if module == "polars" and name in ("DataFrame", "LazyFrame"):
+        return "polars"
+    if module == "pyarrow" and name in ("Table", "RecordBatch"):
+        return "arrow"
+    if isinstance(obj, (list, tuple)) and obj:
+        return _kind(obj[0])
+    if isinstance(obj, dict) and obj and all(isinstance(k, str) for k in obj):
+        return _kind(next(iter(obj.values())))
+    return "pandas"
+
+
+def converted(frame: Any, kind: str) -> Any:
+    """A pandas DataFrame of results as ``kind``, its attrs kept."""
+    if kind == "pandas":
+        return frame
+    import pyarrow as pa
+
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    if kind == "arrow":
+        metadata = dict(table.schema.metadata or {})
+        metadata[b"sqlrank"] = json.dumps(frame.attrs, default=str).encode()
+        return table.replace_schema_metadata(metadata)
+    import polars as pl
+
+    out = pl.from_arrow(table)
+    out.attrs = dict(frame.attrs)
+    return out
