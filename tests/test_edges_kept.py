@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import duckdb
-import pandas as pd
 import pytest
 
 import sqlrank

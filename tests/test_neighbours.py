@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sqlrank
 from conftest import FIXTURES, peer
 from sqlrank.tools.neighbours import neighbours
 
