@@ -45,7 +45,7 @@ def test_all_pairs_of_identical_runs_is_one_group(here, capsys):
     for k in range(3):
         (here / f"same{k}").write_text(RUN)
     status, out, _ = cli(capsys, "compare", "qrels", "same0", "same1", "same2", "-m", "AP", "--all-pairs")
-    assert status == 0 and [line.split()[-1] for line in out.splitlines() if line.startswith("same")][-3:] == ["a"] * 3
+    assert status == 0 and [line.split()[-1] for line in out.splitlines() if line.startswith("same")][-3:] == ["A"] * 3
 
 
 def test_the_compact_letters_of_many_runs_take_no_time():
@@ -53,11 +53,11 @@ def test_the_compact_letters_of_many_runs_take_no_time():
     differences gives the maximal groups of runs no two of which differ, checked by brute force."""
     from itertools import combinations
 
-    from sqlrank.tools.pairs import LETTERS, compact_letters
+    from sqlrank.tools.pairs import GROUPS, compact_letters
 
     runs = [f"r{k}" for k in range(26)]
     started = time.monotonic()
-    assert set(compact_letters(runs, {r: 0.5 for r in runs}, {r: set() for r in runs}).values()) == {"a"}
+    assert set(compact_letters(runs, {r: 0.5 for r in runs}, {r: set() for r in runs}).values()) == {"A"}
     assert time.monotonic() - started < 1
     rng = np.random.default_rng(3)
     runs = runs[:10]
@@ -67,7 +67,7 @@ def test_the_compact_letters_of_many_runs_take_no_time():
             better[a].add(b)
     letters = compact_letters(runs, {r: -k for k, r in enumerate(runs)}, better)
     used = sorted(set("".join(letters.values())))
-    assert used == list(LETTERS[:len(used)])
+    assert used == list(GROUPS[:len(used)])
     groups = {frozenset(r for r in runs if letter in letters[r]) for letter in used}
 
     def alike(group):
