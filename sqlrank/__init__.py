@@ -83,7 +83,7 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci
 
     from .results.kinds import converted, output_kind
 
-    _check(options, record, tag)
+    _check(options, record, tag, ci is None and ci_method != "t" and ci_method)
     kind = output_kind(output, qrels, run)
     if ci is not None and ci_method in ("ppi", "ppi-untuned"):
         from .tools.ppi import prediction_powered_frame
@@ -99,10 +99,14 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci
     return converted(framed(result, per_query), kind)
 
 
-def _check(options: dict, record: str | None, tag: str | None) -> None:
-    """evaluate()'s options, history and tag, before anything is read."""
+def _check(options: dict, record: str | None, tag: str | None, method_alone: Any = None) -> None:
+    """evaluate()'s options, history and tag, before anything is read; a ci_method without ci is refused (with
+    two judgment sources, ppi's, the sources would be merged into one mean instead)."""
     from .evaluation import check_options
     from .tools.history import check_record
+
+    if method_alone:
+        raise OptionError(f"ci_method={method_alone!r} is how ci's interval is computed: add ci=0.95")
 
     check_options(options)
     check_record(record, tag)

@@ -159,3 +159,16 @@ def test_what_a_prediction_powered_interval_refuses():
     with pytest.raises(sqlrank.InputError, match="queries judged by human have no value with llm's judgments"):
         sqlrank.evaluate({"llm": llm[llm.query_id != "q1"], "human": human.assign(query_id="q1")}, run, "AP",
                          ci=0.95, ci_method="ppi")
+
+
+def test_a_method_without_an_interval_is_refused():
+    """--ci-method ppi without --ci would have merged the two sources into one mean without a word: refused."""
+    folder = FIXTURES / "llm_judges"
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", "--qrels", f"llm={folder / 'llm.csv'}", "--qrels",
+                           f"human={folder / 'human.txt'}", str(folder / "bm25.run"), "-m", "AP", "--ci-method", "ppi"],
+                          capture_output=True, text=True)
+    assert done.returncode == 1 and "--ci-method ppi is how --ci's interval is computed: add --ci 95" in done.stderr
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    run, llm, human = frames(*judged_by_an_llm(3, queries=20, judged=8))
+    with pytest.raises(sqlrank.OptionError, match="ci_method='ppi' is how ci's interval is computed: add ci=0.95"):
+        sqlrank.evaluate({"llm": llm, "human": human}, run, "AP", ci_method="ppi")

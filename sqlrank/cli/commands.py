@@ -315,6 +315,8 @@ def _weights(args: argparse.Namespace):
 def _ci_level(args: argparse.Namespace) -> float | None:
     """--ci 95 as the level 0.95 (checked before anything is evaluated), or None."""
     if args.ci is None:
+        if args.ci_method != "t":  # a method of no interval would change nothing, or (ppi) merge the sources instead
+            raise OptionError(f"--ci-method {args.ci_method} is how --ci's interval is computed: add --ci 95")
         return None
     if args.per_query:
         raise OptionError("--ci describes the means over queries; leave out -q")
