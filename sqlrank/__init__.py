@@ -268,7 +268,7 @@ def report(qrels: Any, runs: Any, measures: Any, path: str, format: str = "html"
     from .evaluation import check_options
     from .results.writer import refuse_inputs, write_output
     from .tools.compare import compare_result
-    from .tools.reports import html_page, latex, markdown
+    from .tools.reports import DEPTH, html_page, latex, markdown
 
     check_options(options, compare_result)
     refuse_inputs(path, [qrels, *(runs if isinstance(runs, (list, tuple)) else [runs])]
@@ -282,7 +282,7 @@ def report(qrels: Any, runs: Any, measures: Any, path: str, format: str = "html"
     test = options.pop("test", None)
     tukey = test in ("tukey", "randomized-tukey")
     result = compare_result(qrels, runs, measures, test="t" if tukey or test is None else test,
-                            details=10 if format == "html" else 0, **options)
+                            details=DEPTH if format == "html" else 0, **options)
     for message in result.warnings:
         _warnings.warn(message, SqlrankWarning, stacklevel=2)
     if pairs == "all":

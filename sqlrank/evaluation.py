@@ -119,10 +119,11 @@ def integer_ids(frame):
     text = ids.dropna().astype(str)
     if not text.str.fullmatch(r"-?(0|[1-9][0-9]*)").all():  # not every id reads back as the integer it was
         return frame
+    numbers = pd.to_numeric(ids)
     keys = pd.DataFrame({"run": pd.factorize(frame["run_id"])[0] if "run_id" in frame.columns else 0,
-                         "query": pd.to_numeric(ids), "row": range(len(frame))})
+                         "query": numbers, "row": range(len(frame))})
     order = keys.sort_values(["run", "query", "row"], na_position="last", kind="stable").index
-    out = frame.assign(query_id=pd.array(pd.to_numeric(ids), dtype="Int64")).loc[order].reset_index(drop=True)
+    out = frame.assign(query_id=pd.array(numbers, dtype="Int64")).loc[order].reset_index(drop=True)
     out.attrs.update(frame.attrs)
     return out
 

@@ -174,15 +174,15 @@ def shown_text(statement: Statement, target: Dialect, qrels: Source, run: Source
     """The statement in ``target`` reading the inputs themselves: in DuckDB's SQL, judgments per subtopic, sampled
     rankings and judgments of several sources in one table read from their files or tables (the statement run reads
     sqlrank's copies of them)."""
-    if target is DUCKDB and intents is not None and intents.shown is not None:
-        statement, qrels = replace(statement, intents=intents.shown.sql, sliced={}), intents.shown.qrels
-    if target is DUCKDB and judgments is not None and judgments.shown is not None:
-        shown = judgments.shown
-        statement = replace(statement, sources=shown.sources_sql if statement.sources else None, sliced={})
-        qrels = shown.qrels
-    if target is DUCKDB and samples is not None and samples.shown is not None:
-        statement, run = replace(statement, samples=samples.shown.sql, sliced={}), replace(samples.shown.run,
-                                                                                          seen=run.seen)
+    if target is DUCKDB:  # another dialect's statement reads that database's tables, or the engine's copies
+        if intents is not None and intents.shown is not None:
+            statement, qrels = replace(statement, intents=intents.shown.sql, sliced={}), intents.shown.qrels
+        if judgments is not None and judgments.shown is not None:
+            sources = judgments.shown.sources_sql if statement.sources else None
+            statement, qrels = replace(statement, sources=sources, sliced={}), judgments.shown.qrels
+        if samples is not None and samples.shown is not None:
+            statement = replace(statement, samples=samples.shown.sql, sliced={})
+            run = replace(samples.shown.run, seen=run.seen)
     return statement.render(target, qrels.source_sql(target), run.source_sql(target))
 
 

@@ -14,8 +14,6 @@ from .judging import neighbours_output, prediction_powered_output
 from .options import EXIT_ERROR, convention_options, database_options, evaluation_options
 from .paths import frame_text, named_sources
 
-REPORT_DEPTH = 10  # the documents of each run an HTML report shows side by side
-
 
 def _comparison(args: argparse.Namespace, details: int = 0):
     from ..tools.compare import compare_result
@@ -175,7 +173,7 @@ def report_command(args: argparse.Namespace) -> int:
         raise OptionError("--all-pairs adds a section to the HTML report; sqlrank compare --all-pairs -f markdown or "
                           "-f latex gives its tables")
     test, args.test = args.test, ("t" if tukey else args.test)  # the comparison with the baseline: a paired test
-    result = _comparison(args, REPORT_DEPTH if args.format == "html" else 0)
+    result = _comparison(args, report.DEPTH if args.format == "html" else 0)
     if args.all_pairs:
         pairs = pairs_of(result, test or "tukey", "none" if tukey or test is None else args.correction, args.trials,
                          args.seed, args.alpha)

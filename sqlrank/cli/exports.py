@@ -55,8 +55,8 @@ def add_dbt_command(commands) -> None:
         description="Write (or add to) a dbt package in DIR: macros sqlrank.NAME(qrels, run) and "
                     "sqlrank.NAME_summary with the evaluation's SQL for the adapters duckdb, postgres, redshift, "
                     "snowflake, bigquery, spark, databricks, trino and clickhouse; table models NAME (query_id, "
-                    "measure, value) and NAME_summary on ref(var('sqlrank_qrels')) and ref(var('sqlrank_run')) "
-                    "(columns: var('sqlrank_columns')); a test of the inputs; the generic test "
+                    "measure, value) and NAME_summary on the models the vars sqlrank_NAME_qrels and sqlrank_NAME_run name, "
+                    "else sqlrank_qrels and sqlrank_run (columns: var('sqlrank_columns')); a test of the inputs; the generic test "
                     "sqlrank.one_row_per_document. With --init, DIR becomes a starter project that dbt build "
                     "runs as it is on dbt-duckdb (profiles.yml, the demo's seeds).")
     dbt.add_argument("folder", metavar="DIR", help="the package's folder (made if absent)")

@@ -100,13 +100,15 @@ def frame_text(frame, fmt: str) -> str:
 def _document_table(frame, fmt: str) -> str:
     import math
 
+    from ..results.formats import latex_text
+
     numeric = [str(frame[c].dtype).startswith(("float", "int", "Int", "Float")) for c in frame.columns]
 
     def cell(value: Any, number: bool) -> str:
         if value is None or (isinstance(value, float) and math.isnan(value)):
             return ""
         text = f"{value:.4f}" if number and isinstance(value, float) else str(value)
-        return text if fmt == "markdown" else _tex(text)
+        return text if fmt == "markdown" else latex_text(text)
 
     rows = [[cell(v, n) for v, n in zip(record, numeric)] for record in frame.itertuples(index=False)]
     header = [str(c) for c in frame.columns]
@@ -114,16 +116,9 @@ def _document_table(frame, fmt: str) -> str:
         rule = ["---:" if n else "---" for n in numeric]
         return "".join("| " + " | ".join(cells) + " |\n" for cells in [header, rule, *rows])
     lines = ["\\begin{tabular}{" + "".join("r" if n else "l" for n in numeric) + "}", "\\toprule",
-             " & ".join(_tex(h) for h in header) + " \\\\", "\\midrule",
+             " & ".join(latex_text(h) for h in header) + " \\\\", "\\midrule",
              *(" & ".join(cells) + " \\\\" for cells in rows), "\\bottomrule", "\\end{tabular}"]
     return "\n".join(lines) + "\n"
-
-
-def _tex(text: str) -> str:
-    """Text as LaTeX reads it literally."""
-    special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-               "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-    return "".join(special.get(ch, ch) for ch in text)
 
 
 def named_sources(texts: list[str], merged: bool) -> dict[str, str] | str:

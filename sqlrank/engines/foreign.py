@@ -23,21 +23,26 @@ from ..plan import Judged, Plan, conventions_of, judged, plan, resolved
 from ..rendering.dialects import DUCKDB, Dialect
 from ..rendering.sqltext import call_macro
 from .base import CopyingEngine, Engine
+from .duckdb import session, session_options, to_arrow
 
 JUDGING = ("qrels_format", "qrels_columns", "preset", "prefer", "combine")  # what reading the judgments takes
-from .duckdb import session, session_options, to_arrow
 
 
 def copied_source(obj: Any, kind: str, con, registry, format: str | None, columns: dict[str, str] | None,
                   engine: CopyingEngine) -> Source:
     """The input read and validated by DuckDB, then loaded into the engine; the Source reads that
     table by name, with the canonical columns (the run's rank as input_rank)."""
-    def copy(name: str, rows: str) -> str:
-        name = f"sqlrank_{name}_{uuid.uuid4().hex[:12]}"
-        engine.load(name, to_arrow(con, rows))
+    return copy_of(load(obj, kind, con, registry, format, columns), copier(engine, con), engine.dialect)
+
+
+def copier(engine: CopyingEngine, con) -> Callable[[str, str], str]:
+    """``copy(kind, sql)``: what DuckDB reads with ``sql`` loaded into the engine under a fresh name, returned."""
+    def copy(kind: str, sql: str) -> str:
+        name = f"sqlrank_{kind}_{uuid.uuid4().hex[:12]}"
+        engine.load(name, to_arrow(con, sql))
         return name
 
-    return copy_of(load(obj, kind, con, registry, format, columns), copy, engine.dialect)
+    return copy
 
 
 def copy_of(source: Source, copy: Callable[[str, str], str], dialect: Dialect) -> Source:
@@ -144,13 +149,7 @@ def engine_inputs(engine: CopyingEngine, con) -> EngineInputs:
         label = f"{what} table {obj}"
         return Table(label, *table_columns(engine, parts, label))
 
-    def copy(kind: str, sql: str) -> str:
-        name = f"sqlrank_{kind}_{uuid.uuid4().hex[:12]}"
-        engine.load(name, to_arrow(con, sql))
-        return name
-
-    return EngineInputs(engine.dialect, table, lambda sql: engine.one(sql)[0],
-                        lambda kind, sql: f"SELECT * FROM {engine.dialect.ident(copy(kind, sql))}", copy)
+    return EngineInputs.copying(engine.dialect, table, lambda sql: engine.one(sql)[0], copier(engine, con))
 
 
 def refuse_duckdb_options(options: dict[str, Any], engine_name: str) -> None:

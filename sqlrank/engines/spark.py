@@ -216,8 +216,7 @@ def _extra_inputs(engine: SparkEngine, con) -> EngineInputs:
             frame = spark.createDataFrame(table.to_pandas(), schema=schema)
         return engine.view(frame, kind)
 
-    return EngineInputs(engine.dialect, table, count,
-                        lambda kind, sql: f"SELECT * FROM {engine.dialect.ident(copy(kind, sql))}", copy)
+    return EngineInputs.copying(engine.dialect, table, count, copy)
 
 
 class SparkEngine(Engine):

@@ -78,12 +78,14 @@ def keys(measures: Any, conventions: dict, merged: bool) -> dict[str, str]:
 
 
 def statement(measures: Any, dialect: str, per_query: bool, extra: list[str], label_type: str | None = None,
-              prefer: str | None = None, combine: str | None = None, **conventions: Any) -> str:
-    """The evaluation's statement in a dialect, its relations and the qrels' and run's columns as stand-ins."""
+              prefer: str | None = None, combine: str | None = None, keyed: dict[str, str] | None = None,
+              **conventions: Any) -> str:
+    """The evaluation's statement in a dialect, its relations and the qrels' and run's columns as stand-ins;
+    ``keyed``: the inputs' second keys (keys())."""
     columns = {kind: {name: _column(kind, name) for name in names} for kind, names in _COLUMNS.items()}
     if conventions.get("tie_break") == "input_rank":
         columns["run"]["rank"] = _column("run", "rank")
-    for kind, key in keys(measures, conventions, bool(prefer or combine)).items():
+    for kind, key in (keyed or {}).items():
         columns[kind][key] = _column(kind, key)
     return render(relation("qrels"), relation("run"), measures, per_query, dialect, qrels_columns=columns["qrels"],
                   run_columns=columns["run"], label_type=label_type, **{name: relation(name) for name in extra},
@@ -102,8 +104,8 @@ def macro_body(sql: str) -> str:
 
 
 def macros(name: str, measures: Any, extra: list[str], label_type: str | None, prefer: str | None = None,
-           combine: str | None = None, **conventions: Any) -> str:
-    """macros/NAME.sql: NAME and NAME_summary, dispatched per adapter."""
+           combine: str | None = None, keyed: dict[str, str] | None = None, **conventions: Any) -> str:
+    """macros/NAME.sql: NAME and NAME_summary, dispatched per adapter; ``keyed``: the inputs' second keys."""
     arguments = ", ".join(["qrels", "run"] + [f"{e}=none" for e in extra])
     passed = ", ".join(["qrels", "run"] + extra)
     text = [f"{{#- {MARKER}: sqlrank.{name}({arguments}) gives query_id, measure, value per query; "
@@ -116,7 +118,7 @@ def macros(name: str, measures: Any, extra: list[str], label_type: str | None, p
                  f"{', '.join(ADAPTERS)}, not ' ~ adapter.type()) }}}}", "{% endmacro %}"]
         for adapter, dialect in ADAPTERS.items():
             try:  # DuckDB's first: what no dialect can do stops here
-                body = macro_body(statement(measures, dialect, per_query, extra, label_type, prefer, combine,
+                body = macro_body(statement(measures, dialect, per_query, extra, label_type, prefer, combine, keyed,
                                             **conventions))
             except MeasureError as exc:
                 if dialect == "duckdb":
@@ -139,14 +141,13 @@ def write_package(folder: str, measures: Any, name: str = "evaluation", force: b
                           f"with sqlrank")
     if os.path.exists(folder) and not os.path.isdir(folder):
         raise InputError(f"{folder}: is a file; give a folder for the dbt package")
-    extra = extra_inputs(measures, conventions)
+    extra, keyed = extra_inputs(measures, conventions), keys(measures, conventions, bool(prefer or combine))
     files = {os.path.join("macros", "sqlrank.sql"): shared_macros(),
-             os.path.join("macros", f"{name}.sql"): macros(name, measures, extra, label_type, prefer, combine,
+             os.path.join("macros", f"{name}.sql"): macros(name, measures, extra, label_type, prefer, combine, keyed,
                                                            **conventions),
              os.path.join("models", f"{name}.sql"): model(name, extra, summary=False),
              os.path.join("models", f"{name}_summary.sql"): model(name, extra, summary=True),
-             os.path.join("tests", f"{name}_inputs.sql"): inputs_test(name, keys(measures, conventions,
-                                                                                  bool(prefer or combine)))}
+             os.path.join("tests", f"{name}_inputs.sql"): inputs_test(name, keyed)}
     project = os.path.join(folder, "dbt_project.yml")
     if init:  # the demo's seeds are written where no seed of that name is (a seed is the user's data)
         files.update({path: text for path, text in starter_files().items()

@@ -53,6 +53,12 @@ class EngineInputs:
     store: Callable[[str, str], str]
     copy: Callable[[str, str], str] | None = None
 
+    @classmethod
+    def copying(cls, dialect: Dialect, table: Callable[[Any, str], Table | None], count: Callable[[str], int],
+                copy: Callable[[str, str], str]) -> EngineInputs:
+        """An engine that takes copies (``copy``): what it stores is read back from the copy by name."""
+        return cls(dialect, table, count, lambda kind, sql: f"SELECT * FROM {dialect.ident(copy(kind, sql))}", copy)
+
 
 def declared_inputs(dialect: Dialect, con: duckdb.DuckDBPyConnection, qrels: Source, run: Source) -> EngineInputs:
     """How a statement printed for another database takes the extra inputs: as that database's tables, by name,

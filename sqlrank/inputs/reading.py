@@ -79,8 +79,7 @@ def printed_judgments(qrels: Any, measures: Sequence[Any], target: Dialect, con:
         return None, intents, intents.qrels
     if prefer is not None or combine is not None or "source" in columns or \
             (isinstance(qrels, (list, tuple, dict)) and not is_nested_dict(qrels)):
-        order = prefer.split(",") if isinstance(prefer, str) else None if prefer is None else list(prefer)
-        judgments = printed_sources(qrels, con, columns, label_type, order, combine, target)
+        judgments = printed_sources(qrels, con, columns, label_type, preference(prefer), combine, target)
         _check_sources(measures, judgments)
         return judgments, None, judgments.qrels
     _check_sources(measures, None)
@@ -110,16 +109,17 @@ def judgment_sources(qrels: Any, con: duckdb.DuckDBPyConnection, registry: Regis
     columns = dict(qrels_columns or {})
     column = columns.pop("source", None)
     if isinstance(qrels, (list, tuple, dict)) and not is_nested_dict(qrels):  # {query: {doc: label}} is one input
-        named = source_names(qrels)
-    elif prefer is not None or combine is not None or column is not None:
-        named, reader = split_by_source(qrels, con, registry, column or "source")
-        order = prefer.split(",") if isinstance(prefer, str) else None if prefer is None else list(prefer)
-        return shown_merge(merge(named, con, registry, order, combine, qrels_format, columns or None), reader,
-                           columns or None, column or "source", combine)
-    else:
+        return merge(source_names(qrels), con, registry, preference(prefer), combine, qrels_format, columns or None)
+    if prefer is None and combine is None and column is None:
         return None
-    order = prefer.split(",") if isinstance(prefer, str) else None if prefer is None else list(prefer)
-    return merge(named, con, registry, order, combine, qrels_format, columns or None)
+    named, reader = split_by_source(qrels, con, registry, column or "source")
+    return shown_merge(merge(named, con, registry, preference(prefer), combine, qrels_format, columns or None), reader,
+                       columns or None, column or "source", combine)
+
+
+def preference(prefer: Sequence[str] | str | None) -> list[str] | None:
+    """prefer= as the list of source names it gives: names, or one text "human,llm"."""
+    return prefer.split(",") if isinstance(prefer, str) else None if prefer is None else list(prefer)
 
 
 def subtopics(measures: Sequence[Any], qrels: Any, judgments: Judgments | None, con: duckdb.DuckDBPyConnection,

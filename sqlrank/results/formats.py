@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import json
 import math
+from typing import Any
 
 from ..engines.base import Rows
 from ..errors import OptionError
@@ -11,6 +12,21 @@ from ..measures.measure import renamed
 from .result import Result
 
 OUTPUT_FORMATS = ("table", "csv", "tsv", "json", "trec")
+
+# LaTeX's special characters, written so that LaTeX prints them as they are.
+LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+         "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}",
+         ">": r"\textgreater{}"}
+
+
+def latex_text(text: str) -> str:
+    """Text as LaTeX prints it literally."""
+    return "".join(LATEX.get(ch, ch) for ch in text)
+
+
+def number_text(value: Any, digits: int = 4) -> str:
+    """A number to ``digits`` decimals for a printed table; empty for a missing one (None, NaN)."""
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
 def format_result(result: Result, fmt: str) -> str:

@@ -17,7 +17,7 @@ from ..inputs.source import Source
 from ..measures.similarity import Similarity, parse_similarities
 from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import render_template
-from ..results.formats import aligned_lines
+from ..results.formats import aligned_lines, number_text
 
 # How ties in scores are broken before the top k is taken (and for RBO, tau_AP and the sets): trec_eval's
 # (document id descending), doc_id_asc, or the runs' own rank column (input_rank).
@@ -97,10 +97,10 @@ def measure_lines(frame: pd.DataFrame, per_query: bool) -> list[str]:
     if per_query:
         wide = frame.pivot(index="query_id", columns="measure", values="value")[list(dict.fromkeys(frame.measure))]
         header = ["query_id", *wide.columns]
-        rows = [[str(q), *(_number(v) for v in values)] for q, values in zip(wide.index, wide.to_numpy())]
+        rows = [[str(q), *(number_text(v) for v in values)] for q, values in zip(wide.index, wide.to_numpy())]
     else:
         header = ["measure", "value", "queries"]
-        rows = [[m, _number(v), str(n)] for m, v, n in frame[["measure", "value", "queries"]].itertuples(index=False)]
+        rows = [[m, number_text(v), str(n)] for m, v, n in frame[["measure", "value", "queries"]].itertuples(index=False)]
     return aligned_lines(header, rows)
 
 
@@ -113,6 +113,3 @@ def overlap_text(frame: pd.DataFrame, per_query: bool) -> str:
         if left else ""))
     return "\n".join(text) + "\n"
 
-
-def _number(value: float) -> str:
-    return "" if pd.isna(value) else "inf" if value == math.inf else f"{value:.4f}"

@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, OptionError
-from ..results.formats import aligned_lines
+from ..results.formats import aligned_lines, number_text
+from .uncertainty import check_interval
 
-PPI_METHODS = ("ppi", "ppi-untuned")
 UNJUDGED = "run queries have no judgments"  # the people judged a sample of the queries: expected, not a finding
 
 
@@ -145,9 +145,9 @@ def ppi_text(frame: pd.DataFrame) -> str:
     level = f"{frame.attrs['ci'] * 100:g}% CI"
     keys = ["run_id", "measure"] if "run_id" in frame.columns else ["measure"]
     header = keys + ["value", level, "lambda", "n", "N", "effective n"]
-    rows = [[str(r[k]) for k in keys] + [_cell(r["value"]),
+    rows = [[str(r[k]) for k in keys] + [number_text(r["value"]),
                                          "" if math.isnan(r["ci_low"]) else f"[{r['ci_low']:.4f}, {r['ci_high']:.4f}]",
-                                         _cell(r["lambda"], 2), str(r["n"]), str(r["N"]), _cell(r["effective_n"], 1)]
+                                         number_text(r["lambda"], 2), str(r["n"]), str(r["N"]), number_text(r["effective_n"], 1)]
             for r in frame.to_dict("records")]
     llm, gold = frame.attrs["judgment_sources"]["llm"], frame.attrs["judgment_sources"]["gold"]
     tuned = "lambda tuned per measure (PPI++; 0: the people's alone)" if frame.attrs["ci_method"] == "ppi" else \
@@ -157,10 +157,6 @@ def ppi_text(frame: pd.DataFrame) -> str:
                       f"not judge, corrected by lambda times its difference from {gold}'s over the n they did; {tuned}; "
                       f"effective n: the {gold}-judged queries a {gold}-only interval would need to be as narrow "
                       f"(valid when the {gold}-judged queries are a random sample of the queries)", ""])
-
-
-def _cell(value: float, digits: int = 4) -> str:
-    return "" if value is None or math.isnan(value) else f"{value:.{digits}f}"
 
 
 def prediction_powered(qrels: Any, run: Any, measures: Any, level: float, method: str, gold: str = "human",
@@ -195,8 +191,7 @@ def prediction_powered_frame(qrels: Any, run: Any, measures: Any, level: float, 
 
     from ..errors import SqlrankWarning
 
-    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
-        raise OptionError(f"ci={level!r}: a confidence level between 0 and 1 (0.95; on the command line --ci 95)")
+    check_interval(level, method, 10_000, 0)
     if per_query or record is not None or weights is not None or aggregate != "mean":
         raise OptionError("a prediction-powered interval is of the plain means; leave out per_query, record, weights "
                           "and aggregate")

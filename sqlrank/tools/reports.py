@@ -9,10 +9,12 @@ import numpy as np
 import pandas as pd
 
 from ..measures.conventions import CORRECTIONS
+from ..results.formats import latex_text
 from ..version import __version__
 from .compare import Comparison
 from .figures import curve_plot, diff_section
 
+DEPTH = 10  # the documents of each run an HTML report shows side by side, rank by rank
 TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "sign": "sign test",
               "permutation": "paired randomization (permutation) test", "bootstrap": "paired bootstrap test"}
 CORRECTION_NAMES = dict(zip(CORRECTIONS, ("no correction", "Bonferroni", "Holm", "Benjamini-Hochberg")))
@@ -114,13 +116,8 @@ def markdown(c: Comparison, gsb: bool) -> str:
     return "\n".join(text + [""] + [f"{x}  " for x in legend(c)]) + "\n"
 
 
-_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-          "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}",
-          ">": r"\textgreater{}"}
-
-
 def _tex(text: str) -> str:
-    escaped = "".join(_LATEX.get(ch, ch) for ch in text)
+    escaped = latex_text(text)
     return escaped.replace("**", "$^{**}$") if escaped.endswith("**") else escaped.replace("*", "$^{*}$")
 
 

@@ -5,20 +5,19 @@ number of resamples. Computed here from the per-query values the evaluation retu
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import OptionError
 from ..measures.family import GEOMETRIC_FLOOR
-from ..results.formats import aligned_lines
+from ..results.formats import aligned_lines, number_text
 from .aggregate import check_aggregate, plain_mean, summarise, weights_of
-from .ppi import PPI_METHODS
 from ..progress import counted
 from .statistics import check_trials, counting, resample_batch, scipy_stats, t_quantile
 
 METHODS = ("t", "percentile", "basic", "bca")
+PPI_METHODS = ("ppi", "ppi-untuned")  # prediction-powered: an LLM's judgments corrected by people's (tools/ppi.py)
 KINDS = {"percentile": "percentile", "basic": "basic", "bca": "BCa"}  # scipy.stats.bootstrap's names
 
 
@@ -111,7 +110,7 @@ def interval_text(frame: pd.DataFrame) -> str:
     level = f"{frame.attrs['ci'] * 100:g}% CI"
     keys = ["run_id", "measure"] if "run_id" in frame.columns else ["measure"]
     header = keys + ["value", "std", level]
-    rows = [[str(r[k]) for k in keys] + [_cell(r["value"]), _cell(r["std"]),
+    rows = [[str(r[k]) for k in keys] + [number_text(r["value"]), number_text(r["std"]),
                                            "" if math.isnan(r["ci_low"]) else f"[{r['ci_low']:.4f}, {r['ci_high']:.4f}]"]
             for r in frame.to_dict("records")]
     method, aggregate = frame.attrs["ci_method"], frame.attrs.get("aggregate", "mean")
@@ -121,7 +120,3 @@ def interval_text(frame: pd.DataFrame) -> str:
     of = "" if aggregate == "mean" else f" of the {aggregate}"
     return "\n".join([*aligned_lines(header, rows, left=len(keys)), "",
                       f"{level}{of}: {how}; std: of the per-query values", ""])
-
-
-def _cell(value: Any) -> str:
-    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.4f}"
