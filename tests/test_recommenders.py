@@ -414,6 +414,7 @@ def test_equals_microsoft_recommenders_on_generated_data(tmp_path, seed):
         assert math.isclose(means[shown[name]], theirs[name], rel_tol=1e-9, abs_tol=1e-12), (name, means[shown[name]])
     for name in beyond[3:]:
         ours = per_user[per_user.measure == name].set_index("user_id").value.dropna()
+        ours.index = ours.index.astype(str)  # integer ids come back as integers; JSON keys are text
         assert set(ours.index) == set(theirs[name]), name  # ILD: users with two items or more
         for user, value in theirs[name].items():
             assert math.isclose(ours[user], value, rel_tol=1e-9, abs_tol=1e-12), (name, user, ours[user], value)
