@@ -8,7 +8,8 @@
                      (ann-benchmarks' knn_threshold and epsilon_threshold); an approximate search that
                      returned nothing for the query scores 0
     DistanceRatio@k  the approximate sum over the exact sum (NULL where the exact sum is 0), with both sums
-                     (over all queries the ratio of their totals: tools/neighbours.py)
+                     (over all queries the ratio of their totals, infinite below a total of 0.01 as
+                     ann-benchmarks' rel: tools/neighbours.py; ``summary`` gives these means here)
   Reference: ann-benchmarks, ann_benchmarks/plotting/metrics.py (get_recall_values, rel).
 -#}
 {% import '_macros/dialect.sql' as dialect %}
@@ -62,6 +63,10 @@ per_query AS (
 {% endfor %}
     GROUP BY searched.query_id
 )
+{% if summary %}
+,
+per_measure AS (
+{% endif %}
 {% for m in measures %}
 {% if not loop.first %}
 UNION ALL
@@ -70,4 +75,17 @@ SELECT query_id, {{ m.name | literal }} AS measure, {{ m.column }} AS value, {{ 
        {{ m.column }}_approximate AS approximate_sum, {{ loop.index | number }} AS position
 FROM per_query
 {% endfor %}
+{% if summary %}
+)
+SELECT measure,
+       CASE WHEN MAX(position) IN ({{ ratios | join(', ') if ratios else '0' }})
+            THEN CASE WHEN SUM(exact_sum) < {{ smallest_total | number }} THEN {{ dialect.infinity() }}
+                      ELSE SUM(approximate_sum) / SUM(exact_sum) END
+            ELSE AVG(value) END AS value,
+       COUNT(value) AS queries
+FROM per_measure
+GROUP BY measure
+ORDER BY MAX(position)
+{% else %}
 ORDER BY query_id, position
+{% endif %}

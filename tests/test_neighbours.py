@@ -6,6 +6,7 @@ no tolerance equals faiss's k-NN intersection of an IVF index against a flat one
 the same values."""
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 
@@ -15,7 +16,7 @@ import pandas as pd
 import pytest
 
 from conftest import FIXTURES, peer
-from sqlrank.tools.neighbours import neighbours
+from sqlrank.tools.neighbours import neighbours, neighbours_statement
 
 K = 10
 
@@ -133,6 +134,21 @@ def test_every_dialect_gives_the_same_values(dialect, read):
     got = con.execute(sqlglot.transpile(text, read=read, write="duckdb")[0]).df()
     assert list(got.query_id) == list(expected.query_id) and list(got.measure) == list(expected.measure)
     assert np.allclose(got.value.astype(float), expected.value, atol=1e-12, equal_nan=True)
+    # sqlrank sql --reference: the same per query from tables of that database (named, read nowhere here), and the
+    # summary, ann-benchmarks' rel infinite where the exact distances sum below 0.01 (a query of zero distances)
+    assert neighbours_statement("exact_nn", "ann_nn", measures, per_query=True, dialect=dialect,
+                                connection=con) == text
+    con.execute("UPDATE exact_nn SET score = 0 WHERE query_id = 'q0'; UPDATE ann_nn SET score = 0 WHERE query_id = 'q0'")
+    for kept in ("exact_nn", "ann_nn"):  # the queries but q0: its ratio alone is infinite
+        con.execute(f"CREATE TABLE {kept}_all AS FROM {kept}; CREATE TABLE {kept}_q0 AS FROM {kept} WHERE query_id = 'q0'")
+    for suffix in ("all", "q0"):
+        expected = neighbours(con.table(f"exact_nn_{suffix}").df(), con.table(f"ann_nn_{suffix}").df(), measures)
+        summary = neighbours_statement(f"exact_nn_{suffix}", f"ann_nn_{suffix}", measures, dialect=dialect,
+                                       connection=con)
+        got = con.execute(sqlglot.transpile(summary, read=read, write="duckdb")[0]).df()
+        assert list(got.measure) == list(expected.measure) and list(got.queries) == list(expected.queries)
+        assert np.allclose(got.value.astype(float), expected.value, atol=1e-12, equal_nan=True), (suffix, got, expected)
+    assert np.isinf(expected.value.iloc[-1])
 
 
 def test_the_command_line_on_the_fixture_and_its_errors(tmp_path):
@@ -157,3 +173,29 @@ def test_the_command_line_on_the_fixture_and_its_errors(tmp_path):
         assert message is None or message in done.stderr and "Traceback" not in done.stderr
     similar = subprocess.run([*command[:-1], "-m", "DistanceRatio@10"], capture_output=True, text=True)
     assert similar.returncode == 1 and "relative to a distance; the scores are similarities" in similar.stderr
+
+
+def test_sql_reference_prints_the_statement_eval_runs(tmp_path):
+    """sqlrank sql --reference EXACT RUN prints a statement that, run in a fresh DuckDB, gives eval --reference's
+    rows (per query with -q); flags of an evaluation with judgments are refused by name."""
+    folder = FIXTURES / "ann"
+    common = ["--reference", str(folder / "exact.run"), str(folder / "ann.run"), "--distances", "-m",
+              "Recall@10 Recall(epsilon=0.01)@5 DistanceRatio@10"]
+    for extra in ([], ["-q"]):
+        printed = subprocess.run([sys.executable, "-m", "sqlrank", "sql", *common, *extra], capture_output=True, text=True)
+        shown = subprocess.run([sys.executable, "-m", "sqlrank", "eval", *common, *extra, "-f", "csv"],
+                               capture_output=True, text=True)
+        assert printed.returncode == 0 and shown.returncode == 0, printed.stderr + shown.stderr
+        got = duckdb.connect().execute(printed.stdout.rstrip().rstrip(";")).df()
+        want = pd.read_csv(io.StringIO(shown.stdout))
+        assert list(got.columns[:len(want.columns)]) == list(want.columns) and len(got) == len(want)
+        assert np.allclose(got.value.astype(float), want.value, atol=1e-12, equal_nan=True)
+    for args, message in [(["--preset", "trec_eval"], "--preset is not read by a search measured against exact"),
+                          (["--queries", "q.csv"], "--queries is not read"),
+                          ([str(folder / "ann.run")], "--reference EXACT takes one RUN")]:
+        given = [*common[:3], *args, *common[3:]]  # a second run after the first
+        done = subprocess.run([sys.executable, "-m", "sqlrank", "sql", *given], capture_output=True, text=True)
+        assert done.returncode != 0 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "sql", str(folder / "ann.run"), "-m", "P@10"],
+                          capture_output=True, text=True)
+    assert done.returncode != 0 and "sqlrank sql takes QRELS and RUN" in done.stderr

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -112,6 +113,39 @@ def test_extra_inputs_that_are_tables_of_the_database_are_read_there(dsn):
                 cursor.adbc_ingest(name, pa.Table.from_pandas(frame, preserve_index=False), mode="replace")
         connection.commit()
     assert_engine_tables_equal_duckdb(engine="postgres", dsn=dsn)
+
+
+def test_the_neighbours_statement_printed_for_postgres_runs_there(dsn):
+    """sqlrank sql --reference --dialect postgres: per query and in summary (ann-benchmarks' infinite ratio where the
+    exact distances sum to 0) PostgreSQL gives what DuckDB gives."""
+    import adbc_driver_postgresql.dbapi as dbapi
+    import pyarrow as pa
+
+    from sqlrank.tools.neighbours import neighbours, neighbours_statement
+
+    exact = pd.DataFrame([(f"q{q}", f"v{d}", float(abs(d - q) % 7) * (q > 0)) for q in range(6) for d in range(12)],
+                         columns=["query_id", "doc_id", "score"])
+    approximate = exact[exact.doc_id.str[1:].astype(int) % 3 > 0].reset_index(drop=True)
+    zero = exact.query_id == "q0"  # every distance 0: its ratio is undefined, and over q0 alone infinite
+    tables = {"nn_exact": exact, "nn_approximate": approximate, "nn_exact_q0": exact[zero],
+              "nn_approximate_q0": approximate[approximate.query_id == "q0"]}
+    with dbapi.connect(dsn) as connection:
+        with connection.cursor() as cursor:
+            for name, frame in tables.items():
+                cursor.adbc_ingest(name, pa.Table.from_pandas(frame, preserve_index=False), mode="replace")
+        connection.commit()
+    measures = "Recall@5 Recall(epsilon=0.5)@3 DistanceRatio@5"
+    for suffix, per_query in (("", True), ("", False), ("_q0", False)):
+        expected = neighbours(tables["nn_exact" + suffix], tables["nn_approximate" + suffix], measures,
+                              per_query=per_query, distances=True)
+        text = neighbours_statement("nn_exact" + suffix, "nn_approximate" + suffix, measures, per_query=per_query,
+                                    dialect="postgres")
+        rows = _execute(dsn, text)
+        assert [row[1 if per_query else 0] for row in rows] == list(expected.measure)
+        got = pd.Series([row[2 if per_query else 1] for row in rows], dtype=float)
+        assert ((got - expected.value).abs().fillna(0) < 1e-12).all() or got.equals(expected.value), (got, expected)
+        assert list(got.isna()) == list(expected.value.isna()) and list(np.isinf(got)) == list(np.isinf(expected.value))
+    assert np.isinf(expected.value.iloc[-1])
 
 
 def test_tables_in_the_database_are_read_where_they_are(dsn, data):

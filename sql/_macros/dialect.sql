@@ -6,6 +6,8 @@
     Python functions its engine registers), 'trino', 'bigquery' or 'snowflake'. -#}
 {#- PostgreSQL's LOG takes numeric; the natural logarithms keep double precision. -#}
 {% macro log2(x) %}{% if dialect_name() == 'postgres' %}(LN({{ x }}) / LN(CAST(2 AS {{ DOUBLE }}))){% elif dialect_name() == 'bigquery' %}LOG({{ x }}, 2){% elif dialect_name() == 'snowflake' %}LOG(2, {{ x }}){% else %}LOG2({{ x }}){% endif %}{% endmacro %}
+{#- Positive infinity as a double (SQLite has no such literal: an overflowing one is infinite; Java's and PostgreSQL's parsers spell it Infinity). -#}
+{% macro infinity() %}{% if dialect_name() == 'sqlite' %}9e999{% elif dialect_name() in ('postgres', 'spark', 'trino') %}CAST('Infinity' AS {{ DOUBLE }}){% else %}CAST('inf' AS {{ DOUBLE }}){% endif %}{% endmacro %}
 {% macro double(x) %}CAST({{ x }} AS DOUBLE){% endmacro %}
 {#- x is NaN (PostgreSQL's NaN equals itself; ClickHouse casts NULL only to a Nullable type) -#}
 {% macro is_nan(x) %}{% if dialect_name() == 'postgres' %}CAST({{ x }} AS {{ DOUBLE }}) = CAST('NaN' AS {{ DOUBLE }}){% elif dialect_name() == 'clickhouse' %}isNaN(CAST({{ x }} AS Nullable(Float64))){% else %}isnan(CAST({{ x }} AS {{ DOUBLE }})){% endif %}{% endmacro %}

@@ -10,7 +10,7 @@ import warnings
 from ..errors import OptionError
 from ..results.formats import overall_label
 from ..results.writer import write_output
-from .judging import neighbours_output, prediction_powered_output
+from .judging import neighbours_output, prediction_powered_output, reference_sql
 from .options import EXIT_ERROR, convention_options, database_options, evaluation_options
 from .paths import frame_text, named_sources
 
@@ -31,6 +31,10 @@ def _comparison(args: argparse.Namespace, details: int = 0):
 def sql_command(args: argparse.Namespace) -> int:
     from ..evaluation import render
 
+    if args.reference is not None:
+        return reference_sql(args)
+    if args.run is None:
+        raise OptionError("sqlrank sql takes QRELS and RUN (or --reference EXACT RUN)")
     options = evaluation_options(args)
     if not args.database:
         for name in ("memory_limit", "temp_directory", "threads", "progress"):

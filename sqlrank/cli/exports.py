@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..rendering.dialects import DIALECTS
 from .commands import dbt_command, install_command, sql_command
-from .options import add_convention_arguments, add_evaluation_arguments, add_merge_arguments
+from .options import (add_convention_arguments, add_evaluation_arguments, add_merge_arguments,
+                      add_reference_arguments)
 
 
 def add_sql_command(commands) -> None:
@@ -14,8 +15,10 @@ def add_sql_command(commands) -> None:
                     "themselves (files, or table names); pasted into a DuckDB shell (or spark.sql) it returns the "
                     "rows of sqlrank eval -f csv: query_id, measure, value with -q, else measure, value.")
     sq.add_argument("qrels", metavar="QRELS", help="relevance judgments: a file or a table name")
-    sq.add_argument("run", metavar="RUN", help="ranked results: a file or a table name")
+    sq.add_argument("run", metavar="RUN", nargs="?", help="ranked results: a file or a table name (with --reference, "
+                                                          "QRELS is the approximate search's run and RUN is left out)")
     add_evaluation_arguments(sq)
+    add_reference_arguments(sq)
     sq.add_argument("-q", "--per-query", action="store_true", help="one row per query and measure")
     sq.add_argument("--dialect", choices=DIALECTS, default="duckdb",
                     help="duckdb (default), spark, postgres, datafusion, clickhouse, sqlite, trino, bigquery, "

@@ -10,7 +10,11 @@ import sys
 from ..errors import OptionError
 from ..results.writer import write_output
 from .paths import frame_text, named_sources
-from .options import database_options
+from .options import convention_options, database_options, engine_arguments
+
+# eval's and sql's flags that an approximate search measured against exact search does not read
+UNREAD_BY_REFERENCE = ("qrels_format", "qrels_columns", "queries", "by", "history", "items", "item_features", "groups",
+                       "targets", "remove_seen")
 
 
 def agree_command(args: argparse.Namespace) -> int:
@@ -105,6 +109,7 @@ def neighbours_output(args: argparse.Namespace) -> int:
     runs = [args.qrels, *args.run] if args.qrels is not None else list(args.run)
     if len(runs) != 1 or args.qrels_sources:
         raise OptionError("--reference EXACT takes one RUN, the approximate search (and no judgments: --qrels)")
+    refuse_unread(args)
     if args.format == "trec" or args.ci is not None or args.engine != "duckdb":
         raise OptionError("--reference gives a table, csv, tsv, json, markdown or latex of the measures, on DuckDB; "
                           "leave out --ci, --engine and -f trec")
@@ -113,3 +118,33 @@ def neighbours_output(args: argparse.Namespace) -> int:
     write_output(neighbours_text(frame, args.per_query) if args.format == "table" else frame_text(frame, args.format),
                  args.output)
     return 0
+
+
+def reference_sql(args: argparse.Namespace) -> int:
+    """sqlrank sql --reference EXACT RUN: the statement of eval --reference in a dialect, reading the two searches
+    themselves (per query with -q, else measure, value, queries)."""
+    from ..tools.neighbours import neighbours_statement
+
+    if args.run is not None:
+        raise OptionError("--reference EXACT takes one RUN, the approximate search: sqlrank sql --reference EXACT RUN")
+    refuse_unread(args)
+    options = engine_arguments(args)
+    if not args.database:
+        options = {}
+    with database_options(args, options) as options:
+        text = neighbours_statement(args.reference, args.qrels, " ".join(args.measures), per_query=args.per_query,
+                                    distances=args.distances, dialect=args.dialect, run_format=args.run_format,
+                                    run_columns=args.run_columns, **options)
+    write_output(text.rstrip("\n") + (";\n" if args.dialect == "duckdb" else "\n"), args.output)
+    return 0
+
+
+def refuse_unread(args: argparse.Namespace) -> None:
+    """A flag of an evaluation with judgments, given to one against a reference search, is an error that names it."""
+    given = [name for name in UNREAD_BY_REFERENCE if getattr(args, name, None) not in (None, False)]
+    given += [name for name, value in convention_options(args).items() if value is not None]
+    for name in ("prefer", "combine", "label_type"):
+        given += [name] if getattr(args, name, None) is not None else []
+    if given:
+        raise OptionError(f"--{given[0].replace('_', '-')} is not read by a search measured against exact search "
+                          f"(--reference): leave it out")

@@ -316,3 +316,14 @@ def add_merge_arguments(parser) -> None:
     parser.add_argument("--combine", choices=("mean", "max", "min"),
                         help="judgments of several sources in one table with a source column: the mean, highest or "
                              "lowest label of the sources that judged a document")
+
+
+def add_reference_arguments(parser) -> None:
+    """eval --reference: an approximate search measured against exact search, without judgments."""
+    ann = parser.add_argument_group("an approximate search against exact search (no judgments)")
+    ann.add_argument("--reference", metavar="EXACT",
+                     help="the exact search's neighbours (a run); RUN, the approximate search, is then the only "
+                          "positional argument; measures: Recall@k (by distances, tolerance=1e-3 or epsilon=X), "
+                          "DistanceRatio@k")
+    ann.add_argument("--distances", action="store_true",
+                     help="with --reference: the scores are distances, lower nearer (default: similarities)")

@@ -29,6 +29,7 @@ from .options import (
     add_comparison_arguments,
     add_evaluation_arguments,
     add_input_arguments,
+    add_reference_arguments,
     version_text,
 )
 
@@ -120,17 +121,6 @@ def add_eval_command(commands) -> None:
                     help="evaluate the queries in N groups, one after another, so that each step holds "
                          "1/N of the run (for runs far larger than memory; default 1)")
     ev.set_defaults(handler=eval_command)
-
-
-def add_reference_arguments(parser) -> None:
-    """eval --reference: an approximate search measured against exact search, without judgments."""
-    ann = parser.add_argument_group("an approximate search against exact search (no judgments)")
-    ann.add_argument("--reference", metavar="EXACT",
-                     help="the exact search's neighbours (a run); RUN, the approximate search, is then the only "
-                          "positional argument; measures: Recall@k (by distances, tolerance=1e-3 or epsilon=X), "
-                          "DistanceRatio@k")
-    ann.add_argument("--distances", action="store_true",
-                     help="with --reference: the scores are distances, lower nearer (default: similarities)")
 
 
 def add_check_command(commands) -> None:

@@ -12,6 +12,7 @@ import pandas as pd
 from ..engines.duckdb import session, session_options
 from ..errors import InputError, OptionError
 from ..inputs.load import load
+from ..inputs.locate import declared_table
 from ..inputs.source import Source
 from ..measures.neighbours import Neighbours, parse_neighbours
 from ..rendering.dialects import DIALECTS, DUCKDB, Dialect
@@ -23,9 +24,9 @@ SMALLEST_TOTAL = 0.01  # ann-benchmarks' rel: below this sum of exact distances 
 
 
 def neighbours_sql(exact_sql: str, approximate_sql: str, measures: list[Neighbours], distances: bool,
-                   dialect: Dialect = DUCKDB) -> str:
+                   dialect: Dialect = DUCKDB, summary: bool = False) -> str:
     """The statement: (query_id, measure, value, exact_sum, approximate_sum, position) per query of the exact
-    search and measure."""
+    search and measure; with ``summary`` (measure, value, queries) over the queries, as neighbours() gives them."""
     if not distances:
         relative = [str(m) for m in measures if m.epsilon is not None or m.family == "DistanceRatio"]
         if relative:
@@ -33,9 +34,10 @@ def neighbours_sql(exact_sql: str, approximate_sql: str, measures: list[Neighbou
                               f"--distances where they are distances, lower nearer), or use Recall(tolerance=X)@k")
     context = [{"family": m.family, "cutoff": m.cutoff, "tolerance": m.tolerance, "epsilon": m.epsilon,
                 "column": f"measure_{i}", "name": str(m)} for i, m in enumerate(measures, 1)]
+    ratios = [i for i, m in enumerate(measures, 1) if m.family == "DistanceRatio"]
     return render_template(dialect, "neighbours.sql", exact_sql=exact_sql, approximate_sql=approximate_sql,
                            distances=distances, cutoffs=list(dict.fromkeys(m.cutoff for m in measures)),
-                           measures=context)
+                           measures=context, summary=summary, ratios=ratios, smallest_total=SMALLEST_TOTAL)
 
 
 def neighbours(reference: Any, run: Any, measures: Any, per_query: bool = False, distances: bool = True,
@@ -66,6 +68,33 @@ def neighbours(reference: Any, run: Any, measures: Any, per_query: bool = False,
     frame.attrs.update(queries=rows.query_id.nunique(), only_approximate=int(only), sql=printed,
                        distances=distances)
     return frame
+
+
+def neighbours_statement(reference: Any, run: Any, measures: Any, per_query: bool = False, distances: bool = True,
+                         dialect: str = "duckdb", run_format: str | None = None, run_columns: dict | None = None,
+                         **options: Any) -> str:
+    """The statement of neighbours() in ``dialect``, reading the two searches themselves (``sqlrank sql --reference``):
+    files and DuckDB tables are read and checked here; for another dialect a name that is neither is a table of that
+    database (columns query_id, doc_id, score, or as ``run_columns`` names them), read nowhere here."""
+    parsed = parse_neighbours(measures)
+    if dialect not in DIALECTS:
+        raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
+    target, engine = DIALECTS[dialect], session_options(options)
+    if options:
+        raise OptionError(f"unknown option {sorted(options)[0]!r} of an evaluation against a reference search")
+    with session(engine.pop("connection", None), **engine) as (con, registry):
+        found, declared = [], []
+        for search in (reference, run):
+            if target is not DUCKDB:
+                search = declared_table(search, "run", con, run_columns, None)
+            declared.append(isinstance(search, Source))  # that database's table, not read here
+            found.append(search if declared[-1] else
+                         single_run(load(search, "run", con, registry, run_format, run_columns, ranks=False), WHY))
+        exact, approximate = found
+        if not declared[0]:  # read here: its depth checked as neighbours() checks it
+            _require_depth(con, exact, max(m.cutoff for m in parsed))
+        return neighbours_sql(exact.source_sql(target), approximate.source_sql(target), parsed, distances, target,
+                              summary=not per_query)
 
 
 def _summary(rows: pd.DataFrame, measures: list[Neighbours]) -> pd.DataFrame:
