@@ -175,7 +175,8 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str | None = None, co
         input of runs stored together (a run_id column) stands for its runs, named by run id.
     test: "t" (paired t-test; the default), "wilcoxon", "sign", "permutation" (paired randomization, ``trials``
         sign flips with ``seed``) or "bootstrap" (``trials`` resamples, BCa interval); correction: "none",
-        "bonferroni", "holm" or "bh" (Benjamini-Hochberg), over all comparisons.
+        "bonferroni", "holm" or "bh" (Benjamini-Hochberg), over all comparisons. "ppi", "ppi-untuned": qrels
+        {"llm": ..., "human": ...} (people's named by gold=), prediction-powered means and deltas (docs/judging.md).
     gsb: add good, same, bad and gsb columns (a query is "same" when its values differ by at
         most ``tolerance``; the same tolerance decides wins, ties and losses).
     options: as for evaluate(), plus ``names=[...]`` (one per run), ``baseline=NAME`` (the run the others
@@ -197,7 +198,7 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str | None = None, co
     means and deltas so summarised; the tests test the per-query differences).
     """
     from .evaluation import check_options
-    from .tools.compare import compare_result
+    from .tools.ppi_comparison import compare_result, comparison
     from .tools.gate import failures, parse_rule, require_measures
     from .tools.history import check_record, record_comparison
 
@@ -211,8 +212,8 @@ def compare(qrels: Any, runs: Any, measures: Any, *, test: str | None = None, co
     if rules and isinstance(measures, str):
         require_measures(rules, measures)
     check_options(options, compare_result)
-    result = compare_result(qrels, runs, measures, test=test, correction=correction, trials=trials, seed=seed,
-                            gsb=gsb, tolerance=tolerance, weights=weights, aggregate=aggregate, **options)
+    result = comparison(qrels, runs, measures, test=test, correction=correction, trials=trials, seed=seed,
+                        gsb=gsb, tolerance=tolerance, weights=weights, aggregate=aggregate, **options)
     for message in result.warnings:
         _warnings.warn(message, SqlrankWarning, stacklevel=2)
     frame = result.table
@@ -267,7 +268,7 @@ def report(qrels: Any, runs: Any, measures: Any, path: str, format: str = "html"
     pair of runs to the HTML page (by options' ``test``: tukey by default)."""
     from .evaluation import check_options
     from .results.writer import refuse_inputs, write_output
-    from .tools.compare import compare_result
+    from .tools.ppi_comparison import compare_result, comparison
     from .tools.reports import DEPTH, html_page, latex, markdown
 
     check_options(options, compare_result)
@@ -281,8 +282,8 @@ def report(qrels: Any, runs: Any, measures: Any, path: str, format: str = "html"
         raise OptionError(f"pairs={pairs!r}: baseline, or all (every pair of runs, in the HTML page)")
     test = options.pop("test", None)
     tukey = test in ("tukey", "randomized-tukey")
-    result = compare_result(qrels, runs, measures, test="t" if tukey or test is None else test,
-                            details=DEPTH if format == "html" else 0, **options)
+    result = comparison(qrels, runs, measures, test="t" if tukey or test is None else test,
+                        details=DEPTH if format == "html" else 0, **options)
     for message in result.warnings:
         _warnings.warn(message, SqlrankWarning, stacklevel=2)
     if pairs == "all":

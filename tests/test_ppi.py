@@ -172,3 +172,107 @@ def test_a_method_without_an_interval_is_refused():
     run, llm, human = frames(*judged_by_an_llm(3, queries=20, judged=8))
     with pytest.raises(sqlrank.OptionError, match="ci_method='ppi' is how ci's interval is computed: add ci=0.95"):
         sqlrank.evaluate({"llm": llm, "human": human}, run, "AP", ci_method="ppi")
+
+
+@pytest.mark.parametrize("test, lam", [("ppi", None), ("ppi-untuned", 1)])
+def test_compare_with_ppi_equals_ppi_python(test, lam):
+    """compare(test="ppi"): each run's mean as eval's estimate, each run's delta, 95% interval and p-value of no
+    difference as ppi-python's ppi_mean_pointestimate, ppi_mean_ci and ppi_mean_pval of the per-query differences
+    (pytrec_eval's values with each source's judgments); wins, ties and losses over the people-judged queries; the
+    p-values corrected over the comparisons; a gate on the delta."""
+    ppi_py = peer("ppi_py")
+    run, llm, human, other = judged_by_an_llm(9, runs=2)
+    _, llm_frame, human_frame = frames(run, llm, human)
+    runs = {"a": frames(run, llm, human)[0], "b": frames(other, llm, human)[0]}
+    got = sqlrank.compare({"llm": llm_frame, "people": human_frame}, runs, list(MEASURES), test=test, gold="people",
+                          correction="holm", fail_if="AP < 0.5")
+    means = sqlrank.evaluate({"llm": llm_frame, "people": human_frame}, runs, list(MEASURES), ci=0.95, ci_method=test,
+                             gold="people").set_index(["run_id", "measure"])
+    table = got.set_index(["run", "measure"])
+    p_values = []
+    for name in MEASURES:
+        llm_a, llm_b, human_a, human_b = (per_query(qrels, r)[name] for qrels in (llm, human) for r in (run, other))
+        queries = sorted(human_a)
+        y = np.array([human_b[q] - human_a[q] for q in queries])
+        yhat = np.array([llm_b[q] - llm_a[q] for q in queries])
+        rest = np.array([llm_b[q] - llm_a[q] for q in llm_a if q not in human_a])
+        row = table.loc[("b", name)]
+        assert row["delta"] == pytest.approx(float(np.squeeze(ppi_py.ppi_mean_pointestimate(y, yhat, rest, lam=lam))),
+                                             abs=1e-9)
+        low, high = ppi_py.ppi_mean_ci(y, yhat, rest, alpha=0.05, lam=lam)
+        assert (row.ci_low, row.ci_high) == (pytest.approx(float(np.squeeze(low)), abs=1e-9),
+                                             pytest.approx(float(np.squeeze(high)), abs=1e-9))
+        p = float(np.squeeze(ppi_py.ppi_mean_pval(y, yhat, rest, lam=lam)))
+        assert row.p_value == pytest.approx(p, rel=1e-9, abs=1e-15)
+        p_values.append(p)
+        assert (row.wins, row.ties, row.losses) == (int((y > 0).sum()), int((y == 0).sum()), int((y < 0).sum()))
+        assert (row.n, row.N) == (30, 120)
+        for label in ("a", "b"):
+            assert table.loc[(label, name), "mean"] == pytest.approx(means.loc[(label, name), "value"], abs=1e-12)
+    holm = sorted(p_values)  # Holm over the three comparisons
+    adjusted = np.maximum.accumulate([min(1, (3 - i) * p) for i, p in enumerate(holm)])
+    assert sorted(table.loc["b", "p_value_adjusted"]) == pytest.approx(list(adjusted), rel=1e-9)
+    assert got.attrs["failures"] == [] if table.loc[("b", "AP"), "delta"] >= 0.5 else got.attrs["failures"]
+
+
+def test_compare_with_ppi_on_the_command_line_and_its_refusals(tmp_path):
+    """compare --qrels llm=F --qrels human=F A B --test ppi: the table, the legend that says what was estimated, the
+    interval that covers the true difference of fixtures/llm_judges (truth.txt) for AP and P@10, a gate; refusals."""
+    folder = FIXTURES / "llm_judges"
+    sources = ["--qrels", f"llm={folder / 'llm.csv'}", "--qrels", f"human={folder / 'human.txt'}"]
+    runs = [str(folder / "bm25.run"), str(folder / "dense.run")]
+    base = [sys.executable, "-m", "sqlrank", "compare", *sources, *runs, "-m", "AP P@10", "--test", "ppi"]
+    done = subprocess.run([*base, "-f", "csv"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    from io import StringIO
+    got = pd.read_csv(StringIO(done.stdout)).set_index(["run", "measure"])
+    truth = sqlrank.compare(str(folder / "truth.txt"), runs, "AP P@10").set_index(["run", "measure"])
+    for name in ("AP", "P@10"):
+        assert got.loc[("dense", name), "ci_low"] <= truth.loc[("dense", name), "delta"] <= got.loc[("dense", name),
+                                                                                                    "ci_high"]
+    shown = subprocess.run(base, capture_output=True, text=True)
+    assert "lambda" in shown.stdout and "prediction-powered" in shown.stdout and "valid when human's queries are a " \
+        "random sample" in shown.stdout
+    gate = subprocess.run([*base, "--fail-if", "AP < 0.5"], capture_output=True, text=True)
+    assert gate.returncode == 1 and "sqlrank: fail: " in gate.stderr
+    for extra, message in [(["--all-pairs"], "leave out --all-pairs"),
+                           (["--record", str(tmp_path / "h.parquet")], "leave out --all-pairs and --record"),
+                           (["--by", "x", "--queries", str(folder / "human.txt")], None),
+                           (["--gold", "people"], "no judgment source is called 'people'")]:
+        done = subprocess.run([*base, *extra], capture_output=True, text=True)
+        assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+        assert message is None or message in done.stderr, done.stderr
+    plain = subprocess.run([sys.executable, "-m", "sqlrank", "compare", *sources, *runs, "-m", "AP"],
+                           capture_output=True, text=True)
+    assert plain.returncode != 0 and "give the LLM's and the people's judgments of --test ppi" in plain.stderr
+    with pytest.raises(sqlrank.OptionError, match="no mean of per-query values"):
+        sqlrank.compare({"llm": str(folder / "llm.csv"), "human": str(folder / "human.txt")}, runs, "AP GMAP",
+                        test="ppi")
+    with pytest.raises(sqlrank.OptionError, match="add test='ppi'"):
+        sqlrank.compare(str(folder / "truth.txt"), runs, "AP", gold="human")
+
+
+def test_the_report_shows_the_prediction_powered_comparison(tmp_path):
+    """report --test ppi: the HTML and Markdown tables hold compare's estimates (their columns lambda, n, N, effective
+    n too), the legend says what was estimated, and the per-query sections say whose judgments they read."""
+    import html
+    import re
+
+    folder = FIXTURES / "llm_judges"
+    qrels = {"llm": str(folder / "llm.csv"), "human": str(folder / "human.txt")}
+    runs = [str(folder / "bm25.run"), str(folder / "dense.run")]
+    table = sqlrank.compare(qrels, runs, "AP", test="ppi").set_index("run")
+    args = [sys.executable, "-m", "sqlrank", "report", "--qrels", f"llm={qrels['llm']}", "--qrels",
+            f"human={qrels['human']}", *runs, "-m", "AP", "--test", "ppi"]
+    for fmt in ("html", "markdown"):
+        out = tmp_path / f"r.{fmt}"
+        done = subprocess.run([*args, "-f", fmt, "-o", str(out)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        text = html.unescape(re.sub(r"<[^>]+>", " ", out.read_text())) if fmt == "html" else out.read_text()
+        dense = table.loc["dense"]
+        for cell in (f"{dense['mean']:.4f}", f"{dense['delta']:+.4f}", f"[{dense.ci_low:+.4f}, {dense.ci_high:+.4f}]",
+                     f"{dense['lambda']:.2f}", f"{dense.effective_n:.1f}", f"{table.loc['bm25', 'mean']:.4f}"):
+            assert cell in text, (fmt, cell)
+        assert "eff. n" in text and "valid when human's queries are a random sample" in text
+    page = html.unescape((tmp_path / "r.html").read_text())
+    assert "the values with llm's judgments, of every query" in page

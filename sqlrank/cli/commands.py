@@ -16,13 +16,22 @@ from .paths import frame_text, named_sources
 
 
 def _comparison(args: argparse.Namespace, details: int = 0):
-    from ..tools.compare import compare_result
+    from ..tools.ppi_comparison import comparison
 
+    qrels, runs = args.qrels, args.runs
+    if (args.test or "").startswith("ppi") and (args.all_pairs or getattr(args, "record", None)):
+        raise OptionError(f"--test {args.test} compares each run with the baseline by an LLM's judgments and people's; "
+                          f"leave out --all-pairs and --record")
+    if args.qrels_sources:  # the judgments by source (--test ppi): every positional argument is a run
+        qrels, runs = named_sources(args.qrels_sources, True), [args.qrels, *args.runs]
+    if (args.qrels_sources or args.gold) and not (args.test or "").startswith("ppi"):
+        raise OptionError("--qrels NAME=FILE and --gold give the LLM's and the people's judgments of --test ppi; add "
+                          "--test ppi (or merge the sources with sqlrank eval --qrels)")
     with database_options(args, evaluation_options(args)) as options:
-        result = compare_result(args.qrels, args.runs, " ".join(args.measures), test=args.test or "t",
-                                correction=args.correction, trials=args.trials, seed=args.seed, gsb=args.gsb,
-                                tolerance=args.tolerance, names=args.names, baseline=args.baseline,
-                                weights=args.weights, aggregate=args.aggregate, details=details, **options)
+        result = comparison(qrels, runs, " ".join(args.measures), test=args.test or "t",
+                            correction=args.correction, trials=args.trials, seed=args.seed, gsb=args.gsb,
+                            tolerance=args.tolerance, names=args.names, baseline=args.baseline,
+                            weights=args.weights, aggregate=args.aggregate, details=details, gold=args.gold, **options)
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     return result
@@ -110,6 +119,8 @@ def compare_command(args: argparse.Namespace) -> int:
     rules = [parse_rule(rule) for rule in args.fail_if]  # a wrong rule stops before anything is evaluated
     require_measures(rules, " ".join(args.measures))
     _check_record(args)
+    if args.all_pairs and (args.test or "").startswith("ppi"):
+        raise OptionError(f"--test {args.test} compares each run with the baseline; leave out --all-pairs")
     if args.all_pairs:
         if rules:
             raise OptionError("--fail-if gates a change against its baseline; leave out --all-pairs")

@@ -205,7 +205,12 @@ def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--baseline", metavar="NAME", help="the run the others are compared with (default: the first)")
     group.add_argument("--test", choices=TESTS,
                        help="paired test: t (default), wilcoxon, sign, permutation (randomization), bootstrap; with "
-                            "--all-pairs also tukey (its default) and randomized-tukey")
+                            "--all-pairs also tukey (its default) and randomized-tukey; with an LLM's judgments and "
+                            "people's (--qrels NAME=FILE twice) ppi (prediction-powered, PPI++) or ppi-untuned")
+    group.add_argument("--qrels", action="append", dest="qrels_sources", metavar="NAME=QRELS",
+                       help="with --test ppi: the LLM's judgments and the people's, named (every positional argument "
+                            "is then a run)")
+    group.add_argument("--gold", metavar="NAME", help="with --test ppi: the judgment source people made (default: human)")
     group.add_argument("--correction", choices=CORRECTIONS, default="none",
                        help="adjust p-values over all comparisons: none (default), bonferroni, holm, bh")
     group.add_argument("--trials", type=int, default=10_000, metavar="N",

@@ -26,7 +26,8 @@ NO_RELEVANT = ("zero", "skip")
 TREC_EVAL_VERSIONS = (9, 10)
 # How sqlrank compare judges a difference (sqlrank/statistics.py): the paired test and the
 # correction for many comparisons. Named here so that the command line starts without numpy.
-TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey", "randomized-tukey")  # the last two: all pairs
+# tukey and randomized-tukey compare all pairs; ppi and ppi-untuned read an LLM's judgments and people's (tools/ppi.py)
+TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey", "randomized-tukey", "ppi", "ppi-untuned")
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
 
 

@@ -55,6 +55,7 @@ class Comparison:
     renamed: str | None = None  # the canonical names of the measures asked by other names (measures.renamed)
     untested: list[str] = field(default_factory=list)  # one value per run (Coverage) or weighted (GAUC): no test
     details: Details | None = None  # for the report: each run's precision-recall curve and top documents
+    judgment_sources: dict | None = None  # test ppi: {"llm": name, "gold": name} (tools/ppi_comparison.py)
 
 
 @dataclass
@@ -98,11 +99,15 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
                    trials: int = 10_000, seed: int | None = 0, gsb: bool = False, tolerance: float = 0.0,
                    names: list[str] | None = None, baseline: str | None = None, queries: Any = None,
                    by: str | None = None, weights: Any = None, aggregate: str = "mean", details: int = 0,
-                   **options: Any) -> Comparison:
+                   gold: str | None = None, **options: Any) -> Comparison:
     """Every run evaluated and compared with the baseline. ``weights`` (query_id -> weight) or ``aggregate``:
     the plain means and their deltas summarised so (tools/aggregate.py); the tests test the per-query
-    differences. ``details=k``: also each run's precision-recall curve and top k documents (a report's)."""
+    differences. ``details=k``: also each run's precision-recall curve and top k documents (a report's).
+    ``test="ppi"`` and ``gold``: tools/ppi_comparison.comparison() computes those."""
     check_test(test, trials, seed)
+    if test.startswith("ppi") or gold is not None:  # tools/ppi_comparison.comparison() decides
+        raise OptionError("gold= (--gold) names the people's judgments of a prediction-powered comparison: add "
+                          "test='ppi' (--test ppi)")
     check_aggregate(aggregate, weights is not None)
     query_weights = read_weights(weights) if weights is not None else None  # read and checked before evaluating
     if test in TUKEY:

@@ -55,6 +55,9 @@ class AllPairs:
 def check_pairs(runs: list[str], test: str, correction: str, alpha: float) -> None:
     if len(runs) > len(LETTERS):
         raise OptionError(f"{len(runs)} runs: every pair is lettered a to z, so at most {len(LETTERS)} runs")
+    if test.startswith("ppi"):
+        raise OptionError(f"--test {test} compares each run with the baseline (a prediction-powered difference); "
+                          f"leave out --all-pairs")
     if test in TUKEY and correction != "none":
         raise OptionError(f"--test {test} holds the error rate over all pairs itself; leave out --correction")
     if not 0 < alpha < 1:

@@ -42,6 +42,7 @@ class Estimate:
     n: int
     N: int
     effective_n: float
+    p_value: float = math.nan  # two-sided, of the mean being 0 (ppi-python's ppi_mean_pval): for differences
 
 
 def power_tuned_lambda(y: np.ndarray, yhat: np.ndarray, yhat_all: np.ndarray) -> float:
@@ -60,7 +61,7 @@ def ppi_mean(y: np.ndarray, yhat: np.ndarray, yhat_all: np.ndarray, level: float
     """The prediction-powered mean of ``y`` (human-judged values) from ``yhat`` (the same queries' LLM-judged
     values) and ``yhat_all`` (the LLM-judged values of the queries people did not judge), with its ``level``
     interval; N counts every query (both sets)."""
-    from scipy.special import ndtri
+    from scipy.special import ndtr, ndtri
 
     y, yhat, yhat_all = (np.asarray(a, dtype=float) for a in (y, yhat, yhat_all))
     n, total = len(y), len(yhat_all)
@@ -72,7 +73,23 @@ def ppi_mean(y: np.ndarray, yhat: np.ndarray, yhat_all: np.ndarray, level: float
     half = float(ndtri((1 + level) / 2) * math.sqrt(variance))
     human = np.var(y) / n
     effective = n * human / variance if variance > 0 else math.inf
-    return Estimate(value, value - half, value + half, lam, n, n + total, float(effective))
+    p_value = float(2 * ndtr(-abs(value) / max(math.sqrt(variance), 1e-16)))  # ppi-python's floor of the deviation
+    return Estimate(value, value - half, value + half, lam, n, n + total, float(effective), p_value)
+
+
+def two_sources(qrels: Any, gold: str, options: Mapping[str, Any]) -> tuple[str, Any, Any]:
+    """The two judgment sources of ``qrels`` (a dict, or a list of files named by their names) that a
+    prediction-powered interval reads, each apart: (the LLM's name, its judgments, the judgments of ``gold``)."""
+    from ..inputs.locate import is_nested_dict
+    from ..inputs.merge import source_names
+
+    if not isinstance(qrels, (list, tuple, Mapping)) or is_nested_dict(qrels):
+        raise OptionError("a prediction-powered interval reads two judgment sources, the LLM's and the people's: give "
+                          "them as {'llm': ..., 'human': ...} (--qrels llm=FILE --qrels human=FILE)")
+    if options.get("prefer") is not None or options.get("combine") is not None:
+        raise OptionError("a prediction-powered interval reads each judgment source apart; leave out prefer and "
+                          "combine")
+    return check_sources(source_names(qrels), gold)
 
 
 def check_sources(qrels: Any, gold: str) -> tuple[str, Any, Any]:
@@ -105,7 +122,7 @@ def ppi_summary(llm: pd.DataFrame, human: pd.DataFrame, summary: pd.DataFrame, l
     rows = []
     for record in summary.to_dict("records"):
         key = tuple(record[k] for k in keys)  # pandas groups by a list of keys as tuples
-        rows.append({**{k: record[k] for k in keys}, **_estimated(by_llm.get(key, empty), by_human.get(key, empty),
+        rows.append({**{k: record[k] for k in keys}, **estimated(by_llm.get(key, empty), by_human.get(key, empty),
                                                                  plain_mean(record["measure"]), record["measure"],
                                                                  level, method, names)})
     runs = list(dict.fromkeys(summary["run_id"])) if "run_id" in keys else []
@@ -114,14 +131,14 @@ def ppi_summary(llm: pd.DataFrame, human: pd.DataFrame, summary: pd.DataFrame, l
             every, judged = (by.get((run, measure), empty) - by.get((runs[0], measure), empty) for by in (by_llm,
                                                                                                        by_human))
             rows.append({"run_id": f"{run} - {runs[0]}", "measure": measure,
-                         **_estimated(every.dropna(), judged.dropna(), plain_mean(measure), measure, level, method,
+                         **estimated(every.dropna(), judged.dropna(), plain_mean(measure), measure, level, method,
                                       names)})
     frame = pd.DataFrame(rows, columns=keys + ["value", "ci_low", "ci_high", "lambda", "n", "N", "effective_n"])
     frame.attrs.update(summary.attrs, ci=level, ci_method=method, judgment_sources={"llm": names[0], "gold": names[1]})
     return frame
 
 
-def _estimated(every: pd.Series, judged: pd.Series, plain: bool, measure: str, level: float, method: str,
+def estimated(every: pd.Series, judged: pd.Series, plain: bool, measure: str, level: float, method: str,
                names: tuple[str, str]) -> dict:
     """One row's estimate from every query's LLM-judged values and the human-judged ones (by query id)."""
     missing = judged.index.difference(every.index)
@@ -134,9 +151,9 @@ def _estimated(every: pd.Series, judged: pd.Series, plain: bool, measure: str, l
                           f"(evaluate with {names[1]}'s judgments, --ci 95)")
     estimate = ppi_mean(judged.to_numpy(), every.loc[judged.index].to_numpy(), others.to_numpy(), level,
                         tuned=method == "ppi") if plain and len(judged) else None
-    values = (estimate.value, estimate.ci_low, estimate.ci_high, estimate.lam, estimate.effective_n) \
-        if estimate else (math.nan,) * 5
-    return {**dict(zip(("value", "ci_low", "ci_high", "lambda", "effective_n"), values)), "n": len(judged),
+    values = (estimate.value, estimate.ci_low, estimate.ci_high, estimate.lam, estimate.effective_n, estimate.p_value) \
+        if estimate else (math.nan,) * 6
+    return {**dict(zip(("value", "ci_low", "ci_high", "lambda", "effective_n", "p_value"), values)), "n": len(judged),
             "N": len(every)}
 
 
@@ -165,22 +182,22 @@ def prediction_powered(qrels: Any, run: Any, measures: Any, level: float, method
     people's), then each mean's prediction-powered estimate (ppi_summary); with the two evaluations' warnings and
     the conventions they were evaluated under, described."""
     from ..evaluation import evaluate_result
-    from ..inputs.locate import is_nested_dict
-    from ..inputs.merge import source_names
 
-    if not isinstance(qrels, (list, tuple, Mapping)) or is_nested_dict(qrels):
-        raise OptionError("a prediction-powered interval reads two judgment sources, the LLM's and the people's: give "
-                          "them as {'llm': ..., 'human': ...} (--qrels llm=FILE --qrels human=FILE)")
-    if options.get("prefer") is not None or options.get("combine") is not None:
-        raise OptionError("a prediction-powered interval reads each judgment source apart; leave out prefer and "
-                          "combine")
-    llm_name, llm, human = check_sources(source_names(qrels), gold)
+    llm_name, llm, human = two_sources(qrels, gold, options)
     with_llm = evaluate_result(llm, run, measures, True, **options)
     with_gold = evaluate_result(human, run, measures, True, **options)
     frame = ppi_summary(with_llm.frame, with_gold.frame, with_llm.summary, level, method, (llm_name, gold))
-    said = [f"{llm_name}: {message}" for message in with_llm.warnings] + \
-           [f"{gold}: {message}" for message in with_gold.warnings if UNJUDGED not in message]
-    return frame, said, with_llm.conventions.describe()
+    return frame, source_warnings((llm_name, with_llm.warnings), (gold, with_gold.warnings)), \
+        with_llm.conventions.describe()
+
+
+def source_warnings(llm: tuple[str, list[str]], gold: tuple[str, list[str]]) -> list[str]:
+    """The warnings of the evaluations with the LLM's judgments and with the people's: once where both said it (of
+    the run: ties), else named by the source that said it; not that people left queries unjudged (the design)."""
+    both = set(llm[1]) & set(gold[1])
+    return [*[message for message in llm[1] if message in both],
+            *[f"{name}: {message}" for name, said in (llm, gold) for message in said
+              if message not in both and not (name == gold[0] and UNJUDGED in message)]]
 
 
 def prediction_powered_frame(qrels: Any, run: Any, measures: Any, level: float, method: str, gold: str,

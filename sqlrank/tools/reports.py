@@ -16,7 +16,9 @@ from .figures import curve_plot, diff_section
 
 DEPTH = 10  # the documents of each run an HTML report shows side by side, rank by rank
 TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "sign": "sign test",
-              "permutation": "paired randomization (permutation) test", "bootstrap": "paired bootstrap test"}
+              "permutation": "paired randomization (permutation) test", "bootstrap": "paired bootstrap test",
+              "ppi": "prediction-powered z-test of the mean difference (PPI++, lambda tuned)",
+              "ppi-untuned": "prediction-powered z-test of the mean difference (lambda = 1)"}
 CORRECTION_NAMES = dict(zip(CORRECTIONS, ("no correction", "Bonferroni", "Holm", "Benjamini-Hochberg")))
 
 
@@ -46,8 +48,11 @@ def display_rows(table: pd.DataFrame, gsb: bool) -> tuple[list[str], list[list[s
     header = (["segment", "queries"] if segmented else []) + ["measure", "run", "mean", "delta"]
     header += ["good", "same", "bad", "gsb"] if gsb else ["wins", "ties", "losses"]
     header += ["p", "p adj.", "95% CI of delta", "effect"]
+    ppi = "lambda" in table.columns  # a prediction-powered comparison: each row's estimate
+    header += ["lambda", "n", "N", "eff. n"] if ppi else []
+    lambdas = table["lambda"].tolist() if ppi else []  # itertuples renames a column called lambda
     rows = []
-    for row in table.itertuples(index=False):
+    for number, row in enumerate(table.itertuples(index=False)):
         cells = []
         if segmented:
             cells += ["all" if row.segment is None or row.segment != row.segment else str(row.segment),
@@ -60,6 +65,8 @@ def display_rows(table: pd.DataFrame, gsb: bool) -> tuple[list[str], list[list[s
         interval = "" if row.ci_low != row.ci_low else f"[{_f(row.ci_low, signed=True)}, {_f(row.ci_high, signed=True)}]"
         cells += [_p(row.p_value), _p(row.p_value_adjusted) + mark(row.p_value_adjusted), interval,
                   _f(row.effect_size, ".2f")]
+        if ppi:
+            cells += [_f(lambdas[number], ".2f"), str(row.n), str(row.N), _f(row.effective_n, ".1f")]
         rows.append(cells)
     return header, rows
 
@@ -71,17 +78,26 @@ def legend(c: Comparison) -> list[str]:
     tests = [f"test: {TEST_NAMES[c.test]}, two-sided; p adj.: {CORRECTION_NAMES[c.correction]} over "
              f"{comparisons} comparison{'' if comparisons == 1 else 's'}; * p adj. < 0.05, ** p adj. < 0.01",
              f"effect: {_effect_name(c.test)}; CI: {_interval_name(c.test)}"] if comparisons or not c.untested else []
+    if c.judgment_sources:
+        llm, gold = c.judgment_sources["llm"], c.judgment_sources["gold"]
+        tests.append(f"mean, delta: prediction-powered, the mean with {llm}'s judgments over the N - n queries {gold} "
+                     f"did not judge, corrected by lambda times its difference from {gold}'s over the n they did (valid "
+                     f"when {gold}'s queries are a random sample); wins, ties, losses over those n queries")
     return [f"queries: {c.num_queries} (evaluated for every run); baseline: {c.runs[0]}"] + tests + untested + (
         [f"as asked: {c.renamed}"] if c.renamed else []) + [f"conventions: {c.conventions}"] + (
         ["remove-seen: each user's history items were left out of every run before ranking"] if c.removed_seen else [])
 
 
 def _effect_name(test: str) -> str:
+    if test.startswith("ppi"):
+        return "none (a prediction-powered estimate)"
     return {"wilcoxon": "matched-pairs rank-biserial correlation",
             "sign": "(wins - losses) / (wins + losses)"}.get(test, "Cohen's d of the paired differences (d_z)")
 
 
 def _interval_name(test: str) -> str:
+    if test.startswith("ppi"):
+        return "prediction-powered normal interval of the mean difference"
     return "bootstrap BCa interval of the mean difference" if test == "bootstrap" else \
         "Student's t interval of the mean difference"
 
@@ -341,7 +357,12 @@ def html_page(c: Comparison, gsb: bool, title: str = "sqlrank comparison", pairs
         base = rows[c.runs[0]].to_numpy(dtype=float)
         for run in c.runs[1:]:
             differences[measure, run] = sorted_deltas(queries[measure], rows[run].to_numpy(dtype=float) - base)
-    body.append("<h2>Per-query differences</h2><div class=\"plots\">")
+    body.append("<h2>Per-query differences</h2>")
+    if c.judgment_sources:  # prediction-powered: the estimates above; the per-query values below are the LLM's
+        body.append(f'<p class="legend">Per query, from here on: the values with {html.escape(c.judgment_sources["llm"])}'
+                    f"'s judgments, of every query (the estimates above correct their means with "
+                    f"{html.escape(c.judgment_sources['gold'])}'s).</p>")
+    body.append('<div class="plots">')
     for (measure, run), pairs in differences.items():
         better, worse = sum(d > 0 for _, d in pairs), sum(d < 0 for _, d in pairs)
         body.append(_delta_plot(pairs, f"{measure}: {run} - {c.runs[0]} per query ({better} better, {worse} worse"))
