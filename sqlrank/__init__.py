@@ -41,7 +41,7 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci
              ci_method: str = "t", trials: int = 10_000, seed: int | None = 0, record: str | None = None,
              tag: str | None = None, weights: Any = None, aggregate: str = "mean", gold: str = "human",
              output: str | None = None, **options: Any):
-    """Evaluate a run against qrels and return a DataFrame (pandas; Polars or Arrow for those inputs: ``output``).
+    """Evaluate a run against qrels and return a DataFrame (pandas; Polars, Arrow, DuckDB for those inputs: ``output``).
 
     qrels, run: a file path or glob (TREC text, CSV/TSV with a header, Parquet; .gz), a pandas or Polars
         DataFrame, an Arrow table, a DuckDB relation, or a table name in ``connection``.
@@ -84,19 +84,19 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci
     from .results.kinds import converted, output_kind
 
     _check(options, record, tag, ci is None and ci_method != "t" and ci_method)
-    kind = output_kind(output, qrels, run)
+    kind, con = output_kind(output, qrels, run), options.get("connection")
     if ci is not None and ci_method in ("ppi", "ppi-untuned"):
         from .tools.ppi import prediction_powered_frame
 
         return converted(prediction_powered_frame(qrels, run, measures, ci, ci_method, gold, options,
                                                   per_query=per_query, record=record, weights=weights,
-                                                  aggregate=aggregate), kind)
+                                                  aggregate=aggregate), kind, con)
     if ci is not None or weights is not None or aggregate != "mean":
         return converted(_summarised(qrels, run, measures, per_query, (ci, ci_method, trials, seed), options, record,
-                                     tag, weights, aggregate), kind)
+                                     tag, weights, aggregate), kind, con)
     result = evaluate_result(qrels, run, measures, per_query, **options)
     _record(record, tag, result, qrels, run)
-    return converted(framed(result, per_query), kind)
+    return converted(framed(result, per_query), kind, con)
 
 
 def _check(options: dict, record: str | None, tag: str | None, method_alone: Any = None) -> None:

@@ -190,7 +190,7 @@ class Evaluator:
         for name in ELSEWHERE:
             options.pop(name, None)
         resources = session_options(options)
-        self._stack = ExitStack()
+        self._stack, self._theirs = ExitStack(), resources.get("connection")  # a relation as the result: theirs
         self._con, self._registry = self._stack.enter_context(session(resources.pop("connection", None), kept=False,
                                                                       **resources))
         self._closing = weakref.finalize(self, self._stack.close)  # also when dropped without close()
@@ -221,7 +221,7 @@ class Evaluator:
                 self._registry.release(mark)
         from .results.kinds import converted, output_kind
 
-        return converted(framed(checked(result, self._strict), per_query), output_kind(output, run))
+        return converted(framed(checked(result, self._strict), per_query), output_kind(output, run), self._theirs)
 
     @property
     def measures(self) -> list[str]:

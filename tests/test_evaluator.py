@@ -89,7 +89,9 @@ def test_other_kinds_of_input():
         same(ev.evaluate(run_nested, per_query=True), expected)
         same(ev.evaluate(run, per_query=True), expected)
     with sqlrank.Evaluator(qrels, MEASURES, connection=con) as ev:  # a relation and a table of that connection
-        same(ev.evaluate(con.sql("SELECT * FROM run_frame"), per_query=True), expected)
+        got = ev.evaluate(con.sql("SELECT * FROM run_frame"), per_query=True)  # a relation of that connection out
+        assert isinstance(got, duckdb.DuckDBPyRelation)
+        pd.testing.assert_frame_equal(got.df(), expected)  # a relation carries no attrs
         same(ev.evaluate("run_frame", per_query=True), expected)
     pyarrow = pytest.importorskip("pyarrow")
     with sqlrank.Evaluator(pyarrow.Table.from_pandas(qrels), MEASURES) as ev:

@@ -63,7 +63,9 @@ def test_duckdb_tables_and_relations(reference):
     pd.testing.assert_frame_equal(evaluate("my_qrels", "my_run", connection=con), reference)
     relation = con.sql("SELECT qid AS query_id, docno AS doc_id, sim AS score FROM "
                        f"read_csv('{DATA / 'run.tsv'}', delim = '\t', header = true, all_varchar = true)")
-    pd.testing.assert_frame_equal(evaluate("my_qrels", relation, connection=con), reference)
+    got = evaluate("my_qrels", relation, connection=con)  # a relation in, a relation of that connection out
+    assert isinstance(got, duckdb.DuckDBPyRelation)
+    pd.testing.assert_frame_equal(got.df(), reference)
     # nothing of sqlrank's is left behind in the caller's connection
     assert sorted(r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() UNION ALL "
                                             "SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()) \

@@ -61,10 +61,34 @@ def test_results_come_back_in_the_kind_that_came_in(files):
     pd.testing.assert_frame_equal(arrow.to_pandas(), expected, check_dtype=False)
     assert isinstance(sqlrank.evaluate(qrels, run, "AP", output="polars"), pl.DataFrame)
     assert isinstance(sqlrank.evaluate(pl.from_pandas(qrels), pl.from_pandas(run), "AP", output="pandas"), pd.DataFrame)
-    with pytest.raises(sqlrank.OptionError, match="output='excel' is not one of pandas, polars, arrow"):
+    with pytest.raises(sqlrank.OptionError, match="output='excel' is not one of pandas, polars, arrow, duckdb"):
         sqlrank.evaluate(qrels, run, "AP", output="excel")
     with sqlrank.Evaluator(pl.from_pandas(qrels), MEASURES) as evaluator:
         assert isinstance(evaluator.evaluate(pl.from_pandas(run)), pl.DataFrame)
+
+
+def test_duckdb_relations_in_a_relation_out_that_joins_back(files):
+    """DuckDB relations in (with their connection), a relation of that connection out: the same rows, joined back to a
+    table of that connection in SQL; a relation without its connection is an error that names the fix."""
+    import duckdb
+
+    _, qrels, run, expected = files
+    con = duckdb.connect()
+    con.execute("CREATE TABLE topics AS SELECT DISTINCT query_id, 'topic ' || query_id AS title FROM qrels")
+    relations = con.from_df(qrels), con.from_df(run)
+    got = sqlrank.evaluate(*relations, MEASURES, per_query=True, connection=con)
+    assert isinstance(got, duckdb.DuckDBPyRelation)
+    pd.testing.assert_frame_equal(got.df(), expected, check_dtype=False)
+    titled = got.join(con.table("topics"), "query_id").filter("measure = 'AP'").order("query_id").df()
+    assert titled.title.tolist() == ["topic " + q for q in sorted(expected[expected.measure == "AP"].query_id)]
+    with sqlrank.Evaluator(relations[0], MEASURES, connection=con) as evaluator:
+        assert isinstance(evaluator.evaluate(relations[1]), duckdb.DuckDBPyRelation)
+    assert isinstance(sqlrank.evaluate(*relations, "AP", connection=con, output="pandas"), pd.DataFrame)
+    with pytest.raises(sqlrank.InputError, match="pass connection=con, the connection that made it"):
+        sqlrank.evaluate(*relations, "AP")
+    assert con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchone()[0] == 0  # none left there
+    with pytest.raises(sqlrank.OptionError, match="a DuckDB relation as the result is one of your connection"):
+        sqlrank.evaluate(qrels, run, "AP", output="duckdb")
 
 
 def test_a_held_input_that_is_wrong_says_so(files):

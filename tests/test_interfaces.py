@@ -2,6 +2,9 @@
 says otherwise is an error that names both."""
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from conftest import FIXTURES
@@ -161,3 +164,11 @@ def test_integer_ids_come_back_as_integers_in_their_natural_order(tmp_path):
     assert len(joined) == 8
     text = sqlrank.evaluate(qrels.astype({"user_id": str}), run.astype({"user_id": str}), "HR@1", per_query=True)
     assert text.user_id.tolist() == ["1", "10", "100", "2"]  # text ids: as text, in text order
+    qrels.to_parquet(tmp_path / "qrels.parquet")  # the command line lists them in that order too, in every layout
+    command = [sys.executable, "-m", "sqlrank", "eval", str(tmp_path / "qrels.parquet"), str(tmp_path / "run.parquet"),
+               "-m", "HR@1", "-q"]
+    for fmt, first in (("table", 2), ("csv", 1), ("tsv", 1)):
+        done = subprocess.run([*command, "-f", fmt], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert [line.replace(",", " ").split()[0] for line in done.stdout.splitlines()[first:first + 4]] == \
+            ["1", "2", "10", "100"], (fmt, done.stdout)

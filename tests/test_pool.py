@@ -89,6 +89,15 @@ def test_judged_documents_are_left_out_and_formats_read_back(run_files, tmp_path
     assert as_sets(pd.read_parquet(tmp_path / "next.parquet").astype({"query_id": str})) == rest
     assert main([*args, "-f", "csv"]) == 0
     assert capsys.readouterr().out.startswith("query_id,doc_id,weight\n")
+    assert main([*args, "-o", str(tmp_path / "next.json")]) == 0  # the name chooses the format
+    capsys.readouterr()
+    assert as_sets(pd.read_json(tmp_path / "next.json", dtype={"query_id": str, "doc_id": str})) == rest
+    assert main([*args, "-f", "markdown"]) == 0
+    shown = capsys.readouterr().out.splitlines()
+    assert shown[:2] == ["| query_id | doc_id | weight |", "| --- | --- | ---: |"] and len(shown) == 2 + sum(map(len, rest.values()))
+    assert main([*args, "-f", "latex"]) == 0 and "\\begin{tabular}" in capsys.readouterr().out
+    assert main([*args, "-f", "csv", "-o", str(tmp_path / "p.json")]) == 1
+    assert "-f csv and -o" in capsys.readouterr().err and not (tmp_path / "p.json").exists()
     assert main([*args, "-o", str(judged)]) == 1  # never over an input
     assert "is the input" in capsys.readouterr().err
     assert main(["pool", str(run_files[0]), "--method", "rrf"]) == 1

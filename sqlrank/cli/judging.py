@@ -58,11 +58,12 @@ def pool_command(args: argparse.Namespace) -> int:
                  tie_break=args.tie_break, rrf_k=args.rrf_k, rbp_p=args.rbp_p, run_format=args.run_format,
                  run_columns=args.run_columns, qrels_format=args.qrels_format, qrels_columns=args.qrels_columns)
     summary = pool_summary(frame, args.depth, args.budget)
+    text = frame_text(frame, fmt) if fmt in ("json", "markdown", "latex") else pool_output(frame, fmt)
     if args.output in (None, "-"):
-        write_output(pool_output(frame, fmt), args.output)
+        write_output(text, args.output)
         print(summary, end="", file=sys.stderr)
     else:
-        write_file(args.output, pool_output(frame, fmt))
+        write_file(args.output, text)
         write_output(summary, None)
     return 0
 

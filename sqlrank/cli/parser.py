@@ -259,8 +259,9 @@ def add_pool_command(commands) -> None:
         description="Pool runs for the next round of judging: every run's top K per query (--depth K, TREC "
                     "depth-k pooling), or the N documents per query with the highest reciprocal-rank-fusion or RBP "
                     "weight over the runs (--method rrf|rbp --budget N), leaving out what --qrels already judge. "
-                    "Written as TREC qrels with the label -1 (pooled, not judged yet), or as CSV, TSV or Parquet "
-                    "rows query_id, doc_id, weight (-o FILE.csv, .tsv, .parquet).")
+                    "Written as TREC qrels with the label -1 (pooled, not judged yet), or as CSV, TSV, Parquet, "
+                    "JSON, Markdown or LaTeX rows query_id, doc_id, weight (-o FILE.csv, .tsv, .parquet, .json, .md, "
+                    ".tex).")
     po.add_argument("runs", nargs="+", metavar="RUN", help="the runs to pool (files, globs of files)")
     po.add_argument("--depth", type=int, metavar="K",
                     help="the top K of every run per query (required for --method depth; with rrf or rbp, only "
@@ -277,8 +278,9 @@ def add_pool_command(commands) -> None:
     po.add_argument("--qrels-format", choices=FORMATS, help="format of --qrels (default: from the file names)")
     po.add_argument("--qrels-columns", metavar="MAP", type=mapping_argument,
                     help="column names of --qrels, e.g. query_id=qid,doc_id=docno,relevance=label")
-    po.add_argument("-f", "--format", choices=("trec", "csv", "tsv", "parquet"),
-                    help="output format (default: from -o's name, else TREC qrels)")
+    po.add_argument("-f", "--format", choices=("trec", "csv", "tsv", "parquet", "json", "markdown", "latex"),
+                    help="output format (default: from -o's name, else TREC qrels): the pool's rows query_id, doc_id, "
+                         "weight")
     po.add_argument("-o", "--output", metavar="FILE",
                     help="write the pool to FILE (atomically; it then prints one line of counts) instead of stdout")
     po.set_defaults(handler=pool_command)

@@ -92,6 +92,11 @@ class Source:
         return self.format in ("trec", "parquet", "dataframe") + DELIMITED
 
     @property
+    def integer_ids(self) -> bool:
+        """Its query ids were integers (as read; a statement compares them as text): results list them so, 2 before 10."""
+        return self.query_type in INTEGER_TYPES
+
+    @property
     def query_label(self) -> str | None:
         """The name the input gives its query ids (user_id), if it names them otherwise."""
         name = self.query_name or self.columns.get("query_id")

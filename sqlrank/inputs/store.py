@@ -116,7 +116,15 @@ class Registry:
     def register(self, obj: Any, kind: str) -> str:
         name = self.name(kind)
         if isinstance(obj, duckdb.DuckDBPyRelation):
-            obj.create_view(name, replace=True)
+            obj.create_view(name, replace=True)  # a temporary view of the connection it belongs to
+            if not self.con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [name]).fetchone()[0]:
+                try:  # of another connection: its view goes again, and the caller names the connection
+                    obj.query("sqlrank_relation", f"DROP VIEW IF EXISTS {DUCKDB.ident(name)}")
+                except duckdb.Error:
+                    pass
+                raise InputError(f"a DuckDB relation ({kind}) is read in the connection it belongs to: pass "
+                                 f"connection=con, the connection that made it (duckdb.default_connection() for "
+                                 f"duckdb.sql's)")
         else:
             self.con.register(name, obj)
         self.names.append(name)

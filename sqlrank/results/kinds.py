@@ -1,7 +1,8 @@
 """Results in the kind of frame that came in: a Polars DataFrame for Polars inputs, a pyarrow Table for Arrow ones,
-pandas otherwise, or the kind asked for (``output="pandas" | "polars" | "arrow"``). What pandas' ``attrs`` carry (the
-statement, the conventions, the queries counted) goes along: a Polars frame's ``attrs``, an Arrow table's schema
-metadata (``b"sqlrank"``, JSON)."""
+a DuckDB relation of the caller's connection for DuckDB relations, pandas otherwise, or the kind asked for
+(``output="pandas" | "polars" | "arrow" | "duckdb"``). What pandas' ``attrs`` carry (the statement, the conventions,
+the queries counted) goes along: a Polars frame's ``attrs``, an Arrow table's schema metadata (``b"sqlrank"``,
+JSON); a relation has no place for them (output="pandas" keeps them)."""
 from __future__ import annotations
 
 import json
@@ -9,12 +10,13 @@ from typing import Any
 
 from ..errors import OptionError
 
-OUTPUTS = ("pandas", "polars", "arrow")
+OUTPUTS = ("pandas", "polars", "arrow", "duckdb")
 
 
 def output_kind(output: str | None, *inputs: Any) -> str:
     """The kind asked for, or that of the inputs: polars where one is a Polars DataFrame or LazyFrame, arrow where
-    one is a pyarrow Table or RecordBatch (the run decides where both are given and differ), else pandas."""
+    one is a pyarrow Table or RecordBatch, duckdb where one is a DuckDB relation (the run decides where both are given
+    and differ), else pandas."""
     if output is not None:
         if output not in OUTPUTS:
             raise OptionError(f"output={output!r} is not one of {', '.join(OUTPUTS)}")
@@ -32,6 +34,8 @@ def _kind(obj: Any) -> str:
         return "polars"
     if module == "pyarrow" and name in ("Table", "RecordBatch"):
         return "arrow"
+    if module == "duckdb" and name == "DuckDBPyRelation":
+        return "duckdb"
     if isinstance(obj, (list, tuple)) and obj:
         return _kind(obj[0])
     if isinstance(obj, dict) and obj and all(isinstance(k, str) for k in obj):
@@ -39,10 +43,16 @@ def _kind(obj: Any) -> str:
     return "pandas"
 
 
-def converted(frame: Any, kind: str) -> Any:
-    """A pandas DataFrame of results as ``kind``, its attrs kept."""
+def converted(frame: Any, kind: str, connection: Any = None) -> Any:
+    """A pandas DataFrame of results as ``kind``, its attrs kept; a relation of ``connection`` (the caller's, where
+    their relations live: it scans the frame, nothing copied), to join back to their tables in SQL."""
     if kind == "pandas":
         return frame
+    if kind == "duckdb":
+        if connection is None:
+            raise OptionError("a DuckDB relation as the result is one of your connection: pass connection=con (the "
+                              "connection your relations and tables belong to), or output='pandas'")
+        return connection.from_df(frame)
     import pyarrow as pa
 
     table = pa.Table.from_pandas(frame, preserve_index=False)
