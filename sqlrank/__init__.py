@@ -62,9 +62,9 @@ def evaluate(qrels: Any, run: Any, measures: Any, per_query: bool = False, *, ci
     each file it read and validated once); ``frame.attrs["conventions"]`` the conventions;
     ``frame.attrs["num_queries"]`` the queries evaluated, and ``frame.attrs["queries"]`` how many
     of them each measure's mean is over (fewer for AUC where a user has one class; with runs stored
-    together, per run: {run_id: {measure: count}}); ``frame.attrs["measures"]`` the name results
-    give each measure (canonical, with every convention that differs from trec_eval's), by the name
-    it was asked by ({"HR@10": "Success@10"}).
+    together, per run: {run_id: {measure: count}}); rows are named as the measures were asked (HR@10),
+    ``frame.attrs["measures"]`` maps each to its canonical name, with every convention that differs
+    from trec_eval's ({"HR@10": "Success@10"}).
 
     Several judgment sources: ``qrels`` a list of inputs (named by their file names) or a dict
     {name: input}, or one input with a ``source`` column; ``prefer=["human", "llm"]`` (the first

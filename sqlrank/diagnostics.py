@@ -324,7 +324,7 @@ def require_labels_within_limits(p: Plan, fetch_one, qrels_sql: str, dialect: Di
                                  memo: dict | None = None) -> None:
     """Measures whose definition bounds the labels (the registry's label_limit: ERR's max_rel) refuse
     judgments above the bound rather than compute a number outside the measure's range."""
-    limits = {str(m): (m.spec.label_limit, m.param(m.spec.label_limit)) for m in p.measures if m.spec.label_limit}
+    limits = {m.shown: (m.spec.label_limit, m.param(m.spec.label_limit)) for m in p.measures if m.spec.label_limit}
     if not limits:
         return
     top = remembered(memo, ("top_label", qrels_sql), lambda: fetch_one(call_macro(dialect, "checks.sql", "top_label",

@@ -103,9 +103,9 @@ def framed(result: Result, per_query: bool, stacklevel: int = 3):
     frame.attrs["sql"] = result.sql  # with per_query=True it also returns the summary rows (query_id NULL)
     frame.attrs["conventions"] = result.conventions.describe()
     frame.attrs["num_queries"] = result.num_queries
-    queries = {run: {str(m): result.queries(str(m), run) for m in result.measures} for run in result.run_ids()}
+    queries = {run: {m.shown: result.queries(m.shown, run) for m in result.measures} for run in result.run_ids()}
     frame.attrs["queries"] = queries[None] if None in queries else queries
-    frame.attrs["measures"] = {m.label or str(m): str(m) for m in result.measures}
+    frame.attrs["measures"] = {m.shown: str(m) for m in result.measures}  # as asked: canonical
     frame.attrs.update({"judgment_sources": dict(result.judgments.counts)} if result.judgments is not None else {})
     return frame
 
@@ -226,7 +226,7 @@ class Evaluator:
     @property
     def measures(self) -> list[str]:
         """The measures evaluated, by the names results give them (the names asked by where those differ)."""
-        return [m.label or str(m) for m in self._judged.measures]
+        return [m.shown for m in self._judged.measures]
 
     def close(self) -> None:
         """Let go of the judgments and close the connection (none of the caller's: a connection= given stays

@@ -238,7 +238,7 @@ def per_group(measures: list[Measure], recommender: dict | None, con: duckdb.Duc
             continue
         for name in names:
             try:
-                out.append(Measure(m.family, m.cutoff, tuple(m.params) + (("group", name),), m.label))
+                out.append(Measure(m.family, m.cutoff, tuple(m.params) + (("group", name),)))  # named by its group
             except MeasureError:
                 raise OptionError(f"group {name!r} of the groups table cannot be named in a measure: name the groups "
                                   f"with letters, digits and _") from None

@@ -191,4 +191,4 @@ def test_repeat_counts_values_that_differ_in_any_bit():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert [line.split()[:3] for line in lines[1:]] == [["AP", "4", "0"], ["nDCG@10", "4", "0"], ["all", "8", "0"]]
+    assert [line.split()[:3] for line in lines[1:]] == [["map", "4", "0"], ["ndcg_cut.10", "4", "0"], ["all", "8", "0"]]

@@ -37,7 +37,7 @@ def check(out_name, qrels_name, run_name, rel=1, slices=None, **conventions):
     per_query = sqlrank.evaluate(qrels, run, measures, per_query=True, rel=rel, slices=slices, **conventions)
     summary = sqlrank.evaluate(qrels, run, measures, rel=rel, slices=slices, **conventions)
     resolved = resolve_conventions(rel=rel, **conventions)
-    name_of = {m: str(sqlrank.parse_measures(m)[0].resolve(resolved)) for m in measures}
+    name_of = {m: sqlrank.parse_measures(m)[0].resolve(resolved).shown for m in measures}
     got = {(r.measure, r.query_id): r.value for r in per_query.itertuples()}
     got.update({(r.measure, "all"): r.value for r in summary.itertuples()})
     mismatches = []

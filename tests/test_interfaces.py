@@ -159,7 +159,7 @@ def test_integer_ids_come_back_as_integers_in_their_natural_order(tmp_path):
         for run_id in runs:
             mine = frame if run_id is None else frame[frame.run_id == run_id]
             assert mine.user_id.tolist() == [1, 1, 2, 2, 10, 10, 100, 100]
-            assert mine.measure.tolist()[:2] == ["Success@1", "nDCG@2"]
+            assert mine.measure.tolist()[:2] == ["HR@1", "nDCG@2"]  # named as asked
     joined = frame[frame.run_id == "a"].merge(qrels[["user_id"]].drop_duplicates(), on="user_id")
     assert len(joined) == 8
     text = sqlrank.evaluate(qrels.astype({"user_id": str}), run.astype({"user_id": str}), "HR@1", per_query=True)

@@ -189,25 +189,32 @@ def test_measures_keep_the_name_they_were_asked_by():
     assert Measure("Success", 10).label is None and Measure("Success", 10) == measures[0]  # equal, whatever the name
 
 
-def test_results_give_canonical_names_and_say_what_was_asked(tmp_path):
+def test_results_name_measures_as_asked_and_say_what_they_are(tmp_path):
     # By hand: q1 ranks d1 (relevant) first, q2 ranks d3 (not relevant) then d2 (relevant):
     # HR@1 = (1 + 0) / 2; RR = (1 + 1/2) / 2; recbole's MAP@2 divides by min(R, 2): (1 + 1/2) / 2.
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_text("q1 0 d1 1\nq2 0 d2 1\n")
     run.write_text("q1 Q0 d1 1 2 t\nq2 Q0 d3 1 2 t\nq2 Q0 d2 2 1 t\n")
     frame = sqlrank.evaluate(str(qrels), str(run), "HR@1 mrr MAP@2", preset="recbole")
-    assert frame.measure.tolist() == ["Success@1", "RR", "AP(ap_denominator=min_num_rel_cutoff)@2"]
+    assert frame.measure.tolist() == ["HR@1", "mrr", "MAP@2"]
     assert frame.value.tolist() == [0.5, 0.75, 0.75]
     assert frame.attrs["measures"] == {"HR@1": "Success@1", "mrr": "RR",
                                        "MAP@2": "AP(ap_denominator=min_num_rel_cutoff)@2"}
+    per_query = sqlrank.evaluate(str(qrels), str(run), "HR@1 Success@1", per_query=True)  # one measure: its first name
+    assert per_query.measure.tolist() == ["HR@1", "HR@1"] and "HR@1 = Success@1" not in per_query.attrs["sql"]
+    assert "'HR@1' AS measure" in sqlrank.render(str(qrels), str(run), "HR@1") or "'HR@1'" in sqlrank.render(
+        str(qrels), str(run), "HR@1")  # the statement names its rows so: WHERE measure = 'HR@1' finds them
     done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(qrels), str(run), "-m", "HR@1 MRR NDCG@2",
                            "--preset", "recbole"], capture_output=True, text=True)
-    assert done.stdout.splitlines()[2].split() == ["Success@1", "0.5000"], done.stdout
-    assert "\nas asked: HR@1 = Success@1, MRR = RR\n" in done.stdout, done.stdout  # NDCG@2 is nDCG@2
+    assert done.stdout.splitlines()[2].split() == ["HR@1", "0.5000"], done.stdout
+    assert "\ncanonical: HR@1 = Success@1, MRR = RR\n" in done.stdout, done.stdout  # NDCG@2 is nDCG@2
     other = tmp_path / "other"
     other.write_text("q1 Q0 d1 1 2 u\nq2 Q0 d2 1 2 u\n")  # HR@1 1 and 1, RR 1 and 1
     compared = subprocess.run([sys.executable, "-m", "sqlrank", "compare", str(qrels), str(run), str(other), "-m",
-                               "HR@1 mrr"], capture_output=True, text=True)
+                               "HR@1 mrr", "--fail-if", "Success@1 < -0.1"], capture_output=True, text=True)
     lines = compared.stdout.splitlines()
-    assert [line.split()[:3] for line in lines[2:4]] == [["Success@1", "run", "0.5000"], ["other", "1.0000", "+0.5000"]]
-    assert "as asked: HR@1 = Success@1, mrr = RR" in lines, compared.stdout
+    assert [line.split()[:3] for line in lines[2:4]] == [["HR@1", "run", "0.5000"], ["other", "1.0000", "+0.5000"]]
+    assert "canonical: HR@1 = Success@1, mrr = RR" in lines and compared.returncode == 0, compared.stdout
+    gate = subprocess.run([sys.executable, "-m", "sqlrank", "compare", str(qrels), str(other), str(run), "-m", "HR@1",
+                           "--fail-if", "Success@1 < -0.1"], capture_output=True, text=True)
+    assert gate.returncode == 1 and "sqlrank: fail: Success@1 of run" in gate.stderr, gate.stderr  # either name

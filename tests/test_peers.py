@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import sqlrank
+from sqlrank.measures.names import named_alike
 from conftest import FIXTURES
 
 PEERS = FIXTURES / "peers"
@@ -101,8 +102,8 @@ def evaluated(tool: str, cases: list[dict]) -> list[float | None]:
         summary = sqlrank.evaluate(qrels, run, measures, **options)
         per_query = sqlrank.evaluate(qrels, run, measures, per_query=True, **options) \
             if any("query" in case for case in cases) else None
-    shown = summary.attrs["measures"]
-    means = dict(zip(summary.measure, summary.value))
+    means = dict(zip(summary.measure, summary.value))  # rows named as asked: the first name of a measure asked twice
+    shown = {case["measure"]: next((row for row in means if named_alike(case["measure"], row)), None) for case in cases}
     values = {} if per_query is None else {(r.query_id, r.measure): r.value for r in per_query.itertuples()}
     return [values.get((case["query"], shown[case["measure"]])) if "query" in case else means.get(shown[case["measure"]])
             for case in cases]

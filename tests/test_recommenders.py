@@ -493,15 +493,15 @@ def test_compare_shows_the_measures_over_all_users_per_run_untested(tmp_path):
     options = dict(qrels_columns={"relevance": "clicked"}, items=recsys / "items.csv")
     frame = sqlrank.compare(recsys / "clicks.csv", {"a": predictions, "b": other}, "NDCG@10 Coverage@10 Gini@10 GAUC",
                             correction="holm", **options)
-    assert list(frame.measure) == ["nDCG@10"] * 2 + ["Coverage@10"] * 2 + ["Gini@10"] * 2 + ["GAUC"] * 2
-    ndcg = frame[frame.measure == "nDCG@10"].iloc[1]
+    assert list(frame.measure) == ["NDCG@10"] * 2 + ["Coverage@10"] * 2 + ["Gini@10"] * 2 + ["GAUC"] * 2
+    ndcg = frame[frame.measure == "NDCG@10"].iloc[1]
     assert ndcg.p_value == ndcg.p_value_adjusted  # Holm over the one tested comparison
     users = set(pd.read_csv(recsys / "clicks.csv").user_id)
     items = len(pd.read_csv(recsys / "items.csv"))
     for row, run in zip(frame[frame.measure == "Coverage@10"].itertuples(), (predictions, other)):
         top = run[run.user_id.isin(users)].sort_values(["user_id", "score", "item_id"], ascending=[True, False, False])
         assert close(row.mean, top.groupby("user_id").head(10).item_id.nunique() / items)
-    untested = frame[frame.measure != "nDCG@10"]
+    untested = frame[frame.measure != "NDCG@10"]
     assert untested.p_value.isna().all() and untested.wins.isna().all()
     for measure in ("Coverage@10", "Gini@10", "GAUC"):
         a, b = frame[frame.measure == measure]["mean"]

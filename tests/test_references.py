@@ -40,7 +40,8 @@ def test_rbp_reads_an_exponential_gain_rescaled_by_the_top_label():
     run = pd.DataFrame({"query_id": "q", "doc_id": ["x", "a", "y", "b"], "score": [4.0, 3.0, 2.0, 1.0]})
     p = 0.8
     values = sqlrank.evaluate(qrels, run, f"RBP(p={p})", gain="exponential")
-    assert values.measure.tolist() == [f"RBP(gain=exponential,p={p})"]
+    assert values.measure.tolist() == [f"RBP(p={p})"] and values.attrs["measures"] == {
+        f"RBP(p={p})": f"RBP(gain=exponential,p={p})"}
     assert values.value[0] == pytest.approx((1 - p) * (7 / 7 * p + 3 / 7 * p ** 3), abs=1e-12)
     linear = sqlrank.evaluate(qrels, run, f"RBP(p={p})").value[0]
     assert linear == pytest.approx((1 - p) * (3 / 3 * p + 2 / 3 * p ** 3), abs=1e-12)

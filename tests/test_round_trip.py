@@ -23,17 +23,18 @@ def data():
 
 
 def _pasted_back(qrels, run, measures, **options) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    """An evaluation, and the same again from what it printed alone: the measures' printed names (which
-    carry the conventions set for one measure, as a preset sets tie_break=expected for nDCG) and the
-    conventions line."""
+    """An evaluation, and the same again from what it printed alone: the measures' canonical names (the
+    "canonical:" line; they carry the conventions set for one measure, as a preset sets tie_break=expected for
+    nDCG) and the conventions line. The second evaluation asks by the canonical names: its rows are named so."""
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", sqlrank.SqlrankWarning)
         first = sqlrank.evaluate(qrels, run, measures, per_query=True, **options)
         line = first.attrs["conventions"]
-        printed = list(dict.fromkeys(first.measure))
+        printed = [first.attrs["measures"][name] for name in dict.fromkeys(first.measure)]
         again = sqlrank.evaluate(qrels, run, printed, per_query=True, **parse_conventions(line))
+    first = first.assign(measure=first.measure.map(first.attrs["measures"]))  # canonically, as again names them
     return first, again, line
 
 

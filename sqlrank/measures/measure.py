@@ -82,6 +82,11 @@ class Measure:
         return getattr(DEFAULTS, name) if default is None and name in CHECKS else default
 
     @property
+    def shown(self) -> str:
+        """The name results give it: as it was asked (HR@10, MAP@10), else its canonical name (str)."""
+        return self.label or str(self)
+
+    @property
     def rel(self) -> int | float | None:
         return dict(self.params).get("rel")
 
@@ -124,17 +129,17 @@ _ORDER = ("rel", "gain", "discount", "log_base", "ideal", "ap_denominator", "tie
 
 
 def counted(measures: list[Measure]) -> set[str]:
-    """The (resolved) measures whose mean may be over fewer queries than were evaluated, by name:
+    """The (resolved) measures whose mean may be over fewer queries than were evaluated, by the names results give:
     families with no value for some queries (AUC where a user has one class), and every measure
     when they evaluate different query sets (missing_queries or unjudged_queries set per measure); not those with one
     value over all queries together (Coverage). The summary says over how many queries each is."""
     mixed = len({(m.param("missing_queries"), m.param("unjudged_queries")) for m in measures}) > 1
-    return {str(m) for m in measures
+    return {m.shown for m in measures
             if (mixed or FAMILIES[m.family].partial) and FAMILIES[m.family].aggregate != "catalog"}
 
 
 def renamed(measures: Iterable[Measure]) -> str | None:
-    """The canonical names results give the measures asked by other names, for a result's text:
+    """What the names results give the measures asked by other names stand for, canonically, for a result's text:
     'HR@10 = Success@10, map = AP' (None when every name asked is canonical, up to case)."""
     pairs = [f"{m.label} = {m}" for m in measures if m.label and m.label.lower() != str(m).lower()]
     return ", ".join(pairs) if pairs else None

@@ -57,6 +57,18 @@ def parse_measures(spec: str | Measure | Iterable[str | Measure]) -> list[Measur
     return unique
 
 
+def named_alike(name: str, other: str) -> bool:
+    """Two names of one measure: spelled the same, or parsed alike (HR@10 and Success@10, MAP@10 and AP@10), so that
+    a result's rows named as asked are found by either name."""
+    if name == other:
+        return True
+    try:
+        first, second = parse_measures(name), parse_measures(other)
+    except MeasureError:
+        return False
+    return len(first) == len(second) == 1 and first[0] == second[0]
+
+
 def distinct(measures: Iterable[Measure]) -> list[Measure]:
     """Each measure once (asked twice, as HR@10 and Success@10: by the first name)."""
     unique: dict[Measure, Measure] = {}

@@ -117,7 +117,7 @@ def measure_context(measure, column: str, plan: StepPlan, version: int) -> dict:
         "column": column,
         "count_column": None,  # set where the summary counts the queries with a value (render_evaluation)
         "weight_column": None,  # set for a measure averaged with weights (render_evaluation)
-        "name": str(measure),
+        "name": measure.shown,  # the name its rows carry: as asked
         "aggregate": spec.aggregate,
         "version": version,
         "expected": ranking["expected"],

@@ -35,7 +35,7 @@ def format_result(result: Result, fmt: str) -> str:
     table = result.values() if fmt in ("csv", "tsv", "json") else result.table
     if result.query_label != "query_id":
         table = Rows(tuple(result.query_label if c == "query_id" else c for c in table.columns), table.rows)
-    integers = {str(m) for m in result.measures if m.spec.integer}
+    integers = {m.shown for m in result.measures if m.spec.integer}
     if fmt in ("csv", "tsv"):
         return _delimited(table, "," if fmt == "csv" else "\t", integers)
     if fmt == "json":
@@ -131,7 +131,7 @@ def _grouped(table: Rows, keys: list[str]) -> dict[tuple, dict[str, float]]:
 
 def _segments_table(result: Result, integers: set[str]) -> str:
     """One row per segment (the overall row first, as "all"), one column per measure."""
-    names = [str(m) for m in result.measures]
+    names = [m.shown for m in result.measures]
     rows = []
     grouped = _grouped(result.table, ["segment", "num_queries"])
     overall = overall_label(segment for segment, _ in grouped)
@@ -143,7 +143,7 @@ def _segments_table(result: Result, integers: set[str]) -> str:
 
 def _runs_table(result: Result, integers: set[str]) -> str:
     """Runs stored together: one row per run (per run and query with -q), one column per measure."""
-    names = [str(m) for m in result.measures]
+    names = [m.shown for m in result.measures]
     keys = ["run_id", "query_id"] if result.per_query else ["run_id"]
     rows = [[str(k) for k in key] + [_number(values.get(n), n in integers, 4) for n in names]
             for key, values in _grouped(result.table, keys).items()]
@@ -171,7 +171,7 @@ def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result
     text.append(f"queries: {result.num_queries}")
     for m in result.measures:
         mean = "weighted mean" if m.spec.aggregate == "weighted" else "mean"
-        counts = {run: result.queries(str(m), run) for run in result.run_ids()}
+        counts = {run: result.queries(m.shown, run) for run in result.run_ids()}
         if all(count == result.num_queries for count in counts.values()):
             continue
         if None in counts:  # one run
@@ -183,7 +183,7 @@ def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result
                         + " queries")
     names = renamed(result.measures)
     if names:
-        text.append(f"as asked: {names}")
+        text.append(f"canonical: {names}")
     text.append(f"conventions: {result.conventions.describe()}")
     if result.judgments is not None:
         counts = ", ".join(f"{name} {count}" for name, count in result.judgments.counts.items())
@@ -196,7 +196,7 @@ def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result
 
 
 def _table(result: Result, integers: set[str]) -> str:
-    names = [str(m) for m in result.measures]
+    names = [m.shown for m in result.measures]
     if result.per_query:
         header = [result.query_label] + names
         grouped = _grouped(result.table, ["query_id"])

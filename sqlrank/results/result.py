@@ -60,7 +60,7 @@ class Result:
         """The rows asked for, where a measure has one value over all queries and none per query
         (Coverage, Gini, GlobalAUC: ``aggregate="catalog"``) its per-query rows replaced by that value
         with an empty query_id: what the DataFrame, CSV, TSV and JSON carry."""
-        whole = {str(m) for m in self.measures if m.spec.aggregate == "catalog"}
+        whole = {m.shown for m in self.measures if m.spec.aggregate == "catalog"}
         if not self.per_query or not whole or "query_id" not in self.table.columns:
             return self.table
         measure = self.table.columns.index("measure")
@@ -98,7 +98,7 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
         segment = columns.index("segment")
         overall = [tuple(row[i] for i in keep) for row in rows if row[segment] is None]
         return result(Rows(columns, rows), Rows(tuple(columns[i] for i in keep), overall), False)
-    position = {str(m): i for i, m in enumerate(p.measures)}
+    position = {m.shown: i for i, m in enumerate(p.measures)}
     given = {name: i for i, name in enumerate(p.run.run_order)}  # several runs: in the order given
 
     def order(names: tuple[str, ...], keys: tuple[str, ...]):

@@ -52,7 +52,7 @@ class Comparison:
     warnings: list[str] = field(default_factory=list)
     removed_seen: bool = False  # every run was evaluated without each user's history items (remove_seen)
     compared: dict[str, int] = field(default_factory=dict)  # measure -> queries with a value in every run
-    renamed: str | None = None  # the canonical names of the measures asked by other names (measures.renamed)
+    renamed: str | None = None  # what the measures asked by other names are, canonically (measures.renamed)
     untested: list[str] = field(default_factory=list)  # one value per run (Coverage) or weighted (GAUC): no test
     details: Details | None = None  # for the report: each run's precision-recall curve and top documents
     judgment_sources: dict | None = None  # test ppi: {"llm": name, "gold": name} (tools/ppi_comparison.py)
@@ -116,7 +116,7 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     require_tolerance(tolerance)
     runs_ = _evaluate_runs(qrels, runs, measures, names, baseline, queries, by, options, details)
     labels, untested = runs_.labels, runs_.untested
-    names_ = [str(m) for m in runs_.measures]
+    names_ = [m.shown for m in runs_.measures]
     scores = pd.concat(runs_.frames, ignore_index=True)
     scores = scores[~scores["measure"].isin(untested)]
     common = _common_queries(runs_)
@@ -138,7 +138,7 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
             rows = complete[complete.index.isin(set(ids))]
             if len(rows):
                 groups.append((segment, rows))
-    aggregates = {str(m): FAMILIES[m.family].aggregate for m in runs_.measures}
+    aggregates = {m.shown: FAMILIES[m.family].aggregate for m in runs_.measures}
     records = [record for segment, rows in groups for measure in names_
                for record in _records(runs_, segment, rows, measure, num_common, valued, aggregates[measure],
                                       (test, trials, seed, tolerance))]
@@ -224,7 +224,7 @@ def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None
                                 for measure, value in zip(result.summary["measure"], result.summary["value"])}
         # One value per run (Coverage, Gini, GlobalAUC: over all users) or a mean that weighs each query
         # differently in each run (GAUC): shown per run with its difference, but no paired test.
-        untested = [str(m) for m in result.measures if FAMILIES[m.family].aggregate in ("catalog", "weighted")]
+        untested = [m.shown for m in result.measures if FAMILIES[m.family].aggregate in ("catalog", "weighted")]
         if segments is not None and untested:  # their values per segment: a statement per run with segments
             for label, run_source in sources.items():  # read and validated once, above
                 per_segment = run_plan(plan(qrels_source, run_source, " ".join(untested), "summary", con, registry,

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..errors import MeasureError, OptionError
-from ..measures.names import parse_measures
+from ..measures.names import named_alike, parse_measures
 
 _OPERATORS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 _RULE = re.compile(r"^\s*(?P<measure>\S+)\s+(?:(?P<kind>delta|mean)\s+)?(?P<op><=|>=|<|>)\s*"
@@ -69,10 +69,10 @@ def _measure(name: str, text: str) -> str:
 
 
 def require_measures(rules: list[Rule], measures: str) -> None:
-    """Every rule's measure is one of those asked: checked before anything is evaluated."""
-    asked = [str(m) for m in parse_measures(measures)]
+    """Every rule's measure is one of those asked (by any of its names): checked before anything is evaluated."""
+    asked = [m.shown for m in parse_measures(measures)]
     for rule in rules:
-        if rule.measure not in asked:
+        if not any(named_alike(rule.measure, name) for name in asked):
             raise OptionError(f"--fail-if {rule.text!r}: {rule.measure} is not compared; add it to -m (compared: "
                               f"{', '.join(asked)})")
 
@@ -85,10 +85,11 @@ def failures(table: pd.DataFrame, rules: list[Rule], alpha: float = 0.05) -> lis
     measures = list(dict.fromkeys(overall["measure"]))
     lines = []
     for rule in rules:
-        if rule.measure not in measures:
+        named = next((name for name in measures if named_alike(rule.measure, name)), None)  # as asked, or another name
+        if named is None:
             raise OptionError(f"--fail-if {rule.text!r}: {rule.measure} is not compared; add it to -m (compared: "
                               f"{', '.join(measures)})")
-        rows = overall[overall["measure"] == rule.measure]
+        rows = overall[overall["measure"] == named]
         base = rows.iloc[0]
         if rule.kind == "relative" and base["mean"] == 0:
             raise OptionError(f"--fail-if {rule.text!r}: the baseline {base['run']}'s mean {rule.measure} is 0, so a "

@@ -18,8 +18,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import MeasureError, OptionError
-from ..measures.names import parse_measures
+from ..errors import OptionError
+from ..measures.names import named_alike
 from ..results.formats import aligned_lines
 from ..version import __version__
 from .history_file import COLUMNS, append, check, read
@@ -108,11 +108,7 @@ def chosen(history: pd.DataFrame, measures: list[str] | None, path: str) -> pd.D
     recorded = list(dict.fromkeys(history.measure))
     wanted = []
     for name in measures:
-        try:
-            spelled = [str(m) for m in parse_measures(name)]
-        except MeasureError:
-            spelled = []
-        found = [m for m in [name, *spelled] if m in recorded]
+        found = [m for m in recorded if named_alike(name, m)]  # as recorded, or another name of it (HR@10: Success@10)
         if not found:
             raise OptionError(f"{path}: no {name} recorded; the history holds " +
                               (", ".join(shown(m) for m in recorded) if recorded else "no values") +

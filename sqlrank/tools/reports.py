@@ -84,7 +84,7 @@ def legend(c: Comparison) -> list[str]:
                      f"did not judge, corrected by lambda times its difference from {gold}'s over the n they did (valid "
                      f"when {gold}'s queries are a random sample); wins, ties, losses over those n queries")
     return [f"queries: {c.num_queries} (evaluated for every run); baseline: {c.runs[0]}"] + tests + untested + (
-        [f"as asked: {c.renamed}"] if c.renamed else []) + [f"conventions: {c.conventions}"] + (
+        [f"canonical: {c.renamed}"] if c.renamed else []) + [f"conventions: {c.conventions}"] + (
         ["remove-seen: each user's history items were left out of every run before ranking"] if c.removed_seen else [])
 
 

@@ -263,7 +263,7 @@ def pivot(rows: list) -> tuple[list[str], dict[str, list[float]]]:
 
 def _print(options: Options, lines: list[Line], measures: list[Measure], values: tuple[list[str], dict],
            relstrings: dict, runid: str | None, out, conventions) -> None:
-    names = {str(m): str(m.resolve(conventions)) for m in measures}
+    names = {str(m): m.resolve(conventions).shown for m in measures}  # as the statement names its rows
     queries, columns = values  # columns: measure -> its value for each query, in the order of queries
     zscores = read_zscores(options.zscores) if options.zscores else None
     keys = {id(line): names[str(line.measure)] if line.measure is not None else line.trec for line in lines}
