@@ -58,3 +58,19 @@ def test_every_command_that_reads_qrels_and_runs_takes_the_same_input_options():
         assert own.get(name, set()) <= options, f"{name} lacks {own[name] - options}"
         if name not in ("sqlrank", "sqlrank install", "sqlrank dbt"):
             assert "-o" in options, f"{name} has no -o"
+
+
+def test_the_formats_table_of_the_usage_page_is_the_parser_s():
+    """docs/usage.md's table of every command's -f formats and the -o extensions that choose them is drawn from the
+    parser: a format added to a command and not to the page fails here."""
+    from conftest import ROOT
+    from sqlrank.cli.paths import EXTENSIONS, formats_markdown
+
+    table = formats_markdown(build_parser())
+    assert table in (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
+    rows = {line.split(" | ")[0].strip("| `"): line for line in table.splitlines()[2:]}
+    assert {"eval", "compare", "report", "pool", "history", "overlap", "agree", "meta", "check", "explain"} <= set(rows)
+    for name, line in rows.items():  # every extension listed does choose that format
+        for extension in EXTENSIONS:
+            listed = f"`{extension}`" in line.split(" | ")[2]
+            assert listed == (EXTENSIONS[extension] in line.split(" | ")[1].split(", ")), (name, extension)

@@ -90,8 +90,8 @@ def check_command(args: argparse.Namespace) -> int:
                          qrels_columns=args.qrels_columns, run_columns=args.run_columns, **options)
     if args.format == "json":
         text = json.dumps([asdict(f) | {"problem": f.problem} for f in findings], indent=2, ensure_ascii=False) + "\n"
-    elif args.format == "csv":
-        text = frame_text(findings_frame(findings), "csv")
+    elif args.format != "table":
+        text = frame_text(findings_frame(findings), args.format)
     else:
         lines, current = [], None
         for f in findings:
@@ -410,8 +410,8 @@ def explain_command(args: argparse.Namespace) -> int:
                                       run_id=args.run_id, **options)
         else:
             frame = explain.attribute(args.qrels, args.run, args.measure, *args.between, run_id=args.run_id, **options)
-    if args.format == "csv":
-        write_output(frame.to_csv(index=False), args.output)
+    if args.format != "table":
+        write_output(frame_text(frame, args.format), args.output)
         return 0
     if args.target is not None:
         matches = frame[frame.matches]

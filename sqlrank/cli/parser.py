@@ -143,8 +143,8 @@ def add_check_command(commands) -> None:
                     help="count ties at these measures' cutoffs (default: 5, 10, 20, 100, 1000)")
     ck.add_argument("-l", "--rel", type=label_argument, metavar="N", help="minimum relevant label (default 1)")
     ck.add_argument("--strict", action="store_true", help="exit 1 when anything found can change a number")
-    ck.add_argument("-f", "--format", choices=("table", "json", "csv"), default="table",
-                    help="output layout (default: table); json and csv have one record per finding")
+    ck.add_argument("-f", "--format", choices=("table", *TABLE_FORMATS), default="table",
+                    help="output layout (default: table); the others have one record per finding")
     ck.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE (atomically) instead of stdout")
     ck.add_argument("--history", metavar="FILE",
                     help="a recommender's training interactions (user, item): recommendations the user has seen, "
@@ -373,8 +373,9 @@ def add_explain_command(commands) -> None:
     ex.add_argument("--run-id", metavar="NAME",
                     help="the run to explain, where RUN holds runs stored together (a run_id column)")
     ex.add_argument("--all", action="store_true", help="with --target: list every match, not the ten simplest")
-    ex.add_argument("-f", "--format", choices=("table", "csv"), default="table",
-                    help="output layout (default: table); csv has every combination's value in full precision")
+    ex.add_argument("-f", "--format", choices=("table", *TABLE_FORMATS), default="table",
+                    help="output layout (default: table); the others have every combination's value (csv, tsv and "
+                         "json in full precision)")
     ex.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
     ex.set_defaults(handler=explain_command)
 

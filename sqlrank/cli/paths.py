@@ -85,6 +85,20 @@ def format_choices(parser: argparse.ArgumentParser, command: str) -> tuple[str, 
 TABLE_FORMATS = ("csv", "tsv", "json", "markdown", "latex")  # what -f gives of any command's table
 
 
+def formats_markdown(parser: argparse.ArgumentParser) -> str:
+    """Every command's -f formats and the -o extensions that choose one of them (choose_format), as a Markdown table:
+    docs/usage.md's, drawn from the parser itself (tests/test_help.py keeps the page equal to it)."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    lines = ["| command | `-f` | `-o FILE` chooses `-f` by its extension |", "|---|---|---|"]
+    for name, command in commands.items():
+        if not any(a.dest == "output" for a in command._actions):
+            continue
+        formats = format_choices(parser, name)
+        chosen = [f"`{extension}`" for extension, fmt in EXTENSIONS.items() if fmt in formats]
+        lines.append(f"| `{name}` | {', '.join(formats) or 'none'} | {', '.join(chosen) or 'none (its own layout)'} |")
+    return "\n".join(lines) + "\n"
+
+
 def frame_text(frame, fmt: str) -> str:
     """A DataFrame as CSV/TSV (floats in full precision: the shortest text that reads back the
     same, as sqlrank eval -f csv), JSON records, or a Markdown or LaTeX table (numbers to 4 decimals,
