@@ -3,6 +3,7 @@ two writers at once that lose nothing, and a file that is no history refused and
 from __future__ import annotations
 
 import hashlib
+import io
 import subprocess
 import sys
 
@@ -86,3 +87,18 @@ def test_a_file_that_is_no_history_is_refused_and_left_as_it_is(tmp_path, capsys
     assert main(["eval", str(C / "qrels.txt"), str(C / "rerank.run"), "-m", "AP", "--record",
                  str(C / "qrels.txt")]) == 1
     assert "is the input" in capsys.readouterr().err
+
+
+def test_a_history_holds_the_names_asked_and_history_m_takes_either_name(tmp_path, capsys):
+    """Recorded under the names asked (HR@10, MAP); history -m finds them by those or by their canonical names
+    (Success@10, AP), and says what it holds when a name is none of them."""
+    path = tmp_path / "h.parquet"
+    assert main(["eval", str(C / "qrels.txt"), str(C / "rerank.run"), "-m", "HR@10 MAP", "--record", str(path)]) == 0
+    capsys.readouterr()
+    assert list(pd.read_parquet(path).measure) == ["HR@10", "MAP"]
+    for asked, shown in (("HR@10", "HR@10"), ("Success@10", "HR@10"), ("AP", "MAP"), ("map", "MAP")):
+        assert main(["history", str(path), "-m", asked, "-f", "csv"]) == 0
+        rows = pd.read_csv(io.StringIO(capsys.readouterr().out))
+        assert list(rows.measure) == [shown], asked
+    assert main(["history", str(path), "-m", "nDCG@10"]) == 1
+    assert "no nDCG@10 recorded; the history holds HR@10, MAP" in capsys.readouterr().err
