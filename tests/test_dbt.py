@@ -135,10 +135,11 @@ def test_the_starter_project_builds_as_it_is(tmp_path):
 
 
 def test_the_package_in_a_project_of_its_own(tmp_path):
-    """Without --init the folder is a package another project lists in packages.yml (local:), its vars set there."""
+    """Without --init the folder is a package another project lists in packages.yml (local:), its vars set there; its
+    rows are named as the measures were asked (HR@10: WHERE measure = 'HR@10' finds it)."""
     dbt = _dbt()
     project = tmp_path / "ranking"
-    _sqlrank_dbt(project / "sqlrank_package", "-m", DEMO, "--name", "metrics")
+    _sqlrank_dbt(project / "sqlrank_package", "-m", DEMO + " HR@10", "--name", "metrics")
     (project / "seeds").mkdir()
     qrels, run = FIXTURES / "demo" / "qrels.test", FIXTURES / "demo" / "results.test"
     pd.read_csv(qrels, sep=r"\s+", names=["topic", "iteration", "docno", "label"]).drop(columns="iteration").to_csv(
@@ -149,7 +150,8 @@ def test_the_package_in_a_project_of_its_own(tmp_path):
                              "  sqlrank_qrels: judgments\n  sqlrank_run: bm25\n  sqlrank_columns:\n"
                              "    qrels: {query_id: topic, doc_id: docno, relevance: label}\n"
                              "    run: {query_id: topic, doc_id: docno, score: sim}\n")
-    _same(sqlrank.evaluate(qrels, run, DEMO), summary)
+    _same(sqlrank.evaluate(qrels, run, DEMO + " HR@10"), summary)
+    assert summary[summary.measure == "HR@10"].value.tolist() == [sqlrank.evaluate(qrels, run, "Success@10").value[0]]
 
 
 def _built_summary(dbt: str, project: Path, dbt_project: str) -> pd.DataFrame:
