@@ -15,6 +15,9 @@
 -#}
 {% import '_macros/dialect.sql' as dialect %}
 -- sqlrank {{ version }}: {{ measure_names | join(', ') }}
+{% if canonical %}
+-- canonical: {{ canonical }}
+{% endif %}
 -- conventions: {{ conventions }}
 WITH{{ ' RECURSIVE' if recursive }}
 {% for piece in pieces %}

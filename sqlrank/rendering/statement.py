@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..errors import MeasureError
 from ..measures.conventions import RANKING_FIELDS
 from ..measures.family import FAMILY_STEPS, ONE_ROW_STEPS
-from ..measures.measure import counted
+from ..measures.measure import counted, renamed
 from ..measures.registry import FAMILIES
 from ..version import __version__
 from .dialects import Dialect
@@ -118,7 +118,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
     mixed = len(populations) > 1 or len(unjudged) > 1
     text = render_template(
         dialect, "evaluate.sql", **shared,
-        measure_names=[c["name"] for c in contexts],
+        measure_names=[c["name"] for c in contexts], canonical=renamed(measures),
         conventions=conventions.describe(),
         pieces=_pieces(plan, output, bool(shared["judgment_columns"]), bool(shared["perfect_columns"]), mixed,
                        recommender is not None, sources_sql is not None, intents_sql is not None,
