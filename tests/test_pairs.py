@@ -101,6 +101,10 @@ def test_the_command_line_formats_and_errors(capsys):
     latex = capsys.readouterr().out
     assert "\\toprule" in latex and "\\textbf{0.2918}$^{a}$\\hphantom{$^{c}$}" in latex and "rerank\\_v2" in latex
     assert "holm over 6 comparisons: 3 pairs x 2 measures" in latex
+    assert main([*args, "--names", "a~1,b^2,c\\3", "-f", "latex"]) == 0  # every LaTeX special, printed literally
+    named = capsys.readouterr().out
+    assert "a\\textasciitilde{}1" in named and "b\\textasciicircum{}2" in named and "c\\textbackslash{}3" in named
+    assert "a~1" not in named and "c\\3" not in named
     assert main([*args, "-f", "markdown"]) == 0
     assert "| b | rerank | 0.2762<sup>a</sup> | 0.2918<sup>a</sup> |" in capsys.readouterr().out
     assert main([*args, "-f", "csv"]) == 0

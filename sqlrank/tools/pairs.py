@@ -26,7 +26,7 @@ import pandas as pd
 
 from ..errors import OptionError
 from ..progress import counted
-from ..results.formats import aligned_lines
+from ..results.formats import aligned_lines, latex_text
 from .statistics import adjust, paired_test, scipy_stats
 
 TUKEY = ("tukey", "randomized-tukey")
@@ -215,8 +215,7 @@ def _aligned(header: list[str], rows: list[list[str]]) -> str:
 
 
 def _latex(header: list[str], cells: list[list[str]], letters: list[list[str]], note: str) -> str:
-    def escape(text: str) -> str:
-        return "".join("\\" + c if c in "&%$#_{}" else c for c in text)
+    escape = latex_text  # run and measure names printed literally, whatever characters they hold
 
     def table(head: list[str], rows: list[list[str]], columns: str) -> list[str]:
         return ([f"\\begin{{tabular}}{{{columns}}}", "\\toprule", " & ".join(map(escape, head)) + " \\\\", "\\midrule"]
