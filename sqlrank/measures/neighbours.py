@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from ..errors import MeasureError
+from .similarity import parsed_once
 
 FAMILIES = {"Recall": "the approximate top k within the k-th exact distance plus a tolerance, over k",
             "DistanceRatio": "the approximate top k's distances summed over the exact top k's"}
@@ -46,11 +47,9 @@ class Neighbours:
 
 
 def parse_neighbours(spec: str | Iterable[str]) -> list[Neighbours]:
-    """Measures from names separated by spaces (or a list of names), each checked; duplicates once."""
-    words = spec.split() if isinstance(spec, str) else [w for item in spec for w in str(item).split()]
-    if not words:
-        raise MeasureError("no measure given; for example Recall@10 Recall(epsilon=0.01)@10 DistanceRatio@10")
-    return list(dict.fromkeys(parse_one(word) for word in words))
+    """Measures against a reference search from names separated by spaces (or a list of names), each checked;
+    duplicates once."""
+    return parsed_once(spec, parse_one, "Recall@10 Recall(epsilon=0.01)@10 DistanceRatio@10")
 
 
 def parse_one(name: str) -> Neighbours:

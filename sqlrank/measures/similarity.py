@@ -22,7 +22,7 @@ import ast
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..errors import MeasureError
 
@@ -61,12 +61,18 @@ class Similarity:
             (f"@{self.cutoff}" if self.cutoff is not None else "")
 
 
-def parse_similarities(spec: str | Iterable[str]) -> list[Similarity]:
-    """Measures from names separated by spaces (or a list of names), each checked; duplicates once."""
+def parsed_once(spec: str | Iterable[str], parse: Callable[[str], Any], example: str) -> list:
+    """Measures from names separated by spaces (or a list of names), each checked by ``parse``; duplicates once;
+    none given is an error showing ``example``."""
     words = spec.split() if isinstance(spec, str) else [w for item in spec for w in str(item).split()]
     if not words:
-        raise MeasureError("no measure given; for example RBO(p=0.9)@100 Jaccard@10 Overlap@10 Tau@100 TauAP@100")
-    return list(dict.fromkeys(parse_similarity(word) for word in words))
+        raise MeasureError(f"no measure given; for example {example}")
+    return list(dict.fromkeys(parse(word) for word in words))
+
+
+def parse_similarities(spec: str | Iterable[str]) -> list[Similarity]:
+    """Measures of two rankings from names separated by spaces (or a list of names), each checked; duplicates once."""
+    return parsed_once(spec, parse_similarity, "RBO(p=0.9)@100 Jaccard@10 Overlap@10 Tau@100 TauAP@100")
 
 
 def parse_similarity(name: str) -> Similarity:
