@@ -48,14 +48,9 @@ def neighbours(reference: Any, run: Any, measures: Any, per_query: bool = False,
     over all queries (measure, value, queries): Recall's mean, DistanceRatio's ratio of the summed distances.
     ``attrs``: ``queries`` (those of the exact search), ``only_approximate`` (queries it lacks, left out),
     ``short`` (queries with fewer exact neighbours than the largest k: an error), ``sql``."""
-    parsed = parse_neighbours(measures)
-    engine = session_options(options)
-    if options:
-        raise OptionError(f"unknown option {sorted(options)[0]!r} of an evaluation against a reference search")
+    parsed, engine = parse_neighbours(measures), _engine(options)
     with session(engine.pop("connection", None), **engine) as (con, registry):
-        exact = single_run(load(reference, "run", con, registry, run_format, run_columns, ranks=False), WHY)
-        approximate = single_run(load(run, "run", con, registry, run_format, run_columns, ranks=False), WHY)
-        _require_depth(con, exact, max(m.cutoff for m in parsed))
+        exact, approximate = _searches(reference, run, parsed, DUCKDB, con, registry, run_format, run_columns)
         sql = neighbours_sql(exact.sql(), approximate.sql(), parsed, distances)
         rows = con.execute(sql).df()
         only = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT query_id FROM ({approximate.sql()}) AS a EXCEPT "
@@ -79,22 +74,36 @@ def neighbours_statement(reference: Any, run: Any, measures: Any, per_query: boo
     parsed = parse_neighbours(measures)
     if dialect not in DIALECTS:
         raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
-    target, engine = DIALECTS[dialect], session_options(options)
-    if options:
-        raise OptionError(f"unknown option {sorted(options)[0]!r} of an evaluation against a reference search")
+    target, engine = DIALECTS[dialect], _engine(options)
     with session(engine.pop("connection", None), **engine) as (con, registry):
-        found, declared = [], []
-        for search in (reference, run):
-            if target is not DUCKDB:
-                search = declared_table(search, "run", con, run_columns, None)
-            declared.append(isinstance(search, Source))  # that database's table, not read here
-            found.append(search if declared[-1] else
-                         single_run(load(search, "run", con, registry, run_format, run_columns, ranks=False), WHY))
-        exact, approximate = found
-        if not declared[0]:  # read here: its depth checked as neighbours() checks it
-            _require_depth(con, exact, max(m.cutoff for m in parsed))
+        exact, approximate = _searches(reference, run, parsed, target, con, registry, run_format, run_columns)
         return neighbours_sql(exact.source_sql(target), approximate.source_sql(target), parsed, distances, target,
                               summary=not per_query)
+
+
+def _engine(options: dict[str, Any]) -> dict[str, Any]:
+    """The session's options; any other option is an error naming it."""
+    engine = session_options(options)
+    if options:
+        raise OptionError(f"unknown option {sorted(options)[0]!r} of an evaluation against a reference search")
+    return engine
+
+
+def _searches(reference: Any, run: Any, parsed: list[Neighbours], target: Dialect, con, registry,
+              run_format: str | None, run_columns: dict | None) -> tuple[Source, Source]:
+    """The exact and the approximate search, each read and checked as a single run (the exact one deep enough for the
+    largest cutoff); for another dialect than DuckDB a name that is no file and no table here is that database's
+    table, read nowhere."""
+    found, declared = [], []
+    for search in (reference, run):
+        if target is not DUCKDB:
+            search = declared_table(search, "run", con, run_columns, None)
+        declared.append(isinstance(search, Source))
+        found.append(search if declared[-1] else
+                     single_run(load(search, "run", con, registry, run_format, run_columns, ranks=False), WHY))
+    if not declared[0]:
+        _require_depth(con, found[0], max(m.cutoff for m in parsed))
+    return found[0], found[1]
 
 
 def _summary(rows: pd.DataFrame, measures: list[Neighbours]) -> pd.DataFrame:
