@@ -107,8 +107,10 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
         return lambda row: tuple((given.get(row[i], len(given)), row[i]) if names[i] == "run_id" else
                                  natural(row[i]) if names[i] == "query_id" else row[i] for i in at) + (position[row[measure]],)
 
+    integer = p.run.integer_ids
+
     def natural(query_id: str) -> tuple:  # integer ids in their order (2 before 10), as the input had them
-        return (0, int(query_id), query_id) if p.run.integer_ids and query_id.lstrip("-").isdigit() else (1, 0, query_id)
+        return (0, int(query_id), query_id) if integer and query_id.lstrip("-").isdigit() else (1, 0, query_id)
 
     if "query_id" not in columns:
         listed = sorted(rows, key=order(columns, ("run_id",))) if given and "run_id" in columns else rows

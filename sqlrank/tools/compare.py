@@ -314,13 +314,18 @@ def _row(segment, count, measure, label, values, base, is_baseline, aggregate, t
     if is_baseline or not count:  # no query has a value in every run: nothing to test
         return row
     diff = values - base
-    wins, losses = int(np.sum(diff > tolerance)), int(np.sum(diff < -tolerance))
-    ties = len(diff) - wins - losses
+    wins, ties, losses = outcomes(diff, tolerance)
     outcome = paired_test(values, base, test, trials, seed)
     row.update(delta=mean - _mean(base, aggregate), wins=wins, ties=ties, losses=losses, p_value=outcome.p_value,
                ci_low=outcome.ci_low, ci_high=outcome.ci_high, effect_size=outcome.effect_size,
                good=wins, same=ties, bad=losses, gsb=(wins - losses) / len(diff))
     return row
+
+
+def outcomes(diff: np.ndarray, tolerance: float) -> tuple[int, int, int]:
+    """Wins, ties and losses of per-query differences: a difference within ``tolerance`` is a tie."""
+    wins, losses = int(np.sum(diff > tolerance)), int(np.sum(diff < -tolerance))
+    return wins, len(diff) - wins - losses, losses
 
 
 def _mean(values: np.ndarray, aggregate: str) -> float:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from ..errors import OptionError
 from .aggregate import plain_mean
-from .compare import COLUMNS, Comparison, compare_result
+from .compare import COLUMNS, Comparison, compare_result, outcomes
 from .ppi import estimated, source_warnings, two_sources
 from .statistics import adjust
 
@@ -85,8 +84,7 @@ def _difference(every: pd.Series, judged: pd.Series, measure: str, test: str, na
     """One run's paired difference from the baseline: its estimate, interval and p-value, and the wins, ties and
     losses over the people-judged queries."""
     estimate = estimated(every.dropna(), judged.dropna(), True, measure, LEVEL, test, names)
-    diff = judged.dropna().to_numpy()
-    wins, losses = int(np.sum(diff > tolerance)), int(np.sum(diff < -tolerance))
+    wins, ties, losses = outcomes(judged.dropna().to_numpy(), tolerance)
     return {"delta": estimate["value"], "ci_low": estimate["ci_low"], "ci_high": estimate["ci_high"],
-            "p_value": estimate["p_value"], "effect_size": math.nan, "wins": wins, "ties": len(diff) - wins - losses,
-            "losses": losses, **{k: estimate[k] for k in PPI_COLUMNS}}
+            "p_value": estimate["p_value"], "effect_size": math.nan, "wins": wins, "ties": ties, "losses": losses,
+            **{k: estimate[k] for k in PPI_COLUMNS}}
