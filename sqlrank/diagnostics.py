@@ -27,6 +27,7 @@ class Guarded:
 
     warnings: list[str]
     num_queries: int
+    left_out: int | None = None  # the run's queries with a ranking that are not evaluated (None: not counted)
 
 
 def guard(p: Plan, engine: Engine, memo: dict | None = None) -> Guarded:
@@ -37,9 +38,9 @@ def guard(p: Plan, engine: Engine, memo: dict | None = None) -> Guarded:
     qrels_sql = p.qrels.sql() if dialect is DUCKDB else p.qrels.source_sql(dialect)
     run_sql = run_queries_sql(p.run.sql() if dialect is DUCKDB else p.run.source_sql(dialect), p.run.per_run, dialect)
     with step(getattr(engine, "connection", None), "looking for queries on one side only"):
-        warnings, num_queries = query_overlap(p, engine.one, qrels_sql, run_sql, dialect)
+        warnings, num_queries, left_out = query_overlap(p, engine.one, qrels_sql, run_sql, dialect)
         require_labels_within_limits(p, engine.one, qrels_sql, dialect, memo)
-    return Guarded(warnings, num_queries)
+    return Guarded(warnings, num_queries, left_out)
 
 
 def warn(p: Plan, engine: Engine, table: Rows, guarded: Guarded, memo: dict | None = None) -> list[str]:
@@ -184,11 +185,12 @@ def no_relevant(con, qrels_sql: str, rel: int) -> tuple[int, str | None, int]:
                 [rel])
 
 
-def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str, dialect: Dialect) -> tuple[list[str], int]:
-    """Which queries are on one side only (a warning each), in a portable query run by
-    ``fetch_one`` (the engine the statement runs on)."""
+def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str,
+                  dialect: Dialect) -> tuple[list[str], int, int | None]:
+    """Which queries are on one side only (a warning each), in a portable query run by ``fetch_one`` (the
+    engine the statement runs on); how many queries are evaluated, and how many of the run's are not."""
     if p.listed is not None:
-        return listed_overlap(p, fetch_one, qrels_sql, run_sql, dialect)
+        return *listed_overlap(p, fetch_one, qrels_sql, run_sql, dialect), None
     rel = int(p.conventions.rel)
     both, qrels_only, run_only, example_qrels, example_run, both_none, qrels_only_none = fetch_one(
         call_macro(dialect, "checks.sql", "overlap", qrels_sql, run_sql, rel))
@@ -222,7 +224,8 @@ def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str, dialect: Dia
                   "scored 0 (unjudged_queries=zero)" if run_scored else
                   "ignored (unjudged_queries=skip; use zero to score them 0)")
         warnings.append(f"{run_only} run queries have no judgments and are {action}, e.g. {example_run!r}")
-    return warnings, evaluated
+    left_out = (0 if run_scored else run_only) + (both_none if c.no_relevant == "skip" else 0)
+    return warnings, evaluated, left_out
 
 
 def listed_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str, dialect: Dialect) -> tuple[list[str], int]:

@@ -47,7 +47,7 @@ def run_plan(p: Plan, engine: Engine, per_query: bool, memo: dict | None = None)
     checks found of judgments read once, for the next run against them."""
     guarded = guard(p, engine, memo)
     table = engine.evaluate(p)
-    return shape(table, p, per_query, guarded.num_queries, warn(p, engine, table, guarded, memo))
+    return shape(table, p, per_query, guarded.num_queries, warn(p, engine, table, guarded, memo), guarded.left_out)
 
 
 def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False, engine: str = "duckdb",

@@ -198,6 +198,23 @@ def test_coverage_of_every_users_list_with_unjudged_queries_zero():
     assert every.attrs["num_queries"] == predictions.user_id.nunique()
 
 
+@pytest.mark.parametrize("flags, said", [
+    ([], "queries: 164 (Coverage@10, Novelty@10: over these rankings, not the run's 36 others; unjudged_queries=zero "
+         "no_relevant=zero count them)"),
+    (["--unjudged-queries", "zero", "--no-relevant", "zero"],
+     "queries: 200 (Coverage@10, Novelty@10: over every ranking of the run)")])
+def test_eval_says_which_rankings_coverage_is_over(capsys, flags, said):
+    """The values over all users are over the evaluated users' rankings: the output says so beside their count,
+    and how to count every user's ranking (200 users in predictions.parquet, 164 with a click)."""
+    from support.cli import cli
+
+    status, out, _ = cli(capsys, "eval", str(RECSYS / "clicks.csv"), str(RECSYS / "predictions.parquet"), "-m",
+                         "HR@10 Coverage@10 Novelty@10", "--qrels-columns", "relevance=clicked", "--items",
+                         str(RECSYS / "items.csv"), "--history", str(RECSYS / "history.parquet"), "--preset", "recbole",
+                         *flags)
+    assert status == 0 and said in out.splitlines()
+
+
 def test_explain_tries_trec_eval_9_where_32_bit_scores_tie():
     """Scores 1.00000001 and 1.0 differ as doubles and not as 32-bit floats, which trec_eval 9 (pytrec_eval) ranks:
     there it breaks the tie by document id (b above a) and P@1 is 0 where trec_eval 10 gives 1."""

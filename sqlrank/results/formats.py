@@ -168,7 +168,7 @@ def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result
 
     text = [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
     text.append("")
-    text.append(f"queries: {result.num_queries}")
+    text.append(f"queries: {result.num_queries}{_over_all(result)}")
     for m in result.measures:
         mean = "weighted mean" if m.spec.aggregate == "weighted" else "mean"
         counts = {run: result.queries(m.shown, run) for run in result.run_ids()}
@@ -193,6 +193,19 @@ def _aligned(header: list[str], rows: list[list[str]], aligns: list[str], result
     if result.removed_seen:
         text.append("remove-seen: each user's history items were left out of the run before ranking")
     return "\n".join(text) + "\n"
+
+
+def _over_all(result: Result) -> str:
+    """What the values over all queries (Coverage, Gini, Novelty...) are over: the rankings of the queries
+    evaluated, and how many of the run's the conventions left out."""
+    whole = [m.shown for m in result.measures if m.spec.aggregate == "catalog"]
+    if not whole:
+        return ""
+    if result.left_out is None:  # a query table chose the queries
+        return f" ({', '.join(whole)}: over these rankings only)"
+    return f" ({', '.join(whole)}: " + ("over every ranking of the run)" if not result.left_out else
+                                        f"over these rankings, not the run's {result.left_out} others; "
+                                        f"unjudged_queries=zero no_relevant=zero count them)")
 
 
 def _table(result: Result, integers: set[str]) -> str:

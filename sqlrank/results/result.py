@@ -40,6 +40,7 @@ class Result:
     judgments: Any = None  # inputs.merge.Judgments: judgments merged from several sources, with their counts
     input_rows: tuple[int | None, int | None] = (None, None)  # the rows validation counted in the qrels and the run
     query_type: str = "VARCHAR"  # the run's query id type as read: a DataFrame gives integer ids back as integers
+    left_out: int | None = None  # the run's queries with a ranking that are not evaluated (None: not counted)
 
     def queries(self, measure: str, run_id: str | None = None) -> int:
         """How many queries the measure's mean (of that run) is over."""
@@ -75,7 +76,7 @@ class Result:
         return self.summary_table.frame()
 
 
-def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]) -> Result:
+def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str], left_out: int | None = None) -> Result:
     """The rows of a statement as a Result: the rows asked for and the summary, in measure order.
     ``p`` is the evaluation's plan (planner.Plan: its text, conventions, measures, segments)."""
     columns = table.columns
@@ -91,7 +92,7 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
     def result(asked: Rows, summary: Rows, by_query: bool) -> Result:
         return Result(asked, summary, p.text, p.conventions, p.measures, by_query, num_queries, warnings, label,
                       p.run.seen is not None, valued, p.qrels.label_type == "real", p.judgments,
-                      (p.qrels.rows, p.run.rows), p.run.query_type)
+                      (p.qrels.rows, p.run.rows), p.run.query_type, left_out)
 
     if p.segments is not None:  # the summary is the overall row (segment NULL) without the segment columns
         keep = [i for i, c in enumerate(columns) if c not in ("segment", "num_queries")]
