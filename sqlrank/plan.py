@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
+import re
+
 import duckdb
 
 from .errors import InputError, MeasureError, OptionError
@@ -183,7 +185,29 @@ def shown_text(statement: Statement, target: Dialect, qrels: Source, run: Source
         if samples is not None and samples.shown is not None:
             statement = replace(statement, samples=samples.shown.sql, sliced={})
             run = replace(samples.shown.run, seen=run.seen)
-    return statement.render(target, qrels.source_sql(target), run.source_sql(target))
+    text = statement.render(target, qrels.source_sql(target), run.source_sql(target))
+    require_unshadowed(text, target)
+    return text
+
+
+_STEP = re.compile(r"^(\w+) AS (?:NOT MATERIALIZED |MATERIALIZED )?\($", re.M)  # a step of the statement (a CTE)
+_TABLE = re.compile(r"\b(?:FROM|JOIN)\s+([\"`])([^\"`.]+)\1(?![.\w])")  # a table read by its name alone
+
+
+def require_unshadowed(text: str, target: Dialect) -> None:
+    """A table the printed statement reads by its name alone where a step of the statement has that name: SQLite
+    (and a recursive statement elsewhere but in DuckDB) reads the step in its place, and fails on a circular reference.
+    An error that says to name the table with its schema or under another name."""
+    if target.name != "sqlite" and (target is DUCKDB or not text.lstrip("-\n").split("WITH", 1)[-1].startswith(
+            " RECURSIVE")):
+        return
+    steps = {name.lower() for name in _STEP.findall(text)}
+    for _, table in _TABLE.findall(text):
+        if table.lower() in steps:
+            schema = "main" if target.name == "sqlite" else "public" if target.kind == "postgres" else "schema"
+            raise OptionError(f"table {table}: the {target} statement has a step named {table.lower()}, which "
+                              f"{target} reads in the table's place; give the table with its schema ({schema}.{table}) "
+                              f"or under another name (a view)")
 
 
 def conventions_of(options: Mapping[str, Any]) -> dict[str, Any]:

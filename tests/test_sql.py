@@ -474,3 +474,35 @@ def test_per_document_sums_are_added_in_rank_order_whatever_order_the_rows_come_
     total = call_macro(DUCKDB, "_macros/dialect.sql", "sum_in_rank_order", "term", "kept = 1", cutoff)
     assert con.execute(f"SELECT {total} FROM ranked GROUP BY query_id").fetchall() == [(expected,)]
     assert con.execute(f"SELECT {total} FROM ranked WHERE kept = 0 GROUP BY query_id").fetchall() == [(0,)]
+
+
+def test_a_table_named_as_a_step_of_the_statement(files, capsys):
+    """Tables named qrels and run, the names most users give them, are also steps of the statement: SQLite reads the
+    step in the table's place ("circular reference: qrels"). Printing for SQLite says so and how to name them
+    (main.qrels), and the statement with the schema runs in SQLite and gives DuckDB's values per query."""
+    from sqlrank.engines.sqlite import connect
+    from support.cli import cli, refused
+
+    qrels, run = map(str, files["parquet"])
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE qrels AS SELECT * FROM read_parquet('{qrels}')")
+    con.execute(f"CREATE TABLE run AS SELECT * FROM read_parquet('{run}')")
+    with pytest.raises(sqlrank.OptionError, match=r"table qrels: the sqlite statement has a step named qrels.*main\.qrels"):
+        sqlrank.render("qrels", "run", "AP nDCG@10", dialect="sqlite", connection=con)
+    refused(*cli(capsys, "sql", "qrels", "run", "-m", "AP", "--dialect", "sqlite", "--label-type", "integer"),
+            "table qrels: the sqlite statement has a step named qrels", "main.qrels")
+    assert sqlrank.render("qrels", "run", "AP", dialect="postgres", connection=con)  # not recursive: the table
+    diverse = {"qrels_columns": {"subtopic": "subtopic"}, "label_type": "integer", "dialect": "postgres"}
+    with pytest.raises(sqlrank.OptionError, match=r"table qrels: the postgres statement .*public\.qrels"):
+        sqlrank.render("qrels", "ranked", "alpha_nDCG@10", **diverse)  # PostgreSQL: not of the recursive form
+    assert "WITH RECURSIVE" in sqlrank.render("public.qrels", "public.run", "alpha_nDCG@10", **diverse)
+    text = sqlrank.render("main.qrels", "main.run", "AP nDCG@10", dialect="sqlite", per_query=True, connection=con)
+    lite = connect()
+    for name in ("qrels", "run"):
+        frame = con.execute(f"SELECT * FROM {name}").df()
+        lite.execute(f"CREATE TABLE {name} ({', '.join(frame.columns)})")
+        lite.executemany(f"INSERT INTO {name} VALUES ({', '.join('?' * len(frame.columns))})",
+                         frame.astype(object).itertuples(index=False, name=None))
+    got = pd.DataFrame(lite.execute(text).fetchall(), columns=["query_id", "measure", "value"])
+    expected = sqlrank.evaluate(qrels, run, "AP nDCG@10", per_query=True)
+    assert_same_values(got, expected)
