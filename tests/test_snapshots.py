@@ -59,3 +59,25 @@ def test_all_trec_renders_in_short_lines(per_query):
     assert not [line for line in text.splitlines() if line.strip() == ","]
     # a long line breaks where it nests least: never inside a call's arguments such as LOG2(rank + 1)
     assert not re.search(r"\(rank\n", text) and "LOG2(rank + 1)" in text
+
+
+def test_wrapping_reads_the_words_of_a_line_as_the_character_reader_does():
+    """wrap_sql reads most lines with a regular expression (no comment, every quote closed), the others character by
+    character: on random lines of words, spaces, quotes and dashes both give the same words, and the expression
+    declines exactly the lines the character reader ends inside a quote."""
+    import random
+
+    from sqlrank.rendering import sqltext
+
+    pieces = ["a", "b", " ", "'", '"', "`", "-", "(", ")", "  ", "AND", "\t", "x" * 30]
+    rng = random.Random(7)
+    for _ in range(20_000):
+        line = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 60)))
+        if "--" in line:
+            continue
+        words, open_quote = sqltext._words(line, None)
+        if sqltext._WHOLE.fullmatch(line):
+            assert (words, open_quote) == (sqltext._TOKEN.findall(line), None), line
+        else:
+            assert open_quote is not None, line
+    assert sqltext._WHOLE.fullmatch("a " * 5000 + "'") is None  # no backtracking to speak of

@@ -164,6 +164,8 @@ def inline_windows(text: str) -> str:
         text = text[:start] + body + text[i:]
 
 
+_TOKEN = re.compile(r"""(?:'[^']*'|"[^"]*"|`[^`]*`|[^\s'"`])+""")  # a word, its quoted strings whole
+_WHOLE = re.compile(rf"\s*(?:{_TOKEN.pattern}(?:\s+{_TOKEN.pattern})*)?\s*")  # no backtracking: words apart
 _BREAK_BEFORE = {"WHEN", "ELSE", "END", "AND", "OR", "THEN", "+", "-", "*", "/"}
 
 
@@ -173,6 +175,9 @@ def wrap_sql(text: str, width: int = WIDTH) -> str:
     comments. A line that starts or ends inside a quoted string is left as it is."""
     out, quote = [], None
     for line in text.split("\n"):
+        if quote is None and "--" not in line and _WHOLE.fullmatch(line):  # no comment, every quote closed
+            out.append(line if len(line) <= width else _wrap(line, _TOKEN.findall(line), width))
+            continue
         words, end = _words(line, quote)
         out.append(line if words is None or len(line) <= width else _wrap(line, words, width))
         quote = end
