@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import OptionError
 from ..progress import counted
+from . import student
 from ..measures.conventions import CORRECTIONS, TESTS  # noqa: F401  (also imported from here)
 
 NAN = float("nan")
@@ -33,24 +34,19 @@ class PairedTest:
 
 
 def t_quantile(q: float, df: float) -> float:
-    """Student's t distribution's q-quantile (scipy.stats.t.ppf, from scipy.special as it computes it: importing
-    scipy.stats took half a second of every compare)."""
-    from scipy import special
-
-    return float(special.stdtrit(df, q))
+    """Student's t distribution's q-quantile (scipy.stats.t.ppf), from tools/student.py."""
+    return student.quantile(q, df)
 
 
 def _t_test(diff: np.ndarray) -> tuple[float, float, float]:
     """The paired t test of the differences, as scipy.stats.ttest_rel computes it: the two-sided p-value and the
     95% confidence interval of the mean difference."""
-    from scipy import special
-
     n = len(diff)
     mean, se = float(np.mean(diff)), float(np.sqrt(np.var(diff, ddof=1) / n))
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.float64(mean) / se
     half = t_quantile(0.975, n - 1) * se
-    return float(2 * special.stdtr(n - 1, -abs(t))), mean - half, mean + half
+    return student.two_sided(float(t), n - 1), mean - half, mean + half
 
 
 def scipy_stats():
