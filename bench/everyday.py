@@ -5,7 +5,9 @@
 Per call: nDCG@10, AP and P@10 of in-memory pandas DataFrames (Q queries x 100 documents, graded labels 0-3 on
 30% of them), the median over --calls interleaved calls of each tool: pytrec_eval building its
 RelevanceEvaluator in each call (as a loop over runs does), ranx with its Qrels and Run built once,
-sqlrank.evaluate, and a sqlrank.Evaluator made once (the judgments read once). Commands: each a whole process,
+sqlrank.evaluate, a sqlrank.Evaluator made once (the judgments read once), and the DuckDB floor: the least any
+evaluation in DuckDB's SQL does (FLOOR_SQL: the frames registered, one ranking window, the join, DCG@10 alone).
+Commands: each a whole process,
 the median of --commands interleaved runs, against the floor of
 any DuckDB command (python -c "import duckdb; duckdb.connect().sql('select 1')")."""
 from __future__ import annotations
@@ -40,6 +42,7 @@ def callers(qrels: pd.DataFrame, run: pd.DataFrame) -> dict:
 
     prepared = sqlrank.Evaluator(qrels, MEASURES)  # the judgments read once, as ranx's Qrels are built once
     found = {"sqlrank.evaluate": lambda: sqlrank.evaluate(qrels, run, MEASURES), "Evaluator": lambda: prepared.evaluate(run)}
+    found["DuckDB floor"] = floor(qrels, run)
     try:
         import pytrec_eval
 
@@ -69,9 +72,39 @@ def callers(qrels: pd.DataFrame, run: pd.DataFrame) -> dict:
     return found
 
 
+# The least any evaluation in DuckDB's SQL does: the DataFrames registered, the run ranked per query with one
+# window, joined to the judgments, and DCG@10 (not even normalised: no ideal ranking, no AP, no P@10) averaged.
+FLOOR_SQL = """
+SELECT avg(dcg) FROM (
+    SELECT query_id, sum(coalesce(relevance, 0) / log2(rank + 1)) AS dcg
+    FROM (SELECT run.query_id, relevance,
+                 row_number() OVER (PARTITION BY run.query_id ORDER BY score DESC, run.doc_id DESC) AS rank
+          FROM run LEFT JOIN qrels USING (query_id, doc_id)) AS ranked
+    WHERE rank <= 10
+    GROUP BY query_id)
+"""
+
+
+def floor(qrels: pd.DataFrame, run: pd.DataFrame):
+    """One call of the floor: on a kept connection, as the Evaluator's (FLOOR_SQL)."""
+    import duckdb
+
+    con = duckdb.connect()
+
+    def call():
+        con.register("qrels", qrels)
+        con.register("run", run)
+        value = con.execute(FLOOR_SQL).fetchall()
+        con.unregister("run")
+        con.unregister("qrels")
+        return value
+    return call
+
+
 def per_call(sizes: list[int], calls: int) -> None:
     print(f"per call ({MEASURES}; Q queries x 100 documents; median of {calls} interleaved calls, ms)")
-    print(f"{'rows':>12} {'pytrec_eval':>12} {'ranx':>8} {'evaluate':>9} {'Evaluator':>10} {'/ best':>7} {'/ best':>7}")
+    print(f"{'rows':>12} {'pytrec_eval':>12} {'ranx':>8} {'evaluate':>9} {'Evaluator':>10} {'/ best':>7} {'/ best':>7}"
+          f" {'DuckDB floor':>13} {'/ best':>7}")
     for queries in sizes:
         tools = callers(*data(queries))
         for call in tools.values():
@@ -84,9 +117,11 @@ def per_call(sizes: list[int], calls: int) -> None:
                 times[name].append(1000 * (time.perf_counter() - started))
         median = {name: statistics.median(values) for name, values in times.items()}
         peers = [median[name] for name in ("pytrec_eval", "ranx") if name in median]
-        ratios = [f"{median[name] / min(peers):.2f}x" if peers else "" for name in ("sqlrank.evaluate", "Evaluator")]
+        ratios = [f"{median[name] / min(peers):.2f}x" if peers else ""
+                  for name in ("sqlrank.evaluate", "Evaluator", "DuckDB floor")]
         print(f"{queries:>7} x 100 {median.get('pytrec_eval', float('nan')):>12.1f} {median.get('ranx', float('nan')):>8.1f} "
-              f"{median['sqlrank.evaluate']:>9.1f} {median['Evaluator']:>10.1f} {ratios[0]:>7} {ratios[1]:>7}")
+              f"{median['sqlrank.evaluate']:>9.1f} {median['Evaluator']:>10.1f} {ratios[0]:>7} {ratios[1]:>7} "
+              f"{median['DuckDB floor']:>13.1f} {ratios[2]:>7}")
 
 
 def commands(runs: int) -> None:
