@@ -405,3 +405,22 @@ def test_a_measure_without_any_paired_value_is_reported_not_compared(tmp_path):
                     "-m", "AUC P@1", "-o", str(page))
     assert done.returncode == 0, done.stderr
     assert "AUC: no query has a value in every run." in page.read_text()
+
+
+IMPORTED = """
+import sys
+from sqlrank.cli.main import main
+status = main(sys.argv[1:])
+print(sorted(name for name in ("pandas", "scipy", "pyarrow") if name in sys.modules), status)
+"""
+
+
+@pytest.mark.parametrize("flags, imported", [([], []), (["-f", "markdown"], []), (["-f", "latex"], []),
+                                             (["-f", "csv"], ["pandas", "pyarrow"])])
+def test_the_command_line_compares_without_pandas_or_scipy(flags, imported):
+    """A comparison printed as a table, Markdown or LaTeX imports neither pandas nor SciPy (a third and a fifth of a
+    second of every start); CSV is written by pandas."""
+    runs = [str(COMPARE / name) for name in ("qrels.txt", "baseline.run", "rerank.run", "rerank_v2.run")]
+    done = subprocess.run([sys.executable, "-c", IMPORTED, "compare", *runs, "-m", "nDCG@10 AP", *flags],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == f"{imported} 0"

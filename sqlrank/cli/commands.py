@@ -113,7 +113,7 @@ def check_command(args: argparse.Namespace) -> int:
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    from ..tools import reports as report
+    from ..tools import comparison_text as report
     from ..tools.gate import failures, parse_rule, require_measures
 
     rules = [parse_rule(rule) for rule in args.fail_if]  # a wrong rule stops before anything is evaluated

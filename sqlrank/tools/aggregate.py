@@ -6,10 +6,12 @@ mean, a weighted GAUC, a value over the whole catalog) keep their own."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from ..engines.duckdb import session
 from ..errors import InputError, OptionError
@@ -32,6 +34,8 @@ def check_aggregate(aggregate: str, weighted: bool) -> None:
 def read_weights(obj: Any) -> pd.Series:
     """query_id -> weight from a CSV, TSV or Parquet file or a DataFrame with those two columns (a weight is
     a finite number >= 0; a query listed twice is an error), or from a dict {query_id: weight}."""
+    import pandas as pd
+
     if isinstance(obj, dict):
         frame = pd.DataFrame({"query_id": [str(q) for q in obj], "weight": list(obj.values())})
         label = "weights"
@@ -122,6 +126,8 @@ def reweighted(table: pd.DataFrame, scores: pd.DataFrame, segments: pd.DataFrame
     """compare's table with each plain mean (and its delta from the baseline's) the aggregate, or weighted mean, of
     the paired per-query values ``scores`` (query_id, run, measure, value), overall and per segment. The paired
     tests still test the per-query differences, unweighted."""
+    import pandas as pd
+
     check_aggregate(aggregate, weights is not None)
     table = table.copy()
     members = {None: None} if segments is None else {None: None, **{
@@ -147,6 +153,8 @@ def reweighted(table: pd.DataFrame, scores: pd.DataFrame, segments: pd.DataFrame
 
 def aggregate_text(frame: pd.DataFrame, weights_label: str | None = None) -> str:
     """The summary as the command line prints it, and what summarised the per-query values."""
+    import pandas as pd
+
     keys = ["run_id", "measure"] if "run_id" in frame.columns else ["measure"]
     header = [*keys, "value"]
     rows = [[str(r[k]) for k in keys] + ["" if pd.isna(r["value"]) else f"{r['value']:.4f}"]

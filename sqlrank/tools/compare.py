@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from ..engines.duckdb import DuckDBEngine, session, session_options
 from ..errors import InputError, OptionError, require_tolerance
@@ -38,10 +41,15 @@ VERDICTS = {"good": "good", "g": "good", "same": "same", "s": "same", "bad": "ba
 
 @dataclass
 class Comparison:
-    """What compare() computed: the table, and what it was computed from (for reports)."""
+    """What compare() computed: the table, and what it was computed from (for reports). The table is ``rows`` (a
+    dict of its ``columns`` each) and the paired per-query values ``score_rows`` (query_id, run, measure, value:
+    those with a value in every run); ``table`` and ``scores`` are them as DataFrames, built when first asked for,
+    so that the command line prints a comparison without pandas. ``frame``: a table built as a DataFrame (weighted
+    or other summaries, a prediction-powered comparison), its rows read from it."""
 
-    table: pd.DataFrame
-    scores: pd.DataFrame  # query_id, run, measure, value: the paired per-query values (with a value in every run)
+    rows: list[dict]
+    columns: list[str]
+    score_rows: list[tuple]
     segments: pd.DataFrame | None  # query_id, segment
     runs: list[str]
     measures: list[str]
@@ -56,6 +64,37 @@ class Comparison:
     untested: list[str] = field(default_factory=list)  # one value per run (Coverage) or weighted (GAUC): no test
     details: Details | None = None  # for the report: each run's precision-recall curve and top documents
     judgment_sources: dict | None = None  # test ppi: {"llm": name, "gold": name} (tools/ppi_comparison.py)
+    frame: Any = None
+
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        """The comparison's table: the columns of its layout, counts as nullable integers."""
+        if self.frame is not None:
+            return self.frame
+        import pandas as pd
+
+        table = pd.DataFrame.from_records(self.rows, columns=self.columns)
+        for column in ("wins", "ties", "losses", "good", "same", "bad", "num_queries"):
+            if column in table:
+                table[column] = table[column].astype("Int64")
+        for column in self.columns:
+            if column not in ("segment", "measure", "run") and table[column].dtype == object:
+                table[column] = table[column].astype(float)
+        return table
+
+    @cached_property
+    def scores(self) -> pd.DataFrame:
+        import pandas as pd
+
+        scores = pd.DataFrame(self.score_rows, columns=["query_id", "run", "measure", "value"])
+        scores["value"] = scores["value"].astype("float64")
+        return scores
+
+
+def framed(table: pd.DataFrame, scores: pd.DataFrame | list[tuple], **rest: Any) -> Comparison:
+    """A Comparison of a table built as a DataFrame (and its scores as one or as rows)."""
+    score_rows = scores if isinstance(scores, list) else list(scores.itertuples(index=False, name=None))
+    return Comparison(table.to_dict("records"), list(table.columns), score_rows, frame=table, **rest)
 
 
 @dataclass
@@ -117,15 +156,16 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     runs_ = _evaluate_runs(qrels, runs, measures, names, baseline, queries, by, options, details)
     labels, untested = runs_.labels, runs_.untested
     names_ = [m.shown for m in runs_.measures]
-    scores = pd.concat(runs_.frames, ignore_index=True)
-    scores = scores[~scores["measure"].isin(untested)]
+    scores = [(query, label, measure, value) for label, rows in zip(labels, runs_.frames)
+              for query, measure, value in rows if measure not in untested]
     common = _common_queries(runs_)
     num_common = len(common) or min(runs_.evaluated)
-    complete = scores[scores["query_id"].isin(common)].pivot_table(
-        index="query_id", columns=["measure", "run"], values="value", aggfunc="first", dropna=False)
+    value = {(query, measure, label): value for query, label, measure, value in scores if query in common}
+    complete = sorted({query for query, _, _ in value})  # the compared queries, in order
     tested = [name for name in names_ if name not in untested]
-    valued = {measure: complete[[(measure, label) for label in labels]].notna().all(axis=1) for measure in tested}
-    compared = {measure: int(has.sum()) for measure, has in valued.items()}
+    valued = {measure: {query for query in complete if all(_is_value(value.get((query, measure, label)))
+                                                           for label in labels)} for measure in tested}
+    compared = {measure: len(has) for measure, has in valued.items()}
     for measure, count in compared.items():
         if count == 0:
             runs_.warnings.append(f"{measure}: no query has a value in every run, so it is not compared")
@@ -135,25 +175,36 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
     groups = [(None, complete)]
     if runs_.segments is not None:
         for segment, ids in runs_.segments.groupby("segment", sort=True)["query_id"]:
-            rows = complete[complete.index.isin(set(ids))]
-            if len(rows):
+            members = set(ids)
+            rows = [query for query in complete if query in members]
+            if rows:
                 groups.append((segment, rows))
     aggregates = {m.shown: FAMILIES[m.family].aggregate for m in runs_.measures}
     records = [record for segment, rows in groups for measure in names_
-               for record in _records(runs_, segment, rows, measure, num_common, valued, aggregates[measure],
+               for record in _records(runs_, segment, rows, measure, num_common, valued, value, aggregates[measure],
                                       (test, trials, seed, tolerance))]
-    table = _table(records, labels, untested, correction, runs_.segments is not None, gsb)
-    with_values = pd.MultiIndex.from_frame(pd.concat(  # each measure's queries with a value in every run
-        [pd.DataFrame({"query_id": has.index[has], "measure": measure}) for measure, has in valued.items()]
-        or [pd.DataFrame({"query_id": [], "measure": []})]))
-    kept = scores[pd.MultiIndex.from_frame(scores[["query_id", "measure"]]).isin(with_values)].reset_index(drop=True)
+    columns, rows = _table(records, labels, untested, correction, runs_.segments is not None, gsb)
+    kept = [row for row in scores if row[0] in valued.get(row[2], ())]  # each measure's queries valued in every run
     compared.update(dict.fromkeys(untested, 0))  # no per-query values: no plot of differences
-    kept = kept[["query_id", "run", "measure", "value"]]
+    rest = dict(segments=runs_.segments, runs=labels, measures=names_, conventions=runs_.conventions, test=test,
+                correction=correction, num_queries=num_common, warnings=runs_.warnings, removed_seen=runs_.removed_seen,
+                compared=compared, renamed=renamed(runs_.measures), untested=untested, details=runs_.details)
+    result = Comparison(rows, columns, kept, **rest)
     if query_weights is not None or aggregate != "mean":
-        table = reweighted(table, kept, runs_.segments, aggregate, query_weights)
-    return Comparison(table, kept, runs_.segments, labels, names_,
-                      runs_.conventions, test, correction, num_common, runs_.warnings, runs_.removed_seen, compared,
-                      renamed(runs_.measures), untested, runs_.details)
+        return framed(reweighted(result.table, result.scores, runs_.segments, aggregate, query_weights), kept, **rest)
+    return result
+
+
+def _summary(result) -> list[tuple[str, float]]:
+    """(measure, value) of an evaluation's summary, as its DataFrame has them (a value None: NaN)."""
+    table = result.summary_table
+    measure, value = table.columns.index("measure"), table.columns.index("value")
+    return [(row[measure], math.nan if row[value] is None else float(row[value])) for row in table.rows]
+
+
+def _is_value(value: Any) -> bool:
+    """A per-query value: not missing (None) and a number (not NaN)."""
+    return value is not None and value == value
 
 
 def compare_pairs(qrels: Any, runs: Any, measures: Any, *, test: str = "tukey", correction: str = "none",
@@ -178,11 +229,12 @@ def pairs_of(result: Comparison, test: str = "tukey", correction: str = "none", 
 
 @dataclass
 class _Runs:
-    """Every run evaluated against the qrels: per-query frames, each run's summary values by
-    (segment, measure), the measures no paired test compares, and the warnings so far."""
+    """Every run evaluated against the qrels: its per-query values (query_id, measure, value: a measure's value
+    over all users with query_id None), each run's summary values by (segment, measure), the measures no paired
+    test compares, and the warnings so far."""
 
     labels: list[str]
-    frames: list[pd.DataFrame]
+    frames: list[list[tuple]]
     summaries: dict[str, dict]
     measures: list
     conventions: str
@@ -218,10 +270,12 @@ def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None
             result = run_plan(plan(qrels_source, run_source, measures, "both", con, registry, **listed, **options),
                               DuckDBEngine(con), True)
             warnings += [f"{label}: {w}" for w in result.warnings]
-            frames.append(result.frame.assign(run=label))
+            values = result.values()
+            at = [values.columns.index(name) for name in ("query_id", "measure", "value")]
+            frames.append([tuple(row[i] for i in at) for row in values.rows])
             evaluated.append(result.num_queries)
             summaries[label] = {(None, measure): value  # (segment, measure): the run's value, overall first
-                                for measure, value in zip(result.summary["measure"], result.summary["value"])}
+                                for measure, value in _summary(result)}
         # One value per run (Coverage, Gini, GlobalAUC: over all users) or a mean that weighs each query
         # differently in each run (GAUC): shown per run with its difference, but no paired test.
         untested = [m.shown for m in result.measures if FAMILIES[m.family].aggregate in ("catalog", "weighted")]
@@ -249,12 +303,14 @@ def _details(con, registry, qrels: Source, runs: dict[str, Source], options: dic
         rankings.append(con.execute(render_template(DUCKDB, "ranked.sql", run_sql=run.sql(), qrels_sql=qrels.sql(),
                                                     order=DUCKDB.ranking_order(tie_break, "score"), depth=depth)
                                     ).df().assign(run=label))
+    import pandas as pd
+
     return Details(curves, pd.concat(rankings, ignore_index=True), depth)
 
 
 def _common_queries(runs: _Runs) -> set:
     """The queries every run evaluated (the others warned about); an error when there is none."""
-    evaluated = [set(frame["query_id"].dropna()) for frame in runs.frames]  # not a measure's row over all users
+    evaluated = [{row[0] for row in rows if row[0] is not None} for rows in runs.frames]  # not a value over all users
     if not any(evaluated):  # measures over all users only: the queries each run evaluated, no per-query pairs
         return set()
     common = set.intersection(*evaluated)
@@ -270,9 +326,10 @@ def _common_queries(runs: _Runs) -> set:
     return common
 
 
-def _records(runs: _Runs, segment: Any, rows: pd.DataFrame, measure: str, num_common: int, valued: dict,
+def _records(runs: _Runs, segment: Any, rows: list, measure: str, num_common: int, valued: dict, value: dict,
              aggregate: str, testing: tuple) -> list[dict]:
-    """The rows of one measure in one segment (None: all queries): each run against the first."""
+    """The rows of one measure in one segment (None: all queries; ``rows``: its compared queries, in order): each run
+    against the first. ``value``: (query_id, measure, run) -> the per-query value."""
     labels = runs.labels
     if measure in runs.untested:
         key = (segment, measure)
@@ -283,28 +340,25 @@ def _records(runs: _Runs, segment: Any, rows: pd.DataFrame, measure: str, num_co
                  "measure": measure, "run": label, "mean": runs.summaries[label][key],
                  "delta": math.nan if label == labels[0] else runs.summaries[label][key] - base}
                 for label in labels]
-    paired = rows[valued[measure].loc[rows.index]]
-    base = paired[(measure, labels[0])].to_numpy(dtype=float)
-    return [_row(segment, len(paired), measure, label, paired[(measure, label)].to_numpy(dtype=float), base,
-                 label == labels[0], aggregate, *testing) for label in labels]
+    paired = [query for query in rows if query in valued[measure]]
+
+    def values(label: str) -> np.ndarray:
+        return np.array([value[(query, measure, label)] for query in paired], dtype=float)
+    base = values(labels[0])
+    return [_row(segment, len(paired), measure, label, values(label), base, label == labels[0], aggregate, *testing)
+            for label in labels]
 
 
 def _table(records: list[dict], labels: list[str], untested: list[str], correction: str, segmented: bool,
-           gsb: bool) -> pd.DataFrame:
-    """The comparison's table: p-values corrected over every comparison, the columns of its layout."""
-    table = pd.DataFrame.from_records(records)
-    for column in COLUMNS:  # a table of untested measures alone has none of the test's columns
-        if column not in table:
-            table[column] = np.nan
-    is_comparison = (table["run"] != labels[0]) & ~table["measure"].isin(untested)
-    table["p_value_adjusted"] = np.nan
-    table.loc[is_comparison, "p_value_adjusted"] = adjust(table.loc[is_comparison, "p_value"].tolist(), correction)
+           gsb: bool) -> tuple[list[str], list[dict]]:
+    """The comparison's columns and rows: p-values corrected over every comparison, the columns of its layout (a
+    value a row has none of: None for a count, NaN for a number)."""
+    compared = [r for r in records if r["run"] != labels[0] and r["measure"] not in untested]
+    for record, adjusted in zip(compared, adjust([r.get("p_value", math.nan) for r in compared], correction)):
+        record["p_value_adjusted"] = adjusted
     columns = (["segment", "num_queries"] if segmented else []) + COLUMNS + (GSB_COLUMNS if gsb else [])
-    table = table.reindex(columns=columns)
-    for column in ("wins", "ties", "losses", "good", "same", "bad", "num_queries"):
-        if column in table:
-            table[column] = table[column].astype("Int64")
-    return table
+    counts = {"wins", "ties", "losses", "good", "same", "bad", "num_queries", "segment", "measure", "run"}
+    return columns, [{c: r.get(c, None if c in counts else math.nan) for c in columns} for r in records]
 
 
 def _row(segment, count, measure, label, values, base, is_baseline, aggregate, test, trials, seed, tolerance):

@@ -17,8 +17,10 @@ import math
 import operator
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 from ..errors import MeasureError, OptionError
 from ..measures.names import named_alike, parse_measures

@@ -20,9 +20,12 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from ..errors import OptionError
 from ..progress import counted
@@ -70,6 +73,8 @@ def all_pairs(scores: pd.DataFrame, means: pd.DataFrame, runs: list[str], measur
     """``scores``: query_id, run, measure, value (compare's paired values); ``means``: measure, run, mean (the
     overall rows of compare's table: GMAP's geometric mean, as eval reports it). ``letters``: the compact
     letter display too (only where it is shown)."""
+    import pandas as pd
+
     check_pairs(runs, test, correction, alpha)
     rows = []
     for measure in measures:

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from ..errors import InputError, OptionError
 from ..results.formats import aligned_lines, number_text
@@ -112,6 +114,8 @@ def ppi_summary(llm: pd.DataFrame, human: pd.DataFrame, summary: pd.DataFrame, l
     people's (``human``: the queries they judged). A measure whose value is no plain mean has none (NaN). With
     several runs, each run's paired difference from the first too (run_id "B - A": the estimate of the per-query
     differences). ``names``: the LLM's and the people's source names, which the frame's attrs keep."""
+    import pandas as pd
+
     from .aggregate import plain_mean
 
     keys = ["run_id", "measure"] if "run_id" in summary.columns else ["measure"]

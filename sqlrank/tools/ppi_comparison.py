@@ -8,13 +8,14 @@ queries people judged. Valid under ppi.py's assumption: the people judged a rand
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 from ..errors import OptionError
 from .aggregate import plain_mean
-from .compare import COLUMNS, Comparison, compare_result, outcomes
+from .compare import COLUMNS, Comparison, compare_result, framed, outcomes
 from .ppi import estimated, source_warnings, two_sources
 from .statistics import adjust
 
@@ -38,6 +39,8 @@ def ppi_comparison(qrels: Any, runs: Any, measures: Any, *, test: str = "ppi", g
                    seed: int | None = 0, **options: Any) -> Comparison:
     """compare(test="ppi" or "ppi-untuned", gold=NAME): the comparison table (compare's columns, then lambda, n, N
     and effective_n of each row's estimate), with the LLM-judged per-query values as its scores."""
+    import pandas as pd
+
     if by is not None or gsb or weights is not None or aggregate != "mean":
         raise OptionError(f"--test {test} compares the plain means over all queries; leave out --by, --gsb, --weights "
                           f"and --aggregate")
@@ -68,9 +71,11 @@ def ppi_comparison(qrels: Any, runs: Any, measures: Any, *, test: str = "ppi", g
     for column in ("wins", "ties", "losses", "n", "N"):
         table[column] = table[column].astype("Int64")
     said = source_warnings((llm_name, with_llm.warnings), (gold, with_gold.warnings))
-    return Comparison(table, with_llm.scores, None, labels, with_llm.measures, with_llm.conventions, test, correction,
-                      with_llm.num_queries, said, with_llm.removed_seen, with_llm.compared, with_llm.renamed, [],
-                      with_llm.details, judgment_sources={"llm": llm_name, "gold": gold})
+    return framed(table, with_llm.score_rows, segments=None, runs=labels, measures=with_llm.measures,
+                  conventions=with_llm.conventions, test=test, correction=correction, num_queries=with_llm.num_queries,
+                  warnings=said, removed_seen=with_llm.removed_seen, compared=with_llm.compared,
+                  renamed=with_llm.renamed, untested=[], details=with_llm.details,
+                  judgment_sources={"llm": llm_name, "gold": gold})
 
 
 def _by_run_and_measure(scores: pd.DataFrame) -> dict:

@@ -1,154 +1,18 @@
-"""Report: a comparison as a terminal table, Markdown, LaTeX, or one self-contained HTML page
-(tables and inline SVG plots; no scripts, no fonts or styles fetched from anywhere)."""
+"""Report: a comparison as one self-contained HTML page (tables and inline SVG plots; no scripts, no fonts or
+styles fetched from anywhere). The terminal's table, Markdown and LaTeX are comparison_text.py's."""
 from __future__ import annotations
 
 import html
 import math
 
 import numpy as np
-import pandas as pd
 
-from ..measures.conventions import CORRECTIONS
-from ..results.formats import latex_text
 from ..version import __version__
 from .compare import Comparison
+from .comparison_text import display_rows, latex, legend, markdown  # noqa: F401  (latex, markdown: a report's too)
 from .figures import curve_plot, diff_section
 
 DEPTH = 10  # the documents of each run an HTML report shows side by side, rank by rank
-TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "sign": "sign test",
-              "permutation": "paired randomization (permutation) test", "bootstrap": "paired bootstrap test",
-              "ppi": "prediction-powered z-test of the mean difference (PPI++, lambda tuned)",
-              "ppi-untuned": "prediction-powered z-test of the mean difference (lambda = 1)"}
-CORRECTION_NAMES = dict(zip(CORRECTIONS, ("no correction", "Bonferroni", "Holm", "Benjamini-Hochberg")))
-
-
-def mark(p_adjusted: float) -> str:
-    """Significance marks on the adjusted p-value: ** below 0.01, * below 0.05."""
-    if p_adjusted is None or (isinstance(p_adjusted, float) and math.isnan(p_adjusted)) or p_adjusted is pd.NA:
-        return ""
-    return "**" if p_adjusted < 0.01 else "*" if p_adjusted < 0.05 else ""
-
-
-def _f(value, fmt: str = ".4f", signed: bool = False) -> str:
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return f"{value:+{fmt}}" if signed else f"{value:{fmt}}"
-
-
-def _p(value) -> str:
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return "<0.0001" if value < 0.0001 else f"{value:.4f}"
-
-
-def display_rows(table: pd.DataFrame, gsb: bool) -> tuple[list[str], list[list[str]]]:
-    """A comparison table (Comparison.table, or some of its rows) as text cells: what every
-    layout shows."""
-    segmented = "segment" in table.columns
-    header = (["segment", "queries"] if segmented else []) + ["measure", "run", "mean", "delta"]
-    header += ["good", "same", "bad", "gsb"] if gsb else ["wins", "ties", "losses"]
-    header += ["p", "p adj.", "95% CI of delta", "effect"]
-    ppi = "lambda" in table.columns  # a prediction-powered comparison: each row's estimate
-    header += ["lambda", "n", "N", "eff. n"] if ppi else []
-    lambdas = table["lambda"].tolist() if ppi else []  # itertuples renames a column called lambda
-    rows = []
-    for number, row in enumerate(table.itertuples(index=False)):
-        cells = []
-        if segmented:
-            cells += ["all" if row.segment is None or row.segment != row.segment else str(row.segment),
-                      str(row.num_queries)]
-        cells += [row.measure, row.run, _f(row.mean), _f(row.delta, signed=True)]
-        counts = (row.good, row.same, row.bad) if gsb else (row.wins, row.ties, row.losses)
-        cells += ["" if v is pd.NA else str(v) for v in counts]
-        if gsb:
-            cells.append(_f(row.gsb, signed=True))
-        interval = "" if row.ci_low != row.ci_low else f"[{_f(row.ci_low, signed=True)}, {_f(row.ci_high, signed=True)}]"
-        cells += [_p(row.p_value), _p(row.p_value_adjusted) + mark(row.p_value_adjusted), interval,
-                  _f(row.effect_size, ".2f")]
-        if ppi:
-            cells += [_f(lambdas[number], ".2f"), str(row.n), str(row.N), _f(row.effective_n, ".1f")]
-        rows.append(cells)
-    return header, rows
-
-
-def legend(c: Comparison) -> list[str]:
-    comparisons = int(((c.table["run"] != c.runs[0]) & ~c.table["measure"].isin(c.untested)).sum())
-    untested = ([f"not tested: {', '.join(c.untested)} (one value per run, over all users or weighted per user: "
-                 f"no per-query pairs)"] if c.untested else [])
-    tests = [f"test: {TEST_NAMES[c.test]}, two-sided; p adj.: {CORRECTION_NAMES[c.correction]} over "
-             f"{comparisons} comparison{'' if comparisons == 1 else 's'}; * p adj. < 0.05, ** p adj. < 0.01",
-             f"effect: {_effect_name(c.test)}; CI: {_interval_name(c.test)}"] if comparisons or not c.untested else []
-    if c.judgment_sources:
-        llm, gold = c.judgment_sources["llm"], c.judgment_sources["gold"]
-        tests.append(f"mean, delta: prediction-powered, the mean with {llm}'s judgments over the N - n queries {gold} "
-                     f"did not judge, corrected by lambda times its difference from {gold}'s over the n they did (valid "
-                     f"when {gold}'s queries are a random sample); wins, ties, losses over those n queries")
-    return [f"queries: {c.num_queries} (evaluated for every run); baseline: {c.runs[0]}"] + tests + untested + (
-        [f"canonical: {c.renamed}"] if c.renamed else []) + [f"conventions: {c.conventions}"] + (
-        ["remove-seen: each user's history items were left out of every run before ranking"] if c.removed_seen else [])
-
-
-def _effect_name(test: str) -> str:
-    if test.startswith("ppi"):
-        return "none (a prediction-powered estimate)"
-    return {"wilcoxon": "matched-pairs rank-biserial correlation",
-            "sign": "(wins - losses) / (wins + losses)"}.get(test, "Cohen's d of the paired differences (d_z)")
-
-
-def _interval_name(test: str) -> str:
-    if test.startswith("ppi"):
-        return "prediction-powered normal interval of the mean difference"
-    return "bootstrap BCa interval of the mean difference" if test == "bootstrap" else \
-        "Student's t interval of the mean difference"
-
-
-def text_table(c: Comparison, gsb: bool) -> str:
-    header, rows = display_rows(c.table, gsb)
-    left = {"segment", "measure", "run", "95% CI of delta"}
-    widths = [max(len(x) for x in column) for column in zip(header, *rows)]
-    aligns = ["<" if h in left else ">" for h in header]
-
-    def line(cells):
-        return "  ".join(f"{x:{a}{w}}" for x, a, w in zip(cells, aligns, widths)).rstrip()
-
-    out = [line(header), line(["-" * w for w in widths])]
-    previous = None
-    for cells in rows:
-        key = tuple(cells[:3 if "segment" in header else 1])
-        shown = [("" if key == previous and i < len(key) else x) for i, x in enumerate(cells)]
-        previous = key
-        out.append(line(shown))
-    return "\n".join(out + [""] + legend(c)) + "\n"
-
-
-def markdown(c: Comparison, gsb: bool) -> str:
-    header, rows = display_rows(c.table, gsb)
-
-    def line(cells):
-        return "| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |"
-
-    align = ["---" if h in ("segment", "measure", "run") else "---:" for h in header]
-    text = [line(header), "| " + " | ".join(align) + " |"] + [line(r) for r in rows]
-    return "\n".join(text + [""] + [f"{x}  " for x in legend(c)]) + "\n"
-
-
-def _tex(text: str) -> str:
-    escaped = latex_text(text)
-    return escaped.replace("**", "$^{**}$") if escaped.endswith("**") else escaped.replace("*", "$^{*}$")
-
-
-def latex(c: Comparison, gsb: bool) -> str:
-    """A booktabs tabular (\\usepackage{booktabs})."""
-    header, rows = display_rows(c.table, gsb)
-    spec = "".join("l" if h in ("segment", "measure", "run", "95% CI of delta") else "r" for h in header)
-    out = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", " & ".join(_tex(h) for h in header) + " \\\\",
-           "\\midrule"]
-    out += [" & ".join(_tex(x) for x in r) + " \\\\" for r in rows]
-    out += ["\\bottomrule", "\\end{tabular}"]
-    out += [f"% {line}" for line in legend(c)]
-    return "\n".join(out) + "\n"
-
-
 # ------------------------------------------------------------------------------ HTML
 
 _COLORS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c"]
@@ -176,7 +40,7 @@ def _html_table(c: Comparison, gsb: bool, segment=None) -> str:
     if "segment" in table.columns:
         table = table[table["segment"].isna()] if segment is None else table[table["segment"] == segment]
         table = table.drop(columns=["segment", "num_queries"])
-    header, rows = display_rows(table, gsb)
+    header, rows = display_rows(table.to_dict("records"), gsb)
     out = ["<table>", "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead>",
            "<tbody>"]
     for cells, record in zip(rows, table.itertuples(index=False)):

@@ -5,9 +5,12 @@ number of resamples. Computed here from the per-query values the evaluation retu
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from ..errors import OptionError
 from ..measures.family import GEOMETRIC_FLOOR
@@ -77,6 +80,8 @@ def with_intervals(per_query: pd.DataFrame, summary: pd.DataFrame, level: float,
     """The summary (measure, value[, run_id]) with std, ci_low and ci_high of each mean, from the per-query
     rows (query_id, measure, value[, run_id]). A measure whose value is no plain mean over queries (GMAP's
     geometric mean, a weighted mean, a value over the whole catalog) has none: NaN."""
+    import pandas as pd
+
     check_interval(level, method, trials, seed)
     if method in PPI_METHODS:
         raise OptionError(f"ci_method={method}: a prediction-powered interval reads two judgment sources (the LLM's and "
