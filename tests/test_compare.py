@@ -415,12 +415,14 @@ print(sorted(name for name in ("pandas", "scipy", "pyarrow") if name in sys.modu
 """
 
 
-@pytest.mark.parametrize("flags, imported", [([], []), (["-f", "markdown"], []), (["-f", "latex"], []),
-                                             (["-f", "csv"], ["pandas", "pyarrow"])])
-def test_the_command_line_compares_without_pandas_or_scipy(flags, imported):
-    """A comparison printed as a table, Markdown or LaTeX imports neither pandas nor SciPy (a third and a fifth of a
-    second of every start); CSV is written by pandas."""
+@pytest.mark.parametrize("command, flags, imported", [
+    ("compare", [], []), ("compare", ["-f", "markdown"], []), ("compare", ["-f", "latex"], []),
+    ("compare", ["-f", "csv"], ["pandas", "pyarrow"]), ("report", ["-o", "report.html"], []),
+    ("report", ["-o", "report.md"], [])])
+def test_the_command_line_compares_without_pandas_or_scipy(tmp_path, command, flags, imported):
+    """A comparison printed as a table, Markdown or LaTeX, or written as an HTML report, imports neither pandas nor
+    SciPy (a third and a fifth of a second of every start); CSV is written by pandas."""
     runs = [str(COMPARE / name) for name in ("qrels.txt", "baseline.run", "rerank.run", "rerank_v2.run")]
-    done = subprocess.run([sys.executable, "-c", IMPORTED, "compare", *runs, "-m", "nDCG@10 AP", *flags],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", IMPORTED, command, *runs, "-m", "nDCG@10 AP", *flags],
+                          capture_output=True, text=True, check=True, cwd=tmp_path)
     assert done.stdout.splitlines()[-1] == f"{imported} 0"

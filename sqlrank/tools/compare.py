@@ -101,10 +101,11 @@ def framed(table: pd.DataFrame, scores: pd.DataFrame | list[tuple], **rest: Any)
 class Details:
     """What a report shows beside the comparison: each run's interpolated precision at the 11 recall levels
     (trec_eval's iprec_at_recall means, ``curves``: run -> 11 values) and each run's top ``depth`` documents of
-    every compared query with their labels (``rankings``: query_id, run, rank, doc_id, relevance; NaN: unjudged)."""
+    every compared query with their labels (``rankings``: (query_id as text, run) -> [(rank, doc_id, relevance)] by
+    rank; relevance None: unjudged)."""
 
     curves: dict[str, list[float]]
-    rankings: pd.DataFrame
+    rankings: dict[tuple[str, str], list[tuple]]
     depth: int
 
 
@@ -294,18 +295,17 @@ def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None
 def _details(con, registry, qrels: Source, runs: dict[str, Source], options: dict[str, Any], depth: int) -> Details:
     """Each run's mean interpolated precision at the 11 recall levels (as sqlrank eval computes IPrec@x, under the
     same conventions) and its top ``depth`` documents per query with their labels."""
-    curves, rankings = {}, []
+    curves, rankings = {}, {}
     levels = " ".join(f"IPrec@{level}" for level in RECALL_LEVELS)
     for label, run in runs.items():
         curve = run_plan(plan(qrels, run, levels, "summary", con, registry, **options), DuckDBEngine(con), False)
-        curves[label] = [float(v) for v in curve.summary["value"]]
+        curves[label] = [value for _, value in _summary(curve)]
         tie_break = options.get("tie_break") if options.get("tie_break") in ("doc_id_asc", "input_rank") else "trec_eval"
-        rankings.append(con.execute(render_template(DUCKDB, "ranked.sql", run_sql=run.sql(), qrels_sql=qrels.sql(),
-                                                    order=DUCKDB.ranking_order(tie_break, "score"), depth=depth)
-                                    ).df().assign(run=label))
-    import pandas as pd
-
-    return Details(curves, pd.concat(rankings, ignore_index=True), depth)
+        for query, rank, doc, relevance in con.execute(render_template(
+                DUCKDB, "ranked.sql", run_sql=run.sql(), qrels_sql=qrels.sql(), order=DUCKDB.ranking_order(tie_break, "score"),
+                depth=depth)).fetchall():
+            rankings.setdefault((str(query), label), []).append((rank, doc, relevance))
+    return Details(curves, rankings, depth)
 
 
 def _common_queries(runs: _Runs) -> set:

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import html
 
-import pandas as pd
-
 from .compare import RECALL_LEVELS, Details
 
 COLORS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c"]
@@ -55,15 +53,15 @@ def curve_plot(curves: dict[str, list[float]], width: int = 520, height: int = 3
 def side_by_side(details: Details, query: str, baseline: str, run: str, delta: float, measure: str) -> str:
     """The two runs' top documents of one query, rank by rank, each with its label or marked unjudged; a document
     both runs rank is in bold."""
-    rows = details.rankings[details.rankings.query_id == query]
-    lists = {name: rows[rows.run == name].sort_values("rank") for name in (baseline, run)}
-    both = set(lists[baseline].doc_id) & set(lists[run].doc_id)
+    lists = {name: {rank: (doc, label) for rank, doc, label in details.rankings.get((query, name), [])}
+             for name in (baseline, run)}
+    both = {doc for doc, _ in lists[baseline].values()} & {doc for doc, _ in lists[run].values()}
     cells = []
     for rank in range(1, details.depth + 1):
         line = [f'<td class="num">{rank}</td>']
         for name in (baseline, run):
-            found = lists[name][lists[name]["rank"] == rank]
-            line.append(_cell(found, name, both) if len(found) else "<td></td><td></td>")
+            found = lists[name].get(rank)
+            line.append(_cell(found, name, both) if found else "<td></td><td></td>")
         cells.append("<tr>" + "".join(line) + "</tr>")
     head = (f'<table class="diff" data-query="{html.escape(query)}"><thead><tr><th>rank</th>'
             f"<th>{html.escape(baseline)}</th><th>label</th><th>{html.escape(run)}</th><th>label</th></tr></thead>")
@@ -71,11 +69,12 @@ def side_by_side(details: Details, query: str, baseline: str, run: str, delta: f
     return caption + head + "<tbody>" + "".join(cells) + "</tbody></table>"
 
 
-def _cell(found: pd.DataFrame, run: str, both: set) -> str:
-    doc, label = str(found.doc_id.iloc[0]), found.relevance.iloc[0]
-    judged = not pd.isna(label)
+def _cell(found: tuple, run: str, both: set) -> str:
+    """A ranked document (doc_id, label: None when unjudged) and its label, as two cells."""
+    doc, label = found
+    doc, judged = str(doc), label is not None and label == label
     text = f"{float(label):g}" if judged else "unjudged"
-    weight = ' style="font-weight:600"' if doc in both else ""
+    weight = ' style="font-weight:600"' if found[0] in both else ""
     return (f'<td class="doc" data-run="{html.escape(run)}" data-doc="{html.escape(doc)}"{weight}>{html.escape(doc)}</td>'
             f'<td class="label{"" if judged else " unjudged"}" data-label="{text}">{text}</td>')
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..version import __version__
 from .compare import Comparison
-from .comparison_text import display_rows, latex, legend, markdown  # noqa: F401  (latex, markdown: a report's too)
+from .comparison_text import display_rows, latex, legend, markdown, missing  # noqa: F401  (latex, markdown: a report's too)
 from .figures import curve_plot, diff_section
 
 DEPTH = 10  # the documents of each run an HTML report shows side by side, rank by rank
@@ -36,15 +36,15 @@ td.unjudged { color: #999; font-style: italic; } table.diff td.doc { font-family
 
 def _html_table(c: Comparison, gsb: bool, segment=None) -> str:
     """The rows of one segment (None: overall) as an HTML table."""
-    table = c.table
-    if "segment" in table.columns:
-        table = table[table["segment"].isna()] if segment is None else table[table["segment"] == segment]
-        table = table.drop(columns=["segment", "num_queries"])
-    header, rows = display_rows(table.to_dict("records"), gsb)
+    rows = c.rows
+    if c.rows and "segment" in c.rows[0]:
+        rows = [{k: v for k, v in row.items() if k not in ("segment", "num_queries")} for row in rows
+                if (missing(row["segment"]) if segment is None else row["segment"] == segment)]
+    header, cells_of = display_rows(rows, gsb)
     out = ["<table>", "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead>",
            "<tbody>"]
-    for cells, record in zip(rows, table.itertuples(index=False)):
-        baseline = record.run == c.runs[0]
+    for cells, record in zip(cells_of, rows):
+        baseline = record["run"] == c.runs[0]
         tds = []
         for h, x in zip(header, cells):
             classes = [] if h in ("measure", "run", "95% CI of delta") else ["num"]
@@ -57,6 +57,22 @@ def _html_table(c: Comparison, gsb: bool, segment=None) -> str:
         out.append(f"<tr{tr_class}>" + "".join(tds) + "</tr>")
     out += ["</tbody>", "</table>"]
     return "\n".join(out)
+
+
+def paired_values(c: Comparison) -> dict[str, tuple[list, dict[str, np.ndarray]]]:
+    """Per measure with values paired in every run (AUC has none without both classes): its queries, in order, and
+    each run's values over them."""
+    by_measure: dict[str, dict] = {}
+    for query, run, measure, value in c.score_rows:
+        by_measure.setdefault(measure, {}).setdefault(query, {})[run] = value
+    paired = {}
+    for measure in c.measures:
+        if measure in by_measure and c.compared.get(measure, c.num_queries):
+            values = by_measure[measure]
+            queries = sorted(values)
+            paired[measure] = (queries, {run: np.array([values[q].get(run, np.nan) for q in queries], dtype=float)
+                                         for run in c.runs})
+    return paired
 
 
 def sorted_deltas(queries: list[str], deltas: np.ndarray) -> list[tuple[str, float]]:
@@ -211,16 +227,12 @@ def html_page(c: Comparison, gsb: bool, title: str = "sqlrank comparison", pairs
         from .pairs import pairs_html
 
         body += ["<h2>Every pair of runs</h2>", pairs_html(pairs)]
-    # per measure, query_id x run: the queries with a value in every run (AUC has none without both classes)
-    paired = {measure: c.scores[c.scores["measure"] == measure].pivot_table(
-        index="query_id", columns="run", values="value", aggfunc="first").reindex(columns=c.runs)
-        for measure in c.measures if c.compared.get(measure, c.num_queries)}
-    queries = {measure: [str(q) for q in rows.index] for measure, rows in paired.items()}
+    paired = paired_values(c)  # per measure: its queries with a value in every run, and each run's values
+    queries = {measure: [str(q) for q in listed] for measure, (listed, _) in paired.items()}
     differences = {}  # (measure, run): (query_id, delta) pairs from the largest loss
-    for measure, rows in paired.items():
-        base = rows[c.runs[0]].to_numpy(dtype=float)
+    for measure, (_, values) in paired.items():
         for run in c.runs[1:]:
-            differences[measure, run] = sorted_deltas(queries[measure], rows[run].to_numpy(dtype=float) - base)
+            differences[measure, run] = sorted_deltas(queries[measure], values[run] - values[c.runs[0]])
     body.append("<h2>Per-query differences</h2>")
     if c.judgment_sources:  # prediction-powered: the estimates above; the per-query values below are the LLM's
         body.append(f'<p class="legend">Per query, from here on: the values with {html.escape(c.judgment_sources["llm"])}'
@@ -231,8 +243,8 @@ def html_page(c: Comparison, gsb: bool, title: str = "sqlrank comparison", pairs
         better, worse = sum(d > 0 for _, d in pairs), sum(d < 0 for _, d in pairs)
         body.append(_delta_plot(pairs, f"{measure}: {run} - {c.runs[0]} per query ({better} better, {worse} worse"))
     body.append("</div><h2>Distribution of per-query scores</h2><div class=\"plots\">")
-    for measure, rows in paired.items():
-        body.append(_distribution_plot(measure, {run: rows[run].to_numpy(dtype=float) for run in c.runs}))
+    for measure, (_, values) in paired.items():
+        body.append(_distribution_plot(measure, values))
     body.append("</div>")
     if c.details is not None:
         body += ["<h2>Precision and recall</h2>", curve_plot(c.details.curves)]
@@ -241,14 +253,14 @@ def html_page(c: Comparison, gsb: bool, title: str = "sqlrank comparison", pairs
         if measure not in paired:
             body.append(f"<p>{html.escape(measure)}: no query has a value in every run.</p>")
     for (measure, run), pairs in differences.items():
-        values = {r: dict(zip(queries[measure], paired[measure][r].to_numpy(dtype=float))) for r in (c.runs[0], run)}
+        values = {r: dict(zip(queries[measure], paired[measure][1][r])) for r in (c.runs[0], run)}
         body.append(_per_query_section(measure, c.runs[0], run, pairs, values[c.runs[0]], values[run]))
         if c.details is not None:
             body.append(diff_section(c.details, measure, c.runs[0], run, pairs))
-    if "segment" in c.table.columns:
+    if c.rows and "segment" in c.rows[0]:
         body.append("<h2>Per segment</h2>")
-        for segment in c.table["segment"].dropna().unique():
-            count = int(c.table.loc[c.table["segment"] == segment, "num_queries"].max())
+        for segment in dict.fromkeys(row["segment"] for row in c.rows if not missing(row["segment"])):
+            count = max(row["num_queries"] for row in c.rows if row["segment"] == segment)
             body.append(f"<h3>{html.escape(str(segment))} ({count} queries)</h3>")
             body.append(_html_table(c, gsb, segment))
     body.append(f'<p class="legend">Made by sqlrank {__version__}. Self-contained: no scripts, nothing fetched.</p>')
