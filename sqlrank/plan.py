@@ -5,10 +5,9 @@
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
-
-import re
 
 import duckdb
 
@@ -27,7 +26,7 @@ from .measures.measure import Measure
 from .measures.registry import FAMILIES
 from .measures.resolve import beyond_accuracy, check_tie_break, needed_inputs, resolve_measures
 from .rendering.dialects import DIALECTS, DUCKDB, Dialect
-from .rendering.sqltext import render_listed, render_segments
+from .rendering.sqltext import render_listed, render_segments, step_names
 from .rendering.prepared import Statement
 
 
@@ -186,22 +185,20 @@ def shown_text(statement: Statement, target: Dialect, qrels: Source, run: Source
             statement = replace(statement, samples=samples.shown.sql, sliced={})
             run = replace(samples.shown.run, seen=run.seen)
     text = statement.render(target, qrels.source_sql(target), run.source_sql(target))
-    require_unshadowed(text, target)
+    require_unshadowed(text, target, statement.intents is not None)
     return text
 
 
-_STEP = re.compile(r"^(\w+) AS (?:NOT MATERIALIZED |MATERIALIZED )?\($", re.M)  # a step of the statement (a CTE)
 _TABLE = re.compile(r"\b(?:FROM|JOIN)\s+([\"`])([^\"`.]+)\1(?![.\w])")  # a table read by its name alone
 
 
-def require_unshadowed(text: str, target: Dialect) -> None:
+def require_unshadowed(text: str, target: Dialect, recursive: bool) -> None:
     """A table the printed statement reads by its name alone where a step of the statement has that name: SQLite
-    (and a recursive statement elsewhere but in DuckDB) reads the step in its place, and fails on a circular reference.
-    An error that says to name the table with its schema or under another name."""
-    if target.name != "sqlite" and (target is DUCKDB or not text.lstrip("-\n").split("WITH", 1)[-1].startswith(
-            " RECURSIVE")):
+    (and a recursive statement, the diversity measures' ideal ranking, elsewhere but in DuckDB) reads the step in its
+    place, and fails on a circular reference. An error that says to name the table with its schema or another name."""
+    if target.name != "sqlite" and (target is DUCKDB or not recursive):
         return
-    steps = {name.lower() for name in _STEP.findall(text)}
+    steps = step_names(text)
     for _, table in _TABLE.findall(text):
         if table.lower() in steps:
             schema = "main" if target.name == "sqlite" else "public" if target.kind == "postgres" else "schema"

@@ -113,7 +113,7 @@ def check_command(args: argparse.Namespace) -> int:
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    from ..tools import comparison_text as report
+    from ..tools.comparison_text import latex, markdown, text_table
     from ..tools.gate import failures, parse_rule, require_measures
 
     rules = [parse_rule(rule) for rule in args.fail_if]  # a wrong rule stops before anything is evaluated
@@ -129,11 +129,11 @@ def compare_command(args: argparse.Namespace) -> int:
     if args.format in ("csv", "tsv", "json"):
         text = frame_text(result.table, args.format)
     elif args.format == "markdown":
-        text = report.markdown(result, args.gsb)
+        text = markdown(result, args.gsb)
     elif args.format == "latex":
-        text = report.latex(result, args.gsb)
+        text = latex(result, args.gsb)
     else:
-        text = report.text_table(result, args.gsb)
+        text = text_table(result, args.gsb)
     if args.format == "table" and (args.weights is not None or args.aggregate != "mean"):
         text += (f"means: the {result.table.attrs['aggregate']}" + (f" (weights: {args.weights})" if args.weights
                  is not None else "") + " of the measures whose summary is a mean; the tests test the per-query "

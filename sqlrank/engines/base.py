@@ -29,6 +29,11 @@ class Rows:
     def records(self) -> list[dict]:
         return [dict(zip(self.columns, row)) for row in self.rows]
 
+    def picked(self, *names: str) -> list[tuple]:
+        """Each row's values of the columns ``names``, in that order."""
+        at = [self.columns.index(name) for name in names]
+        return [tuple(row[i] for i in at) for row in self.rows]
+
     def frame(self) -> "pd.DataFrame":
         import pandas as pd
 

@@ -128,7 +128,12 @@ WIDTH = 140  # rendered lines are wrapped beyond this (and never reach 160 chara
 
 
 _WINDOW = re.compile(r"\n(\s*)WINDOW ")
-_CTE = re.compile(r"^[a-z_0-9]+ AS ((NOT )?MATERIALIZED )?\($", re.M)
+_CTE = re.compile(r"^([a-z_0-9]+) AS (?:(?:NOT )?MATERIALIZED )?\($", re.M)  # a step of a statement (a CTE)
+
+
+def step_names(text: str) -> set[str]:
+    """The names of a rendered statement's steps (its CTEs, each opened at the start of a line)."""
+    return set(_CTE.findall(text))
 
 
 def inline_windows(text: str) -> str:

@@ -77,9 +77,6 @@ class Comparison:
         for column in ("wins", "ties", "losses", "good", "same", "bad", "num_queries"):
             if column in table:
                 table[column] = table[column].astype("Int64")
-        for column in self.columns:
-            if column not in ("segment", "measure", "run") and table[column].dtype == object:
-                table[column] = table[column].astype(float)
         return table
 
     @cached_property
@@ -91,9 +88,8 @@ class Comparison:
         return scores
 
 
-def framed(table: pd.DataFrame, scores: pd.DataFrame | list[tuple], **rest: Any) -> Comparison:
-    """A Comparison of a table built as a DataFrame (and its scores as one or as rows)."""
-    score_rows = scores if isinstance(scores, list) else list(scores.itertuples(index=False, name=None))
+def framed(table: pd.DataFrame, score_rows: list[tuple], **rest: Any) -> Comparison:
+    """A Comparison of a table built as a DataFrame, its rows read from it."""
     return Comparison(table.to_dict("records"), list(table.columns), score_rows, frame=table, **rest)
 
 
@@ -198,9 +194,8 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
 
 def _summary(result) -> list[tuple[str, float]]:
     """(measure, value) of an evaluation's summary, as its DataFrame has them (a value None: NaN)."""
-    table = result.summary_table
-    measure, value = table.columns.index("measure"), table.columns.index("value")
-    return [(row[measure], math.nan if row[value] is None else float(row[value])) for row in table.rows]
+    return [(measure, math.nan if value is None else float(value))
+            for measure, value in result.summary_table.picked("measure", "value")]
 
 
 def _is_value(value: Any) -> bool:
@@ -271,9 +266,7 @@ def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None
             result = run_plan(plan(qrels_source, run_source, measures, "both", con, registry, **listed, **options),
                               DuckDBEngine(con), True)
             warnings += [f"{label}: {w}" for w in result.warnings]
-            values = result.values()
-            at = [values.columns.index(name) for name in ("query_id", "measure", "value")]
-            frames.append([tuple(row[i] for i in at) for row in values.rows])
+            frames.append(result.values().picked("query_id", "measure", "value"))
             evaluated.append(result.num_queries)
             summaries[label] = {(None, measure): value  # (segment, measure): the run's value, overall first
                                 for measure, value in _summary(result)}

@@ -72,10 +72,11 @@ def side_by_side(details: Details, query: str, baseline: str, run: str, delta: f
 def _cell(found: tuple, run: str, both: set) -> str:
     """A ranked document (doc_id, label: None when unjudged) and its label, as two cells."""
     doc, label = found
-    doc, judged = str(doc), label is not None and label == label
+    judged = label is not None and label == label
     text = f"{float(label):g}" if judged else "unjudged"
-    weight = ' style="font-weight:600"' if found[0] in both else ""
-    return (f'<td class="doc" data-run="{html.escape(run)}" data-doc="{html.escape(doc)}"{weight}>{html.escape(doc)}</td>'
+    weight = ' style="font-weight:600"' if doc in both else ""
+    name = html.escape(str(doc))
+    return (f'<td class="doc" data-run="{html.escape(run)}" data-doc="{name}"{weight}>{name}</td>'
             f'<td class="label{"" if judged else " unjudged"}" data-label="{text}">{text}</td>')
 
 

@@ -37,7 +37,7 @@ td.unjudged { color: #999; font-style: italic; } table.diff td.doc { font-family
 def _html_table(c: Comparison, gsb: bool, segment=None) -> str:
     """The rows of one segment (None: overall) as an HTML table."""
     rows = c.rows
-    if c.rows and "segment" in c.rows[0]:
+    if "segment" in c.columns:
         rows = [{k: v for k, v in row.items() if k not in ("segment", "num_queries")} for row in rows
                 if (missing(row["segment"]) if segment is None else row["segment"] == segment)]
     header, cells_of = display_rows(rows, gsb)
@@ -257,7 +257,7 @@ def html_page(c: Comparison, gsb: bool, title: str = "sqlrank comparison", pairs
         body.append(_per_query_section(measure, c.runs[0], run, pairs, values[c.runs[0]], values[run]))
         if c.details is not None:
             body.append(diff_section(c.details, measure, c.runs[0], run, pairs))
-    if c.rows and "segment" in c.rows[0]:
+    if "segment" in c.columns:
         body.append("<h2>Per segment</h2>")
         for segment in dict.fromkeys(row["segment"] for row in c.rows if not missing(row["segment"])):
             count = max(row["num_queries"] for row in c.rows if row["segment"] == segment)

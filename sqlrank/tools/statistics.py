@@ -33,11 +33,6 @@ class PairedTest:
     effect_size: float
 
 
-def t_quantile(q: float, df: float) -> float:
-    """Student's t distribution's q-quantile (scipy.stats.t.ppf), from tools/student.py."""
-    return student.quantile(q, df)
-
-
 def _t_test(diff: np.ndarray) -> tuple[float, float, float]:
     """The paired t test of the differences, as scipy.stats.ttest_rel computes it: the two-sided p-value and the
     95% confidence interval of the mean difference."""
@@ -45,7 +40,7 @@ def _t_test(diff: np.ndarray) -> tuple[float, float, float]:
     mean, se = float(np.mean(diff)), float(np.sqrt(np.var(diff, ddof=1) / n))
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.float64(mean) / se
-    half = t_quantile(0.975, n - 1) * se
+    half = student.quantile(0.975, n - 1) * se
     return student.two_sided(float(t), n - 1), mean - half, mean + half
 
 
@@ -138,7 +133,7 @@ def _t_interval(diff: np.ndarray) -> tuple[float, float]:
     if n < 2:
         return NAN, NAN
     mean = float(np.mean(diff))
-    half = float(t_quantile(0.975, n - 1) * np.std(diff, ddof=1) / np.sqrt(n))
+    half = float(student.quantile(0.975, n - 1) * np.std(diff, ddof=1) / np.sqrt(n))
     return mean - half, mean + half
 
 

@@ -17,7 +17,8 @@ from ..measures.family import GEOMETRIC_FLOOR
 from ..results.formats import aligned_lines, number_text
 from .aggregate import check_aggregate, plain_mean, summarise, weights_of
 from ..progress import counted
-from .statistics import check_trials, counting, resample_batch, scipy_stats, t_quantile
+from . import student
+from .statistics import check_trials, counting, resample_batch, scipy_stats
 
 METHODS = ("t", "percentile", "basic", "bca")
 PPI_METHODS = ("ppi", "ppi-untuned")  # prediction-powered: an LLM's judgments corrected by people's (tools/ppi.py)
@@ -54,7 +55,7 @@ def interval(values: np.ndarray, level: float, method: str, trials: int, seed: i
             sem = math.sqrt(n / (n - 1) * np.sum(weights ** 2 * (values - centre) ** 2)) / weights.sum()
         if sem == 0:
             return float(centre), float(centre)
-        half = t_quantile((1 + level) / 2, len(values) - 1) * sem  # scipy.stats.t.interval
+        half = student.quantile((1 + level) / 2, len(values) - 1) * sem  # scipy.stats.t.interval
         return float(centre - half), float(centre + half)
     if np.all(values == values[0]):
         return math.nan, math.nan
