@@ -102,3 +102,43 @@ def test_a_history_holds_the_names_asked_and_history_m_takes_either_name(tmp_pat
         assert list(rows.measure) == [shown], asked
     assert main(["history", str(path), "-m", "nDCG@10"]) == 1
     assert "no nDCG@10 recorded; the history holds HR@10, MAP" in capsys.readouterr().err
+
+
+def test_a_duckdb_history_waits_for_the_writer_that_holds_it(tmp_path, monkeypatch):
+    """Ten writers at once (a CI matrix) lost one evaluation's rows about one round in eight, each exiting 0: a writer
+    that removed the empty log its commit left removed another writer's log, and its rows. A DuckDB history is
+    appended to under the history's lock, as a Parquet one is; a writer that cannot take it in time says so."""
+    fcntl = pytest.importorskip("fcntl")
+    from sqlrank.tools import history_file
+
+    path = tmp_path / "h.duckdb"
+    sqlrank.evaluate(C / "qrels.txt", C / "rerank.run", "AP", record=str(path), tag="first")
+    monkeypatch.setattr(history_file, "WAIT_SECONDS", 0.3)
+    with open(str(path) + ".lock", "w") as held:
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        with pytest.raises(sqlrank.SqlrankError, match="another writer holds"):
+            sqlrank.evaluate(C / "qrels.txt", C / "rerank.run", "AP", record=str(path), tag="second")
+    sqlrank.evaluate(C / "qrels.txt", C / "rerank.run", "AP", record=str(path), tag="third")
+    assert list(sqlrank.history(str(path)).tag) == ["first", "third"]
+
+
+@pytest.mark.slow
+def test_ten_duckdb_writers_at_once_lose_nothing(tmp_path):
+    path = tmp_path / "shared.duckdb"
+    writers = [_append_many(path, f"w{k}-", 4) for k in range(10)]
+    assert [w.wait(timeout=600) for w in writers] == [0] * 10
+    assert sqlrank.history(str(path)).evaluation.nunique() == 40
+
+
+def test_a_measure_recorded_under_two_names_is_one_series(tmp_path, capsys):
+    """Recorded once as map and once as AP: one series with its change, not two of one row each."""
+    path = tmp_path / "h.parquet"
+    for name in ("map", "AP"):
+        assert main(["eval", str(C / "qrels.txt"), str(C / "rerank.run"), "-m", name, "--record", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["history", str(path), "-m", "AP"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("map (also recorded as AP)\nrecorded (UTC)") and text.count("recorded (UTC)") == 1, text
+    assert text.rstrip().splitlines()[-1].endswith("+0.0000"), text  # the change from the value recorded as map
+    assert main(["history", str(path), "-o", str(tmp_path / "trend.html")]) == 0
+    assert (tmp_path / "trend.html").read_text().count("<svg") == 1

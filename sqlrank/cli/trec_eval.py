@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import argparse
 import io
-import sys
 from typing import Sequence
 
 from ..errors import MeasureError, SqlrankError
-from ..results.writer import refuse_inputs, write_output
+from ..results.writer import STDOUT, refuse_inputs, write_output
 from .options import add_engine_arguments, engine_arguments
 
 
@@ -84,7 +83,8 @@ def trec_eval_command(argv: Sequence[str]) -> int:
     options = trec_eval_options(argv)
     refuse_inputs(options.output, [options.qrels, options.run, options.zscores])
     if options.output is None:
-        trec_eval.run(options, sys.stdout)
+        trec_eval.run(options, STDOUT)
+        STDOUT.flush()
     else:
         text = io.StringIO()
         trec_eval.run(options, text)

@@ -69,6 +69,16 @@ def named_alike(name: str, other: str) -> bool:
     return len(first) == len(second) == 1 and first[0] == second[0]
 
 
+def one_name(name: str) -> str:
+    """The canonical name of the one measure NAME stands for (map and AP: AP; HR@10: Success@10), NAME itself where
+    it is no measure's or names several (P.5,10), so that values recorded under either name are one series."""
+    try:
+        parsed = parse_measures(name)
+    except MeasureError:
+        return name
+    return str(parsed[0]) if len(parsed) == 1 else name
+
+
 def distinct(measures: Iterable[Measure]) -> list[Measure]:
     """Each measure once (asked twice, as HR@10 and Success@10: by the first name)."""
     unique: dict[Measure, Measure] = {}

@@ -54,13 +54,43 @@ def refuse_inputs(path: str | None, inputs: Iterable[object], option: str = "-o"
 def write_output(text: str, path: str | None) -> None:
     """Write TEXT to standard output, or to PATH by the rules above."""
     if path is None or path == "-":
+        STDOUT.write(text)
+        STDOUT.flush()
+        return
+    write_file(path, text)
+
+
+class _StandardOutput:
+    """Standard output that says when a write fails. Python's own accepts the text and drops what the file
+    would not take (a full disk takes part of a write, then nothing): here every byte is written, or the
+    write is an error."""
+
+    def write(self, text: str) -> int:
+        stream = sys.stdout
         try:
-            sys.stdout.write(text)
+            raw = getattr(stream, "buffer", None)
+            if raw is None:  # a stream without bytes beneath (a StringIO put in its place)
+                stream.write(text)
+                return len(text)
+            stream.flush()  # what was written through the text layer goes first
+            data = memoryview(text.encode(stream.encoding or "utf-8", stream.errors or "strict"))
+            while data:
+                written = raw.write(data)
+                if not written:
+                    raise OSError(28, "No space left on device")
+                data = data[written:]
+            return len(text)
+        except OSError as exc:
+            raise OptionError(f"{STANDARD_OUTPUT}: cannot write the output: {exc.strerror or exc}") from None
+
+    def flush(self) -> None:
+        try:
             sys.stdout.flush()
         except OSError as exc:
             raise OptionError(f"{STANDARD_OUTPUT}: cannot write the output: {exc.strerror or exc}") from None
-        return
-    write_file(path, text)
+
+
+STDOUT = _StandardOutput()  # what commands that write as they go (sqlrank trec_eval -q) write to
 
 
 def write_file(path: str, text: str | bytes) -> None:

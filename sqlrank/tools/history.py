@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import OptionError
-from ..measures.names import named_alike
+from ..measures.names import named_alike, one_name
 from ..results.formats import aligned_lines
 from ..version import __version__
 from .history_file import COLUMNS, append, check, read
@@ -117,13 +117,24 @@ def chosen(history: pd.DataFrame, measures: list[str] | None, path: str) -> pd.D
     return history[history.measure.isin(wanted)]
 
 
+def series(history: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """The history's rows per measure, a measure recorded under several names (map, AP) one series, named by the
+    first name recorded with the others after it ("map (also recorded as AP)")."""
+    keys = history.measure.map(one_name)
+    found = []
+    for _, group in history.groupby(keys, sort=False):
+        names = list(dict.fromkeys(group.measure))
+        found.append((names[0] + (f" (also recorded as {', '.join(names[1:])})" if len(names) > 1 else ""), group))
+    return found
+
+
 def trend_text(history: pd.DataFrame) -> str:
     """Per measure, every recorded value oldest first, with its change from the previous value of the same run
     summarised the same way (a column says how, where a value is other than the mean)."""
     if history.empty:
         return "the history is empty\n"
     lines = []
-    for measure, group in history.groupby("measure", sort=False):
+    for measure, group in series(history):
         summaries = not set(group.summary) <= {"mean"}
         rows = []
         previous: dict[tuple[str, str], float] = {}
@@ -147,7 +158,7 @@ def trend_html(history: pd.DataFrame) -> str:
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf", "#7f7f7f"]
     sections = []
     order = {e: k for k, e in enumerate(dict.fromkeys(history.evaluation))}
-    for measure, group in history.groupby("measure", sort=False):
+    for measure, group in series(history):
         low, high = float(group.value.min()), float(group.value.max())
         span = (high - low) or 1.0
         width, height, left, top = 640, 240, 60, 20

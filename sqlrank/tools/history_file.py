@@ -5,7 +5,8 @@ itself as ``.sqlrank-history-PID-*.parquet`` and renamed over it once complete, 
 writers take turns through an exclusive lock of ``FILE.lock``, which the holder removes as it lets go (a
 writer that finds the lock file gone or replaced after taking it starts again), and the temporaries of
 writers that died are removed by the next. A DuckDB history (``.duckdb``, table ``sqlrank_history``) is
-appended to in one transaction. A file that is no sqlrank history (another schema, another database,
+appended to in one transaction, under the same lock (a writer that removed the empty log its failed commit left
+would otherwise remove another writer's log too, and that writer's rows with it). A file that is no sqlrank history (another schema, another database,
 an SQLite database, bytes that are neither) is refused and left as it is; a failed write (a full disk)
 names the history and leaves it as it was.
 """
@@ -42,11 +43,8 @@ _TEMPORARY = re.compile(r"\.sqlrank-history-([0-9]+)-[0-9a-f]+\.parquet$")
 def append(path: str, rows: pd.DataFrame) -> None:
     """Append ``rows`` (the columns COLUMNS) to the history at ``path``, creating it when there is none."""
     real = target(path)
-    if _kind(path) == "duckdb":
-        _append_duckdb(path, real, rows)
-        return
-    with _locked(path, real):
-        _append_parquet(path, real, rows)
+    with _locked(path, real):  # a DuckDB history too: its log is checked and tidied by one writer at a time
+        (_append_duckdb if _kind(path) == "duckdb" else _append_parquet)(path, real, rows)
 
 
 def check(path: str) -> None:
