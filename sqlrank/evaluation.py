@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import os
 import threading
 import warnings
 import weakref
 from contextlib import ExitStack
+from dataclasses import replace
 from typing import Any, Callable
 
 from .diagnostics import guard, warn
@@ -18,7 +20,8 @@ from .errors import InputError, OptionError, SqlrankWarning
 from .inputs.locate import is_nested_dict
 from .measures.conventions import FIELD_NAMES
 from .inputs.source import INTEGER_TYPES
-from .plan import Plan, judged, plan
+from .inputs.store import read_once
+from .plan import Judged, Plan, judged, plan
 from .results.result import Result, shape
 
 
@@ -175,6 +178,22 @@ ELSEWHERE = ("engine", "spark", "dsn", "datafusion", "sqlite")
 JUDGMENT_OPTIONS = ("qrels_format", "qrels_columns", "prefer", "combine")
 
 
+def held(judgments: Judged, con, registry) -> Judged:
+    """Judgments as they were checked, held in a copy of the Evaluator's: a file, table or DataFrame read in place
+    would be read again by each run's statement, and a change made to it since (a document judged twice now) would
+    reach the numbers unchecked."""
+    source = judgments.source
+    if source.table is not None or judgments.judgments is not None or judgments.intents is not None:
+        return judgments  # read once already, or made of sources that are (merged, per subtopic)
+    return replace(judgments, source=read_once(source, con, registry))
+
+
+def _close_in(pid: int, stack: ExitStack) -> None:
+    """Close what an Evaluator holds, in the process that made it only (a fork's copy is left alone)."""
+    if os.getpid() == pid:
+        stack.close()
+
+
 class Evaluator:
     """Judgments and measures prepared once, for many runs: ``Evaluator(qrels, measures, **options)`` reads
     and checks the judgments, resolves the measures and conventions and opens a DuckDB connection of its
@@ -193,11 +212,13 @@ class Evaluator:
         self._stack, self._theirs = ExitStack(), resources.get("connection")  # a relation as the result: theirs
         self._con, self._registry = self._stack.enter_context(session(resources.pop("connection", None), kept=False,
                                                                       **resources))
-        self._closing = weakref.finalize(self, self._stack.close)  # also when dropped without close()
+        self._pid = os.getpid()  # a forked child has a copy of the connection that is not its own (fork-unsafe)
+        self._closing = weakref.finalize(self, _close_in, self._pid, self._stack)  # also when dropped unclosed
         try:
             conventions = {k: v for k, v in options.items() if k in FIELD_NAMES or k == "preset"}
-            self._judged = judged(qrels, measures, self._con, self._registry,
-                                  **{k: options.pop(k) for k in JUDGMENT_OPTIONS if k in options}, **conventions)
+            self._judged = held(judged(qrels, measures, self._con, self._registry,
+                                       **{k: options.pop(k) for k in JUDGMENT_OPTIONS if k in options}, **conventions),
+                                self._con, self._registry)
         except BaseException:
             self.close()
             raise
@@ -209,6 +230,9 @@ class Evaluator:
         """The run (a file, DataFrame, relation or table name; a list or dict of them: several runs) evaluated
         against the judgments: a DataFrame as sqlrank.evaluate returns it. The run is read, checked and let go
         of in each call; the judgments stay."""
+        if os.getpid() != self._pid:  # forked: the lock may be held by a thread the child does not have
+            raise OptionError("this Evaluator was made in another process (this one is a fork of it): its DuckDB "
+                              "connection and lock are that process's; make a new Evaluator in this one")
         with self._lock:
             if not self._closing.alive:
                 raise OptionError("this Evaluator is closed; make a new one to evaluate more runs")

@@ -86,6 +86,21 @@ def test_dbt_init_again_keeps_the_lines_a_user_added(here, capsys):
         assert "env_var('PW')" not in path.read_text()
 
 
+def test_dbt_init_again_keeps_a_file_whose_stamp_was_taken_out(here, capsys):
+    """A user who edits profiles.yml may take the stamp out of its first line too: the file is the user's."""
+    import re
+
+    assert cli(capsys, "dbt", "ranking", "--init", "-m", "AP")[0] == 0
+    for name in ("profiles.yml", "dbt_project.yml"):
+        path = here / "ranking" / name
+        first, rest = path.read_text().split("\n", 1)
+        path.write_text(re.sub(r" \[[0-9a-f]{16}\]", "", first) + "\n" + rest + "      password: secret\n")
+    before = snapshot(here / "ranking")
+    status, out, err = cli(capsys, "dbt", "ranking", "--init", "-m", "AP")
+    refused(status, out, err, "profiles.yml", "dbt_project.yml", "nothing was written")
+    assert snapshot(here / "ranking") == before
+
+
 @pytest.mark.parametrize("first, second, taken", [
     (["--name", "evaluation"], ["--name", "evaluation_summary"], "the summary of the evaluation evaluation"),
     (["--name", "evaluation_summary"], ["--name", "evaluation"], "the evaluation evaluation_summary"),

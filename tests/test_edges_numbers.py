@@ -189,6 +189,14 @@ def test_all_weights_zero_is_an_error_naming_the_file(here, capsys):
             "w.csv: every evaluated query has the weight 0")
 
 
+@pytest.mark.parametrize("written", ["1_0", "1_000.5"])
+def test_a_weight_with_a_digit_separator_is_refused(here, capsys, written):
+    """DuckDB's cast (and Python's int) read 1_0 as 10: a weight is a decimal number as written."""
+    (here / "w.csv").write_text(f"query_id,weight\nq1,{written}\nq2,1\n")
+    refused(*cli(capsys, "eval", "qrels", "run", "-m", "AP", "--weights", "w.csv"),
+            f"w.csv: weight '{written}' of query 'q1' holds a digit separator (_)")
+
+
 @pytest.mark.parametrize("weight, shown", [(-1, "is -1;"), (-0.5, "is -0.5;"), (np.float64(-2.0), "is -2;"),
                                            (math.inf, "is inf;")])
 def test_a_wrong_weight_is_printed_as_written(here, weight, shown):

@@ -186,3 +186,70 @@ def test_dropped_without_closing_it_closes_itself():
     gc.collect()
     with pytest.raises(duckdb.ConnectionException):
         con.execute("SELECT 1")
+
+
+def test_it_holds_the_judgments_it_checked(tmp_path):
+    """The judgments changed after the Evaluator checked them (a Parquet file rewritten to judge a document twice,
+    which sqlrank.evaluate refuses; a DataFrame or table changed in place): its runs still read the judgments it
+    checked, not the new rows unchecked."""
+    path = tmp_path / "qrels.parquet"
+    QRELS.to_parquet(path)
+    frame, con = QRELS.copy(), duckdb.connect()
+    con.execute("CREATE TABLE judged AS SELECT * FROM QRELS")
+    evaluators = [sqlrank.Evaluator(str(path), "AP P@1"), sqlrank.Evaluator(frame, "AP P@1"),
+                  sqlrank.Evaluator("judged", "AP P@1", connection=con)]
+    before = [ev.evaluate(RUN) for ev in evaluators]
+    twice = pd.concat([QRELS.assign(relevance=0), QRELS.iloc[:1]], ignore_index=True)
+    twice.to_parquet(path)
+    with pytest.raises(sqlrank.InputError, match="judged 2 times"):
+        sqlrank.evaluate(str(path), RUN, "AP P@1")
+    frame["relevance"] = 0
+    con.execute("UPDATE judged SET relevance = 0")
+    for ev, first in zip(evaluators, before):
+        same(ev.evaluate(RUN), first)
+        assert first.value.tolist() == [0.75, 1.0]  # by hand: q1 AP (1 + 0) / 2 with d3 never retrieved; q2 1
+        ev.close()
+
+
+def test_a_closed_connection_and_an_error_on_another_connections_relation_are_clear():
+    closed = duckdb.connect()
+    closed.close()
+    for call in (lambda: sqlrank.Evaluator(QRELS, "AP", connection=closed),
+                 lambda: sqlrank.evaluate(QRELS, RUN, "AP", connection=closed)):
+        with pytest.raises(sqlrank.OptionError, match="connection= is closed"):
+            call()
+    con = duckdb.connect()
+    with sqlrank.Evaluator(QRELS, "AP", connection=con) as ev:
+        foreign = duckdb.connect().sql("SELECT 'q1' AS query_id, 'd1' AS doc_id, 1.0 AS score")
+        with pytest.raises(sqlrank.InputError, match="is read in the connection it belongs to"):
+            ev.evaluate(foreign)
+        assert ev.evaluate(RUN).value.tolist() == [0.75]  # not left with an unfinished result
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork here")
+def test_a_fork_made_while_another_thread_evaluates_is_refused_not_waited_on():
+    """A child forked while a thread of the parent holds the Evaluator's lock waited on it for ever."""
+    import os
+    import time
+
+    ev = sqlrank.Evaluator(QRELS, "AP")
+    with ev._lock:  # as another thread evaluating at the moment of the fork
+        child = os.fork()
+        if child == 0:  # pragma: no cover (the child)
+            try:
+                ev.evaluate(RUN)
+                os._exit(2)
+            except sqlrank.OptionError as exc:
+                os._exit(0 if "make a new Evaluator in this one" in str(exc) else 3)
+            except BaseException:
+                os._exit(4)
+    deadline = time.monotonic() + 30
+    while (found := os.waitpid(child, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if found[0] == 0:
+        os.kill(child, 9)
+        os.waitpid(child, 0)
+        pytest.fail("the forked child waited on the lock")
+    assert os.waitstatus_to_exitcode(found[1]) == 0
+    assert ev.evaluate(RUN).value.tolist() == [0.75]  # the parent's is as it was
+    ev.close()

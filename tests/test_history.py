@@ -142,3 +142,17 @@ def test_a_measure_recorded_under_two_names_is_one_series(tmp_path, capsys):
     assert text.rstrip().splitlines()[-1].endswith("+0.0000"), text  # the change from the value recorded as map
     assert main(["history", str(path), "-o", str(tmp_path / "trend.html")]) == 0
     assert (tmp_path / "trend.html").read_text().count("<svg") == 1
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".duckdb"])
+def test_a_fifo_named_as_the_history_is_refused_not_waited_on(tmp_path, suffix):
+    """--record naming a FIFO blocked for ever on its first read."""
+    import os
+
+    path = tmp_path / f"h{suffix}"
+    os.mkfifo(path)
+    for args in (["eval", str(C / "qrels.txt"), str(C / "rerank.run"), "-m", "AP", "--record", str(path)],
+                 ["history", str(path)]):
+        done = subprocess.run([sys.executable, "-m", "sqlrank", *args], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 1 and "is a FIFO; a history is a regular .parquet or .duckdb file" in done.stderr
+        assert "Traceback" not in done.stderr and done.stdout == ""

@@ -200,8 +200,13 @@ def test_results_name_measures_as_asked_and_say_what_they_are(tmp_path):
     assert frame.value.tolist() == [0.5, 0.75, 0.75]
     assert frame.attrs["measures"] == {"HR@1": "Success@1", "mrr": "RR",
                                        "MAP@2": "AP(ap_denominator=min_num_rel_cutoff)@2"}
-    per_query = sqlrank.evaluate(str(qrels), str(run), "HR@1 Success@1", per_query=True)  # one measure: its first name
-    assert per_query.measure.tolist() == ["HR@1", "HR@1"]
+    # one measure asked by two names (and two more): computed once, a row under every name asked, none lost
+    per_query = sqlrank.evaluate(str(qrels), str(run), "HR@1 Success@1 map AP", per_query=True)
+    assert per_query.measure.tolist() == ["HR@1", "Success@1", "map", "AP"] * 2
+    assert per_query.value.tolist() == [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.5, 0.5]
+    statement = per_query.attrs["sql"]  # computes each once, and says which rows answer the other names
+    assert "\n-- canonical: HR@1 = Success@1 (its rows also answer Success@1), map = AP (its rows also answer AP)\n" \
+        in statement and "(1, 'HR@1')" in statement and "'Success@1'" not in statement.split("-- conventions")[1]
     statement = sqlrank.render(str(qrels), str(run), "HR@1")  # names its rows so: WHERE measure = 'HR@1' finds them
     assert "(1, 'HR@1')" in statement and "\n-- canonical: HR@1 = Success@1\n" in statement
     done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(qrels), str(run), "-m", "HR@1 MRR NDCG@2",

@@ -52,3 +52,68 @@ def test_a_full_disk_on_standard_output_is_an_error(monkeypatch, capsys, args, u
     err = capsys.readouterr().err
     assert "standard output: cannot write the output: No space left on device" in err, err
     assert len(disk.data) == 100
+
+
+def _markdown_cells(line: str) -> list[str]:
+    """A Markdown table row's cells, as a renderer splits them: at every | that no backslash escapes."""
+    import re
+
+    return [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+
+
+def test_a_markdown_table_keeps_its_columns_when_an_id_holds_a_bar(tmp_path, capsys):
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "a|b.run"
+    qrels.write_text("q|1 0 d1 1\nq|1 0 d2 0\nq2 0 d1 1\n")
+    run.write_text("q|1 Q0 d1 1 2 r\nq|1 Q0 d|2 2 1 r\nq2 Q0 d1 1 1 r\n")
+    other = tmp_path / "plain.run"
+    other.write_text("q|1 Q0 d|2 1 2 r\nq|1 Q0 d1 2 1 r\nq2 Q0 d1 1 1 r\n")
+    tables = []
+    for args in (["eval", "-q", str(qrels), str(run), "-m", "P@1 AP"], ["pool", str(run), "--depth", "2"],
+                 ["compare", str(qrels), str(other), str(run), "-m", "P@1"],
+                 ["compare", str(qrels), str(other), str(run), "-m", "P@1", "--all-pairs"]):
+        status, out, err = cli(capsys, *args, "-f", "markdown")
+        assert status == 0, err
+        for block in out.split("\n\n"):  # all pairs print two tables
+            rows = [_markdown_cells(line) for line in block.splitlines() if line.startswith("|")]
+            assert len({len(row) for row in rows}) <= 1, rows  # every row as wide as its header
+        tables.append([_markdown_cells(line) for line in out.splitlines() if line.startswith("|")])
+    assert ["q|1", "P@1", "1.0000"] in tables[0] and ["q|1", "d|2", "2"] in tables[1]
+    assert any("a|b" in row for row in tables[2]) and any("a|b" in row for row in tables[3])
+
+
+def test_an_output_named_gz_is_gzip_and_reads_back(tmp_path, capsys):
+    """pool -o pool.csv.gz wrote plain TREC text under a name that says gzipped CSV: sqlrank could not read its
+    own pool back."""
+    import gzip
+
+    import pandas as pd
+
+    out = tmp_path / "pool.csv.gz"
+    status, _, err = cli(capsys, "pool", str(DEMO / "results.test"), "--depth", "5", "-o", str(out))
+    assert status == 0, err
+    pooled = pd.read_csv(out)  # gzip by its name, CSV within
+    assert list(pooled.columns[:2]) == ["query_id", "doc_id"] and len(pooled) == 15
+    qrels = tmp_path / "pool.txt.gz"
+    assert cli(capsys, "pool", str(DEMO / "results.test"), "--depth", "5", "-o", str(qrels))[0] == 0
+    assert gzip.decompress(qrels.read_bytes()).decode().startswith("301 0 ")
+    status, out_text, err = cli(capsys, "check", str(qrels), str(DEMO / "results.test"))
+    assert "15" in out_text + err  # sqlrank reads the gzipped qrels it wrote
+    table = tmp_path / "e.csv.gz"
+    assert cli(capsys, "eval", str(DEMO / "qrels.test"), str(DEMO / "results.test"), "-m", "AP", "-o", str(table))[0] == 0
+    assert gzip.decompress(table.read_bytes()).decode() == "measure,value\nAP,0.17854506039656948\n"
+
+
+@pytest.mark.parametrize("args, name, says", [
+    (["eval", "missing-qrels", "missing-run", "-m", "AP"], "e.parquet", "the name says parquet, which sqlrank eval "
+                                                                       "does not write"),
+    (["compare", "missing-qrels", "a", "b", "-m", "AP"], "c.html", "the name says html, which sqlrank compare"),
+    (["pool", "missing-run", "--depth", "5"], "p.parquet.gz", "Parquet compresses itself"),
+    (["pool", "missing-run", "--depth", "5"], "p.txt.bz2", "sqlrank writes gzip (.gz), not bz2"),
+    (["sql", "missing-qrels", "missing-run", "-m", "AP"], "q.parquet", "the name says parquet, which sqlrank sql"),
+])
+def test_an_output_name_that_says_another_format_is_refused_before_reading(tmp_path, capsys, args, name, says):
+    """Refused before anything is read (the inputs here do not exist), and nothing written."""
+    out = tmp_path / name
+    status, stdout, err = cli(capsys, *args, "-o", str(out))
+    assert status == 1 and says in err and "missing" not in err, err
+    assert not out.exists()

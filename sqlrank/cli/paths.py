@@ -56,13 +56,23 @@ EXTENSIONS = {".csv": "csv", ".tsv": "tsv", ".json": "json", ".md": "markdown", 
               ".html": "html", ".htm": "html", ".parquet": "parquet"}
 
 
+# Compressions an output's name may end in: gzip is written (sqlrank reads it back), the others are refused.
+COMPRESSIONS = (".gz", ".bz2", ".xz", ".zst", ".zip", ".lz4", ".snappy")
+
+
 def choose_format(args: Any, choices: tuple[str, ...], argv: list[str]) -> None:
     """-o FILE's extension as -f, where the command has that format and -f is not given; -f given and naming another
-    format than the file's is an error saying both (a CSV file of a text table would mislead whoever opens it)."""
+    format than the file's is an error saying both (a CSV file of a text table would mislead whoever opens it). A name
+    that says a format or a compression the command does not write (eval -o e.parquet) is refused before anything is
+    read; FILE.gz is written gzip-compressed, its format from the name before .gz (pool -o pool.csv.gz)."""
     path = getattr(args, "output", None)
-    if not isinstance(path, str) or path == "-" or not choices:
+    if not isinstance(path, str) or path == "-":
         return
-    named = EXTENSIONS.get(os.path.splitext(path.lower())[1])
+    stem, compression = os.path.splitext(path.lower())
+    if compression not in COMPRESSIONS:
+        stem, compression = path.lower(), ""
+    named = EXTENSIONS.get(os.path.splitext(stem)[1])
+    _refuse_misnamed(path, args.command, choices, named, compression)
     if named is None or named not in choices:
         return
     given = any(token in ("-f", "--format") or token.startswith("--format=") or
@@ -71,6 +81,20 @@ def choose_format(args: Any, choices: tuple[str, ...], argv: list[str]) -> None:
         raise OptionError(f"-f {args.format} and -o {path} disagree: the file's name says {named}; leave out -f (the "
                           f"name chooses), or give the file a name for {args.format}")
     args.format = named
+
+
+def _refuse_misnamed(path: str, command: str, choices: tuple[str, ...], named: str | None, compression: str) -> None:
+    """An output name that says what the command would not write: a compression other than gzip, a compressed
+    Parquet file, a format the command has no -f for (Parquet, whatever the command: its output is text)."""
+    if compression and compression != ".gz":
+        raise OptionError(f"-o {path}: sqlrank writes gzip (.gz), not {compression[1:]}; name the file .gz, or leave "
+                          f"the compression out")
+    if named == "parquet" and compression:
+        raise OptionError(f"-o {path}: Parquet compresses itself; name the file .parquet")
+    if named is not None and choices and named not in choices or named == "parquet" and not choices:
+        offered = f" (-f {', '.join(choices)})" if choices else ""
+        raise OptionError(f"-o {path}: the name says {named}, which sqlrank {command} does not write{offered}; give the "
+                          f"file a name for what it writes")
 
 
 def format_choices(parser: argparse.ArgumentParser, command: str) -> tuple[str, ...]:
@@ -114,7 +138,7 @@ def frame_text(frame, fmt: str) -> str:
 def _document_table(frame, fmt: str) -> str:
     import math
 
-    from ..results.formats import latex_text
+    from ..results.formats import latex_text, markdown_row
 
     numeric = [str(frame[c].dtype).startswith(("float", "int", "Int", "Float")) for c in frame.columns]
 
@@ -128,7 +152,7 @@ def _document_table(frame, fmt: str) -> str:
     header = [str(c) for c in frame.columns]
     if fmt == "markdown":
         rule = ["---:" if n else "---" for n in numeric]
-        return "".join("| " + " | ".join(cells) + " |\n" for cells in [header, rule, *rows])
+        return "".join(markdown_row(cells) + "\n" for cells in [header, rule, *rows])
     lines = ["\\begin{tabular}{" + "".join("r" if n else "l" for n in numeric) + "}", "\\toprule",
              " & ".join(latex_text(h) for h in header) + " \\\\", "\\midrule",
              *(" & ".join(cells) + " \\\\" for cells in rows), "\\bottomrule", "\\end{tabular}"]

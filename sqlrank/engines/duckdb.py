@@ -183,7 +183,7 @@ def session(connection: duckdb.DuckDBPyConnection | None, memory_limit: str | No
         configure(con, progress)
         held = {}
     else:
-        con = connection
+        con = _open(connection)
         held = hold_neutral_settings(con)
     registry = Registry(con, config.get("temp_directory"))
     ended = False
@@ -197,6 +197,18 @@ def session(connection: duckdb.DuckDBPyConnection | None, memory_limit: str | No
             _let_go(con, keep=ended and not config and kept)
         else:
             restore_settings(con, held)
+
+
+def _open(connection: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """The caller's connection, once it answers: a closed one is a clear error, not DuckDB's exception."""
+    try:
+        connection.execute("SELECT 1").fetchall()
+    except duckdb.ConnectionException:
+        raise OptionError("connection= is closed: give an open DuckDB connection, or leave out connection=") from None
+    except AttributeError:
+        raise OptionError(f"connection= takes a DuckDB connection (duckdb.connect()), not a "
+                          f"{type(connection).__name__}") from None
+    return connection
 
 
 # A private connection without settings of its own is kept for the next evaluation of the same thread and

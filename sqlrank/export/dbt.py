@@ -175,8 +175,8 @@ def stamped(text: str) -> str:
 
 
 def ours(path: str) -> bool:
-    """Whether the file at PATH is sqlrank dbt's as written: its marker, and its lines as the stamp says (a file
-    of an older sqlrank, without a stamp, is taken as written)."""
+    """Whether the file at PATH is sqlrank dbt's as written: its marker, and its lines as the stamp says. A file
+    without a stamp is the user's (whoever took the stamp out may have filled in a password below it)."""
     if not starts_with(path, _marker_line(path)):
         return False
     try:
@@ -185,7 +185,7 @@ def ours(path: str) -> bool:
     except (OSError, UnicodeDecodeError):
         return False
     stamp = re.match(re.escape(_marker_line(path)) + r" \[([0-9a-f]{16})\]", first)
-    return stamp is None or stamp.group(1) == _digest(rest)
+    return stamp is not None and stamp.group(1) == _digest(rest)
 
 
 def _digest(text: str) -> str:

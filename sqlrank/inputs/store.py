@@ -117,7 +117,7 @@ class Registry:
         name = self.name(kind)
         if isinstance(obj, duckdb.DuckDBPyRelation):
             obj.create_view(name, replace=True)  # a temporary view of the connection it belongs to
-            if not self.con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [name]).fetchone()[0]:
+            if not self.con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = ?", [name]).fetchall()[0][0]:
                 try:  # of another connection: its view goes again, and the caller names the connection
                     obj.query("sqlrank_relation", f"DROP VIEW IF EXISTS {DUCKDB.ident(name)}")
                 except duckdb.Error:

@@ -38,6 +38,7 @@ class Measure:
     cutoff: int | float | None = None
     params: tuple[tuple[str, Any], ...] = ()
     label: str | None = field(default=None, compare=False, repr=False)  # the name it was asked by: HR@10
+    aliases: tuple[str, ...] = field(default=(), compare=False, repr=False)  # other names it was asked by: Success@10
 
     def __post_init__(self) -> None:
         spec = FAMILIES.get(self.family)
@@ -121,7 +122,7 @@ class Measure:
         for name, when in self.spec.stated:  # stated even at its default (browse=log)
             if when is None or values.get(when[0]) == when[1]:
                 params[name] = values[name]
-        return Measure(self.family, self.cutoff, tuple(params.items()), self.label)
+        return Measure(self.family, self.cutoff, tuple(params.items()), self.label, self.aliases)
 
 
 _ORDER = ("rel", "gain", "discount", "log_base", "ideal", "ap_denominator", "tie_break", "judged_only", "depth",
@@ -138,10 +139,20 @@ def counted(measures: list[Measure]) -> set[str]:
             if (mixed or FAMILIES[m.family].partial) and FAMILIES[m.family].aggregate != "catalog"}
 
 
+def named_as_asked(measures: Iterable[Measure]) -> list[Measure]:
+    """Each measure, and after it each other name it was asked by (HR@10 Success@10: both), so that every name asked
+    has its values; the statement computes the measure once."""
+    return [Measure(m.family, m.cutoff, m.params, name) if m.aliases else m
+            for m in measures for name in (m.label, *m.aliases)]
+
+
 def renamed(measures: Iterable[Measure]) -> str | None:
     """What the names results give the measures asked by other names stand for, canonically, for a result's text:
-    'HR@10 = Success@10, map = AP' (None when every name asked is canonical, up to case)."""
-    pairs = [f"{m.label} = {m}" for m in measures if m.label and m.label.lower() != str(m).lower()]
+    'HR@10 = Success@10, map = AP'; a statement's measure asked by other names too says so, as its one row stands
+    for them: 'map = AP (its rows also answer AP)' (None when every name asked is canonical, up to case)."""
+    pairs = [f"{m.label} = {m}" if m.label and m.label.lower() != str(m).lower() else m.shown for m in measures]
+    pairs = [pair + (f" (its rows also answer {', '.join(m.aliases)})" if m.aliases else "")
+             for pair, m in zip(pairs, measures) if pair != m.shown or m.aliases]
     return ", ".join(pairs) if pairs else None
 
 

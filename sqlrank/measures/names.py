@@ -80,10 +80,15 @@ def one_name(name: str) -> str:
 
 
 def distinct(measures: Iterable[Measure]) -> list[Measure]:
-    """Each measure once (asked twice, as HR@10 and Success@10: by the first name)."""
+    """Each measure once (asked twice, as HR@10 and Success@10: by the first name, the others its aliases)."""
     unique: dict[Measure, Measure] = {}
     for m in measures:
-        unique.setdefault(m, m)  # equal measures hash alike whatever their label
+        first = unique.setdefault(m, m)  # equal measures hash alike whatever their label
+        if first is not m:
+            names = [n for n in (m.shown, *m.aliases) if n != first.shown and n not in first.aliases]
+            if names:
+                unique[m] = Measure(first.family, first.cutoff, first.params, first.label,
+                                    first.aliases + tuple(dict.fromkeys(names)))
     return list(unique.values())
 
 

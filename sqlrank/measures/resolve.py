@@ -59,7 +59,7 @@ def gained(asked: Measure, measure: Measure) -> Measure:
             raise MeasureError(f"{measure}: ERR's stopping chance (2^label - 1) / 2^max_rel reads the labels; a gain "
                                f"is read by ERR(stop=ntcir) (gain / (top gain + 1), as NTCIREVAL)")
         return Measure(measure.family, measure.cutoff, tuple((k, v) for k, v in measure.params if k != "gain"),
-                       measure.label)
+                       measure.label, measure.aliases)
     if isinstance(gain, tuple):
         named = {float(label) for label, _ in gain}
         top = measure.param("max_rel")
@@ -98,7 +98,8 @@ def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions:
         family = preset_family_conventions(preset, measure.family)
         own = {k: v for k, v in family.items() if k not in FIELD_NAMES}  # the family's parameters (GAUC's weight)
         if own:
-            measure = Measure(measure.family, measure.cutoff, {**own, **dict(measure.params)}, measure.label)
+            measure = Measure(measure.family, measure.cutoff, {**own, **dict(measure.params)}, measure.label,
+                              measure.aliases)
         family = {k: v for k, v in family.items() if k in FIELD_NAMES and k not in explicit}
         check_nerr(measure)
         resolved.append(gained(measure, measure.resolve(replace(conventions, **family) if family else conventions)))

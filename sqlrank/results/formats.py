@@ -24,6 +24,11 @@ def latex_text(text: str) -> str:
     return "".join(LATEX.get(ch, ch) for ch in text)
 
 
+def markdown_row(cells) -> str:
+    """One row of a Markdown table: a ``|`` inside a cell (a run or query id) escaped, so that it keeps its column."""
+    return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |"
+
+
 def number_text(value: Any, digits: int = 4) -> str:
     """A number to ``digits`` decimals for a printed table; empty for a missing one (None, NaN)."""
     return "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"

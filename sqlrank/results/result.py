@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..engines.base import Rows
 from ..measures.conventions import Conventions
-from ..measures.measure import Measure, counted
+from ..measures.measure import Measure, counted, named_as_asked
 
 if TYPE_CHECKING:  # pandas is imported by DuckDB when a DataFrame is asked for, not at start-up
     import pandas as pd
@@ -82,7 +82,10 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
     columns = table.columns
     value = columns.index("value")
     rows = [row[:value] + (None if row[value] is None else float(row[value]),) + row[value + 1:] for row in table.rows]
-    valued = _valued(columns, rows, counted(p.measures))
+    measures = named_as_asked(p.measures)
+    if len(measures) > len(p.measures):  # a measure asked by two names (HR@10 Success@10): a row under each
+        rows = _as_asked(columns, rows, p.measures)
+    valued = _valued(columns, rows, counted(measures))
     if "queries" in columns:  # the summary's counts: in Result.valued, not in the values' tables
         at = columns.index("queries")
         columns, rows = columns[:at] + columns[at + 1:], [row[:at] + row[at + 1:] for row in rows]
@@ -90,7 +93,7 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
     label = p.run.query_label or p.qrels.query_label or "query_id"
 
     def result(asked: Rows, summary: Rows, by_query: bool) -> Result:
-        return Result(asked, summary, p.text, p.conventions, p.measures, by_query, num_queries, warnings, label,
+        return Result(asked, summary, p.text, p.conventions, measures, by_query, num_queries, warnings, label,
                       p.run.seen is not None, valued, p.qrels.label_type == "real", p.judgments,
                       (p.qrels.rows, p.run.rows), p.run.query_type, left_out)
 
@@ -99,7 +102,7 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
         segment = columns.index("segment")
         overall = [tuple(row[i] for i in keep) for row in rows if row[segment] is None]
         return result(Rows(columns, rows), Rows(tuple(columns[i] for i in keep), overall), False)
-    position = {m.shown: i for i, m in enumerate(p.measures)}
+    position = {m.shown: i for i, m in enumerate(measures)}
     given = {name: i for i, name in enumerate(p.run.run_order)}  # several runs: in the order given
 
     def order(names: tuple[str, ...], keys: tuple[str, ...]):
@@ -127,6 +130,13 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
         return result(summary_rows, summary_rows, False)
     asked = sorted((row for row in rows if row[query] is not None), key=order(columns, ("run_id", "query_id")))
     return result(Rows(columns, asked), summary_rows, True)
+
+
+def _as_asked(columns: tuple[str, ...], rows: list[tuple], measures: list[Measure]) -> list[tuple]:
+    """ROWS with each row of a measure asked by other names too repeated under each of them."""
+    at = columns.index("measure")
+    aliases = {m.shown: m.aliases for m in measures if m.aliases}
+    return [row[:at] + (name,) + row[at + 1:] for row in rows for name in (row[at], *aliases.get(row[at], ()))]
 
 
 def _valued(columns: tuple[str, ...], rows: list[tuple], names: set[str]) -> dict[str | None, dict[str, int]]:

@@ -94,7 +94,12 @@ STDOUT = _StandardOutput()  # what commands that write as they go (sqlrank trec_
 
 
 def write_file(path: str, text: str | bytes) -> None:
-    """Write TEXT (or bytes: a Parquet file) to PATH (through links, atomically for a regular file)."""
+    """Write TEXT (or bytes: a Parquet file) to PATH (through links, atomically for a regular file); gzip-compressed
+    where PATH ends in .gz, as its name says (sqlrank reads such files back)."""
+    if os.fspath(path).lower().endswith(".gz"):
+        import gzip
+
+        text = gzip.compress(text.encode("utf-8") if isinstance(text, str) else text, mtime=0)
     real = target(path)
     try:
         info = os.stat(real)

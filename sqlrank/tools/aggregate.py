@@ -48,6 +48,11 @@ def read_weights(obj: Any) -> pd.Series:
         bad = frame[frame.weight.isna() & frame.written.notna()]
         if len(bad):
             raise InputError(f"{label}: weight {bad.written.iloc[0]!r} of query {bad.query_id.iloc[0]!r} is not a number")
+        separated = frame[frame.written.str.contains("_", regex=False, na=False)]
+        if len(separated):  # DuckDB's cast reads 1_0 as 10, as Python's int() does; a weight is a number as written
+            raise InputError(f"{label}: weight {separated.written.iloc[0]!r} of query {separated.query_id.iloc[0]!r} "
+                             f"holds a digit separator (_), which readers take differently (10 or 1 for 1_0); write "
+                             f"the number without it")
     weights = pd.to_numeric(frame.weight, errors="coerce")
     wrong = frame[weights.isna() | ~np.isfinite(weights.fillna(0)) | (weights < 0)]
     if len(wrong):

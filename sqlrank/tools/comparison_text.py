@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from ..measures.conventions import CORRECTIONS
-from ..results.formats import latex_text
+from ..results.formats import latex_text, markdown_row
 from .compare import Comparison
 
 TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "sign": "sign test",
@@ -121,11 +121,8 @@ def text_table(c: Comparison, gsb: bool) -> str:
 def markdown(c: Comparison, gsb: bool) -> str:
     header, rows = display_rows(c.rows, gsb)
 
-    def line(cells):
-        return "| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |"
-
     align = ["---" if h in ("segment", "measure", "run") else "---:" for h in header]
-    text = [line(header), "| " + " | ".join(align) + " |"] + [line(r) for r in rows]
+    text = [markdown_row(header), markdown_row(align)] + [markdown_row(r) for r in rows]
     return "\n".join(text + [""] + [f"{x}  " for x in legend(c)]) + "\n"
 
 

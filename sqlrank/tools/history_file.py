@@ -16,6 +16,7 @@ import contextlib
 import glob
 import os
 import re
+import stat
 import time
 import uuid
 from typing import Iterator
@@ -77,6 +78,12 @@ def read(path: str) -> pd.DataFrame:
 
 def _kind(path: str) -> str:
     name = os.fspath(path).lower()
+    with contextlib.suppress(OSError):  # no file yet: a new history
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):  # a FIFO would block the first read for ever; a folder or device is no history
+            what = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "no regular file"
+            raise OptionError(f"{path}: is {what}; a history is a regular .parquet or .duckdb file: give one to "
+                              f"--record")
     with contextlib.suppress(OSError):  # no file yet: a new history
         if is_sqlite_file(path):
             raise OptionError(f"{path}: is an SQLite database, not a history; it is left as it is: give a .parquet "

@@ -54,7 +54,7 @@ def neighbours(reference: Any, run: Any, measures: Any, per_query: bool = False,
         sql = neighbours_sql(exact.sql(), approximate.sql(), parsed, distances)
         rows = con.execute(sql).df()
         only = con.execute(f"SELECT count(*) FROM (SELECT DISTINCT query_id FROM ({approximate.sql()}) AS a EXCEPT "
-                           f"SELECT DISTINCT query_id FROM ({exact.sql()}) AS e) AS x").fetchone()[0]
+                           f"SELECT DISTINCT query_id FROM ({exact.sql()}) AS e) AS x").fetchall()[0][0]
         printed = neighbours_sql(exact.source_sql(DIALECTS[dialect]), approximate.source_sql(DIALECTS[dialect]),
                                  parsed, distances, DIALECTS[dialect]) if dialect else sql
     for column in ("value", "exact_sum", "approximate_sum"):
@@ -124,7 +124,7 @@ def _summary(rows: pd.DataFrame, measures: list[Neighbours]) -> pd.DataFrame:
 def _require_depth(con, exact: Source, depth: int) -> None:
     """Every query of the exact search has at least ``depth`` neighbours (the k-th exact distance is the bound)."""
     short, example = con.execute(f"SELECT count(*), min(query_id) FROM (SELECT query_id FROM ({exact.sql()}) AS e "
-                                 f"GROUP BY query_id HAVING count(*) < {depth}) AS short").fetchone()
+                                 f"GROUP BY query_id HAVING count(*) < {depth}) AS short").fetchall()[0]
     if short:
         raise InputError(f"{exact.label}: {short} queries have fewer than {depth} exact neighbours (e.g. {example!r}); "
                          f"Recall@{depth} reads the {depth}-th exact distance: search the reference to depth {depth}")

@@ -65,7 +65,7 @@ def overlap(run_a: Any, run_b: Any, measures: Any, per_query: bool = False, tie_
         only_a, only_b = con.execute(
             f"SELECT (SELECT count(*) FROM (SELECT DISTINCT query_id FROM ({a.sql()}) AS a EXCEPT "
             f"SELECT DISTINCT query_id FROM ({b.sql()}) AS b) AS x), (SELECT count(*) FROM (SELECT DISTINCT query_id "
-            f"FROM ({b.sql()}) AS b EXCEPT SELECT DISTINCT query_id FROM ({a.sql()}) AS a) AS y)").fetchone()
+            f"FROM ({b.sql()}) AS b EXCEPT SELECT DISTINCT query_id FROM ({a.sql()}) AS a) AS y)").fetchall()[0]
     compared = rows.query_id.nunique()
     if not compared:
         raise InputError(f"{a.label} and {b.label}: no query is in both runs; ids are compared as exact strings")

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 from ..errors import OptionError
 from ..progress import counted
-from ..results.formats import aligned_lines, latex_text
+from ..results.formats import aligned_lines, latex_text, markdown_row
 from .statistics import adjust, paired_test, scipy_stats
 
 TUKEY = ("tukey", "randomized-tukey")
@@ -196,8 +196,8 @@ def pairs_text(result: AllPairs, fmt: str = "table") -> str:
         return _latex(header, cells, letters, note)
     if fmt == "markdown":
         rows = [header, ["---"] * len(header), *cells]
-        table = "\n".join("| " + " | ".join(row) + " |" for row in rows)
-        grouped = "\n".join("| " + " | ".join(row) + " |" for row in [["run", *result.measures],
+        table = "\n".join(markdown_row(row) for row in rows)
+        grouped = "\n".join(markdown_row(row) for row in [["run", *result.measures],
                                                                       ["---"] * (1 + len(result.measures)), *letters])
         return f"{table}\n\n{grouped}\n\n{note}\n"
     return _aligned(header, cells) + "\n" + _aligned(["run", *result.measures], letters) + "\n" + note + "\n"
