@@ -148,7 +148,7 @@ def test_copies_of_text_inputs_live_in_a_temporary_folder_removed_at_the_end(tmp
         registry = Registry(con, str(spill))
         source = load(str(tmp_path / "run.txt"), "run", con, registry)
         (folder,) = spill.iterdir()
-        assert [p.suffix for p in folder.iterdir()] == [".parquet"]
+        assert [p.suffix for p in folder.iterdir() if p.name != ".owner"] == [".parquet"]
         assert con.execute(f"SELECT count(*) FROM ({source.sql()}) AS run").fetchall() == [(2,)]
         if close:
             registry.close()
@@ -168,6 +168,34 @@ def test_copies_of_text_inputs_live_in_a_temporary_folder_removed_at_the_end(tmp
     done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "run.txt"), str(spill)], capture_output=True,
                           text=True, check=True)
     assert done.stdout == "1\n" and not list(spill.iterdir())  # there in the parent after the child, gone at its exit
+
+
+def test_the_copies_of_a_killed_process_are_removed_by_the_next(tmp_path):
+    """A TREC evaluation killed with SIGKILL left its copies in the temporary folder for ever; the next sqlrank that
+    makes its own folder there removes them, and never those of a process that is alive."""
+    (tmp_path / "run.txt").write_text(RUN)
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    script = ("import os, sys, duckdb\nfrom sqlrank.inputs.load import load\nfrom sqlrank.inputs.store import Registry\n"
+              "con = duckdb.connect()\nregistry = Registry(con, sys.argv[2])\nload(sys.argv[1], 'run', con, registry)\n"
+              "print('ready', flush=True)\n"
+              "os.kill(os.getpid(), 9) if sys.argv[3] == 'kill' else sys.stdin.read()\n")
+    killed = subprocess.run([sys.executable, "-c", script, str(tmp_path / "run.txt"), str(spill), "kill"],
+                            capture_output=True, text=True)
+    assert killed.returncode == -9 and len(list(spill.iterdir())) == 1  # left behind
+    (orphan,) = spill.iterdir()
+    alive = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "run.txt"), str(spill), "wait"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert alive.stdout.readline() == "ready\n"
+        (living,) = set(spill.iterdir()) - {orphan}  # made after the orphan was, which it removed already
+        got = sqlrank.evaluate(tmp_path / "qrels.txt", tmp_path / "run.txt", "P@2", temp_directory=spill)
+        assert list(got.value) == [0.5]
+        assert len(list(spill.iterdir())) == 1 and living.exists()  # the killed one's gone, the living one's kept
+    finally:
+        alive.communicate("", timeout=60)
+    assert not list(spill.iterdir())
 
 
 def test_a_spill_folder_that_cannot_be_made_is_not_blamed_on_the_input(large_run):

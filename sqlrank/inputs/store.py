@@ -33,6 +33,7 @@ class Registry:
         self._copies: str | None = None  # the database the copies are kept in, once attached
         self._folder: str | None = None  # the temporary folder of its file and of the Parquet copies, once made
         self._files: dict[str, str] = {}  # a copy kept as a Parquet file: its view's name -> its path
+        self._owner: int | None = None  # the descriptor whose lock says the folder's process is alive
 
     def name(self, kind: str) -> str:
         return f"sqlrank_{kind}_{os.getpid()}_{id(self)}_{next(self._counter)}"
@@ -79,11 +80,13 @@ class Registry:
         """sqlrank's temporary folder, made once: whether there is one."""
         if self._folder is None:
             try:
-                self._folder = tempfile.mkdtemp(prefix="sqlrank-", dir=self._spill)
+                remove_orphans(self._spill or tempfile.gettempdir())
+                self._folder = tempfile.mkdtemp(prefix=FOLDER_PREFIX, dir=self._spill)
+                self._owner = _own(self._folder)
             except OSError:
                 self._folder = ""
             else:  # removed on close, or, for a registry never closed, when it is collected or Python exits
-                weakref.finalize(self, _remove_own_folder, self._folder, os.getpid())
+                weakref.finalize(self, _remove_own_folder, self._folder, os.getpid(), self._owner)
         return bool(self._folder)
 
     def _attach(self, name: str) -> str:
@@ -164,14 +167,64 @@ class Registry:
         self._copies = None
         if self._folder:
             shutil.rmtree(self._folder, ignore_errors=True)
-        self._folder, self._files = None, {}
+            _let_go(self._owner)
+        self._folder, self._files, self._owner = None, {}, None
 
 
-def _remove_own_folder(folder: str, pid: int) -> None:
+def _remove_own_folder(folder: str, pid: int, owner: int | None) -> None:
     """Remove a temporary folder, from the process that made it (not from a child forked off it, which
     would take it away from its parent at its exit)."""
     if os.getpid() == pid:
         shutil.rmtree(folder, ignore_errors=True)
+        _let_go(owner)
+
+
+# sqlrank's temporary folders: FOLDER_PREFIX and a random part, each holding OWNER, a file its process keeps an
+# exclusive lock of while it lives. The system lets go of that lock when the process ends, however it ends
+# (SIGKILL, the OOM killer), so that the next sqlrank finds the folders of processes that no longer exist and
+# removes them; a lock, not a process id, tells (a process of another PID namespace sharing the folder is alive).
+FOLDER_PREFIX = "sqlrank-"
+OWNER = ".owner"
+
+
+def _own(folder: str) -> int | None:
+    """Take the lock of FOLDER's owner file, for as long as the process holds the returned descriptor."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: a killed process's folder stays
+        return None
+    fd = os.open(os.path.join(folder, OWNER), os.O_CREAT | os.O_RDWR, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
+
+
+def _let_go(fd: int | None) -> None:
+    if fd is not None:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def remove_orphans(parent: str) -> None:
+    """Remove the temporary folders in PARENT of sqlrank processes that ended without removing theirs."""
+    try:
+        import fcntl
+        entries = [e for e in os.scandir(parent) if e.name.startswith(FOLDER_PREFIX) and e.is_dir(follow_symlinks=False)]
+    except (ImportError, OSError):
+        return
+    for entry in entries:
+        try:
+            fd = os.open(os.path.join(entry.path, OWNER), os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:  # no owner file (made a moment ago, or by an older sqlrank): left alone
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # its process holds it: alive
+            os.close(fd)
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        os.close(fd)
 
 
 FRAGMENTED_ROWS = 1000  # Parquet files whose row groups hold fewer rows than this on average are copied once
