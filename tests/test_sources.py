@@ -152,3 +152,34 @@ def test_runs_stored_together_count_each_source_per_run(sources):
         expected = {key: value for key, value in by_reference(merged, flipped, pairs).items()
                     if key[1] == "Judged(source=llm)@10"}
         assert_values(frame[frame.run_id == run_id].drop(columns="run_id"), expected)
+
+
+def test_merging_in_the_order_given_says_which_labels_went_unused(sources, tmp_path, capsys):
+    """--qrels llm=F --qrels human=G where the LLM judged every document people did: the first source wins on every
+    one, and only the footer's "human 0" showed that none of the people's labels was used. A warning says so; nothing
+    is said where some of them were used, where the order was chosen (--prefer) or where the labels were combined."""
+    import warnings
+
+    human, llm, run = sources
+    llm = pd.concat([llm, human[~human.set_index(["query_id", "doc_id"]).index.isin(
+        llm.set_index(["query_id", "doc_id"]).index)].assign(relevance=0.5)], ignore_index=True)  # all of human's too
+    with pytest.warns(sqlrank.SqlrankWarning) as caught:
+        sqlrank.evaluate({"llm": llm, "human": human}, run, "AP")
+    said = [str(w.message) for w in caught if "merged in the order given" in str(w.message)]
+    assert said == [f"judgments of llm, human merged in the order given: a document several judged takes the label of "
+                    f"the first of them, so none of human's {len(human)} labels was used; --prefer NAME,... to choose "
+                    f"the order, --combine mean|max|min to combine them, or --ci --ci-method ppi to correct an LLM's "
+                    f"judgments with people's"]
+    for given, chosen in ((sources[:2], {}), ((llm, human), {"prefer": ["llm", "human"]}),
+                          ((llm, human), {"combine": "mean"})):
+        if not chosen:  # the sources of the fixture overlap in part: some of human's labels are used
+            given = given[1], given[0]
+        with warnings.catch_warnings(record=True) as quiet:
+            warnings.simplefilter("always")
+            sqlrank.evaluate({"llm": given[0], "human": given[1]}, run, "AP", **chosen)
+        assert not [w for w in quiet if "merged in the order given" in str(w.message)]
+    for name, frame in (("llm", llm), ("human", human), ("run", run)):
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    assert main(["eval", "--qrels", f"llm={tmp_path / 'llm.csv'}", "--qrels", f"human={tmp_path / 'human.csv'}",
+                 str(tmp_path / "run.csv"), "-m", "AP", "--gold", "human"]) == 1
+    assert "--gold names the people's judgments of --ci LEVEL --ci-method ppi" in capsys.readouterr().err

@@ -255,6 +255,9 @@ def eval_command(args: argparse.Namespace) -> int:
     weights = _weights(args)
     if level is not None and args.ci_method.startswith("ppi"):
         return prediction_powered_output(args, qrels, run, level, options)
+    if args.gold is not None:
+        raise OptionError("--gold names the people's judgments of --ci LEVEL --ci-method ppi; without them it would be "
+                          "read by nothing: add --ci 95 --ci-method ppi, or leave out --gold")
     with database_options(args, options) as options:
         result = evaluate_result(qrels, run, " ".join(args.measures), args.per_query or level is not None or summarised,
                                  engine=args.engine, slices=args.slices, strict=args.strict, printable=False,

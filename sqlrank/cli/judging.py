@@ -90,11 +90,12 @@ def prediction_powered_output(args: argparse.Namespace, qrels, run, level: float
     if args.per_query or args.weights is not None or args.aggregate != "mean" or args.record or args.engine != "duckdb":
         raise OptionError("--ci-method ppi gives the plain means of DuckDB's evaluation; leave out -q, --weights, "
                           "--aggregate, --record and --engine")
+    gold = args.gold or "human"
     with database_options(args, options) as options:
         frame, said, conventions = prediction_powered(qrels, run, " ".join(args.measures), level, args.ci_method,
-                                                      args.gold, strict=args.strict, **options)
+                                                      gold, strict=args.strict, **options)
     judged = f"queries: {int(frame.N.max())} judged by {frame.attrs['judgment_sources']['llm']}, " \
-             f"{int(frame.n.max())} of them by {args.gold}\n" if len(frame) else ""
+             f"{int(frame.n.max())} of them by {gold}\n" if len(frame) else ""
     text = ppi_text(frame) + judged + f"conventions: {conventions}\n" if args.format == "table" else \
         frame_text(frame, args.format)
     for message in said:

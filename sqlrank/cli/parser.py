@@ -98,7 +98,7 @@ def add_eval_command(commands) -> None:
                     help="t (Student's t interval; default), a bootstrap over queries: percentile, basic or bca; or "
                          "prediction-powered with an LLM's judgments and people's (--qrels NAME=FILE twice): ppi "
                          "(PPI++, tuned) or ppi-untuned")
-    ci.add_argument("--gold", default="human", metavar="NAME",
+    ci.add_argument("--gold", metavar="NAME",
                     help="with --ci-method ppi: the judgment source people made (default: human)")
     ci.add_argument("--trials", type=int, default=10_000, metavar="N", help="bootstrap resamples (default 10000)")
     ci.add_argument("--seed", type=int, default=0, metavar="S", help="the bootstrap's random seed (default 0)")

@@ -142,8 +142,21 @@ def merge(named: Mapping[str, Any], con: duckdb.DuckDBPyConnection, registry: Re
     counts = dict(con.execute(counted).fetchall())
     qrels = load(con.sql(f"SELECT query_id, doc_id, relevance FROM {DUCKDB.ident(table)}"), "qrels", con, registry,
                  label=f"judgments of {', '.join(order)}")
+    if prefer is None and combine is None:
+        totals = dict(con.execute(f"SELECT source, count(*) FROM {DUCKDB.ident(every)} GROUP BY source").fetchall())
+        unused = [name for name in order[1:] if totals.get(name) and not counts.get(name)]
+        if unused:  # a source that gave not one label: its labels were all overruled by the order given
+            qrels = qrels.warned(unused_labels(order, unused, totals))
     return Judgments(qrels, f"SELECT query_id, doc_id, relevance, source FROM {DUCKDB.ident(every)}",
                      {name: int(counts.get(name, 0)) for name in order}, how)
+
+
+def unused_labels(order: list[str], unused: list[str], totals: dict[str, int]) -> str:
+    """Merging several sources in the order given (nothing said of how) used none of some source's labels."""
+    lost = ", ".join(f"{name}'s {int(totals[name])}" for name in unused)
+    return (f"judgments of {', '.join(order)} merged in the order given: a document several judged takes the label of "
+            f"the first of them, so none of {lost} labels was used; --prefer NAME,... to choose the order, --combine "
+            f"mean|max|min to combine them, or --ci --ci-method ppi to correct an LLM's judgments with people's")
 
 
 def merge_order(names: list[str], prefer: Sequence[str] | None, combine: str | None) -> list[str]:
