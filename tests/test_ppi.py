@@ -276,3 +276,73 @@ def test_the_report_shows_the_prediction_powered_comparison(tmp_path):
         assert "eff. n" in text and "valid when human's queries are a random sample" in text
     page = html.unescape((tmp_path / "r.html").read_text())
     assert "the values with llm's judgments, of every query" in page
+
+
+# ------------------------------------------------------------------ what a prediction-powered estimate cannot say
+
+FOLDER = FIXTURES / "llm_judges"
+
+
+def _people(tmp_path, name: str, keep) -> str:
+    """human.txt of the fixture with only the lines KEEP(fields) keeps."""
+    lines = [line for line in (FOLDER / "human.txt").read_text().splitlines() if keep(line.split())]
+    (tmp_path / name).write_text("\n".join(lines) + "\n")
+    return str(tmp_path / name)
+
+
+def _sqlrank(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sqlrank", *args], capture_output=True, text=True)
+
+
+def test_a_gate_on_an_empty_estimate_fails(tmp_path):
+    """People who judged one query give no estimate (n < 2): every mean and delta is empty, and the gate passed."""
+    one = _people(tmp_path, "one.txt", lambda f: f[0] == "q003")
+    done = _sqlrank("compare", "--qrels", f"llm={FOLDER / 'llm.csv'}", "--qrels", f"human={one}",
+                    str(FOLDER / "bm25.run"), str(FOLDER / "dense.run"), "-m", "AP", "--test", "ppi",
+                    "--fail-if", "AP < -0.01")
+    assert done.returncode == 1 and "sqlrank: fail: AP of dense: cannot be decided" in done.stderr, done.stderr
+    assert ("AP dense - bm25: no prediction-powered estimate: human judged 1 of the 200 queries with a value and llm "
+            "alone 199; an estimate and its interval need 2 or more of each") in done.stderr
+
+
+def test_an_empty_row_says_why(tmp_path):
+    one = _people(tmp_path, "one.txt", lambda f: f[0] == "q003")
+    done = _sqlrank("eval", "--qrels", f"llm={FOLDER / 'llm.csv'}", "--qrels", f"human={one}",
+                    str(FOLDER / "bm25.run"), "-m", "AP GMAP", "--ci", "95", "--ci-method", "ppi")
+    assert done.returncode == 0
+    assert "AP: no prediction-powered estimate: human judged 1 of the 200 queries" in done.stderr, done.stderr
+    assert "GMAP: no prediction-powered estimate: its value is no mean of per-query values" in done.stderr
+
+
+def test_no_relevant_skip_is_refused(tmp_path):
+    """Under no_relevant=skip a query people judged without a relevant document left their sample, and the LLM's
+    value stood in for theirs."""
+    sources = {"llm": str(FOLDER / "llm.csv"), "human": str(FOLDER / "human.txt")}
+    for call in (lambda: sqlrank.evaluate(sources, str(FOLDER / "bm25.run"), "AP", ci=0.95, ci_method="ppi",
+                                          no_relevant="skip"),
+                 lambda: sqlrank.compare(sources, [str(FOLDER / "bm25.run"), str(FOLDER / "dense.run")], "AP",
+                                         test="ppi", preset="recbole")):
+        with pytest.raises(sqlrank.OptionError, match="needs every query people judged, whatever they found"):
+            call()
+
+
+def test_people_must_judge_the_pool_the_llm_judged(tmp_path):
+    """People who judged only bm25's top 10 leave dense's other documents non-relevant by their judgments (delta AP
+    -0.788, p < 0.0001, before): refused below 90% of the LLM's documents on their queries, said above it."""
+    top10 = {(f[0], f[2]) for f in (line.split() for line in (FOLDER / "bm25.run").read_text().splitlines())
+             if int(f[3]) <= 10}
+    part = _people(tmp_path, "top10.txt", lambda f: (f[0], f[2]) in top10)
+    done = _sqlrank("compare", "--qrels", f"llm={FOLDER / 'llm.csv'}", "--qrels", f"human={part}",
+                    str(FOLDER / "bm25.run"), str(FOLDER / "dense.run"), "-m", "AP", "--test", "ppi")
+    total = len((FOLDER / "human.txt").read_text().splitlines())  # people judged the LLM's whole pool of their queries
+    kept = len((tmp_path / "top10.txt").read_text().splitlines())
+    assert done.returncode == 1 and done.stdout == ""
+    assert (f"human judged {kept} ({kept / total:.0%}) of the {total} documents llm judged on human's queries; a "
+            f"prediction-powered estimate needs their labels on the same documents (at least 90%)") in done.stderr
+    lines = (FOLDER / "human.txt").read_text().splitlines()
+    (tmp_path / "most.txt").write_text("".join(line + "\n" for k, line in enumerate(lines) if k % 20))  # 1 in 20 out
+    done = _sqlrank("eval", "--qrels", f"llm={FOLDER / 'llm.csv'}", "--qrels", f"human={tmp_path / 'most.txt'}",
+                    str(FOLDER / "bm25.run"), "-m", "AP", "--ci", "95", "--ci-method", "ppi")
+    left = sum(1 for k in range(total) if k % 20)
+    assert done.returncode == 0 and (f"human judged {left} ({left / total:.0%}) of the {total} documents llm judged "
+                                     f"on human's queries: the others count as non-relevant") in done.stderr

@@ -107,6 +107,12 @@ def failures(table: pd.DataFrame, rules: list[Rule], alpha: float = 0.05) -> lis
 def _holds(rule: Rule, row, base_mean: float, alpha: float) -> str | None:
     """What makes the rule hold for this run, in words, or None."""
     p = f"p = {row.p_value:.4g}" + ("" if row.p_value_adjusted == row.p_value else f", adjusted {row.p_value_adjusted:.4g}")
+    needed = {"significant": (row.delta, row.p_value_adjusted), "delta": (row.delta,), "mean": (row.mean,),
+              "relative": (row.delta, base_mean)}[rule.kind]
+    if any(value is None or value != value for value in needed):  # no estimate (NaN, NA): the rule cannot pass
+        return (f"cannot be decided: the comparison has no {'mean' if rule.kind == 'mean' else 'difference'} of it for "
+                f"this run (an empty row: too few queries, or no estimate of this measure), and a gate that cannot "
+                f"be decided fails")
     if rule.kind == "significant":
         worse = row.delta < 0
         if (rule.direction == "worse") == worse and row.p_value_adjusted < alpha:

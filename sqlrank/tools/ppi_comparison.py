@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 from ..errors import OptionError
 from .aggregate import plain_mean
 from .compare import COLUMNS, Comparison, compare_result, framed, outcomes
-from .ppi import estimated, source_warnings, two_sources
+from .ppi import coverage, empty_rows, estimated, require_one_population, source_warnings, two_sources
 from .statistics import adjust
 
 PPI_TESTS = ("ppi", "ppi-untuned")
@@ -47,6 +47,8 @@ def ppi_comparison(qrels: Any, runs: Any, measures: Any, *, test: str = "ppi", g
     adjust([], correction)
     llm_name, llm, human = two_sources(qrels, gold, options)
     with_llm = compare_result(llm, runs, measures, test="t", tolerance=tolerance, details=details, **options)
+    require_one_population(with_llm.conventions)
+    covered = coverage(llm, human, (llm_name, gold), options)
     with_gold = compare_result(human, runs, measures, test="t", tolerance=tolerance, **options)
     refused = [m for m in with_llm.measures if m in with_llm.untested or not plain_mean(m)]
     if refused:
@@ -55,22 +57,26 @@ def ppi_comparison(qrels: Any, runs: Any, measures: Any, *, test: str = "ppi", g
     labels, names = with_llm.runs, (llm_name, gold)
     llm_values, gold_values = (_by_run_and_measure(c.scores) for c in (with_llm, with_gold))
     empty = pd.Series(dtype=float)
-    records = []
+    records, notes = [], []
     for measure in with_llm.measures:
         base_every, base_judged = llm_values.get((labels[0], measure), empty), gold_values.get((labels[0], measure), empty)
         for label in labels:
             every, judged = llm_values.get((label, measure), empty), gold_values.get((label, measure), empty)
             mean = estimated(every, judged, True, measure, LEVEL, test, names)
             row = {"measure": measure, "run": label, "mean": mean["value"], **{k: mean[k] for k in PPI_COLUMNS}}
+            notes += empty_rows([{"measure": measure, "run": label, "note": mean["note"]}], ["measure", "run"])
             if label != labels[0]:
-                row.update(_difference(every - base_every, judged - base_judged, measure, test, names, tolerance))
+                difference = _difference(every - base_every, judged - base_judged, measure, test, names, tolerance)
+                notes += empty_rows([{"measure": measure, "run": f"{label} - {labels[0]}", "note": difference.pop("note")}],
+                                    ["measure", "run"])
+                row.update(difference)
             records.append(row)
     table = pd.DataFrame.from_records(records).reindex(columns=COLUMNS + PPI_COLUMNS)
     compared = table["run"] != labels[0]
     table.loc[compared, "p_value_adjusted"] = adjust(table.loc[compared, "p_value"].tolist(), correction)
     for column in ("wins", "ties", "losses", "n", "N"):
         table[column] = table[column].astype("Int64")
-    said = source_warnings((llm_name, with_llm.warnings), (gold, with_gold.warnings))
+    said = source_warnings((llm_name, with_llm.warnings), (gold, with_gold.warnings)) + covered + notes
     return framed(table, with_llm.score_rows, segments=None, runs=labels, measures=with_llm.measures,
                   conventions=with_llm.conventions, test=test, correction=correction, num_queries=with_llm.num_queries,
                   warnings=said, removed_seen=with_llm.removed_seen, compared=with_llm.compared,
@@ -92,4 +98,4 @@ def _difference(every: pd.Series, judged: pd.Series, measure: str, test: str, na
     wins, ties, losses = outcomes(judged.dropna().to_numpy(), tolerance)
     return {"delta": estimate["value"], "ci_low": estimate["ci_low"], "ci_high": estimate["ci_high"],
             "p_value": estimate["p_value"], "effect_size": math.nan, "wins": wins, "ties": ties, "losses": losses,
-            **{k: estimate[k] for k in PPI_COLUMNS}}
+            "note": estimate["note"], **{k: estimate[k] for k in PPI_COLUMNS}}
