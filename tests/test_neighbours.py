@@ -58,7 +58,7 @@ def test_equals_ann_benchmarks():
     _, exact, approximate = searches(3)
     expected = ann_benchmarks(exact, approximate, K)
     measures = f"Recall@{K} Recall(epsilon=0.01)@{K} DistanceRatio@{K}"
-    per_query = neighbours(exact, approximate, measures, per_query=True)
+    per_query = neighbours(exact, approximate, measures, per_query=True, distances=True)
     got = {(r.query_id, r.measure): r.value for r in per_query.itertuples()}
     ties = 0
     for query, values in expected.items():
@@ -68,7 +68,7 @@ def test_equals_ann_benchmarks():
         true = exact[exact.query_id == query].score.sort_values().to_numpy()
         ties += true[K - 1] == true[K]  # the boundary ties: an id-based recall would depend on which tied id won
     assert ties >= 5
-    summary = neighbours(exact, approximate, measures).set_index("measure").value
+    summary = neighbours(exact, approximate, measures, distances=True).set_index("measure").value
     assert summary[f"Recall@{K}"] == pytest.approx(np.mean([v["knn"] for v in expected.values()]), abs=1e-12)
     rel = sum(v["found"] for v in expected.values()) / sum(v["true"] for v in expected.values())
     assert summary[f"DistanceRatio@{K}"] == pytest.approx(rel, rel=1e-12)
@@ -109,7 +109,7 @@ def test_recall_without_tolerance_is_faiss_intersection_where_no_distance_ties()
     def run(d, i):
         return pd.DataFrame([(f"q{q}", f"v{j}", float(x)) for q in range(len(queries)) for x, j in zip(d[q], i[q])
                              if j >= 0], columns=["query_id", "doc_id", "score"])
-    got = neighbours(run(exact_d, exact_i), run(approx_d, approx_i), f"Recall(tolerance=0)@{K}")
+    got = neighbours(run(exact_d, exact_i), run(approx_d, approx_i), f"Recall(tolerance=0)@{K}", distances=True)
     expected = knn_intersection_measure(exact_i[:, :K], approx_i)
     assert 0.3 < expected < 0.99
     assert got.value[0] == pytest.approx(expected, abs=1e-12)
@@ -127,8 +127,9 @@ def test_every_dialect_gives_the_same_values(dialect, read):
     con.execute("CREATE TABLE exact_nn AS SELECT * FROM exact")
     con.execute("CREATE TABLE ann_nn AS SELECT * FROM approximate")
     measures = "Recall@10 Recall(epsilon=0.01)@5 DistanceRatio@10"
-    expected = neighbours(exact, approximate, measures, per_query=True)
-    printed = neighbours("exact_nn", "ann_nn", measures, per_query=True, connection=con, dialect=dialect)
+    expected = neighbours(exact, approximate, measures, per_query=True, distances=True)
+    printed = neighbours("exact_nn", "ann_nn", measures, per_query=True, connection=con, dialect=dialect,
+                         distances=True)
     text = printed.attrs["sql"]
     assert max(len(line) for line in text.splitlines()) < 160 and len(sqlglot.parse(text, read=read)) == 1
     got = con.execute(sqlglot.transpile(text, read=read, write="duckdb")[0]).df()
@@ -137,14 +138,15 @@ def test_every_dialect_gives_the_same_values(dialect, read):
     # sqlrank sql --reference: the same per query from tables of that database (named, read nowhere here), and the
     # summary, ann-benchmarks' rel infinite where the exact distances sum below 0.01 (a query of zero distances)
     assert neighbours_statement("exact_nn", "ann_nn", measures, per_query=True, dialect=dialect,
-                                connection=con) == text
+                                connection=con, distances=True) == text
     con.execute("UPDATE exact_nn SET score = 0 WHERE query_id = 'q0'; UPDATE ann_nn SET score = 0 WHERE query_id = 'q0'")
     for kept in ("exact_nn", "ann_nn"):  # the queries but q0: its ratio alone is infinite
         con.execute(f"CREATE TABLE {kept}_all AS FROM {kept}; CREATE TABLE {kept}_q0 AS FROM {kept} WHERE query_id = 'q0'")
     for suffix in ("all", "q0"):
-        expected = neighbours(con.table(f"exact_nn_{suffix}").df(), con.table(f"ann_nn_{suffix}").df(), measures)
+        expected = neighbours(con.table(f"exact_nn_{suffix}").df(), con.table(f"ann_nn_{suffix}").df(), measures,
+                              distances=True)
         summary = neighbours_statement(f"exact_nn_{suffix}", f"ann_nn_{suffix}", measures, dialect=dialect,
-                                       connection=con)
+                                       connection=con, distances=True)
         got = con.execute(sqlglot.transpile(summary, read=read, write="duckdb")[0]).df()
         assert list(got.measure) == list(expected.measure) and list(got.queries) == list(expected.queries)
         assert np.allclose(got.value.astype(float), expected.value, atol=1e-12, equal_nan=True), (suffix, got, expected)
@@ -199,3 +201,46 @@ def test_sql_reference_prints_the_statement_eval_runs(tmp_path):
     done = subprocess.run([sys.executable, "-m", "sqlrank", "sql", str(folder / "ann.run"), "-m", "P@10"],
                           capture_output=True, text=True)
     assert done.returncode != 0 and "sqlrank sql takes QRELS and RUN" in done.stderr
+
+
+def test_one_default_names_as_asked_negative_distances_and_unanswered_queries(tmp_path):
+    """The command line read scores as similarities and Python as distances (q2's recall 1.0 against 0.667 for the
+    same files): both read similarities unless told (--distances, distances=True). Rows keep the names asked
+    (recall@3, and Recall@3 beside it). Negative distances (an inner-product index) made a search against itself
+    score 0.83 by Recall(epsilon=0.01) and DistanceRatio infinite: refused. A query the approximate search did not
+    answer is said."""
+    exact = pd.DataFrame({"query_id": ["q1"] * 3 + ["q2"] * 3, "doc_id": list("abcabc"),
+                          "score": [0.9, 0.5, 0.2, 0.3, 0.2, 0.1]})
+    approximate = pd.DataFrame({"query_id": ["q1"] * 3 + ["q2"] * 3, "doc_id": list("abcabd"),
+                                "score": [0.9, 0.5, 0.2, 0.3, 0.2, 0.05]})
+    for name, frame in (("exact", exact), ("approximate", approximate)):
+        frame.assign(q0="Q0", rank=frame.groupby("query_id").cumcount() + 1, tag="t")[
+            ["query_id", "q0", "doc_id", "rank", "score", "tag"]].to_csv(tmp_path / f"{name}.run", sep=" ",
+                                                                          header=False, index=False)
+    python = neighbours(exact, approximate, "recall@3 Recall@3", per_query=True)
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", "--reference", str(tmp_path / "exact.run"),
+                           str(tmp_path / "approximate.run"), "-m", "recall@3 Recall@3", "-q", "-f", "csv"],
+                          capture_output=True, text=True)
+    command = pd.read_csv(io.StringIO(done.stdout))
+    assert list(python.measure) == list(command.measure) == ["recall@3", "Recall@3"] * 2
+    # by hand, as similarities: q2's third exact neighbour has similarity 0.1, the approximate third 0.05 < 0.1 - 1e-3
+    assert list(python.value) == list(command.value) == [1.0, 1.0, pytest.approx(2 / 3), pytest.approx(2 / 3)]
+    negative = exact.assign(score=-exact.score)
+    assert neighbours(negative, negative, "Recall@3", distances=True).value[0] == 1.0  # not relative: fine
+    with pytest.raises(sqlrank_errors().InputError, match="6 distances are negative"):
+        neighbours(negative, negative, "Recall(epsilon=0.01)@3 DistanceRatio@3", distances=True)
+    unanswered = subprocess.run([sys.executable, "-m", "sqlrank", "eval", "--reference", str(tmp_path / "exact.run"),
+                                 str(tmp_path / "exact.run").replace("exact", "approximate"), "-m", "Recall@3"],
+                                capture_output=True, text=True)
+    assert "not answered" not in unanswered.stdout
+    (tmp_path / "q1.run").write_text("".join(line + "\n" for line in (tmp_path / "approximate.run").read_text()
+                                             .splitlines() if line.startswith("q1 ")))
+    unanswered = subprocess.run([sys.executable, "-m", "sqlrank", "eval", "--reference", str(tmp_path / "exact.run"),
+                                 str(tmp_path / "q1.run"), "-m", "Recall@3"], capture_output=True, text=True)
+    assert "queries: 2 of the reference (1 not answered by the approximate search: Recall 0)" in unanswered.stdout
+
+
+def sqlrank_errors():
+    import sqlrank.errors
+
+    return sqlrank.errors

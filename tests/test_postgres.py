@@ -139,7 +139,7 @@ def test_the_neighbours_statement_printed_for_postgres_runs_there(dsn):
         expected = neighbours(tables["nn_exact" + suffix], tables["nn_approximate" + suffix], measures,
                               per_query=per_query, distances=True)
         text = neighbours_statement("nn_exact" + suffix, "nn_approximate" + suffix, measures, per_query=per_query,
-                                    dialect="postgres")
+                                    dialect="postgres", distances=True)
         rows = _execute(dsn, text)
         assert [row[1 if per_query else 0] for row in rows] == list(expected.measure)
         got = pd.Series([row[2 if per_query else 1] for row in rows], dtype=float)

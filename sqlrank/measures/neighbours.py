@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from ..errors import MeasureError
@@ -39,6 +39,12 @@ class Neighbours:
     cutoff: int
     tolerance: float | None = None
     epsilon: float | None = None
+    label: str | None = field(default=None, compare=False)  # the name it was asked by (recall@3): its rows' name
+
+    @property
+    def shown(self) -> str:
+        """The name its rows carry: as asked."""
+        return self.label or str(self)
 
     def __str__(self) -> str:
         param = f"(epsilon={self.epsilon!r})" if self.epsilon is not None else \
@@ -53,6 +59,11 @@ def parse_neighbours(spec: str | Iterable[str]) -> list[Neighbours]:
 
 
 def parse_one(name: str) -> Neighbours:
+    """One measure, named as asked."""
+    return replace(_parse_one(name), label=name.strip())
+
+
+def _parse_one(name: str) -> Neighbours:
     found = _NAME.match(name.strip())
     if not found:
         raise MeasureError(f"cannot parse {name!r} against a reference search; write for example Recall@10, "

@@ -67,7 +67,8 @@ def parsed_once(spec: str | Iterable[str], parse: Callable[[str], Any], example:
     words = spec.split() if isinstance(spec, str) else [w for item in spec for w in str(item).split()]
     if not words:
         raise MeasureError(f"no measure given; for example {example}")
-    return list(dict.fromkeys(parse(word) for word in words))
+    parsed = [parse(word) for word in words]  # one asked by two names (recall@3 Recall@3): a row under each
+    return list({(m, getattr(m, "label", None)): m for m in parsed}.values())
 
 
 def parse_similarities(spec: str | Iterable[str]) -> list[Similarity]:
