@@ -122,11 +122,14 @@ def integer_ids(frame):
     text = ids.dropna().astype(str)
     if not text.str.fullmatch(r"-?(0|[1-9][0-9]*)").all():  # not every id reads back as the integer it was
         return frame
-    numbers = pd.to_numeric(ids)
-    keys = pd.DataFrame({"run": pd.factorize(frame["run_id"])[0] if "run_id" in frame.columns else 0,
-                         "query": numbers, "row": range(len(frame))})
-    order = keys.sort_values(["run", "query", "row"], na_position="last", kind="stable").index
-    out = frame.assign(query_id=pd.array(numbers, dtype="Int64")).loc[order].reset_index(drop=True)
+    numbers = [None if q is None or q != q else int(q) for q in ids]  # exact: a float would round ids past 2^53
+    found = [n for n in numbers if n is not None]
+    dtype = "UInt64" if found and max(found) >= 1 << 63 and min(found) >= 0 else "Int64"  # a uint64 column's ids
+    if found and (max(found) >= 1 << 64 or min(found) < -(1 << 63) or dtype == "Int64" and max(found) >= 1 << 63):
+        return frame  # no integer column holds them all: as text
+    runs = pd.factorize(frame["run_id"])[0] if "run_id" in frame.columns else [0] * len(frame)
+    order = sorted(range(len(frame)), key=lambda at: (runs[at], numbers[at] is None, numbers[at] or 0, at))
+    out = frame.assign(query_id=pd.array(numbers, dtype=dtype)).iloc[order].reset_index(drop=True)
     out.attrs.update(frame.attrs)
     return out
 

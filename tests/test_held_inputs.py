@@ -67,6 +67,39 @@ def test_results_come_back_in_the_kind_that_came_in(files):
         assert isinstance(evaluator.evaluate(pl.from_pandas(run)), pl.DataFrame)
 
 
+def test_the_run_decides_the_kind_whenever_it_is_a_frame(files, tmp_path):
+    """A pandas run beside Polars or Arrow judgments came back as Polars or Arrow: the run is what a user loops over,
+    and its kind decides whenever it is a frame; judgments decide only beside a run that is no frame (a file)."""
+    pa = peer("pyarrow")
+    pl = peer("polars")
+    folder, qrels, run, _ = files
+    for judgments in (pl.from_pandas(qrels), pa.Table.from_pandas(qrels)):
+        assert isinstance(sqlrank.evaluate(judgments, run, "AP"), pd.DataFrame)
+    assert isinstance(sqlrank.evaluate(qrels, pl.from_pandas(run), "AP"), pl.DataFrame)
+    assert isinstance(sqlrank.evaluate(pa.Table.from_pandas(qrels), folder / "run.txt", "AP"), pa.Table)
+
+
+def test_integer_ids_come_back_as_integers_everywhere(tmp_path):
+    """Integer query ids came back as integers from evaluate but as text from neighbours, overlap and pool, and
+    uint64 ids above 2^63 were a traceback (ids past 2^53 beside an overall row came back rounded)."""
+    import numpy as np
+
+    run = pd.DataFrame({"query_id": np.array([10, 10, 2, 2], dtype="int64"), "doc_id": ["a", "b", "a", "c"],
+                        "score": [2.0, 1.0, 1.0, 0.5]})
+    for frame in (sqlrank.overlap(run, run, "Jaccard@2", per_query=True),
+                  sqlrank.neighbours(run, run, "Recall@1", per_query=True), sqlrank.pool([run], depth=2)):
+        assert str(frame.query_id.dtype) == "Int64" and list(dict.fromkeys(frame.query_id)) == [2, 10]
+    big = np.array([2 ** 64 - 1, 2 ** 63 + 5, 2 ** 63 + 5], dtype="uint64")
+    judged = pd.DataFrame({"query_id": big, "doc_id": ["a", "a", "b"], "relevance": [1, 1, 0]})
+    ranked = pd.DataFrame({"query_id": big, "doc_id": ["a", "a", "b"], "score": [1.0, 2.0, 1.0]})
+    got = sqlrank.evaluate(judged, ranked, "AP", per_query=True)
+    assert str(got.query_id.dtype) == "UInt64" and got.query_id.tolist() == [2 ** 63 + 5, 2 ** 64 - 1]
+    past = np.array([2 ** 60 + 1, 2 ** 60 + 3], dtype="int64")
+    got = sqlrank.evaluate(judged.iloc[1:].assign(query_id=past), ranked.iloc[1:].assign(query_id=past), "AP Gini@1",
+                           per_query=True, items=pd.DataFrame({"item_id": ["a", "b"]}))
+    assert got.query_id.tolist()[:2] == [2 ** 60 + 1, 2 ** 60 + 3]  # exact, not 2^60 twice
+
+
 def test_duckdb_relations_in_a_relation_out_that_joins_back(files):
     """DuckDB relations in (with their connection), a relation of that connection out: the same rows, joined back to a
     table of that connection in SQL; a relation without its connection is an error that names the fix."""

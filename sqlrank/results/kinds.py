@@ -14,21 +14,23 @@ OUTPUTS = ("pandas", "polars", "arrow", "duckdb")
 
 
 def output_kind(output: str | None, *inputs: Any) -> str:
-    """The kind asked for, or that of the inputs: polars where one is a Polars DataFrame or LazyFrame, arrow where
-    one is a pyarrow Table or RecordBatch, duckdb where one is a DuckDB relation (the run decides where both are given
-    and differ), else pandas."""
+    """The kind asked for, or that of the inputs, the run (the last) first: polars for a Polars DataFrame or
+    LazyFrame, arrow for a pyarrow Table or RecordBatch, duckdb for a DuckDB relation, pandas for a pandas DataFrame;
+    an input that is no frame (a file, a table's name, a dict of dicts) says nothing, and the one before it decides
+    (pandas where none does). A pandas run beside Polars judgments gives pandas: the run decides whenever it is a
+    frame."""
     if output is not None:
         if output not in OUTPUTS:
             raise OptionError(f"output={output!r} is not one of {', '.join(OUTPUTS)}")
         return output
     for obj in reversed(inputs):  # the run last: it decides
         kind = _kind(obj)
-        if kind != "pandas":
+        if kind is not None:
             return kind
     return "pandas"
 
 
-def _kind(obj: Any) -> str:
+def _kind(obj: Any) -> str | None:
     module, name = type(obj).__module__.split(".")[0], type(obj).__name__
     if module == "polars" and name in ("DataFrame", "LazyFrame"):
         return "polars"
@@ -36,11 +38,13 @@ def _kind(obj: Any) -> str:
         return "arrow"
     if module == "duckdb" and name == "DuckDBPyRelation":
         return "duckdb"
+    if module == "pandas" and name == "DataFrame":
+        return "pandas"
     if isinstance(obj, (list, tuple)) and obj:
         return _kind(obj[0])
     if isinstance(obj, dict) and obj and all(isinstance(k, str) for k in obj):
         return _kind(next(iter(obj.values())))
-    return "pandas"
+    return None
 
 
 def converted(frame: Any, kind: str, connection: Any = None) -> Any:

@@ -11,9 +11,10 @@ import pandas as pd
 
 from ..engines.duckdb import session, session_options
 from ..errors import InputError, OptionError
+from ..evaluation import integer_ids
 from ..inputs.load import load
 from ..inputs.locate import declared_table
-from ..inputs.source import Source
+from ..inputs.source import INTEGER_TYPES, Source
 from ..measures.neighbours import Neighbours, parse_neighbours
 from ..rendering.dialects import DIALECTS, DUCKDB, Dialect
 from ..rendering.sqltext import render_template
@@ -63,6 +64,8 @@ def neighbours(reference: Any, run: Any, measures: Any, per_query: bool = False,
     for column in ("value", "exact_sum", "approximate_sum"):
         rows[column] = rows[column].astype(float)
     frame = rows[["query_id", "measure", "value"]].reset_index(drop=True) if per_query else _summary(rows, parsed)
+    if per_query and exact.query_type in INTEGER_TYPES and approximate.query_type in INTEGER_TYPES:
+        frame = integer_ids(frame)  # as evaluate gives them: integers, 2 before 10
     frame.attrs.update(queries=rows.query_id.nunique(), only_approximate=int(only), unanswered=int(unanswered),
                        sql=printed, distances=distances)
     return frame

@@ -12,8 +12,9 @@ import pandas as pd
 
 from ..engines.duckdb import session, session_options
 from ..errors import InputError, OptionError
+from ..evaluation import integer_ids
 from ..inputs.load import load
-from ..inputs.source import Source
+from ..inputs.source import INTEGER_TYPES, Source
 from ..measures.similarity import Similarity, parse_similarities
 from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import render_template
@@ -72,6 +73,8 @@ def overlap(run_a: Any, run_b: Any, measures: Any, per_query: bool = False, tie_
     rows["value"] = rows["value"].astype(float)
     if per_query:
         frame = rows.reset_index(drop=True)
+        if a.query_type in INTEGER_TYPES and b.query_type in INTEGER_TYPES:
+            frame = integer_ids(frame)  # as evaluate gives them: integers, 2 before 10
     else:
         names = [str(m) for m in parsed]
         grouped = rows.groupby("measure", sort=False)["value"]

@@ -14,7 +14,9 @@ import pandas as pd
 
 from ..engines.duckdb import session, session_options
 from ..errors import InputError, OptionError
+from ..evaluation import integer_ids
 from ..inputs.load import load
+from ..inputs.source import INTEGER_TYPES
 from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import call_macro, render_template
 from .overlap import TIE_BREAKS
@@ -34,9 +36,10 @@ def pool(runs: Sequence[Any], depth: int | None = None, method: str = "depth", b
     if options:
         raise OptionError(f"unknown option {sorted(options)[0]!r} of pool")
     with session(engine.pop("connection", None), **engine) as (con, registry):
-        keyed, pooled = [], 0
+        keyed, pooled, types = [], 0, set()
         for number, run in enumerate(runs, 1):
             source = load(run, "run", con, registry, run_format, run_columns, ranks=tie_break == "input_rank")
+            types.add(source.query_type in INTEGER_TYPES)
             if source.per_run:  # runs stored together: each ranked apart, by its run_id
                 keyed.append(call_macro(DUCKDB, "_macros/inputs.sql", "unkeyed_runs", source.sql()).strip())
                 pooled += con.execute(f"SELECT count(DISTINCT run_id) FROM ({keyed[-1]}) AS stored").fetchall()[0][0]
@@ -47,6 +50,8 @@ def pool(runs: Sequence[Any], depth: int | None = None, method: str = "depth", b
         sql = render_template(DUCKDB, "pool.sql", runs=keyed, judged=judged, order=DUCKDB.ranking_order(tie_break, "score"),
                               method=method, depth=depth, budget=budget, rrf_k=rrf_k, rbp_p=rbp_p)
         frame = con.execute(sql).df()
+    if types == {True}:  # every run's query ids integers: so are the pool's, as evaluate gives them
+        frame = integer_ids(frame)
     frame.attrs.update(sql=sql, runs=pooled, method=method)
     return frame
 
