@@ -798,3 +798,21 @@ def test_measures_over_all_users_per_run_stored_together_equal_their_formulas(se
             alone = sqlrank.evaluate(qrels, rows, similar, **options).set_index("measure").value
             for measure in similar:
                 assert close(got[measure], alone[measure], 1e-12), (run_id, measure)
+
+
+def test_ild_of_a_user_without_recommendations_under_missing_queries_zero_as_recpack():
+    """RecPack's own test (LienM/recpack, recpack/tests/test_metrics/test_diversity.py, test_ildK, with the X_true,
+    X_pred and item_features fixtures of its conftest.py): users 0, 2 and 3 have test items, only 0 and 2 have
+    recommendations; items 0, 2, 4 have feature 0 and 1, 3 feature 1. IntraListDiversityK(2) is 1/3: user 0's top 2
+    (items 0, 2) 0, user 2's (4, 3) 1, user 3 without recommendations 0. sqlrank left user 3 out even with
+    missing_queries=zero (1/2), and asked for a --history that ILD(similarity=features) does not read."""
+    qrels = pd.DataFrame({"user_id": [0, 0, 2, 2, 2, 3], "item_id": [0, 2, 0, 1, 3, 1], "relevance": 1})
+    run = pd.DataFrame({"user_id": [0, 0, 0, 2, 2, 2], "item_id": [0, 2, 3, 1, 3, 4],
+                        "score": [0.3, 0.2, 0.1, 0.23, 0.3, 0.5]})
+    features = pd.DataFrame({"item_id": [0, 1, 2, 3, 4], "category": ["0", "1", "0", "1", "0"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        zero = sqlrank.evaluate(qrels, run, "ILD(similarity=features)@2", item_features=features,
+                                missing_queries="zero")
+        skip = sqlrank.evaluate(qrels, run, "ILD(similarity=features)@2", item_features=features)
+    assert zero.value[0] == pytest.approx(1 / 3, abs=1e-12) and skip.value[0] == pytest.approx(1 / 2, abs=1e-12)

@@ -2,17 +2,20 @@
   One column per requested measure of one ranking, for every evaluated query: the measures'
   values from the per-query steps. With mixed query-set rules, a measure that skips queries
   the run does not answer (missing_queries=skip), or queries without judgments (unjudged_queries=skip),
-  is NULL there.
+  is NULL there. A measure that may have no value for a query scores 0 where the run does not answer the query
+  at all, under missing_queries=zero (m.zero_when_unanswered).
 -#}
 {% import '_macros/dialect.sql' as dialect %}
 {% set v = piece.ranking %}
 {% macro population(m) -%}
 {%- set conditions = (['answered_queries.answered'] if mixed_missing and m.missing_queries == 'skip' else [])
                     + (['answered_queries.judged'] if mixed_unjudged and m.unjudged_queries == 'skip' else []) -%}
+{%- set value = ('CASE WHEN retrieved' ~ v.sfx ~ '.query_id IS NULL THEN 0 ELSE ' ~ m.value ~ ' END')
+                if m.zero_when_unanswered else m.value -%}
 {%- if conditions -%}
-CASE WHEN {{ conditions | join(' AND ') }} THEN {{ m.value }} END
+CASE WHEN {{ conditions | join(' AND ') }} THEN {{ value }} END
 {%- else -%}
-{{ m.value }}
+{{ value }}
 {%- endif -%}
 {%- endmacro %}
 {#- A step of one row for all queries; with segments, its row of all queries (segment NULL); with

@@ -76,6 +76,8 @@ def needed_inputs(measures: list[Measure]) -> dict[str, list[str]]:
     needs: dict[str, list[str]] = {}
     for m in measures:
         for name in FAMILIES[m.family].inputs:
+            if name == "history" and m.family == "ILD" and m.param("similarity") == "features":
+                continue  # the similarity of its pairs comes from the items' features alone
             needs.setdefault(name, []).append(str(m))
         if "similarity" in FAMILIES[m.family].params and m.param("similarity") == "features":
             needs.setdefault("item_features", []).append(str(m))

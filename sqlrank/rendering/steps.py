@@ -125,6 +125,10 @@ def measure_context(measure, column: str, plan: StepPlan, version: int) -> dict:
         "ranked": f"ranked{v}",
         "retrieved": f"retrieved{v}",
         "missing_queries": measure.param("missing_queries"),
+        # a measure that may have no value (ILD of fewer than two items) scores 0 where the run has no ranking at all,
+        # under missing_queries=zero, as every other measure does (RecPack's ILD of a user without recommendations)
+        "zero_when_unanswered": spec.partial and spec.aggregate != "catalog" and
+                                measure.param("missing_queries") == "zero",
         "unjudged_queries": measure.param("unjudged_queries"),
         "sparse": ranking["sparse"],
         "group_key": GROUP_KEYS.get(plan.grouped) if spec.aggregate == "catalog" else None,
