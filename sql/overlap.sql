@@ -15,6 +15,8 @@
     Tau@k      Kendall's tau-b of the scores of the common documents: (C - D) / sqrt((n0 - n1)(n0 - n2))
     TauAP@k    (Yilmaz, Aslam, Robertson 2008) the common documents in B's order, C(i) those above the
                i-th that A also ranks above it: 2/(n-1) * sum_{i>=2} C(i)/(i-1) - 1
+    Intersection@k = |A_k & B_r| / |B_r|, B_r the second ranking's top ref_k (all of it without ref_k): RecTools'
+               Intersection@k; cut by the given ranks (rank <= k, ties at the cutoff kept) under tie_break=input_rank
   Tau and TauAP have no value (NULL) for a query with fewer than two common documents (or, for Tau,
   all of them tied on one side).
 -#}
@@ -30,6 +32,7 @@
 {%- elif m.family == 'Tau' %}{% set pairs = at('pairs', m.cutoff) %}{% set n0 = '(' ~ lengths ~ '.common * (' ~ lengths ~ '.common - 1) / 2)' %}
 {{ pairs }}.concordance / NULLIF(SQRT({{ real(n0 ~ ' - ' ~ pairs ~ '.tied_a') }} * ({{ n0 }} - {{ pairs }}.tied_b)), 0)
 {%- elif m.family == 'TauAP' %}{{ at('tau_ap', m.cutoff) }}.tau_ap
+{%- elif m.family == 'Intersection' %}{{ real('intersection_' ~ m.column ~ '.common') }} / intersection_{{ m.column }}.len_ref
 {%- endif %}
 {%- endmacro %}
 WITH
@@ -41,11 +44,11 @@ compared_queries AS (
     SELECT DISTINCT query_id FROM run_b
 ),
 ranked_a AS (
-    SELECT run_a.query_id AS query_id, doc_id, score, ROW_NUMBER() OVER (PARTITION BY run_a.query_id ORDER BY {{ order }}) AS rank
+    SELECT run_a.query_id AS query_id, doc_id, score, input_rank, ROW_NUMBER() OVER (PARTITION BY run_a.query_id ORDER BY {{ order }}) AS rank
     FROM run_a JOIN compared_queries ON compared_queries.query_id = run_a.query_id
 ),
 ranked_b AS (
-    SELECT run_b.query_id AS query_id, doc_id, score, ROW_NUMBER() OVER (PARTITION BY run_b.query_id ORDER BY {{ order }}) AS rank
+    SELECT run_b.query_id AS query_id, doc_id, score, input_rank, ROW_NUMBER() OVER (PARTITION BY run_b.query_id ORDER BY {{ order }}) AS rank
     FROM run_b JOIN compared_queries ON compared_queries.query_id = run_b.query_id
 ),
 {% for c in cutoffs %}
@@ -151,6 +154,19 @@ ranked_b AS (
 ),
 {% endif %}
 {% endfor %}
+{% set cut = 'input_rank' if given_ranks else 'rank' %}
+{% for m in measures if m.family == 'Intersection' %}
+intersection_{{ m.column }} AS (
+    SELECT ranked_b.query_id AS query_id, COUNT(*) AS len_ref, COUNT(ranked_a.doc_id) AS common
+    FROM ranked_b
+    LEFT JOIN ranked_a ON ranked_a.query_id = ranked_b.query_id AND ranked_a.doc_id = ranked_b.doc_id
+                      AND ranked_a.{{ cut }} <= {{ m.cutoff | number }}
+{% if m.ref_k is not none %}
+    WHERE ranked_b.{{ cut }} <= {{ m.ref_k | number }}
+{% endif %}
+    GROUP BY ranked_b.query_id
+),
+{% endfor %}
 per_query AS (
     SELECT compared_queries.query_id AS query_id{% for m in measures %},
            {{ value(m) }} AS {{ m.column }}{% endfor %}
@@ -167,6 +183,9 @@ per_query AS (
     LEFT JOIN {{ at('pairs', c) }} ON {{ at('pairs', c) }}.query_id = compared_queries.query_id
     LEFT JOIN {{ at('tau_ap', c) }} ON {{ at('tau_ap', c) }}.query_id = compared_queries.query_id
 {% endif %}
+{% endfor %}
+{% for m in measures if m.family == 'Intersection' %}
+    LEFT JOIN intersection_{{ m.column }} ON intersection_{{ m.column }}.query_id = compared_queries.query_id
 {% endfor %}
 )
 SELECT per_query.query_id AS query_id, measures.measure AS measure,

@@ -169,3 +169,25 @@ def test_the_command_line(runs, tmp_path, capsys):
     assert "Overlap needs a cutoff, for example Overlap@10" in capsys.readouterr().err
     assert main(["overlap", *args[:2], "-m", "nDCG@10"]) == 1
     assert "unknown measure 'nDCG' of two rankings" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("measure, expected", [
+    ("Intersection(ref_k=2)@2", {1: 0.0, 2: 1.0, 4: 1 / 2, 5: 1 / 3}),
+    ("Intersection@3", {1: 1 / 2, 2: 1.0, 3: 1 / 2, 4: 2 / 3, 5: 2 / 4}),
+    ("Intersection(ref_k=6)@3", {1: 1 / 2, 2: 1.0, 3: 0.0, 4: 1 / 2, 5: 2 / 3}),
+])
+def test_intersection_equals_rectools_own_cases(measure, expected):
+    """RecTools' own test (MobileTeleSystems/RecTools, tests/metrics/test_intersection.py, TestIntersection.test_calc:
+    its three (k, ref_k) cases, their inputs and expected values per user): |reco top k & ref_reco top ref_k| /
+    |ref_reco top ref_k| (all of ref_reco without ref_k), lists cut by their given ranks (user 5's ref_reco ranks
+    1, 2, 2: the top 2 holds three items); a user whose cut ref_reco is empty has no value (user 3 at ref_k=2).
+    Overlap(denominator=first), which the docs took for it, divides by |reco top k| and cuts ref_reco at k."""
+    ref = pd.DataFrame({"user_id": [1, 1, 2, 3, 3, 4, 4, 4, 5, 5, 5, 5], "item_id": [1, 2, 1, 1, 2, 1, 2, 3, 1, 2, 3, 4],
+                        "rank": [3, 1, 1, 7, 5, 2, 1, 8, 1, 2, 2, 9]})
+    reco = pd.DataFrame({"user_id": [1, 1, 2, 3, 3, 4, 4, 4, 5, 5, 5, 5], "item_id": [1, 3, 1, 1, 2, 1, 2, 3, 1, 2, 3, 4],
+                         "rank": [3, 2, 1, 1, 4, 5, 1, 2, 3, 4, 1, 7]})
+    got = sqlrank.overlap(reco, ref, measure, per_query=True, tie_break="input_rank")
+    values = {q: v for q, v in zip(got.query_id, got.value) if v == v}
+    assert values.keys() == expected.keys() and all(abs(values[q] - expected[q]) <= 1e-12 for q in expected)
+    mean = sqlrank.overlap(reco, ref, measure, tie_break="input_rank")
+    assert abs(mean.value[0] - sum(expected.values()) / len(expected)) <= 1e-12 and mean.queries[0] == len(expected)

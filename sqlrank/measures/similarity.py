@@ -12,6 +12,10 @@ an ANN index against exact search, a new ranker against the old one. Each is par
   top k (recall@k of an approximate search against the exact one, the first); ``denominator=first`` divides
   by |A_k| instead (the first ranking's documents in its top k, fewer than k for a short list), as RecTools'
   Intersection@k (its reco the first ranking, ref_reco the second) does.
+- Intersection@k: |A_k & B_r| / |B_r|, B_r the second ranking's top ``ref_k`` (its whole list by default): the
+  share of the reference's list that the first ranking's top k found, RecTools' Intersection@k (its reco the first
+  ranking, ref_reco the second); no value where B_r is empty. Under tie_break=input_rank the lists are cut by their
+  given ranks (rank <= k, as RecTools cuts them: ranks tied at the cutoff all kept).
 - Tau@k: Kendall's tau-b of the scores of the documents both top-k lists hold (score ties are ties).
 - TauAP@k: Yilmaz, Aslam and Robertson's AP rank correlation (SIGIR 2008) of the second ranking's
   order against the first's, over the documents both top-k lists hold.
@@ -32,13 +36,15 @@ FAMILIES: dict[str, tuple[dict[str, Any], bool, str]] = {
                                                  "residual: what the unseen can add)"),
     "Jaccard": ({}, True, "|A_k & B_k| / |A_k | B_k| of the top-k sets"),
     "Overlap": ({"denominator": "k"}, True, "|A_k & B_k| / k: the share of the first ranking's top k also in the "
-                                           "second's (denominator=first: over |A_k|, RecTools' Intersection@k)"),
+                                           "second's (denominator=first: over |A_k|)"),
+    "Intersection": ({"ref_k": None}, True, "|A_k & B_r| / |B_r|, B_r the second ranking's top ref_k (default: all of "
+                                            "it): RecTools' Intersection@k"),
     "Tau": ({}, False, "Kendall's tau-b of the scores of the documents both top-k lists hold"),
     "TauAP": ({}, False, "AP rank correlation of the second ranking's order against the first's, over the "
                          "documents both top-k lists hold"),
 }
 KINDS = ("min", "ext", "residual")
-DENOMINATORS = ("k", "first")  # Overlap@k over k, or over the first ranking's top-k size (RecTools' Intersection@k)
+DENOMINATORS = ("k", "first")  # Overlap@k over k, or over the first ranking's top-k size
 _NAME = re.compile(r"^(?P<family>[A-Za-z_]+)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>[0-9]+))?$")
 
 
@@ -51,9 +57,11 @@ class Similarity:
     p: float = 0.9
     kind: str = "min"
     denominator: str = "k"  # Overlap's: k, or the first ranking's top-k size (first)
+    ref_k: int | None = None  # Intersection's cut of the second ranking (None: all of it)
 
     def __str__(self) -> str:
         params = [f"denominator={self.denominator}"] if self.denominator != "k" else []
+        params += [f"ref_k={self.ref_k}"] if self.ref_k is not None else []
         if self.family == "RBO":
             params = [f"p={self.p!r}"] if self.p != 0.9 else []
             params += [f"kind={self.kind}"] if self.kind != "min" else []
@@ -100,6 +108,12 @@ def parse_similarity(name: str) -> Similarity:
             raise MeasureError(f"denominator of Overlap must be one of {', '.join(DENOMINATORS)}, not "
                                f"{params['denominator']!r}")
         return Similarity(family, cutoff, denominator=params["denominator"])
+    if family == "Intersection":
+        ref_k = params["ref_k"]
+        if ref_k is not None and (isinstance(ref_k, bool) or not isinstance(ref_k, int) or ref_k < 1):
+            raise MeasureError(f"ref_k of Intersection is how much of the second ranking counts, a whole number >= 1 "
+                               f"(left out: all of it), not {ref_k!r}")
+        return Similarity(family, cutoff, ref_k=ref_k)
     if family != "RBO":
         return Similarity(family, cutoff)
     p, kind = params["p"], params["kind"]

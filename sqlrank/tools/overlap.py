@@ -38,9 +38,10 @@ def overlap_sql(a_sql: str, b_sql: str, measures: list[Similarity], tie_break: s
             if m.p not in persistence[m.cutoff]:
                 persistence[m.cutoff].append(m.p)
     context = [{"family": m.family, "cutoff": m.cutoff, "p": m.p, "kind": m.kind, "denominator": m.denominator,
-                "column": f"measure_{i}", "name": str(m)} for i, m in enumerate(measures, 1)]
+                "ref_k": m.ref_k, "column": f"measure_{i}", "name": str(m)} for i, m in enumerate(measures, 1)]
     return render_template(DUCKDB, "overlap.sql", a_sql=a_sql, b_sql=b_sql, order=DUCKDB.ranking_order(tie_break, "score"),
                            cutoffs=cutoffs, rbo_cutoffs=list(persistence), rbo_persistence=persistence,
+                           given_ranks=tie_break == "input_rank",
                            # ln(1 - p) from log1p: computed from 1 - p in SQL it is 0 for p below 1e-16, and p's
                            # 1/p factor then turned the lost digits into RBO values of -2 or 0 instead of 0 and 1
                            rbo_ln_1m={p: math.log1p(-p) for ps in persistence.values() for p in ps if p < 1},
