@@ -23,4 +23,6 @@ WITH{{ ' RECURSIVE' if recursive }}
 {% for piece in pieces %}
 {% filter trim %}{% include piece.template %}{% endfilter %}{{ ',' if not loop.last }}
 {% endfor %}
+{#- The output's rows: one per measure and name asked (a measure asked by two names has a row under each). -#}
+{% set measures = rows %}
 {% filter trim %}{% include 'output/' ~ output ~ '.sql' %}{% endfilter %}{{ dialect.settings() }}

@@ -331,9 +331,8 @@ def agree(qrels_a: Any, qrels_b: Any, binary: int | None = None, weights: str | 
 
 def neighbours(reference: Any, run: Any, measures: Any, per_query: bool = False, distances: bool = False,
                **options: Any):
-    """An approximate search ``run`` against the exact search ``reference`` (two runs; scores are similarities, higher
-    nearer, as the command line reads them, or distances with ``distances=True``): "Recall@10
-    Recall(epsilon=0.01)@10 DistanceRatio@10" (the last two by distances), as
+    """An approximate search ``run`` against the exact search ``reference`` (two runs; similarities, or distances
+    with ``distances=True``): "Recall@10 Recall(epsilon=0.01)@10 DistanceRatio@10" (the last two: distances), as
     ann-benchmarks measures them (tools/neighbours.py); (measure, value, queries), or per query."""
     from .tools.neighbours import neighbours as measured
 

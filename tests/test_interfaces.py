@@ -31,11 +31,13 @@ def test_the_file_name_chooses_the_format(tmp_path, capsys, command, name, fmt):
     assert named.read_text() == chosen.read_text() and named.read_text()
 
 
-def test_a_format_the_command_lacks_leaves_its_own(tmp_path, capsys):
-    """eval has no Parquet output: -o e.parquet writes its table, as before."""
+def test_a_format_the_command_lacks_is_refused(tmp_path, capsys):
+    """eval has no Parquet output: -o e.parquet wrote its text table under a name that says Parquet (which nothing,
+    sqlrank included, then reads). Refused before anything is read, nothing written."""
     out = tmp_path / "e.parquet"
-    assert cli(capsys, "eval", *DEMO, "-m", "AP", "-o", str(out))[0] == 0
-    assert out.read_text().startswith("measure")
+    refused(*cli(capsys, "eval", *DEMO, "-m", "AP", "-o", str(out)), "-o", "the name says parquet, which sqlrank eval "
+            "does not write")
+    assert not out.exists()
 
 
 def test_a_format_and_a_file_name_that_disagree(tmp_path, capsys):

@@ -61,6 +61,34 @@ def test_sklearn_ndcg_and_dcg_tie_averaged(seed, k):
     assert compared > 80
 
 
+@pytest.mark.parametrize("seed", [14, 15])
+def test_sklearn_negative_labels_are_negative_gains(seed):
+    """scikit-learn's dcg_score takes a negative label as a negative gain (the preset gave it 0: a DCG of 1.5 where
+    dcg_score says 0.5, in silence); its ndcg_score is that DCG over the DCG of the labels sorted (dcg_score(y, y)),
+    as its releases before 1.4 computed it with negative labels (1.9 refuses them). Generated labels -2..4."""
+    metrics = peer("sklearn.metrics")
+    qrels, run = generate(seed, n_queries=120, max_docs=25)
+    assert (qrels.relevance < 0).any()
+    run = run[run.query_id.isin(set(qrels.query_id))]
+    got = per_query(qrels, run, ["nDCG@5", "DCG@5", "DCG"], preset="sklearn")
+    ndcg_name, dcg_name, whole_name = names(["nDCG@5", "DCG@5", "DCG"], "sklearn")
+    labels = {(q, d): r for q, d, r in qrels.itertuples(index=False)}
+    compared = negative = 0
+    for qid, docs in run.groupby("query_id"):
+        if len(docs) < 2:
+            continue
+        y_true = np.array([[labels.get((qid, d), 0) for d in docs.doc_id]], dtype=float)
+        y_score = np.array([docs.score.to_numpy()])
+        assert close(got[(qid, dcg_name)], metrics.dcg_score(y_true, y_score, k=5)), qid
+        assert close(got[(qid, whole_name)], metrics.dcg_score(y_true, y_score)), qid
+        ideal = metrics.dcg_score(y_true, y_true, k=5)
+        assert close(got[(qid, ndcg_name)], metrics.dcg_score(y_true, y_score, k=5) / ideal if ideal else 0.0), qid
+        compared, negative = compared + 1, negative + bool((y_true < 0).any())
+    assert compared > 80 and negative > 30
+    with pytest.raises(sqlrank.MeasureError, match="gain=signed .* is read by DCG, nDCG, IdealDCG only"):
+        sqlrank.evaluate(qrels, run, "RBP", gain="signed")
+
+
 def test_sklearn_ignore_ties_matches_any_tie_break_without_ties():
     metrics = peer("sklearn.metrics")
     qrels, run = generate(13, n_queries=80, max_docs=20)

@@ -35,6 +35,8 @@ def _pasted_back(qrels, run, measures, **options) -> tuple[pd.DataFrame, pd.Data
         printed = [first.attrs["measures"][name] for name in dict.fromkeys(first.measure)]
         again = sqlrank.evaluate(qrels, run, printed, per_query=True, **parse_conventions(line))
     first = first.assign(measure=first.measure.map(first.attrs["measures"]))  # canonically, as again names them
+    # a measure asked by two names (P@10 and P(rel=2)@10 under rel=2) is one canonical name, asked once again
+    first = first.drop_duplicates(["query_id", "measure"]).reset_index(drop=True)
     return first, again, line
 
 

@@ -30,8 +30,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _terminated)  # unwind, so that DuckDB removes its spill files
     try:
         if not isinstance(args, list):
+            refuse_clobbers(args)  # first: an output over an input is the graver mistake
             choose_format(args, format_choices(parser, args.command), argv)
-            refuse_clobbers(args)
         return handler(args)
     except _Terminated:
         return _stopped("terminated", 128 + signal.SIGTERM)

@@ -33,7 +33,7 @@ class Registry:
         self._copies: str | None = None  # the database the copies are kept in, once attached
         self._folder: str | None = None  # the temporary folder of its file and of the Parquet copies, once made
         self._files: dict[str, str] = {}  # a copy kept as a Parquet file: its view's name -> its path
-        self._owner: int | None = None  # the descriptor whose lock says the folder's process is alive
+        self._owner: _Owner | None = None  # the descriptor whose lock says the folder's process is alive
 
     def name(self, kind: str) -> str:
         return f"sqlrank_{kind}_{os.getpid()}_{id(self)}_{next(self._counter)}"
@@ -171,7 +171,7 @@ class Registry:
         self._folder, self._files, self._owner = None, {}, None
 
 
-def _remove_own_folder(folder: str, pid: int, owner: int | None) -> None:
+def _remove_own_folder(folder: str, pid: int, owner: _Owner | None) -> None:
     """Remove a temporary folder, from the process that made it (not from a child forked off it, which
     would take it away from its parent at its exit)."""
     if os.getpid() == pid:
@@ -187,23 +187,40 @@ FOLDER_PREFIX = "sqlrank-"
 OWNER = ".owner"
 
 
-def _own(folder: str) -> int | None:
-    """Take the lock of FOLDER's owner file, for as long as the process holds the returned descriptor."""
+class _Owner:
+    """The descriptor of a folder's owner file, holding its lock; closed once (a descriptor number closed twice
+    would close whatever file has it by then)."""
+
+    def __init__(self, fd: int | None):
+        self.fd = fd
+
+    def close(self) -> None:
+        fd, self.fd = self.fd, None
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _own(folder: str) -> _Owner:
+    """Take the lock of FOLDER's owner file, for as long as the returned owner is open."""
     try:
         import fcntl
     except ImportError:  # Windows: a killed process's folder stays
-        return None
+        return _Owner(None)
     fd = os.open(os.path.join(folder, OWNER), os.O_CREAT | os.O_RDWR, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    return fd
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise
+    return _Owner(fd)
 
 
-def _let_go(fd: int | None) -> None:
-    if fd is not None:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
+def _let_go(owner: _Owner | None) -> None:
+    if owner is not None:
+        owner.close()
 
 
 def remove_orphans(parent: str) -> None:

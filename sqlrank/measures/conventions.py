@@ -14,7 +14,8 @@ from typing import Any
 from ..errors import LABEL_LIMIT, ConventionError
 
 TIE_BREAKS = ("trec_eval", "doc_id_asc", "input_rank", "expected")
-GAINS = ("linear", "exponential")
+GAINS = ("linear", "exponential", "signed")
+SIGNED_GAINS = ("DCG", "nDCG", "IdealDCG")  # the families whose sums take a negative gain as it is (scikit-learn's)
 DISCOUNTS = ("log", "jarvelin", "flat")
 IDEALS = ("qrels", "run", "perfect")
 AP_DENOMINATORS = ("num_rel", "retrieved_relevant", "min_num_rel_cutoff")
@@ -65,7 +66,8 @@ def _mapping_or_choice(name: str, options: tuple, key: str, value_name: str, lea
     return check
 
 
-# gain: 'linear', 'exponential', or {label: gain} for labels >= 0 (others keep gain = label);
+# gain: 'linear', 'exponential', 'signed' (the label, negatives too), or {label: gain} for labels >= 0 (others keep
+# gain = label);
 # discount: 'log', 'jarvelin', or {rank: weight} for ranks >= 1 (a rank it leaves out weighs 0).
 check_gain = _mapping_or_choice("gain", GAINS, "label", "gain", 0, real_keys=True)
 check_discount = _mapping_or_choice("discount", DISCOUNTS, "rank", "weight", 1)
@@ -141,7 +143,8 @@ class Conventions:
     tie_break: order of documents with equal scores: trec_eval (doc_id descending, byte order),
         doc_id_asc, input_rank (the run's rank column), or expected (the mean over all orders
         of tied documents).
-    gain: linear (the label), exponential (2^label - 1), or a mapping {label: gain}.
+    gain: linear (the label), exponential (2^label - 1), signed (the label, a negative one too: scikit-learn's
+        dcg_score; DCG, nDCG and IdealDCG only), or a mapping {label: gain}.
     discount: log (1/log_b(i+1) at every rank i), jarvelin (1 up to rank b, then 1/log_b(i)), flat
         (1 at every rank: nDCG is NCG), or a mapping {rank: weight} (any discount, rank by rank; a rank it
         leaves out weighs 0).

@@ -148,11 +148,10 @@ def named_as_asked(measures: Iterable[Measure]) -> list[Measure]:
 
 def renamed(measures: Iterable[Measure]) -> str | None:
     """What the names results give the measures asked by other names stand for, canonically, for a result's text:
-    'HR@10 = Success@10, map = AP'; a statement's measure asked by other names too says so, as its one row stands
-    for them: 'map = AP (its rows also answer AP)' (None when every name asked is canonical, up to case)."""
-    pairs = [f"{m.label} = {m}" if m.label and m.label.lower() != str(m).lower() else m.shown for m in measures]
-    pairs = [pair + (f" (its rows also answer {', '.join(m.aliases)})" if m.aliases else "")
-             for pair, m in zip(pairs, measures) if pair != m.shown or m.aliases]
+    'HR@10 = Success@10, map = AP', the other names a measure was asked by too (None when every name asked is
+    canonical, up to case)."""
+    pairs = [f"{name} = {m}" for m in measures for name in (m.label, *m.aliases)
+             if name and name.lower() != str(m).lower()]
     return ", ".join(pairs) if pairs else None
 
 

@@ -46,10 +46,13 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            notes="ranx orders tied scores by an unstable sort (the order depends on dict insertion), which "
                  "no convention reproduces; its ndcg with a relevance level also zeroes lower labels' gains, "
                  "and it treats negative labels as judged non-relevant (bpref 0.25 where trec_eval says 0.5)."),
-    Preset("sklearn", "scikit-learn 1.9 ndcg_score/dcg_score: ties averaged over all their orders, linear gain, "
-           "1/log2(i+1), the ideal from the labels of the documents passed (the retrieved ones).",
-           {"tie_break": "expected", "ideal": "run"},
-           notes="Only nDCG and DCG exist there; other measures keep trec_eval's conventions with ties averaged."),
+    Preset("sklearn", "scikit-learn 1.9 ndcg_score/dcg_score: ties averaged over all their orders, the label as the "
+           "gain (a negative label's negative: signed), 1/log2(i+1), the ideal from the labels of the documents "
+           "passed (the retrieved ones).",
+           {"tie_break": "expected", "ideal": "run"}, {"nDCG": {"gain": "signed"}, "DCG": {"gain": "signed"}},
+           notes="Only nDCG and DCG exist there; other measures keep trec_eval's conventions with ties averaged. "
+                 "scikit-learn 1.9's ndcg_score refuses negative labels (dcg_score takes them); sqlrank's nDCG "
+                 "takes them as its older releases did, the ideal ranking ending in the negative gains."),
     Preset("torchmetrics", "TorchMetrics retrieval (1.7.4 and later): nDCG tie-averaged with the ideal from the "
            "targets passed (the retrieved documents); AP divides by the relevant documents retrieved (within top_k); "
            "documents scored <= 0 are never relevant in AP, P, R and RR (their R still counts them); other measures "

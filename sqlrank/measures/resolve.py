@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Iterable
 
 from ..errors import MeasureError
-from .conventions import FIELD_NAMES, Conventions
+from .conventions import FIELD_NAMES, SIGNED_GAINS, Conventions
 from .measure import Measure
 from .names import distinct, parse_measures
 from .presets import preset_family_conventions
@@ -50,7 +50,12 @@ def gained(asked: Measure, measure: Measure) -> Measure:
     scale (trec_eval's top label, a gain map's largest gain, 2^top - 1); ERR reads it with stop=ntcir only
     (NTCIREVAL's grade / (top grade + 1), one gain per label 1..max_rel), its own (2^label - 1) / 2^max_rel
     otherwise: a gain map named on ERR itself is refused there, an evaluation's gain is not ERR's (its name says
-    none). ``asked``: the measure as parsed, before the conventions were filled in."""
+    none). ``asked``: the measure as parsed, before the conventions were filled in. gain=signed (a negative label's
+    gain negative) is read by DCG, nDCG and IdealDCG alone: the others' sums and scales assume gains >= 0."""
+    if "gain" in measure.spec.params and measure.param("gain") == "signed" and measure.family not in SIGNED_GAINS:
+        raise MeasureError(f"{measure}: gain=signed (negative labels as negative gains, scikit-learn's dcg_score) is "
+                           f"read by {', '.join(SIGNED_GAINS)} only; {measure.family} reads gains >= 0: set gain on "
+                           f"those measures (nDCG(gain=signed)@10), or another gain")
     if measure.family != "ERR":
         return measure
     gain = measure.param("gain")

@@ -98,9 +98,9 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
     doc_id, relevance); ``samples_sql``: (query_id, sample, doc_id, score), sampled rankings.
     Evaluated in slices of queries: output "slice" is one slice's per-query rows with a doc_id column
     (NULL), then how often each item is in the slice's top k (query_id NULL, measure the count's
-    column, doc_id the item), for the measures over all users; output "slices" is the per-query rows
-    and the summary of all slices, whose rows are in the table ``slices_table`` (the inputs' SQL is
-    not read), "slices_summary" the summary alone, with the queries each measure has a value for."""
+    column, doc_id the item), for the measures over all users; output "slices" is the per-query rows and the summary
+    of all slices, whose rows are in the table ``slices_table`` (the inputs' SQL is not read), "slices_summary" the
+    summary alone, with the queries each measure has a value for."""
     _check_output(output, segments_sql, by_run, listed_sql, slices_table, dialect)
     plan = StepPlan(conventions, dialect, grouped="segment" if output == "segments" else "run" if by_run else None)
     by_ranking: dict = {}
@@ -115,12 +115,12 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
     populations, unjudged = _query_rules(contexts, conventions, listed_sql is not None)
     if output in ("summary", "segments"):  # per-query rows are counted in Python (results.shape)
         _add_count_columns(contexts, columns, measures)
-    mixed = len(populations) > 1 or len(unjudged) > 1
+    mixed, zeroed = len(populations) > 1 or len(unjudged) > 1, any(c["zero_when_unanswered"] for c in contexts)
     text = render_template(
         dialect, "evaluate.sql", **shared,
         measure_names=[c["name"] for c in contexts], canonical=renamed(measures),
         conventions=conventions.describe(),
-        pieces=_pieces(plan, output, bool(shared["judgment_columns"]), bool(shared["perfect_columns"]), mixed,
+        pieces=_pieces(plan, output, bool(shared["judgment_columns"]), bool(shared["perfect_columns"]), mixed or zeroed,
                        recommender is not None, sources_sql is not None, intents_sql is not None,
                        samples_sql is not None),
         recommender=recommender, qrels_sql=qrels_sql, run_sql=run_sql, sources_sql=sources_sql,
@@ -128,10 +128,10 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         missing_queries="zero" if "zero" in populations else "skip",
         unjudged_queries="zero" if "zero" in unjudged else "skip",
         mixed_missing=len(populations) > 1, mixed_unjudged=len(unjudged) > 1, mixed_population=mixed,
-        unjudged_label=conventions.unjudged_label,
+        unjudged_label=conventions.unjudged_label, zeroed=zeroed,  # zeroed: 0 where the run does not answer
         skip_below=conventions.rel if conventions.no_relevant == "skip" else None,
         counted=any(c["count_column"] for c in contexts),
-        measures=contexts, output=output, both=output == "both",
+        measures=contexts, rows=_rows(contexts, measures), output=output, both=output == "both",
         slices_table=dialect.ident(slices_table) if slices_table is not None else None,
         relstring_length=relstring_length, segments_sql=segments_sql, listed_sql=listed_sql,
         grouped=plan.grouped, group_key=GROUP_KEYS.get(plan.grouped),
@@ -169,6 +169,13 @@ def _check_output(output: str, segments_sql: str | None, by_run: bool, listed_sq
     if dialect.printed_only and output in ("relstring", "segments"):
         raise MeasureError(f"the {dialect} statement gives per-query or summary rows; segments and relstrings "
                            f"are for DuckDB")
+
+
+def _rows(contexts: list[dict], measures: list) -> list[dict]:
+    """The output's rows: a measure's context, then a copy under each other name it was asked by (HR@10 Success@10:
+    two rows of one column)."""
+    return [row for context, measure in zip(contexts, measures)
+            for row in [context, *({**context, "name": alias} for alias in getattr(measure, "aliases", ()))]]
 
 
 def _measure_contexts(measures: list, conventions, plan: StepPlan) -> tuple[list[dict], set[str]]:

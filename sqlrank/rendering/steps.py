@@ -70,6 +70,8 @@ class StepPlan:
                 spec = {"sfx": "", "kind": "linear", "map": None}
             elif value == "exponential":
                 spec = {"sfx": "_exp", "kind": "exponential", "map": None}
+            elif value == "signed":
+                spec = {"sfx": "_signed", "kind": "signed", "map": None}
             else:
                 spec = {"sfx": f"_g{sum(1 for g in self.gains if isinstance(g, tuple)) + 1}", "kind": "map",
                         "map": list(value)}

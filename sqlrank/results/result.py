@@ -82,9 +82,7 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
     columns = table.columns
     value = columns.index("value")
     rows = [row[:value] + (None if row[value] is None else float(row[value]),) + row[value + 1:] for row in table.rows]
-    measures = named_as_asked(p.measures)
-    if len(measures) > len(p.measures):  # a measure asked by two names (HR@10 Success@10): a row under each
-        rows = _as_asked(columns, rows, p.measures)
+    measures = named_as_asked(p.measures)  # the statement gives a row under each name of a measure asked by two
     valued = _valued(columns, rows, counted(measures))
     if "queries" in columns:  # the summary's counts: in Result.valued, not in the values' tables
         at = columns.index("queries")
@@ -130,13 +128,6 @@ def shape(table: Rows, p, per_query: bool, num_queries: int, warnings: list[str]
         return result(summary_rows, summary_rows, False)
     asked = sorted((row for row in rows if row[query] is not None), key=order(columns, ("run_id", "query_id")))
     return result(Rows(columns, asked), summary_rows, True)
-
-
-def _as_asked(columns: tuple[str, ...], rows: list[tuple], measures: list[Measure]) -> list[tuple]:
-    """ROWS with each row of a measure asked by other names too repeated under each of them."""
-    at = columns.index("measure")
-    aliases = {m.shown: m.aliases for m in measures if m.aliases}
-    return [row[:at] + (name,) + row[at + 1:] for row in rows for name in (row[at], *aliases.get(row[at], ()))]
 
 
 def _valued(columns: tuple[str, ...], rows: list[tuple], names: set[str]) -> dict[str | None, dict[str, int]]:

@@ -64,6 +64,14 @@ item_groups AS (
 group_names AS (
     SELECT DISTINCT group_id FROM item_groups
 ),
+answered_queries AS (
+    SELECT evaluated_queries.query_id AS query_id,
+           answered.query_id IS NOT NULL AS answered,
+           judged.query_id IS NOT NULL AS judged
+    FROM evaluated_queries
+    LEFT JOIN (SELECT DISTINCT query_id FROM run) AS answered ON answered.query_id = evaluated_queries.query_id
+    LEFT JOIN (SELECT DISTINCT query_id FROM qrels) AS judged ON judged.query_id = evaluated_queries.query_id
+),
 judged AS (
     SELECT run.query_id AS query_id,
            evaluated_queries.query_number AS query_number,
@@ -95,11 +103,13 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           CASE WHEN listed_all > 0 THEN CAST(long_tail_0p8_all AS DOUBLE) END AS aclt_missing_queries_zero_unjudged_queries_zero,
-           CASE WHEN listed_top_10 > 0 THEN CAST(long_tail_0p8_top_10 AS DOUBLE) END
+           CASE WHEN answered_queries.answered THEN CASE WHEN listed_all > 0 THEN CAST(long_tail_0p8_all AS DOUBLE) END ELSE 0 END
+               AS aclt_missing_queries_zero_unjudged_queries_zero,
+           CASE WHEN answered_queries.answered THEN CASE WHEN listed_top_10 > 0 THEN CAST(long_tail_0p8_top_10 AS DOUBLE) END ELSE 0 END
                AS aclt_missing_queries_zero_unjudged_queries_zero_at_10
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+    LEFT JOIN answered_queries ON answered_queries.query_id = evaluated_queries.query_id
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,

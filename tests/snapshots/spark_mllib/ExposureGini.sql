@@ -65,6 +65,14 @@ item_groups AS (
 group_names AS (
     SELECT DISTINCT group_id FROM item_groups
 ),
+answered_queries AS (
+    SELECT evaluated_queries.query_id AS query_id,
+           answered.query_id IS NOT NULL AS answered,
+           judged.query_id IS NOT NULL AS judged
+    FROM evaluated_queries
+    LEFT JOIN (SELECT DISTINCT query_id FROM run) AS answered ON answered.query_id = evaluated_queries.query_id
+    LEFT JOIN (SELECT DISTINCT query_id FROM qrels) AS judged ON judged.query_id = evaluated_queries.query_id
+),
 judged AS (
     SELECT run.query_id AS query_id,
            evaluated_queries.query_number AS query_number,
@@ -180,15 +188,16 @@ exposure_log_0p5_1_top_10 AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           CAST(2 AS DOUBLE) * exposure_log_0p5_all_ordered / (exposure_log_0p5_all_groups * NULLIF(exposure_log_0p5_all_grouped, 0))
-               - CAST(exposure_log_0p5_all_groups + 1 AS DOUBLE) / exposure_log_0p5_all_groups
-               AS exposuregini_missing_queries_zero_unjudged_queries_zero_brow,
-           CAST(2 AS DOUBLE) * exposure_log_0p5_top_10_ordered
+           CASE WHEN answered_queries.answered THEN CAST(2 AS DOUBLE) * exposure_log_0p5_all_ordered
+               / (exposure_log_0p5_all_groups * NULLIF(exposure_log_0p5_all_grouped, 0)) - CAST(exposure_log_0p5_all_groups + 1 AS DOUBLE)
+               / exposure_log_0p5_all_groups ELSE 0 END AS exposuregini_missing_queries_zero_unjudged_queries_zero_brow,
+           CASE WHEN answered_queries.answered THEN CAST(2 AS DOUBLE) * exposure_log_0p5_top_10_ordered
                / (exposure_log_0p5_top_10_groups * NULLIF(exposure_log_0p5_top_10_grouped, 0))
-               - CAST(exposure_log_0p5_top_10_groups + 1 AS DOUBLE) / exposure_log_0p5_top_10_groups
+               - CAST(exposure_log_0p5_top_10_groups + 1 AS DOUBLE) / exposure_log_0p5_top_10_groups ELSE 0 END
                AS exposuregini_missing_queries_zero_unjudged_queries_zero_brow_2
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+    LEFT JOIN answered_queries ON answered_queries.query_id = evaluated_queries.query_id
     LEFT JOIN exposure_log_0p5_1_all ON exposure_log_0p5_1_all.query_id = evaluated_queries.query_id
     LEFT JOIN exposure_log_0p5_1_top_10 ON exposure_log_0p5_1_top_10.query_id = evaluated_queries.query_id
 ),

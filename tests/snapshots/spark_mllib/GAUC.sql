@@ -18,6 +18,14 @@ evaluated_queries AS (
         SELECT DISTINCT query_id FROM run
     ) AS query_ids
 ),
+answered_queries AS (
+    SELECT evaluated_queries.query_id AS query_id,
+           answered.query_id IS NOT NULL AS answered,
+           judged.query_id IS NOT NULL AS judged
+    FROM evaluated_queries
+    LEFT JOIN (SELECT DISTINCT query_id FROM run) AS answered ON answered.query_id = evaluated_queries.query_id
+    LEFT JOIN (SELECT DISTINCT query_id FROM qrels) AS judged ON judged.query_id = evaluated_queries.query_id
+),
 numbered_qrels AS MATERIALIZED (
     SELECT qrels.query_id AS query_id,
            evaluated_queries.query_number AS query_number,
@@ -61,11 +69,13 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           1 - CAST(auc_misordered_0 AS DOUBLE) / NULLIF(CAST(auc_positive_0 AS DOUBLE) * auc_negative_0, 0)
+           CASE WHEN answered_queries.answered THEN 1 - CAST(auc_misordered_0 AS DOUBLE)
+               / NULLIF(CAST(auc_positive_0 AS DOUBLE) * auc_negative_0, 0) ELSE 0 END
                AS gauc_rel_0_missing_queries_zero_unjudged_queries_zero,
            auc_positive_0 + auc_negative_0 AS gauc_rel_0_missing_queries_zero_unjudged_queries_zero_weight
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+    LEFT JOIN answered_queries ON answered_queries.query_id = evaluated_queries.query_id
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,

@@ -65,6 +65,14 @@ item_groups AS (
 group_names AS (
     SELECT DISTINCT group_id FROM item_groups
 ),
+answered_queries AS (
+    SELECT evaluated_queries.query_id AS query_id,
+           answered.query_id IS NOT NULL AS answered,
+           judged.query_id IS NOT NULL AS judged
+    FROM evaluated_queries
+    LEFT JOIN (SELECT DISTINCT query_id FROM run) AS answered ON answered.query_id = evaluated_queries.query_id
+    LEFT JOIN (SELECT DISTINCT query_id FROM qrels) AS judged ON judged.query_id = evaluated_queries.query_id
+),
 judged AS (
     SELECT run.query_id AS query_id,
            evaluated_queries.query_number AS query_number,
@@ -171,10 +179,13 @@ similar_cooccurrence_top_10 AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           similar_cooccurrence_all.serendipity_0 AS serendipity_rel_0_missing_queries_zero_unjudged_queries_zero,
-           similar_cooccurrence_top_10.serendipity_0 AS serendipity_rel_0_missing_queries_zero_unjudged_queries_zero_2
+           CASE WHEN answered_queries.answered THEN similar_cooccurrence_all.serendipity_0 ELSE 0 END
+               AS serendipity_rel_0_missing_queries_zero_unjudged_queries_zero,
+           CASE WHEN answered_queries.answered THEN similar_cooccurrence_top_10.serendipity_0 ELSE 0 END
+               AS serendipity_rel_0_missing_queries_zero_unjudged_queries_zero_2
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+    LEFT JOIN answered_queries ON answered_queries.query_id = evaluated_queries.query_id
     LEFT JOIN similar_cooccurrence_all ON similar_cooccurrence_all.query_id = evaluated_queries.query_id
     LEFT JOIN similar_cooccurrence_top_10 ON similar_cooccurrence_top_10.query_id = evaluated_queries.query_id
 ),
