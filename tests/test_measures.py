@@ -227,3 +227,58 @@ def test_results_name_measures_as_asked_and_say_what_they_are(tmp_path):
     gate = subprocess.run([sys.executable, "-m", "sqlrank", "compare", str(qrels), str(other), str(run), "-m", "HR@1",
                            "--fail-if", "Success@1 < -0.1"], capture_output=True, text=True)
     assert gate.returncode == 1 and "sqlrank: fail: Success@1 of run" in gate.stderr, gate.stderr  # either name
+
+
+@pytest.mark.parametrize("labels, lengths, expected", [
+    ([[0, 1, 1, 0, 1], [1, 1, 0, 0, 0]], [5, 4], [3.333333333, 1.5]),  # test_arp
+    ([[1, 1, 1, 1, 1], [1, 1, 1, 1, 1]], [5, 4], [3.0, 2.5]),  # test_arp_all_relevant
+    ([[0, 0, 0, 0, 0], [0, 0, 0, 0, 0]], [5, 4], [0.0, 0.0]),  # test_arp_no_relevant
+])
+def test_average_relevant_position_equals_pytorchltr(labels, lengths, expected):
+    """pytorchltr's own tests (rjagerman/pytorchltr, tests/evaluation/test_arp.py): two lists scored [10, 5, 2, 3, 4]
+    and [5, 6, 4, 2, 5.5], the second cut to its first 4 documents (n), their labels and expected arp, to the
+    test's approx (1e-6 relative)."""
+    import warnings
+
+    scores = [[10.0, 5.0, 2.0, 3.0, 4.0], [5.0, 6.0, 4.0, 2.0, 5.5]]
+    rows = [(f"q{q}", f"d{d}", labels[q][d], scores[q][d]) for q in range(2) for d in range(lengths[q])]
+    qrels = pd.DataFrame([r[:3] for r in rows], columns=["query_id", "doc_id", "relevance"])
+    run = pd.DataFrame([(q, d, s) for q, d, _, s in rows], columns=["query_id", "doc_id", "score"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = sqlrank.evaluate(qrels, run, "AvgRelPos", per_query=True)
+    assert got.value.tolist() == pytest.approx(expected, rel=1e-6)
+
+
+def test_percentile_rank_equals_recpack_and_a_name_asked_twice_is_not_remembered():
+    """RecPack's own test (LienM/recpack, recpack/tests/test_metrics/test_percentile_ranking.py, test_perc_ranking):
+    labels 5, 1, 2, 4 of items 0, 2, 3, 7, all ten items ranked 0..9: (5 * 0 + 1 * 0.2 + 2 * 0.3 + 4 * 0.7) / 12.
+    A statement rendered with two names of one measure (two rows) is not the one served when it is asked by one:
+    the cache of rendered statements keys on every name."""
+    qrels = pd.DataFrame({"query_id": "u0", "doc_id": ["i0", "i2", "i3", "i7"], "relevance": [5, 1, 2, 4]})
+    run = pd.DataFrame({"query_id": "u0", "doc_id": [f"i{k}" for k in range(10)],
+                        "score": [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1]})
+    expected = (5 * 0.0 + 1 * 0.2 + 2 * 0.3 + 4 * 0.7) / (5 + 1 + 2 + 4)
+    both = sqlrank.evaluate(qrels, run, "PercentileRank percentile_ranking")
+    assert both.measure.tolist() == ["PercentileRank", "percentile_ranking"]
+    assert both.value.tolist() == pytest.approx([expected] * 2, abs=1e-12)
+    one = sqlrank.evaluate(qrels, run, "PercentileRank")
+    assert one.measure.tolist() == ["PercentileRank"] and one.value[0] == pytest.approx(expected, abs=1e-12)
+    # an item the run does not rank sits at the end (percentile 1): i7 left out of a ranking of nine
+    shorter = sqlrank.evaluate(qrels, run[run.doc_id != "i7"], "PercentileRank")
+    assert shorter.value[0] == pytest.approx((1 * 2 / 9 + 2 * 3 / 9 + 4 * 1.0) / 12, abs=1e-12)
+
+
+def test_weighted_recall_equals_pyg():
+    """PyTorch Geometric's own test (pyg-team/pytorch_geometric, test/metrics/test_link_pred_metric.py, test_recall):
+    top 2 [1, 0], [1, 2], [0, 2] of nodes 0, 1, 2; labelled edges (0, 0) 4, (0, 1) 1, (0, 2) 2, (2, 2) 3, (2, 1) 0.5;
+    LinkPredRecall(k=2, weighted=True) is 0.5 * (5 / 7 + 3 / 3.5) (node 1, without labels, left out), and unweighted
+    0.5 * (2 / 3 + 0.5): every labelled edge relevant, R(rel=0.5)@2 here."""
+    import warnings
+
+    qrels = pd.DataFrame({"query_id": [0, 0, 0, 2, 2], "doc_id": [0, 1, 2, 2, 1], "relevance": [4.0, 1.0, 2.0, 3.0, 0.5]})
+    run = pd.DataFrame({"query_id": [0, 0, 1, 1, 2, 2], "doc_id": [1, 0, 1, 2, 0, 2], "score": [2.0, 1.0] * 3})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = sqlrank.evaluate(qrels, run, "WeightedRecall@2 R(rel=0.5)@2")
+    assert got.value.tolist() == pytest.approx([0.5 * (5.0 / 7.0 + 3.0 / 3.5), 0.5 * (2 / 3 + 0.5)], abs=1e-12)

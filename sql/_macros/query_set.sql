@@ -8,14 +8,19 @@
   even when neither the run nor the judgments have it (its values 0, as a rated request without
   hits in Elasticsearch's rank_eval), whatever missing_queries and unjudged_queries say.
   Each gets a number, query_number (1, 2, ... in query id order): rankings partition by it,
-  which sorts faster than by the text of the id (a 4-byte integer: measured fastest).
+  which sorts faster than by the text of the id (a 4-byte integer: measured fastest). With answered, whether the
+  run ranks documents for it (a measure that scores 0 where it does not: missing_queries=zero).
   Reference: docs/trec_eval_semantics.md sec. 2.
 -#}
 {% import '_macros/dialect.sql' as dialect %}
-{% macro evaluated_queries(judgments, missing_queries, skip_below=none, unjudged_queries='skip', listed_sql=none) %}
+{% macro evaluated_queries(judgments, missing_queries, skip_below=none, unjudged_queries='skip', listed_sql=none,
+                           answered=false) %}
+{% set id = 'query_ids.query_id' if answered else 'query_id' %}
 evaluated_queries AS (
-    SELECT query_id,
-           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    SELECT {{ id }}{{ ' AS query_id' if answered }},
+           CAST(ROW_NUMBER() OVER (ORDER BY {{ id }}) AS INTEGER) AS query_number{% if answered %},
+           answered_ids.query_id IS NOT NULL AS answered{% endif %}
+
     FROM (
 {% if listed_sql is not none %}
         SELECT query_id FROM (
@@ -40,7 +45,10 @@ evaluated_queries AS (
         {{ dialect.intersect() }}
         SELECT DISTINCT query_id FROM run
 {% endif %}
-    ) AS query_ids
+    ) AS query_ids{% if answered %}
+
+    LEFT JOIN (SELECT DISTINCT query_id FROM run) AS answered_ids ON answered_ids.query_id = query_ids.query_id{% endif %}
+
 )
 {%- endmacro %}
 

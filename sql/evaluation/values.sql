@@ -10,7 +10,7 @@
 {% macro population(m) -%}
 {%- set conditions = (['answered_queries.answered'] if mixed_missing and m.missing_queries == 'skip' else [])
                     + (['answered_queries.judged'] if mixed_unjudged and m.unjudged_queries == 'skip' else []) -%}
-{%- set value = ('CASE WHEN answered_queries.answered THEN ' ~ m.value ~ ' ELSE 0 END')
+{%- set value = ('CASE WHEN evaluated_queries.answered THEN ' ~ m.value ~ ' ELSE 0 END')
                 if m.zero_when_unanswered else m.value -%}
 {%- if conditions -%}
 CASE WHEN {{ conditions | join(' AND ') }} THEN {{ value }} END
@@ -38,7 +38,7 @@ CASE WHEN {{ conditions | join(' AND ') }} THEN {{ value }} END
 {% if judgment_columns %}
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
 {% endif %}
-{% if mixed_population or zeroed %}
+{% if mixed_population %}
     LEFT JOIN answered_queries ON answered_queries.query_id = evaluated_queries.query_id
 {% endif %}
 {% for spec in ideals if spec.source == 'qrels' or spec.ranking == v.sfx %}

@@ -173,6 +173,18 @@ REGISTRY: tuple[Family, ...] = (
            reference="trec_eval m_ideal_dcg.c"),
     _entry("CG", "cumulative gain: sum of the gains of the retrieved documents", ["gain"], macros=(("cg", True),),
            labels="gain", reference="Jarvelin & Kekalainen (2002)"),
+    _entry("AvgRelPos", "average relevant position: the retrieved documents' ranks averaged with their gains as "
+           "weights, sum(gain * rank) / sum(gain) (lower is better; 0 without a gain)", ["gain"], tie_expected=False,
+           labels="gain", aliases=("arp_position", "average_relevant_position"),
+           reference="pytorchltr, pytorchltr/evaluation/arp.py (its arp)"),
+    _entry("PercentileRank", "expected percentile rank: the judged documents' percentiles (rank - 1) / n in the "
+           "ranking (1 where it lacks them), averaged with their gains as weights (lower is better)", ["gain"],
+           ["judgments", "all_retrieved"], cutoff="none", tie_expected=False, labels="gain",
+           aliases=("percentile_ranking", "expected_percentile_rank"),
+           reference="Hu, Koren & Volinsky (ICDM 2008); RecPack, recpack/metrics/percentile_ranking.py"),
+    _entry("WeightedRecall", "recall weighed by gains: the gains of the top k over the gains of all judgments",
+           ["gain"], ["judgments"], cutoff="required", tie_expected=False, labels="gain", aliases=("weighted_recall",),
+           reference="PyTorch Geometric, torch_geometric/metrics/link_pred.py (LinkPredRecall(weighted=True))"),
     _entry("nDCG_rel", "nDCG averaged at each relevant document (trec_eval ndcg_rel)", ["gain"],
            ["ideal", "ideal_positions", "graded"], cutoff="none",
            trec=(Trec("ndcg_rel", 24, "params"),), trec_params="gains", tie_expected=False,

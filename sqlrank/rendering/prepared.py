@@ -75,7 +75,7 @@ class Statement:
     def _key(self, dialect: Dialect) -> tuple | None:
         """What the rendered text depends on besides the inputs' SQL (the names measures were asked by too);
         None when some parameter's value cannot be a key."""
-        key = (dialect.name, tuple((m, m.label) for m in self.measures), self.conventions, self.output,
+        key = (dialect.name, tuple((m, m.label, m.aliases) for m in self.measures), self.conventions, self.output,
                self.relstring_length, self.segments, self.listed is not None, self.by_run, self.reread,
                tuple(sorted(self.recommender.items())) if self.recommender else None, self.groups, self.slices,
                self.sources, self.intents, self.samples)

@@ -10,13 +10,15 @@ run AS (
     SELECT query_id, doc_id, score FROM run
 ),
 evaluated_queries AS (
-    SELECT query_id,
-           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    SELECT query_ids.query_id AS query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_ids.query_id) AS INTEGER) AS query_number,
+           answered_ids.query_id IS NOT NULL AS answered
     FROM (
         SELECT DISTINCT query_id FROM qrels
         UNION
         SELECT DISTINCT query_id FROM run
     ) AS query_ids
+    LEFT JOIN (SELECT DISTINCT query_id FROM run) AS answered_ids ON answered_ids.query_id = query_ids.query_id
 ),
 history AS (
     SELECT query_id, doc_id FROM history
@@ -64,14 +66,6 @@ item_groups AS (
 group_names AS (
     SELECT DISTINCT group_id FROM item_groups
 ),
-answered_queries AS (
-    SELECT evaluated_queries.query_id AS query_id,
-           answered.query_id IS NOT NULL AS answered,
-           judged.query_id IS NOT NULL AS judged
-    FROM evaluated_queries
-    LEFT JOIN (SELECT DISTINCT query_id FROM run) AS answered ON answered.query_id = evaluated_queries.query_id
-    LEFT JOIN (SELECT DISTINCT query_id FROM qrels) AS judged ON judged.query_id = evaluated_queries.query_id
-),
 judged AS (
     SELECT run.query_id AS query_id,
            evaluated_queries.query_number AS query_number,
@@ -103,13 +97,12 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           CASE WHEN answered_queries.answered THEN CAST(long_tail_0p8_all AS DOUBLE) / NULLIF(listed_all, 0) ELSE 0 END
+           CASE WHEN evaluated_queries.answered THEN CAST(long_tail_0p8_all AS DOUBLE) / NULLIF(listed_all, 0) ELSE 0 END
                AS aplt_missing_queries_zero_unjudged_queries_zero,
-           CASE WHEN answered_queries.answered THEN CAST(long_tail_0p8_top_10 AS DOUBLE) / NULLIF(listed_top_10, 0) ELSE 0 END
+           CASE WHEN evaluated_queries.answered THEN CAST(long_tail_0p8_top_10 AS DOUBLE) / NULLIF(listed_top_10, 0) ELSE 0 END
                AS aplt_missing_queries_zero_unjudged_queries_zero_at_10
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
-    LEFT JOIN answered_queries ON answered_queries.query_id = evaluated_queries.query_id
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,

@@ -10,21 +10,15 @@ run AS (
     SELECT query_id, doc_id, score FROM run
 ),
 evaluated_queries AS (
-    SELECT query_id,
-           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    SELECT query_ids.query_id AS query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_ids.query_id) AS INTEGER) AS query_number,
+           answered_ids.query_id IS NOT NULL AS answered
     FROM (
         SELECT DISTINCT query_id FROM qrels
         UNION
         SELECT DISTINCT query_id FROM run
     ) AS query_ids
-),
-answered_queries AS (
-    SELECT evaluated_queries.query_id AS query_id,
-           answered.query_id IS NOT NULL AS answered,
-           judged.query_id IS NOT NULL AS judged
-    FROM evaluated_queries
-    LEFT JOIN (SELECT DISTINCT query_id FROM run) AS answered ON answered.query_id = evaluated_queries.query_id
-    LEFT JOIN (SELECT DISTINCT query_id FROM qrels) AS judged ON judged.query_id = evaluated_queries.query_id
+    LEFT JOIN (SELECT DISTINCT query_id FROM run) AS answered_ids ON answered_ids.query_id = query_ids.query_id
 ),
 numbered_qrels AS MATERIALIZED (
     SELECT qrels.query_id AS query_id,
@@ -69,12 +63,11 @@ retrieved AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           CASE WHEN answered_queries.answered THEN 1 - CAST(auc_misordered_0 AS DOUBLE)
+           CASE WHEN evaluated_queries.answered THEN 1 - CAST(auc_misordered_0 AS DOUBLE)
                / NULLIF(CAST(auc_positive_0 AS DOUBLE) * auc_negative_0, 0) ELSE 0 END
                AS auc_rel_0_missing_queries_zero_unjudged_queries_zero
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
-    LEFT JOIN answered_queries ON answered_queries.query_id = evaluated_queries.query_id
 ),
 summary AS (
     SELECT COUNT(*) AS num_queries,

@@ -11,13 +11,15 @@ run AS (
     SELECT query_id, doc_id, score FROM run
 ),
 evaluated_queries AS (
-    SELECT query_id,
-           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    SELECT query_ids.query_id AS query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_ids.query_id) AS INTEGER) AS query_number,
+           answered_ids.query_id IS NOT NULL AS answered
     FROM (
         SELECT DISTINCT query_id FROM qrels
         UNION
         SELECT DISTINCT query_id FROM run
     ) AS query_ids
+    LEFT JOIN (SELECT DISTINCT query_id FROM run) AS answered_ids ON answered_ids.query_id = query_ids.query_id
 ),
 history AS (
     SELECT query_id, doc_id FROM history
@@ -64,14 +66,6 @@ item_groups AS (
 ),
 group_names AS (
     SELECT DISTINCT group_id FROM item_groups
-),
-answered_queries AS (
-    SELECT evaluated_queries.query_id AS query_id,
-           answered.query_id IS NOT NULL AS answered,
-           judged.query_id IS NOT NULL AS judged
-    FROM evaluated_queries
-    LEFT JOIN (SELECT DISTINCT query_id FROM run) AS answered ON answered.query_id = evaluated_queries.query_id
-    LEFT JOIN (SELECT DISTINCT query_id FROM qrels) AS judged ON judged.query_id = evaluated_queries.query_id
 ),
 judged AS (
     SELECT run.query_id AS query_id,
@@ -188,16 +182,15 @@ exposure_log_0p5_1_top_10 AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           CASE WHEN answered_queries.answered THEN CAST(2 AS DOUBLE) * exposure_log_0p5_all_ordered
+           CASE WHEN evaluated_queries.answered THEN CAST(2 AS DOUBLE) * exposure_log_0p5_all_ordered
                / (exposure_log_0p5_all_groups * NULLIF(exposure_log_0p5_all_grouped, 0)) - CAST(exposure_log_0p5_all_groups + 1 AS DOUBLE)
                / exposure_log_0p5_all_groups ELSE 0 END AS exposuregini_missing_queries_zero_unjudged_queries_zero_brow,
-           CASE WHEN answered_queries.answered THEN CAST(2 AS DOUBLE) * exposure_log_0p5_top_10_ordered
+           CASE WHEN evaluated_queries.answered THEN CAST(2 AS DOUBLE) * exposure_log_0p5_top_10_ordered
                / (exposure_log_0p5_top_10_groups * NULLIF(exposure_log_0p5_top_10_grouped, 0))
                - CAST(exposure_log_0p5_top_10_groups + 1 AS DOUBLE) / exposure_log_0p5_top_10_groups ELSE 0 END
                AS exposuregini_missing_queries_zero_unjudged_queries_zero_brow_2
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
-    LEFT JOIN answered_queries ON answered_queries.query_id = evaluated_queries.query_id
     LEFT JOIN exposure_log_0p5_1_all ON exposure_log_0p5_1_all.query_id = evaluated_queries.query_id
     LEFT JOIN exposure_log_0p5_1_top_10 ON exposure_log_0p5_1_top_10.query_id = evaluated_queries.query_id
 ),

@@ -11,13 +11,15 @@ run AS (
     SELECT query_id, doc_id, score FROM run
 ),
 evaluated_queries AS (
-    SELECT query_id,
-           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    SELECT query_ids.query_id AS query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_ids.query_id) AS INTEGER) AS query_number,
+           answered_ids.query_id IS NOT NULL AS answered
     FROM (
         SELECT DISTINCT query_id FROM qrels
         UNION
         SELECT DISTINCT query_id FROM run
     ) AS query_ids
+    LEFT JOIN (SELECT DISTINCT query_id FROM run) AS answered_ids ON answered_ids.query_id = query_ids.query_id
 ),
 history AS (
     SELECT query_id, doc_id FROM history
@@ -64,14 +66,6 @@ item_groups AS (
 ),
 group_names AS (
     SELECT DISTINCT group_id FROM item_groups
-),
-answered_queries AS (
-    SELECT evaluated_queries.query_id AS query_id,
-           answered.query_id IS NOT NULL AS answered,
-           judged.query_id IS NOT NULL AS judged
-    FROM evaluated_queries
-    LEFT JOIN (SELECT DISTINCT query_id FROM run) AS answered ON answered.query_id = evaluated_queries.query_id
-    LEFT JOIN (SELECT DISTINCT query_id FROM qrels) AS judged ON judged.query_id = evaluated_queries.query_id
 ),
 judged AS (
     SELECT run.query_id AS query_id,
@@ -179,13 +173,12 @@ similar_cooccurrence_top_10 AS (
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           CASE WHEN answered_queries.answered THEN similar_cooccurrence_all.serendipity_0 ELSE 0 END
+           CASE WHEN evaluated_queries.answered THEN similar_cooccurrence_all.serendipity_0 ELSE 0 END
                AS serendipity_rel_0_missing_queries_zero_unjudged_queries_zero,
-           CASE WHEN answered_queries.answered THEN similar_cooccurrence_top_10.serendipity_0 ELSE 0 END
+           CASE WHEN evaluated_queries.answered THEN similar_cooccurrence_top_10.serendipity_0 ELSE 0 END
                AS serendipity_rel_0_missing_queries_zero_unjudged_queries_zero_2
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
-    LEFT JOIN answered_queries ON answered_queries.query_id = evaluated_queries.query_id
     LEFT JOIN similar_cooccurrence_all ON similar_cooccurrence_all.query_id = evaluated_queries.query_id
     LEFT JOIN similar_cooccurrence_top_10 ON similar_cooccurrence_top_10.query_id = evaluated_queries.query_id
 ),
