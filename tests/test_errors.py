@@ -120,7 +120,7 @@ CASES = [
 
 # messages that once read badly: (arguments after "eval", the message exactly)
 EXACT = [
-    (["-m", "nDCG(gain=exp)@10"], "gain must be one of linear, exponential, not 'exp' (in 'nDCG(gain=exp)@10')"),
+    (["-m", "nDCG(gain=exp)@10"], "gain must be one of linear, exponential, signed, not 'exp' (in 'nDCG(gain=exp)@10')"),
 ]
 
 

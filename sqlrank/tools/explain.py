@@ -170,22 +170,23 @@ def one_run(frame, run_id: str | None):
     return frame[frame["run_id"] == run_id].drop(columns="run_id").reset_index(drop=True)
 
 
-def _conventions(spec: str | dict | None) -> tuple[Conventions, str | None]:
-    """A preset name, 'preset=x,gain=exponential,...', or a dict, as resolved conventions."""
+def _conventions(spec: str | dict | None) -> tuple[Conventions, str | None, tuple[str, ...]]:
+    """A preset name, 'preset=x,gain=exponential,...', or a dict, as resolved conventions, the preset, and the
+    conventions set explicitly (which win over the preset's setting for a family, as in an evaluation)."""
     if spec is None:
-        return DEFAULTS, None
+        return DEFAULTS, None, ()
     if isinstance(spec, dict):
         settings = dict(spec)
     elif "=" not in spec:
         get_preset(spec)
-        return resolve_conventions(spec), spec
+        return resolve_conventions(spec), spec, ()
     else:
         settings = {}
         for part in spec.split(","):
             key, _, value = part.partition("=")
             settings[key.strip()] = _parse_value(value.strip())
     preset = settings.pop("preset", None)
-    return resolve_conventions(preset, **settings), preset
+    return resolve_conventions(preset, **settings), preset, tuple(settings)
 
 
 def _parse_value(text: str) -> Any:
@@ -211,10 +212,10 @@ def attribute(qrels: Any, run: Any, measure: Any, start: str | dict, end: str | 
     import pandas as pd
 
     base = _single(measure)
-    first, first_preset = _conventions(start)
-    last, last_preset = _conventions(end)
-    a = resolve_measures([base], first, first_preset)[0]
-    b = resolve_measures([base], last, last_preset)[0]
+    first, first_preset, first_set = _conventions(start)
+    last, last_preset, last_set = _conventions(end)
+    a = resolve_measures([base], first, first_preset, explicit=first_set)[0]
+    b = resolve_measures([base], last, last_preset, explicit=last_set)[0]
     path, steps = _path(a, b)
     whole = [name for name in EVALUATION_FIELDS if getattr(first, name) != getattr(last, name)]
     if not steps and not whole:
