@@ -89,6 +89,7 @@ class Family:
     label_limit: str | None = None  # the parameter no judgment label may exceed (checked before evaluating)
     reference: str = ""  # where the definition comes from
     inputs: tuple[str, ...] = ()  # extra inputs it reads (INPUTS)
+    inputs_when: tuple[tuple[str, Any, str], ...] = ()  # (parameter, value, input): an input read with that value
     labels: str = "all"  # the retrieved judged documents its value reads (LABELS)
     partial: bool = False  # some evaluated queries can have no value (AUC with one class): the summary counts them
     scores_no_relevant: bool = True  # a judged query without a relevant label has a value (0 with no_relevant=zero)
@@ -104,6 +105,7 @@ class Family:
             (f"cutoff_kind {self.cutoff_kind!r}", self.cutoff_kind in ("rank", "fraction", "multiple")),
             (f"aggregate {self.aggregate!r}", self.aggregate in ("mean", "sum", "geometric", "weighted", "catalog")),
             (f"inputs {set(self.inputs) - set(INPUTS)}", set(self.inputs) <= set(INPUTS)),
+            ("an inputs_when input", all(name in INPUTS and param in self.params for param, _, name in self.inputs_when)),
             (f"reads {set(self.reads) - set(STEPS)}", set(self.reads) <= set(STEPS)),
             ("a reads_when step", all(step in STEPS and param in self.params for param, _, step in self.reads_when)),
             ("a trec kind", all(t.kind in TREC_KINDS for t in self.trec)),
@@ -115,7 +117,11 @@ class Family:
     def beyond_accuracy(self) -> bool:
         """A recommender measure beyond accuracy: it reads extra inputs, is one value over all
         recommendations, or compares recommended items with each other (catalog.py)."""
-        return bool(self.inputs) or self.aggregate == "catalog" or "similar" in self.reads
+        return bool(self.inputs or self.inputs_when) or self.aggregate == "catalog" or "similar" in self.reads
+
+    def inputs_for(self, values: Any) -> tuple[str, ...]:
+        """The extra inputs a measure of this family reads, ``values`` its parameters' values (a mapping)."""
+        return self.inputs + tuple(name for param, value, name in self.inputs_when if values.get(param) == value)
 
     def reads_for(self, values: Any) -> frozenset:
         """The steps a measure of this family reads, ``values`` its parameters' values (a mapping)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
 from ..errors import MeasureError
@@ -122,7 +122,7 @@ class Measure:
         for name, when in self.spec.stated:  # stated even at its default (browse=log)
             if when is None or values.get(when[0]) == when[1]:
                 params[name] = values[name]
-        return Measure(self.family, self.cutoff, tuple(params.items()), self.label, self.aliases)
+        return replace(self, params=tuple(params.items()))
 
 
 _ORDER = ("rel", "gain", "discount", "log_base", "ideal", "ap_denominator", "tie_break", "judged_only", "depth",

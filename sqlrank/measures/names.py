@@ -10,6 +10,7 @@ import ast
 import math
 import re
 import warnings
+from dataclasses import replace
 from typing import Iterable
 
 from ..errors import MeasureError
@@ -87,8 +88,7 @@ def distinct(measures: Iterable[Measure]) -> list[Measure]:
         if first is not m:
             names = [n for n in (m.shown, *m.aliases) if n != first.shown and n not in first.aliases]
             if names:
-                unique[m] = Measure(first.family, first.cutoff, first.params, first.label,
-                                    first.aliases + tuple(dict.fromkeys(names)))
+                unique[m] = replace(first, aliases=first.aliases + tuple(dict.fromkeys(names)))
     return list(unique.values())
 
 

@@ -385,8 +385,8 @@ REGISTRY: tuple[Family, ...] = (
            **_FAIRNESS, reference="TREC Fair Ranking 2022 overview (Ekstrand et al.); wptrec/metrics/awrf.py"),
     _entry("ILD", "intra-list diversity: 1 - mean similarity of the pairs of items in the user's top k",
            [_SIMILARITY], ["all_retrieved", "similar"], aliases=("diversity", "intra_list_diversity"),
-           tie_expected=False, partial=True,
-           inputs=("history",), reference="Ziegler et al. (2005); Microsoft Recommenders diversity"),
+           tie_expected=False, partial=True, inputs_when=(("similarity", "cooccurrence", "history"),),
+           reference="Ziegler et al. (2005); Microsoft Recommenders diversity"),
     _entry("Serendipity", "mean over the user's top k of relevance * (1 - mean similarity to the user's history "
            "items)", ["rel", _SIMILARITY], ["all_retrieved", "similar"], tie_expected=False, inputs=("history",),
            partial=True,

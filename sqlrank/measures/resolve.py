@@ -63,8 +63,7 @@ def gained(asked: Measure, measure: Measure) -> Measure:
         if "gain" in dict(asked.params) and gain != "linear":
             raise MeasureError(f"{measure}: ERR's stopping chance (2^label - 1) / 2^max_rel reads the labels; a gain "
                                f"is read by ERR(stop=ntcir) (gain / (top gain + 1), as NTCIREVAL)")
-        return Measure(measure.family, measure.cutoff, tuple((k, v) for k, v in measure.params if k != "gain"),
-                       measure.label, measure.aliases)
+        return replace(measure, params=tuple((k, v) for k, v in measure.params if k != "gain"))
     if isinstance(gain, tuple):
         named = {float(label) for label, _ in gain}
         top = measure.param("max_rel")
@@ -80,9 +79,8 @@ def needed_inputs(measures: list[Measure]) -> dict[str, list[str]]:
     """For each extra input, the measures that read it: {input: [measure names]}."""
     needs: dict[str, list[str]] = {}
     for m in measures:
-        for name in FAMILIES[m.family].inputs:
-            if name == "history" and m.family == "ILD" and m.param("similarity") == "features":
-                continue  # the similarity of its pairs comes from the items' features alone
+        spec = FAMILIES[m.family]
+        for name in spec.inputs_for({param: m.param(param) for param, _, _ in spec.inputs_when}):
             needs.setdefault(name, []).append(str(m))
         if "similarity" in FAMILIES[m.family].params and m.param("similarity") == "features":
             needs.setdefault("item_features", []).append(str(m))
@@ -105,8 +103,7 @@ def resolve_measures(spec: str | Measure | Iterable[str | Measure], conventions:
         family = preset_family_conventions(preset, measure.family)
         own = {k: v for k, v in family.items() if k not in FIELD_NAMES}  # the family's parameters (GAUC's weight)
         if own:
-            measure = Measure(measure.family, measure.cutoff, {**own, **dict(measure.params)}, measure.label,
-                              measure.aliases)
+            measure = replace(measure, params={**own, **dict(measure.params)})
         family = {k: v for k, v in family.items() if k in FIELD_NAMES and k not in explicit}
         check_nerr(measure)
         resolved.append(gained(measure, measure.resolve(replace(conventions, **family) if family else conventions)))

@@ -10,8 +10,7 @@ an ANN index against exact search, a new ranker against the old one. Each is par
 - Jaccard@k: |A_k & B_k| / |A_k | B_k| of the top-k sets.
 - Overlap@k: |A_k & B_k| / k: the share of the first ranking's top k that the second also has in its
   top k (recall@k of an approximate search against the exact one, the first); ``denominator=first`` divides
-  by |A_k| instead (the first ranking's documents in its top k, fewer than k for a short list), as RecTools'
-  Intersection@k (its reco the first ranking, ref_reco the second) does.
+  by |A_k| instead (the first ranking's documents in its top k, fewer than k for a short list).
 - Intersection@k: |A_k & B_r| / |B_r|, B_r the second ranking's top ``ref_k`` (its whole list by default): the
   share of the reference's list that the first ranking's top k found, RecTools' Intersection@k (its reco the first
   ranking, ref_reco the second); no value where B_r is empty. Under tie_break=input_rank the lists are cut by their

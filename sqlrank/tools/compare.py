@@ -22,11 +22,11 @@ from ..evaluation import run_plan
 from ..inputs.load import load, load_table
 from ..inputs.merge import input_names
 from ..inputs.source import Source, physical_line
-from ..measures.conventions import FIELD_NAMES, resolve_conventions
+from ..measures.conventions import resolve_conventions
 from ..measures.family import GEOMETRIC_FLOOR
 from ..measures.measure import renamed
 from ..measures.registry import FAMILIES
-from ..plan import plan, segments_sql
+from ..plan import conventions_of, plan, segments_sql
 from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import render_template
 from .aggregate import check_aggregate, read_weights, reweighted
@@ -255,7 +255,7 @@ def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None
         sql = segments_sql(queries, by, con, registry, qrels_source)
         segments = con.execute(sql).df() if sql is not None else None
         loaded = []  # each input's run, or each of its runs stored together under its run id
-        conventions = resolve_conventions(options.get("preset"), **{k: v for k, v in options.items() if k in FIELD_NAMES})
+        conventions = resolve_conventions(options.get("preset"), **conventions_of(options))
         for name, run in zip(inputs, objects):
             source = load(run, "run", con, registry, options.get("run_format"), options.get("run_columns"),
                           allow_duplicates=conventions.duplicate_documents == "rows")

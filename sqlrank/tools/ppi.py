@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from ..errors import InputError, OptionError
+from ..measures.conventions import resolve_conventions
+from ..plan import conventions_of
 from ..results.formats import aligned_lines, number_text
 from .uncertainty import check_interval
 
@@ -205,21 +207,20 @@ def prediction_powered(qrels: Any, run: Any, measures: Any, level: float, method
     from ..evaluation import evaluate_result
 
     llm_name, llm, human = two_sources(qrels, gold, options)
-    with_llm = evaluate_result(llm, run, measures, True, **options)
-    require_one_population(with_llm.conventions)
+    require_one_population(options)
     covered = coverage(llm, human, (llm_name, gold), options)
+    with_llm = evaluate_result(llm, run, measures, True, **options)
     with_gold = evaluate_result(human, run, measures, True, **options)
     frame = ppi_summary(with_llm.frame, with_gold.frame, with_llm.summary, level, method, (llm_name, gold))
     said = source_warnings((llm_name, with_llm.warnings), (gold, with_gold.warnings)) + covered + frame.attrs["empty"]
     return frame, said, with_llm.conventions.describe()
 
 
-def require_one_population(conventions) -> None:
-    """The queries people judged are a sample of those the LLM's judgments evaluate: under no_relevant=skip a query
-    whose people's judgments hold no relevant document would leave their sample (and the LLM's value stand in for
-    theirs) while the LLM's keep it."""
-    described = conventions if isinstance(conventions, str) else conventions.describe()
-    if "no_relevant=skip" in described.split(", "):
+def require_one_population(options: Mapping[str, Any]) -> None:
+    """The queries people judged are a sample of those the LLM's judgments evaluate: under no_relevant=skip (set, or
+    by the preset of ``options``) a query whose people's judgments hold no relevant document would leave their sample
+    (and the LLM's value stand in for theirs) while the LLM's keep it. Checked before anything is evaluated."""
+    if resolve_conventions(options.get("preset"), **conventions_of(options)).no_relevant == "skip":
         raise OptionError("a prediction-powered estimate needs every query people judged, whatever they found: "
                           "no_relevant=skip leaves out those whose people's judgments hold no relevant document, and "
                           "the LLM's value would stand in for theirs; evaluate with no_relevant=zero")

@@ -46,9 +46,9 @@ def ppi_comparison(qrels: Any, runs: Any, measures: Any, *, test: str = "ppi", g
                           f"and --aggregate")
     adjust([], correction)
     llm_name, llm, human = two_sources(qrels, gold, options)
-    with_llm = compare_result(llm, runs, measures, test="t", tolerance=tolerance, details=details, **options)
-    require_one_population(with_llm.conventions)
+    require_one_population(options)
     covered = coverage(llm, human, (llm_name, gold), options)
+    with_llm = compare_result(llm, runs, measures, test="t", tolerance=tolerance, details=details, **options)
     with_gold = compare_result(human, runs, measures, test="t", tolerance=tolerance, **options)
     refused = [m for m in with_llm.measures if m in with_llm.untested or not plain_mean(m)]
     if refused:

@@ -53,17 +53,16 @@ ranked AS (
 retrieved AS (
     SELECT ranked.query_id AS query_id,
            SUM(gain_exp * rank) AS arp_ranks_exp,
-           SUM(gain_exp) AS arp_gains_exp,
+           SUM(gain_exp) AS cg_exp,
            SUM(gain_exp * rank * CASE WHEN rank <= 10 THEN 1 ELSE 0 END) AS arp_ranks_exp_top_10,
-           SUM(gain_exp * CASE WHEN rank <= 10 THEN 1 ELSE 0 END) AS arp_gains_exp_top_10
+           SUM(gain_exp * CASE WHEN rank <= 10 THEN 1 ELSE 0 END) AS cg_exp_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           COALESCE(arp_ranks_exp / NULLIF(arp_gains_exp, 0), 0) AS avgrelpos_gain_exponential_missing_queries_zero_unjudged_que,
-           COALESCE(arp_ranks_exp_top_10 / NULLIF(arp_gains_exp_top_10, 0), 0)
-               AS avgrelpos_gain_exponential_missing_queries_zero_unjudged_que_2
+           COALESCE(arp_ranks_exp / NULLIF(cg_exp, 0), 0) AS avgrelpos_gain_exponential_missing_queries_zero_unjudged_que,
+           COALESCE(arp_ranks_exp_top_10 / NULLIF(cg_exp_top_10, 0), 0) AS avgrelpos_gain_exponential_missing_queries_zero_unjudged_que_2
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),

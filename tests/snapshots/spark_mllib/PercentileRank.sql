@@ -20,7 +20,7 @@ evaluated_queries AS (
 ),
 judgments AS (
     SELECT qrels.query_id AS query_id,
-           SUM(CASE WHEN relevance > 0 THEN POWER(CAST(2 AS DOUBLE), relevance) - 1 ELSE 0 END) AS percentile_gain_exp
+           SUM(CASE WHEN relevance > 0 THEN POWER(CAST(2 AS DOUBLE), relevance) - 1 ELSE 0 END) AS judged_cg_exp
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
     GROUP BY qrels.query_id
@@ -46,14 +46,14 @@ ranked AS (
 retrieved AS (
     SELECT ranked.query_id AS query_id,
            SUM(gain_exp * (rank - 1)) / COUNT(*) AS percentile_placed_exp,
-           SUM(gain_exp) AS percentile_ranked_exp
+           SUM(gain_exp) AS cg_exp
     FROM ranked
     GROUP BY ranked.query_id
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           COALESCE((COALESCE(percentile_placed_exp, 0) + percentile_gain_exp - COALESCE(percentile_ranked_exp, 0))
-               / NULLIF(percentile_gain_exp, 0), 0) AS percentilerank_gain_exponential_missing_queries_zero_unjudge
+           COALESCE((COALESCE(percentile_placed_exp, 0) + judged_cg_exp - COALESCE(cg_exp, 0)) / NULLIF(judged_cg_exp, 0), 0)
+               AS percentilerank_gain_exponential_missing_queries_zero_unjudge
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id

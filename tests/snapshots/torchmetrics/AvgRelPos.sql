@@ -52,16 +52,16 @@ ranked AS (
 retrieved AS (
     SELECT ranked.query_id AS query_id,
            SUM(gain * rank) AS arp_ranks,
-           SUM(gain) AS arp_gains,
+           SUM(gain) AS cg,
            SUM(gain * rank * CASE WHEN rank <= 10 THEN 1 ELSE 0 END) AS arp_ranks_top_10,
-           SUM(gain * CASE WHEN rank <= 10 THEN 1 ELSE 0 END) AS arp_gains_top_10
+           SUM(gain * CASE WHEN rank <= 10 THEN 1 ELSE 0 END) AS cg_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           COALESCE(arp_ranks / NULLIF(arp_gains, 0), 0) AS avgrelpos,
-           COALESCE(arp_ranks_top_10 / NULLIF(arp_gains_top_10, 0), 0) AS avgrelpos_at_10
+           COALESCE(arp_ranks / NULLIF(cg, 0), 0) AS avgrelpos,
+           COALESCE(arp_ranks_top_10 / NULLIF(cg_top_10, 0), 0) AS avgrelpos_at_10
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
 ),

@@ -20,7 +20,7 @@ evaluated_queries AS (
 ),
 judgments AS (
     SELECT qrels.query_id AS query_id,
-           SUM(CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) ELSE 0 END) AS percentile_gain
+           SUM(CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) ELSE 0 END) AS judged_cg
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
     GROUP BY qrels.query_id
@@ -46,14 +46,13 @@ ranked AS (
 retrieved AS (
     SELECT ranked.query_id AS query_id,
            SUM(gain * (rank - 1)) / COUNT(*) AS percentile_placed,
-           SUM(gain) AS percentile_ranked
+           SUM(gain) AS cg
     FROM ranked
     GROUP BY ranked.query_id
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           COALESCE((COALESCE(percentile_placed, 0) + percentile_gain - COALESCE(percentile_ranked, 0)) / NULLIF(percentile_gain, 0), 0)
-               AS percentilerank
+           COALESCE((COALESCE(percentile_placed, 0) + judged_cg - COALESCE(cg, 0)) / NULLIF(judged_cg, 0), 0) AS percentilerank
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id

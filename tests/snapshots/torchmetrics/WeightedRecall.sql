@@ -20,7 +20,7 @@ evaluated_queries AS (
 ),
 judgments AS (
     SELECT qrels.query_id AS query_id,
-           SUM(CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) ELSE 0 END) AS weighted_total
+           SUM(CASE WHEN relevance > 0 THEN CAST(relevance AS DOUBLE) ELSE 0 END) AS judged_cg
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
     GROUP BY qrels.query_id
@@ -58,13 +58,13 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(gain * CASE WHEN rank <= 10 THEN 1 ELSE 0 END) AS weighted_found_top_10
+           SUM(gain * CASE WHEN rank <= 10 THEN 1 ELSE 0 END) AS cg_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),
 per_query AS (
     SELECT evaluated_queries.query_id AS query_id,
-           COALESCE(COALESCE(weighted_found_top_10, 0) / NULLIF(weighted_total, 0), 0) AS weightedrecall_at_10
+           COALESCE(COALESCE(cg_top_10, 0) / NULLIF(judged_cg, 0), 0) AS weightedrecall_at_10
     FROM evaluated_queries
     LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
     LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
