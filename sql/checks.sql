@@ -5,7 +5,7 @@
 {% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/inputs.sql' as inputs %}
 {#- The queries of each side: (in both, qrels only, run only, an example of each side alone, those
-    in both and in the qrels only whose best label is below rel). -#}
+    in both and in the qrels only whose best label is below rel, an example of each). -#}
 {% macro overlap(qrels_sql, run_sql, rel) -%}
 WITH qrels_queries AS (SELECT query_id, max(relevance) AS best FROM ({{ qrels_sql }}) AS qrels GROUP BY query_id),
      run_queries AS (SELECT DISTINCT query_id FROM ({{ run_sql }}) AS run)
@@ -15,7 +15,9 @@ SELECT COUNT(CASE WHEN q.query_id IS NOT NULL AND r.query_id IS NOT NULL THEN 1 
        MIN(CASE WHEN r.query_id IS NULL THEN q.query_id END),
        MIN(CASE WHEN q.query_id IS NULL THEN r.query_id END),
        COUNT(CASE WHEN r.query_id IS NOT NULL AND q.best < {{ rel | number }} THEN 1 END),
-       COUNT(CASE WHEN r.query_id IS NULL AND q.best < {{ rel | number }} THEN 1 END)
+       COUNT(CASE WHEN r.query_id IS NULL AND q.best < {{ rel | number }} THEN 1 END),
+       MIN(CASE WHEN r.query_id IS NOT NULL AND q.best < {{ rel | number }} THEN q.query_id END),
+       MIN(CASE WHEN r.query_id IS NULL AND q.best < {{ rel | number }} THEN q.query_id END)
 FROM qrels_queries AS q FULL OUTER JOIN run_queries AS r ON q.query_id = r.query_id
 {%- endmacro %}
 {#- With a query table: (listed, listed on neither side, an example, run queries not listed, an

@@ -9,7 +9,9 @@
                      returned nothing for the query scores 0
     DistanceRatio@k  the approximate sum over the exact sum (NULL where the exact sum is 0), with both sums
                      (over all queries the ratio of their totals, infinite below a total of 0.01 as
-                     ann-benchmarks' rel: tools/neighbours.py; ``summary`` gives these means here)
+                     ann-benchmarks' rel: tools/neighbours.py; ``summary`` gives these means here);
+                     an approximate search that returned fewer neighbours than the exact top k holds
+                     has the missing ones at an infinite distance (ann-benchmarks pads its results so)
   Reference: ann-benchmarks, ann_benchmarks/plotting/metrics.py (get_recall_values, rel).
 -#}
 {% import '_macros/dialect.sql' as dialect %}
@@ -36,9 +38,11 @@ bounds_{{ k }} AS (
     GROUP BY query_id
 ),
 pairs_{{ k }} AS (
-    SELECT exact.query_id AS query_id, SUM(exact.distance) AS exact_sum, SUM(approximate.distance) AS approximate_sum
+    SELECT exact.query_id AS query_id, SUM(exact.distance) AS exact_sum,
+           CASE WHEN COUNT(approximate.rank) < COUNT(*) THEN {{ dialect.infinity() }} ELSE SUM(approximate.distance) END
+               AS approximate_sum
     FROM exact
-    JOIN approximate ON approximate.query_id = exact.query_id AND approximate.rank = exact.rank
+    LEFT JOIN approximate ON approximate.query_id = exact.query_id AND approximate.rank = exact.rank
     WHERE exact.rank <= {{ k | number }}
     GROUP BY exact.query_id
 ),

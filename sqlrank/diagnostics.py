@@ -192,10 +192,14 @@ def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str,
     if p.listed is not None:
         return *listed_overlap(p, fetch_one, qrels_sql, run_sql, dialect), None
     rel = int(p.conventions.rel)
-    both, qrels_only, run_only, example_qrels, example_run, both_none, qrels_only_none = fetch_one(
+    both, qrels_only, run_only, example_qrels, example_run, both_none, qrels_only_none, *none_examples = fetch_one(
         call_macro(dialect, "checks.sql", "overlap", qrels_sql, run_sql, rel))
     c = p.conventions
     zero = c.missing_queries == "zero"
+    if c.no_relevant == "error" and (both_none or (zero and qrels_only_none)):
+        raise InputError(f"{both_none + (qrels_only_none if zero else 0)} evaluated queries have no judgment >= {rel} "
+                         f"in the qrels ({p.qrels.label}), e.g. {(none_examples[0] or none_examples[1])!r} "
+                         f"(no_relevant=error); score them 0 (no_relevant=zero), 1 (one) or leave them out (skip)")
     # run queries without judgments: judged by unjudged_label, or scored 0 with unjudged_queries=zero
     labelled = c.unjudged_label is not None and (c.no_relevant == "zero" or c.unjudged_label >= rel)
     run_scored = labelled or (c.unjudged_queries == "zero" and c.no_relevant == "zero")
@@ -231,9 +235,14 @@ def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str,
 def listed_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str, dialect: Dialect) -> tuple[list[str], int]:
     """With a query table listing the queries: those it lists on neither side (scored 0), and the
     queries of either side it does not list (not evaluated); the number evaluated."""
-    counted = "relevant" if p.conventions.no_relevant == "skip" else "listed"  # no_relevant=skip drops some
+    no_relevant, rel = p.conventions.no_relevant, int(p.conventions.rel)
+    counted = "relevant" if no_relevant in ("skip", "error") else "listed"  # no_relevant=skip drops some
     listed, neither, example, run_out, run_example, qrels_out, qrels_example, evaluated = fetch_one(call_macro(
-        dialect, "checks.sql", "listed_overlap", p.listed, qrels_sql, run_sql, int(p.conventions.rel), counted))
+        dialect, "checks.sql", "listed_overlap", p.listed, qrels_sql, run_sql, rel, counted))
+    if no_relevant == "error" and evaluated < listed:
+        raise InputError(f"{listed - evaluated} queries of the query table have no judgment >= {rel} in the qrels "
+                         f"({p.qrels.label}) (no_relevant=error); score them 0 (no_relevant=zero), 1 (one) or leave "
+                         f"them out (skip)")
     if not evaluated:
         raise InputError("the query table lists no query" + (" with a relevant judgment (no_relevant=skip)" if listed else ""))
     warnings = []

@@ -61,7 +61,8 @@ EXAMPLE_PARAMS = {"rel": [0, 3, 0.5], "gain": [{1: 3, 2: 9.5}, "exponential"], "
                   "weight": ["positives", "impressions"], "nonrelevant": ["retrieved"], "no_nonrelevant": ["one"],
                   "nonpositive_scores": ["nonrelevant"], "unjudged_queries": ["zero"], "denominator": ["retrieved"],
                   "formula": ["original"], "source": ["human"], "group": ["women", 1], "browse": ["rbp", "jarvelin"], "target": ["relevant"],
-                  "js": ["divergence"], "js_base": ["e", 10.0], "stop": ["ntcir"], "eq": [9, 10, 11], "max_rel": [3, 3.5], "T": [2.5, 0.5], "K": [10]}
+                  "js": ["divergence"], "js_base": ["e", 10.0], "stop": ["ntcir"], "eq": [9, 10, 11], "max_rel": [3, 3.5], "T": [2.5, 0.5], "K": [10],
+                  "variant": ["a"], "one_item": ["similar"]}
 
 
 def examples(param, name):
@@ -282,3 +283,84 @@ def test_weighted_recall_equals_pyg():
         warnings.simplefilter("ignore")
         got = sqlrank.evaluate(qrels, run, "WeightedRecall@2 R(rel=0.5)@2")
     assert got.value.tolist() == pytest.approx([0.5 * (5.0 / 7.0 + 3.0 / 3.5), 0.5 * (2 / 3 + 0.5)], abs=1e-12)
+
+
+@pytest.mark.parametrize("labels, expected", [
+    ([], 0.0), ([0], 0.0), ([2], 0.0), ([0, 0, 0], 0.0), ([4, 2, 0], 1.0), ([1, 2.5, 4], -1.0), ([4, 4, 2], 2 / 3),
+    ([2, 4, 1, 2], 1 / 6),
+])
+def test_kendall_tau_a_equals_pyltr(labels, expected):
+    """pyltr's own test (jma127/pyltr, pyltr/metrics/tests/test_kendall.py): the labels of a ranking, top first, and
+    its tau-a (pairs of equal labels count in the denominator); an empty list or one document scores 0. The first
+    query's ranking is the case (the empty list: a judged query the run does not answer, with missing_queries=zero);
+    a second query keeps the evaluation from being empty."""
+    rows = [("q", f"d{i}", label, float(len(labels) - i)) for i, label in enumerate(labels)] + [("z", "d", 1, 1.0)]
+    qrels = pd.DataFrame([r[:3] for r in rows] + [("q", "unretrieved", 0)], columns=["query_id", "doc_id", "relevance"])
+    run = pd.DataFrame([(q, d, s) for q, d, _, s in rows], columns=["query_id", "doc_id", "score"])
+    got = sqlrank.evaluate(qrels, run, "KendallTau(variant=a)", per_query=True, missing_queries="zero")
+    assert got.set_index("query_id").value["q"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_kendall_tau_b_equals_scipy_on_generated_rankings():
+    """scipy.stats.kendalltau (tau-b) of each query's ranks and labels, on generated rankings of 1 to 30 documents
+    with tied labels, unjudged (label 0) and negative labels, at every cutoff and without; tau-a checked against
+    the pairs counted in Python. Where scipy has no value (fewer than two documents, every label equal) sqlrank
+    says 0."""
+    import numpy as np
+    from scipy.stats import kendalltau
+
+    rng = np.random.default_rng(7)
+    qrels, run = [], []
+    for q in range(40):
+        n = int(rng.integers(1, 31))
+        for d in range(n):
+            run.append((f"q{q}", f"d{d}", float(rng.normal())))
+            if rng.random() < 0.8:
+                qrels.append((f"q{q}", f"d{d}", int(rng.integers(-1, 4))))
+    qrels = pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"])
+    run = pd.DataFrame(run, columns=["query_id", "doc_id", "score"])
+    got = sqlrank.evaluate(qrels, run, "KendallTau KendallTau@5 KendallTau(variant=a)@10", per_query=True)
+    labels = dict(zip(zip(qrels.query_id, qrels.doc_id), qrels.relevance))
+    for (q, measure), value in got.set_index(["query_id", "measure"]).value.items():
+        ranking = run[run.query_id == q].sort_values(["score", "doc_id"], ascending=False)
+        cut = {"KendallTau": None, "KendallTau@5": 5, "KendallTau(variant=a)@10": 10}[measure]
+        top = [labels.get((q, d), 0) for d in ranking.doc_id][:cut]
+        if measure.startswith("KendallTau(variant=a)"):
+            s = sum(np.sign(a - b) for i, a in enumerate(top) for b in top[i + 1:])
+            expected = s / (len(top) * (len(top) - 1) / 2) if len(top) > 1 else 0.0
+        else:
+            tau = kendalltau(-np.arange(len(top)), top).statistic if len(top) > 1 else float("nan")
+            expected = 0.0 if np.isnan(tau) else tau
+        assert value == pytest.approx(expected, abs=1e-9), (q, measure)
+
+
+def test_no_relevant_one_and_error_equal_torcheval_empty_target_action(tmp_path):
+    """TorchEval's own test (pytorch/torcheval, tests/metrics/ranking/test_retrieval_precision.py,
+    test_retrieval_precision_empty_target_action): scores [0.2, 0.3], targets [0, 0], k=2: "neg" 0, "pos" 1, "err"
+    raises. no_relevant=zero, one and error; skip leaves the query out (the other query's value alone)."""
+    qrels = pd.DataFrame({"query_id": ["q", "q", "z"], "doc_id": ["a", "b", "a"], "relevance": [0, 0, 1]})
+    run = pd.DataFrame({"query_id": ["q", "q", "z", "z"], "doc_id": ["a", "b", "a", "b"], "score": [0.2, 0.3, 1, 2]})
+    values = {}
+    for action in ("zero", "one", "skip"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = sqlrank.evaluate(qrels, run, "P@2 nDCG RR AUC NumRet", per_query=True, no_relevant=action)
+        values[action] = got.set_index(["query_id", "measure"]).value
+    assert [values["zero"]["q", m] for m in ("P@2", "nDCG", "RR")] == [0, 0, 0]
+    assert [values["one"]["q", m] for m in ("P@2", "nDCG", "RR")] == [1, 1, 1]
+    assert values["one"]["q", "NumRet"] == 2 and pd.isna(values["one"]["q", "AUC"])  # a count; AUC has no value
+    assert "q" not in values["skip"].index.get_level_values(0) and values["skip"]["z", "P@2"] == 0.5
+    with pytest.raises(sqlrank.InputError, match="1 evaluated queries have no judgment >= 1 .* e.g. 'q' "
+                                                 r"\(no_relevant=error\)"):
+        sqlrank.evaluate(qrels, run, "P@2", no_relevant="error")
+    listed = pd.DataFrame({"query_id": ["q", "z"]})
+    with pytest.raises(sqlrank.InputError, match="1 queries of the query table have no judgment >= 1"):
+        sqlrank.evaluate(qrels, run, "P@2", no_relevant="error", queries=listed)
+    qrels.assign(iteration=0)[["query_id", "iteration", "doc_id", "relevance"]].to_csv(
+        tmp_path / "q.qrels", sep=" ", header=False, index=False)
+    run.assign(q0="Q0", rank=1, tag="t")[["query_id", "q0", "doc_id", "rank", "score", "tag"]].to_csv(
+        tmp_path / "r.run", sep=" ", header=False, index=False)
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(tmp_path / "q.qrels"), str(tmp_path / "r.run"),
+                           "-m", "P@2", "--no-relevant", "error"], capture_output=True, text=True)
+    assert done.returncode == 1 and "e.g. 'q' (no_relevant=error)" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr

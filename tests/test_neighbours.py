@@ -41,11 +41,13 @@ def searches(seed: int, decimals: int | None = 1) -> tuple[np.ndarray, pd.DataFr
 
 def ann_benchmarks(exact: pd.DataFrame, approximate: pd.DataFrame, count: int) -> dict[str, dict[str, float]]:
     """Per query: ann-benchmarks' recall counts over count (knn: <= d_count + 1e-3; eps: <= d_count * 1.01), and the
-    summed distances rel pairs up (true and found, position by position to the shorter list)."""
+    summed distances rel pairs up (true and found, position by position to the shorter list, the found ones padded
+    to count with infinite distances as its runner stores them: results.py, store_results)."""
     out = {}
     for query, true in exact.groupby("query_id"):
         data = np.sort(true.score.to_numpy())
-        run = np.sort(approximate[approximate.query_id == query].score.to_numpy())
+        found = np.sort(approximate[approximate.query_id == query].score.to_numpy())
+        run = np.concatenate([found, [np.inf] * (count - len(found))])
         knn = sum(1 for d in run[:count] if d <= data[count - 1] + 1e-3)
         eps = sum(1 for d in run[:count] if d <= data[count - 1] * (1 + 0.01))
         pairs = list(zip(data[:count], run[:count]))
@@ -86,7 +88,8 @@ def ann_benchmarks_threshold(exact: pd.DataFrame, approximate: pd.DataFrame, cou
     out = []
     for query, true in sorted(exact.groupby("query_id"), key=lambda item: item[0]):
         data = np.sort(true.score.to_numpy())
-        run = np.sort(approximate[approximate.query_id == query].score.to_numpy())
+        found = np.sort(approximate[approximate.query_id == query].score.to_numpy())
+        run = np.concatenate([found, [np.inf] * (count - len(found))])
         out.append(sum(1 for d in run[:count] if d <= data[count - 1] + epsilon) / count)
     return out
 
@@ -244,3 +247,17 @@ def sqlrank_errors():
     import sqlrank.errors
 
     return sqlrank.errors
+
+
+def test_distance_ratio_pads_a_missing_or_short_answer_with_infinite_distances():
+    """ann-benchmarks' runner stores a query's answer padded to k with infinite distances (results.py,
+    store_results), so its rel is infinite when the approximate search misses a query or answers it with fewer than k
+    neighbours; sqlrank left such a query out of the totals (a finite ratio)."""
+    exact = pd.DataFrame({"query_id": ["q1"] * 3 + ["q2"] * 3, "doc_id": list("abcabc"),
+                          "score": [0.2, 0.5, 0.9, 0.1, 0.2, 0.3]})
+    short = exact[(exact.query_id == "q1") & (exact.doc_id != "c")]
+    for approximate in (exact[exact.query_id == "q1"], pd.concat([short, exact[exact.query_id == "q2"]])):
+        per_query = neighbours(exact, approximate, "DistanceRatio@3", per_query=True, distances=True)
+        assert sorted(np.isinf(value) for value in per_query.value) == [False, True]  # one query short or missing
+        assert np.isinf(neighbours(exact, approximate, "DistanceRatio@3", distances=True).value[0])
+    assert neighbours(exact, exact, "DistanceRatio@3", distances=True).value[0] == 1.0

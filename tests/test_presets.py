@@ -254,13 +254,26 @@ def test_torchmetrics_retrieval(seed):
     measures = ["nDCG@10", "AP@10", "P@10", "RR@10", "R@10", "FallOut@10"]
     got = per_query(qrels, run, measures, preset="torchmetrics", **options)
     ours = dict(zip(measures, names(measures, "torchmetrics", **options)))
+    # its empty_target_action="pos" on the queries without a relevant document: no_relevant=one
+    pos = per_query(qrels, run, measures, preset="torchmetrics", no_relevant="one", **options)
+    positive = dict(zip(measures, names(measures, "torchmetrics", no_relevant="one", **options)))
+    empty = 0
     for qid, docs in run.groupby("query_id"):
         target = torch.tensor([labels.get((qid, d), 0) for d in docs.doc_id])
         preds = torch.tensor(docs.score.to_numpy(), dtype=torch.float64)
         index = torch.zeros(len(docs), dtype=torch.long)
         binary = (target >= 1).long()
-        if binary.sum() == 0:
-            continue  # TorchMetrics' empty_target_action decides these, not a convention
+        if binary.sum() == 0:  # TorchMetrics' empty_target_action decides these: "neg" (0), "pos" (1)
+            if (qid, ours["P@10"]) not in got:
+                continue  # no judgment retrieved: not a judged query
+            empty += 1
+            for name, metric in (("nDCG@10", tm.RetrievalNormalizedDCG), ("AP@10", tm.RetrievalMAP),
+                                 ("P@10", tm.RetrievalPrecision), ("RR@10", tm.RetrievalMRR),
+                                 ("R@10", tm.RetrievalRecall)):
+                for action, values in (("neg", got), ("pos", pos)):
+                    value = metric(top_k=10, empty_target_action=action)(preds, binary, indexes=index)
+                    assert values[(qid, (ours if action == "neg" else positive)[name])] == float(value), (qid, name)
+            continue
         checks = {"nDCG@10": tm.RetrievalNormalizedDCG(top_k=10)(preds, target, indexes=index),
                   "AP@10": tm.RetrievalMAP(top_k=10)(preds, binary, indexes=index),
                   "P@10": tm.RetrievalPrecision(top_k=10)(preds, binary, indexes=index),
@@ -271,6 +284,7 @@ def test_torchmetrics_retrieval(seed):
             if name != "nDCG@10" and docs.score.duplicated().any():
                 continue  # torch.topk's order among ties is unspecified
             assert close(got[(qid, ours[name])], float(value), 1e-6), (qid, name, got[(qid, ours[name])], float(value))
+    assert empty >= 3
 
 
 def test_torchmetrics_documents_scored_zero_or_less_are_never_relevant():

@@ -816,3 +816,33 @@ def test_ild_of_a_user_without_recommendations_under_missing_queries_zero_as_rec
                                 missing_queries="zero")
         skip = sqlrank.evaluate(qrels, run, "ILD(similarity=features)@2", item_features=features)
     assert zero.value[0] == pytest.approx(1 / 3, abs=1e-12) and skip.value[0] == pytest.approx(1 / 2, abs=1e-12)
+
+
+@pytest.mark.parametrize("categories, ils", [
+    ([["a"], ["a"], ["a"]], 1.0),  # test_ils_identical_items
+    ([["a"], ["b"], ["c"]], 0.0),  # test_ils_orthogonal_items
+    ([["a"], ["a"], ["b"]], 1 / 3),  # test_ils_partial_overlap
+    ([["a"]], 1.0),  # test_ils_single_item
+    ([["a"], ["a"]], 1.0),  # test_ils_two_items_similar
+    ([["a"], ["b"]], 0.0),  # test_ils_two_items_different
+])
+def test_ild_with_one_item_similar_is_one_minus_lenskit_ils(categories, ils):
+    """LensKit's own tests (lenskit/lkpy, tests/eval/test_ils.py): a list's items with their 0/1 category vectors and
+    intra_list_similarity; ILD(similarity=features, one_item=similar) is 1 - ILS, a one-item list's ILS being 1.
+    Without one_item=similar a user with one item has no ILD (left out of the mean, Microsoft Recommenders)."""
+    run = pd.DataFrame({"user_id": "u", "item_id": [f"i{n}" for n in range(len(categories))],
+                        "score": [float(10 - n) for n in range(len(categories))]})
+    qrels = pd.DataFrame({"user_id": ["u", "v"], "item_id": ["i0", "i0"], "relevance": 1})
+    run = pd.concat([run, pd.DataFrame({"user_id": ["v"] * 2, "item_id": ["i0", "x"], "score": [2.0, 1.0]})])
+    features = pd.DataFrame([(f"i{n}", c) for n, cats in enumerate(categories) for c in cats] + [("x", "z")],
+                            columns=["item_id", "category"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = sqlrank.evaluate(qrels, run, "ILD(similarity=features,one_item=similar) ILD(similarity=features)",
+                               item_features=features, per_query=True)
+    values = got.set_index(["user_id", "measure"]).value
+    assert values["u", "ILD(similarity=features,one_item=similar)"] == pytest.approx(1 - ils, abs=1e-12)
+    if len(categories) == 1:
+        assert pd.isna(values.get(("u", "ILD(similarity=features)")))
+    else:
+        assert values["u", "ILD(similarity=features)"] == pytest.approx(1 - ils, abs=1e-12)

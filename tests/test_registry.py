@@ -11,7 +11,8 @@ import pytest
 
 import sqlrank
 from conftest import ROOT
-from sqlrank.measures.registry import FAMILIES, REGISTRY, listing, markdown_table
+from sqlrank.measures.listing import listing, markdown_table
+from sqlrank.measures.registry import FAMILIES, REGISTRY
 from sqlrank.measures.family import FAMILY_STEPS, STEPS
 from sqlrank.rendering.dialects import DUCKDB
 from sqlrank.rendering.sqltext import environment

@@ -9,17 +9,20 @@
   hits in Elasticsearch's rank_eval), whatever missing_queries and unjudged_queries say.
   Each gets a number, query_number (1, 2, ... in query id order): rankings partition by it,
   which sorts faster than by the text of the id (a 4-byte integer: measured fastest). With answered, whether the
-  run ranks documents for it (a measure that scores 0 where it does not: missing_queries=zero).
+  run ranks documents for it (a measure that scores 0 where it does not: missing_queries=zero); with relevant_below,
+  whether its judgments hold a label at that level or above (no_relevant=one: a measure of relevance scores 1 where not).
   Reference: docs/trec_eval_semantics.md sec. 2.
 -#}
 {% import '_macros/dialect.sql' as dialect %}
 {% macro evaluated_queries(judgments, missing_queries, skip_below=none, unjudged_queries='skip', listed_sql=none,
-                           answered=false) %}
-{% set id = 'query_ids.query_id' if answered else 'query_id' %}
+                           answered=false, relevant_below=none) %}
+{% set joined = answered or relevant_below is not none %}
+{% set id = 'query_ids.query_id' if joined else 'query_id' %}
 evaluated_queries AS (
-    SELECT {{ id }}{{ ' AS query_id' if answered }},
+    SELECT {{ id }}{{ ' AS query_id' if joined }},
            CAST(ROW_NUMBER() OVER (ORDER BY {{ id }}) AS INTEGER) AS query_number{% if answered %},
-           answered_ids.query_id IS NOT NULL AS answered{% endif %}
+           answered_ids.query_id IS NOT NULL AS answered{% endif %}{% if relevant_below is not none %},
+           relevant_ids.query_id IS NOT NULL AS relevant{% endif %}
 
     FROM (
 {% if listed_sql is not none %}
@@ -48,6 +51,10 @@ evaluated_queries AS (
     ) AS query_ids{% if answered %}
 
     LEFT JOIN (SELECT DISTINCT query_id FROM run) AS answered_ids ON answered_ids.query_id = query_ids.query_id{% endif %}
+{% if relevant_below is not none %}
+    LEFT JOIN (SELECT DISTINCT query_id FROM {{ judgments }} WHERE relevance >= {{ relevant_below | number }}) AS relevant_ids
+        ON relevant_ids.query_id = query_ids.query_id
+{% endif %}
 
 )
 {%- endmacro %}

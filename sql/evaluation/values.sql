@@ -3,7 +3,8 @@
   values from the per-query steps. With mixed query-set rules, a measure that skips queries
   the run does not answer (missing_queries=skip), or queries without judgments (unjudged_queries=skip),
   is NULL there. A measure that may have no value for a query scores 0 where the run does not answer the query
-  at all, under missing_queries=zero (m.zero_when_unanswered).
+  at all, under missing_queries=zero (m.zero_when_unanswered); a measure of relevance scores 1 where the query has no
+  relevant judgment, under no_relevant=one (m.one_when_no_relevant).
 -#}
 {% import '_macros/dialect.sql' as dialect %}
 {% set v = piece.ranking %}
@@ -12,6 +13,8 @@
                     + (['answered_queries.judged'] if mixed_unjudged and m.unjudged_queries == 'skip' else []) -%}
 {%- set value = ('CASE WHEN evaluated_queries.answered THEN ' ~ m.value ~ ' ELSE 0 END')
                 if m.zero_when_unanswered else m.value -%}
+{%- set value = ('CASE WHEN evaluated_queries.relevant THEN ' ~ value ~ ' ELSE 1 END')
+                if m.one_when_no_relevant else value -%}
 {%- if conditions -%}
 CASE WHEN {{ conditions | join(' AND ') }} THEN {{ value }} END
 {%- else -%}

@@ -377,7 +377,7 @@ def measures_command(args: argparse.Namespace) -> int:
     import io
     import json
 
-    from ..measures.registry import listing, markdown_table
+    from ..measures.listing import listing, markdown_table
 
     rows = listing()
     if args.format == "markdown":

@@ -79,8 +79,9 @@ def add_convention_arguments(parser: argparse.ArgumentParser) -> None:
                       help="run queries without judgments: skip them (default) or score them 0 (Spark MLlib, "
                            "Elasticsearch)")
     conv.add_argument("--no-relevant", choices=NO_RELEVANT,
-                      help="queries (users) without a judgment >= --rel: score them 0 (default, trec_eval) or skip "
-                           "them (RecBole, Microsoft Recommenders)")
+                      help="queries (users) without a judgment >= --rel: score them 0 (default, trec_eval), skip "
+                           "them (RecBole, Microsoft Recommenders), score them 1 in measures of relevance (one: "
+                           "TorchMetrics' empty_target_action=pos) or refuse them (error)")
     conv.add_argument("-J", "--judged-only", action="store_true", default=None,
                       help="drop unjudged retrieved documents and re-rank (trec_eval -J)")
     conv.add_argument("-M", "--depth", type=int, metavar="N", help="keep the top N documents per query (trec_eval -M)")

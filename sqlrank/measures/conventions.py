@@ -23,7 +23,7 @@ MISSING_QUERIES = ("skip", "zero")
 UNJUDGED_QUERIES = ("skip", "zero")
 NONPOSITIVE_SCORES = ("rank", "nonrelevant")
 DUPLICATE_DOCUMENTS = ("refuse", "rows")
-NO_RELEVANT = ("zero", "skip")
+NO_RELEVANT = ("zero", "skip", "one", "error")
 TREC_EVAL_VERSIONS = (9, 10)
 # How sqlrank compare judges a difference (sqlrank/statistics.py): the paired test and the
 # correction for many comparisons. Named here so that the command line starts without numpy.
@@ -160,8 +160,10 @@ class Conventions:
         zero (they are evaluated, every judgment-based value 0, and count in every mean, as
         Spark MLlib's RankingMetrics and Elasticsearch's rank_eval do).
     no_relevant: zero (a query whose judgments hold no label >= rel is evaluated and scores 0
-        where measures divide by R, as trec_eval) or skip (left out of every mean, as RecBole and
-        Microsoft Recommenders leave out users without a positive interaction).
+        where measures divide by R, as trec_eval), skip (left out of every mean, as RecBole and
+        Microsoft Recommenders leave out users without a positive interaction), one (it scores 1 in
+        every measure of relevance, as TorchMetrics' and TorchEval's empty_target_action "pos") or
+        error (such a query is an error naming it: their "error"/"err").
     judged_only: drop retrieved documents without a judgment >= 0 and re-rank (trec_eval -J).
     unjudged_label: none, or the label every retrieved document without a judgment takes, as if
         the judgments gave it (Elasticsearch's unknown_doc_rating): it counts in R and in the

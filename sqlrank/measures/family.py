@@ -26,6 +26,7 @@ STEPS = {
     "inst": "INST's chance of reading on at each rank, multiplied down the ranking",
     "expected": "each document's exposure averaged over a query's sampled rankings, beside its target exposure",
     "exposure": "each group's exposure in the top k under a browsing model, and its share of the relevant documents",
+    "pairs": "every pair of retrieved documents of a query, the higher ranked one first, with both labels",
     "intents": "the subtopic judgments: each retrieved document's gain over the subtopics it is relevant to, and the "
                "ideal ranking chosen greedily from them",
 }
@@ -43,7 +44,8 @@ INPUTS = ("history", "catalog", "item_features", "groups", "targets")
 LABELS = {"all": "every judged document", "relevant": "judged documents with labels >= rel",
           "gain": "judged documents whose gain is not 0", "none": "no document of the ranking"}
 # The steps that are CTEs of their own, rendered by sql/evaluation/<step>.sql.
-FAMILY_STEPS = ("interpolated", "graded", "rndcg", "similar", "pooled", "inst", "intents", "exposure", "expected")
+FAMILY_STEPS = ("interpolated", "graded", "rndcg", "similar", "pooled", "inst", "intents", "exposure", "expected",
+                "pairs")
 # Those of them with one row for the whole evaluation (no query_id): cross-joined to every query's row.
 ONE_ROW_STEPS = ("pooled",)
 TREC_KINDS = ("plain", "cut", "params", "special")

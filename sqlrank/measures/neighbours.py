@@ -7,9 +7,10 @@ quantised vectors) do not count as misses. Parsed from their names (``Recall@10`
 - Recall@k: per query, how many of the approximate top k are at a distance <= d_k + tolerance (d_k the k-th exact
   distance; ``tolerance``, default 1e-3, ann-benchmarks' "k-nn" recall), or <= d_k (1 + epsilon) with ``epsilon``
   (its "epsilon" recall: 0.01, and "largeepsilon": 0.1), divided by k; the mean over queries.
-- DistanceRatio@k: the approximate top k's distances summed over the exact top k's, rank by rank to the shorter
-  list's length; per query that ratio, over all queries the ratio of the sums (ann-benchmarks' "rel": infinite
-  where the exact distances sum to less than 0.01).
+- DistanceRatio@k: the approximate top k's distances summed over the exact top k's, rank by rank; neighbours the
+  approximate search did not return (fewer than the exact top k holds, or none) are at an infinite distance, as
+  ann-benchmarks pads its results; per query that ratio, over all queries the ratio of the sums (ann-benchmarks'
+  "rel": infinite where the exact distances sum to less than 0.01).
 With similarities (higher is nearer) Recall's tolerance is subtracted from the k-th similarity; epsilon and
 DistanceRatio are relative to a distance and read distances only. Ids are not compared (an id-based recall is
 ``sqlrank overlap``'s Overlap@k, faiss's k-NN intersection).

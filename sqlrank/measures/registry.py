@@ -185,6 +185,13 @@ REGISTRY: tuple[Family, ...] = (
     _entry("WeightedRecall", "recall weighed by gains: the gains of the top k over the gains of all judgments",
            ["gain"], ["judgments"], cutoff="required", tie_expected=False, labels="gain", aliases=("weighted_recall",),
            reference="PyTorch Geometric, torch_geometric/metrics/link_pred.py (LinkPredRecall(weighted=True))"),
+    _entry("KendallTau", "Kendall's rank correlation of the ranking (top k) with the retrieved documents' labels "
+           "(unjudged: 0): (C - D) over the pairs, C and D the pairs the ranking orders as the labels or against them; "
+           "tau-b (variant=b, scipy's kendalltau) over sqrt(P (P - T)), T the pairs of equal labels; tau-a (variant=a, "
+           "pyltr's KendallTau) over all P pairs; 0 with fewer than two documents or no pair of different labels",
+           [("variant", Param(choice(("a", "b")), "b", "a or b"))], ["all_retrieved", "pairs"], tie_expected=False,
+           aliases=("kendall_tau", "kendall"),
+           reference="Kendall (1938, 1945); scipy.stats.kendalltau (tau-b); pyltr, pyltr/metrics/kendall.py (tau-a)"),
     _entry("nDCG_rel", "nDCG averaged at each relevant document (trec_eval ndcg_rel)", ["gain"],
            ["ideal", "ideal_positions", "graded"], cutoff="none",
            trec=(Trec("ndcg_rel", 24, "params"),), trec_params="gains", tie_expected=False,
@@ -383,10 +390,11 @@ REGISTRY: tuple[Family, ...] = (
     _entry("AWRF_nDCG", "AWRF@k times nDCG@k (TREC Fair Ranking 2022's measure with the trec_fair_2022 preset)",
            [*_GAINS, "ideal", "rel", _TARGET, *_BROWSE, *_JS], ["ideal", "all_retrieved", "exposure"], partial=True,
            **_FAIRNESS, reference="TREC Fair Ranking 2022 overview (Ekstrand et al.); wptrec/metrics/awrf.py"),
-    _entry("ILD", "intra-list diversity: 1 - mean similarity of the pairs of items in the user's top k",
-           [_SIMILARITY], ["all_retrieved", "similar"], aliases=("diversity", "intra_list_diversity"),
+    _entry("ILD", "intra-list diversity: 1 - mean similarity of the pairs of items in the user's top k; a user with "
+           "one item is left out (one_item=similar: ILD 0, the item as similar as can be to itself, LensKit's ILS 1)",
+           [_SIMILARITY, ("one_item", Param(choice(("skip", "similar")), "skip", "skip or similar"))], ["all_retrieved", "similar"], aliases=("diversity", "intra_list_diversity"),
            tie_expected=False, partial=True, inputs_when=(("similarity", "cooccurrence", "history"),),
-           reference="Ziegler et al. (2005); Microsoft Recommenders diversity"),
+           reference="Ziegler et al. (2005); Microsoft Recommenders diversity; LensKit ILS (one_item=similar)"),
     _entry("Serendipity", "mean over the user's top k of relevance * (1 - mean similarity to the user's history "
            "items)", ["rel", _SIMILARITY], ["all_retrieved", "similar"], tie_expected=False, inputs=("history",),
            partial=True,
@@ -394,52 +402,3 @@ REGISTRY: tuple[Family, ...] = (
 )
 
 FAMILIES: dict[str, Family] = {f.name: f for f in REGISTRY}
-
-
-# ------------------------------------------------------------------ the listing
-
-_CUTOFF_LETTER = {"rank": "k", "fraction": "x", "multiple": "x"}
-_TREC_SYNTAX = {"gains": ".L=G,...", "gains_p": ".p=P", "p": ".P", "beta": ".B", "coefficients": ".a,b,c,d",
-                "levels": ".x,..."}
-_AVERAGED = {"mean": "mean", "sum": "sum", "geometric": "geometric mean", "weighted": "weighted mean",
-             "catalog": "over all users"}
-
-
-def listing() -> list[dict[str, str]]:
-    """One row per family, as ``sqlrank measures`` prints it and docs/measures.md shows it."""
-    rows = []
-    for family in REGISTRY:
-        letter = _CUTOFF_LETTER[family.cutoff_kind]
-        names = {"none": [family.name], "optional": [family.name, f"{family.name}@{letter}"],
-                 "required": [f"{family.name}@{letter}"]}[family.cutoff]
-        trec = []
-        for t in family.trec:
-            if t.kind == "cut":
-                trec.append(f"{t.name}.{letter}")
-            else:
-                trec.append(t.name + (_TREC_SYNTAX[family.trec_params] if family.trec_params and not t.params else ""))
-        own = [name for name in family.params if name not in EVALUATION_PARAMS]
-        params = [name if family.params[name].default is None else f"{name}={_shown(family.params[name].default)}"
-                  for name in own]
-        rows.append({"measure": ", ".join(names), "also": ", ".join(family.aliases), "trec_eval": ", ".join(trec),
-                     "parameters": ", ".join(params), "averaged": _AVERAGED[family.aggregate],
-                     "definition": family.definition})
-    return rows
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, tuple):
-        return "(" + ",".join(f"{v:g}" for v in value) + ")" if len(value) <= 3 else f"({value[0]:g},...,{value[-1]:g})"
-    return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def markdown_table() -> str:
-    """The measure table of docs/measures.md."""
-    def code(text: str) -> str:
-        return ", ".join(f"`{part}`" for part in text.split(", ")) if text else ""
-
-    lines = ["| measure | also | trec_eval | parameters | averaged | definition |", "|---|---|---|---|---|---|"]
-    for row in listing():
-        lines.append(f"| {code(row['measure'])} | {code(row['also'])} | {code(row['trec_eval'])} | "
-                     f"{code(row['parameters'])} | {row['averaged']} | {row['definition']} |")
-    return "\n".join(lines) + "\n"

@@ -129,7 +129,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         unjudged_queries="zero" if "zero" in unjudged else "skip",
         mixed_missing=len(populations) > 1, mixed_unjudged=len(unjudged) > 1, mixed_population=mixed,
         unjudged_label=conventions.unjudged_label, zeroed=zeroed,  # zeroed: 0 where the run does not answer
-        skip_below=conventions.rel if conventions.no_relevant == "skip" else None,
+        no_relevant=conventions.no_relevant, relevant_level=conventions.rel,
         counted=any(c["count_column"] for c in contexts),
         measures=contexts, rows=_rows(contexts, measures), output=output, both=output == "both",
         slices_table=dialect.ident(slices_table) if slices_table is not None else None,
@@ -185,6 +185,8 @@ def _measure_contexts(measures: list, conventions, plan: StepPlan) -> tuple[list
         column = column_name(str(measure), columns)
         columns.add(column)
         contexts.append(measure_context(measure, column, plan, conventions.trec_eval_version))
+        # no_relevant=one: a query without a relevant judgment scores 1 in a measure of relevance (TorchMetrics' "pos")
+        contexts[-1]["one_when_no_relevant"] = conventions.no_relevant == "one" and _scores_one(measure.spec)
     for context in contexts:  # each query's weight, beside its value, for a weighted mean (GAUC)
         if context["aggregate"] == "weighted":
             context["weight_column"] = column_name(f"{context['name']} weight", columns)
@@ -227,6 +229,7 @@ def _collect_steps(plan: StepPlan, contexts: list[dict]) -> dict:
             if steps[step]:
                 lines, _ = ranking["step_columns"].setdefault((step, context["step_names"][step]), ([], context))
                 add_new(lines, steps[step])
+                ranking["step_cutoffs"].setdefault((step, context["step_names"][step]), []).append(context["cutoff"])
     several = len(plan.rankings) > 1
     for number, ranking in enumerate(plan.rankings.values()):
         # the per-item counts of the catalog step, by name: a slice's rows of them (measure: the name and ranking)
@@ -239,8 +242,19 @@ def _collect_steps(plan: StepPlan, contexts: list[dict]) -> dict:
         for context in ranking["measures"]:
             context["part"] = ranking["part"]
         ranking["ctes"] = [{"step": step, "name": name, "columns": lines, "measure": context,
-                            "one_row": step in ONE_ROW_STEPS}
+                            "one_row": step in ONE_ROW_STEPS, "depth": _depth(ranking["step_cutoffs"][step, name])}
                            for (step, name), (lines, context) in ranking["step_columns"].items()]
     shared["ideals"] = [spec for spec in plan.ideals.values() if spec["columns"]]
     shared["rankings"] = list(plan.rankings.values())
     return shared
+
+
+def _scores_one(spec) -> bool:
+    """Whether no_relevant=one gives a family 1 where a query has no relevant judgment: a mean of a value read from
+    the relevant documents or their gains, that has one there (not AUC, nor counts, nor one value over all users)."""
+    return spec.labels in ("relevant", "gain") and spec.scores_no_relevant and spec.aggregate in ("mean", "geometric")
+
+
+def _depth(cutoffs: list):
+    """The ranks a family step reads: the largest cutoff of its measures, None (all) when one has none."""
+    return None if None in cutoffs else max(cutoffs)

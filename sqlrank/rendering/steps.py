@@ -57,7 +57,7 @@ class StepPlan:
                 "sfx": sfx, "order": self.dialect.ranking_order(tie_break, self.score), "tie_key": self.score,
                 "expected": tie_break == "expected", "input_rank": tie_break == "input_rank",
                 "judged_only": judged_only, "depth": depth, "nonpositive_nonrelevant": nonpositive_scores == "nonrelevant",
-                "judged": [], "ranked": [], "outer": [],
+                "judged": [], "ranked": [], "outer": [], "step_cutoffs": {},
                 "running": False, "ties": False, "retrieved": [], "join_judgments": False, "ctes": [],
                 "measures": [], "step_columns": {}, "popularity": False, "listed": [], "ordered": [], "catalog": [],
                 "sparse": False, "counts": False, "least_label": None,
@@ -179,6 +179,7 @@ def _add_shared_steps(context: dict, measure, plan: StepPlan) -> None:
                              "inst": f"inst_{number_key(context.get('T', 1))}_{number_key(context.get('max_rel', 1))}{v}",
                              "intents": f"intents_{number_key(context['level'])}_{number_key(context.get('alpha', 0.5))}{v}",
                              "expected": f"expected_{number_key(context.get('p', 0.5))}_{cut_name}{v}",
+                             "pairs": f"pairs{v}",
                              "exposure": f"exposure_{context.get('browse')}_{number_key(context.get('p', 0.5))}_"
                                          f"{number_key(context['level'])}_{cut_name}{v}"}
 

@@ -162,7 +162,7 @@ def neighbours_text(frame: pd.DataFrame, per_query: bool) -> str:
     return "\n".join([*measure_lines(frame, per_query), "", f"queries: {frame.attrs['queries']} of the reference" + (
         f" ({left} only in the approximate search: not evaluated)" if left else "") + (
         f" ({unanswered} not answered by the approximate search: Recall 0" + (
-            "; DistanceRatio over the others, where ann-benchmarks pads a missing answer with infinite distances"
+            "; DistanceRatio infinite: ann-benchmarks pads a missing answer with infinite distances"
             if ratios else "") + ")" if unanswered else "") + f"; scores: {scores}",
         "Recall: the approximate top k within the k-th reference distance plus the tolerance (1e-3 unless given), "
         "over k; DistanceRatio: the approximate top k's distances summed over the reference's", ""])
