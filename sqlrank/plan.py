@@ -301,6 +301,10 @@ def _check_combinations(measures: list[Measure], qrels: Source, run: Source, out
         if pooled and slices not in (None, 1):
             raise OptionError(f"{', '.join(pooled)}: one ROC curve over the documents of every query is computed in "
                               f"one statement; leave out slices=")
+    across = [str(m) for m in measures if "personalized" in m.spec.reads]
+    if across and (slices not in (None, 1) or segments is not None):
+        raise OptionError(f"{', '.join(across)}: each user is compared with every other user, in one statement: leave "
+                          f"out {'slices=' if segments is None else 'segments (by=): evaluate each segment alone'}")
     weighted = [str(m) for m in measures if m.spec.aggregate == "weighted"]
     if weighted and slices not in (None, 1):
         raise OptionError(f"{', '.join(weighted)}: a mean that weighs each query is computed in one statement; "

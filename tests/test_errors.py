@@ -330,3 +330,29 @@ def test_a_statement_printed_for_an_engine_reads_no_trec_text(dialect):
     demo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "demo")
     with pytest.raises(sqlrank.OptionError, match=f"the {dialect} statement reads tables, not files"):
         sqlrank.render(os.path.join(demo, "qrels.test"), os.path.join(demo, "results.test"), "AP", dialect=dialect)
+
+
+def test_python_takes_the_command_line_s_column_text():
+    """qrels_columns="query_id=topic,doc_id=docno", the command line's form, reads as the dict form in evaluate,
+    compare and pool (compare raised AttributeError, evaluate a raw ValueError); malformed text or another type is a
+    one-line InputError naming the option."""
+    import pandas as pd
+
+    import sqlrank
+
+    qrels = pd.DataFrame({"topic": ["q1", "q1", "q2"], "docno": ["a", "b", "a"], "grade": [1, 0, 2]})
+    run = pd.DataFrame({"topic": ["q1", "q1", "q2"], "docno": ["a", "b", "a"], "score": [1.0, 0.5, 0.2]})
+    other = run.assign(score=[0.5, 1.0, 0.2])
+    text = dict(qrels_columns="query_id=topic, doc_id=docno, relevance=grade", run_columns="query_id=topic,doc_id=docno")
+    mapping = dict(qrels_columns={"query_id": "topic", "doc_id": "docno", "relevance": "grade"},
+                   run_columns={"query_id": "topic", "doc_id": "docno"})
+    assert sqlrank.evaluate(qrels, run, "AP nDCG", **text).equals(sqlrank.evaluate(qrels, run, "AP nDCG", **mapping))
+    compared = sqlrank.compare(qrels, {"a": run, "b": other}, "AP", **text)
+    assert compared["mean"].tolist() == sqlrank.compare(qrels, {"a": run, "b": other}, "AP", **mapping)["mean"].tolist()
+    implicit = sqlrank.evaluate(qrels[["topic", "docno"]], run, "P@1", qrels_columns="query_id=topic,doc_id=docno,relevance=",
+                                run_columns="query_id=topic,doc_id=docno")
+    assert implicit.value[0] == 1.0
+    for wrong, message in (("query_id:topic", "qrels_columns: expected NAME=COLUMN pairs"),
+                           (["query_id", "topic"], "qrels_columns must be a mapping")):
+        with pytest.raises(sqlrank.InputError, match=message):
+            sqlrank.evaluate(qrels, run, "AP", qrels_columns=wrong, run_columns=mapping["run_columns"])

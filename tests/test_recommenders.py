@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 import sqlrank
+from support.tiers import tiered
 from conftest import FIXTURES, close, peer, peer_python
 from support.generate import generate, to_dicts
 
@@ -423,7 +424,7 @@ def test_equals_microsoft_recommenders_on_generated_data(tmp_path, seed):
 
 # ---------------------------------------------------------------- AUC per user against scikit-learn
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", tiered([1, 2, 3]))
 @pytest.mark.parametrize("rel", [1, 2])
 def test_auc_per_query_equals_scikit_learn(seed, rel, tmp_path):
     """On generated data (ties, unjudged and negative labels, queries on one side only): sklearn's
@@ -846,3 +847,49 @@ def test_ild_with_one_item_similar_is_one_minus_lenskit_ils(categories, ils):
         assert pd.isna(values.get(("u", "ILD(similarity=features)")))
     else:
         assert values["u", "ILD(similarity=features)"] == pytest.approx(1 - ils, abs=1e-12)
+
+
+@pytest.mark.parametrize("lists, k, expected", [
+    ([[0, 1, 2, 3], [2, 1, 0, 4], [1, 0, 2, 5]], 4, 0.25),  # PyG's test_personalization
+    ([["1", "2", "C", "D"], ["4", "3", "m", "X"], ["7", "B", "t", "X"]], 4, 1 - (0 + 0 + 0.25) / 3),  # recmetrics'
+])
+def test_personalization_equals_pyg_and_recmetrics(lists, k, expected):
+    """PyTorch Geometric's own test (pyg-team/pytorch_geometric, test/metrics/test_link_pred_metric.py,
+    test_personalization: three users' top 4, 0.25) and recmetrics' (statisticianinstilettos/recmetrics,
+    tests/test_metrics.py, test_personalization: 0.916 to two places), each user's list ranked as given."""
+    run = pd.DataFrame([(f"u{u}", str(item), float(10 - r)) for u, items in enumerate(lists) for r, item in enumerate(items)],
+                       columns=["query_id", "doc_id", "score"])
+    qrels = run[["query_id", "doc_id"]].assign(relevance=1)
+    got = sqlrank.evaluate(qrels, run, f"Personalization@{k}")
+    assert got.value[0] == pytest.approx(expected, abs=1e-12)
+
+
+def test_personalization_equals_the_mean_over_pairs_of_users_on_generated_lists():
+    """On generated top lists (popular items shared often, some users with fewer than k items, one run of two stored
+    together), the mean over every pair of users of 1 - |shared items| / k, counted in Python, per run; one user
+    alone has no value; slices and segments are refused."""
+    import itertools
+
+    rng = np.random.default_rng(5)
+    popularity = np.linspace(2, 0.1, 40) / np.linspace(2, 0.1, 40).sum()
+    rows = []
+    for run_id in ("a", "b"):
+        for u in range(30):
+            items = rng.choice(40, size=int(rng.integers(1, 9)), replace=False, p=popularity)
+            rows += [(run_id, f"u{u}", f"i{i}", float(10 - r)) for r, i in enumerate(items)]
+    runs = pd.DataFrame(rows, columns=["run_id", "query_id", "doc_id", "score"])
+    qrels = runs[["query_id", "doc_id"]].drop_duplicates().assign(relevance=1)
+    got = sqlrank.evaluate(qrels, runs, "Personalization@5 Personalization@3").set_index(["run_id", "measure"]).value
+    for run_id, k in itertools.product(("a", "b"), (5, 3)):
+        ranked = runs[runs.run_id == run_id].sort_values(["query_id", "score"], ascending=[True, False])
+        tops = [set(group.doc_id[:k]) for _, group in ranked.groupby("query_id")]
+        expected = np.mean([1 - len(a & b) / k for a, b in itertools.combinations(tops, 2)])
+        assert got[run_id, f"Personalization@{k}"] == pytest.approx(expected, abs=1e-12)
+    alone = runs[(runs.run_id == "a") & (runs.query_id == "u0")].drop(columns="run_id")
+    assert pd.isna(sqlrank.evaluate(qrels, alone, "Personalization@5").value[0])
+    one_run = runs[runs.run_id == "a"].drop(columns="run_id")
+    with pytest.raises(sqlrank.OptionError, match="each user is compared with every other user"):
+        sqlrank.evaluate(qrels, one_run, "Personalization@5", slices=2)
+    segments = pd.DataFrame({"query_id": [f"u{u}" for u in range(30)], "market": ["x", "y"] * 15})
+    with pytest.raises(sqlrank.OptionError, match="evaluate each segment alone"):
+        sqlrank.evaluate(qrels, one_run, "Personalization@5", queries=segments, by="market")

@@ -8,7 +8,8 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from ..errors import OptionError, SqlrankError
+from ..errors import InputError, OptionError, SqlrankError
+from ..inputs.columns import column_map
 from ..inputs.source import FORMATS
 from ..measures.conventions import (
     AP_DENOMINATORS,
@@ -253,17 +254,12 @@ def engine_arguments(args) -> dict[str, Any]:
                 progress=sys.stderr.isatty())
 
 
-def mapping_argument(text: str) -> dict[str, str]:
-    mapping = {}
-    for part in text.split(","):
-        key, sep, value = part.partition("=")
-        if key.strip() == "relevance" and sep and not value.strip():
-            mapping["relevance"] = None  # implicit feedback: every listed pair is relevant
-            continue
-        if not sep or not key.strip() or not value.strip():
-            raise argparse.ArgumentTypeError(f"expected NAME=COLUMN pairs separated by commas, got {text!r}")
-        mapping[key.strip()] = value.strip()
-    return mapping
+def mapping_argument(text: str) -> dict[str, str | None]:
+    """A column mapping on the command line (query_id=topic,doc_id=docno), read as Python reads the same text."""
+    try:
+        return column_map(text)
+    except InputError:
+        raise argparse.ArgumentTypeError(f"expected NAME=COLUMN pairs separated by commas, got {text!r}") from None
 
 
 def label_argument(text: str) -> int | float:

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from ..errors import InputError, OptionError
-from ..inputs.columns import column_mapping, map_table_columns, read_boolean_labels
+from ..inputs.columns import column_map, column_mapping, map_table_columns, read_boolean_labels
 from ..inputs.extra import EngineInputs
 from ..inputs.load import Table, load
 from ..inputs.locate import is_nested_dict, refuse_file_and_table
@@ -73,7 +73,7 @@ def held_inputs(engine: Engine, inputs: EngineInputs, qrels: Any, run: Any, meas
     held_qrels = held_run = None
     several = isinstance(qrels, (list, tuple, dict)) and not is_nested_dict(qrels)
     if diverse or several or options.get("prefer") or options.get("combine") \
-            or "source" in (options.get("qrels_columns") or {}):
+            or "source" in column_map(options.get("qrels_columns"), "qrels_columns"):
         for obj in (qrels.values() if isinstance(qrels, dict) else qrels if several else [qrels]):
             _refuse_own_table(engine, inputs, obj, "judgments per subtopic or of several sources are")
         read = judged(qrels, measures, con, registry, **{k: options.get(k) for k in JUDGING}, **conventions)

@@ -101,19 +101,19 @@ def install_statements(measures: Any = None, schema: str = SCHEMA, **conventions
         branches = []
         for measure in catalogue:
             body = _statement([measure], resolved, output).replace("\n", "\n    ")
-            asked = ", ".join(DUCKDB.literal(n) for n in spellings[str(measure)])
+            asked = ", ".join(DUCKDB.literal(n) for n in spellings[str(measure)])  # lower case: matched as the CLI
             alias = DUCKDB.ident(column_alias(measure))
             branches.append(f"SELECT {alias}.* REPLACE (asked.requested AS measure) FROM (\n    {body}\n) AS {alias}\n"
                             f"CROSS JOIN (SELECT DISTINCT unnest(measures) AS requested) AS asked\n"
-                            f"WHERE asked.requested IN ({asked})")
+                            f"WHERE lower(asked.requested) IN ({asked})")
         known = "[" + ", ".join(DUCKDB.literal(n) for n in names) + "]"
         accepted = "[" + ", ".join(DUCKDB.literal(n) for m in names for n in spellings[m]) + "]"
         check = (f"SELECT {'NULL AS query_id, ' if output == 'per_query' else ''}NULL AS measure, "
                  f"CAST(error('sqlrank: measure ' || requested || ' is not installed (SELECT * FROM "
-                 f"{schema}.measures() lists those that are; add it with sqlrank install DB_FILE -m ...)') "
-                 f"AS DOUBLE) AS value\n"
+                 f"{schema}.measures() lists those that are; add it with: sqlrank install DB_FILE -m ''' || "
+                 f"requested || ''')') AS DOUBLE) AS value\n"
                  f"FROM (SELECT unnest(measures) AS requested) AS asked\n"
-                 f"WHERE NOT list_contains({accepted}, requested)")
+                 f"WHERE NOT list_contains({accepted}, lower(requested))")
         order = "list_position(measures, measure)" if output == "summary" else \
             "query_id, list_position(measures, measure)"
         statements.append(f"CREATE OR REPLACE MACRO {name}.{DUCKDB.ident(macro)}(qrels, run, measures, "
@@ -127,13 +127,17 @@ def install_statements(measures: Any = None, schema: str = SCHEMA, **conventions
 
 
 def _spellings(measure: Measure) -> list[str]:
-    """The names the macros accept for an installed measure: sqlrank's and trec_eval's (as the command
-    line takes them: recip_rank, map, ndcg_cut.10, P_10)."""
+    """The names the macros accept for an installed measure, in lower case (matched in any case, as the command
+    line matches them): sqlrank's, its family's other spellings (MRR, hit_rate@10) and trec_eval's (recip_rank, map,
+    ndcg_cut.10, P_10)."""
     names = [str(measure)]
-    trec = trec_name(measure)
-    if trec is not None and measure.params == ():
-        names += [trec] + ([trec.rsplit("_", 1)[0] + "." + trec.rsplit("_", 1)[1]] if measure.cutoff is not None else [])
-    return list(dict.fromkeys(names))
+    if measure.params == ():
+        cut = f"@{measure.cutoff}" if measure.cutoff is not None else ""
+        names += [alias + cut for alias in measure.spec.aliases]
+        trec = trec_name(measure)
+        if trec is not None:
+            names += [trec] + ([trec.rsplit("_", 1)[0] + "." + trec.rsplit("_", 1)[1]] if measure.cutoff is not None else [])
+    return list(dict.fromkeys(name.lower() for name in names))
 
 
 def column_alias(measure: Measure) -> str:

@@ -11,10 +11,34 @@ from ..rendering.sqltext import call_macro
 from .source import FLOAT_TYPES, IMPLICIT, KINDS, Source
 
 
-def column_mapping(kind: str, columns: Mapping[str, str] | None) -> dict[str, str]:
+def column_map(columns: Mapping[str, str] | str | None, option: str = "columns") -> dict[str, str | None]:
+    """A column mapping as given: a mapping ({"query_id": "topic"}), or the command line's text
+    ("query_id=topic,doc_id=docno"; "relevance=" maps the label to None: implicit feedback). Anything
+    else is an error naming the option."""
+    if columns is None:
+        return {}
+    if isinstance(columns, Mapping):
+        return dict(columns)
+    if not isinstance(columns, str):
+        raise InputError(f"{option} must be a mapping such as {{'query_id': 'topic'}} or text such as "
+                         f"'query_id=topic,doc_id=docno', not {type(columns).__name__}")
+    mapping: dict[str, str | None] = {}
+    for part in columns.split(","):
+        key, sep, value = (text.strip() for text in part.partition("="))
+        if key == "relevance" and sep and not value:
+            mapping[key] = None  # implicit feedback: every listed pair is relevant
+        elif not sep or not key or not value:
+            raise InputError(f"{option}: expected NAME=COLUMN pairs separated by commas (query_id=topic,doc_id=docno), "
+                             f"got {columns!r}")
+        else:
+            mapping[key] = value
+    return mapping
+
+
+def column_mapping(kind: str, columns: Mapping[str, str] | str | None) -> dict[str, str]:
     canonical = ("query_id", "doc_id", KINDS[kind]) + (("rank", "run_id") if kind == "run" else ())
     mapping = {c: c for c in canonical if c not in ("rank", "run_id")}
-    for key, value in (columns or {}).items():
+    for key, value in column_map(columns, f"{kind}_columns").items():
         if key not in canonical:
             raise InputError(f"cannot map {kind} column {key!r}: the {kind} columns are {', '.join(canonical)} "
                              f"(write for example query_id=user_id)")

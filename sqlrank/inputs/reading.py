@@ -11,6 +11,7 @@ import duckdb
 from ..errors import InputError, OptionError
 from ..rendering.dialects import Dialect, DUCKDB
 from ..rendering.sqltext import call_macro
+from .columns import column_map
 from .keyed import Intents, Samples, printed_samples, printed_subtopics, sampled_run, subtopic_judgments
 from .load import load
 from .locate import declared_table, is_nested_dict
@@ -71,7 +72,7 @@ def printed_judgments(qrels: Any, measures: Sequence[Any], target: Dialect, con:
     measures), merged from several sources (a source column), or as they are."""
     for m in measures:
         target.check(m)
-    columns = dict(qrels_columns or {})
+    columns = column_map(qrels_columns, "qrels_columns")
     if any(m.spec.intent_aware for m in measures):
         if prefer is not None or combine is not None or "source" in columns:
             raise OptionError("the diversity measures read one set of judgments per subtopic; merge the sources first")
@@ -106,7 +107,7 @@ def judgment_sources(qrels: Any, con: duckdb.DuckDBPyConnection, registry: Regis
     """Judgments from several sources merged, or None for one set of judgments: a list or dict of inputs,
     or one input whose ``source`` column (or the column qrels_columns maps source to) names each row's
     source, when prefer or combine says how to merge them. ``prefer``: names, or one text "human,llm"."""
-    columns = dict(qrels_columns or {})
+    columns = column_map(qrels_columns, "qrels_columns")
     column = columns.pop("source", None)
     if isinstance(qrels, (list, tuple, dict)) and not is_nested_dict(qrels):  # {query: {doc: label}} is one input
         return merge(source_names(qrels), con, registry, preference(prefer), combine, qrels_format, columns or None)

@@ -192,6 +192,12 @@ REGISTRY: tuple[Family, ...] = (
            [("variant", Param(choice(("a", "b")), "b", "a or b"))], ["all_retrieved", "pairs"], tie_expected=False,
            aliases=("kendall_tau", "kendall"),
            reference="Kendall (1938, 1945); scipy.stats.kendalltau (tau-b); pyltr, pyltr/metrics/kendall.py (tau-a)"),
+    _entry("Personalization", "personalization: 1 - the share of its top k a user has in common with another user "
+           "(|top k of u & top k of v| / k), averaged over the other users with recommendations; the users' mean is "
+           "the mean over every pair of users (PyG's LinkPredPersonalization, recmetrics' personalization)", (),
+           ["all_retrieved", "personalized"], cutoff="required", tie_expected=False, labels="none", partial=True,
+           aliases=("personalisation",),
+           reference="Zhou et al. (PNAS 2010); PyTorch Geometric, torch_geometric/metrics/link_pred.py; recmetrics"),
     _entry("nDCG_rel", "nDCG averaged at each relevant document (trec_eval ndcg_rel)", ["gain"],
            ["ideal", "ideal_positions", "graded"], cutoff="none",
            trec=(Trec("ndcg_rel", 24, "params"),), trec_params="gains", tie_expected=False,
