@@ -47,9 +47,31 @@ def peer(module: str):
         pytest.skip(f"{module} is not installed", allow_module_level=True)
 
 
+def pytest_addoption(parser):
+    parser.addoption("--full", action="store_true",
+                     help="run every tier: the default one and the tests marked slow (engines, servers, dbt, browser, "
+                          "wheel, documented commands, large property runs), as .ci/run does")
+
+
+def default_tier(config) -> bool:
+    """Whether this run is the default tier: ``python3 -m pytest`` with no paths, no -m and no --full. Tests marked
+    slow are then left out (deselected and counted); named paths or a -m expression run what they select."""
+    return not config.getoption("full") and not config.getoption("markexpr") and \
+        config.args_source == pytest.Config.ArgsSource.TESTPATHS
+
+
+def pytest_collection_modifyitems(config, items):
+    if default_tier(config):
+        slow = [item for item in items if item.get_closest_marker("slow")]
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+        config.hook.pytest_deselected(items=slow)
+
+
 def pytest_report_header(config):
     from support import oracle
-    return f"trec_eval oracle seed: {oracle.SEED} (repeat with SQLRANK_ORACLE_SEED={oracle.SEED})"
+    tier = ("default tier: the tests marked slow are left out (python3 -m pytest -m slow runs them, --full both)"
+            if default_tier(config) else "tier: as selected")
+    return [tier, f"trec_eval oracle seed: {oracle.SEED} (repeat with SQLRANK_ORACLE_SEED={oracle.SEED})"]
 
 
 def _binary(name: str) -> str | None:

@@ -76,6 +76,7 @@ def test_explain_command(tmp_path, capsys):
     assert "+ trec_eval_version=9" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # explains each of several runs: 15 s
 def test_runs_stored_together_are_explained_one_run_at_a_time(capsys):
     """A table of runs (run_id) holds a number per run: explain works on the one named (--run-id), and
     gives what the run's own file gives; without a name it says which runs there are, where it once

@@ -16,6 +16,7 @@ import pandas as pd
 
 from support.cases import (CONVENTIONS, GROUPS, assert_same_values, beyond_accuracy_measures, convention_id,
                            engine_tables, measures_for, recommender_case, runs_stored_together)
+from support.tiers import tiered
 from conftest import FIXTURES, close, peer
 from support.generate import generate, sampled_rankings, subtopic_judgments
 
@@ -34,7 +35,7 @@ def files(tmp_path_factory):
     return paths
 
 
-@pytest.mark.parametrize("fmt", ["parquet", "trec"])
+@pytest.mark.parametrize("fmt", tiered(["parquet", "trec"]))
 @pytest.mark.parametrize("conventions", CONVENTIONS, ids=convention_id)
 def test_printed_sql_run_by_hand_equals_eval_per_query(files, fmt, conventions):
     """Bit for bit on one thread from Parquet (both read the same file). With several threads
@@ -117,7 +118,7 @@ def test_spark_dialect_refuses_what_spark_cannot_read(files):
         sqlrank.render(str(files["parquet"][0]), str(files["parquet"][1]), "AP", dialect="oracle")
 
 
-@pytest.mark.parametrize("conventions", CONVENTIONS, ids=convention_id)
+@pytest.mark.parametrize("conventions", tiered(CONVENTIONS, 3), ids=convention_id)
 def test_ranking_of_judged_documents_only_equals_ranking_every_document(files, conventions, monkeypatch):
     """Measures that read only judged documents (and counts of the retrieved) rank the run on its own
     and carry only its judged documents on (steps.sparse), only its relevant ones when the
@@ -278,8 +279,8 @@ def test_printed_warehouse_dialects_parse_and_give_duckdbs_values(files, dialect
             sqlrank.render("judged", "ranked", "RR", dialect=dialect, connection=con, tie_break="expected")
 
 
-@pytest.mark.parametrize("dialect", ["trino", "bigquery", "snowflake", "redshift", "databricks", "postgres",
-                                     "clickhouse", "spark", "sqlite", "datafusion"])
+@pytest.mark.parametrize("dialect", tiered(["bigquery", "spark", "trino", "snowflake", "redshift", "databricks", "postgres",
+                                            "clickhouse", "sqlite", "datafusion"], 2))
 def test_sql_from_table_names_alone(files, dialect):
     """sqlrank sql --dialect D dataset.qrels dataset.run with nothing to read here prints the very statement that a
     DuckDB database holding those tables gives (whose values the dialects' own tests check), with the columns

@@ -2,7 +2,6 @@
 rendered SQL keeps to the portable subset."""
 from __future__ import annotations
 
-import itertools
 import pathlib
 import re
 
@@ -12,6 +11,7 @@ import pytest
 from sqlrank.measures.conventions import resolve_conventions
 from sqlrank.measures.resolve import resolve_measures
 from support.cases import all_measures
+from support.tiers import covering, pairwise_first, tiered
 from sqlrank.rendering.dialects import DUCKDB
 from sqlrank.rendering.statement import render_evaluation
 
@@ -19,8 +19,10 @@ QRELS = "SELECT query_id, doc_id, relevance FROM qrels_table"
 RUN = "SELECT query_id, doc_id, score FROM run_table"
 
 
-CONVENTIONS = [dict(zip(("missing_queries", "judged_only", "depth", "rel", "trec_eval_version"), combo))
-               for combo in itertools.product(["skip", "zero"], [False, True], [None, 5], [1, 0], [10, 9])]
+# Every combination of five conventions; the default tier binds those that hold every pair of their values.
+LEVELS = (["skip", "zero"], [False, True], [None, 5], [1, 0], [10, 9])
+CONVENTIONS = tiered([dict(zip(("missing_queries", "judged_only", "depth", "rel", "trec_eval_version"), combo))
+                      for combo in pairwise_first(LEVELS)], covering(LEVELS))
 
 
 @pytest.fixture(scope="module")
