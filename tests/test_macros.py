@@ -135,3 +135,29 @@ def test_real_labels_are_read_as_written(database):
         assert con.execute("SELECT value FROM sqlrank.p(graded, ranked, 1)").fetchall() == [(0.0,)]
         dcg = con.execute("SELECT value FROM sqlrank.evaluate(graded, ranked, ['nDCG'])").fetchall()[0][0]
     assert close(dcg, (0.7 + 1.5 / math.log2(3)) / (1.5 + 0.7 / math.log2(3)), 1e-12)
+
+
+def test_the_macros_refuse_what_the_command_line_refuses(database):
+    """A run table holding two runs (each (query, document) pair twice) gave one confident AP; the macros now stop
+    with DuckDB's error naming the query and the document, as sqlrank eval does, and so for a label or score that is
+    NaN, infinite or empty, and an empty id."""
+    path, _, _ = database
+    with duckdb.connect(str(path)) as con:
+        con.execute("CREATE TEMP VIEW two_runs AS SELECT * FROM my_run UNION ALL SELECT * FROM my_run")
+        first = con.execute("SELECT query_id, doc_id FROM my_qrels WHERE (query_id, doc_id) IN (SELECT (query_id, doc_id) "
+                            "FROM my_run) ORDER BY query_id, doc_id LIMIT 1").fetchall()[0]
+        pair = "query_id = {} AND doc_id = {}".format(*("'" + str(x).replace("'", "''") + "'" for x in first))
+        con.execute(f"CREATE TEMP VIEW nan_label AS SELECT query_id, doc_id, CASE WHEN {pair} THEN 'NaN'::DOUBLE "
+                    f"ELSE relevance END AS relevance FROM my_qrels")
+        con.execute(f"CREATE TEMP VIEW empty_score AS SELECT query_id, doc_id, CASE WHEN {pair} THEN NULL "
+                    f"ELSE score END AS score FROM my_run")
+        con.execute("CREATE TEMP VIEW empty_id AS SELECT NULL AS query_id, doc_id, score FROM my_run LIMIT 1")
+        for call, message in (
+                ("sqlrank.evaluate('my_qrels', 'two_runs', ['AP'])", "document .* is given 2 times for query .* in the run"),
+                ("sqlrank.ap('my_qrels', 'two_runs')", "each \\(query, document\\) pair must appear once"),
+                ("sqlrank.evaluate('nan_label', 'my_run', ['nDCG@10'])", f"the label of document {first[1]} for query "
+                                                                       f"{first[0]} in the qrels is nan"),
+                ("sqlrank.ndcg('my_qrels', 'empty_score', 10)", "the score of .* in the run is empty"),
+                ("sqlrank.evaluate_per_query('my_qrels', 'empty_id', ['P@5'])", "an empty query or document id in the run")):
+            with pytest.raises(duckdb.Error, match=message):
+                con.execute(f"SELECT * FROM {call}").fetchall()

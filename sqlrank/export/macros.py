@@ -33,6 +33,7 @@ from ..measures.names import trec_name
 from ..measures.registry import REGISTRY
 from ..measures.resolve import resolve_measures
 from ..rendering.dialects import DUCKDB
+from ..rendering.sqltext import call_macro
 from ..rendering.statement import render_evaluation
 from ..version import __version__
 
@@ -52,13 +53,9 @@ COLUMN_PARAMETERS = "query_column := 'query_id', doc_column := 'doc_id', relevan
 
 
 def _inputs() -> tuple[str, str]:
-    """The two inputs, their columns picked by the macro parameters (DuckDB's COLUMNS(name))."""
-    ids = ("CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,\n"
-           "       CAST(COLUMNS(doc_column) AS VARCHAR) AS doc_id,\n")
-    qrels = f"SELECT {ids}       CAST(COLUMNS(relevance_column) AS DOUBLE) AS relevance\nFROM query_table(qrels)"
-    run = (f"SELECT {ids}       CAST(COLUMNS(score_column) AS DOUBLE) AS score,\n"
-           f"       CAST(NULL AS BIGINT) AS input_rank\nFROM query_table(run)")
-    return qrels, run
+    """The two inputs, their columns picked by the macro parameters (DuckDB's COLUMNS(name)) and checked in the
+    statement as the command line checks a file (sql/macro_inputs.sql)."""
+    return call_macro(DUCKDB, "macro_inputs.sql", "qrels"), call_macro(DUCKDB, "macro_inputs.sql", "run")
 
 
 def _statement(measures: list[Measure], conventions, output: str) -> str:

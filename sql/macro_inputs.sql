@@ -1,0 +1,44 @@
+{#-
+  The two inputs of an installed DuckDB macro (export/macros.py): the columns its parameters name (COLUMNS(name)),
+  checked as the command line checks a file, inside the statement: a (query, document) pair given twice (a table of
+  several runs, or one run twice), an empty id, and a label or score that is empty, NaN or infinite are DuckDB's
+  error() naming the query and the document; a label that is no number is DuckDB's own cast error. The pairs are
+  counted once (a hash aggregate, an uncorrelated subquery); the values are checked row by row.
+-#}
+{% macro checked(kind, value, rows) -%}
+{% set what = 'label' if value == 'relevance' else value -%}
+SELECT query_id, doc_id,
+       CASE WHEN query_id IS NULL OR doc_id IS NULL
+            THEN error('sqlrank: an empty query or document id in the {{ kind }} ' || COALESCE('(query ' || query_id || ')', '(document ' || doc_id || ')', ''))
+            WHEN {{ value }} IS NULL OR isnan({{ value }}) OR isinf({{ value }})
+            THEN error('sqlrank: the {{ what }} of document ' || doc_id || ' for query ' || query_id || ' in the {{ kind }} is '
+                       || COALESCE(CAST({{ value }} AS VARCHAR), 'empty') || ': it must be a finite number')
+            ELSE {{ value }} END AS {{ value }}{{ ',\n       input_rank' if kind == 'run' }}
+FROM {{ rows }}
+WHERE (
+    SELECT error('sqlrank: document ' || doc_id || ' is given ' || CAST(times AS VARCHAR) || ' times for query ' || query_id
+                 || ' in the {{ kind }}; each (query, document) pair must appear once (several runs in one table: evaluate '
+                 || 'each alone, or with sqlrank eval and its run_id column)')
+    FROM (SELECT query_id, doc_id, COUNT(*) AS times FROM {{ rows }} GROUP BY query_id, doc_id HAVING COUNT(*) > 1 LIMIT 1)
+        AS repeated
+) IS NULL
+{%- endmacro %}
+{% macro qrels() -%}
+WITH qrels_rows AS (
+    SELECT CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
+           CAST(COLUMNS(doc_column) AS VARCHAR) AS doc_id,
+           CAST(COLUMNS(relevance_column) AS DOUBLE) AS relevance
+    FROM query_table(qrels)
+)
+{{ checked('qrels', 'relevance', 'qrels_rows') }}
+{%- endmacro %}
+{% macro run() -%}
+WITH run_rows AS (
+    SELECT CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
+           CAST(COLUMNS(doc_column) AS VARCHAR) AS doc_id,
+           CAST(COLUMNS(score_column) AS DOUBLE) AS score,
+           CAST(NULL AS BIGINT) AS input_rank
+    FROM query_table(run)
+)
+{{ checked('run', 'score', 'run_rows') }}
+{%- endmacro %}
