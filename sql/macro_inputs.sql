@@ -3,8 +3,12 @@
   checked as the command line checks a file, inside the statement: a (query, document) pair given twice (a table of
   several runs, or one run twice), an empty id, and a label or score that is empty, NaN or infinite are DuckDB's
   error() naming the query and the document; a label that is no number is DuckDB's own cast error. The pairs are
-  counted once (a hash aggregate, an uncorrelated subquery); the values are checked row by row.
+  counted once (a hash aggregate, an uncorrelated subquery); the values are checked row by row. With `only` (the
+  evaluate macros' branch of one measure: its names in lower case), no row is read unless the call asks for it, so
+  that the branches not asked cost nothing (the condition is a constant of the call, folded before any scan).
 -#}
+{% macro asked(only) %}{% if only %}
+    WHERE list_has_any(list_transform(measures, name -> lower(name)), [{{ only | map('literal') | join(', ') }}]){% endif %}{% endmacro %}
 {% macro checked(kind, value, rows) -%}
 {% set what = 'label' if value == 'relevance' else value -%}
 SELECT query_id, doc_id,
@@ -23,22 +27,22 @@ WHERE (
         AS repeated
 ) IS NULL
 {%- endmacro %}
-{% macro qrels() -%}
+{% macro qrels(only=none) -%}
 WITH qrels_rows AS (
     SELECT CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
            CAST(COLUMNS(doc_column) AS VARCHAR) AS doc_id,
            CAST(COLUMNS(relevance_column) AS DOUBLE) AS relevance
-    FROM query_table(qrels)
+    FROM query_table(qrels){{ asked(only) }}
 )
 {{ checked('qrels', 'relevance', 'qrels_rows') }}
 {%- endmacro %}
-{% macro run() -%}
+{% macro run(only=none) -%}
 WITH run_rows AS (
     SELECT CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
            CAST(COLUMNS(doc_column) AS VARCHAR) AS doc_id,
            CAST(COLUMNS(score_column) AS DOUBLE) AS score,
            CAST(NULL AS BIGINT) AS input_rank
-    FROM query_table(run)
+    FROM query_table(run){{ asked(only) }}
 )
 {{ checked('run', 'score', 'run_rows') }}
 {%- endmacro %}

@@ -52,14 +52,15 @@ COLUMN_PARAMETERS = "query_column := 'query_id', doc_column := 'doc_id', relevan
                     "score_column := 'score'"
 
 
-def _inputs() -> tuple[str, str]:
+def _inputs(only: list[str] | None = None) -> tuple[str, str]:
     """The two inputs, their columns picked by the macro parameters (DuckDB's COLUMNS(name)) and checked in the
-    statement as the command line checks a file (sql/macro_inputs.sql)."""
-    return call_macro(DUCKDB, "macro_inputs.sql", "qrels"), call_macro(DUCKDB, "macro_inputs.sql", "run")
+    statement as the command line checks a file (sql/macro_inputs.sql); with ``only``, read only when the call's
+    measures hold one of those names."""
+    return (call_macro(DUCKDB, "macro_inputs.sql", "qrels", only), call_macro(DUCKDB, "macro_inputs.sql", "run", only))
 
 
-def _statement(measures: list[Measure], conventions, output: str) -> str:
-    qrels, run = _inputs()
+def _statement(measures: list[Measure], conventions, output: str, only: list[str] | None = None) -> str:
+    qrels, run = _inputs(only)
     body = render_evaluation(qrels, run, measures, conventions, output, dialect=DUCKDB).strip()
     return "\n".join(line for line in body.splitlines() if not line.startswith("-- "))
 
@@ -97,7 +98,7 @@ def install_statements(measures: Any = None, schema: str = SCHEMA, **conventions
     for macro, output in (("evaluate", "summary"), ("evaluate_per_query", "per_query")):
         branches = []
         for measure in catalogue:
-            body = _statement([measure], resolved, output).replace("\n", "\n    ")
+            body = _statement([measure], resolved, output, spellings[str(measure)]).replace("\n", "\n    ")
             asked = ", ".join(DUCKDB.literal(n) for n in spellings[str(measure)])  # lower case: matched as the CLI
             alias = DUCKDB.ident(column_alias(measure))
             branches.append(f"SELECT {alias}.* REPLACE (asked.requested AS measure) FROM (\n    {body}\n) AS {alias}\n"
