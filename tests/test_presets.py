@@ -373,3 +373,33 @@ def test_a_preset_sets_a_familys_parameter_unless_the_measure_names_it():
     assert close(frame.value[0], 3.5 / 6, 1e-12) and close(frame.value[1], 0.6, 1e-12)
     assert frame.attrs["measures"] == {"GAUC": "GAUC(tie_break=expected,weight=positives)",
                                        "GAUC(weight=impressions)": "GAUC(tie_break=expected,weight=impressions)"}
+
+
+def test_lrap_equals_scikit_learn_with_ties_and_samples_without_a_relevant_label():
+    """scikit-learn's label_ranking_average_precision_score per sample: its documentation's example (0.416...) and 50
+    generated samples scored 0..3 (ties everywhere: a tie group counts whole above its members), every sixth-or-so
+    without a relevant label (1 there, as scikit-learn scores it). Each sample is a query whose every document is
+    judged and scored, as scikit-learn scores every label."""
+    sklearn_metrics = peer("sklearn.metrics")
+    import numpy as np
+
+    def frames(truth, scores):
+        rows = [(f"q{q}", f"d{d}", int(t), float(s)) for q, (ts, ss) in enumerate(zip(truth, scores))
+                for d, (t, s) in enumerate(zip(ts, ss))]
+        both = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance", "score"])
+        return both[["query_id", "doc_id", "relevance"]], both[["query_id", "doc_id", "score"]]
+
+    example = frames([[1, 0, 0], [0, 0, 1]], [[0.75, 0.5, 1], [1, 0.2, 0.1]])
+    assert sqlrank.evaluate(*example, "LRAP").value[0] == pytest.approx(
+        sklearn_metrics.label_ranking_average_precision_score([[1, 0, 0], [0, 0, 1]], [[0.75, 0.5, 1], [1, 0.2, 0.1]]),
+        abs=1e-12)
+    rng = np.random.default_rng(3)
+    truth, scores = [], []
+    for q in range(50):
+        n = int(rng.integers(2, 12))
+        truth.append(rng.integers(0, 2, n) if q % 9 else np.zeros(n, int))
+        scores.append(rng.integers(0, 4, n).astype(float))
+    got = per_query(*frames(truth, scores), "LRAP")
+    for q in range(50):
+        expected = sklearn_metrics.label_ranking_average_precision_score([truth[q]], [scores[q]])
+        assert got[(f"q{q}", "LRAP")] == pytest.approx(expected, abs=1e-12), q
