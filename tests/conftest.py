@@ -50,7 +50,8 @@ def peer(module: str):
 def pytest_addoption(parser):
     parser.addoption("--full", action="store_true",
                      help="run every tier: the default one and the tests marked slow (engines, servers, dbt, browser, "
-                          "wheel, documented commands, large property runs), as .ci/run does")
+                          "wheel, documented commands, large property runs) in one run (.ci/run runs the two tiers one "
+                          "after the other)")
 
 
 def default_tier(config) -> bool:

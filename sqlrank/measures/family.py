@@ -131,6 +131,12 @@ class Family:
         return self.reads | {step for param, value, step in self.reads_when if values.get(param) == value}
 
     @property
+    def scores_one(self) -> bool:
+        """Whether no_relevant=one gives it 1 where a query has no relevant judgment: a mean of a value read from the
+        relevant documents or their gains that has a value there (not AUC, nor counts, nor one value over all users)."""
+        return self.labels in ("relevant", "gain") and self.scores_no_relevant and self.aggregate in ("mean", "geometric")
+
+    @property
     def intent_aware(self) -> bool:
         """A diversity measure: it reads judgments per subtopic of a query (inputs/keyed.py)."""
         return "intents" in self.reads

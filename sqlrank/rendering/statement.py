@@ -186,7 +186,7 @@ def _measure_contexts(measures: list, conventions, plan: StepPlan) -> tuple[list
         columns.add(column)
         contexts.append(measure_context(measure, column, plan, conventions.trec_eval_version))
         # no_relevant=one: a query without a relevant judgment scores 1 in a measure of relevance (TorchMetrics' "pos")
-        contexts[-1]["one_when_no_relevant"] = conventions.no_relevant == "one" and _scores_one(measure.spec)
+        contexts[-1]["one_when_no_relevant"] = conventions.no_relevant == "one" and measure.spec.scores_one
     for context in contexts:  # each query's weight, beside its value, for a weighted mean (GAUC)
         if context["aggregate"] == "weighted":
             context["weight_column"] = column_name(f"{context['name']} weight", columns)
@@ -247,12 +247,6 @@ def _collect_steps(plan: StepPlan, contexts: list[dict]) -> dict:
     shared["ideals"] = [spec for spec in plan.ideals.values() if spec["columns"]]
     shared["rankings"] = list(plan.rankings.values())
     return shared
-
-
-def _scores_one(spec) -> bool:
-    """Whether no_relevant=one gives a family 1 where a query has no relevant judgment: a mean of a value read from
-    the relevant documents or their gains, that has one there (not AUC, nor counts, nor one value over all users)."""
-    return spec.labels in ("relevant", "gain") and spec.scores_no_relevant and spec.aggregate in ("mean", "geometric")
 
 
 def _depth(cutoffs: list):
