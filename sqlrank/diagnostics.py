@@ -185,6 +185,10 @@ def no_relevant(con, qrels_sql: str, rel: int) -> tuple[int, str | None, int]:
                 [rel])
 
 
+# What no_relevant=error says of the queries without a relevant judgment, and the other choices.
+_NO_RELEVANT_ERROR = "(no_relevant=error); score them 0 (no_relevant=zero), 1 (one) or leave them out (skip)"
+
+
 def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str,
                   dialect: Dialect) -> tuple[list[str], int, int | None]:
     """Which queries are on one side only (a warning each), in a portable query run by ``fetch_one`` (the
@@ -199,7 +203,7 @@ def query_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str,
     if c.no_relevant == "error" and (both_none or (zero and qrels_only_none)):
         raise InputError(f"{both_none + (qrels_only_none if zero else 0)} evaluated queries have no judgment >= {rel} "
                          f"in the qrels ({p.qrels.label}), e.g. {(none_examples[0] or none_examples[1])!r} "
-                         f"(no_relevant=error); score them 0 (no_relevant=zero), 1 (one) or leave them out (skip)")
+                         f"{_NO_RELEVANT_ERROR}")
     # run queries without judgments: judged by unjudged_label, or scored 0 with unjudged_queries=zero
     labelled = c.unjudged_label is not None and (c.no_relevant == "zero" or c.unjudged_label >= rel)
     run_scored = labelled or (c.unjudged_queries == "zero" and c.no_relevant == "zero")
@@ -236,13 +240,12 @@ def listed_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str, dialect: Di
     """With a query table listing the queries: those it lists on neither side (scored 0), and the
     queries of either side it does not list (not evaluated); the number evaluated."""
     no_relevant, rel = p.conventions.no_relevant, int(p.conventions.rel)
-    counted = "relevant" if no_relevant in ("skip", "error") else "listed"  # no_relevant=skip drops some
+    counted = "relevant" if no_relevant in ("skip", "error") else "listed"  # skip drops some, error refuses them
     listed, neither, example, run_out, run_example, qrels_out, qrels_example, evaluated = fetch_one(call_macro(
         dialect, "checks.sql", "listed_overlap", p.listed, qrels_sql, run_sql, rel, counted))
     if no_relevant == "error" and evaluated < listed:
         raise InputError(f"{listed - evaluated} queries of the query table have no judgment >= {rel} in the qrels "
-                         f"({p.qrels.label}) (no_relevant=error); score them 0 (no_relevant=zero), 1 (one) or leave "
-                         f"them out (skip)")
+                         f"({p.qrels.label}) {_NO_RELEVANT_ERROR}")
     if not evaluated:
         raise InputError("the query table lists no query" + (" with a relevant judgment (no_relevant=skip)" if listed else ""))
     warnings = []

@@ -4,11 +4,12 @@
   with the columns its measures ask.
 -#}
 {% import '_macros/dialect.sql' as dialect %}
+{% import '_macros/recommended.sql' as recommended %}
 {% set name, columns, m = piece.name, piece.columns, piece.measure %}
 {{ name }}_top AS (
     SELECT query_id, doc_id, {{ dialect.before_separator('query_id') if by_run else "''" }} AS run_key
     FROM {{ m.ranked }}
-    WHERE rank <= {{ piece.depth | number }}
+    WHERE {{ recommended.within(m) }}
 ),
 {{ name }}_items AS (
     SELECT run_key, doc_id, COUNT(*) AS holders

@@ -134,7 +134,8 @@ def _spellings(measure: Measure) -> list[str]:
         names += [alias + cut for alias in measure.spec.aliases]
         trec = trec_name(measure)
         if trec is not None:
-            names += [trec] + ([trec.rsplit("_", 1)[0] + "." + trec.rsplit("_", 1)[1]] if measure.cutoff is not None else [])
+            dotted = [trec.rsplit("_", 1)[0] + "." + trec.rsplit("_", 1)[1]] if measure.cutoff is not None else []
+            names += [trec, *dotted]
     return list(dict.fromkeys(name.lower() for name in names))
 
 

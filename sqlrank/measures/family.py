@@ -108,7 +108,8 @@ class Family:
             (f"cutoff_kind {self.cutoff_kind!r}", self.cutoff_kind in ("rank", "fraction", "multiple")),
             (f"aggregate {self.aggregate!r}", self.aggregate in ("mean", "sum", "geometric", "weighted", "catalog")),
             (f"inputs {set(self.inputs) - set(INPUTS)}", set(self.inputs) <= set(INPUTS)),
-            ("an inputs_when input", all(name in INPUTS and param in self.params for param, _, name in self.inputs_when)),
+            ("an inputs_when input",
+             all(name in INPUTS and param in self.params for param, _, name in self.inputs_when)),
             (f"reads {set(self.reads) - set(STEPS)}", set(self.reads) <= set(STEPS)),
             ("a reads_when step", all(step in STEPS and param in self.params for param, _, step in self.reads_when)),
             ("a trec kind", all(t.kind in TREC_KINDS for t in self.trec)),
@@ -134,7 +135,8 @@ class Family:
     def scores_one(self) -> bool:
         """Whether no_relevant=one gives it 1 where a query has no relevant judgment: a mean of a value read from the
         relevant documents or their gains that has a value there (not AUC, nor counts, nor one value over all users)."""
-        return self.labels in ("relevant", "gain") and self.scores_no_relevant and self.aggregate in ("mean", "geometric")
+        return (self.labels in ("relevant", "gain") and self.scores_no_relevant
+                and self.aggregate in ("mean", "geometric"))
 
     @property
     def intent_aware(self) -> bool:

@@ -402,7 +402,8 @@ REGISTRY: tuple[Family, ...] = (
            **_FAIRNESS, reference="TREC Fair Ranking 2022 overview (Ekstrand et al.); wptrec/metrics/awrf.py"),
     _entry("ILD", "intra-list diversity: 1 - mean similarity of the pairs of items in the user's top k; a user with "
            "one item is left out (one_item=similar: ILD 0, the item as similar as can be to itself, LensKit's ILS 1)",
-           [_SIMILARITY, ("one_item", Param(choice(("skip", "similar")), "skip", "skip or similar"))], ["all_retrieved", "similar"], aliases=("diversity", "intra_list_diversity"),
+           [_SIMILARITY, ("one_item", Param(choice(("skip", "similar")), "skip", "skip or similar"))],
+           ["all_retrieved", "similar"], aliases=("diversity", "intra_list_diversity"),
            tie_expected=False, partial=True, inputs_when=(("similarity", "cooccurrence", "history"),),
            reference="Ziegler et al. (2005); Microsoft Recommenders diversity; LensKit ILS (one_item=similar)"),
     _entry("Serendipity", "mean over the user's top k of relevance * (1 - mean similarity to the user's history "

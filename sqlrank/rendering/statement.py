@@ -227,9 +227,11 @@ def _collect_steps(plan: StepPlan, contexts: list[dict]) -> dict:
             shared["perfect_depth"] = max(shared["perfect_depth"], context["cutoff"])
         for step in FAMILY_STEPS:
             if steps[step]:
-                lines, _ = ranking["step_columns"].setdefault((step, context["step_names"][step]), ([], context))
+                # its columns, the first measure's context, and every cutoff of the measures that read it
+                lines, _, cutoffs = ranking["step_columns"].setdefault((step, context["step_names"][step]),
+                                                                       ([], context, []))
                 add_new(lines, steps[step])
-                ranking["step_cutoffs"].setdefault((step, context["step_names"][step]), []).append(context["cutoff"])
+                cutoffs.append(context["cutoff"])
     several = len(plan.rankings) > 1
     for number, ranking in enumerate(plan.rankings.values()):
         # the per-item counts of the catalog step, by name: a slice's rows of them (measure: the name and ranking)
@@ -242,8 +244,8 @@ def _collect_steps(plan: StepPlan, contexts: list[dict]) -> dict:
         for context in ranking["measures"]:
             context["part"] = ranking["part"]
         ranking["ctes"] = [{"step": step, "name": name, "columns": lines, "measure": context,
-                            "one_row": step in ONE_ROW_STEPS, "depth": _depth(ranking["step_cutoffs"][step, name])}
-                           for (step, name), (lines, context) in ranking["step_columns"].items()]
+                            "one_row": step in ONE_ROW_STEPS, "depth": _depth(cutoffs)}
+                           for (step, name), (lines, context, cutoffs) in ranking["step_columns"].items()]
     shared["ideals"] = [spec for spec in plan.ideals.values() if spec["columns"]]
     shared["rankings"] = list(plan.rankings.values())
     return shared

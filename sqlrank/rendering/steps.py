@@ -57,7 +57,7 @@ class StepPlan:
                 "sfx": sfx, "order": self.dialect.ranking_order(tie_break, self.score), "tie_key": self.score,
                 "expected": tie_break == "expected", "input_rank": tie_break == "input_rank",
                 "judged_only": judged_only, "depth": depth, "nonpositive_nonrelevant": nonpositive_scores == "nonrelevant",
-                "judged": [], "ranked": [], "outer": [], "step_cutoffs": {},
+                "judged": [], "ranked": [], "outer": [],
                 "running": False, "ties": False, "retrieved": [], "join_judgments": False, "ctes": [],
                 "measures": [], "step_columns": {}, "popularity": False, "listed": [], "ordered": [], "catalog": [],
                 "sparse": False, "counts": False, "least_label": None,
