@@ -14,12 +14,20 @@ from typing import Callable, TypeVar
 
 T = TypeVar("T")
 CANCEL_WAIT = 30.0  # seconds to wait for a cancelled statement to return
-_CANCELLED: list[bool] = []  # a statement of this process was cancelled by a signal
+_CANCELLED: list[object] = []  # the client objects of statements a signal cancelled, never freed
 
 
 def cancelled() -> bool:
     """Whether a statement was cancelled by a signal in this process (the command line then ends at once)."""
     return bool(_CANCELLED)
+
+
+def keep(*objects: object) -> None:
+    """Hold OBJECTS (a cancelled statement's cursor, its connection) until the process ends, unclosed:
+    ADBC's PostgreSQL driver frees a cancelled statement's memory a second time when its cursor is
+    closed or collected (a crash, at a moment the garbage collector chooses). The server has ended the
+    statement; the session ends with the process."""
+    _CANCELLED.extend(objects)
 
 
 def interruptible(call: Callable[[], T], cancel: Callable[[], object]) -> T:
@@ -40,7 +48,7 @@ def interruptible(call: Callable[[], T], cancel: Callable[[], object]) -> T:
         while worker.is_alive():
             worker.join(0.05)
     except BaseException:
-        _CANCELLED.append(True)
+        _CANCELLED.append(call)
         try:
             cancel()
         finally:

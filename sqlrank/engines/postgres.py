@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from contextlib import contextmanager
 from typing import Any
 
 from ..errors import InputError, OptionError
@@ -20,7 +21,7 @@ from ..inputs.source import Source
 from ..rendering.dialects import DIALECTS
 from .base import CopyingEngine, Rows, first_line
 from .foreign import copied_source, validated_table
-from .interruption import interruptible
+from .interruption import interruptible, keep
 
 
 def connect(dsn: str):
@@ -63,6 +64,7 @@ class PostgresEngine(CopyingEngine):
 
     def __init__(self, connection):
         self.connection = connection
+        self.cancelled = False
 
     def rows(self, sql: str) -> Rows:
         def fetch(cursor) -> Rows:
@@ -82,30 +84,37 @@ class PostgresEngine(CopyingEngine):
     def _run(self, fetch):
         """fetch(cursor) on a cursor of its own, cancelled by Ctrl-C or SIGTERM; the database's errors
         roll the transaction back and become InputErrors."""
-        cursor = self.connection.cursor()
-        try:
+        with self._cursor("evaluation failed in PostgreSQL") as cursor:
             return interruptible(lambda: fetch(cursor), cursor.adbc_cancel)
-        except Exception as exc:
-            self.connection.rollback()
-            raise InputError(f"evaluation failed in PostgreSQL: {_reason(exc)}") from None
-        finally:
-            cursor.close()
 
     def close(self) -> None:
-        """The connection sqlrank opened, with the temporary tables its inputs were copied into."""
-        self.connection.close()
+        """The connection sqlrank opened, with the temporary tables its inputs were copied into (kept
+        open, as its cursor, after a signal cancelled one of its statements: see interruption.keep)."""
+        if not self.cancelled:
+            self.connection.close()
 
     def load(self, name: str, table) -> None:
         """A temporary table of the session holding an Arrow table (one COPY)."""
-        cursor = self.connection.cursor()
-        try:
+        with self._cursor("cannot copy the input into PostgreSQL") as cursor:
             interruptible(lambda: cursor.adbc_ingest(name, table, mode="create", temporary=True), cursor.adbc_cancel)
             self.connection.commit()
+
+    @contextmanager
+    def _cursor(self, failure: str):
+        """A cursor, closed after use; the database's errors roll back and become InputErrors that start
+        with FAILURE; after a signal, the cursor and the connection are kept unclosed (interruption.keep)."""
+        cursor = self.connection.cursor()
+        try:
+            yield cursor
         except Exception as exc:
             self.connection.rollback()
-            raise InputError(f"cannot copy the input into PostgreSQL: {_reason(exc)}") from None
-        finally:
             cursor.close()
+            raise InputError(f"{failure}: {_reason(exc)}") from None
+        except BaseException:
+            self.cancelled = True
+            keep(cursor, self.connection)
+            raise
+        cursor.close()
 
     def own_table(self, obj: Any, format: str | None = None) -> tuple[str, ...] | None:
         """The parts of a table name of the database ([schema.]table): a name that is no file or pattern."""
