@@ -267,7 +267,7 @@ def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool, memo
     warnings = []
     qrels_sql, run_sql = p.qrels.sql(), p.run.sql()
     cutoffs = sorted({int(m.cutoff) for m in p.measures if isinstance(m.cutoff, int) and not isinstance(m.cutoff, bool)
-                      and m.param("tie_break") != "expected" and FAMILIES[m.family].cutoff_kind == "rank"})
+                      and m.param("tie_break") not in ("expected", "block") and FAMILIES[m.family].cutoff_kind == "rank"})
     try:
         kept = None  # the run's rows as evaluated, when the tie check counts them
         if cutoffs:

@@ -37,7 +37,7 @@ def con():
 @pytest.mark.parametrize("output", ["summary", "per_query", "both"])
 def test_every_measure_binds(con, conventions, output):
     resolved = resolve_conventions(**conventions)
-    measures = resolve_measures(all_measures(), resolved)
+    measures = resolve_measures(all_measures(conventions["depth"]), resolved)
     sql = render_evaluation(QRELS, RUN, measures, resolved, output, dialect=DUCKDB)
     con.execute(f"EXPLAIN {sql}")
 
@@ -45,7 +45,7 @@ def test_every_measure_binds(con, conventions, output):
 @pytest.mark.parametrize("output", ["summary", "per_query", "both"])
 def test_each_measure_binds_alone(con, output):
     resolved = resolve_conventions(depth=5)
-    for m in resolve_measures(all_measures(), resolved):
+    for m in resolve_measures(all_measures(depth=5), resolved):
         con.execute(f"EXPLAIN {render_evaluation(QRELS, RUN, [m], resolved, output, dialect=DUCKDB)}")
 
 

@@ -7,7 +7,9 @@
   With tie_break=expected, the mean over all orders of tied documents: a relevant document
   in a group of s documents (r relevant, B relevant above the group) at the group's j-th
   position has precision (B + 1 + (j - 1)(r - 1)/(s - 1)) / rank, each position having
-  chance 1/s (McSherry & Najork 2008).
+  chance 1/s (McSherry & Najork 2008). With tie_break=block (no cutoff), scikit-learn's
+  average_precision_score: a relevant document's precision is that at its tie group's end, the
+  relevant up to the group's last rank over that rank (the whole group counts as above it).
   Parameters: rel (minimum relevant label, default 1); ap_denominator; cutoff k (default: whole ranking).
   Reference: trec_eval 10 m_map.c, m_map_cut.c (docs/trec_eval_semantics.md sec. 5).
 -#}
@@ -20,12 +22,14 @@
 {% macro judgments(m) %}{{ judging.num_rel_column(m.level) }}{% endmacro %}
 {% macro judged(m) %}{{ judging.is_relevant_column(m.level) }}{% endmacro %}
 {% macro ranked(m) %}{{ judging.relevant_so_far_column(m.level) }}{% endmacro %}
-{% macro tie(m) %}{% if m.expected %}{{ judging.tie_relevant_columns(m.level) }}{% endif %}{% endmacro %}
+{% macro tie(m) %}{% if m.expected or m.block %}{{ judging.tie_relevant_columns(m.level) }}{% endif %}{% endmacro %}
 {% macro retrieved(m) %}
 {% if m.expected %}
 {%- set r = 'tie_rel_' ~ level(m) -%}
 {%- set within = ' * CASE WHEN rank <= ' ~ m.cutoff ~ ' THEN 1 ELSE 0 END' if m.cutoff is not none else '' -%}
 {% call column(precision_sum(m)) %}SUM(CAST({{ r }} AS {{ DOUBLE }}) / tie_size * (tie_rel_before_{{ level(m) }} + 1 + CASE WHEN tie_size > 1 THEN CAST((rank - tie_first) * ({{ r }} - 1) AS {{ DOUBLE }}) / (tie_size - 1) ELSE 0 END) / rank{{ within }}){% endcall %}
+{% elif m.block %}
+{% call column(precision_sum(m)) %}SUM(CASE WHEN {{ judging.is_relevant(m.level) }} = 1 THEN CAST(tie_rel_before_{{ level(m) }} + tie_rel_{{ level(m) }} AS {{ DOUBLE }}) / tie_last ELSE 0 END){% endcall %}
 {% else %}
 {% call column(precision_sum(m)) %}{{ dialect.sum_in_rank_order('CAST(' ~ judging.relevant_so_far(m.level) ~ ' AS ' ~ DOUBLE ~ ') / rank', judging.relevant_up_to(m.level, none), m.cutoff) }}{% endcall %}
 {% endif %}

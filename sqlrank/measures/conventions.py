@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import LABEL_LIMIT, ConventionError
 
-TIE_BREAKS = ("trec_eval", "doc_id_asc", "input_rank", "expected")
+TIE_BREAKS = ("trec_eval", "doc_id_asc", "input_rank", "expected", "block")
 GAINS = ("linear", "exponential", "signed")
 SIGNED_GAINS = ("DCG", "nDCG", "IdealDCG")  # the families whose sums take a negative gain as it is (scikit-learn's)
 DISCOUNTS = ("log", "jarvelin", "flat")
@@ -141,8 +141,9 @@ class Conventions:
     """The resolved conventions of one evaluation (defaults: trec_eval 10's).
 
     tie_break: order of documents with equal scores: trec_eval (doc_id descending, byte order),
-        doc_id_asc, input_rank (the run's rank column), or expected (the mean over all orders
-        of tied documents).
+        doc_id_asc, input_rank (the run's rank column), expected (the mean over all orders
+        of tied documents), or block (a tie group whole above each of its documents, scikit-learn's
+        thresholds: AP and the label ranking measures only, without a cutoff).
     gain: linear (the label), exponential (2^label - 1), signed (the label, a negative one too: scikit-learn's
         dcg_score; DCG, nDCG and IdealDCG only), or a mapping {label: gain}.
     discount: log (1/log_b(i+1) at every rank i), jarvelin (1 up to rank b, then 1/log_b(i)), flat

@@ -88,6 +88,7 @@ class Family:
     reads: frozenset = frozenset()  # shared steps it reads (STEPS)
     reads_when: tuple[tuple[str, Any, str], ...] = ()  # (parameter, value, step): a step read with that value
     tie_expected: bool = True  # tie_break=expected has an exact (closed) form
+    tie_block: bool = False  # tie_break=block is read: a tie group whole above each of its documents
     macros: tuple[tuple[str, bool], ...] = ()  # DuckDB macros of `sqlrank install`: (name, takes the cutoff)
     label_limit: str | None = None  # the parameter no judgment label may exceed (checked before evaluating)
     reference: str = ""  # where the definition comes from

@@ -48,9 +48,13 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
                  "and it treats negative labels as judged non-relevant (bpref 0.25 where trec_eval says 0.5)."),
     Preset("sklearn", "scikit-learn 1.9 ndcg_score/dcg_score: ties averaged over all their orders, the label as the "
            "gain (a negative label's negative: signed), 1/log2(i+1), the ideal from the labels of the documents "
-           "passed (the retrieved ones).",
-           {"tie_break": "expected", "ideal": "run"}, {"nDCG": {"gain": "signed"}, "DCG": {"gain": "signed"}},
-           notes="Only nDCG and DCG exist there; other measures keep trec_eval's conventions with ties averaged. "
+           "passed (the retrieved ones); average_precision_score per query: a tie group whole above each of its "
+           "documents (tie_break=block, no cutoff), over the relevant documents passed.",
+           {"tie_break": "expected", "ideal": "run"},
+           {"nDCG": {"gain": "signed"}, "DCG": {"gain": "signed"},
+            "AP": {"tie_break": "block", "ap_denominator": "retrieved_relevant"}},
+           notes="Only nDCG, DCG, AP, LRAP and LabelRankingLoss exist there; other measures keep trec_eval's "
+                 "conventions with ties averaged. "
                  "scikit-learn 1.9's ndcg_score refuses negative labels (dcg_score takes them); sqlrank's nDCG "
                  "takes them as its older releases did, the ideal ranking ending in the negative gains."),
     Preset("torchmetrics", "TorchMetrics retrieval (1.7.4 and later): nDCG tie-averaged with the ideal from the "

@@ -120,11 +120,17 @@ REGISTRY: tuple[Family, ...] = (
     _entry("AP", "average precision: mean of the precision at each relevant document, over R",
            ["rel", "ap_denominator"], ["judgments"], aliases=("map",), default_cutoffs=TREC_CUTOFFS,
            trec=(Trec("map", 5), Trec("map_cut", 27, "cut")), macros=(("ap_at", True), ("ap", False)),
-           labels="relevant", reference="trec_eval m_map.c, m_map_cut.c"),
+           labels="relevant", tie_block=True, reference="trec_eval m_map.c, m_map_cut.c; with tie_break=block "
+           "scikit-learn's average_precision_score"),
     _entry("LRAP", "label ranking average precision (scikit-learn's label_ranking_average_precision_score): AP with "
            "each tie group whole above its documents (the relevant up to the group's end over its last rank), over R; "
            "1 without a relevant judgment", ["rel"], ["judgments", "all_retrieved"], cutoff="none", labels="relevant",
-           aliases=("label_ranking_average_precision",), reference="scikit-learn, sklearn/metrics/_ranking.py"),
+           aliases=("label_ranking_average_precision",), tie_block=True,
+           reference="scikit-learn, sklearn/metrics/_ranking.py"),
+    _entry("LabelRankingLoss", "scikit-learn's label_ranking_loss: the share of (relevant, non-relevant retrieved) pairs "
+           "in the wrong order, a tie counting as wrong, an unretrieved relevant document below every retrieved one "
+           "(lower is better; 0 without both)", ["rel"], ["judgments", "all_retrieved"], cutoff="none",
+           aliases=("label_ranking_loss",), tie_block=True, reference="scikit-learn, sklearn/metrics/_ranking.py"),
     _entry("GMAP", "AP, averaged over queries by the geometric mean of max(AP, 1e-5)", ["rel"], ["judgments"],
            cutoff="none", aggregate="geometric", trec=(Trec("gm_map", 6),), labels="relevant",
            reference="trec_eval m_gm_map.c"),

@@ -15,7 +15,18 @@ from .registry import FAMILIES
 
 
 def check_tie_break(measure) -> None:
-    """tie_break=expected needs a closed form (the registry's tie_expected) and a single retrieved set."""
+    """tie_break=expected needs a closed form (the registry's tie_expected) and a single retrieved set;
+    tie_break=block a family that reads it (the registry's tie_block) and the whole ranking."""
+    if measure.param("tie_break") == "block":
+        if not measure.spec.tie_block:
+            blocks = ", ".join(name for name, spec in FAMILIES.items() if spec.tie_block)
+            raise MeasureError(f"tie_break=block (a tie group whole above each of its documents, scikit-learn's "
+                               f"thresholds) is read by {blocks} only, not {measure.family}: use another tie_break "
+                               f"for it (expected averages over the orders of tied documents)")
+        if measure.cutoff is not None or measure.param("depth") is not None:
+            raise MeasureError(f"tie_break=block cannot be combined with a cutoff or depth in {measure}: a tie group "
+                               f"cut at rank k has no block end (scikit-learn's thresholds rank the whole list)")
+        return
     if measure.param("tie_break") != "expected":
         return
     if not measure.spec.tie_expected:

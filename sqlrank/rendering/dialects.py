@@ -130,6 +130,7 @@ class Dialect:
         return {
             "trec_eval": f"{score} DESC NULLS LAST, {doc_id} DESC",
             "expected": f"{score} DESC NULLS LAST, {doc_id} DESC",
+            "block": f"{score} DESC NULLS LAST, {doc_id} DESC",
             "doc_id_asc": f"{score} DESC NULLS LAST, {doc_id} ASC",
             "input_rank": f"input_rank ASC NULLS LAST, {doc_id} DESC",
         }[tie_break]

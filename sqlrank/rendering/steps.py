@@ -55,7 +55,7 @@ class StepPlan:
             sfx = "" if not self.rankings else f"_r{len(self.rankings)}"
             self.rankings[key] = {
                 "sfx": sfx, "order": self.dialect.ranking_order(tie_break, self.score), "tie_key": self.score,
-                "expected": tie_break == "expected", "input_rank": tie_break == "input_rank",
+                "expected": tie_break == "expected", "block": tie_break == "block", "input_rank": tie_break == "input_rank",
                 "judged_only": judged_only, "depth": depth, "nonpositive_nonrelevant": nonpositive_scores == "nonrelevant",
                 "judged": [], "ranked": [], "outer": [],
                 "running": False, "ties": False, "retrieved": [], "join_judgments": False, "ctes": [],
@@ -123,6 +123,7 @@ def measure_context(measure, column: str, plan: StepPlan, version: int) -> dict:
         "aggregate": spec.aggregate,
         "version": version,
         "expected": ranking["expected"],
+        "block": ranking["block"],
         "ranking": v,
         "ranked": f"ranked{v}",
         "retrieved": f"retrieved{v}",
@@ -216,13 +217,13 @@ def sparse(measures: list) -> bool:
     all retrieved documents, and per-query counts of the retrieved): then unjudged documents are
     ranked and dropped before the running counts and aggregates, which run over about a tenth of
     the rows. Not with judged_only (the ranking is then of judged documents anyway),
-    tie_break=expected (tie groups count unjudged documents), nonpositive_scores=nonrelevant
+    tie_break=expected or block (tie groups count unjudged documents), nonpositive_scores=nonrelevant
     (labels depend on scores), measures that read every retrieved
     document (the registry's "all_retrieved"), or nDCG's perfect ideal without cutoff (it sums
     the discounts of every retrieved position)."""
     for m in measures:
         spec = FAMILIES[m.family]
-        if m.param("judged_only") or m.param("tie_break") == "expected" or "all_retrieved" in spec.reads \
+        if m.param("judged_only") or m.param("tie_break") in ("expected", "block") or "all_retrieved" in spec.reads \
                 or m.param("nonpositive_scores") != "rank":
             return False
         ideal = m.param("ideal") if "ideal" in spec.params else "qrels"

@@ -13,9 +13,9 @@ from sqlrank.measures.registry import FAMILIES
 from sqlrank.measures.measure import Measure
 
 
-def all_measures() -> list[Measure]:
+def all_measures(depth: int | None = None) -> list[Measure]:
     """Each family with and without its cutoff, and with rel=2, a gain map or GAUC's other weight where
-    it takes them (the measures beyond accuracy aside)."""
+    it takes them, and with tie_break=block where it reads it (the measures beyond accuracy aside)."""
     out = []
     for family, spec in FAMILIES.items():
         if spec.beyond_accuracy or spec.intent_aware or spec.sampled:  # own inputs: tested apart
@@ -35,6 +35,8 @@ def all_measures() -> list[Measure]:
             out += [Measure(family, 10 if eq < 10 else None, {"eq": eq, **v}) for eq in (8, 9, 10, 11) for v in variants]
             continue
         out += [Measure(family, c, v) for c in cutoffs for v in variants]
+        if spec.tie_block and depth is None:  # scikit-learn's tied blocks: the whole ranking only
+            out.append(Measure(family, None, {"tie_break": "block"}))
     return out
 
 
@@ -54,9 +56,10 @@ CONVENTIONS = [
 
 def measures_for(conventions: dict) -> list[str]:
     """The names of all_measures() that these conventions allow (tie_break=expected needs the
-    family's closed form)."""
+    family's closed form; tie_break=block, the whole ranking)."""
     expected = conventions.get("tie_break") == "expected"
-    return [str(m) for m in all_measures() if not expected or FAMILIES[m.family].tie_expected]
+    return [str(m) for m in all_measures(conventions.get("depth"))
+            if not expected or FAMILIES[m.family].tie_expected]
 
 
 def convention_id(conventions: dict) -> str:

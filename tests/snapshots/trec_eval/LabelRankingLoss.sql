@@ -1,0 +1,88 @@
+-- sqlrank 0.1.0: LabelRankingLoss
+-- conventions: tie_break=trec_eval, gain=linear, discount=log, log_base=2, ideal=qrels, ap_denominator=num_rel,
+--   rel=1, missing_queries=skip, unjudged_queries=skip, no_relevant=zero, judged_only=false, unjudged_label=none,
+--   nonpositive_scores=rank, duplicate_documents=refuse, depth=none, trec_eval_version=10
+WITH
+qrels AS (
+    SELECT query_id, doc_id, relevance FROM qrels
+),
+run AS (
+    SELECT query_id, doc_id, score FROM run
+),
+evaluated_queries AS (
+    SELECT query_id,
+           CAST(ROW_NUMBER() OVER (ORDER BY query_id) AS INTEGER) AS query_number
+    FROM (
+        SELECT DISTINCT query_id FROM qrels
+        INTERSECT
+        SELECT DISTINCT query_id FROM run
+    ) AS query_ids
+),
+judgments AS (
+    SELECT qrels.query_id AS query_id,
+           COUNT(CASE WHEN relevance >= 1 THEN 1 END) AS num_rel_1
+    FROM qrels
+    JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
+    GROUP BY qrels.query_id
+),
+judged AS (
+    SELECT run.query_id AS query_id,
+           evaluated_queries.query_number AS query_number,
+           run.doc_id AS doc_id,
+           run.score AS score,
+           qrels.relevance AS relevance,
+           CASE WHEN relevance >= 1 THEN 1 ELSE 0 END AS is_rel_1
+    FROM run
+    JOIN evaluated_queries ON evaluated_queries.query_id = run.query_id
+    LEFT JOIN qrels ON qrels.query_id = run.query_id AND qrels.doc_id = run.doc_id
+),
+ranked AS (
+    SELECT ordered.*,
+           MIN(rank) OVER tie AS tie_first,
+           MAX(rank) OVER tie AS tie_last,
+           COUNT(*) OVER tie AS tie_size,
+           SUM(is_rel_1) OVER tie AS tie_rel_1,
+           MIN(rel_1_so_far - is_rel_1) OVER tie AS tie_rel_before_1
+    FROM (
+    SELECT judged.*,
+           ROW_NUMBER() OVER ranking AS rank,
+           SUM(is_rel_1) OVER ranking AS rel_1_so_far
+    FROM judged
+    WINDOW ranking AS (PARTITION BY query_number ORDER BY score DESC NULLS LAST, doc_id DESC
+                       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+    ) AS ordered
+    WINDOW tie AS (PARTITION BY query_id, score)
+),
+retrieved AS (
+    SELECT ranked.query_id AS query_id,
+           COUNT(*) AS num_ret,
+           SUM(is_rel_1) AS rel_1_retrieved,
+           SUM(CASE WHEN is_rel_1 = 1 THEN tie_last - tie_rel_before_1 - tie_rel_1 ELSE 0 END) AS rank_loss_sum_1
+    FROM ranked
+    GROUP BY ranked.query_id
+),
+per_query AS (
+    SELECT evaluated_queries.query_id AS query_id,
+           CASE WHEN num_rel_1 > 0 AND (COALESCE(num_ret, 0) - COALESCE(rel_1_retrieved, 0)) > 0
+               THEN CAST(COALESCE(rank_loss_sum_1, 0) + (num_rel_1 - COALESCE(rel_1_retrieved, 0))
+               * (COALESCE(num_ret, 0) - COALESCE(rel_1_retrieved, 0)) AS DOUBLE)
+               / (num_rel_1 * (COALESCE(num_ret, 0) - COALESCE(rel_1_retrieved, 0))) ELSE 0 END AS labelrankingloss
+    FROM evaluated_queries
+    LEFT JOIN retrieved ON retrieved.query_id = evaluated_queries.query_id
+    LEFT JOIN judgments ON judgments.query_id = evaluated_queries.query_id
+),
+summary AS (
+    SELECT COUNT(*) AS num_queries,
+           list_sum(list(per_query.labelrankingloss ORDER BY per_query.query_id)) / COUNT(per_query.labelrankingloss) AS labelrankingloss
+    FROM per_query
+)
+SELECT measures.measure AS measure,
+       CASE measures.position
+           WHEN 1 THEN summary.labelrankingloss
+       END AS value
+FROM summary
+CROSS JOIN (
+    VALUES
+        (1, 'LabelRankingLoss')
+) AS measures (position, measure)
+ORDER BY measures.position
