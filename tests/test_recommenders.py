@@ -893,3 +893,47 @@ def test_personalization_equals_the_mean_over_pairs_of_users_on_generated_lists(
     segments = pd.DataFrame({"query_id": [f"u{u}" for u in range(30)], "market": ["x", "y"] * 15})
     with pytest.raises(sqlrank.OptionError, match="evaluate each segment alone"):
         sqlrank.evaluate(qrels, one_run, "Personalization@5", queries=segments, by="market")
+
+
+@pytest.mark.parametrize("judged_users, expected", [([0, 0, 2, 2, 2], 12.5 / 2), ([0, 0, 2, 2, 2, 3], 15 / 3)])
+def test_ips_hit_rate_equals_recpacks_own_tests(judged_users, expected):
+    """RecPack's own tests (LienM/recpack, recpack/tests/test_metrics/test_ips.py, test_IPSHitRate and
+    test_IPSHitRate_no_reco, with the X_true, X_true_unrecommended_user and X_pred fixtures of its conftest.py): the
+    propensities fitted on the test interactions themselves (here the history), K = 2. User 3 has a test item and no
+    recommendation: 0 in RecPack's mean, so missing_queries=zero."""
+    items = [0, 2, 0, 1, 3, 1][:len(judged_users)]
+    qrels = pd.DataFrame({"user_id": judged_users, "item_id": items, "relevance": 1})
+    run = pd.DataFrame({"user_id": [0, 0, 0, 2, 2, 2], "item_id": [0, 2, 3, 1, 3, 4],
+                        "score": [0.3, 0.2, 0.1, 0.23, 0.3, 0.5]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sqlrank.SqlrankWarning)
+        got = sqlrank.evaluate(qrels, run, "IPSHitRate@2", history=qrels, missing_queries="zero")
+    assert got.value[0] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_ips_hit_rate_equals_its_formula_on_generated_data(seed):
+    """Per user, the sum over the relevant items of the top k of min(|history| / interactions of the item, ip_cap), an
+    item without interactions 0, counted in Python on a generated history with popular and unseen items; graded labels
+    with rel=2; the mean over the users both sides have."""
+    rng = random.Random(seed)
+    items = [f"i{n}" for n in range(30)]
+    history = pd.DataFrame([(f"h{n}", rng.choice(items[:20] + items[:5] * 4)) for n in range(200)],
+                           columns=["query_id", "doc_id"])
+    qrels = pd.DataFrame([(f"u{u}", i, rng.choice((0, 1, 2))) for u in range(25) for i in rng.sample(items, 8)],
+                         columns=["query_id", "doc_id", "relevance"])
+    run = pd.DataFrame([(f"u{u}", i, float(rng.randint(0, 5))) for u in range(25) for i in rng.sample(items, 12)],
+                       columns=["query_id", "doc_id", "score"])
+    counts = history.doc_id.value_counts().to_dict()
+    labels = {(r.query_id, r.doc_id): r.relevance for r in qrels.itertuples()}
+    for k, level, cap in ((5, 1, 10000.0), (10, 2, 10000.0), (10, 1, 12.0)):
+        name = f"IPSHitRate({'rel=2,' if level == 2 else ''}{'ip_cap=12' if cap == 12 else ''})@{k}".replace(",)", ")")
+        name = name.replace("()", "")
+        got = sqlrank.evaluate(qrels, run, name, history=history, per_query=True, tie_break="doc_id_asc")
+        values = got.set_index("query_id").value
+        for user, rows in run.groupby("query_id"):
+            top = rows.sort_values(["score", "doc_id"], ascending=[False, True]).doc_id[:k]
+            want = sum(min(len(history) / counts[d], cap) for d in top
+                       if labels.get((user, d), 0) >= level and counts.get(d, 0) > 0)
+            assert values[user] == pytest.approx(want, abs=1e-9), (name, user)
+        assert (values > 0).sum() >= 10

@@ -27,6 +27,7 @@ STEPS = {
     "expected": "each document's exposure averaged over a query's sampled rankings, beside its target exposure",
     "exposure": "each group's exposure in the top k under a browsing model, and its share of the relevant documents",
     "pairs": "every pair of retrieved documents of a query, the higher ranked one first, with both labels",
+    "compat": "the ranking beside the ideal ranking of the relevant judgments: their overlap at every depth",
     "personalized": "how many users have each item in their top k, and how many users have a top k (per run)",
     "intents": "the subtopic judgments: each retrieved document's gain over the subtopics it is relevant to, and the "
                "ideal ranking chosen greedily from them",
@@ -46,7 +47,7 @@ LABELS = {"all": "every judged document", "relevant": "judged documents with lab
           "gain": "judged documents whose gain is not 0", "none": "no document of the ranking"}
 # The steps that are CTEs of their own, rendered by sql/evaluation/<step>.sql.
 FAMILY_STEPS = ("interpolated", "graded", "rndcg", "similar", "pooled", "inst", "intents", "exposure", "expected",
-                "pairs", "personalized")
+                "pairs", "personalized", "compat")
 # Those of them with one row for the whole evaluation (no query_id): cross-joined to every query's row.
 ONE_ROW_STEPS = ("pooled",)
 TREC_KINDS = ("plain", "cut", "params", "special")

@@ -131,6 +131,12 @@ REGISTRY: tuple[Family, ...] = (
            "in the wrong order, a tie counting as wrong, an unretrieved relevant document below every retrieved one "
            "(lower is better; 0 without both)", ["rel"], ["judgments", "all_retrieved"], cutoff="none",
            aliases=("label_ranking_loss",), tie_block=True, reference="scikit-learn, sklearn/metrics/_ranking.py"),
+    _entry("Compat", "compatibility: the rank-biased overlap (persistence p) of the ranking with the ideal ranking of "
+           "the relevant judgments (by label, then by the run's score), to the longer's depth, over the ideal's with "
+           "itself (normalize=True) or as it is; 0 without a relevant judgment",
+           ["rel", ("p", Param(_P.check, 0.95, "number in (0, 1)")), ("normalize", Param(boolean, True, "True or False"))],
+           ["compat", "all_retrieved"], cutoff="none", tie_expected=False, aliases=("compatibility",),
+           reference="Clarke, Vtyurina & Smucker, Assessing top-k preferences (TOIS 2021); ir_measures' Compat"),
     _entry("GMAP", "AP, averaged over queries by the geometric mean of max(AP, 1e-5)", ["rel"], ["judgments"],
            cutoff="none", aggregate="geometric", trec=(Trec("gm_map", 6),), labels="relevant",
            reference="trec_eval m_gm_map.c"),
@@ -329,6 +335,10 @@ REGISTRY: tuple[Family, ...] = (
            aliases=("roc_auc", "uauc"), partial=True, scores_no_relevant=False,
            reference="Hanley & McNeil (1982); per user as in GAUC (Zhou et al., KDD 2018); sklearn roc_auc_score with "
            "tie_break=expected"),
+    _entry("Accuracy", "the share of (relevant, not relevant) pairs of the top k whose relevant document ranks higher, "
+           "unjudged documents not relevant (ir_measures' Accuracy); empty without a relevant document in the top k, "
+           "1 without another", ["rel"], ["all_retrieved"], partial=True, scores_no_relevant=False, tie_expected=False,
+           reference="ir_measures, providers/accuracy_provider.py"),
     _entry("GAUC", "AUC per query, averaged with each query weighted by its retrieved judged documents (a user's "
            "impressions) or, with weight=positives, its relevant ones (clicks): sum(AUC w) / sum(w) over the queries "
            "with an AUC", ["rel", ("weight", Param(choice(GAUC_WEIGHTS), None, "impressions or positives"))],
@@ -362,6 +372,11 @@ REGISTRY: tuple[Family, ...] = (
     _entry("AvgPop", "mean number of history interactions of the items in the user's top k",
            (), ["all_retrieved", "popularity"], aliases=("averagepopularity", "average_popularity", "arp"),
            tie_expected=False, inputs=("history",), partial=True, reference="RecBole AveragePopularity"),
+    _entry("IPSHitRate", "the hits of the user's top k, each weighted by its item's inverse propensity (all "
+           "interactions of the history over the item's, at most ip_cap; 0 for an item without), summed per user",
+           ["rel", ("ip_cap", Param(real(0.0, open_low=True), 10000.0, "number > 0"))], ["all_retrieved", "popularity"],
+           aliases=("ips_hit_rate", "ipshitratek"), tie_expected=False, inputs=("history",), labels="relevant",
+           reference="RecPack, recpack/metrics/ips.py (IPSHitRateK)"),
     _entry("TailPct", "share of the user's top k in the long tail: items with at most `tail` interactions "
            "(tail > 1), or the least popular fraction `tail` of the catalog (tail <= 1)",
            [("tail", Param(real(0.0, open_low=True), 0.1, "number > 0"))], ["all_retrieved", "popularity"],

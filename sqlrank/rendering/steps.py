@@ -181,6 +181,7 @@ def _add_shared_steps(context: dict, measure, plan: StepPlan) -> None:
                              "intents": f"intents_{number_key(context['level'])}_{number_key(context.get('alpha', 0.5))}{v}",
                              "expected": f"expected_{number_key(context.get('p', 0.5))}_{cut_name}{v}",
                              "pairs": f"pairs{v}",
+                             "compat": f"compat_{number_key(context.get('p', 0.95))}_{number_key(context['level'])}{v}",
                              "personalized": f"personalized_{cut_name}{v}",
                              "exposure": f"exposure_{context.get('browse')}_{number_key(context.get('p', 0.5))}_"
                                          f"{number_key(context['level'])}_{cut_name}{v}"}
