@@ -96,3 +96,25 @@ FROM {{ table }} AS labels WHERE {{ label | ident }} IS NOT NULL
 {% macro boolean_labels(table, label) -%}
 SELECT count(*) FROM {{ table }} AS labels WHERE lower(trim(CAST({{ label | ident }} AS {{ dialect.text() }}))) IN ('true', 'false')
 {%- endmacro %}
+{#- Per cutoff k, the queries whose documents at positions k and k + 1 by score have the same score (which
+    documents are in the top k depends on the tie-break): diagnostics.count_ties in the portable subset. -#}
+{% macro ties_across(run_sql, cutoffs) -%}
+SELECT {% for k in cutoffs %}COUNT(CASE WHEN at_{{ k }} = after_{{ k }} THEN 1 END){% if not loop.last %}, {% endif %}{% endfor %}
+
+FROM (
+    SELECT query_id{% for k in cutoffs %},
+           MAX(CASE WHEN position = {{ k | number }} THEN score END) AS at_{{ k }},
+           MAX(CASE WHEN position = {{ (k + 1) | number }} THEN score END) AS after_{{ k }}{% endfor %}
+
+    FROM (SELECT query_id, score, ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY score DESC) AS position
+          FROM ({{ run_sql }}) AS run) AS ranked
+    WHERE position <= {{ (cutoffs | max + 1) | number }}
+    GROUP BY query_id
+) AS per_query
+{%- endmacro %}
+{#- (judged queries without a document labelled >= rel, an example, judged queries). -#}
+{% macro no_relevant(qrels_sql, rel) -%}
+SELECT COUNT(CASE WHEN best < {{ rel | number }} THEN 1 END), MIN(CASE WHEN best < {{ rel | number }} THEN query_id END),
+       COUNT(*)
+FROM (SELECT query_id, MAX(relevance) AS best FROM ({{ qrels_sql }}) AS qrels GROUP BY query_id) AS per_query
+{%- endmacro %}

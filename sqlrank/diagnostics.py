@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import duckdb
 
@@ -45,15 +45,61 @@ def guard(p: Plan, engine: Engine, memo: dict | None = None) -> Guarded:
 
 def warn(p: Plan, engine: Engine, table: Rows, guarded: Guarded, memo: dict | None = None) -> list[str]:
     """After the statement ran: every warning of the evaluation (the inputs', the guards', and on
-    DuckDB the data-quality findings that can change a number); values that are no number are an error."""
+    DuckDB the data-quality findings that can change a number); values that are no number are an error, on
+    every engine."""
     warnings = [*p.qrels.warnings, *p.run.warnings, *guarded.warnings]
-    if engine.dialect is not DUCKDB:
-        return warnings
     require_finite(table)
+    if engine.dialect is not DUCKDB:
+        return warnings + engine_warnings(p, engine, memo)
     if p.segments is not None:
         warnings += segment_warnings(p, engine.connection)
     with step(engine.connection, "looking for ties across the cutoffs and ids that almost match"):
         return warnings + data_warnings(p, engine.connection, bool(guarded.warnings), memo)  # one-sided: warned
+
+
+def engine_warnings(p: Plan, engine: Engine, memo: dict | None = None) -> list[str]:
+    """On an engine other than DuckDB, in its own SQL: the ties across the requested cutoffs and the judged queries
+    without a relevant document, as data_warnings finds them on DuckDB (the near-matching ids: sqlrank check)."""
+    dialect, warnings = engine.dialect, []
+    cutoffs = tie_cutoffs(p)
+    if cutoffs:
+        warnings += tie_warnings(p, cutoffs, engine.one(call_macro(dialect, "checks.sql", "ties_across",
+                                                                   p.run.source_sql(dialect), cutoffs)))
+    qrels_sql = p.qrels.source_sql(dialect)
+    for rel in no_relevant_levels(p):
+        found = remembered(memo, ("no_relevant", qrels_sql, rel),
+                           lambda: engine.one(call_macro(dialect, "checks.sql", "no_relevant", qrels_sql, rel)))
+        warnings += no_relevant_warning(rel, *found)
+    return warnings
+
+
+def tie_cutoffs(p: Plan) -> list[int]:
+    """The rank cutoffs of the measures whose top k a tie across k changes (not under tie_break=expected or block)."""
+    return sorted({int(m.cutoff) for m in p.measures if isinstance(m.cutoff, int) and not isinstance(m.cutoff, bool)
+                   and m.param("tie_break") not in ("expected", "block") and FAMILIES[m.family].cutoff_kind == "rank"})
+
+
+def tie_warnings(p: Plan, cutoffs: list[int], counts) -> list[str]:
+    """A warning per cutoff with queries tied across it (``counts``: how many, per cutoff)."""
+    same = "rank in the run's rank column" if p.run.score_from_rank else "score"
+    return [f"in {count} {'query' if count == 1 else 'queries'} the documents at ranks {k} and {k + 1} have the same "
+            f"{same}, so @{k} values depend on the tie-break ({p.conventions.tie_break}; see --tie-break)"
+            for k, count in zip(cutoffs, counts) if count]
+
+
+def no_relevant_levels(p: Plan) -> list[int]:
+    """The level whose queries without a relevant judgment are warned about: the lowest rel of the measures that score
+    such a query (AUC has no value there, and says so), under no_relevant=zero."""
+    rels = sorted({int(m.param("rel")) for m in p.measures if m.param("rel") is not None and m.spec.scores_no_relevant})
+    return rels[:1] if p.conventions.no_relevant == "zero" else []
+
+
+def no_relevant_warning(rel: int, count: int, example: Any, queries: int) -> list[str]:
+    if not count:
+        return []
+    return [f"{count} of {queries} judged queries have no document labelled >= {rel}, e.g. {example!r}; measures "
+            f"that divide by the relevant documents are 0 there (no_relevant=skip leaves them out, as recommender "
+            f"libraries do)"]
 
 
 def require_finite(table: Rows) -> None:
@@ -266,19 +312,13 @@ def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool, memo
     itself runs out of resources, that is a warning too: the values are computed already."""
     warnings = []
     qrels_sql, run_sql = p.qrels.sql(), p.run.sql()
-    cutoffs = sorted({int(m.cutoff) for m in p.measures if isinstance(m.cutoff, int) and not isinstance(m.cutoff, bool)
-                      and m.param("tie_break") not in ("expected", "block") and FAMILIES[m.family].cutoff_kind == "rank"})
+    cutoffs = tie_cutoffs(p)
     try:
         kept = None  # the run's rows as evaluated, when the tie check counts them
         if cutoffs:
             ties = count_ties(con, run_sql, cutoffs, p.slices)
             kept = ties.rows
-            same = "rank in the run's rank column" if p.run.score_from_rank else "score"
-            for k, count in zip(cutoffs, ties.counts):
-                if count:
-                    warnings.append(f"in {count} {'query' if count == 1 else 'queries'} the documents at ranks {k} "
-                                    f"and {k + 1} have the same {same}, so @{k} values depend on the tie-break "
-                                    f"({p.conventions.tie_break}; see --tie-break)")
+            warnings += tie_warnings(p, cutoffs, ties.counts)
         if one_sided and not p.run.per_run:
             near, example = near_query_ids(con, qrels_sql, run_sql)
             if near:
@@ -297,15 +337,9 @@ def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool, memo
             if kept == p.run.rows:
                 warnings.append(f"remove-seen left out no prediction: none of the run's {kept} (user, item) pairs is "
                                 f"in the history; check that both write user and item ids alike")
-        rels = sorted({int(m.param("rel")) for m in p.measures if m.param("rel") is not None
-                       and m.spec.scores_no_relevant})  # AUC has no value there, and says so
-        for rel in rels[:1] if p.conventions.no_relevant == "zero" else ():
-            count, example, queries = remembered(memo, ("no_relevant", qrels_sql, rel),
-                                                 lambda: no_relevant(con, qrels_sql, rel))
-            if count:
-                warnings.append(f"{count} of {queries} judged queries have no document labelled >= {rel}, e.g. "
-                                f"{example!r}; measures that divide by the relevant documents are 0 there "
-                                f"(no_relevant=skip leaves them out, as recommender libraries do)")
+        for rel in no_relevant_levels(p):
+            found = remembered(memo, ("no_relevant", qrels_sql, rel), lambda: no_relevant(con, qrels_sql, rel))
+            warnings += no_relevant_warning(rel, *found)
     except duckdb.Error as exc:
         warnings.append(f"the data checks after the evaluation did not finish ({duckdb_reason(exc)}); "
                         f"sqlrank check tells what they would have found")
@@ -338,12 +372,24 @@ def run_queries_sql(run_sql: str, per_run: bool, dialect: Dialect) -> str:
 def require_labels_within_limits(p: Plan, fetch_one, qrels_sql: str, dialect: Dialect,
                                  memo: dict | None = None) -> None:
     """Measures whose definition bounds the labels (the registry's label_limit: ERR's max_rel) refuse
-    judgments above the bound rather than compute a number outside the measure's range."""
+    judgments above the bound rather than compute a number outside the measure's range; where a NaN is NULL
+    (Dialect.nan_as_null), so do exponential gains beyond a double (on DuckDB: require_finite)."""
     limits = {m.shown: (m.spec.label_limit, m.param(m.spec.label_limit)) for m in p.measures if m.spec.label_limit}
-    if not limits:
+    # where a NaN becomes NULL (SQLite), an exponential gain past a double's range would read back as no value
+    exponential = [m.shown for m in p.measures if m.param("gain") == "exponential"] if dialect.nan_as_null else []
+    for m in p.measures if dialect.nan_as_null else ():
+        gains = m.param("gain")
+        if isinstance(gains, tuple) and max(abs(g) for _, g in gains) > 1e300:
+            raise InputError(f"{m.shown}: a gain map's gains must sum to less than 1.8e308 in {dialect} (a NaN is NULL "
+                             f"there); give smaller gains")
+    if not limits and not exponential:
         return
     top = remembered(memo, ("top_label", qrels_sql), lambda: fetch_one(call_macro(dialect, "checks.sql", "top_label",
                                                                                   qrels_sql))[0])
+    if exponential and top is not None and top >= 1024:
+        raise InputError(f"{p.qrels.label}: a judgment has label {top}, whose exponential gain 2^label - 1 of "
+                         f"{exponential[0]} overflows a double (finite for labels up to 1023); use gain=linear or "
+                         f"smaller labels")
     label = p.conventions.unjudged_label
     for measure, (name, limit) in limits.items():
         if label is not None and label > limit:

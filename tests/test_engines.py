@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from support.cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
+from support.cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_compare_equals_duckdb, assert_engine_tables_equal_duckdb,
                    assert_read_by_duckdb_equals_duckdb, assert_runs_stored_together_equal_duckdb, assert_same_values, convention_id, engine_tables,
                    measures_for, recommender_case, two_runs_apart)
 from conftest import ROOT, close, peer
@@ -95,6 +95,33 @@ def test_the_command_line_evaluates_in_the_engine(engine):
                            text=True)
     assert other.returncode == 0, other.stderr
     assert other.stdout == duck.stdout
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_compare_on_the_engine_equals_duckdb(engine):
+    """The per-query values of every run computed in the engine, the statistics in Python: the same table as DuckDB's
+    to 1e-12 (support/cases.py); the command line's compare, its Markdown report and meta print what DuckDB's print,
+    and what the engine cannot do is refused before anything is evaluated."""
+    peer(PACKAGES[engine])
+    assert_compare_equals_duckdb(engine=engine)
+    compare = ROOT / "fixtures" / "compare"
+    args = [str(compare / "qrels.txt"), str(compare / "baseline.run"), str(compare / "rerank.run"), "-m", "nDCG@10 AP"]
+    for command in (["compare"], ["compare", "--all-pairs"], ["report", "-f", "markdown", "-o", "-"]):
+        duck, other = (subprocess.run([sys.executable, "-m", "sqlrank", *command, *args, *where], capture_output=True,
+                                      text=True) for where in ([], ["--engine", engine]))
+        assert other.returncode == 0, other.stderr
+        assert other.stdout == duck.stdout and "0.2762" in other.stdout, other.stdout
+        assert other.stderr == duck.stderr and "ranks 10 and 11 have the same score" in other.stderr  # ties: warned
+    judging = ROOT / "fixtures" / "judging"
+    meta = [str(judging / name) for name in ("human.txt", "llm.csv", "bm25.run", "dense.run", "splade.run")]
+    duck, other = (subprocess.run([sys.executable, "-m", "sqlrank", "meta", *meta, "-m", "nDCG@10 AP", *where],
+                                  capture_output=True, text=True) for where in ([], ["--engine", engine]))
+    assert other.returncode == 0 and other.stdout == duck.stdout and "tau_ap" in other.stdout, other.stderr
+    refused = subprocess.run([sys.executable, "-m", "sqlrank", "report", *args, "--engine", engine, "-o", "r.html"],
+                             capture_output=True, text=True)
+    assert refused.returncode == 1 and "read on DuckDB only" in refused.stderr and "-f markdown" in refused.stderr
+    with pytest.raises(sqlrank.OptionError, match="query table"):
+        sqlrank.compare(args[0], args[1:3], "AP", engine=engine, queries=str(compare / "topics.csv"), by="segment")
 
 
 def test_a_datafusion_context_s_own_tables_are_read_by_name(data):
@@ -299,3 +326,18 @@ def test_clickhouse_reads_a_backslash_and_a_quote_in_names_as_themselves(data):
                            run_columns={"query_id": "topic", "doc_id": "doc", "score": weird})
     assert_same_values(sqlrank.evaluate(qrels, run.drop(columns="rank"), "nDCG@10 AP", per_query=True),
                        got.rename(columns={"topic": "query_id"}))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("labels, measure", [
+    ([1024, 3], "nDCG(gain=exponential)@10"),
+    ([1, 2], "nDCG(gain={1: 1.7e308, 2: 1.7e308})"),
+])
+def test_gains_beyond_a_double_are_an_error_on_the_engine(engine, labels, measure):
+    """As on DuckDB (test_trust.py): an error, never a number. The engines gave NaN back unchecked, and SQLite, where
+    a NaN is NULL, 0.0; there such gains are refused before the statement runs."""
+    peer(PACKAGES[engine])
+    qrels = pd.DataFrame({"query_id": "q1", "doc_id": ["d1", "d2"], "relevance": labels})
+    run = pd.DataFrame({"query_id": "q1", "doc_id": ["d1", "d2"], "score": [2.0, 1.0]})
+    with pytest.raises(sqlrank.SqlrankError, match="overflows? a double|must sum to less than 1.8e308"):
+        sqlrank.evaluate(qrels, run, measure, engine=engine)

@@ -161,3 +161,31 @@ def test_the_macros_refuse_what_the_command_line_refuses(database):
                 ("sqlrank.evaluate_per_query('my_qrels', 'empty_id', ['P@5'])", "an empty query or document id in the run")):
             with pytest.raises(duckdb.Error, match=message):
                 con.execute(f"SELECT * FROM {call}").fetchall()
+
+
+def test_a_run_id_column_of_several_runs_is_an_error_and_of_one_run_is_read():
+    """Two runs stored together whose documents never repeat a (query, document) pair (support/cases.two_runs_apart)
+    passed the pairs' check and were evaluated as one run; the macros now stop naming the runs. A view of one run that
+    keeps its run_id column (docs/sql.md's my_run) is evaluated as before. Installed into a connection of the caller's
+    (no file), the evaluate macro binds under DuckDB's lambda syntax of today (its list of names was a `->` lambda,
+    which DuckDB 2 refuses)."""
+    from support.cases import two_runs_apart
+
+    qrels, run = generate(9, n_queries=20)
+    con = duckdb.connect()
+    sqlrank.install(con, "AP nDCG@10")
+    con.register("q", qrels)
+    con.register("stored", two_runs_apart(run))
+    con.execute("CREATE VIEW one AS SELECT * FROM stored WHERE run_id = 'a'")
+    for call in ("sqlrank.evaluate('q', 'stored', ['AP'])", "sqlrank.ap('q', 'stored')",
+                 "sqlrank.evaluate_per_query('q', 'stored', ['nDCG@10'])"):
+        with pytest.raises(duckdb.Error, match="the run holds 2 runs \\(its run_id column, e.g. a and b\\)"):
+            con.execute(f"SELECT * FROM {call}").fetchall()
+    expected = sqlrank.evaluate(qrels, run.drop(columns="rank", errors="ignore"), "AP nDCG@10")
+    got = con.execute("SELECT * FROM sqlrank.evaluate('q', 'one', ['AP', 'nDCG@10'])").fetchall()
+    assert [m for m, _ in got] == list(expected.measure)
+    assert all(close(v, e, 1e-12) for (_, v), e in zip(got, expected.value))
+    per_query = sqlrank.evaluate(qrels, run.drop(columns="rank", errors="ignore"), "AP", per_query=True)
+    rows = con.execute("SELECT query_id, value FROM sqlrank.ap('q', 'one') ORDER BY query_id").fetchall()
+    assert len(rows) == len(per_query) > 10
+    assert all(close(v, e, 1e-12) for (_, v), e in zip(rows, per_query.sort_values("query_id").value))

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from support.cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
+from support.cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_compare_equals_duckdb, assert_engine_tables_equal_duckdb,
                    assert_read_by_duckdb_equals_duckdb, assert_runs_stored_together_equal_duckdb, assert_same_values, convention_id, engine_tables,
                    measures_for, two_runs_apart)
 from conftest import ROOT, close
@@ -89,6 +89,17 @@ def test_subtopics_samples_and_sources_printed_for_postgres_run_there(dsn):
 
 def test_runs_stored_together_in_postgres_equal_duckdb(dsn, data):
     assert_runs_stored_together_equal_duckdb(*data, engine="postgres", dsn=dsn)
+
+
+def test_compare_in_postgres_equals_duckdb(dsn):
+    """compare with engine="postgres" (--engine postgres --dsn): the per-query values computed in PostgreSQL, the tests
+    in Python, equal DuckDB's comparison to 1e-12 (support/cases.py); the command line prints DuckDB's table."""
+    assert_compare_equals_duckdb(engine="postgres", dsn=dsn)
+    compare = ROOT / "fixtures" / "compare"
+    args = [str(compare / "qrels.txt"), str(compare / "baseline.run"), str(compare / "rerank_v2.run"), "-m", "AP P@10"]
+    duck, other = (subprocess.run([sys.executable, "-m", "sqlrank", "compare", *args, *where], capture_output=True,
+                                  text=True) for where in ([], ["--engine", "postgres", "--dsn", dsn]))
+    assert other.returncode == 0 and other.stdout == duck.stdout and "rerank_v2" in other.stdout, other.stderr
 
 
 def _execute(dsn, *statements):

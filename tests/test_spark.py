@@ -13,7 +13,7 @@ import pytest
 
 import sqlrank
 from support.generate import generate
-from support.cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_engine_tables_equal_duckdb,
+from support.cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_compare_equals_duckdb, assert_engine_tables_equal_duckdb,
                    assert_read_by_duckdb_equals_duckdb,
                    assert_runs_stored_together_equal_duckdb, assert_same_values, convention_id, engine_tables,
                    measures_for, recommender_case)
@@ -128,6 +128,12 @@ def test_subtopics_samples_and_merged_judgments_on_spark_equal_duckdb(spark):
     run = pd.DataFrame({"query_id": ["q1"], "doc_id": ["d1"], "score": [1.0]})
     with pytest.raises(sqlrank.MeasureError, match="cannot be computed in spark: .* window functions, which Spark"):
         sqlrank.evaluate(qrels, run, "alpha_nDCG@10", spark=spark)
+
+
+def test_compare_on_spark_equals_duckdb(spark):
+    """compare with spark= (a SparkSession; --engine spark on the command line): the per-query values computed by
+    Spark, the tests in Python, equal DuckDB's comparison to 1e-12 (support/cases.py)."""
+    assert_compare_equals_duckdb(spark=spark)
 
 
 def test_extra_inputs_that_are_spark_tables_or_dataframes_are_read_by_spark(spark):

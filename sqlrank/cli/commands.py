@@ -11,7 +11,7 @@ from ..errors import OptionError
 from ..results.formats import overall_label
 from ..results.writer import write_output
 from .judging import neighbours_output, prediction_powered_output, reference_sql
-from .options import EXIT_ERROR, convention_options, database_options, evaluation_options
+from .options import EXIT_ERROR, convention_options, database_options, evaluation_options, where_options
 from .paths import frame_text, named_sources
 
 
@@ -27,7 +27,9 @@ def _comparison(args: argparse.Namespace, details: int = 0):
     if (args.qrels_sources or args.gold) and not (args.test or "").startswith("ppi"):
         raise OptionError("--qrels NAME=FILE and --gold give the LLM's and the people's judgments of --test ppi; add "
                           "--test ppi (or merge the sources with sqlrank eval --qrels)")
-    with database_options(args, evaluation_options(args)) as options:
+    if args.engine != "duckdb" and (args.test or "").startswith("ppi"):
+        raise OptionError(f"--test {args.test} reads the judgments of its sources on DuckDB: leave out --engine")
+    with database_options(args, _engine_options(args, evaluation_options(args))) as options:
         result = comparison(qrels, runs, " ".join(args.measures), test=args.test or "t",
                             correction=args.correction, trials=args.trials, seed=args.seed, gsb=args.gsb,
                             tolerance=args.tolerance, names=args.names, baseline=args.baseline,
@@ -160,7 +162,7 @@ def _all_pairs(args: argparse.Namespace) -> int:
     from ..tools.compare import compare_pairs
     from ..tools.pairs import pairs_text
 
-    with database_options(args, evaluation_options(args)) as options:
+    with database_options(args, _engine_options(args, evaluation_options(args))) as options:
         pairs, result = compare_pairs(args.qrels, args.runs, " ".join(args.measures), test=args.test or "tukey",
                                       correction=args.correction, trials=args.trials, seed=args.seed,
                                       alpha=args.alpha, names=args.names, baseline=args.baseline,
@@ -260,7 +262,7 @@ def eval_command(args: argparse.Namespace) -> int:
                           "read by nothing: add --ci 95 --ci-method ppi, or leave out --gold")
     with database_options(args, options) as options:
         result = evaluate_result(qrels, run, " ".join(args.measures), args.per_query or level is not None or summarised,
-                                 engine=args.engine, slices=args.slices, strict=args.strict, printable=False,
+                                 slices=args.slices, strict=args.strict, printable=False,
                                  **options)  # never shown
     if level is not None:
         from ..tools.uncertainty import interval_text, with_intervals
@@ -292,18 +294,15 @@ def eval_command(args: argparse.Namespace) -> int:
 
 
 def _engine_options(args: argparse.Namespace, options: dict) -> dict:
-    """eval's options with its engine's: DuckDB's resource flags refused elsewhere, --dsn given to its engine."""
+    """The options of eval, compare or report with its engine's (where_options): DuckDB's resource flags refused
+    elsewhere."""
     if args.engine != "duckdb":  # DuckDB's resource flags do not apply; the engine has its own configuration
         for name, default in (("memory_limit", None), ("temp_directory", None), ("threads", None)):
             if options.pop(name) is not default:
                 raise OptionError(f"--{name.replace('_', '-')} is a DuckDB setting; it does not apply with "
                                   f"--engine {args.engine}")
         options.pop("progress")
-    if args.dsn is not None and args.engine not in ("postgres", "sqlite"):
-        raise OptionError("--dsn is the database of --engine postgres (a URL) or --engine sqlite (a file); add "
-                          "--engine postgres or --engine sqlite")
-    if args.dsn is not None:
-        options["sqlite" if args.engine == "sqlite" else "dsn"] = args.dsn
+    options.update(where_options(args))
     if args.database and args.engine != "duckdb":
         raise OptionError(f"--database is a DuckDB database file; it does not apply with --engine {args.engine}")
     return options

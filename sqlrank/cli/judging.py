@@ -10,7 +10,7 @@ import sys
 from ..errors import OptionError
 from ..results.writer import write_output
 from .paths import frame_text, named_sources
-from .options import convention_options, database_options, engine_arguments
+from .options import convention_options, database_options, engine_arguments, where_options
 
 # eval's and sql's flags that an approximate search measured against exact search does not read
 UNREAD_BY_REFERENCE = ("qrels_format", "qrels_columns", "queries", "by", "history", "items", "item_features", "groups",
@@ -75,7 +75,8 @@ def meta_command(args: argparse.Namespace) -> int:
     labels, (qrels_a, qrels_b) = tuple(named), named.values()
     result = meta(qrels_a, qrels_b, args.runs, " ".join(args.measures), test=args.test, trials=args.trials,
                   seed=args.seed, alpha=args.alpha, labels=labels, names=args.names, qrels_format=args.qrels_format,
-                  qrels_columns=args.qrels_columns, run_format=args.run_format, run_columns=args.run_columns)
+                  qrels_columns=args.qrels_columns, run_format=args.run_format, run_columns=args.run_columns,
+                  **where_options(args))
     for message in result.warnings:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     text = meta_text(result, args.rankings) if args.format == "table" else frame_text(result.table, args.format)

@@ -329,3 +329,14 @@ def add_reference_arguments(parser) -> None:
                           "DistanceRatio@k")
     ann.add_argument("--distances", action="store_true",
                      help="with --reference: the scores are distances, lower nearer (default: similarities)")
+
+
+def where_options(args: argparse.Namespace) -> dict[str, Any]:
+    """--engine and --dsn as evaluate's options: none on DuckDB; engine=, with dsn= (PostgreSQL) or sqlite= (SQLite)."""
+    if args.dsn is not None and args.engine not in ("postgres", "sqlite"):
+        raise OptionError("--dsn is the database of --engine postgres (a URL) or --engine sqlite (a file); add "
+                          "--engine postgres or --engine sqlite")
+    where: dict[str, Any] = {} if args.engine == "duckdb" else {"engine": args.engine}
+    if args.dsn is not None:
+        where["sqlite" if args.engine == "sqlite" else "dsn"] = args.dsn
+    return where

@@ -106,17 +106,7 @@ def add_eval_command(commands) -> None:
     add_record_arguments(ev)
     ev.add_argument("--strict", action="store_true",
                     help="fail (exit 1, nothing written) instead of warning about what can change a number")
-    ev.add_argument("--engine", choices=ENGINES, default="duckdb",
-                    help="where the statement runs: DuckDB (default), a local Spark session (pip install "
-                         "'sqlrank[spark]'; needs Java 17+), the PostgreSQL database at --dsn (pip install "
-                         "'sqlrank[postgres]'; QRELS and RUN are its tables, or files copied into temporary tables), "
-                         "DataFusion (pip install 'sqlrank[datafusion]'), ClickHouse (chDB, pip install "
-                         "'sqlrank[clickhouse]') or SQLite (Python's own sqlite3; the database file at --dsn, or one "
-                         "in memory) in this process")
-    ev.add_argument("--dsn", metavar="URL",
-                    help="with --engine postgres: the database, e.g. postgresql://user@host:5432/db or "
-                         "postgresql://user@/db?host=/var/run/postgresql; with --engine sqlite: a database file "
-                         "whose tables QRELS and RUN may name")
+    add_where_arguments(ev)
     ev.add_argument("--slices", type=int, metavar="N",
                     help="evaluate the queries in N groups, one after another, so that each step holds "
                          "1/N of the run (for runs far larger than memory; default 1)")
@@ -164,6 +154,7 @@ def add_compare_command(commands) -> None:
                     "for every run: mean, delta, wins/ties/losses, a two-sided paired test, the p-value adjusted "
                     "over all comparisons, a 95% confidence interval of the mean difference and an effect size.")
     add_comparison_arguments(co)
+    add_where_arguments(co)
     co.add_argument("-f", "--format", choices=COMPARE_FORMATS, default="table",
                     help="output layout (default: table); csv/tsv/json have the columns of sqlrank.compare()")
     co.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")
@@ -179,6 +170,7 @@ def add_report_command(commands) -> None:
                     "per-query difference plots, score distributions and per-segment tables (no scripts, nothing "
                     "fetched), or as a Markdown or LaTeX table for papers.")
     add_comparison_arguments(rp)
+    add_where_arguments(rp)
     rp.add_argument("-f", "--format", choices=("html", "markdown", "latex"), default="html",
                     help="html (default): the page with plots; markdown or latex: the tables only")
     rp.add_argument("-o", "--output", metavar="FILE", required=True, help="the report file (written atomically)")
@@ -317,6 +309,7 @@ def add_meta_command(commands) -> None:
     me.add_argument("--run-columns", metavar="MAP", type=mapping_argument,
                     help="column names of the runs, e.g. query_id=qid,doc_id=docno,score=sim")
     me.add_argument("-o", "--output", metavar="FILE", help="write the result to FILE (atomically) instead of stdout")
+    add_where_arguments(me)
     me.set_defaults(handler=meta_command)
 
 
@@ -390,3 +383,18 @@ def add_measures_command(commands) -> None:
                     help="output layout (default: table; markdown is the table of docs/measures.md)")
     ms.add_argument("-o", "--output", metavar="FILE", help="write the list to FILE (atomically) instead of stdout")
     ms.set_defaults(handler=measures_command)
+
+
+def add_where_arguments(parser) -> None:
+    """--engine and --dsn: where the statements run (eval, compare, report, meta)."""
+    parser.add_argument("--engine", choices=ENGINES, default="duckdb",
+                        help="where the statement runs: DuckDB (default), a local Spark session (pip install "
+                             "'sqlrank[spark]'; needs Java 17+), the PostgreSQL database at --dsn (pip install "
+                             "'sqlrank[postgres]'; QRELS and RUN are its tables, or files copied into temporary tables), "
+                             "DataFusion (pip install 'sqlrank[datafusion]'), ClickHouse (chDB, pip install "
+                             "'sqlrank[clickhouse]') or SQLite (Python's own sqlite3; the database file at --dsn, or one "
+                             "in memory) in this process")
+    parser.add_argument("--dsn", metavar="URL",
+                        help="with --engine postgres: the database, e.g. postgresql://user@host:5432/db or "
+                             "postgresql://user@/db?host=/var/run/postgresql; with --engine sqlite: a database file "
+                             "whose tables QRELS and RUN may name")

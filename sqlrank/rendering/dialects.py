@@ -45,6 +45,7 @@ class Dialect:
     upper_case: bool = False
     recursion: str = ""  # why it cannot run the diversity measures' recursive step (window functions in it), if so
     expression_subqueries: str = ""  # why it cannot plan a subquery inside an expression (Judged(source=)), if so
+    nan_as_null: bool = False
 
     def refusal(self, measure) -> str | None:
         """Why this dialect cannot compute ``measure`` (a resolved Measure), or None."""
@@ -148,7 +149,7 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("clickhouse", {"DOUBLE": "Float64", "FLOAT": "Float32", "INTEGER": "Int32"},
             escaping_literals=True, escaping_identifiers=True),
     Dialect("sqlite", {"DOUBLE": "REAL", "FLOAT": "REAL", "INTEGER": "INTEGER"}, float32=False,
-            recursion="which SQLite does not allow in recursion"),
+            recursion="which SQLite does not allow in recursion", nan_as_null=True),
     Dialect("trino", {"DOUBLE": "DOUBLE", "FLOAT": "REAL", "INTEGER": "INTEGER"}, signed_zero=True, printed_only=True,
             recursion=_STANDARD_RECURSION.format("Trino")),
     Dialect("bigquery", {"DOUBLE": "FLOAT64", "FLOAT": "FLOAT32", "INTEGER": "INT64"}, quote="`",

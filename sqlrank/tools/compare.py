@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 from ..engines.duckdb import DuckDBEngine, session, session_options
 from ..errors import InputError, OptionError, require_tolerance
-from ..evaluation import run_plan
+from ..evaluation import ELSEWHERE, run_plan
 from ..inputs.load import load, load_table
 from ..inputs.merge import input_names
 from ..inputs.source import Source, physical_line
@@ -30,6 +30,7 @@ from ..plan import conventions_of, plan, segments_sql
 from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import render_template
 from .aggregate import check_aggregate, read_weights, reweighted
+from .evaluated_runs import Runs, evaluate_elsewhere, named_runs
 from .pairs import TUKEY, AllPairs, all_pairs, check_pairs
 from .statistics import adjust, check_test, paired_test
 
@@ -106,29 +107,6 @@ class Details:
 
 
 RECALL_LEVELS = [f"{level / 10:.1f}" for level in range(11)]
-
-
-def named_runs(loaded: list[tuple[str, Source]], names: list[str] | None, baseline: str | None) -> dict[str, Source]:
-    """The runs compared, by name, the baseline first: ``loaded`` holds each input's name and run, or,
-    for runs stored together, each of its runs under its run id; ``names`` renames them all, in that
-    order; ``baseline`` names the run the others are compared with (default: the first)."""
-    labels = [label for label, _ in loaded]
-    if names is not None:
-        if len(names) != len(loaded):
-            stored = " (runs stored together count one each)" if any(s.only_run is not None for _, s in loaded) else ""
-            raise OptionError(f"{len(names)} names for {len(loaded)} runs{stored}; give one name per run")
-        labels = [str(n) for n in names]
-    if len(loaded) < 2:
-        raise OptionError("a comparison needs at least two runs: the baseline first, then the others (or one table "
-                          "of runs stored together, with a run_id column)")
-    if len(set(labels)) != len(labels):
-        raise OptionError(f"run names must differ: {labels}; name them with names= (--names a,b,...)")
-    runs = dict(zip(labels, (source for _, source in loaded)))
-    if baseline is not None:
-        if baseline not in runs:
-            raise OptionError(f"baseline {baseline!r} is not one of the runs: {', '.join(labels)}")
-        runs = {baseline: runs.pop(baseline), **runs}
-    return runs
 
 
 def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction: str = "none",
@@ -223,28 +201,14 @@ def pairs_of(result: Comparison, test: str = "tukey", correction: str = "none", 
                      trials, seed, alpha, letters)
 
 
-@dataclass
-class _Runs:
-    """Every run evaluated against the qrels: its per-query values (query_id, measure, value: a measure's value
-    over all users with query_id None), each run's summary values by (segment, measure), the measures no paired
-    test compares, and the warnings so far."""
-
-    labels: list[str]
-    frames: list[list[tuple]]
-    summaries: dict[str, dict]
-    measures: list
-    conventions: str
-    untested: list[str]
-    segments: pd.DataFrame | None
-    warnings: list[str]
-    removed_seen: Any
-    evaluated: list[int]  # each run's evaluated queries (those of measures over all users too)
-    details: Details | None = None
-
-
 def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None, baseline: str | None,
-                   queries: Any, by: str | None, options: dict[str, Any], details: int = 0) -> _Runs:
-    """Each run (each of runs stored together under its run id) evaluated per query, the qrels read once."""
+                   queries: Any, by: str | None, options: dict[str, Any], details: int = 0) -> Runs:
+    """Each run (each of runs stored together under its run id) evaluated per query, the qrels read once; on another
+    engine (engine=, dsn=, spark=, datafusion=, sqlite=) there (_evaluate_elsewhere)."""
+    elsewhere = {name: options.pop(name) for name in ELSEWHERE if name in options}
+    if elsewhere.get("engine", "duckdb") != "duckdb" or any(v is not None for k, v in elsewhere.items() if k != "engine"):
+        return evaluate_elsewhere(qrels, runs, measures, names, baseline, queries, by, {**options, **elsewhere},
+                                   details)
     inputs, objects = input_names(runs)
     engine = session_options(options)
     warnings: list[str] = []
@@ -281,7 +245,7 @@ def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None
                 summaries[label].update({(segment, measure): value for segment, measure, value
                                          in zip(rows["segment"], rows["measure"], rows["value"])})
         shown = _details(con, registry, qrels_source, sources, options, details) if details else None
-    return _Runs(list(sources), frames, summaries, result.measures, result.conventions.describe(), untested,
+    return Runs(list(sources), frames, summaries, result.measures, result.conventions.describe(), untested,
                  segments, warnings, result.removed_seen, evaluated, shown)
 
 
@@ -301,7 +265,7 @@ def _details(con, registry, qrels: Source, runs: dict[str, Source], options: dic
     return Details(curves, rankings, depth)
 
 
-def _common_queries(runs: _Runs) -> set:
+def _common_queries(runs: Runs) -> set:
     """The queries every run evaluated (the others warned about); an error when there is none."""
     evaluated = [{row[0] for row in rows if row[0] is not None} for rows in runs.frames]  # not a value over all users
     if not any(evaluated):  # measures over all users only: the queries each run evaluated, no per-query pairs
@@ -319,7 +283,7 @@ def _common_queries(runs: _Runs) -> set:
     return common
 
 
-def _records(runs: _Runs, segment: Any, rows: list, measure: str, num_common: int, valued: dict, value: dict,
+def _records(runs: Runs, segment: Any, rows: list, measure: str, num_common: int, valued: dict, value: dict,
              aggregate: str, testing: tuple) -> list[dict]:
     """The rows of one measure in one segment (None: all queries; ``rows``: its compared queries, in order): each run
     against the first. ``value``: (query_id, measure, run) -> the per-query value."""

@@ -235,3 +235,34 @@ def assert_read_by_duckdb_equals_duckdb(diversity: bool = True, by_source: bool 
             assert_same_values(duck, other)
             assert duck.attrs["queries"] == other.attrs["queries"]
             assert duck.attrs.get("judgment_sources") == other.attrs.get("judgment_sources")
+
+
+def assert_same_comparison(expected: pd.DataFrame, actual: pd.DataFrame, tol: float = 1e-12) -> None:
+    """Two comparison tables alike: the same rows and labels, every number within ``tol``."""
+    assert list(expected.columns) == list(actual.columns) and len(expected) == len(actual)
+    for column in expected.columns:
+        if expected[column].dtype == object or str(expected[column].dtype) in ("str", "string"):
+            assert list(expected[column]) == list(actual[column]), column
+        else:
+            for a, b in zip(expected[column].astype("float64"), actual[column].astype("float64")):
+                assert close(a, b, tol), (column, a, b)
+
+
+def assert_compare_equals_duckdb(**engine) -> None:
+    """sqlrank.compare on an engine (compare's engine options) equals compare on DuckDB to 1e-12: three run files,
+    and the same runs as one table of runs stored together; a paired t-test and a permutation test with GSB, every
+    pair of runs (Tukey's HSD), and the Markdown report's table. The per-query values are computed on the engine and
+    the statistics in Python, so a difference is a difference of the engine's values."""
+    compare = FIXTURES / "compare"
+    qrels, files = str(compare / "qrels.txt"), [str(compare / f) for f in ("baseline.run", "rerank.run", "rerank_v2.run")]
+    stored = [str(compare / "runs.parquet")]
+    measures = "nDCG@10 AP P@10 RR Bpref"
+    for runs in (files, stored):
+        for options in ({}, {"test": "permutation", "gsb": True, "correction": "holm", "tolerance": 0.01}):
+            duck = sqlrank.compare(qrels, runs, measures, **options)
+            assert duck.p_value.notna().sum() == 10
+            assert_same_comparison(duck, sqlrank.compare(qrels, runs, measures, **engine, **options))
+        pairs = sqlrank.compare(qrels, runs, measures, pairs="all")
+        assert_same_comparison(pairs, sqlrank.compare(qrels, runs, measures, pairs="all", **engine))
+    on_files = sqlrank.compare(qrels, files, measures)
+    assert_same_comparison(on_files, sqlrank.compare(qrels, stored, measures, **engine))  # the same runs
