@@ -1,6 +1,7 @@
 {#-
   The shared step "compat" of Compat: the ranking beside the ideal ranking of the query's relevant
-  judgments (by label, ties by the run's score, an unretrieved document scoring 0, then by document
+  judgments (by label, ties by the run's score, an unretrieved document scoring 0 (and -0.0 as 0.0 in every
+  dialect, which Spark and DataFusion order apart), then by document
   id in the direction of the ranking's tie-break), and at every depth d from 1 to
   the longer list's length, the overlap of their top d (the documents in both within rank d: a
   document counts from the lower of its two ranks on); one row per query with the sums its
@@ -21,7 +22,7 @@
            qrels.doc_id AS doc_id,
            qrels.relevance AS relevance,
            ranking.rank AS run_rank,
-           COALESCE(ranking.score, 0) AS run_score
+           CASE WHEN ranking.score IS NULL OR ranking.score = 0 THEN 0 ELSE ranking.score END AS run_score
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
     LEFT JOIN {{ name }}_ranking AS ranking

@@ -49,7 +49,7 @@ compat_0p95_1_judged AS (
            qrels.doc_id AS doc_id,
            qrels.relevance AS relevance,
            ranking.rank AS run_rank,
-           COALESCE(ranking.score, 0) AS run_score
+           CASE WHEN ranking.score IS NULL OR ranking.score = 0 THEN 0 ELSE ranking.score END AS run_score
     FROM qrels
     JOIN evaluated_queries ON evaluated_queries.query_id = qrels.query_id
     LEFT JOIN compat_0p95_1_ranking AS ranking
