@@ -593,3 +593,17 @@ def test_a_group_named_all_is_not_confused_with_the_overall_row(tmp_path, monkey
                                                             "users.csv", "--by", "seg"], files)
     assert status == 0 and [line.split()[:3] for line in out.splitlines()[2:5]] == [
         ["(all)", "3", "0.6667"], ["all", "2", "0.5000"], ["x", "1", "1.0000"]]
+
+
+def test_a_second_evaluation_of_a_package_is_told_to_name_its_run(tmp_path, monkeypatch, capsys):
+    """sqlrank dbt --name dense beside the starter's evaluation: dense reads sqlrank_dense_run, else the shared
+    sqlrank_run, which the starter's evaluation reads too; nothing said so, and an unset var evaluated the starter's
+    run for dense in silence. The note names the var to set; a package of one evaluation gets none."""
+    status, _, err = run_cli(tmp_path, monkeypatch, capsys, ["dbt", "ranking", "--init", "-m", "AP"])
+    assert status == 0 and "note" not in err
+    status, _, err = run_cli(tmp_path, monkeypatch, capsys, ["dbt", "ranking", "-m", "nDCG@10", "--name", "dense"])
+    assert status == 0 and err.splitlines()[-1] == (
+        "sqlrank: note: dense reads the run the var sqlrank_dense_run names, else the shared sqlrank_run, as evaluation "
+        "may: set sqlrank_dense_run (and sqlrank_dense_qrels) in dbt_project.yml or --vars for a run of its own")
+    status, _, err = run_cli(tmp_path, monkeypatch, capsys, ["dbt", "ranking", "-m", "P@5", "--name", "sparse"])
+    assert status == 0 and "as dense, evaluation may" in err

@@ -361,13 +361,12 @@ def judgment_arguments(args: argparse.Namespace) -> tuple:
 
 
 def dbt_command(args: argparse.Namespace) -> int:
-    from ..export.dbt import write_package
+    from ..export.dbt import write_package, written_lines
 
     written = write_package(args.folder, " ".join(args.measures), args.name, force=args.force, init=args.init,
                             label_type=args.label_type, prefer=args.prefer, combine=args.combine,
                             **convention_options(args))
-    what = "the starter project" if args.init else "the dbt package"
-    print(f"sqlrank: wrote {len(written)} files of {what} in {args.folder}: {args.name}", file=sys.stderr)
+    print("\n".join(written_lines(args.folder, args.name, written, args.init)), file=sys.stderr)
     return 0
 
 

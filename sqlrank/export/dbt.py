@@ -192,15 +192,34 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+def evaluations(folder: str) -> list[str]:
+    """The evaluations of the package in FOLDER: the macro files sqlrank dbt wrote, by name."""
+    paths = glob.glob(os.path.join(folder, "macros", "*.sql"))
+    return sorted(os.path.splitext(os.path.basename(p))[0] for p in paths
+                  if os.path.basename(p) != "sqlrank.sql" and starts_with(p, _marker_line(".sql")))
+
+
+def written_lines(folder: str, name: str, written: list[str], init: bool) -> list[str]:
+    """What sqlrank dbt says of the evaluation NAME it wrote: the files, and in a package of several evaluations that
+    NAME reads the shared sqlrank_run (and qrels) unless its own vars are set, as the others may, so that two
+    evaluations do not read one run unawares."""
+    what = "the starter project" if init else "the dbt package"
+    lines = [f"sqlrank: wrote {len(written)} files of {what} in {folder}: {name}"]
+    others = [e for e in evaluations(folder) if e != name]
+    if others:
+        lines.append(f"sqlrank: note: {name} reads the run the var sqlrank_{name}_run names, else the shared "
+                     f"sqlrank_run, as {', '.join(others)} may: set sqlrank_{name}_run (and sqlrank_{name}_qrels) in "
+                     f"dbt_project.yml or --vars for a run of its own")
+    return lines
+
+
 def _refuse_taken_names(folder: str, name: str, init: bool) -> None:
     """Stop when the evaluation's models (NAME, NAME_summary) would take the name of another node of the
     project: a seed, a model of the user's, another evaluation's model or macro."""
     def stems(pattern: str) -> set[str]:
         return {os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(folder, pattern), recursive=True)}
 
-    evaluations = {e for e in stems(os.path.join("macros", "*.sql")) - {"sqlrank"}
-                   if starts_with(os.path.join(folder, "macros", f"{e}.sql"), _marker_line(".sql"))}
-    others = evaluations - {name}
+    others = set(evaluations(folder)) - {name}
     taken = {e: f"the evaluation {e}" for e in others} | {f"{e}_summary": f"the summary of the evaluation {e}"
                                                            for e in others}
     taken |= {s: f"a seed ({s}.csv)" for s in stems(os.path.join("seeds", "**", "*.csv"))
