@@ -2,10 +2,11 @@
   The two inputs of an installed DuckDB macro (export/macros.py): the columns its parameters name (COLUMNS(name)),
   checked as the command line checks a file, inside the statement: a (query, document) pair given twice (a table of
   several runs, or one run twice), a run whose run_id column holds several runs, an empty id, and a label or score
-  that is empty, NaN or infinite are DuckDB's error() naming the query and the document (the runs); a label that is no number is DuckDB's own cast error. The pairs are
-  counted once (a hash aggregate, an uncorrelated subquery); the values are checked row by row. With `only` (the
-  evaluate macros' branch of one measure: its names in lower case), no row is read unless the call asks for it, so
-  that the branches not asked cost nothing (the condition is a constant of the call, folded before any scan).
+  that is empty, NaN or infinite are DuckDB's error() naming the query and the document (the runs); a label that is
+  no number is DuckDB's own cast error. The pairs are counted once (a hash aggregate, an uncorrelated subquery); the
+  values are checked row by row. With `only` (the evaluate macros' branch of one measure: its names in lower case),
+  no row is read unless the call asks for it, so that the branches not asked cost nothing (the condition is a
+  constant of the call, folded before any scan).
 -#}
 {% macro asked(only) %}{% if only %}
     WHERE list_has_any([lower(name) FOR name IN measures], [{{ only | map('literal') | join(', ') }}]){% endif %}{% endmacro %}

@@ -75,7 +75,8 @@ def engine_warnings(p: Plan, engine: Engine, memo: dict | None = None) -> list[s
 
 def tie_cutoffs(p: Plan) -> list[int]:
     """The rank cutoffs of the measures whose top k a tie across k changes (not under tie_break=expected or block)."""
-    return sorted({int(m.cutoff) for m in p.measures if isinstance(m.cutoff, int) and not isinstance(m.cutoff, bool)
+    return sorted({int(m.cutoff) for m in p.measures
+                   if isinstance(m.cutoff, int) and not isinstance(m.cutoff, bool)
                    and m.param("tie_break") not in ("expected", "block") and FAMILIES[m.family].cutoff_kind == "rank"})
 
 
@@ -90,7 +91,8 @@ def tie_warnings(p: Plan, cutoffs: list[int], counts) -> list[str]:
 def no_relevant_levels(p: Plan) -> list[int]:
     """The level whose queries without a relevant judgment are warned about: the lowest rel of the measures that score
     such a query (AUC has no value there, and says so), under no_relevant=zero."""
-    rels = sorted({int(m.param("rel")) for m in p.measures if m.param("rel") is not None and m.spec.scores_no_relevant})
+    rels = sorted({int(m.param("rel")) for m in p.measures
+                   if m.param("rel") is not None and m.spec.scores_no_relevant})
     return rels[:1] if p.conventions.no_relevant == "zero" else []
 
 
@@ -224,11 +226,9 @@ def near_query_ids(con, qrels_sql: str, run_sql: str) -> tuple[int, list]:
 
 
 def no_relevant(con, qrels_sql: str, rel: int) -> tuple[int, str | None, int]:
-    """Judged queries with no document labelled >= rel: (how many, an example, of how many)."""
-    return first_row(con, f"""
-        SELECT count(*) FILTER (WHERE best < $1), min(query_id) FILTER (WHERE best < $1), count(*)
-        FROM (SELECT query_id, max(relevance) AS best FROM ({qrels_sql}) AS qrels GROUP BY query_id) AS per_query""",
-                [rel])
+    """Judged queries with no document labelled >= rel: (how many, an example, of how many); the query every
+    engine runs (checks.sql), on DuckDB."""
+    return first_row(con, call_macro(DUCKDB, "checks.sql", "no_relevant", qrels_sql, rel))
 
 
 # What no_relevant=error says of the queries without a relevant judgment, and the other choices.
@@ -375,13 +375,14 @@ def require_labels_within_limits(p: Plan, fetch_one, qrels_sql: str, dialect: Di
     judgments above the bound rather than compute a number outside the measure's range; where a NaN is NULL
     (Dialect.nan_as_null), so do exponential gains beyond a double (on DuckDB: require_finite)."""
     limits = {m.shown: (m.spec.label_limit, m.param(m.spec.label_limit)) for m in p.measures if m.spec.label_limit}
-    # where a NaN becomes NULL (SQLite), an exponential gain past a double's range would read back as no value
-    exponential = [m.shown for m in p.measures if m.param("gain") == "exponential"] if dialect.nan_as_null else []
-    for m in p.measures if dialect.nan_as_null else ():
-        gains = m.param("gain")
-        if isinstance(gains, tuple) and max(abs(g) for _, g in gains) > 1e300:
-            raise InputError(f"{m.shown}: a gain map's gains must sum to less than 1.8e308 in {dialect} (a NaN is NULL "
-                             f"there); give smaller gains")
+    exponential = []
+    if dialect.nan_as_null:  # a NaN is NULL there (SQLite): gains past a double's range would read back as no value
+        for m in p.measures:
+            gains = m.param("gain")
+            if isinstance(gains, tuple) and max(abs(g) for _, g in gains) > 1e300:
+                raise InputError(f"{m.shown}: a gain map's gains must sum to less than 1.8e308 in {dialect} (a NaN is "
+                                 f"NULL there); give smaller gains")
+        exponential = [m.shown for m in p.measures if m.param("gain") == "exponential"]
     if not limits and not exponential:
         return
     top = remembered(memo, ("top_label", qrels_sql), lambda: fetch_one(call_macro(dialect, "checks.sql", "top_label",

@@ -30,7 +30,7 @@ from ..plan import conventions_of, plan, segments_sql
 from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import render_template
 from .aggregate import check_aggregate, read_weights, reweighted
-from .evaluated_runs import Runs, evaluate_elsewhere, named_runs
+from .evaluated_runs import Runs, evaluate_elsewhere, named_runs, summary_values, untested
 from .pairs import TUKEY, AllPairs, all_pairs, check_pairs
 from .statistics import adjust, check_test, paired_test
 
@@ -172,8 +172,7 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
 
 def _summary(result) -> list[tuple[str, float]]:
     """(measure, value) of an evaluation's summary, as its DataFrame has them (a value None: NaN)."""
-    return [(measure, math.nan if value is None else float(value))
-            for measure, value in result.summary_table.picked("measure", "value")]
+    return summary_values(result.summary_table.picked("measure", "value"))
 
 
 def _is_value(value: Any) -> bool:
@@ -204,11 +203,11 @@ def pairs_of(result: Comparison, test: str = "tukey", correction: str = "none", 
 def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None, baseline: str | None,
                    queries: Any, by: str | None, options: dict[str, Any], details: int = 0) -> Runs:
     """Each run (each of runs stored together under its run id) evaluated per query, the qrels read once; on another
-    engine (engine=, dsn=, spark=, datafusion=, sqlite=) there (_evaluate_elsewhere)."""
+    engine (engine=, dsn=, spark=, datafusion=, sqlite=) there (evaluated_runs.evaluate_elsewhere)."""
     elsewhere = {name: options.pop(name) for name in ELSEWHERE if name in options}
-    if elsewhere.get("engine", "duckdb") != "duckdb" or any(v is not None for k, v in elsewhere.items() if k != "engine"):
+    if any(value != "duckdb" if name == "engine" else value is not None for name, value in elsewhere.items()):
         return evaluate_elsewhere(qrels, runs, measures, names, baseline, queries, by, {**options, **elsewhere},
-                                   details)
+                                  details)
     inputs, objects = input_names(runs)
     engine = session_options(options)
     warnings: list[str] = []
@@ -234,19 +233,17 @@ def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None
             evaluated.append(result.num_queries)
             summaries[label] = {(None, measure): value  # (segment, measure): the run's value, overall first
                                 for measure, value in _summary(result)}
-        # One value per run (Coverage, Gini, GlobalAUC: over all users) or a mean that weighs each query
-        # differently in each run (GAUC): shown per run with its difference, but no paired test.
-        untested = [m.shown for m in result.measures if FAMILIES[m.family].aggregate in ("catalog", "weighted")]
-        if segments is not None and untested:  # their values per segment: a statement per run with segments
+        untested_names = untested(result.measures)  # shown per run with its difference, but no paired test
+        if segments is not None and untested_names:  # their values per segment: a statement per run with segments
             for label, run_source in sources.items():  # read and validated once, above
-                per_segment = run_plan(plan(qrels_source, run_source, " ".join(untested), "summary", con, registry,
-                                            queries=queries, by=by, **options), DuckDBEngine(con), True)
+                per_segment = run_plan(plan(qrels_source, run_source, " ".join(untested_names), "summary", con,
+                                            registry, queries=queries, by=by, **options), DuckDBEngine(con), True)
                 rows = per_segment.frame[per_segment.frame["segment"].notna()]
                 summaries[label].update({(segment, measure): value for segment, measure, value
                                          in zip(rows["segment"], rows["measure"], rows["value"])})
         shown = _details(con, registry, qrels_source, sources, options, details) if details else None
-    return Runs(list(sources), frames, summaries, result.measures, result.conventions.describe(), untested,
-                 segments, warnings, result.removed_seen, evaluated, shown)
+    return Runs(list(sources), frames, summaries, result.measures, result.conventions.describe(), untested_names,
+                segments, warnings, result.removed_seen, evaluated, shown)
 
 
 def _details(con, registry, qrels: Source, runs: dict[str, Source], options: dict[str, Any], depth: int) -> Details:

@@ -60,6 +60,17 @@ class Runs:
     details: Any = None  # compare.Details: a report's curves and rankings
 
 
+def untested(measures: list) -> list[str]:
+    """The measures no paired test compares: one value per run (Coverage, Gini, GlobalAUC: over all users) or a mean
+    that weighs each query differently in each run (GAUC)."""
+    return [m.shown for m in measures if FAMILIES[m.family].aggregate in ("catalog", "weighted")]
+
+
+def summary_values(pairs: list[tuple]) -> list[tuple[str, float]]:
+    """(measure, value) pairs of a summary as its DataFrame has them: a value None is NaN."""
+    return [(measure, math.nan if value is None else float(value)) for measure, value in pairs]
+
+
 @dataclass(frozen=True)
 class _Evaluated:
     """One run's values computed on another engine: the evaluation of its input, and its run id there (runs stored
@@ -68,16 +79,15 @@ class _Evaluated:
     only_run: str | None
     result: Any
 
-    def rows(self, table) -> list[tuple]:
-        """The rows of TABLE (the result's values or summary) that are this run's, without the run id."""
+    def picked(self, table: Rows, *names: str) -> list[tuple]:
+        """The columns NAMES of the rows of TABLE (the result's values or summary) that are this run's."""
         if self.only_run is None or "run_id" not in table.columns:
-            return table.rows
-        at = table.columns.index("run_id")
-        return [row[:at] + row[at + 1:] for row in table.rows if row[at] == self.only_run]
+            return table.picked(*names)
+        return [row[:-1] for row in table.picked(*names, "run_id") if row[-1] == self.only_run]
 
 
 def evaluate_elsewhere(qrels: Any, runs: Any, measures: Any, names: list[str] | None, baseline: str | None,
-                        queries: Any, by: str | None, options: dict[str, Any], details: int) -> Runs:
+                       queries: Any, by: str | None, options: dict[str, Any], details: int) -> Runs:
     """Each run input evaluated per query where the statement runs (PostgreSQL, ClickHouse, DataFusion, SQLite, Spark:
     its tables read in place, files copied there), one statement per input (runs stored together: one for all of
     them); the statistics are then computed here from those values, as from DuckDB's."""
@@ -96,14 +106,10 @@ def evaluate_elsewhere(qrels: Any, runs: Any, measures: Any, names: list[str] | 
     evaluated = named_runs(loaded, names, baseline)
     frames, summaries = [], {}
     for label, one in evaluated.items():
-        values = one.result.values()
-        columns = tuple(c for c in values.columns if c != "run_id")
-        frames.append(Rows(columns, one.rows(values)).picked("query_id", "measure", "value"))
-        summary = one.result.summary_table
-        summaries[label] = {(None, measure): math.nan if value is None else float(value) for measure, value in
-                            Rows(tuple(c for c in summary.columns if c != "run_id"), one.rows(summary)).picked(
-                                "measure", "value")}
+        frames.append(one.picked(one.result.values(), "query_id", "measure", "value"))
+        summaries[label] = {(None, measure): value for measure, value
+                            in summary_values(one.picked(one.result.summary_table, "measure", "value"))}
     first = loaded[0][1].result
-    untested = [m.shown for m in first.measures if FAMILIES[m.family].aggregate in ("catalog", "weighted")]
-    return Runs(list(evaluated), frames, summaries, first.measures, first.conventions.describe(), untested, None,
-                 warnings, first.removed_seen, [one.result.num_queries for one in evaluated.values()])
+    return Runs(list(evaluated), frames, summaries, first.measures, first.conventions.describe(),
+                untested(first.measures), None, warnings, first.removed_seen,
+                [one.result.num_queries for one in evaluated.values()])
