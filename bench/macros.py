@@ -3,9 +3,9 @@
     python bench/macros.py [--rows 10000000] [--repeat 5] [--measures "nDCG@10 AP P@10"]
 
 A DuckDB user who ran `sqlrank install` has three ways to the same numbers: the evaluate macro
-(`sqlrank.evaluate(qrels, run, [names])`, every installed measure a branch of which only those asked read
-rows), the family macros (`sqlrank.ndcg(qrels, run, 10)`, one per measure, per query: averaged here in the
-same query) and the statement `sqlrank sql` prints for the two table names. Beside them, `hand`: one statement
+(`sqlrank.evaluate(qrels, run, [names])`, which writes at bind time the statement of the measures named, each
+an installed macro of its own, and runs it through DuckDB's query()), the family macros
+(`sqlrank.ndcg(qrels, run, 10)`, one per measure, per query: averaged here in the same query) and the statement `sqlrank sql` prints for the two table names. Beside them, `hand`: one statement
 written as a user would write it (ranks by row_number, the labels joined, nDCG@10, AP and P@10 averaged; none
 of sqlrank's checks of the inputs), the least SQL that computes those numbers, which is no evaluator's floor
 because it checks nothing. Each is timed as one query on one connection holding the tables (wall and CPU

@@ -1,16 +1,23 @@
 {#-
-  The two inputs of an installed DuckDB macro (export/macros.py): the columns its parameters name (COLUMNS(name)),
-  checked as the command line checks a file, inside the statement: a (query, document) pair given twice (a table of
-  several runs, or one run twice), a run whose run_id column holds several runs, an empty id, and a label or score
-  that is empty, NaN or infinite are DuckDB's error() naming the query and the document (the runs); a label that is
-  no number is DuckDB's own cast error. The pairs are counted once (a hash aggregate, an uncorrelated subquery); the
-  values are checked row by row. With `only` (the evaluate macros' branch of one measure: its names in lower case),
-  no row is read unless the call asks for it, so that the branches not asked cost nothing (the condition is a
-  constant of the call, folded before any scan).
+  The two inputs of an installed DuckDB macro (export/macros.py). `source` reads an argument: a name of a table, view
+  or CTE (DuckDB's query_table, which also takes a bare identifier), or a subquery written as text ('(SELECT ...)',
+  'SELECT ...', 'FROM ...', 'WITH ...': the caller's own SQL in the caller's session, run by DuckDB's query()). The
+  columns are those the parameters name, matched whole and in any case (a regular expression would also match
+  bm25_score for score); a column absent is DuckDB's error naming the table's columns and the lambda `qrels_column`
+  or `run_column`, which says which argument lacks it. Then they are checked as the command line checks a file,
+  inside the statement: a (query, document) pair given twice (a table of several runs, or one run twice), a run whose
+  run_id column holds several runs, an empty id, and a label or score that is empty, NaN or infinite are DuckDB's
+  error() naming the query and the document (the runs); a label that is no number is DuckDB's own cast error. The
+  pairs are counted once (a hash aggregate, an uncorrelated subquery); the values are checked row by row.
 -#}
-{% macro asked(only) %}{% if only %}
-    WHERE list_has_any([lower(name) FOR name IN measures], [{{ only | map('literal') | join(', ') }}]){% endif %}{% endmacro %}
-{% macro checked(kind, value, rows, only=none) -%}
+{% macro source(argument) -%}
+query(CASE WHEN regexp_matches({{ argument }}, '^\s*(\(|(select|from|with|values)\s)', 'i') THEN 'FROM (' || {{ argument }} || ')'
+           ELSE 'FROM query_table(''' || replace({{ argument }}, '''', '''''') || ''')' END)
+{%- endmacro %}
+{% macro column(kind, parameter, fallback) -%}
+COLUMNS(lambda {{ kind }}_column: lower({{ kind }}_column) = lower({% if fallback %}coalesce({{ parameter }}, {{ fallback }}){% else %}{{ parameter }}{% endif %}))
+{%- endmacro %}
+{% macro checked(kind, value, rows) -%}
 {% set what = 'label' if value == 'relevance' else value -%}
 SELECT query_id, doc_id,
        CASE WHEN query_id IS NULL OR doc_id IS NULL
@@ -33,25 +40,25 @@ WHERE (
                 THEN error('sqlrank: the run holds ' || CAST(COUNT(DISTINCT stored.run_id) AS VARCHAR) || ' runs (its run_id '
                            || 'column, e.g. ' || MIN(stored.run_id) || ' and ' || MAX(stored.run_id) || '); give the macro '
                            || 'one run (a view WHERE run_id = ...), or evaluate each with sqlrank eval') END
-    FROM (SELECT * FROM query_table(run), (SELECT NULL AS run_id) AS no_run_id{{ asked(only) | indent(4) }}) AS stored
+    FROM (SELECT * FROM {{ source('run') }}, (SELECT NULL AS run_id) AS no_run_id) AS stored
 ) IS NULL{% endif %}
 {%- endmacro %}
-{% macro qrels(only=none) -%}
+{% macro qrels() -%}
 WITH qrels_rows AS (
-    SELECT CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
-           CAST(COLUMNS(doc_column) AS VARCHAR) AS doc_id,
-           CAST(COLUMNS(relevance_column) AS DOUBLE) AS relevance
-    FROM query_table(qrels){{ asked(only) }}
+    SELECT CAST({{ column('qrels', 'qrels_query_column', 'query_column') }} AS VARCHAR) AS query_id,
+           CAST({{ column('qrels', 'qrels_doc_column', 'doc_column') }} AS VARCHAR) AS doc_id,
+           CAST({{ column('qrels', 'relevance_column', none) }} AS DOUBLE) AS relevance
+    FROM {{ source('qrels') }}
 )
 {{ checked('qrels', 'relevance', 'qrels_rows') }}
 {%- endmacro %}
-{% macro run(only=none) -%}
+{% macro run() -%}
 WITH run_rows AS (
-    SELECT CAST(COLUMNS(query_column) AS VARCHAR) AS query_id,
-           CAST(COLUMNS(doc_column) AS VARCHAR) AS doc_id,
-           CAST(COLUMNS(score_column) AS DOUBLE) AS score,
+    SELECT CAST({{ column('run', 'run_query_column', 'query_column') }} AS VARCHAR) AS query_id,
+           CAST({{ column('run', 'run_doc_column', 'doc_column') }} AS VARCHAR) AS doc_id,
+           CAST({{ column('run', 'score_column', none) }} AS DOUBLE) AS score,
            CAST(NULL AS BIGINT) AS input_rank
-    FROM query_table(run){{ asked(only) }}
+    FROM {{ source('run') }}
 )
-{{ checked('run', 'score', 'run_rows', only) }}
+{{ checked('run', 'score', 'run_rows') }}
 {%- endmacro %}

@@ -33,7 +33,7 @@ from ..measures.names import trec_name
 from ..measures.registry import REGISTRY
 from ..measures.resolve import resolve_measures
 from ..rendering.dialects import DUCKDB
-from ..rendering.sqltext import call_macro
+from ..rendering.sqltext import call_macro, environment
 from ..rendering.statement import render_evaluation
 from ..version import __version__
 
@@ -47,20 +47,17 @@ CATALOGUE = ([f"{family}@{k}" for family in ("P", "R", "nDCG", "Success") for k 
              + ["AP", "GMAP", "RR", "nDCG", "Rprec", "Bpref", "infAP", "NumQ", "NumRel", "NumRet", "NumRelRet"])
 
 
-# The macros' optional parameters naming the inputs' columns (the same names in both tables).
-COLUMN_PARAMETERS = "query_column := 'query_id', doc_column := 'doc_id', relevance_column := 'relevance', " \
-                    "score_column := 'score'"
+# The macros' optional parameters naming the inputs' columns: the same names in both tables, or a table's own.
+COLUMN_PARAMETERS = ("query_column := 'query_id', doc_column := 'doc_id', relevance_column := 'relevance', "
+                     "score_column := 'score', qrels_query_column := NULL, qrels_doc_column := NULL, "
+                     "run_query_column := NULL, run_doc_column := NULL")
+# evaluate's macros: one per installed measure, named by the evaluate macro and the measure ("evaluate:nDCG@10")
+OUTPUTS = (("evaluate", "summary"), ("evaluate_per_query", "per_query"))
 
 
-def _inputs(only: list[str] | None = None) -> tuple[str, str]:
-    """The two inputs, their columns picked by the macro parameters (DuckDB's COLUMNS(name)) and checked in the
-    statement as the command line checks a file (sql/macro_inputs.sql); with ``only``, read only when the call's
-    measures hold one of those names."""
-    return (call_macro(DUCKDB, "macro_inputs.sql", "qrels", only), call_macro(DUCKDB, "macro_inputs.sql", "run", only))
-
-
-def _statement(measures: list[Measure], conventions, output: str, only: list[str] | None = None) -> str:
-    qrels, run = _inputs(only)
+def _statement(measures: list[Measure], conventions, output: str) -> str:
+    """The statement of MEASURES on the macro's two inputs (sql/macro_inputs.sql), without its comment lines."""
+    qrels, run = call_macro(DUCKDB, "macro_inputs.sql", "qrels"), call_macro(DUCKDB, "macro_inputs.sql", "run")
     body = render_evaluation(qrels, run, measures, conventions, output, dialect=DUCKDB).strip()
     return "\n".join(line for line in body.splitlines() if not line.startswith("-- "))
 
@@ -81,6 +78,11 @@ def _with_cutoff_parameter(sql: str) -> str:
     return "".join(parts)
 
 
+def catalogue(measures: Any = None, **conventions: Any) -> list[Measure]:
+    """The measures the evaluate macros take: trec_eval's usual ones and MEASURES, resolved under CONVENTIONS."""
+    return resolve_measures(CATALOGUE + list(_names(measures)), resolve_conventions(**conventions))
+
+
 def install_statements(measures: Any = None, schema: str = SCHEMA, **conventions: Any) -> list[str]:
     """The CREATE statements of ``install``: readable SQL that can also be run by hand."""
     resolved = resolve_conventions(**conventions)
@@ -92,36 +94,23 @@ def install_statements(measures: Any = None, schema: str = SCHEMA, **conventions
         params = ("qrels, run, k" if has_cutoff else "qrels, run") + ", " + COLUMN_PARAMETERS
         statements.append(f"CREATE OR REPLACE MACRO {name}.{DUCKDB.ident(macro)}({params}) AS TABLE\n"
                           f"{_with_cutoff_parameter(body) if has_cutoff else body}")
-    catalogue = resolve_measures(CATALOGUE + list(_names(measures)), resolved)
-    names = [str(m) for m in catalogue]
-    spellings = {str(m): _spellings(m) for m in catalogue}
-    for macro, output in (("evaluate", "summary"), ("evaluate_per_query", "per_query")):
-        branches = []
-        for measure in catalogue:
-            body = _statement([measure], resolved, output, spellings[str(measure)]).replace("\n", "\n    ")
-            asked = ", ".join(DUCKDB.literal(n) for n in spellings[str(measure)])  # lower case: matched as the CLI
-            alias = DUCKDB.ident(column_alias(measure))
-            branches.append(f"SELECT {alias}.* REPLACE (asked.requested AS measure) FROM (\n    {body}\n) AS {alias}\n"
-                            f"CROSS JOIN (SELECT DISTINCT unnest(measures) AS requested) AS asked\n"
-                            f"WHERE lower(asked.requested) IN ({asked})")
-        known = "[" + ", ".join(DUCKDB.literal(n) for n in names) + "]"
-        accepted = "[" + ", ".join(DUCKDB.literal(n) for m in names for n in spellings[m]) + "]"
-        check = (f"SELECT {'NULL AS query_id, ' if output == 'per_query' else ''}NULL AS measure, "
-                 f"CAST(error('sqlrank: measure ' || requested || ' is not installed (SELECT * FROM "
-                 f"{schema}.measures() lists those that are; add it with: sqlrank install DB_FILE -m ''' || "
-                 f"requested || ''')') AS DOUBLE) AS value\n"
-                 f"FROM (SELECT unnest(measures) AS requested) AS asked\n"
-                 f"WHERE NOT list_contains({accepted}, lower(requested))")
-        order = "list_position(measures, measure)" if output == "summary" else \
-            "query_id, list_position(measures, measure)"
+    measured = catalogue(measures, **conventions)
+    spellings = [(spelling, str(measure)) for measure in measured for spelling in _spellings(measure)]
+    template = environment(DUCKDB).get_template("macro_evaluate.sql").module
+    for macro, output in OUTPUTS:
+        for measure in measured:
+            statements.append(f"CREATE OR REPLACE MACRO {name}.{DUCKDB.ident(f'{macro}:{measure}')}(qrels, run, "
+                              f"{COLUMN_PARAMETERS}) AS TABLE\n{_statement([measure], resolved, output)}")
+        macros = [f"{name}.{DUCKDB.ident(f'{macro}:{of}')}" for _, of in spellings]
+        body = template.body(schema, [spelling for spelling, _ in spellings], macros, output == "per_query")
         statements.append(f"CREATE OR REPLACE MACRO {name}.{DUCKDB.ident(macro)}(qrels, run, measures, "
-                          f"{COLUMN_PARAMETERS}) AS TABLE\n"
-                          f"SELECT * FROM (\n{chr(10).join(b + chr(10) + 'UNION ALL' for b in branches)}\n{check}\n)"
-                          f" AS evaluated\nORDER BY {order}")
+                          f"{COLUMN_PARAMETERS}) AS TABLE\n{body}")
+    known = "[" + ", ".join(DUCKDB.literal(str(m)) for m in measured) + "]"
     statements.append(f"CREATE OR REPLACE MACRO {name}.measures() AS TABLE\n"
                       f"SELECT unnest({known}) AS measure")
     mark = DUCKDB.literal(f"{MARKER} {__version__}")
-    return statements + [f"COMMENT ON MACRO TABLE {name}.{DUCKDB.ident(macro)} IS {mark}" for macro in macro_names()]
+    return statements + [f"COMMENT ON MACRO TABLE {name}.{DUCKDB.ident(macro)} IS {mark}"
+                         for macro in macro_names(measured)]
 
 
 def _spellings(measure: Measure) -> list[str]:
@@ -153,16 +142,18 @@ def _names(measures: Any) -> list:
 MARKER = "created by sqlrank install"  # each macro's comment: a macro without it is the user's
 
 
-def macro_names() -> list[str]:
-    return list(FAMILY_MACROS) + ["evaluate", "evaluate_per_query", "measures"]
+def macro_names(measured: list[Measure] = ()) -> list[str]:
+    """The macros install creates: the families', evaluate's, and one per measure of MEASURED for each evaluate."""
+    return (list(FAMILY_MACROS) + ["evaluate", "evaluate_per_query", "measures"]
+            + [f"{macro}:{measure}" for macro, _ in OUTPUTS for measure in measured])
 
 
-def foreign_macros(connection: duckdb.DuckDBPyConnection, schema: str) -> list[tuple[str, str]]:
-    """The macros of SCHEMA with the names of sqlrank's that sqlrank did not create: (name, MACRO or MACRO TABLE)."""
+def foreign_macros(connection: duckdb.DuckDBPyConnection, schema: str, names: list[str]) -> list[tuple[str, str]]:
+    """The macros of SCHEMA with the NAMES of sqlrank's that sqlrank did not create: (name, MACRO or MACRO TABLE)."""
     rows = connection.execute("SELECT DISTINCT function_name, function_type FROM duckdb_functions() "
                               "WHERE schema_name = ? AND list_contains(?, function_name) "
                               "AND coalesce(comment, '') NOT LIKE ? ORDER BY ALL",
-                              [schema, macro_names(), MARKER + "%"]).fetchall()
+                              [schema, names, MARKER + "%"]).fetchall()
     return [(name, "MACRO TABLE" if kind == "table_macro" else "MACRO") for name, kind in rows]
 
 
@@ -172,8 +163,9 @@ def install(connection: duckdb.DuckDBPyConnection, measures: Any = None, schema:
     of the same name that sqlrank did not create is refused, named, unless ``force`` (then replaced)."""
     if not isinstance(schema, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", schema):
         raise OptionError(f"schema {schema!r} must be a plain name (letters, digits, _)")
+    names = macro_names(catalogue(measures, **conventions))
     try:
-        found = foreign_macros(connection, schema)
+        found = foreign_macros(connection, schema, names)
         foreign = list(dict.fromkeys(f"{schema}.{name}" for name, _ in found))
         if foreign and not force:
             exists, was, it = ("exists", "was", "it") if len(foreign) == 1 else ("exist", "were", "them")
@@ -181,6 +173,7 @@ def install(connection: duckdb.DuckDBPyConnection, measures: Any = None, schema:
                              f"changed (use another schema, or --force (force=True) to replace {it})")
         for name, kind in found:  # a scalar macro of the same name would stay beside the table macro
             connection.execute(f"DROP {kind} {DUCKDB.ident(schema)}.{DUCKDB.ident(name)}")
+        _drop_measures_not_kept(connection, schema, names)
         for statement in install_statements(measures, schema, **conventions):
             connection.execute(statement)
         if foreign:
@@ -189,6 +182,17 @@ def install(connection: duckdb.DuckDBPyConnection, measures: Any = None, schema:
     except duckdb.Error as exc:
         raise InputError(f"cannot create the macros: {duckdb_reason(exc, spill=False)}") from None
     return [f"{schema}.{m}" for m in macro_names()]
+
+
+def _drop_measures_not_kept(connection: duckdb.DuckDBPyConnection, schema: str, names: list[str]) -> None:
+    """An earlier install's macros of measures this one does not install (its -m measures), dropped: evaluate would
+    not name them."""
+    rows = connection.execute("SELECT DISTINCT function_name FROM duckdb_functions() WHERE schema_name = ? "
+                              "AND (function_name LIKE 'evaluate:%' OR function_name LIKE 'evaluate_per_query:%') "
+                              "AND NOT list_contains(?, function_name) AND coalesce(comment, '') LIKE ?",
+                              [schema, names, MARKER + "%"]).fetchall()
+    for (name,) in rows:
+        connection.execute(f"DROP MACRO TABLE {DUCKDB.ident(schema)}.{DUCKDB.ident(name)}")
 
 
 def install_file(path: str, measures: Any = None, schema: str = SCHEMA, force: bool = False,
