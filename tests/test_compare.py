@@ -426,3 +426,46 @@ def test_the_command_line_compares_without_pandas_or_scipy(tmp_path, command, fl
     done = subprocess.run([sys.executable, "-c", IMPORTED, command, *runs, "-m", "nDCG@10 AP", *flags],
                           capture_output=True, text=True, check=True, cwd=tmp_path)
     assert done.stdout.splitlines()[-1] == f"{imported} 0"
+
+
+def test_paired_t_completes_a_comparison_computed_in_a_database(tmp_path):
+    """compare --paired-t reads a table of per-run mean differences, their standard deviation, t and degrees of freedom
+    (dbt's NAME_comparison, here written by numpy into SQLite) and gives compare's p-values, adjusted p-values,
+    intervals and effects to 1e-12 (compare's are SciPy's, test_p_values_intervals_and_effects_match_scipy)."""
+    import sqlite3
+
+    compare = FIXTURES / "compare"
+    qrels, runs, measures = str(compare / "qrels.txt"), str(compare / "runs.parquet"), "AP nDCG@10 P@10"
+    per_query = sqlrank.evaluate(qrels, runs, measures, per_query=True).pivot(
+        index=["measure", "query_id"], columns="run_id", values="value")
+    rows = []
+    for measure in measures.split():
+        values = per_query.loc[measure]
+        for run in ("rerank", "rerank_v2"):
+            d = (values[run] - values["baseline"]).to_numpy()
+            sd = d.std(ddof=1)
+            rows.append((run, "baseline", measure, len(d), d.mean(), sd, d.mean() / (sd / math.sqrt(len(d))), len(d) - 1))
+    database = tmp_path / "warehouse.sqlite"
+    with sqlite3.connect(database) as con:
+        con.execute("CREATE TABLE evaluation_comparison (run_id, baseline, measure, queries, mean_difference, "
+                    "sd_difference, t_statistic, degrees_of_freedom)")
+        con.executemany("INSERT INTO evaluation_comparison VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "compare", "--paired-t", "evaluation_comparison", "--engine",
+                           "sqlite", "--dsn", str(database), "-m", measures, "--correction", "holm", "-f", "csv"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    got = pd.read_csv(__import__("io").StringIO(done.stdout)).set_index(["measure", "run_id"])
+    expected = sqlrank.compare(qrels, [runs], measures, correction="holm")
+    expected = expected[expected.run != "baseline"].set_index(["measure", "run"])
+    assert len(got) == len(expected) == 6
+    for key, want in expected.iterrows():
+        for mine, theirs in (("p", "p_value"), ("p_adjusted", "p_value_adjusted"), ("ci_low", "ci_low"),
+                             ("ci_high", "ci_high"), ("effect", "effect_size"), ("mean_difference", "delta")):
+            assert close(got.loc[key][mine], want[theirs], 1e-12), (key, mine)
+    for args, message in ((["--paired-t", "nope", "--engine", "sqlite", "--dsn", str(database), "-m", "AP"], "nope"),
+                          (["--paired-t", "evaluation_comparison", "--engine", "sqlite", "--dsn", str(database), "-m",
+                            "RR"], "the comparison table has no rows of RR"),
+                          (["--paired-t", "evaluation_comparison", qrels, "-m", "AP"], "leave out QRELS and RUN"),
+                          (["-m", "AP"], "give QRELS and one or more RUN")):
+        done = subprocess.run([sys.executable, "-m", "sqlrank", "compare", *args], capture_output=True, text=True)
+        assert done.returncode != 0 and message in done.stderr and "Traceback" not in done.stderr, (args, done.stderr)

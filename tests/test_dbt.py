@@ -115,7 +115,7 @@ def test_the_starter_project_builds_as_it_is(tmp_path):
     """sqlrank dbt DIR --init, then dbt build in DIR: seeds, their tests, the models; trec_eval's numbers."""
     dbt = _dbt()
     folder = tmp_path / "ranking"
-    _sqlrank_dbt(folder, "--init", "-m", DEMO)
+    _sqlrank_dbt(folder, "--demo", "-m", DEMO)
     done = _run(dbt, folder, "build")
     assert done.returncode == 0 and "PASS=7 WARN=0 ERROR=0" in done.stdout, done.stdout[-3000:]
     qrels, run = FIXTURES / "demo" / "qrels.test", FIXTURES / "demo" / "results.test"
@@ -147,11 +147,34 @@ def test_the_package_in_a_project_of_its_own(tmp_path):
     pd.read_csv(run, sep=r"\s+", names=["topic", "q0", "docno", "rank", "sim", "tag"])[["topic", "docno", "sim"]].to_csv(
         project / "seeds" / "bm25.csv", index=False)
     summary = _built_summary(dbt, project, "name: ranking\nversion: '1.0'\nconfig-version: 2\nprofile: sqlrank\nvars:\n"
-                             "  sqlrank_qrels: judgments\n  sqlrank_run: bm25\n  sqlrank_columns:\n"
+                             "  sqlrank_qrels: judgments\n  sqlrank_metrics_run: bm25\n  sqlrank_columns:\n"
                              "    qrels: {query_id: topic, doc_id: docno, relevance: label}\n"
                              "    run: {query_id: topic, doc_id: docno, score: sim}\n")
     _same(sqlrank.evaluate(qrels, run, DEMO + " HR@10"), summary)
     assert summary[summary.measure == "HR@10"].value.tolist() == [sqlrank.evaluate(qrels, run, "Success@10").value[0]]
+
+
+def test_sources_and_plain_tables_in_the_vars(tmp_path):
+    """The vars took models and seeds only (a raw table needed a wrapper model): a source ({source:, table:}) and a
+    table by its schema (raw.results) are read as they are, and give sqlrank eval's values."""
+    dbt = _dbt()
+    project = tmp_path / "warehouse"
+    _sqlrank_dbt(project / "sqlrank_package", "-m", DEMO, "--name", "metrics")
+    qrels, run = FIXTURES / "demo" / "qrels.test", FIXTURES / "demo" / "results.test"
+    judged = pd.read_csv(qrels, sep=r"\s+", names=["query_id", "iteration", "doc_id", "relevance"], dtype=str)
+    ranked = pd.read_csv(run, sep=r"\s+", names=["query_id", "q0", "doc_id", "rank", "score", "tag"], dtype=str)
+    with duckdb.connect(str(project / "warehouse.duckdb")) as con:
+        con.execute("CREATE SCHEMA raw")
+        con.execute("CREATE TABLE raw.judgments AS SELECT query_id, doc_id, CAST(relevance AS INTEGER) AS relevance "
+                    "FROM judged")
+        con.execute("CREATE TABLE raw.results AS SELECT query_id, doc_id, CAST(score AS DOUBLE) AS score FROM ranked")
+    (project / "models").mkdir()
+    (project / "models" / "sources.yml").write_text("version: 2\nsources:\n  - name: trec\n    schema: raw\n"
+                                                    "    tables:\n      - name: judgments\n")
+    summary = _built_summary(dbt, project, "name: warehouse\nversion: '1.0'\nconfig-version: 2\nprofile: sqlrank\n"
+                             "vars:\n  sqlrank_qrels: {source: trec, table: judgments}\n"
+                             "  sqlrank_metrics_run: raw.results\n")
+    _same(sqlrank.evaluate(qrels, run, DEMO), summary)
 
 
 def _built_summary(dbt: str, project: Path, dbt_project: str) -> pd.DataFrame:
@@ -192,7 +215,7 @@ def test_the_models_give_duckdbs_values(generated, package, adapter, tmp_path, r
     qrels, run = generated
     folder = tmp_path / adapter
     shutil.copytree(package, folder)
-    _sqlrank_dbt(folder, "--init", "-m", DEMO, "--name", "demo")
+    _sqlrank_dbt(folder, "--demo", "-m", DEMO, "--name", "demo")
     qrels.rename(columns=NAMES["qrels"]).to_csv(folder / "seeds" / "qrels.csv", index=False)
     run.rename(columns=NAMES["run"]).to_csv(folder / "seeds" / "run.csv", index=False)
     text, integer, double = TYPES[adapter]
@@ -222,7 +245,7 @@ def test_the_measures_beyond_accuracy_read_their_models(adapter, tmp_path, reque
     qrels, run, options = recommender_case()
     folder = tmp_path / adapter
     measures = beyond_accuracy_measures()
-    _sqlrank_dbt(folder, "--init", "-m", " ".join(measures))
+    _sqlrank_dbt(folder, "--demo", "-m", " ".join(measures))
     seeds = {"qrels": qrels, "run": pd.read_parquet(run), **engine_tables()}
     seeds["groups"] = seeds["genres"].rename(columns={"category": "group"})
     for name, frame in seeds.items():
@@ -262,7 +285,7 @@ def test_subtopics_samples_and_sources_read_their_models(adapter, tmp_path, requ
     evaluations = {"diverse": (qrels, run, "alpha_nDCG@10 ERR_IA@5 AP_IA NRBP", ["--tie-break", "doc_id_asc"]),
                    "exposure": (judged, samples, "EE_D EE_R(p=0.8) EE_L@5", []),
                    "merged": (both, one, "nDCG@10 AP", ["--prefer", "llm,human"])}
-    _sqlrank_dbt(folder, "--init", "-m", "P@5")
+    _sqlrank_dbt(folder, "--demo", "-m", "P@5")
     (folder / "seeds" / "seeds.yml").unlink()
     for name, (q, r, measures, flags) in evaluations.items():
         _sqlrank_dbt(folder, "--name", name, "-m", measures, *flags)
@@ -276,8 +299,8 @@ def test_subtopics_samples_and_sources_read_their_models(adapter, tmp_path, requ
     variables |= {f"sqlrank_{name}_{kind}": f"{name}_{kind}" for name in evaluations for kind in ("qrels", "run")}
     bare = _run(dbt, folder, "build", "--vars", json.dumps({"sqlrank_diverse_qrels": "diverse_qrels",
                                                             "sqlrank_run": None}))  # the starter's shared one unset
-    assert bare.returncode != 0 and re.search(r"sqlrank\.(\w+) reads its run from the model or seed that the var "
-                                              r"sqlrank_\1_run \(or sqlrank_run, shared by the evaluations\) names",
+    assert bare.returncode != 0 and re.search(r"sqlrank\.(\w+) reads its run from the model, seed, source or table "
+                                              r"that the var sqlrank_\1_run names, and it is not set",
                                               bare.stdout), bare.stdout[-2000:]
     done = _run(dbt, folder, "build", "--vars", json.dumps(variables))
     assert done.returncode == 0, done.stdout[-3000:]
@@ -322,11 +345,16 @@ def test_the_macros_of_other_adapters_give_duckdbs_values(generated, package, ad
         given = NAMES[kind][name]
         return quote + (given.upper() if adapter == "snowflake" else given) + quote
 
+    stored = pd.concat([run.assign(run_id="a"), run.assign(run_id="b", score=-run.score)])
+    con.register("frame", stored.rename(columns=NAMES["run"]))
+    con.execute("CREATE TABLE ds.stored AS SELECT * FROM frame")
     environment = jinja2.Environment()
-    relations = {"qrels": f"{quote}ds{quote}.{quote}judged{quote}", "run": f"{quote}ds{quote}.{quote}ranked{quote}"}
     checked = 0
-    for number, conventions in enumerate(CONVENTIONS):
+    for (number, conventions), runs in [*((case, False) for case in enumerate(CONVENTIONS)),
+                                        ((0, CONVENTIONS[0]), True)]:  # runs stored together, per run
         measures = measures_for(conventions)
+        relations = {"qrels": f"{quote}ds{quote}.{quote}judged{quote}",
+                     "run": f"{quote}ds{quote}.{quote}{'stored' if runs else 'ranked'}{quote}"}
         for suffix, per_query in (("", True), ("_summary", False)):
             body = _macro(package, f"{adapter}__evaluation_{number}{suffix}")
             if "raise_compiler_error" in body:  # what the dialect cannot compute, said when the model is built
@@ -334,18 +362,20 @@ def test_the_macros_of_other_adapters_give_duckdbs_values(generated, package, ad
                     sqlrank.render("ds.judged", "ds.ranked", measures, dialect=adapter, **conventions)
                 assert str(caught.value).replace("'", "\\'") in body
                 continue
-            sql = environment.from_string(body).render(sqlrank={"column": column}, **relations)
+            sql = environment.from_string(body).render(
+                sqlrank={"column": lambda kind, name: quote + "run_id" + quote if name == "run_id" else column(kind, name),
+                         "stored_runs": lambda _, stored_runs=runs: stored_runs}, **relations)
             assert len(sqlglot.parse(sql, read=read)) == 1
             if adapter == "clickhouse":  # ClickHouse's own SQL (numbers(), its settings) runs in chDB
                 got = _clickhouse(sql, con, tmp_path)
             else:
                 got = con.execute(sqlglot.transpile(sql, read=read, write="duckdb")[0]).df()
-            columns = ["query_id", "measure", "value"] if per_query else ["measure", "value"]
+            columns = (["run_id"] if runs else []) + (["query_id", "measure", "value"] if per_query else ["measure", "value"])
             got = got.iloc[:, :len(columns)]  # the summary's column of queries with a value aside
             got.columns = columns
-            _same(sqlrank.evaluate(qrels, run, measures, per_query=per_query, **conventions), got)
+            _same(sqlrank.evaluate(qrels, stored if runs else run, measures, per_query=per_query, **conventions), got)
             checked += 1
-    assert checked >= 10
+    assert checked >= 12
 
 
 def test_the_snowflake_macro_runs_in_fakesnow(generated, package):
@@ -370,7 +400,7 @@ def test_the_snowflake_macro_runs_in_fakesnow(generated, package):
             if "raise_compiler_error" in body:
                 continue
             given["statements"].append(environment.from_string(body).render(
-                sqlrank={"column": lambda kind, name: f'"{upper[kind][name]}"'},
+                sqlrank={"column": lambda kind, name: f'"{upper[kind][name]}"', "stored_runs": lambda _: False},
                 qrels='"DB"."DS"."JUDGED"', run='"DB"."DS"."RANKED"'))
             expected.append(sqlrank.evaluate(qrels, run, measures, per_query=per_query, **conventions))
     assert len(expected) >= 10
@@ -389,7 +419,7 @@ def _clickhouse(sql: str, con: duckdb.DuckDBPyConnection, folder: Path) -> pd.Da
 
     chdb = chdb_session()
     chdb.query("CREATE DATABASE IF NOT EXISTS ds")
-    for name in ("judged", "ranked"):
+    for name in ("judged", "ranked", "stored"):
         path = folder / f"{name}.parquet"
         if not path.exists():
             con.execute(f"COPY ds.{name} TO '{path}' (FORMAT parquet)")
@@ -407,7 +437,7 @@ def _project_with(folder: Path, source: Path, qrels: pd.DataFrame, run: pd.DataF
 @pytest.fixture(scope="module")
 def starter(tmp_path_factory):
     folder = tmp_path_factory.mktemp("starter") / "ranking"
-    _sqlrank_dbt(folder, "--init", "-m", DEMO)
+    _sqlrank_dbt(folder, "--demo", "-m", DEMO)
     return folder
 
 
@@ -424,19 +454,47 @@ def test_the_input_tests_fail_on_a_repeated_document(starter, generated, tmp_pat
     assert "PASS sqlrank_one_row_per_document_run_" in done.stdout
 
 
-def test_the_input_test_fails_on_several_runs_in_the_run_model(starter, generated, tmp_path):
-    """Two runs in the run's model (a run_id column), their documents apart (so no pair repeats): the
-    statement would rank them together, and the input test fails; one run_id passes."""
+def test_runs_stored_together_are_evaluated_per_run_and_compared(starter, generated, tmp_path):
+    """A run model with a run_id column was one run to the statement and a failing input test; it is now evaluated
+    per run in one model (run_id first), each run's values equal sqlrank eval's of the table; with the var
+    sqlrank_baseline, the comparison model's mean differences and t statistics equal sqlrank compare's, and compare
+    --paired-t reads it for compare's p-values. A document twice within one run still fails the input test; a
+    baseline that is no run stops the build naming the runs."""
     dbt = _dbt()
     qrels, run = generated
     run = run.drop(columns="rank")
-    for runs, fails in ((pd.concat([run.assign(run_id="a"), run.assign(run_id="b", doc_id=run.doc_id + "-b")]), True),
-                        (run.assign(run_id="a"), False)):
-        folder = tmp_path / f"stored_{fails}"
-        _project_with(folder, starter, qrels, runs)
-        assert _run(dbt, folder, "seed").returncode == 0
-        done = _run(dbt, folder, "test", "--select", "evaluation_inputs")
-        assert (done.returncode != 0) == fails, done.stdout[-2000:]
+    other = run.assign(score=run.groupby("query_id").score.transform(lambda s: s.sample(frac=1, random_state=3).values))
+    stored = pd.concat([run.assign(run_id="a"), other.assign(run_id="b"), run.assign(run_id="c", score=-run.score)])
+    folder = tmp_path / "stored"
+    _project_with(folder, starter, qrels, stored)
+    variables = json.dumps({"sqlrank_baseline": "a"})
+    done = _run(dbt, folder, "build", "--vars", variables)
+    assert done.returncode == 0, done.stdout[-3000:]
+    with duckdb.connect(str(folder / "sqlrank.duckdb"), read_only=True) as con:
+        per_query, summary, compared = (con.execute(f"SELECT * FROM {name}").df()
+                                        for name in ("evaluation", "evaluation_summary", "evaluation_comparison"))
+    _same(sqlrank.evaluate(qrels, stored, DEMO, per_query=True), per_query)
+    _same(sqlrank.evaluate(qrels, stored, DEMO), summary)
+    expected = sqlrank.compare(qrels, [stored], DEMO)
+    expected = expected[expected.run != "a"].set_index(["measure", "run"])
+    assert len(compared) == len(expected) == 2 * len(DEMO.split())
+    for row in compared.itertuples():
+        assert abs(row.mean_difference - expected.loc[(row.measure, row.run_id)].delta) < 1e-12
+    shown = subprocess.run([sys.executable, "-m", "sqlrank", "compare", "--paired-t", "evaluation_comparison", "--dsn",
+                            str(folder / "sqlrank.duckdb"), "-m", DEMO, "-f", "csv"], capture_output=True, text=True)
+    assert shown.returncode == 0, shown.stderr
+    read = pd.read_csv(__import__("io").StringIO(shown.stdout)).set_index(["measure", "run_id"])
+    for (measure, name), want in expected.iterrows():
+        got = read.loc[(measure, name)]
+        for mine, theirs in (("p", "p_value"), ("ci_low", "ci_low"), ("ci_high", "ci_high"), ("effect", "effect_size")):
+            assert abs(got[mine] - want[theirs]) < 1e-12, (measure, name, mine)
+    bad = _run(dbt, folder, "build", "--vars", json.dumps({"sqlrank_baseline": "bm25"}), "--select", "evaluation_comparison")
+    assert bad.returncode != 0 and "the baseline bm25 is none of the runs" in bad.stdout and "(a, b, c)" in bad.stdout
+    twice = tmp_path / "twice"
+    _project_with(twice, starter, qrels, pd.concat([stored, stored.head(1)]))
+    assert _run(dbt, twice, "seed").returncode == 0
+    done = _run(dbt, twice, "test", "--select", "evaluation_inputs")
+    assert done.returncode != 0 and "FAIL 1 evaluation_inputs" in done.stdout, done.stdout[-2000:]
 
 
 def test_implicit_feedback_in_dbt(tmp_path):
@@ -453,7 +511,7 @@ def test_implicit_feedback_in_dbt(tmp_path):
     interactions.to_csv(project / "seeds" / "interactions.csv", index=False)
     predictions.to_csv(project / "seeds" / "predictions.csv", index=False)
     summary = _built_summary(dbt, project, "name: recsys\nversion: '1.0'\nconfig-version: 2\nprofile: sqlrank\nvars:\n"
-                             "  sqlrank_qrels: interactions\n  sqlrank_run: predictions\n  sqlrank_columns:\n"
+                             "  sqlrank_qrels: interactions\n  sqlrank_metrics_run: predictions\n  sqlrank_columns:\n"
                              "    qrels: {query_id: user_id, doc_id: item_id, relevance: null}\n"
                              "    run: {query_id: user_id, doc_id: item_id}\n"
                              "seeds:\n  recsys:\n    +column_types: {user_id: varchar, item_id: varchar}\n")

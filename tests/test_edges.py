@@ -141,8 +141,8 @@ def test_dbt_writes_only_the_files_it_wrote_before(tmp_path, monkeypatch, capsys
     starter = tmp_path / "starter"
     (starter / "seeds").mkdir(parents=True)
     (starter / "seeds" / "qrels.csv").write_text("query_id,doc_id,relevance\nq1,d1,1\n")
-    status, _, err = run_cli(tmp_path, monkeypatch, capsys, ["dbt", "starter", "--init", "-m", "AP"])
-    assert status == 0 and "wrote 10 files of the starter project" in err, err
+    status, _, err = run_cli(tmp_path, monkeypatch, capsys, ["dbt", "starter", "--demo", "-m", "AP"])
+    assert status == 0 and "wrote 11 files of the starter project" in err, err
     assert (starter / "seeds" / "qrels.csv").read_text() == "query_id,doc_id,relevance\nq1,d1,1\n"
     assert (starter / "seeds" / "run.csv").read_text().startswith("query_id,doc_id,score\n301,")
 
@@ -596,14 +596,20 @@ def test_a_group_named_all_is_not_confused_with_the_overall_row(tmp_path, monkey
 
 
 def test_a_second_evaluation_of_a_package_is_told_to_name_its_run(tmp_path, monkeypatch, capsys):
-    """sqlrank dbt --name dense beside the starter's evaluation: dense reads sqlrank_dense_run, else the shared
-    sqlrank_run, which the starter's evaluation reads too; nothing said so, and an unset var evaluated the starter's
-    run for dense in silence. The note names the var to set; a package of one evaluation gets none."""
+    """sqlrank dbt --name dense beside the starter's evaluation read the shared sqlrank_run where sqlrank_dense_run was
+    unset: the starter's run, evaluated for dense in silence. An evaluation of its own name now reads its own run var
+    only (unset: a compiler error naming it, tests/test_dbt.py), and the note says which var to set; the starter's
+    evaluation reads the shared vars and gets no note. --init alone writes no seeds: the vars to set, in comments."""
     status, _, err = run_cli(tmp_path, monkeypatch, capsys, ["dbt", "ranking", "--init", "-m", "AP"])
-    assert status == 0 and "note" not in err
+    assert status == 0 and "note" not in err and not (tmp_path / "ranking" / "seeds").exists()
+    project = (tmp_path / "ranking" / "dbt_project.yml").read_text()
+    assert "  # sqlrank_qrels: judgments" in project and "\n  sqlrank_run:" not in project
     status, _, err = run_cli(tmp_path, monkeypatch, capsys, ["dbt", "ranking", "-m", "nDCG@10", "--name", "dense"])
     assert status == 0 and err.splitlines()[-1] == (
-        "sqlrank: note: dense reads the run the var sqlrank_dense_run names, else the shared sqlrank_run, as evaluation "
-        "may: set sqlrank_dense_run (and sqlrank_dense_qrels) in dbt_project.yml or --vars for a run of its own")
-    status, _, err = run_cli(tmp_path, monkeypatch, capsys, ["dbt", "ranking", "-m", "P@5", "--name", "sparse"])
-    assert status == 0 and "as dense, evaluation may" in err
+        "sqlrank: note: dense reads the run the var sqlrank_dense_run names (never the shared sqlrank_run), and its "
+        "judgments from sqlrank_dense_qrels, else sqlrank_qrels: set sqlrank_dense_run in dbt_project.yml or --vars")
+    assert "sqlrank.input('dense', 'run', shared=false)" in (tmp_path / "ranking" / "models" / "dense.sql").read_text()
+    status, _, err = run_cli(tmp_path, monkeypatch, capsys, ["dbt", "ranking", "--demo", "-m", "P@5", "--name", "sparse"])
+    assert status == 0 and "note" not in err  # the demo's project sets it
+    project = (tmp_path / "ranking" / "dbt_project.yml").read_text()
+    assert "  sqlrank_sparse_run: run" in project and "  sqlrank_dense_run: run" in project

@@ -104,8 +104,9 @@ def test_dbt_init_again_keeps_a_file_whose_stamp_was_taken_out(here, capsys):
 @pytest.mark.parametrize("first, second, taken", [
     (["--name", "evaluation"], ["--name", "evaluation_summary"], "the summary of the evaluation evaluation"),
     (["--name", "evaluation_summary"], ["--name", "evaluation"], "the evaluation evaluation_summary"),
-    (None, ["--init", "--name", "qrels"], "a seed (qrels.csv)"),
-    (["--init"], ["--name", "run"], "a seed (run.csv)"),
+    (None, ["--demo", "--name", "qrels"], "a seed (qrels.csv)"),
+    (["--demo"], ["--name", "run"], "a seed (run.csv)"),
+    (["--name", "dense"], ["--name", "dense_comparison"], "the comparison of the evaluation dense"),
 ])
 def test_dbt_refuses_a_name_another_node_has(here, capsys, first, second, taken):
     if first is not None:
@@ -114,6 +115,16 @@ def test_dbt_refuses_a_name_another_node_has(here, capsys, first, second, taken)
     status, out, err = cli(capsys, "dbt", "pkg", "-m", "AP", *second)
     refused(status, out, err, taken, "give another --name")
     assert (snapshot(here / "pkg") if (here / "pkg").exists() else {}) == before
+
+
+def test_dbt_names_a_free_name_when_one_is_taken(here, capsys):
+    """--name that collided said "give another --name", leaving the user to guess one that is free."""
+    assert cli(capsys, "dbt", "pkg", "-m", "AP", "--name", "dense")[0] == 0
+    (here / "pkg" / "models" / "marts").mkdir(parents=True)
+    (here / "pkg" / "models" / "marts" / "dense_summary_2.sql").write_text("select 1 as x\n")  # taken: not offered
+    status, out, err = cli(capsys, "dbt", "pkg", "-m", "AP", "--name", "dense_summary")
+    refused(status, out, err, "the summary of the evaluation dense", "--name dense_summary_3 is free")
+    assert cli(capsys, "dbt", "pkg", "-m", "AP", "--name", "dense_summary_3")[0] == 0
 
 
 def test_dbt_refuses_a_name_of_a_model_of_the_user_s(here, capsys):

@@ -105,3 +105,12 @@ def test_a_mean_over_fewer_queries_is_said_per_run(tmp_path):
     done = subprocess.run([sys.executable, "-m", "sqlrank", "eval", str(tmp_path / "qrels.csv"),
                            str(tmp_path / "runs.parquet"), "-m", "AUC AP"], capture_output=True, text=True)
     assert "queries: 2\nAUC: mean over 1 (x), 2 (y) queries\n" in done.stdout, done.stdout + done.stderr
+
+
+def test_a_table_of_runs_stored_together_in_a_list_of_runs_is_said():
+    """evaluate(qrels, [table of runs stored together]) stacked its keyed query ids again: "no query is in both the
+    qrels and the run (runs run_1): ... run queries like 'a\\x1f0'", sqlrank's internals; it now says what to do."""
+    runs = pd.read_parquet(COMPARE / "runs.parquet")
+    with pytest.raises(sqlrank.OptionError, match="run_1 is a table of runs stored together .* give it alone"):
+        sqlrank.evaluate(str(COMPARE / "qrels.txt"), [runs], "AP")
+    assert set(sqlrank.evaluate(str(COMPARE / "qrels.txt"), runs, "AP").run_id) == set(NAMES)

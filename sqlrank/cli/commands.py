@@ -11,7 +11,7 @@ from ..errors import OptionError
 from ..results.formats import overall_label
 from ..results.writer import write_output
 from .judging import neighbours_output, prediction_powered_output, reference_sql
-from .options import EXIT_ERROR, convention_options, database_options, evaluation_options, where_options
+from .options import EXIT_ERROR, database_options, evaluation_options, where_options
 from .paths import frame_text, named_sources
 
 
@@ -19,6 +19,8 @@ def _comparison(args: argparse.Namespace, details: int = 0):
     from ..tools.ppi_comparison import comparison
 
     qrels, runs = args.qrels, args.runs
+    if qrels is None or not runs and not args.qrels_sources:
+        raise OptionError("give QRELS and one or more RUN (two or more runs, or a table of runs stored together)")
     if (args.test or "").startswith("ppi") and (args.all_pairs or getattr(args, "record", None)):
         raise OptionError(f"--test {args.test} compares each run with the baseline by an LLM's judgments and people's; "
                           f"leave out --all-pairs and --record")
@@ -118,6 +120,10 @@ def compare_command(args: argparse.Namespace) -> int:
     from ..tools.comparison_text import latex, markdown, text_table
     from ..tools.gate import failures, parse_rule, require_measures
 
+    if args.paired_t is not None:
+        from .paired import paired_t_command
+
+        return paired_t_command(args)
     rules = [parse_rule(rule) for rule in args.fail_if]  # a wrong rule stops before anything is evaluated
     require_measures(rules, " ".join(args.measures))
     _check_record(args)
@@ -358,16 +364,6 @@ def judgment_arguments(args: argparse.Namespace) -> tuple:
     if not runs:
         raise OptionError("give the RUN to evaluate (after QRELS, or after the --qrels sources)")
     return qrels, runs[0] if len(runs) == 1 else runs
-
-
-def dbt_command(args: argparse.Namespace) -> int:
-    from ..export.dbt import write_package, written_lines
-
-    written = write_package(args.folder, " ".join(args.measures), args.name, force=args.force, init=args.init,
-                            label_type=args.label_type, prefer=args.prefer, combine=args.combine,
-                            **convention_options(args))
-    print("\n".join(written_lines(args.folder, args.name, written, args.init)), file=sys.stderr)
-    return 0
 
 
 def measures_command(args: argparse.Namespace) -> int:

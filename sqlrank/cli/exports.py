@@ -1,11 +1,14 @@
 """The parsers of the commands that ship an evaluation elsewhere: sql (the statement), install (DuckDB table
-macros) and dbt (a package)."""
+macros) and dbt (a package), and dbt's handler."""
 from __future__ import annotations
 
+import argparse
+import sys
+
 from ..rendering.dialects import DIALECTS
-from .commands import dbt_command, install_command, sql_command
+from .commands import install_command, sql_command
 from .options import (add_convention_arguments, add_evaluation_arguments, add_merge_arguments,
-                      add_reference_arguments)
+                      add_reference_arguments, convention_options)
 
 
 def add_sql_command(commands) -> None:
@@ -58,18 +61,23 @@ def add_dbt_command(commands) -> None:
         description="Write (or add to) a dbt package in DIR: macros sqlrank.NAME(qrels, run) and "
                     "sqlrank.NAME_summary with the evaluation's SQL for the adapters duckdb, postgres, redshift, "
                     "snowflake, bigquery, spark, databricks, trino and clickhouse; table models NAME (query_id, "
-                    "measure, value) and NAME_summary on the models the vars sqlrank_NAME_qrels and sqlrank_NAME_run name, "
-                    "else sqlrank_qrels and sqlrank_run (columns: var('sqlrank_columns')); a test of the inputs; the generic test "
-                    "sqlrank.one_row_per_document. With --init, DIR becomes a starter project that dbt build "
-                    "runs as it is on dbt-duckdb (profiles.yml, the demo's seeds).")
+                    "measure, value; run_id first for runs stored together) and NAME_summary on the inputs the vars "
+                    "sqlrank_NAME_qrels (else sqlrank_qrels) and sqlrank_NAME_run name (the default evaluation: else "
+                    "sqlrank_run; columns: var('sqlrank_columns')); NAME_comparison (t statistics against the var "
+                    "sqlrank_baseline's run); a test of the inputs; the generic test sqlrank.one_row_per_document. With "
+                    "--init, DIR becomes a starter project (profiles.yml, dbt_project.yml); with --demo, one that dbt "
+                    "build runs as it is on dbt-duckdb, with the demo's seeds.")
     dbt.add_argument("folder", metavar="DIR", help="the package's folder (made if absent)")
     dbt.add_argument("-m", "--measures", action="append", required=True, metavar="MEASURES",
                      help='measures, separated by spaces; repeatable (e.g. -m "nDCG@10 AP P@10")')
     dbt.add_argument("--name", default="evaluation",
                      help="the evaluation's name: its macros, models and test (default: evaluation)")
     dbt.add_argument("--init", action="store_true",
-                     help="make DIR a starter project: dbt_project.yml with a profile and the vars, profiles.yml "
-                          "(dbt-duckdb; the other adapters in comments), the demo's judgments and results as seeds")
+                     help="make DIR a starter project: dbt_project.yml with a profile and the vars to set, profiles.yml "
+                          "(dbt-duckdb; the other adapters in comments)")
+    dbt.add_argument("--demo", action="store_true",
+                     help="a starter project (--init) with the demo's judgments and results as seeds, the vars set to "
+                          "them: dbt build runs it as it is")
     dbt.add_argument("--label-type", choices=("integer", "real"), default=None,
                      help="the judgments' labels: real (read as DOUBLE, the default) or integer")
     dbt.add_argument("--force", action="store_true",
@@ -78,3 +86,13 @@ def add_dbt_command(commands) -> None:
     add_merge_arguments(dbt)
     add_convention_arguments(dbt)
     dbt.set_defaults(handler=dbt_command)
+
+
+def dbt_command(args: argparse.Namespace) -> int:
+    from ..export.dbt import write_package, written_lines
+
+    written = write_package(args.folder, " ".join(args.measures), args.name, force=args.force, init=args.init,
+                            label_type=args.label_type, prefer=args.prefer, combine=args.combine, demo=args.demo,
+                            **convention_options(args))
+    print("\n".join(written_lines(args.folder, args.name, written, args.init or args.demo)), file=sys.stderr)
+    return 0

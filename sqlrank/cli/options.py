@@ -196,8 +196,8 @@ COMPARE_FORMATS = ("table", "csv", "tsv", "json", "markdown", "latex")
 
 def add_comparison_arguments(parser: argparse.ArgumentParser) -> None:
     """The inputs and options of compare and report."""
-    parser.add_argument("qrels", metavar="QRELS", help="relevance judgments: query_id, doc_id, relevance")
-    parser.add_argument("runs", metavar="RUN", nargs="+",
+    parser.add_argument("qrels", metavar="QRELS", nargs="?", help="relevance judgments: query_id, doc_id, relevance")
+    parser.add_argument("runs", metavar="RUN", nargs="*",
                         help="two or more runs, the first the baseline; a table of runs stored together (a run_id "
                              "column) stands for its runs, in run id order")
     add_evaluation_arguments(parser)

@@ -155,6 +155,11 @@ def add_compare_command(commands) -> None:
                     "over all comparisons, a 95% confidence interval of the mean difference and an effect size.")
     add_comparison_arguments(co)
     add_where_arguments(co)
+    co.add_argument("--paired-t", metavar="TABLE", dest="paired_t",
+                    help="no QRELS or RUN: read the comparison computed in the warehouse (dbt's NAME_comparison model: "
+                         "run_id, baseline, measure, queries, mean_difference, sd_difference, t_statistic, "
+                         "degrees_of_freedom) from TABLE of --engine duckdb (--dsn FILE.duckdb, or a Parquet or CSV "
+                         "file), postgres or sqlite, and add p-values, adjusted p-values, intervals and effect sizes")
     co.add_argument("-f", "--format", choices=COMPARE_FORMATS, default="table",
                     help="output layout (default: table); csv/tsv/json have the columns of sqlrank.compare()")
     co.add_argument("-o", "--output", metavar="FILE", help="write the results to FILE (atomically) instead of stdout")

@@ -5,23 +5,28 @@ The package (project name ``sqlrank``) holds, per evaluation NAME:
 - ``macros/NAME.sql``: ``sqlrank.NAME(qrels, run, ...)``, the evaluation's statement per query
   (query_id, measure, value), and ``sqlrank.NAME_summary(qrels, run, ...)``, its summary (measure, value),
   with the relations as inputs, dispatched per adapter: sqlrank's statement rendered in the adapter's
-  dialect (ADAPTERS), or, where the dialect cannot compute a measure, a compiler error that says why;
-- ``models/NAME.sql`` and ``models/NAME_summary.sql``: table models calling them on the models the vars
-  ``sqlrank_NAME_qrels`` and ``sqlrank_NAME_run`` name, else ``sqlrank_qrels`` and ``sqlrank_run`` (and so the extra
-  inputs the measures read: ``history``, ``items``, ``item_features``, ``groups``, ``targets``); neither set is a
-  compiler error that names both (``sqlrank.input``);
-- ``tests/NAME_inputs.sql``: a test of the inputs (a document judged or ranked twice for a query, a missing
-  id, label or score, several runs in the run's model), which sqlrank eval checks before evaluating.
+  dialect (ADAPTERS), of one run, or per run (run_id first) where the run holds runs stored together (a run_id
+  column, ``sqlrank.stored_runs``), or, where the dialect cannot compute a measure, a compiler error that says why;
+- ``models/NAME.sql`` and ``models/NAME_summary.sql``: table models calling them on the relations the vars
+  ``sqlrank_NAME_qrels`` (else ``sqlrank_qrels``) and ``sqlrank_NAME_run`` name (the default evaluation: else
+  ``sqlrank_run``; and so the extra inputs the measures read: ``history``, ``items``, ``item_features``, ``groups``,
+  ``targets``); a var names a model, seed, table or source, and one unset is a compiler error naming it
+  (``sqlrank.input``); ``models/NAME_comparison.sql``: each run against the baseline run (the var
+  ``sqlrank_baseline``): the paired differences' mean, standard deviation, t statistic and degrees of freedom;
+- ``tests/NAME_inputs.sql``: a test of the inputs (a document judged or ranked twice for a query of a run, a missing
+  id, label or score), which sqlrank eval checks before evaluating.
 
 and, shared by the evaluations, ``macros/sqlrank.sql`` (dbt_files.py): the column names of the vars
 ``sqlrank_columns`` and the generic test ``sqlrank.one_row_per_document``. ``init=True`` (``--init``) makes
-the folder a starter project that ``dbt build`` runs as it is (dbt_files.py).
+the folder a starter project, ``demo=True`` (``--demo``) one that ``dbt build`` runs as it is, with the demo's
+seeds (dbt_files.py).
 
 Writing an evaluation again replaces its files; other evaluations stay. Every file starts with a line
 naming sqlrank dbt (``MARKER``) and the SHA-256 of the lines below it: a file without the line, or whose
 lines no longer have that hash (profiles.yml with a password filled in), is the user's, and is never
 replaced (``force=True``, ``--force``, replaces it). An evaluation's name never takes another node's:
-``NAME`` and ``NAME_summary`` are neither a seed, a model or another evaluation's model or macro.
+``NAME``, ``NAME_summary`` and ``NAME_comparison`` are neither a seed, a model or another evaluation's model or macro
+(the error offers a free name).
 """
 from __future__ import annotations
 
@@ -36,7 +41,7 @@ from ..evaluation import render
 from ..measures.conventions import resolve_conventions
 from ..measures.resolve import needed_inputs, resolve_measures
 from ..results.writer import starts_with, write_file
-from .dbt_files import MARKER, inputs_test, model, package_project, shared_macros, starter_files
+from .dbt_files import DEFAULT, MARKER, comparison, inputs_test, model, package_project, shared_macros, starter_files
 
 # dbt adapter -> sqlrank dialect (dbt-databricks looks for databricks__ macros, then spark__)
 ADAPTERS = {"duckdb": "duckdb", "postgres": "postgres", "redshift": "redshift", "snowflake": "snowflake",
@@ -79,10 +84,13 @@ def keys(measures: Any, conventions: dict, merged: bool) -> dict[str, str]:
 
 def statement(measures: Any, dialect: str, per_query: bool, extra: list[str], label_type: str | None = None,
               prefer: str | None = None, combine: str | None = None, keyed: dict[str, str] | None = None,
-              **conventions: Any) -> str:
+              stored_runs: bool = False, **conventions: Any) -> str:
     """The evaluation's statement in a dialect, its relations and the qrels' and run's columns as stand-ins;
-    ``keyed``: the inputs' second keys (keys())."""
+    ``keyed``: the inputs' second keys (keys()); ``stored_runs``: the run a table of runs stored together (run_id),
+    evaluated per run."""
     columns = {kind: {name: _column(kind, name) for name in names} for kind, names in _COLUMNS.items()}
+    if stored_runs:
+        columns["run"]["run_id"] = _column("run", "run_id")
     if conventions.get("tie_break") == "input_rank":
         columns["run"]["rank"] = _column("run", "rank")
     for kind, key in (keyed or {}).items():
@@ -117,24 +125,35 @@ def macros(name: str, measures: Any, extra: list[str], label_type: str | None, p
                  f"  {{{{ exceptions.raise_compiler_error('sqlrank.{macro} has SQL for the adapters "
                  f"{', '.join(ADAPTERS)}, not ' ~ adapter.type()) }}}}", "{% endmacro %}"]
         for adapter, dialect in ADAPTERS.items():
-            try:  # DuckDB's first: what no dialect can do stops here
-                body = macro_body(statement(measures, dialect, per_query, extra, label_type, prefer, combine, keyed,
-                                            **conventions))
-            except MeasureError as exc:
-                if dialect == "duckdb":
-                    raise
-                # this dialect cannot compute it: the model says why when it is built
-                reason = str(exc).replace("\\", "\\\\").replace("'", "\\'")
-                body = f"  {{{{ exceptions.raise_compiler_error('sqlrank.{macro} on {adapter}: {reason}') }}}}"
-            text += ["", f"{{% macro {adapter}__{macro}({arguments}) %}}", body, "{% endmacro %}"]
+            one, stored = (_body(macro, adapter, measures, dialect, per_query, extra, label_type, prefer,
+                                 combine, keyed, stored_runs, **conventions) for stored_runs in (False, True))
+            text += ["", f"{{% macro {adapter}__{macro}({arguments}) %}}", "{%- if sqlrank.stored_runs(run) %}", stored,
+                     "{%- else %}", one, "{%- endif %}", "{% endmacro %}"]
     return "\n".join(text) + "\n"
 
 
-def write_package(folder: str, measures: Any, name: str = "evaluation", force: bool = False, init: bool = False,
+def _body(macro: str, adapter: str, measures: Any, dialect: str, per_query: bool, extra: list[str],
+          label_type: str | None, prefer: str | None, combine: str | None, keyed: dict[str, str] | None,
+          stored_runs: bool, **conventions: Any) -> str:
+    """A dispatched macro's body: the statement in the adapter's dialect (of a run, or of runs stored together), or
+    where the dialect cannot compute a measure (or not per run), a compiler error that says why when the model is
+    built (DuckDB's error for one run: what no dialect can do)."""
+    try:
+        return macro_body(statement(measures, dialect, per_query, extra, label_type, prefer, combine, keyed,
+                                    stored_runs, **conventions))
+    except (MeasureError, OptionError) as exc:
+        if dialect == "duckdb" and not stored_runs or not isinstance(exc, MeasureError) and not stored_runs:
+            raise
+        reason = str(exc).replace("\\", "\\\\").replace("'", "\\'")
+        return f"  {{{{ exceptions.raise_compiler_error('sqlrank.{macro} on {adapter}: {reason}') }}}}"
+
+
+def write_package(folder: str, measures: Any, name: str = DEFAULT, force: bool = False, init: bool = False,
                   label_type: str | None = None, prefer: str | None = None, combine: str | None = None,
-                  **conventions: Any) -> list[str]:
+                  demo: bool = False, **conventions: Any) -> list[str]:
     """Write (or add to) the dbt package in ``folder``; returns the files written. ``init``: the folder becomes a
-    starter project (dbt_project.yml with a profile and the vars, profiles.yml, the demo's seeds). A file there
+    starter project (dbt_project.yml with a profile and the vars, profiles.yml); ``demo`` (``init`` too): with the
+    demo's judgments and results as seeds (kept once written: a project made with them stays so). A file there
     that sqlrank did not write is refused, named, unless ``force``."""
     if not isinstance(name, str) or not re.fullmatch(r"[a-z_][a-z0-9_]*", name) or name.startswith("sqlrank"):
         raise OptionError(f"--name {name!r} must be a lower-case dbt name (letters, digits, _), not starting "
@@ -147,17 +166,21 @@ def write_package(folder: str, measures: Any, name: str = "evaluation", force: b
                                                            **conventions),
              os.path.join("models", f"{name}.sql"): model(name, extra, summary=False),
              os.path.join("models", f"{name}_summary.sql"): model(name, extra, summary=True),
+             os.path.join("models", f"{name}_comparison.sql"): comparison(name),
              os.path.join("tests", f"{name}_inputs.sql"): inputs_test(name, keyed)}
     project = os.path.join(folder, "dbt_project.yml")
-    if init:  # the demo's seeds are written where no seed of that name is (a seed is the user's data)
-        files.update({path: text for path, text in starter_files().items()
+    seeds = os.path.join(folder, "seeds", "seeds.yml")
+    demo = demo or init and os.path.lexists(seeds) and ours(seeds)
+    if init or demo:  # the demo's seeds are written where no seed of that name is (a seed is the user's data)
+        named = sorted(set(evaluations(folder)) | {name})
+        files.update({path: text for path, text in starter_files(named, demo).items()
                       if not (path.endswith(".csv") and os.path.lexists(os.path.join(folder, path)))})
     elif not os.path.lexists(project):
         files["dbt_project.yml"] = package_project()
-    _refuse_taken_names(folder, name, init)
+    _refuse_taken_names(folder, name, demo)
     paths = {os.path.join(folder, path): stamped(text) for path, text in files.items()}
     _refuse_foreign_files(folder, [path for path in paths if not force and os.path.lexists(path) and not ours(path)])
-    if not init and not force and os.path.lexists(project) and not starts_with(project, _marker_line(project)):
+    if not (init or demo) and not force and os.path.lexists(project) and not starts_with(project, _marker_line(project)):
         _refuse_foreign_files(folder, [project])
     for path, text in paths.items():
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -200,38 +223,44 @@ def evaluations(folder: str) -> list[str]:
 
 
 def written_lines(folder: str, name: str, written: list[str], init: bool) -> list[str]:
-    """What sqlrank dbt says of the evaluation NAME it wrote: the files, and in a package of several evaluations that
-    NAME reads the shared sqlrank_run (and qrels) unless its own vars are set, as the others may, so that two
-    evaluations do not read one run unawares."""
+    """What sqlrank dbt says of the evaluation NAME it wrote: the files, and for an evaluation of its own name, the var
+    that names its run (it never reads the shared sqlrank_run, so that two evaluations do not read one run unawares),
+    unless the starter project with the demo's seeds sets it."""
     what = "the starter project" if init else "the dbt package"
     lines = [f"sqlrank: wrote {len(written)} files of {what} in {folder}: {name}"]
-    others = [e for e in evaluations(folder) if e != name]
-    if others:
-        lines.append(f"sqlrank: note: {name} reads the run the var sqlrank_{name}_run names, else the shared "
-                     f"sqlrank_run, as {', '.join(others)} may: set sqlrank_{name}_run (and sqlrank_{name}_qrels) in "
-                     f"dbt_project.yml or --vars for a run of its own")
+    if name != DEFAULT and os.path.join(folder, "seeds", "seeds.yml") not in written:
+        lines.append(f"sqlrank: note: {name} reads the run the var sqlrank_{name}_run names (never the shared "
+                     f"sqlrank_run), and its judgments from sqlrank_{name}_qrels, else sqlrank_qrels: set "
+                     f"sqlrank_{name}_run in dbt_project.yml or --vars")
     return lines
 
 
-def _refuse_taken_names(folder: str, name: str, init: bool) -> None:
-    """Stop when the evaluation's models (NAME, NAME_summary) would take the name of another node of the
-    project: a seed, a model of the user's, another evaluation's model or macro."""
+def _refuse_taken_names(folder: str, name: str, demo: bool) -> None:
+    """Stop when the evaluation's models (NAME, NAME_summary, NAME_comparison) would take the name of another node
+    of the project: a seed, a model of the user's, another evaluation's model or macro; the error names a free name."""
     def stems(pattern: str) -> set[str]:
         return {os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(folder, pattern), recursive=True)}
 
     others = set(evaluations(folder)) - {name}
-    taken = {e: f"the evaluation {e}" for e in others} | {f"{e}_summary": f"the summary of the evaluation {e}"
-                                                           for e in others}
+    taken = {f"{e}{end}": f"{what} {e}" for e in others for end, what in (
+        ("", "the evaluation"), ("_summary", "the summary of the evaluation"),
+        ("_comparison", "the comparison of the evaluation"))}
     taken |= {s: f"a seed ({s}.csv)" for s in stems(os.path.join("seeds", "**", "*.csv"))
-              | ({"qrels", "run"} if init else set())}
+              | ({"qrels", "run"} if demo else set())}
     taken |= {os.path.splitext(os.path.basename(p))[0]: f"a model of yours ({os.path.relpath(p, folder)})"
               for p in glob.glob(os.path.join(folder, "models", "**", "*.sql"), recursive=True)
               if not starts_with(p, _marker_line(p))  # one at the path of a model of NAME: a file it would replace
               and os.path.dirname(p) != os.path.join(folder, "models")}
-    for node in (name, f"{name}_summary"):
+
+    def free(candidate: str) -> bool:
+        return candidate not in others and all(f"{candidate}{end}" not in taken
+                                               for end in ("", "_summary", "_comparison"))
+
+    for node in (name, f"{name}_summary", f"{name}_comparison"):
         if node in taken:
+            suggestion = next(f"{name}_{n}" for n in range(2, 10_000) if free(f"{name}_{n}"))
             raise OptionError(f"--name {name}: the model {node} would take the name of {taken[node]} in {folder}; "
-                              f"dbt needs one node per name: give another --name")
+                              f"dbt needs one node per name: give another --name (--name {suggestion} is free)")
 
 
 def _refuse_foreign_files(folder: str, foreign: list[str]) -> None:

@@ -206,6 +206,10 @@ def stacked_runs(runs: Sequence[Any] | Mapping[str, Any], con: duckdb.DuckDBPyCo
                           f"run once; in Python, name them apart with a dict {{name: run}}")
     sources = [load(obj, "run", con, registry, run_format, run_columns, allow_duplicates=allow_duplicates)
                for obj in objects]
+    stored = [label for label, source in zip(labels, sources) if source.per_run]
+    if stored:  # its query ids carry its runs: stacked again, no query would meet the judgments
+        raise OptionError(f"{stored[0]} is a table of runs stored together (a run_id column): give it alone (every run "
+                          f"of it is evaluated), not in a list of runs")
     union = "\nUNION ALL\n".join(
         f"SELECT {DUCKDB.literal(label)} AS run_id, query_id, doc_id, score, input_rank FROM ({source.sql()}) AS r"
         for label, source in zip(labels, sources))
