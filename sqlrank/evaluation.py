@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from .diagnostics import guard, warn
-from .engines.base import ENGINES, Engine
+from .engines.base import ENGINES, Engine, Rows
 from .engines.duckdb import DuckDBEngine, session, session_options
 from .engines.foreign import foreign_plan, refuse_duckdb_options
 from .errors import InputError, OptionError, SqlrankWarning
@@ -69,9 +69,10 @@ def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False
                           "(--engine postgres --dsn URL)")
     given = {"spark": spark, "datafusion": datafusion, "sqlite": sqlite}
     elsewhere = engine != "duckdb" or dsn is not None or any(obj is not None for obj in given.values())
-    if isinstance(run, (list, tuple, dict)) and not is_nested_dict(run) and elsewhere:
-        raise OptionError("several runs are stacked on DuckDB: evaluate there, or give the engine one table of runs "
-                          "stored together (a run_id column)")
+    if isinstance(run, (list, tuple, dict)) and not is_nested_dict(run) and elsewhere:  # one statement per run there
+        results = {label: evaluate_result(qrels, obj, measures, per_query, engine, spark, dsn, datafusion, sqlite,
+                                          **options) for label, obj in _named_inputs(run)}
+        return checked(stacked_results(results), strict)
     elsewhere = _plan_elsewhere(engine, qrels, run, measures, output, dsn, given, options)
     if elsewhere is None:
         resources = session_options(options)
@@ -84,6 +85,40 @@ def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False
         finally:
             other.close()  # its copies of the inputs, its connection
     return checked(result, strict)
+
+
+def _named_inputs(runs: Any) -> list[tuple[str, Any]]:
+    """Several runs by name (a dict's keys, or the inputs' file names), each named once."""
+    from .inputs.merge import input_names
+
+    labels, objects = input_names(runs)
+    if len(set(labels)) != len(labels):
+        twice = next(label for label in labels if labels.count(label) > 1)
+        raise OptionError(f"two runs are called {twice!r} (the same file given twice, or inputs of one name): give each "
+                          f"run once; in Python, name them apart with a dict {{name: run}}")
+    return list(zip(labels, objects))
+
+
+def stacked_results(results: dict[str, Result]) -> Result:
+    """The evaluations of several runs, one statement each on another engine, as one Result of runs stored together:
+    run_id first in every row, each run's warnings under its name, as DuckDB evaluates a list of runs."""
+    stored = [label for label, result in results.items() if result.run_ids() != [None]]
+    if stored:
+        raise OptionError(f"{stored[0]} is a table of runs stored together (a run_id column): give it alone (every run "
+                          f"of it is evaluated), not in a list of runs")
+
+    def rows(tables: list[Rows]) -> Rows:
+        return Rows(("run_id",) + tables[0].columns,
+                    [(label,) + row for label, table in zip(results, tables) for row in table.rows])
+
+    first = next(iter(results.values()))
+    return replace(first, table=rows([r.table for r in results.values()]),
+                   summary_table=rows([r.summary_table for r in results.values()]),
+                   sql=";\n\n".join(f"-- {label}\n{r.sql}" for label, r in results.items()),
+                   num_queries=max(r.num_queries for r in results.values()),
+                   warnings=[f"{label}: {w}" for label, r in results.items() for w in r.warnings],
+                   valued={label: r.valued.get(None, {}) for label, r in results.items() if r.valued.get(None)},
+                   left_out=None)
 
 
 def checked(result: Result, strict: bool) -> Result:

@@ -12,7 +12,7 @@ import pytest
 
 import sqlrank
 from support.cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_compare_equals_duckdb, assert_engine_tables_equal_duckdb,
-                   assert_read_by_duckdb_equals_duckdb, assert_runs_stored_together_equal_duckdb, assert_same_values, convention_id, engine_tables,
+                   assert_read_by_duckdb_equals_duckdb, assert_runs_stored_together_equal_duckdb, assert_several_runs_equal_duckdb, assert_same_values, convention_id, engine_tables,
                    measures_for, recommender_case, two_runs_apart)
 from conftest import ROOT, close, peer
 from support.generate import generate
@@ -83,6 +83,12 @@ def test_subtopics_samples_and_merged_judgments_equal_duckdb(engine):
 def test_runs_stored_together_equal_duckdb(engine, data):
     peer(PACKAGES[engine])
     assert_runs_stored_together_equal_duckdb(*data, engine=engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_several_run_inputs_equal_duckdb(engine):
+    peer(PACKAGES[engine])
+    assert_several_runs_equal_duckdb(engine=engine)
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -16,7 +16,7 @@ import pytest
 
 import sqlrank
 from support.cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_compare_equals_duckdb, assert_engine_tables_equal_duckdb,
-                   assert_read_by_duckdb_equals_duckdb, assert_runs_stored_together_equal_duckdb, assert_same_values, convention_id, engine_tables,
+                   assert_read_by_duckdb_equals_duckdb, assert_runs_stored_together_equal_duckdb, assert_several_runs_equal_duckdb, assert_same_values, convention_id, engine_tables,
                    measures_for, two_runs_apart)
 from conftest import ROOT, close
 from support.generate import generate
@@ -89,6 +89,10 @@ def test_subtopics_samples_and_sources_printed_for_postgres_run_there(dsn):
 
 def test_runs_stored_together_in_postgres_equal_duckdb(dsn, data):
     assert_runs_stored_together_equal_duckdb(*data, engine="postgres", dsn=dsn)
+
+
+def test_several_run_inputs_in_postgres_equal_duckdb(dsn):
+    assert_several_runs_equal_duckdb(engine="postgres", dsn=dsn)
 
 
 def test_compare_in_postgres_equals_duckdb(dsn):

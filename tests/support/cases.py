@@ -266,3 +266,29 @@ def assert_compare_equals_duckdb(**engine) -> None:
         assert_same_comparison(pairs, sqlrank.compare(qrels, runs, measures, pairs="all", **engine))
     on_files = sqlrank.compare(qrels, files, measures)
     assert_same_comparison(on_files, sqlrank.compare(qrels, stored, measures, **engine))  # the same runs
+
+
+def assert_several_runs_equal_duckdb(**engine) -> None:
+    """Several run inputs (a list of files, a dict of DataFrames) evaluated on an engine, one statement per run there,
+    equal DuckDB's stacked runs to 1e-12 per query and in summary, run_id first, the queries per run alike; the
+    command line prints DuckDB's bytes. (The engines said "several runs are stacked on DuckDB: evaluate there".)"""
+    import subprocess
+    import sys
+
+    compare = FIXTURES / "compare"
+    qrels, names = str(compare / "qrels.txt"), ("baseline", "rerank", "rerank_v2")
+    files = [str(compare / f"{name}.run") for name in names]
+    frames = {name: pd.read_parquet(compare / "runs.parquet").query("run_id == @name").drop(columns="run_id")
+              for name in names[:2]}
+    measures = "nDCG@10 AP P@10 RR Bpref"
+    for runs in (files, frames):
+        for per_query in (True, False):
+            duck, other = (sqlrank.evaluate(qrels, runs, measures, per_query=per_query, **options)
+                           for options in ({}, engine))
+            assert list(other.columns) == list(duck.columns) and duck.columns[0] == "run_id"
+            assert_same_values(duck, other)
+            assert other.attrs["queries"] == duck.attrs["queries"]
+    where = ["--engine", engine["engine"]] + (["--dsn", engine["dsn"]] if "dsn" in engine else [])
+    duck, other = (subprocess.run([sys.executable, "-m", "sqlrank", "eval", qrels, *files, "-m", measures, *flags],
+                                  capture_output=True, text=True) for flags in ([], where))
+    assert other.returncode == 0 and other.stdout == duck.stdout, other.stderr
