@@ -1,5 +1,5 @@
 {#-
-  Agreement between two sets of judgments (tools/agree.py): the documents both judged, paired by
+  Agreement between two sets of judgments (judging/agree.py): the documents both judged, paired by
   (query_id, doc_id), counted per query and pair of labels; with `binary`, each label thresholded
   (1 where label >= binary, else 0). Rows: (query_id, label_a, label_b, pairs), and for each query
   the documents only one side judged (label_a or label_b NULL, pairs their count).

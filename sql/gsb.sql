@@ -5,7 +5,7 @@
   Verdicts are good/same/bad or G/S/B in any case, with surrounding white space ignored
   (checked before this statement runs). A verdict without a `by` value (missing or empty) counts
   in the overall row only (the caller says how many).
-  Context: built by sqlrank.tools.compare.gsb_frame; `by` is a validated column name.
+  Context: built by sqlrank.comparing.compare.gsb_frame; `by` is a validated column name.
 -#}
 WITH
 verdicts AS (

@@ -1,5 +1,5 @@
 {#-
-  An approximate nearest-neighbour search against exact search, by distances (tools/neighbours.py,
+  An approximate nearest-neighbour search against exact search, by distances (comparing/neighbours.py,
   measures/neighbours.py), per query of the exact search:
     each search's neighbours ranked by distance (nearest first; a similarity is read as its negation)
     per cutoff k: the k-th exact distance d_k, the sums of the first min(k, n) distances of both
@@ -9,7 +9,7 @@
                      returned nothing for the query scores 0
     DistanceRatio@k  the approximate sum over the exact sum (NULL where the exact sum is 0), with both sums
                      (over all queries the ratio of their totals, infinite below a total of 0.01 as
-                     ann-benchmarks' rel: tools/neighbours.py; ``summary`` gives these means here);
+                     ann-benchmarks' rel: comparing/neighbours.py; ``summary`` gives these means here);
                      an approximate search that returned fewer neighbours than the exact top k holds
                      has the missing ones at an infinite distance (ann-benchmarks pads its results so)
   Reference: ann-benchmarks, ann_benchmarks/plotting/metrics.py (get_recall_values, rel).

@@ -1,5 +1,5 @@
 {#-
-  How alike two rankings of the same queries are, without judgments (tools/overlap.py,
+  How alike two rankings of the same queries are, without judgments (comparing/overlap.py,
   measures/similarity.py): per query both runs hold, each ranked by score (ties by the tie-break
   convention), then for each cutoff k the documents both top-k lists hold (common) and, for RBO, the
   overlap X_d of the two lists at every depth d.

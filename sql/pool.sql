@@ -1,5 +1,5 @@
 {#-
-  The pool for the next round of judging (tools/pool.py): every run ranked per query by score (ties
+  The pool for the next round of judging (judging/pool.py): every run ranked per query by score (ties
   by the tie-break convention), documents already judged (in any of `judged`) left out, then
     depth  the union of every run's top `depth`                         (TREC depth-k pooling)
     rrf    the `budget` documents with the highest sum over the runs of 1 / (k + rank)   (Cormack et al. 2009)

@@ -1,6 +1,6 @@
 {#-
   Each query's top `depth` documents of a run with their labels (NULL: unjudged), for a report's side-by-side
-  view (tools/compare.py, tools/reports.py): (query_id, rank, doc_id, relevance), ranked in `order`.
+  view (comparing/compare.py, comparing/reports.py): (query_id, rank, doc_id, relevance), ranked in `order`.
 -#}
 SELECT ranked.query_id AS query_id, ranked.rank AS rank, ranked.doc_id AS doc_id, qrels.relevance AS relevance
 FROM (

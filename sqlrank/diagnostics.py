@@ -1,6 +1,6 @@
 """Diagnostics of every evaluation: the guards that stop one before it gives a wrong number (labels
 beyond a measure's bound) and the warnings after it (queries on one side, ids that differ only
-unseen, ties across a cutoff, segments without queries). ``sqlrank check`` (tools/check.py)
+unseen, ties across a cutoff, segments without queries). ``sqlrank check`` (diagnosing/check.py)
 reports the same findings and more."""
 from __future__ import annotations
 

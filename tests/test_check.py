@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from sqlrank.tools.check import check
+from sqlrank.diagnosing.check import check
 from conftest import FIXTURES
 from support.generate import generate
 
@@ -242,7 +242,7 @@ def test_the_checks_equal_pandas_on_generated_data(seed):
     assert all(abs(float(printed[str(k)]) - share) <= 0.0005 + 1e-12 for k, share in shares.items())  # 3 decimals
     import duckdb
 
-    from sqlrank.tools.check import judged_shares
+    from sqlrank.diagnosing.check import judged_shares
 
     con = duckdb.connect()
     con.register("qrels_frame", qrels)

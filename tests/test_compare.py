@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from sqlrank.tools.statistics import adjust, paired_test
+from sqlrank.statistics.significance import adjust, paired_test
 
 from conftest import FIXTURES, close, peer
 from support.generate import generate, to_dicts

@@ -269,7 +269,7 @@ def test_document_ids_that_differ_only_in_what_does_not_show_are_named(tmp_path,
     messages = _warnings_of(tmp_path / "qrels.csv", tmp_path / "run.csv", "AP")
     near = [m for m in messages if "document ids of the run match a judged document" in m]
     assert len(near) == 1 and shown in near[0] and "count as unjudged" in near[0], messages
-    from sqlrank.tools.check import check
+    from sqlrank.diagnosing.check import check
 
     findings = {f.check: f for f in check(tmp_path / "qrels.csv", [tmp_path / "run.csv"])}
     found = findings["ids that differ only by white space, zeros or Unicode"]
@@ -483,7 +483,7 @@ def test_the_cache_folder_is_made_private(tmp_path, monkeypatch):
 def test_resampling_memory_does_not_grow_with_the_trials(monkeypatch):
     import numpy as np
 
-    from sqlrank.tools import statistics
+    from sqlrank.statistics import significance as statistics
 
     monkeypatch.setattr(statistics, "RESAMPLED_VALUES", 1 << 14)  # blocks of 16,384 values
     statistics.scipy_stats()  # imported before memory is traced

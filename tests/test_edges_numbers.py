@@ -53,7 +53,7 @@ def test_the_compact_letters_of_many_runs_take_no_time():
     differences gives the maximal groups of runs no two of which differ, checked by brute force."""
     from itertools import combinations
 
-    from sqlrank.tools.pairs import GROUPS, compact_letters
+    from sqlrank.statistics.pairs import GROUPS, compact_letters
 
     runs = [f"r{k}" for k in range(26)]
     started = time.monotonic()
@@ -78,7 +78,7 @@ def test_the_compact_letters_of_many_runs_take_no_time():
 
 
 def test_all_pairs_in_csv_computes_no_letters(here, monkeypatch, capsys):
-    import sqlrank.tools.pairs as pairs
+    import sqlrank.statistics.pairs as pairs
 
     def refuse(*args):
         raise AssertionError("letters computed for a table that shows none")
@@ -102,7 +102,7 @@ def test_every_command_bounds_its_resamples(here, capsys, args):
 
 def test_a_bootstrap_interval_is_drawn_in_blocks(monkeypatch):
     """Many resamples of many queries: blocks of RESAMPLED_VALUES values, the same interval as one block."""
-    from sqlrank.tools import statistics, uncertainty
+    from sqlrank.statistics import significance as statistics, uncertainty
 
     values = np.random.default_rng(1).random(3000)
     whole = uncertainty.interval(values, 0.95, "percentile", 2000, 7)
@@ -115,7 +115,7 @@ def test_a_bootstrap_interval_is_drawn_in_blocks(monkeypatch):
 
 def test_long_resampling_shows_how_far_it_has_got(monkeypatch):
     import sqlrank.progress as progress
-    from sqlrank.tools.statistics import paired_test
+    from sqlrank.statistics.significance import paired_test
 
     terminal = io.StringIO()
     monkeypatch.setattr("sys.stderr", terminal)

@@ -12,7 +12,7 @@ import pytest
 import sqlrank
 from conftest import FIXTURES, close
 from sqlrank.cli.main import main
-from sqlrank.tools.explain import attribute, reproduce
+from sqlrank.diagnosing.explain import attribute, reproduce
 
 GOLDEN = FIXTURES / "golden"
 

@@ -109,7 +109,7 @@ def test_a_duckdb_history_waits_for_the_writer_that_holds_it(tmp_path, monkeypat
     that removed the empty log its commit left removed another writer's log, and its rows. A DuckDB history is
     appended to under the history's lock, as a Parquet one is; a writer that cannot take it in time says so."""
     fcntl = pytest.importorskip("fcntl")
-    from sqlrank.tools import history_file
+    from sqlrank.tracking import history_file
 
     path = tmp_path / "h.duckdb"
     sqlrank.evaluate(C / "qrels.txt", C / "rerank.run", "AP", record=str(path), tag="first")

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from conftest import FIXTURES, peer
-from sqlrank.tools.neighbours import neighbours, neighbours_statement
+from sqlrank.comparing.neighbours import neighbours, neighbours_statement
 
 K = 10
 

@@ -13,7 +13,7 @@ import pytest
 import sqlrank
 from conftest import ROOT, peer
 from sqlrank.cli.main import main
-from sqlrank.tools.pairs import compact_letters
+from sqlrank.statistics.pairs import compact_letters
 from support.generate import generate
 
 C = ROOT / "fixtures" / "compare"

@@ -11,7 +11,7 @@ import pytest
 
 from sqlrank.cli.main import main
 from conftest import peer
-from sqlrank.tools.pool import pool
+from sqlrank.judging.pool import pool
 
 
 @pytest.fixture(scope="module")

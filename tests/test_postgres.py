@@ -136,7 +136,7 @@ def test_the_neighbours_statement_printed_for_postgres_runs_there(dsn):
     import adbc_driver_postgresql.dbapi as dbapi
     import pyarrow as pa
 
-    from sqlrank.tools.neighbours import neighbours, neighbours_statement
+    from sqlrank.comparing.neighbours import neighbours, neighbours_statement
 
     exact = pd.DataFrame([(f"q{q}", f"v{d}", float(abs(d - q) % 7) * (q > 0)) for q in range(6) for d in range(12)],
                          columns=["query_id", "doc_id", "score"])

@@ -15,7 +15,7 @@ import pytest
 
 import sqlrank
 from conftest import FIXTURES, peer
-from sqlrank.tools.ppi import ppi_mean
+from sqlrank.statistics.ppi import ppi_mean
 
 MEASURES = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@5": "P_5"}
 

@@ -154,7 +154,7 @@ def test_explain_attributes_a_gap_to_the_trec_eval_version_and_finds_it():
     """pytrec_eval computes 11pt_avg with trec_eval 9's code: explain --between trec_eval pytrec_eval attributes the gap
     to trec_eval_version (a convention of the whole evaluation), and --target with pytrec_eval's own mean finds it."""
     from conftest import peer
-    from sqlrank.tools.explain import attribute, reproduce
+    from sqlrank.diagnosing.explain import attribute, reproduce
 
     pytrec_eval = peer("pytrec_eval")
     qrels, run = FIXTURES / "trec_eval" / "qrels.test", FIXTURES / "trec_eval" / "results.test"
@@ -218,7 +218,7 @@ def test_eval_says_which_rankings_coverage_is_over(capsys, flags, said):
 def test_explain_tries_trec_eval_9_where_32_bit_scores_tie():
     """Scores 1.00000001 and 1.0 differ as doubles and not as 32-bit floats, which trec_eval 9 (pytrec_eval) ranks:
     there it breaks the tie by document id (b above a) and P@1 is 0 where trec_eval 10 gives 1."""
-    from sqlrank.tools.explain import reproduce
+    from sqlrank.diagnosing.explain import reproduce
 
     qrels = pd.DataFrame({"query_id": "q", "doc_id": ["a", "b"], "relevance": [1, 0]})
     run = pd.DataFrame({"query_id": "q", "doc_id": ["a", "b"], "score": [1.00000001, 1.0]})

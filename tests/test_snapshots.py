@@ -48,7 +48,7 @@ def test_all_trec_renders_in_short_lines(per_query):
     import sqlrank
     from conftest import ROOT
     from sqlrank.cli.trec_eval import trec_eval_options
-    from sqlrank.tools.trec_eval import expand
+    from sqlrank.trec.trec_eval import expand
 
     lines = expand(trec_eval_options(["-m", "all_trec", "q", "r"]))
     measures = [line.measure for line in lines if line.measure is not None]

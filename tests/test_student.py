@@ -1,4 +1,4 @@
-"""Student's t distribution of tools/student.py (the paired t test's p-value, the t interval's quantile) against
+"""Student's t distribution of statistics/student.py (the paired t test's p-value, the t interval's quantile) against
 mpmath's arbitrary precision (40 digits): the regularised incomplete beta function I_x(df/2, 1/2) at
 x = df / (df + t^2) is the two-sided tail, and the quantile is where the exact tail meets its target. SciPy's own
 stdtrit is less exact near the median (q = 0.5000001, df = 4: 2.66560e-07 where the quantile is 2.66667e-07), so
@@ -12,7 +12,7 @@ import random
 import pytest
 
 from conftest import peer
-from sqlrank.tools import student
+from sqlrank.statistics import student
 
 
 def exact_tail(mp, t: float, df: float):

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from conftest import CONFORMANCE, conformance_file
-from sqlrank.tools import trec_eval
+from sqlrank.trec import trec_eval
 from sqlrank.cli.main import main
 from sqlrank.cli.trec_eval import trec_eval_options
 from sqlrank.inputs.source import GROUP_SEPARATOR

@@ -68,7 +68,7 @@ def test_the_command_line(capsys):
 def test_the_basic_interval_against_r():
     """scipy's test_bootstrap_against_R (scipy/stats/tests/test_resampling.py): R's boot.ci on these 16 values, a
     million resamples, gives the basic (reverse percentile) interval (23.77, 79.12); scipy asserts rtol 0.005."""
-    from sqlrank.tools.uncertainty import interval
+    from sqlrank.statistics.uncertainty import interval
 
     x = np.array([10, 12, 12.5, 12.5, 13.9, 15, 21, 22, 23, 34, 50, 81, 89, 121, 134, 213])
     low, high = interval(x, 0.95, "basic", 1_000_000, 0)

@@ -16,7 +16,7 @@ from .paths import frame_text, named_sources
 
 
 def _comparison(args: argparse.Namespace, details: int = 0):
-    from ..tools.ppi_comparison import comparison
+    from ..comparing.ppi_comparison import comparison
 
     qrels, runs = args.qrels, args.runs
     if qrels is None or not runs and not args.qrels_sources:
@@ -79,7 +79,7 @@ def check_command(args: argparse.Namespace) -> int:
     import json
     from dataclasses import asdict
 
-    from ..tools.check import check, check_error, findings_frame
+    from ..diagnosing.check import check, check_error, findings_frame
 
     runs, qrels = args.runs, args.qrels
     if args.qrels_sources:  # --qrels gives the judgments: every positional argument is a run
@@ -117,8 +117,8 @@ def check_command(args: argparse.Namespace) -> int:
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    from ..tools.comparison_text import latex, markdown, text_table
-    from ..tools.gate import failures, parse_rule, require_measures
+    from ..comparing.comparison_text import latex, markdown, text_table
+    from ..comparing.gate import failures, parse_rule, require_measures
 
     if args.paired_t is not None:
         from .paired import paired_t_command
@@ -158,15 +158,15 @@ def compare_command(args: argparse.Namespace) -> int:
 def _record_comparison(args: argparse.Namespace, result) -> None:
     """compare --record: the means of every run compared, once they were printed."""
     if args.record:
-        from ..tools.history import record_comparison
+        from ..tracking.history import record_comparison
 
         record_comparison(args.record, result.table, result.compared, result.conventions, args.qrels, args.runs,
                           result.runs, args.tag)
 
 
 def _all_pairs(args: argparse.Namespace) -> int:
-    from ..tools.compare import compare_pairs
-    from ..tools.pairs import pairs_text
+    from ..comparing.compare import compare_pairs
+    from ..statistics.pairs import pairs_text
 
     with database_options(args, _engine_options(args, evaluation_options(args))) as options:
         pairs, result = compare_pairs(args.qrels, args.runs, " ".join(args.measures), test=args.test or "tukey",
@@ -185,9 +185,9 @@ def _all_pairs(args: argparse.Namespace) -> int:
 
 
 def report_command(args: argparse.Namespace) -> int:
-    from ..tools import reports as report
-    from ..tools.compare import pairs_of
-    from ..tools.pairs import TUKEY
+    from ..comparing import reports as report
+    from ..comparing.compare import pairs_of
+    from ..statistics.pairs import TUKEY
 
     tukey = args.test in TUKEY
     if tukey and not args.all_pairs:
@@ -210,7 +210,7 @@ def report_command(args: argparse.Namespace) -> int:
 
 
 def history_command(args: argparse.Namespace) -> int:
-    from ..tools.history import chosen, read, trend_html, trend_text
+    from ..tracking.history import chosen, read, trend_html, trend_text
 
     history = chosen(read(args.file), " ".join(args.measures).split() if args.measures else None, args.file)
     fmt = args.format or ("html" if (args.output or "").lower().endswith((".html", ".htm")) else "table")
@@ -225,7 +225,7 @@ def history_command(args: argparse.Namespace) -> int:
 
 
 def gsb_command(args: argparse.Namespace) -> int:
-    from ..tools.compare import gsb_frame
+    from ..comparing.compare import gsb_frame
 
     frame = gsb_frame(args.verdicts, args.by)
     for message in frame.attrs["warnings"]:
@@ -271,14 +271,14 @@ def eval_command(args: argparse.Namespace) -> int:
                                  slices=args.slices, strict=args.strict, printable=False,
                                  **options)  # never shown
     if level is not None:
-        from ..tools.uncertainty import interval_text, with_intervals
+        from ..statistics.uncertainty import interval_text, with_intervals
 
         frame = with_intervals(result.frame, result.summary, level, args.ci_method, args.trials, args.seed,
                                args.aggregate, weights)
         text = (interval_text(frame) + f"queries: {result.num_queries}\nconventions: {result.conventions.describe()}\n"
                 if args.format == "table" else frame_text(frame, args.format))
     elif summarised:
-        from ..tools.aggregate import aggregate_text, aggregated
+        from ..statistics.aggregate import aggregate_text, aggregated
 
         if args.format == "trec":
             raise OptionError("trec_eval's layout has means only; use -f table, csv, tsv or json with --weights or "
@@ -293,7 +293,7 @@ def eval_command(args: argparse.Namespace) -> int:
         print(f"sqlrank: warning: {message}", file=sys.stderr)
     write_output(text, args.output)
     if args.record:  # what was printed, once it was
-        from ..tools.history import record_evaluation, summary_label
+        from ..tracking.history import record_evaluation, summary_label
 
         record_evaluation(args.record, result, qrels, run, args.tag, frame, summary_label(args.aggregate, args.weights))
     return 0
@@ -318,7 +318,7 @@ def _check_record(args: argparse.Namespace) -> None:
     """--record's history and --tag, before anything is evaluated."""
     if getattr(args, "record", None) is None and getattr(args, "tag", None) is None:
         return  # nothing to check: the history's module (and pandas) stays unimported
-    from ..tools.history import check_record
+    from ..tracking.history import check_record
 
     check_record(getattr(args, "record", None), getattr(args, "tag", None))
 
@@ -327,7 +327,7 @@ def _weights(args: argparse.Namespace):
     """The query weights of --weights (read and checked before anything is evaluated), or None."""
     if args.weights is None:
         return None
-    from ..tools.aggregate import check_aggregate, read_weights
+    from ..statistics.aggregate import check_aggregate, read_weights
 
     check_aggregate(args.aggregate, True)
     return read_weights(args.weights)
@@ -343,7 +343,7 @@ def _ci_level(args: argparse.Namespace) -> float | None:
         raise OptionError("--ci describes the means over queries; leave out -q")
     if args.format == "trec":
         raise OptionError("trec_eval's layout has no place for intervals; use -f table, csv, tsv or json with --ci")
-    from ..tools.uncertainty import check_interval
+    from ..statistics.uncertainty import check_interval
 
     level = args.ci / 100 if args.ci > 1 else args.ci
     check_interval(level, args.ci_method, args.trials, args.seed)
@@ -396,7 +396,7 @@ def measures_command(args: argparse.Namespace) -> int:
 def explain_command(args: argparse.Namespace) -> int:
     import warnings
 
-    from ..tools import explain
+    from ..diagnosing import explain
 
     inputs = dict(qrels_format=args.qrels_format, run_format=args.run_format, qrels_columns=args.qrels_columns,
                   run_columns=args.run_columns)

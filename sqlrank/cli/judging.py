@@ -18,7 +18,7 @@ UNREAD_BY_REFERENCE = ("qrels_format", "qrels_columns", "queries", "by", "histor
 
 
 def agree_command(args: argparse.Namespace) -> int:
-    from ..tools.agree import agree, agreement_text
+    from ..judging.agree import agree, agreement_text
 
     result = agree(args.qrels_a, args.qrels_b, binary=args.binary, labels=args.labels,
                    weights=None if args.weights == "none" else args.weights, qrels_format=args.qrels_format,
@@ -36,7 +36,7 @@ def agree_command(args: argparse.Namespace) -> int:
 
 
 def overlap_command(args: argparse.Namespace) -> int:
-    from ..tools.overlap import overlap, overlap_text
+    from ..comparing.overlap import overlap, overlap_text
 
     frame = overlap(args.run_a, args.run_b, args.measures, per_query=args.per_query, tie_break=args.tie_break,
                     run_format=args.run_format, run_columns=args.run_columns)
@@ -49,7 +49,7 @@ def overlap_command(args: argparse.Namespace) -> int:
 
 def pool_command(args: argparse.Namespace) -> int:
     from ..results.writer import write_file
-    from ..tools.pool import pool, pool_format, pool_output, pool_summary
+    from ..judging.pool import pool, pool_format, pool_output, pool_summary
 
     fmt = pool_format(args.output, args.format)
     if fmt == "parquet" and args.output in (None, "-"):
@@ -69,7 +69,7 @@ def pool_command(args: argparse.Namespace) -> int:
 
 
 def meta_command(args: argparse.Namespace) -> int:
-    from ..tools.meta import meta, meta_text
+    from ..judging.meta import meta, meta_text
 
     named = named_sources([args.qrels_a, args.qrels_b], True)  # NAME=FILE, or their file names: human, llm
     labels, (qrels_a, qrels_b) = tuple(named), named.values()
@@ -86,7 +86,7 @@ def meta_command(args: argparse.Namespace) -> int:
 
 def prediction_powered_output(args: argparse.Namespace, qrels, run, level: float, options: dict) -> int:
     """sqlrank eval --ci LEVEL --ci-method ppi: the means with an LLM's judgments corrected by people's."""
-    from ..tools.ppi import ppi_text, prediction_powered
+    from ..statistics.ppi import ppi_text, prediction_powered
 
     if args.per_query or args.weights is not None or args.aggregate != "mean" or args.record or args.engine != "duckdb":
         raise OptionError("--ci-method ppi gives the plain means of DuckDB's evaluation; leave out -q, --weights, "
@@ -107,7 +107,7 @@ def prediction_powered_output(args: argparse.Namespace, qrels, run, level: float
 
 def neighbours_output(args: argparse.Namespace) -> int:
     """sqlrank eval --reference EXACT RUN: an approximate search's Recall@k and DistanceRatio@k against exact search."""
-    from ..tools.neighbours import neighbours, neighbours_text
+    from ..comparing.neighbours import neighbours, neighbours_text
 
     runs = [args.qrels, *args.run] if args.qrels is not None else list(args.run)
     if len(runs) != 1 or args.qrels_sources:
@@ -126,7 +126,7 @@ def neighbours_output(args: argparse.Namespace) -> int:
 def reference_sql(args: argparse.Namespace) -> int:
     """sqlrank sql --reference EXACT RUN: the statement of eval --reference in a dialect, reading the two searches
     themselves (per query with -q, else measure, value, queries)."""
-    from ..tools.neighbours import neighbours_statement
+    from ..comparing.neighbours import neighbours_statement
 
     if args.run is not None:
         raise OptionError("--reference EXACT takes one RUN, the approximate search: sqlrank sql --reference EXACT RUN")

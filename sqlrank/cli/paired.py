@@ -1,5 +1,5 @@
 """compare --paired-t TABLE: a comparison computed in the warehouse (dbt's NAME_comparison model), completed and
-printed here (tools/paired_t.py)."""
+printed here (comparing/paired_t.py)."""
 from __future__ import annotations
 
 import argparse
@@ -11,7 +11,7 @@ from .paths import frame_text
 
 def paired_t_command(args: argparse.Namespace) -> int:
     """compare --paired-t TABLE: the comparison a warehouse computed (dbt's NAME_comparison), completed here."""
-    from ..tools import paired_t
+    from ..comparing import paired_t
 
     if args.qrels is not None or args.runs:
         raise OptionError("--paired-t reads the comparison from its table: leave out QRELS and RUN")

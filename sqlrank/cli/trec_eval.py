@@ -52,7 +52,7 @@ def trec_eval_parser(prog: str = "sqlrank trec_eval") -> argparse.ArgumentParser
 
 def trec_eval_options(argv: Sequence[str]):
     """The options of `sqlrank trec_eval ARGS` (a trec_eval.Options)."""
-    from ..tools.trec_eval import KIND, PREFS_FORMATS, Options, request_measure
+    from ..trec.trec_eval import KIND, PREFS_FORMATS, Options, request_measure
 
     args = trec_eval_parser().parse_args(argv)
     if args.format not in ("qrels", "qrels_jg") + PREFS_FORMATS:
@@ -78,7 +78,7 @@ def trec_eval_options(argv: Sequence[str]):
 
 
 def trec_eval_command(argv: Sequence[str]) -> int:
-    from ..tools import trec_eval
+    from ..trec import trec_eval
 
     options = trec_eval_options(argv)
     refuse_inputs(options.output, [options.qrels, options.run, options.zscores])

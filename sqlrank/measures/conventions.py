@@ -27,7 +27,7 @@ NO_RELEVANT = ("zero", "skip", "one", "error")
 TREC_EVAL_VERSIONS = (9, 10)
 # How sqlrank compare judges a difference (sqlrank/statistics.py): the paired test and the
 # correction for many comparisons. Named here so that the command line starts without numpy.
-# tukey and randomized-tukey compare all pairs; ppi and ppi-untuned read an LLM's judgments and people's (tools/ppi.py)
+# tukey and randomized-tukey compare all pairs; ppi and ppi-untuned read an LLM's judgments and people's (statistics/ppi.py)
 TESTS = ("t", "wilcoxon", "sign", "permutation", "bootstrap", "tukey", "randomized-tukey", "ppi", "ppi-untuned")
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
 

@@ -16,7 +16,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 PICTURE = ROOT / "docs" / "layers.svg"
 # The parts from the top layer to the bottom one (tests/test_layers.py's LAYERS says what may import what).
-ORDER = ("__main__", "cli", "__init__", "tools", "export", "evaluation", "diagnostics", "results", "engines", "plan",
+ORDER = ("__main__", "cli", "__init__", "evaluating", "judging", "comparing", "tracking", "trec", "diagnosing", "statistics",
+         "export",
+         "evaluation", "diagnostics", "results", "engines", "plan",
          "inputs", "rendering", "measures", "progress", "version", "errors")
 ROW, CELL, LABEL, TOP = 30, 30, 560, 118
 

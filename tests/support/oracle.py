@@ -308,7 +308,7 @@ def _neg_bytes(text: str) -> tuple:
 
 def _value_names(args: list[str]) -> list[str]:
     """The names of the values trec_eval computes per query for these arguments."""
-    from sqlrank.tools import trec_eval
+    from sqlrank.trec import trec_eval
     from sqlrank.cli.trec_eval import trec_eval_options
     options = trec_eval_options(args)
     return [line.name for line in trec_eval.expand(options)] + ["gm_map", "gm_bpref", "num_q", "runid"]

@@ -219,12 +219,12 @@ def _per_query_section(measure: str, baseline: str, run: str, pairs: list[tuple[
 
 
 def html_page(c: Comparison, gsb: bool, title: str = "sqlrank comparison", pairs=None) -> str:
-    """The report; with ``pairs`` (tools.pairs.AllPairs), every pair of runs after the comparison's table."""
+    """The report; with ``pairs`` (statistics.pairs.AllPairs), every pair of runs after the comparison's table."""
     body = [f"<h1>{html.escape(title)}</h1>",
             f'<p class="legend">{"<br>".join(html.escape(x) for x in legend(c))}</p>',
             "<h2>Comparison with the baseline</h2>", _html_table(c, gsb)]
     if pairs is not None:
-        from .pairs import pairs_html
+        from ..statistics.pairs import pairs_html
 
         body += ["<h2>Every pair of runs</h2>", pairs_html(pairs)]
     paired = paired_values(c)  # per measure: its queries with a value in every run, and each run's values

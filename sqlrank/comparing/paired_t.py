@@ -1,7 +1,7 @@
 """A comparison computed in the warehouse, completed here: the table of dbt's NAME_comparison model (per run and
 measure, the paired per-query differences from the baseline run: their number, mean, standard deviation, t
 statistic and degrees of freedom) read where it is, and what compare's paired t-test adds to those: the two-sided
-p-value of Student's t (tools/student.py), the p-value adjusted over all comparisons, the 95% confidence interval
+p-value of Student's t (statistics/student.py), the p-value adjusted over all comparisons, the 95% confidence interval
 of the mean difference and the effect size d_z (mean over standard deviation). ``sqlrank compare --paired-t TABLE``.
 """
 from __future__ import annotations
@@ -10,8 +10,8 @@ import math
 from typing import Any
 
 from ..errors import InputError
-from . import student
-from .statistics import adjust
+from ..statistics import student
+from ..statistics.significance import adjust
 
 COLUMNS = ("run_id", "baseline", "measure", "queries", "mean_difference", "sd_difference", "t_statistic",
            "degrees_of_freedom")

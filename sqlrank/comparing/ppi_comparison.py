@@ -1,6 +1,6 @@
 """A prediction-powered comparison (``sqlrank compare --qrels llm=F --qrels human=F A B --test ppi``): every run
 evaluated with the LLM's judgments (every query) and with the people's (the queries they judged); each run's mean
-and each run's paired difference from the baseline as prediction-powered estimates (tools/ppi.py) over the queries
+and each run's paired difference from the baseline as prediction-powered estimates (statistics/ppi.py) over the queries
 every run evaluated. The difference is the estimate of the per-query differences (its own lambda with power tuning,
 so with ``ppi`` it need not equal the difference of the two means), its 95% interval and its two-sided p-value of no
 difference as ppi-python's ppi_mean_ci and ppi_mean_pval compute them; wins, ties and losses are counted over the
@@ -14,10 +14,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from ..errors import OptionError
-from .aggregate import plain_mean
+from ..statistics.aggregate import plain_mean
 from .compare import COLUMNS, Comparison, compare_result, framed, outcomes
-from .ppi import coverage, empty_rows, estimated, require_one_population, source_warnings, two_sources
-from .statistics import adjust
+from ..statistics.ppi import coverage, empty_rows, estimated, require_one_population, source_warnings, two_sources
+from ..statistics.significance import adjust
 
 PPI_TESTS = ("ppi", "ppi-untuned")
 PPI_COLUMNS = ["lambda", "n", "N", "effective_n"]

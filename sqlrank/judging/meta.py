@@ -21,9 +21,9 @@ import pandas as pd
 
 from ..errors import OptionError
 from ..results.formats import aligned_lines
-from .compare import compare_result
-from .pairs import pair_p_values
-from .statistics import check_test, scipy_stats
+from ..comparing.compare import compare_result
+from ..statistics.pairs import pair_p_values
+from ..statistics.significance import check_test, scipy_stats
 
 COLUMNS = ["measure", "runs", "tau_b", "tau_ap", "swapped", "pairs", "power_a", "power_b"]
 

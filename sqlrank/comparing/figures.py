@@ -1,4 +1,4 @@
-"""Two views of a report (tools/reports.py), self-contained SVG and HTML: each run's interpolated precision-recall
+"""Two views of a report (comparing/reports.py), self-contained SVG and HTML: each run's interpolated precision-recall
 curve (trec_eval's iprec_at_recall: the 11 recall levels' mean interpolated precision, one line per run), and,
 for the queries a run won and lost most, the two runs' top documents side by side with each document's label
 (unjudged marked), as diffir shows two rankings. Every point and cell carries its values as data attributes, so

@@ -18,10 +18,10 @@ from ..results.formats import aligned_lines, number_text
 from .aggregate import check_aggregate, plain_mean, summarise, weights_of
 from ..progress import counted
 from . import student
-from .statistics import check_trials, counting, resample_batch, scipy_stats
+from .significance import check_trials, counting, resample_batch, scipy_stats
 
 METHODS = ("t", "percentile", "basic", "bca")
-PPI_METHODS = ("ppi", "ppi-untuned")  # prediction-powered: an LLM's judgments corrected by people's (tools/ppi.py)
+PPI_METHODS = ("ppi", "ppi-untuned")  # prediction-powered: an LLM's judgments corrected by people's (statistics/ppi.py)
 KINDS = {"percentile": "percentile", "basic": "basic", "bca": "BCa"}  # scipy.stats.bootstrap's names
 
 

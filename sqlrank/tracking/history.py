@@ -45,7 +45,7 @@ def records(rows: pd.DataFrame, command: str, tag: str | None, conventions: str,
     """The rows one evaluation appends: ``rows`` has run (or not), measure, value, queries; ``aggregate``: how
     the values summarise the per-query values (summary_label), for the measures whose summary is a mean (the
     others keep theirs, recorded as "mean")."""
-    from .aggregate import plain_mean
+    from ..statistics.aggregate import plain_mean
 
     check_tag(tag)
     now = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)

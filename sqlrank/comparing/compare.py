@@ -29,10 +29,10 @@ from ..measures.registry import FAMILIES
 from ..plan import conventions_of, plan, segments_sql
 from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import render_template
-from .aggregate import check_aggregate, read_weights, reweighted
+from ..statistics.aggregate import check_aggregate, read_weights, reweighted
 from .evaluated_runs import Runs, evaluate_elsewhere, named_runs, summary_values, untested
-from .pairs import TUKEY, AllPairs, all_pairs, check_pairs
-from .statistics import adjust, check_test, paired_test
+from ..statistics.pairs import TUKEY, AllPairs, all_pairs, check_pairs
+from ..statistics.significance import adjust, check_test, paired_test
 
 COLUMNS = ["measure", "run", "mean", "delta", "wins", "ties", "losses", "p_value", "p_value_adjusted",
            "ci_low", "ci_high", "effect_size"]
@@ -64,7 +64,7 @@ class Comparison:
     renamed: str | None = None  # what the measures asked by other names are, canonically (measures.renamed)
     untested: list[str] = field(default_factory=list)  # one value per run (Coverage) or weighted (GAUC): no test
     details: Details | None = None  # for the report: each run's precision-recall curve and top documents
-    judgment_sources: dict | None = None  # test ppi: {"llm": name, "gold": name} (tools/ppi_comparison.py)
+    judgment_sources: dict | None = None  # test ppi: {"llm": name, "gold": name} (comparing/ppi_comparison.py)
     frame: Any = None
 
     @cached_property
@@ -115,11 +115,11 @@ def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", cor
                    by: str | None = None, weights: Any = None, aggregate: str = "mean", details: int = 0,
                    gold: str | None = None, **options: Any) -> Comparison:
     """Every run evaluated and compared with the baseline. ``weights`` (query_id -> weight) or ``aggregate``:
-    the plain means and their deltas summarised so (tools/aggregate.py); the tests test the per-query
+    the plain means and their deltas summarised so (statistics/aggregate.py); the tests test the per-query
     differences. ``details=k``: also each run's precision-recall curve and top k documents (a report's).
-    ``test="ppi"`` and ``gold``: tools/ppi_comparison.comparison() computes those."""
+    ``test="ppi"`` and ``gold``: ppi_comparison.comparison() computes those."""
     check_test(test, trials, seed)
-    if test.startswith("ppi") or gold is not None:  # tools/ppi_comparison.comparison() decides
+    if test.startswith("ppi") or gold is not None:  # ppi_comparison.comparison() decides
         raise OptionError("gold= (--gold) names the people's judgments of a prediction-powered comparison: add "
                           "test='ppi' (--test ppi)")
     check_aggregate(aggregate, weights is not None)
@@ -183,7 +183,7 @@ def _is_value(value: Any) -> bool:
 def compare_pairs(qrels: Any, runs: Any, measures: Any, *, test: str = "tukey", correction: str = "none",
                   trials: int = 10_000, seed: int | None = 0, alpha: float = 0.05, letters: bool = True,
                   **options: Any) -> tuple[AllPairs, Comparison]:
-    """Every pair of runs (tools/pairs.py), from compare's paired per-query values and means."""
+    """Every pair of runs (statistics/pairs.py), from compare's paired per-query values and means."""
     check_test(test, trials, seed)
     adjust([], correction)
     result = compare_result(qrels, runs, measures, test="t", trials=trials, seed=seed, **options)

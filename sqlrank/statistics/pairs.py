@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 from ..errors import OptionError
 from ..progress import counted
 from ..results.formats import aligned_lines, latex_text, markdown_row
-from .statistics import adjust, paired_test, scipy_stats
+from .significance import adjust, paired_test, scipy_stats
 
 TUKEY = ("tukey", "randomized-tukey")
 LETTERS = "abcdefghijklmnopqrstuvwxyz"  # the runs' letters (a superscript: better than that run)

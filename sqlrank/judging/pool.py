@@ -19,7 +19,7 @@ from ..inputs.load import load
 from ..inputs.source import INTEGER_TYPES
 from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import call_macro, render_template
-from .overlap import TIE_BREAKS
+from ..comparing.overlap import TIE_BREAKS
 
 METHODS = ("depth", "rrf", "rbp")
 PLACEHOLDER_LABEL = -1  # trec_eval's label of a pooled document not judged yet
