@@ -98,7 +98,7 @@ def peer_python(variable: str, reason: str) -> str:
 
 @pytest.fixture(scope="session")
 def postgres_server():
-    """A PostgreSQL server for this test session (tests/test_postgres.py, tests/test_dbt.py): Debian's
+    """A PostgreSQL server for this test session (tests/engines/test_postgres.py, tests/export/test_dbt.py): Debian's
     postgresql, initdb into a temporary folder, a Unix socket only, stopped at the end."""
     initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
     if not initdb or not pg_ctl:

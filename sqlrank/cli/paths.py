@@ -111,7 +111,7 @@ TABLE_FORMATS = ("csv", "tsv", "json", "markdown", "latex")  # what -f gives of 
 
 def formats_markdown(parser: argparse.ArgumentParser) -> str:
     """Every command's -f formats and the -o extensions that choose one of them (choose_format), as a Markdown table:
-    docs/usage.md's, drawn from the parser itself (tests/test_help.py keeps the page equal to it)."""
+    docs/usage.md's, drawn from the parser itself (tests/cli/test_help.py keeps the page equal to it)."""
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
     lines = ["| command | `-f` | `-o FILE` chooses `-f` by its extension |", "|---|---|---|"]
     for name, command in commands.items():

@@ -3,7 +3,7 @@
 A preset sets conventions for the whole evaluation and, where a tool computes one measure
 family differently from the others, for that family. What the caller sets explicitly wins,
 and a measure's own parameters win over everything. Sources: each tool's own code and
-documentation, checked against the libraries where they install (tests/test_presets.py).
+documentation, checked against the libraries where they install (tests/peers/test_presets.py).
 """
 from __future__ import annotations
 
@@ -121,8 +121,8 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
 
 
 # Every preset is checked against the cases of its tool's own test suite, as the tool's repository states
-# them (fixtures/peers/<tool>.json, tests/test_peers.py); those of scikit-learn, ir_measures, ranx,
-# TorchMetrics and pytrec_eval also against the installed library, per query (tests/test_presets.py).
+# them (fixtures/peers/<tool>.json, tests/peers/test_peers.py); those of scikit-learn, ir_measures, ranx,
+# TorchMetrics and pytrec_eval also against the installed library, per query (tests/peers/test_presets.py).
 
 
 def get_preset(name: str) -> Preset:

@@ -7,7 +7,7 @@ the smallest variance, clipped to [0, 1] (PPI++: Angelopoulos, Duchi & Zrnic 202
 wider than the human-only one (lambda = 0); ``ppi-untuned`` takes lambda = 1. Both as the ppi-python package
 computes them (ppi_mean_pointestimate and ppi_mean_ci): the human-judged queries are its labelled data, the others
 its unlabelled data, two independent samples as the method assumes (counting the judged queries' LLM values twice,
-in both parts, makes the interval too narrow with tuning and too wide without: tests/test_ppi.py).
+in both parts, makes the interval too narrow with tuning and too wide without: tests/statistics/test_ppi.py).
 
 Valid when the human-judged queries are a random sample of the queries evaluated (a uniform draw, decided before
 anything was judged): picked for being hard, recent or disputed, they make the correction biased and the interval

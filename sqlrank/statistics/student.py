@@ -1,5 +1,5 @@
 """Student's t distribution in plain Python: the two-sided tail of a paired t test and the quantile of a t interval,
-exact to 1e-12 (tests/test_student.py, against mpmath's arbitrary precision) without importing SciPy, which takes a
+exact to 1e-12 (tests/statistics/test_student.py, against mpmath's arbitrary precision) without importing SciPy, which takes a
 fifth of a second of every compare at the terminal. Beyond LARGEST_DF degrees of freedom (10,000 queries), where the
 continued fraction loses digits, SciPy's scipy.special.stdtr and stdtrit compute them (as ttest_rel and t.interval
 do); there the import is small beside the evaluation.

@@ -6,7 +6,7 @@ not parse back to itself. Run it for a few minutes:
 
     python tests/support/fuzz.py --minutes 3
 
-tests/test_fuzz.py runs the same targets briefly in every test run.
+tests/peers/test_fuzz.py runs the same targets briefly in every test run.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The picture of the package's layers, docs/layers.svg, drawn from the code: a row and a column per
 part of the package, from the command line at the top to the leaves at the bottom, each row naming
-the part's modules. A dark square: the row's part imports the column's; a light one: tests/test_layers.py
+the part's modules. A dark square: the row's part imports the column's; a light one: tests/project/test_layers.py
 allows it; white: not allowed. Every dark square lies right of the diagonal, where the lower layers
 are: imports point down. test_layers.py fails when the committed picture is not this one.
 
@@ -15,7 +15,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 PICTURE = ROOT / "docs" / "layers.svg"
-# The parts from the top layer to the bottom one (tests/test_layers.py's LAYERS says what may import what).
+# The parts from the top layer to the bottom one (tests/project/test_layers.py's LAYERS says what may import what).
 ORDER = ("__main__", "cli", "__init__", "evaluating", "judging", "comparing", "tracking", "trec", "diagnosing", "statistics",
          "export",
          "evaluation", "diagnostics", "results", "engines", "plan",

@@ -1,5 +1,5 @@
 """sqlrank's public names and their signatures, as lines (tests/snapshots/api/public.txt holds them as they were when
-the package was last changed on purpose; tests/test_layers.py compares). `python tests/support/public_api.py`
+the package was last changed on purpose; tests/project/test_layers.py compares). `python tests/support/public_api.py`
 writes the file anew, for a deliberate change of the API only."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import inspect
 from pathlib import Path
 
 SNAPSHOT = Path(__file__).resolve().parent.parent / "snapshots" / "api" / "public.txt"
-HEADER = ("# sqlrank's public names (sqlrank.__all__) and their signatures; tests/test_layers.py compares the package\n"
+HEADER = ("# sqlrank's public names (sqlrank.__all__) and their signatures; tests/project/test_layers.py compares the package\n"
           "# with them. python tests/support/public_api.py writes them anew, for a deliberate change of the API only.\n")
 
 

@@ -1,6 +1,6 @@
 """Rendered-SQL snapshots: the statement of each measure family under the default conventions and
 two presets, kept in tests/snapshots/<preset>/<family>.sql, so that a template change shows as a
-reviewable diff of the SQL it renders (tests/test_snapshots.py compares them).
+reviewable diff of the SQL it renders (tests/rendering/test_snapshots.py compares them).
 
     python tests/support/snapshots.py      # write them anew after a deliberate change, then review git diff
 """

@@ -404,7 +404,7 @@ def test_the_snowflake_macro_runs_in_fakesnow(generated, package):
                 qrels='"DB"."DS"."JUDGED"', run='"DB"."DS"."RANKED"'))
             expected.append(sqlrank.evaluate(qrels, run, measures, per_query=per_query, **conventions))
     assert len(expected) >= 10
-    done = subprocess.run([python, str(Path(__file__).parent / "support" / "fakesnow_run.py")], input=json.dumps(given),
+    done = subprocess.run([python, str(Path(__file__).parents[1] / "support" / "fakesnow_run.py")], input=json.dumps(given),
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     for want, rows in zip(expected, json.loads(done.stdout)):

@@ -598,7 +598,7 @@ def test_a_group_named_all_is_not_confused_with_the_overall_row(tmp_path, monkey
 def test_a_second_evaluation_of_a_package_is_told_to_name_its_run(tmp_path, monkeypatch, capsys):
     """sqlrank dbt --name dense beside the starter's evaluation read the shared sqlrank_run where sqlrank_dense_run was
     unset: the starter's run, evaluated for dense in silence. An evaluation of its own name now reads its own run var
-    only (unset: a compiler error naming it, tests/test_dbt.py), and the note says which var to set; the starter's
+    only (unset: a compiler error naming it, tests/export/test_dbt.py), and the note says which var to set; the starter's
     evaluation reads the shared vars and gets no note. --init alone writes no seeds: the vars to set, in comments."""
     status, _, err = run_cli(tmp_path, monkeypatch, capsys, ["dbt", "ranking", "--init", "-m", "AP"])
     assert status == 0 and "note" not in err and not (tmp_path / "ranking" / "seeds").exists()

@@ -1,6 +1,6 @@
 """Numbers as their named references compute them, where sqlrank differed: how many queries a comparison is over
 when a measure has one value over all users, and the gains RBP and ERR read (NTCIREVAL's own cases are
-fixtures/peers/ntcireval.json; TREC Fair Ranking 2022's AWRF is in tests/test_fairness.py)."""
+fixtures/peers/ntcireval.json; TREC Fair Ranking 2022's AWRF is in tests/peers/test_fairness.py)."""
 from __future__ import annotations
 
 import warnings

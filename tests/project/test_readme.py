@@ -18,7 +18,7 @@ import pytest
 
 pytestmark = pytest.mark.slow  # runs every command the README and docs show
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 # what an example needs beyond the test install: (flag in the command, module, and a program)
 NEEDS = {"--engine spark": ("pyspark", "java"), "--engine clickhouse": ("chdb", None),

@@ -290,9 +290,9 @@ def test_two_column_judgments_are_implicit_feedback(tmp_path):
 
 
 def test_a_statement_printed_for_another_engine_reads_the_extra_inputs_as_its_tables():
-    """The other engines evaluate them (tests/test_engines.py, test_postgres.py, test_spark.py) with the
+    """The other engines evaluate them (tests/engines/test_engines.py, test_postgres.py, test_spark.py) with the
     extra inputs copied in; a printed statement reads them as tables of its database, by name (their values:
-    tests/test_sql.py), and a file there is refused with what to give instead."""
+    tests/rendering/test_sql.py), and a file there is refused with what to give instead."""
     folder = FIXTURES / "recsys"
     for dialect in ("postgres", "spark", "trino"):
         with pytest.raises(sqlrank.OptionError, match=f"the history of a statement printed for {dialect} is a table "

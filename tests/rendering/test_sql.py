@@ -198,7 +198,7 @@ def test_tables_of_a_database_file_for_eval_check_compare_and_sql(files, tmp_pat
                                            ("datafusion", "duckdb")])
 def test_table_dialects_parse_with_sqlglot(files, dialect, read):
     """The statements of the engines that read tables (their values are checked on the engines
-    themselves: tests/test_postgres.py, tests/test_engines.py) parse in their dialect; files are
+    themselves: tests/engines/test_postgres.py, tests/engines/test_engines.py) parse in their dialect; files are
     refused by PostgreSQL's SQL with a clear error."""
     sqlglot = peer("sqlglot")
     qrels, run = map(str, files["parquet"])

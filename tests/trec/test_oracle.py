@@ -53,7 +53,7 @@ def compare(binary, case: oracle.Case, folder) -> None:
     fault = oracle.known_fault(case)
     if fault and (code != 0 or want != got):  # compared all the same; a difference there is trec_eval's
         pytest.skip(f"trec_eval's own fault: {fault}")
-    where = f"{case.name}\nrepeat with: SQLRANK_ORACLE_SEED={SEED} python3 -m pytest tests/test_oracle.py"
+    where = f"{case.name}\nrepeat with: SQLRANK_ORACLE_SEED={SEED} python3 -m pytest tests/trec/test_oracle.py"
     if (code == 0) != (status == 0):
         pytest.fail(f"{where}\ntrec_eval exit {code} ({why.decode(errors='replace').strip()[:300]}), "
                     f"sqlrank exit {status} ({err.decode().strip()[:300]})")

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import peer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def bench(script: str, data: Path, *args: str) -> str:

@@ -154,7 +154,7 @@ def test_missing_query_is_scored_with_c(tmp_path, capsys, monkeypatch):
         "num_q                 \tall\t2\nmap                   \tall\t0.5000\n")
 
 
-# Found by the comparison with the real trec_eval 10 (tests/test_oracle.py); each expected output is
+# Found by the comparison with the real trec_eval 10 (tests/trec/test_oracle.py); each expected output is
 # what trec_eval 10.0 printed for these files.
 @pytest.mark.parametrize("files, args, expected", [
     # -c with -l above every label: num_rel's summary is recounted at level 1 (was a KeyError)

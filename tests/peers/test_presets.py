@@ -347,7 +347,7 @@ def test_duplicate_documents_rows_counts_each_row_as_ranx_and_ms_recommenders_do
         sqlrank.evaluate(qrels, run, "P@2")
 
 
-# ---------------------------------------------------------------- tools that do not run here: tests/test_peers.py
+# ---------------------------------------------------------------- tools that do not run here: tests/peers/test_peers.py
 
 def test_every_preset_is_documented():
     assert set(PRESETS) == {"trec_eval", "trec_eval_c", "pytrec_eval", "ir_measures", "ranx", "sklearn",

@@ -327,7 +327,7 @@ def test_a_statement_printed_for_an_engine_reads_no_trec_text(dialect):
     fields[1]), which that engine could not run: the files are refused as CSV and Parquet are."""
     import sqlrank
 
-    demo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "demo")
+    demo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "fixtures", "demo")
     with pytest.raises(sqlrank.OptionError, match=f"the {dialect} statement reads tables, not files"):
         sqlrank.render(os.path.join(demo, "qrels.test"), os.path.join(demo, "results.test"), "AP", dialect=dialect)
 

@@ -89,7 +89,7 @@ def test_quoted_names_and_strings_read_back_as_themselves_in_every_dialect(name)
 
 def test_contributing_shows_the_err_template_as_it_is():
     """CONTRIBUTING.md walks through sql/measures/ERR.sql: its listing is the file after the opening comment."""
-    root = pathlib.Path(__file__).resolve().parent.parent
+    root = pathlib.Path(__file__).resolve().parents[2]
     guide = (root / "CONTRIBUTING.md").read_text(encoding="utf-8")
     listing = guide.split("**2. The template** (`sql/measures/ERR.sql`", 1)[1].split("```sql\n", 1)[1].split("```", 1)[0]
     template = (root / "sql" / "measures" / "ERR.sql").read_text(encoding="utf-8").split("-#}\n", 1)[1]
