@@ -87,6 +87,26 @@ def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False
     return checked(result, strict)
 
 
+def top_documents(qrels: Any, run: Any, top: int, engine: str = "duckdb", spark: Any = None, dsn: str | None = None,
+                  datafusion: Any = None, sqlite: Any = None, **options: Any) -> Rows:
+    """Each query's top TOP documents of RUN with their labels (query_id, rank, doc_id, relevance; NULL: unjudged),
+    ranked by the evaluation's tie-break, read on the engine of an evaluation elsewhere (a report's side-by-side
+    rankings there; query ids carry their run, run_id || chr(31) || query_id, for runs stored together)."""
+    from .rendering.sqltext import render_template
+
+    given = {"spark": spark, "datafusion": datafusion, "sqlite": sqlite}
+    p, other = _plan_elsewhere(engine, qrels, run, "P@1", "summary", dsn, given, options)
+    try:
+        tie_break = p.statement.conventions.tie_break
+        kept = tie_break if tie_break in ("doc_id_asc", "input_rank") else "trec_eval"  # the report's, as on DuckDB
+        order = p.dialect.ranking_order(kept, "score")
+        return other.rows(render_template(p.dialect, "ranked.sql", run_sql=p.run.source_sql(p.dialect),
+                                          qrels_sql=p.qrels.source_sql(p.dialect), order=order, depth=top,
+                                          keyed=p.run.keyed))
+    finally:
+        other.close()
+
+
 def _named_inputs(runs: Any) -> list[tuple[str, Any]]:
     """Several runs by name (a dict's keys, or the inputs' file names), each named once."""
     from .inputs.merge import input_names
@@ -94,8 +114,8 @@ def _named_inputs(runs: Any) -> list[tuple[str, Any]]:
     labels, objects = input_names(runs)
     if len(set(labels)) != len(labels):
         twice = next(label for label in labels if labels.count(label) > 1)
-        raise OptionError(f"two runs are called {twice!r} (the same file given twice, or inputs of one name): give each "
-                          f"run once; in Python, name them apart with a dict {{name: run}}")
+        raise OptionError(f"two runs are called {twice!r} (the same file given twice, or inputs of one name): give "
+                          f"each run once; in Python, name them apart with a dict {{name: run}}")
     return list(zip(labels, objects))
 
 

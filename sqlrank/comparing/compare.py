@@ -30,7 +30,7 @@ from ..plan import conventions_of, plan, segments_sql
 from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import render_template
 from ..statistics.aggregate import check_aggregate, read_weights, reweighted
-from .evaluated_runs import Runs, evaluate_elsewhere, named_runs, summary_values, untested
+from .evaluated_runs import RECALL_LEVELS, Details, Runs, evaluate_elsewhere, named_runs, summary_values, untested
 from ..statistics.pairs import TUKEY, AllPairs, all_pairs, check_pairs
 from ..statistics.significance import adjust, check_test, paired_test
 
@@ -92,21 +92,6 @@ class Comparison:
 def framed(table: pd.DataFrame, score_rows: list[tuple], **rest: Any) -> Comparison:
     """A Comparison of a table built as a DataFrame, its rows read from it."""
     return Comparison(table.to_dict("records"), list(table.columns), score_rows, frame=table, **rest)
-
-
-@dataclass
-class Details:
-    """What a report shows beside the comparison: each run's interpolated precision at the 11 recall levels
-    (trec_eval's iprec_at_recall means, ``curves``: run -> 11 values) and each run's top ``depth`` documents of
-    every compared query with their labels (``rankings``: (query_id as text, run) -> [(rank, doc_id, relevance)] by
-    rank; relevance None: unjudged)."""
-
-    curves: dict[str, list[float]]
-    rankings: dict[tuple[str, str], list[tuple]]
-    depth: int
-
-
-RECALL_LEVELS = [f"{level / 10:.1f}" for level in range(11)]
 
 
 def compare_result(qrels: Any, runs: Any, measures: Any, *, test: str = "t", correction: str = "none",
@@ -257,7 +242,7 @@ def _details(con, registry, qrels: Source, runs: dict[str, Source], options: dic
         tie_break = options.get("tie_break") if options.get("tie_break") in ("doc_id_asc", "input_rank") else "trec_eval"
         for query, rank, doc, relevance in con.execute(render_template(
                 DUCKDB, "ranked.sql", run_sql=run.sql(), qrels_sql=qrels.sql(), order=DUCKDB.ranking_order(tie_break, "score"),
-                depth=depth)).fetchall():
+                depth=depth, keyed=False)).fetchall():
             rankings.setdefault((str(query), label), []).append((rank, doc, relevance))
     return Details(curves, rankings, depth)
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..engines.base import Rows
 from ..errors import OptionError
-from ..evaluation import evaluate_result
+from ..evaluation import evaluate_result, top_documents
 from ..inputs.merge import input_names
 from ..inputs.source import Source
 from ..measures.registry import FAMILIES
@@ -42,6 +42,21 @@ def named_runs(loaded: list[tuple[str, Source]], names: list[str] | None, baseli
 
 
 @dataclass
+class Details:
+    """What a report shows beside the comparison: each run's interpolated precision at the 11 recall levels
+    (trec_eval's iprec_at_recall means, ``curves``: run -> 11 values) and each run's top ``depth`` documents of
+    every compared query with their labels (``rankings``: (query_id as text, run) -> [(rank, doc_id, relevance)] by
+    rank; relevance None: unjudged)."""
+
+    curves: dict[str, list[float]]
+    rankings: dict[tuple[str, str], list[tuple]]
+    depth: int
+
+
+RECALL_LEVELS = [f"{level / 10:.1f}" for level in range(11)]
+
+
+@dataclass
 class Runs:
     """Every run evaluated against the qrels: its per-query values (query_id, measure, value: a measure's value
     over all users with query_id None), each run's summary values by (segment, measure), the measures no paired
@@ -57,7 +72,7 @@ class Runs:
     warnings: list[str]
     removed_seen: Any
     evaluated: list[int]  # each run's evaluated queries (those of measures over all users too)
-    details: Any = None  # compare.Details: a report's curves and rankings
+    details: Details | None = None  # a report's curves and rankings
 
 
 def untested(measures: list) -> list[str]:
@@ -78,6 +93,8 @@ class _Evaluated:
 
     only_run: str | None
     result: Any
+    curve: list | None = None  # a report's: the run's mean interpolated precision at the 11 recall levels
+    ranking: dict | None = None  # a report's: query_id -> [(rank, doc_id, relevance)] of the run's top documents
 
     def picked(self, table: Rows, *names: str) -> list[tuple]:
         """The columns NAMES of the rows of TABLE (the result's values or summary) that are this run's."""
@@ -94,14 +111,13 @@ def evaluate_elsewhere(qrels: Any, runs: Any, measures: Any, names: list[str] | 
     if queries is not None or by is not None:
         raise OptionError("a query table (queries=, by=) is read on DuckDB only: compare on DuckDB, or without "
                           "segments")
-    if details:
-        raise OptionError("the HTML report shows each run's top documents, read on DuckDB only: write the report on "
-                          "DuckDB, or its tables from the engine: format='markdown' or 'latex' (-f markdown, -f latex)")
     inputs, objects = input_names(runs)
     loaded, warnings = [], []  # each input's run, or each of its runs stored together under its run id
     for name, run in zip(inputs, objects):
         result = evaluate_result(qrels, run, measures, True, **options)
-        loaded += [(run_id or name, _Evaluated(run_id, result)) for run_id in result.run_ids()]
+        shown = _shown_elsewhere(qrels, run, result.run_ids(), options, details) if details else {}
+        loaded += [(run_id or name, _Evaluated(run_id, result, *shown.get(run_id, (None, None))))
+                   for run_id in result.run_ids()]
         warnings += [f"{name}: {w}" for w in result.warnings]
     evaluated = named_runs(loaded, names, baseline)
     frames, summaries = [], {}
@@ -109,7 +125,33 @@ def evaluate_elsewhere(qrels: Any, runs: Any, measures: Any, names: list[str] | 
         frames.append(one.picked(one.result.values(), "query_id", "measure", "value"))
         summaries[label] = {(None, measure): value for measure, value
                             in summary_values(one.picked(one.result.summary_table, "measure", "value"))}
+    shown = None
+    if details:
+        shown = Details({label: one.curve for label, one in evaluated.items()},
+                        {(query, label): rows for label, one in evaluated.items()
+                         for query, rows in one.ranking.items()},
+                        details)
     first = loaded[0][1].result
     return Runs(list(evaluated), frames, summaries, first.measures, first.conventions.describe(),
                 untested(first.measures), None, warnings, first.removed_seen,
-                [one.result.num_queries for one in evaluated.values()])
+                [one.result.num_queries for one in evaluated.values()], shown)
+
+
+def _shown_elsewhere(qrels: Any, run: Any, run_ids: list, options: dict[str, Any], depth: int) -> dict:
+    """What a report shows of a run input evaluated on another engine, computed there as on DuckDB: per run id (None
+    for a run alone) its mean interpolated precision at the 11 recall levels and its top DEPTH documents per query
+    with their labels."""
+    levels = [f"IPrec@{level}" for level in RECALL_LEVELS]
+    curves = evaluate_result(qrels, run, " ".join(levels), False, **options)
+    rows = top_documents(qrels, run, depth, **options)
+    keyed = "run_id" in curves.summary_table.columns
+    shown = {}
+    for run_id in run_ids:
+        values = dict(_Evaluated(run_id, curves).picked(curves.summary_table, "measure", "value"))
+        ranking: dict = {}
+        for query, rank, doc, relevance in rows.rows:
+            owner, _, query = str(query).partition(chr(31)) if keyed else (None, "", str(query))
+            if owner == run_id or not keyed:
+                ranking.setdefault(query, []).append((rank, doc, relevance))
+        shown[run_id] = ([None if values[m] is None else float(values[m]) for m in levels], ranking)
+    return shown

@@ -12,7 +12,7 @@ import pytest
 
 import sqlrank
 from support.cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_compare_equals_duckdb, assert_engine_tables_equal_duckdb,
-                   assert_read_by_duckdb_equals_duckdb, assert_runs_stored_together_equal_duckdb, assert_several_runs_equal_duckdb, assert_same_values, convention_id, engine_tables,
+                   assert_read_by_duckdb_equals_duckdb, assert_runs_stored_together_equal_duckdb, assert_several_runs_equal_duckdb, assert_report_equals_duckdb, assert_same_values, convention_id, engine_tables,
                    measures_for, recommender_case, two_runs_apart)
 from conftest import ROOT, close, peer
 from support.generate import generate
@@ -92,6 +92,12 @@ def test_several_run_inputs_equal_duckdb(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_the_html_report_on_the_engine_equals_duckdb(engine, tmp_path):
+    peer(PACKAGES[engine])
+    assert_report_equals_duckdb(tmp_path, engine=engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_the_command_line_evaluates_in_the_engine(engine):
     peer(PACKAGES[engine])
     demo = ROOT / "fixtures" / "demo"
@@ -123,9 +129,6 @@ def test_compare_on_the_engine_equals_duckdb(engine):
     duck, other = (subprocess.run([sys.executable, "-m", "sqlrank", "meta", *meta, "-m", "nDCG@10 AP", *where],
                                   capture_output=True, text=True) for where in ([], ["--engine", engine]))
     assert other.returncode == 0 and other.stdout == duck.stdout and "tau_ap" in other.stdout, other.stderr
-    refused = subprocess.run([sys.executable, "-m", "sqlrank", "report", *args, "--engine", engine, "-o", "r.html"],
-                             capture_output=True, text=True)
-    assert refused.returncode == 1 and "read on DuckDB only" in refused.stderr and "-f markdown" in refused.stderr
     with pytest.raises(sqlrank.OptionError, match="query table"):
         sqlrank.compare(args[0], args[1:3], "AP", engine=engine, queries=str(compare / "topics.csv"), by="segment")
 

@@ -16,7 +16,7 @@ import pytest
 
 import sqlrank
 from support.cases import (CONVENTIONS, assert_beyond_accuracy_equals_duckdb, assert_compare_equals_duckdb, assert_engine_tables_equal_duckdb,
-                   assert_read_by_duckdb_equals_duckdb, assert_runs_stored_together_equal_duckdb, assert_several_runs_equal_duckdb, assert_same_values, convention_id, engine_tables,
+                   assert_read_by_duckdb_equals_duckdb, assert_runs_stored_together_equal_duckdb, assert_several_runs_equal_duckdb, assert_report_equals_duckdb, assert_same_values, convention_id, engine_tables,
                    measures_for, two_runs_apart)
 from conftest import ROOT, close
 from support.generate import generate
@@ -65,7 +65,7 @@ def test_subtopics_samples_and_sources_printed_for_postgres_run_there(dsn):
     database with a subtopic column given to --engine postgres is refused, saying how to print its statement."""
     import adbc_driver_postgresql.dbapi as dbapi
     import duckdb
-    from test_sql import keyed_tables
+    from support.cases import keyed_tables
 
     con = duckdb.connect()
     cases = keyed_tables(con)
@@ -93,6 +93,10 @@ def test_runs_stored_together_in_postgres_equal_duckdb(dsn, data):
 
 def test_several_run_inputs_in_postgres_equal_duckdb(dsn):
     assert_several_runs_equal_duckdb(engine="postgres", dsn=dsn)
+
+
+def test_the_html_report_in_postgres_equals_duckdb(dsn, tmp_path):
+    assert_report_equals_duckdb(tmp_path, engine="postgres", dsn=dsn)
 
 
 def test_compare_in_postgres_equals_duckdb(dsn):

@@ -1,4 +1,4 @@
-"""sqlrank dbt: the starter project of --init builds as it is on dbt-duckdb and gives trec_eval's numbers for
+"""sqlrank dbt: the starter project of --demo builds as it is on dbt-duckdb and gives trec_eval's numbers for
 the demo; on dbt-duckdb, dbt-postgres (the PostgreSQL server of the postgres tier) and dbt-spark (its session
 method, a local Spark in dbt's process) the models give DuckDB's per-query and summary values to 1e-12 for
 every measure under the engine tiers' convention sets, with the columns named by the var sqlrank_columns; the
@@ -209,7 +209,7 @@ def package(tmp_path_factory):
 
 @pytest.mark.parametrize("adapter", ["duckdb", "postgres", "spark"])
 def test_the_models_give_duckdbs_values(generated, package, adapter, tmp_path, request):
-    """Seven evaluations (the convention sets) of every measure made a starter project (--init), its seeds the
+    """Seven evaluations (the convention sets) of every measure made a starter project (--demo), its seeds the
     generated data under other column names: per query and summary equal to DuckDB's to 1e-12."""
     dbt = _dbt(adapter)
     qrels, run = generated

@@ -44,7 +44,7 @@ def test_wheel_installs_and_evaluates(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert re.search(r"\n +rerank +0\.2762 +\+0\.0334 ", proc.stdout), proc.stdout
     # the starter dbt project's seeds are the demo files, shipped in the wheel
-    proc = subprocess.run([str(bindir / "sqlrank"), "dbt", "ranking", "--init", "-m", "AP"], cwd=tmp_path,
+    proc = subprocess.run([str(bindir / "sqlrank"), "dbt", "ranking", "--demo", "-m", "AP"], cwd=tmp_path,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "ranking" / "seeds" / "qrels.csv").read_text().count("\n") == 3682  # 3,681 judgments

@@ -14,7 +14,7 @@ import pytest
 import sqlrank
 import pandas as pd
 
-from support.cases import (CONVENTIONS, GROUPS, assert_same_values, beyond_accuracy_measures, convention_id,
+from support.cases import (CONVENTIONS, keyed_tables, GROUPS, assert_same_values, beyond_accuracy_measures, convention_id,
                            engine_tables, measures_for, recommender_case, runs_stored_together)
 from support.tiers import tiered
 from conftest import FIXTURES, close, peer
@@ -366,30 +366,6 @@ def test_measures_beyond_accuracy_printed_with_their_tables(dialect):
     with pytest.raises(sqlrank.OptionError, match="a table of that database: give its name"):
         sqlrank.render("ds.clicks", "ds.predictions", "Coverage@10", dialect=dialect, connection=con,
                        qrels_columns=options["qrels_columns"], items=options["items"])
-
-
-def keyed_tables(con: duckdb.DuckDBPyConnection) -> list[tuple]:
-    """Tables with a second key beside the query in schema ds of ``con``, and what each printed statement reads
-    from them: (qrels table, run table, measures, options, the same inputs as sqlrank.evaluate takes them)."""
-    qrels, run = subtopic_judgments(3)
-    judged, samples = sampled_rankings(4)
-    llm = judged.assign(relevance=(judged.relevance + 1) % 3)
-    both = pd.concat([judged.assign(judge="human"), llm.assign(judge="llm")]).rename(columns={"query_id": "topic"})
-    one = samples[samples["sample"] == "s0"].drop(columns="sample").rename(columns={"query_id": "topic"})
-    con.execute("CREATE SCHEMA IF NOT EXISTS ds")
-    for name, frame in dict(intents=qrels, ranked=run, judged=judged, samples=samples, both=both, one=one).items():
-        con.register("frame", frame)
-        con.execute(f"CREATE TABLE ds.{name} AS SELECT * FROM frame")
-        con.unregister("frame")
-    topic = {"query_id": "topic"}
-    sources = {"qrels_columns": topic | {"source": "judge"}, "run_columns": topic}
-    return [("ds.intents", "ds.ranked", "alpha_nDCG@10 AP_IA NRBP nNRBP P_IA@5 StRecall@10", {"tie_break": "doc_id_asc"},
-             (qrels, run, {"tie_break": "doc_id_asc"})),
-            ("ds.judged", "ds.samples", "EE_D EE_R(p=0.8) EE_L@5", {}, (judged, samples, {})),
-            ("ds.both", "ds.one", "nDCG@10 AP Judged(source=llm)@10", {"prefer": "llm"} | sources,
-             ({"human": judged, "llm": llm}, one.rename(columns={"topic": "query_id"}), {"prefer": "llm,human"})),
-            ("ds.both", "ds.one", "nDCG@10 P@5", {"combine": "mean"} | sources,
-             ({"human": judged, "llm": llm}, one.rename(columns={"topic": "query_id"}), {"combine": "mean"}))]
 
 
 @pytest.mark.slow

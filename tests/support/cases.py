@@ -292,3 +292,53 @@ def assert_several_runs_equal_duckdb(**engine) -> None:
     duck, other = (subprocess.run([sys.executable, "-m", "sqlrank", "eval", qrels, *files, "-m", measures, *flags],
                                   capture_output=True, text=True) for flags in ([], where))
     assert other.returncode == 0 and other.stdout == duck.stdout, other.stderr
+
+
+def assert_report_equals_duckdb(folder, **engine) -> None:
+    """The HTML report on an engine (its per-query values, precision-recall curves and each run's top documents with
+    their labels computed there) equals the report on DuckDB: the page is the same but for the curves' last bits
+    (a sum of fractions added in the engine's order), which agree to 1e-12; three run files, and one table of runs
+    stored together. (The HTML report was refused on every engine.)"""
+    import re
+
+    compare = FIXTURES / "compare"
+    qrels = str(compare / "qrels.txt")
+    number = re.compile(r'data-precision="([^"]*)"')
+    for runs in ([str(compare / f"{name}.run") for name in ("baseline", "rerank", "rerank_v2")],
+                 [str(compare / "runs.parquet")]):
+        pages = []
+        for where, options in (("duckdb", {}), ("engine", engine)):
+            path = folder / f"{where}.html"
+            sqlrank.report(qrels, runs, "AP nDCG@10 P@10", str(path), **options)
+            pages.append(path.read_text())
+        duck, other = pages
+        assert number.sub("", duck) == number.sub("", other) and "unjudged" in duck
+        found = [(float(a), float(b)) for a, b in zip(number.findall(duck), number.findall(other))]
+        assert len(found) == len(number.findall(duck)) > 20 and all(abs(a - b) < 1e-12 for a, b in found)
+
+
+def keyed_tables(con) -> list[tuple]:
+    """Tables with a second key beside the query in schema ds of ``con`` (a DuckDB connection), and what each printed
+    statement reads from them: (qrels table, run table, measures, options, the same inputs as sqlrank.evaluate takes
+    them). tests/rendering/test_sql.py and tests/engines/test_postgres.py read them."""
+    from support.generate import sampled_rankings, subtopic_judgments
+
+    qrels, run = subtopic_judgments(3)
+    judged, samples = sampled_rankings(4)
+    llm = judged.assign(relevance=(judged.relevance + 1) % 3)
+    both = pd.concat([judged.assign(judge="human"), llm.assign(judge="llm")]).rename(columns={"query_id": "topic"})
+    one = samples[samples["sample"] == "s0"].drop(columns="sample").rename(columns={"query_id": "topic"})
+    con.execute("CREATE SCHEMA IF NOT EXISTS ds")
+    for name, frame in dict(intents=qrels, ranked=run, judged=judged, samples=samples, both=both, one=one).items():
+        con.register("frame", frame)
+        con.execute(f"CREATE TABLE ds.{name} AS SELECT * FROM frame")
+        con.unregister("frame")
+    topic = {"query_id": "topic"}
+    sources = {"qrels_columns": topic | {"source": "judge"}, "run_columns": topic}
+    return [("ds.intents", "ds.ranked", "alpha_nDCG@10 AP_IA NRBP nNRBP P_IA@5 StRecall@10", {"tie_break": "doc_id_asc"},
+             (qrels, run, {"tie_break": "doc_id_asc"})),
+            ("ds.judged", "ds.samples", "EE_D EE_R(p=0.8) EE_L@5", {}, (judged, samples, {})),
+            ("ds.both", "ds.one", "nDCG@10 AP Judged(source=llm)@10", {"prefer": "llm"} | sources,
+             ({"human": judged, "llm": llm}, one.rename(columns={"topic": "query_id"}), {"prefer": "llm,human"})),
+            ("ds.both", "ds.one", "nDCG@10 P@5", {"combine": "mean"} | sources,
+             ({"human": judged, "llm": llm}, one.rename(columns={"topic": "query_id"}), {"combine": "mean"}))]

@@ -56,7 +56,7 @@ def picture(graph: dict[str, set[str]], allowed: dict[str, set[str]]) -> str:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(HERE.parent))
+    sys.path[:0] = [str(HERE.parent), str(HERE.parent / "project")]
     from test_layers import LAYERS, graph  # noqa: E402
 
     PICTURE.write_text(picture(graph(), LAYERS), encoding="utf-8")
