@@ -241,3 +241,41 @@ def test_the_front_module_only_presents():
     assert functions == ["__getattr__", "__dir__"]
     expected = [line for line in SNAPSHOT.read_text().splitlines() if not line.startswith("#")]
     assert public_lines() == expected
+
+
+def test_the_judgments_go_down_the_layers_once():
+    """Followed as an argument from sqlrank.evaluate to the Source that describes it (every call of a sqlrank function
+    that receives the very object), the judgments never go from a module into one of a higher layer, and each module
+    is entered once, on the way down (nine modules; none entered again but evaluate's own, once the result is back)."""
+    import sys
+
+    import sqlrank
+    from support.layers import ORDER
+
+    qrels = str(ROOT / "fixtures" / "demo" / "qrels.test")
+    calls = []
+
+    def seen(frame, event, arg):
+        module = frame.f_globals.get("__name__", "")
+        if event == "call" and module.startswith("sqlrank") and any(v is qrels for v in frame.f_locals.values()):
+            calls.append((frame.f_back.f_globals.get("__name__", "") if frame.f_back else "", module))
+
+    sys.setprofile(seen)
+    try:
+        sqlrank.evaluate(qrels, str(ROOT / "fixtures" / "demo" / "results.test"), "nDCG@10")
+    finally:
+        sys.setprofile(None)
+    layer = {name: at for at, name in enumerate(ORDER)}
+
+    def part_of(module: str) -> str:
+        return part(module.partition(".")[2] or "__init__")
+
+    assert len({module for _, module in calls}) >= 6  # evaluating, evaluation, plan, inputs.reading, .load, ...
+    upward = [(caller, module) for caller, module in calls if caller.startswith("sqlrank.")
+              and layer[part_of(module)] < layer[part_of(caller)]]
+    assert upward == []
+    path = [module for at, (_, module) in enumerate(calls) if at == 0 or calls[at - 1][1] != module]
+    assert path == ["sqlrank.evaluating", "sqlrank.results.kinds", "sqlrank.evaluation", "sqlrank.plan",
+                    "sqlrank.inputs.reading", "sqlrank.inputs.load", "sqlrank.inputs.locate", "sqlrank.inputs.files",
+                    "sqlrank.inputs.source", "sqlrank.evaluating"], path  # docs/development.md draws it; the last:
+    # evaluate itself, after the result came back, handing the judgments to the history record (record=None here)
