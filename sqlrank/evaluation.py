@@ -18,6 +18,7 @@ from .engines.duckdb import DuckDBEngine, session, session_options
 from .engines.foreign import foreign_plan, refuse_duckdb_options
 from .errors import InputError, OptionError, SqlrankWarning
 from .inputs.locate import is_nested_dict
+from .inputs.merge import distinct_inputs, stored_in_a_list
 from .measures.conventions import FIELD_NAMES
 from .inputs.source import INTEGER_TYPES
 from .inputs.store import read_once
@@ -71,7 +72,7 @@ def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False
     elsewhere = engine != "duckdb" or dsn is not None or any(obj is not None for obj in given.values())
     if isinstance(run, (list, tuple, dict)) and not is_nested_dict(run) and elsewhere:  # one statement per run there
         results = {label: evaluate_result(qrels, obj, measures, per_query, engine, spark, dsn, datafusion, sqlite,
-                                          **options) for label, obj in _named_inputs(run)}
+                                          **options) for label, obj in zip(*distinct_inputs(run))}
         return checked(stacked_results(results), strict)
     elsewhere = _plan_elsewhere(engine, qrels, run, measures, output, dsn, given, options)
     if elsewhere is None:
@@ -107,25 +108,12 @@ def top_documents(qrels: Any, run: Any, top: int, engine: str = "duckdb", spark:
         other.close()
 
 
-def _named_inputs(runs: Any) -> list[tuple[str, Any]]:
-    """Several runs by name (a dict's keys, or the inputs' file names), each named once."""
-    from .inputs.merge import input_names
-
-    labels, objects = input_names(runs)
-    if len(set(labels)) != len(labels):
-        twice = next(label for label in labels if labels.count(label) > 1)
-        raise OptionError(f"two runs are called {twice!r} (the same file given twice, or inputs of one name): give "
-                          f"each run once; in Python, name them apart with a dict {{name: run}}")
-    return list(zip(labels, objects))
-
-
 def stacked_results(results: dict[str, Result]) -> Result:
     """The evaluations of several runs, one statement each on another engine, as one Result of runs stored together:
     run_id first in every row, each run's warnings under its name, as DuckDB evaluates a list of runs."""
     stored = [label for label, result in results.items() if result.run_ids() != [None]]
     if stored:
-        raise OptionError(f"{stored[0]} is a table of runs stored together (a run_id column): give it alone (every run "
-                          f"of it is evaluated), not in a list of runs")
+        raise stored_in_a_list(stored[0])
 
     def rows(tables: list[Rows]) -> Rows:
         return Rows(("run_id",) + tables[0].columns,

@@ -15,9 +15,6 @@ def paired_t_command(args: argparse.Namespace) -> int:
 
     if args.qrels is not None or args.runs:
         raise OptionError("--paired-t reads the comparison from its table: leave out QRELS and RUN")
-    if args.engine not in ("duckdb", "postgres", "sqlite"):
-        raise OptionError(f"--paired-t reads a table of a database: --engine duckdb, postgres or sqlite, not "
-                          f"{args.engine}")
     asked = " ".join(args.measures).split()  # as the table's rows name them: as the evaluation asked them
     rows = paired_t.completed(paired_t.read(args.paired_t, args.engine, args.dsn), asked, args.correction)
     if args.format in ("csv", "tsv", "json"):

@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from ..errors import InputError
+from ..results.formats import aligned_lines
 from ..statistics import student
 from ..statistics.significance import adjust
 
@@ -100,10 +101,7 @@ def text(rows: list[dict], correction: str) -> str:
                       _fixed(row["t_statistic"], 3), str(row["degrees_of_freedom"]), _fixed(row["p"], 4),
                       _fixed(row["p_adjusted"], 4) + stars, f"[{row['ci_low']:+.4f}, {row['ci_high']:+.4f}]",
                       _fixed(row["effect"], 2)))
-    widths = [max(len(cells[i]) for cells in [header, *lines]) for i in range(len(header))]
-    table = [header, tuple("-" * w for w in widths), *lines]
-    body = "\n".join("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
-                     .rstrip() for cells in table)
+    body = "\n".join(aligned_lines(list(header), [list(cells) for cells in lines], left=2))
     from .comparison_text import CORRECTION_NAMES
 
     baseline = ", ".join(sorted({str(row["baseline"]) for row in rows}))

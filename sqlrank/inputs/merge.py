@@ -194,22 +194,33 @@ def input_names(runs: Any) -> tuple[list[str], list[Any]]:
     return labels, objects
 
 
-def stacked_runs(runs: Sequence[Any] | Mapping[str, Any], con: duckdb.DuckDBPyConnection, registry: Registry,
-                 run_format: str | None = None, run_columns: Mapping[str, str] | None = None,
-                 allow_duplicates: bool = False) -> Source:
-    """Several runs (a list, named by their file names, or a dict) as one input of runs stored together:
-    each read and validated alone, then their rows under their name in a run_id column."""
+def distinct_inputs(runs: Any) -> tuple[list[str], list[Any]]:
+    """Several runs' names and inputs (input_names), each name once: a file given twice is an error."""
     labels, objects = input_names(runs)
     if len(set(labels)) != len(labels):
         twice = next(label for label in labels if labels.count(label) > 1)
         raise OptionError(f"two runs are called {twice!r} (the same file given twice, or inputs of one name): give each "
                           f"run once; in Python, name them apart with a dict {{name: run}}")
+    return labels, objects
+
+
+def stored_in_a_list(label: str) -> OptionError:
+    """The error of a table of runs stored together given as one run of a list of runs."""
+    return OptionError(f"{label} is a table of runs stored together (a run_id column): give it alone (every run of it "
+                       f"is evaluated), not in a list of runs")
+
+
+def stacked_runs(runs: Sequence[Any] | Mapping[str, Any], con: duckdb.DuckDBPyConnection, registry: Registry,
+                 run_format: str | None = None, run_columns: Mapping[str, str] | None = None,
+                 allow_duplicates: bool = False) -> Source:
+    """Several runs (a list, named by their file names, or a dict) as one input of runs stored together:
+    each read and validated alone, then their rows under their name in a run_id column."""
+    labels, objects = distinct_inputs(runs)
     sources = [load(obj, "run", con, registry, run_format, run_columns, allow_duplicates=allow_duplicates)
                for obj in objects]
     stored = [label for label, source in zip(labels, sources) if source.per_run]
     if stored:  # its query ids carry its runs: stacked again, no query would meet the judgments
-        raise OptionError(f"{stored[0]} is a table of runs stored together (a run_id column): give it alone (every run "
-                          f"of it is evaluated), not in a list of runs")
+        raise stored_in_a_list(stored[0])
     union = "\nUNION ALL\n".join(
         f"SELECT {DUCKDB.literal(label)} AS run_id, query_id, doc_id, score, input_rank FROM ({source.sql()}) AS r"
         for label, source in zip(labels, sources))
