@@ -13,6 +13,7 @@ import duckdb
 from .engines.base import Engine, Rows
 from .errors import InputError, duckdb_reason
 from .inputs.ids import NEAR, normalized_id, odd_id
+from .inputs.validate import deferred_pass
 from .measures.registry import FAMILIES
 from .plan import Plan
 from .progress import step
@@ -28,19 +29,64 @@ class Guarded:
     warnings: list[str]
     num_queries: int
     left_out: int | None = None  # the run's queries with a ranking that are not evaluated (None: not counted)
+    ties: tuple | None = None  # on DuckDB, the tie pass's row (count_ties), read in the same statement
 
 
-def guard(p: Plan, engine: Engine, memo: dict | None = None) -> Guarded:
+def guard(p: Plan, engine: Engine, memo: dict | None = None, found: dict | None = None) -> Guarded:
     """Before the statement runs, on its engine: the queries on one side only (a warning each, or an
     error when no query is left) and judgments above a measure's label bound (an error). ``memo`` keeps what
-    is found of the judgments alone for the next run against the same ones (an Evaluator's)."""
+    is found of the judgments alone for the next run against the same ones (an Evaluator's). ``found``: the run's
+    checks as the statement read them (statement_checks), after it ran, in place of a statement of their own."""
     dialect = engine.dialect
     qrels_sql = p.qrels.sql() if dialect is DUCKDB else p.qrels.source_sql(dialect)
     run_sql = run_queries_sql(p.run.sql() if dialect is DUCKDB else p.run.source_sql(dialect), p.run.per_run, dialect)
+    fetch_one = (lambda sql: found["overlap"]) if found else engine.one
     with step(getattr(engine, "connection", None), "looking for queries on one side only"):
-        warnings, num_queries, left_out = query_overlap(p, engine.one, qrels_sql, run_sql, dialect)
+        warnings, num_queries, left_out = query_overlap(p, fetch_one, best_labels_sql(p, dialect, qrels_sql), run_sql,
+                                                        dialect)
         require_labels_within_limits(p, engine.one, qrels_sql, dialect, memo)
-    return Guarded(warnings, num_queries, left_out)
+    return Guarded(warnings, num_queries, left_out, found.get("ties") if found else None)
+
+
+def best_labels_sql(p: Plan, dialect: Dialect, qrels_sql: str) -> str:
+    """What the guards read of the judgments: each query's highest label where an Evaluator made it once (a table of
+    its prepared steps), else the judgments themselves (the checks take the highest label of each query)."""
+    best = {step: table for step, table, _ in p.statement.prepared}.get("best_labels") if dialect is DUCKDB else None
+    return f"SELECT query_id, relevance FROM {DUCKDB.ident(best)}" if best else qrels_sql
+
+
+# The parts of the run's checks a statement reads with its values: (name, the letter of its columns).
+CHECK_PARTS = (("validation", "v"), ("overlap", "o"), ("ties", "t"))
+
+
+def statement_checks(p: Plan, engine: Engine) -> str | None:
+    """SQL of one row of the run's checks for the statement to read with its values on DuckDB (one statement, not
+    three): validation's pass where it was left to it (Source.deferred), the guard's overlap of the queries, the tie
+    pass up to SHALLOW; columns v0.., o0.., t0... None where it cannot (another engine, slices, per-query rows alone,
+    a query table, judgment groups)."""
+    if engine.dialect is not DUCKDB or p.slices != 1 or p.statement.output not in ("summary", "both") \
+            or p.listed is not None or p.qrels.groups:
+        return None
+    cutoffs = tie_cutoffs(p)
+    parts = [deferred_pass(p.run) if p.run.deferred else None,
+             (call_macro(DUCKDB, "checks.sql", "overlap", best_labels_sql(p, DUCKDB, p.qrels.sql()),
+                         run_queries_sql(p.run.sql(), p.run.per_run, DUCKDB), int(p.conventions.rel)), 9),
+             (_ties_sql(p.run.sql(), cutoffs, longest=True), 2 + len(cutoffs)) if cutoffs and max(cutoffs) <= SHALLOW
+             else None]
+    return "SELECT *\nFROM " + ",\n     ".join(
+        f"({sql}) AS {name}({', '.join(f'{letter}{i}' for i in range(width))})"
+        for (name, letter), part in zip(CHECK_PARTS, parts) if part for sql, width in [part])
+
+
+def checked_rows(table: Rows) -> tuple[Rows, dict]:
+    """The statement's rows without the run's checks, and the checks (statement_checks), by part: {name: row}."""
+    at = table.columns.index("checks")
+    found = next((row[at] for row in table.rows if row[at] is not None), None)
+    rows = Rows(table.columns[:at] + table.columns[at + 1:], [row[:at] + row[at + 1:] for row in table.rows])
+    if found is None:
+        return rows, {}  # no summary row (runs stored together, none evaluated): the guards read their own
+    parts = {name: tuple(value for key, value in found.items() if key[0] == letter) for name, letter in CHECK_PARTS}
+    return rows, {name: values for name, values in parts.items() if values}
 
 
 def warn(p: Plan, engine: Engine, table: Rows, guarded: Guarded, memo: dict | None = None) -> list[str]:
@@ -54,7 +100,7 @@ def warn(p: Plan, engine: Engine, table: Rows, guarded: Guarded, memo: dict | No
     if p.segments is not None:
         warnings += segment_warnings(p, engine.connection)
     with step(engine.connection, "looking for ties across the cutoffs and ids that almost match"):
-        return warnings + data_warnings(p, engine.connection, bool(guarded.warnings), memo)  # one-sided: warned
+        return warnings + data_warnings(p, engine.connection, bool(guarded.warnings), memo, guarded.ties)
 
 
 def engine_warnings(p: Plan, engine: Engine, memo: dict | None = None) -> list[str]:
@@ -184,19 +230,19 @@ class Ties(NamedTuple):
     rows: int  # the run's rows, counted on the way
 
 
-def count_ties(con, run_sql: str, cutoffs: list[int], slices: int = 1) -> Ties:
+def count_ties(con, run_sql: str, cutoffs: list[int], slices: int = 1, first: tuple | None = None) -> Ties:
     """Per cutoff k, the queries whose documents at ranks k and k + 1 have the same score (so that
     which documents are in the top k depends on the tie-break). No sort: one pass per slice of
     queries (as the evaluation itself is sliced when the run is larger than memory) counts each
     query's documents and keeps its k + 1 highest scores (DuckDB's max(score, n)) for the cutoffs
     up to SHALLOW; a deeper cutoff takes a second pass, and only when some query is longer than it
-    (no rank k + 1, no tie across k)."""
+    (no rank k + 1, no tie across k). ``first``: the first pass's row, read already (guard reads it with its own)."""
     shallow = [int(k) for k in cutoffs if k <= SHALLOW]
     found = dict.fromkeys(cutoffs, 0)
     total = 0
     for index in range(slices):
         rows = run_sql if slices == 1 else render_slice(run_sql, slices, index)
-        longest, count_rows, *counts = first_row(con, _ties_sql(rows, shallow, longest=True))
+        longest, count_rows, *counts = first or first_row(con, _ties_sql(rows, shallow, longest=True))
         total += count_rows or 0
         deep = [int(k) for k in cutoffs if k > SHALLOW and longest is not None and k < longest]
         if deep:
@@ -305,7 +351,8 @@ def listed_overlap(p: Plan, fetch_one, qrels_sql: str, run_sql: str, dialect: Di
     return warnings, evaluated
 
 
-def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool, memo: dict | None = None) -> list[str]:
+def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool, memo: dict | None = None,
+                  first: tuple | None = None) -> list[str]:
     """The data-quality warnings that can change this evaluation's numbers and are cheap to find
     (sqlrank check finds all): ties across the requested cutoffs, query ids that match only after
     removing white space or leading zeros, queries without a relevant document. If a check
@@ -316,7 +363,7 @@ def data_warnings(p: Plan, con: duckdb.DuckDBPyConnection, one_sided: bool, memo
     try:
         kept = None  # the run's rows as evaluated, when the tie check counts them
         if cutoffs:
-            ties = count_ties(con, run_sql, cutoffs, p.slices)
+            ties = count_ties(con, run_sql, cutoffs, p.slices, first)
             kept = ties.rows
             warnings += tie_warnings(p, cutoffs, ties.counts)
         if one_sided and not p.run.per_run:

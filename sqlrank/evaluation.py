@@ -12,7 +12,7 @@ from contextlib import ExitStack
 from dataclasses import replace
 from typing import Any, Callable
 
-from .diagnostics import guard, warn
+from .diagnostics import checked_rows, guard, statement_checks, warn
 from .engines.base import ENGINES, Engine, Rows
 from .engines.duckdb import DuckDBEngine, session, session_options
 from .engines.foreign import foreign_plan, refuse_duckdb_options
@@ -20,9 +20,10 @@ from .errors import InputError, OptionError, SqlrankWarning
 from .inputs.locate import is_nested_dict
 from .inputs.merge import distinct_inputs, stored_in_a_list
 from .measures.conventions import FIELD_NAMES
-from .inputs.source import INTEGER_TYPES
+from .inputs.source import INTEGER_TYPES, Source
 from .inputs.store import read_once
-from .plan import Judged, Plan, judged, plan
+from .inputs.validate import deferred_validation
+from .plan import Judged, Plan, judged, plan, prepared
 from .results.result import Result, shape
 
 
@@ -34,7 +35,7 @@ def check_options(options: dict[str, Any], *functions: Callable) -> None:
                 if p.kind is p.KEYWORD_ONLY or p.default is not p.empty}
 
     conventions = set(FIELD_NAMES) | {"preset"}
-    internal = {"printable", "relstring_length", "dialect", "engine_inputs", "kept"}  # set by sqlrank itself
+    internal = {"printable", "relstring_length", "dialect", "engine_inputs", "kept", "defer"}  # set by sqlrank itself
     known = (keywords(evaluate_result) | set(inspect.signature(session).parameters) | keywords(plan) - internal
              | set().union(*map(keywords, functions))) - conventions - {"per_query"}
     for name in options:
@@ -48,10 +49,36 @@ def check_options(options: dict[str, Any], *functions: Callable) -> None:
 def run_plan(p: Plan, engine: Engine, per_query: bool, memo: dict | None = None) -> Result:
     """Run a plan on an engine: guard (queries on one side only, labels beyond a measure's bound),
     evaluate, warn (values that are no number; on DuckDB the data-quality warnings), shape. ``memo``: what the
-    checks found of judgments read once, for the next run against them."""
-    guarded = guard(p, engine, memo)
-    table = engine.evaluate(p)
+    checks found of judgments read once, for the next run against them. On DuckDB the statement reads the run's
+    checks with its values (diagnostics.statement_checks), and the guards read them after it: one statement."""
+    checks = statement_checks(p, engine)
+    if checks is None:
+        p = replace(p, run=validated(p.run, engine))
+        guarded = guard(p, engine, memo)
+        table = engine.evaluate(p)
+    else:
+        table, found = _evaluate_checked(p, engine, checks)
+        p = replace(p, run=validated(p.run, engine, found.get("validation")))
+        guarded = guard(p, engine, memo, found)
     return shape(table, p, per_query, guarded.num_queries, warn(p, engine, table, guarded, memo), guarded.left_out)
+
+
+def _evaluate_checked(p: Plan, engine: Engine, checks: str) -> tuple[Rows, dict]:
+    """The statement that reads the run's checks with its values: its rows and the checks. Where it fails on a run
+    whose validation it was to read (a score that is no number, cast), the validation says what is wrong and where."""
+    statement = replace(p.statement, checks=checks, sliced={})
+    try:
+        table = engine.evaluate(replace(p, statement=statement))
+    except InputError:
+        validated(p.run, engine)
+        raise
+    return checked_rows(table)
+
+
+def validated(run: Source, engine: Engine, row: tuple | None = None) -> Source:
+    """A run whose validation was left to the statement (Source.deferred) validated: from the row of validation's
+    pass the statement read, else by a statement of its own; any other run as it is."""
+    return deferred_validation(run, engine.connection, row) if run.deferred else run
 
 
 def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False, engine: str = "duckdb",
@@ -78,7 +105,8 @@ def evaluate_result(qrels: Any, run: Any, measures: Any, per_query: bool = False
     if elsewhere is None:
         resources = session_options(options)
         with session(resources.pop("connection", None), **resources) as (con, registry):
-            result = run_plan(plan(qrels, run, measures, output, con, registry, **options), DuckDBEngine(con), per_query)
+            result = run_plan(plan(qrels, run, measures, output, con, registry, defer=True, **options), DuckDBEngine(con),
+                              per_query)
     else:
         p, other = elsewhere
         try:
@@ -262,9 +290,9 @@ class Evaluator:
         self._closing = weakref.finalize(self, _close_in, self._pid, self._stack)  # also when dropped unclosed
         try:
             conventions = {k: v for k, v in options.items() if k in FIELD_NAMES or k == "preset"}
-            self._judged = held(judged(qrels, measures, self._con, self._registry,
-                                       **{k: options.pop(k) for k in JUDGMENT_OPTIONS if k in options}, **conventions),
-                                self._con, self._registry)
+            self._judged = prepared(held(judged(qrels, measures, self._con, self._registry,
+                                                **{k: options.pop(k) for k in JUDGMENT_OPTIONS if k in options},
+                                                **conventions), self._con, self._registry), self._con, self._registry)
         except BaseException:
             self.close()
             raise
@@ -285,7 +313,7 @@ class Evaluator:
             mark = self._registry.mark()
             try:
                 p = plan(self._judged, run, self._measures, "both" if per_query else "summary", self._con,
-                         self._registry, **self._options)
+                         self._registry, defer=True, **self._options)
                 result = run_plan(p, DuckDBEngine(self._con), per_query, self._memo)
             finally:
                 self._registry.release(mark)

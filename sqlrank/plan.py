@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, Mapping, Sequence
 
 import duckdb
@@ -28,6 +29,7 @@ from .measures.resolve import beyond_accuracy, check_tie_break, needed_inputs, r
 from .rendering.dialects import DIALECTS, DUCKDB, Dialect
 from .rendering.sqltext import render_listed, render_segments, step_names
 from .rendering.prepared import Statement
+from .rendering.statement import Prepared, prepared_steps, render_prepared
 
 
 def recommender_sql(measures: list[Measure], given: Mapping[str, Any], qrels: Source, run: Source,
@@ -74,10 +76,21 @@ class Plan:
     qrels: Source
     run: Source
     statement: Statement
-    sql: str  # the statement as executed by DuckDB: it reads the inputs sqlrank read and validated once
-    text: str  # the same statement in ``dialect`` reading the files or tables themselves: printed, or run elsewhere
+    # the same statement in ``dialect`` reading the files or tables themselves: printed, or run elsewhere (None: sql)
+    shown: str | None
     dialect: Dialect = DUCKDB
     judgments: Judgments | None = None  # the judgments merged from several sources, with their counts
+
+    @cached_property
+    def sql(self) -> str:
+        """The statement as executed by DuckDB: it reads the inputs sqlrank read and validated once (rendered when
+        first read: a plan run elsewhere, or whose statement reads the run's checks, never renders it)."""
+        return self.statement.render(DUCKDB, self.qrels.sql(), self.run.sql())
+
+    @property
+    def text(self) -> str:
+        """The statement in ``dialect`` reading the inputs themselves (shown), or the one executed."""
+        return self.shown if self.shown is not None else self.sql
 
     @property
     def measures(self) -> list[Measure]:
@@ -120,7 +133,7 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
          item_features: Any = None, remove_seen: bool = False, printable: bool = True,
          engine_inputs: EngineInputs | None = None, prefer: Sequence[str] | str | None = None,
          combine: str | None = None, groups: Any = None, targets: Any = None, label_type: str | None = None,
-         declared: bool = False, **conventions: Any) -> Plan:
+         declared: bool = False, defer: bool = False, **conventions: Any) -> Plan:
     """Everything an evaluation needs but running it. ``qrels`` may be a Source loaded before
     (several runs against the same judgments read them once). With ``by``, results are per
     segment of the query table ``queries`` (output "segments"). Output "relstring" (trec_eval's
@@ -135,7 +148,9 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     Several judgment sources (``qrels`` a list or dict, or one table with a source column and ``prefer``
     or ``combine``) are merged first (inputs/merge.py). Printed for another dialect, a name that is no file
     and no table here is that database's table (``label_type``: integer or real labels), read nowhere;
-    ``declared=True`` takes names so in DuckDB's dialect too (a dbt-duckdb project's tables)."""
+    ``declared=True`` takes names so in DuckDB's dialect too (a dbt-duckdb project's tables). ``defer=True``: a run
+    read in place is validated by the evaluation's statement (evaluation.run_plan; Source.deferred), where nothing
+    before the statement reads its rows."""
     if dialect not in DIALECTS:
         raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
     target = DIALECTS[dialect]
@@ -145,8 +160,10 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
     judgments, intents, qrels_source = (qrels.judgments, qrels.intents, qrels.source) if isinstance(qrels, Judged) \
         else read_judgments(qrels, resolved_measures, target, printed, con, registry, prefer, combine,
                             qrels_format, qrels_columns, label_type)
+    defer = defer and target is DUCKDB and not printed and not remove_seen and not beyond_accuracy(resolved_measures) \
+        and not any(m.param("tie_break") == "input_rank" for m in resolved_measures)
     samples, run_source = read_run(run, resolved_measures, target, printed, con, registry, run_format,
-                                   run_columns, resolved_conventions.duplicate_documents == "rows")
+                                   run_columns, resolved_conventions.duplicate_documents == "rows", defer)
     segments = segments_sql(queries, by, con, registry, qrels_source, run_source)
     listed = listed_sql(queries, con, registry, qrels_source, run_source) if by is None else None
     _check_combinations(resolved_measures, qrels_source, run_source, output, slices, segments, listed, target,
@@ -163,11 +180,11 @@ def plan(qrels: Any, run: Any, measures: Any, output: str, con: duckdb.DuckDBPyC
                           recommender if beyond_accuracy(resolved_measures) else None,  # remove-seen's is in the run
                           bool(qrels_source.groups), check_slices(slices),
                           judgments.sources_sql if judgments and by_source(resolved_measures) else None,
-                          intents.sql if intents else None, samples.sql if samples else None)
-    sql = statement.render(DUCKDB, qrels_source.sql(), run_source.sql())
+                          intents.sql if intents else None, samples.sql if samples else None,
+                          qrels.prepared if isinstance(qrels, Judged) and not printed else ())
     text = shown_text(statement, target, qrels_source, run_source, judgments, intents, samples) \
-        if printable or target is not DUCKDB else sql
-    return Plan(qrels_source, run_source, statement, sql, text, target, judgments)
+        if printable or target is not DUCKDB else None
+    return Plan(qrels_source, run_source, statement, text, target, judgments)
 
 
 def shown_text(statement: Statement, target: Dialect, qrels: Source, run: Source, judgments: Judgments | None,
@@ -230,16 +247,35 @@ class Judged:
     measures: list[Measure]  # as resolved under the conventions
     judgments: Judgments | None = None  # merged from several sources
     intents: Intents | None = None  # per subtopic, for the diversity measures
+    conventions: Conventions | None = None
+    prepared: Prepared = ()  # the steps of the statement that read the judgments alone, made into tables once
+
+
+def prepared(held: Judged, con: duckdb.DuckDBPyConnection, registry: Registry) -> Judged:
+    """The judgments with the steps of every run's statement that read them alone (per-query counts, the ideal
+    rankings and their DCG) made once into tables of the connection, which each statement then reads. Not made
+    where they depend on the run: with unjudged_label (the run's unjudged documents are judged), judgment groups,
+    judgments merged from several sources, or per subtopic."""
+    c = held.conventions
+    if c is None or c.unjudged_label is not None or held.source.groups or held.judgments or held.intents:
+        return held
+    made = []
+    for step in prepared_steps(held.measures, c, dialect=DUCKDB):
+        table = registry.materialize(render_prepared(held.source.sql(), held.measures, c, step, dialect=DUCKDB),
+                                     "prepared")
+        columns = [row[0] for row in con.execute(f"DESCRIBE {DUCKDB.ident(table)}").fetchall()]
+        made.append((step, table, tuple(name for name in columns if name != "query_id")))
+    return replace(held, prepared=tuple(made))
 
 
 def judged(qrels: Any, measures: Any, con: duckdb.DuckDBPyConnection, registry: Registry, *,
            qrels_format: str | None = None, qrels_columns: Mapping[str, str] | None = None, preset: str | None = None,
            prefer: Sequence[str] | str | None = None, combine: str | None = None, **conventions: Any) -> Judged:
     """The judgments as ``measures`` read them under these conventions, read into DuckDB and checked once."""
-    _, measures = resolved(measures, preset, conventions)
+    resolved_conventions, measures = resolved(measures, preset, conventions)
     judgments, intents, source = read_judgments(qrels, measures, DUCKDB, False, con, registry, prefer, combine,
                                                 qrels_format, qrels_columns)
-    return Judged(source, measures, judgments, intents)
+    return Judged(source, measures, judgments, intents, resolved_conventions)
 
 
 def per_group(measures: list[Measure], recommender: dict | None, con: duckdb.DuckDBPyConnection,

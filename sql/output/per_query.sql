@@ -4,7 +4,9 @@
 SELECT {% if by_run %}{{ dialect.before_separator('per_query.query_id') }} AS run_id,
        {{ dialect.after_separator('per_query.query_id') }} AS query_id{% else %}per_query.query_id AS query_id{% endif %},
        measures.measure AS measure,
-       {{ evaluation.measure_case('per_query', measures) }} AS value
+       {{ evaluation.measure_case('per_query', measures) }} AS value{% if checks %},
+       NULL AS checks{% endif %}
+
 FROM per_query
 {{ evaluation.measure_rows(measures) }}
 {% if mixed_population %}

@@ -25,7 +25,8 @@ from .validate import Validation, validate
 def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry,
          format: str | None = None, columns: Mapping[str, str] | None = None, groups: bool = False,
          allow_duplicates: bool = False, ranks: bool = True, label: str | None = None, atol: bool = False,
-         group_noun: str | None = None, odd_ids: bool = True) -> Source:
+         group_noun: str | None = None, odd_ids: bool = True, defer: bool = False,
+         stacked: tuple[tuple[str, int], ...] = ()) -> Source:
     """Turn a path, DataFrame, DuckDB relation or table name into a validated ``Source``.
 
     groups=True reads TREC qrels with judgment groups in column 2 (trec_eval's qrels_jg).
@@ -36,7 +37,9 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
     sqlrank's own copy (standard input). atol=True reads labels as trec_eval does (C's atol: 1.7 is 1).
     group_noun: what errors call the part of a query id after chr(31) (column 2 of TREC text read with groups).
     odd_ids=False: validation does not count the document ids that may not be in normal form (what an
-    evaluation's warning of near ids reads; trec_eval's output has no such warning)."""
+    evaluation's warning of near ids reads; trec_eval's output has no such warning). defer=True: a run read in
+    place (a DataFrame, relation or table) is not validated here; the evaluation's statement reads its checks
+    (Source.deferred). stacked: the runs a frame stacks, by name and rows (Source.stacked)."""
     if kind not in KINDS:
         raise ValueError(kind)
     mapping = column_mapping(kind, columns)
@@ -45,6 +48,8 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
     source = locate(obj, kind, con, registry, format, mapping)
     if label is not None:
         source = replace(source, label=label)
+    if stacked:
+        source = replace(source, stacked=stacked)
     if atol:
         source = replace(source, label_type="atol")
     if group_noun is not None:
@@ -53,6 +58,8 @@ def load(obj: Any, kind: str, con: duckdb.DuckDBPyConnection, registry: Registry
         if source.format != "trec":
             raise InputError(f"{source.label}: judgment groups are read from TREC qrels_jg text only")
         source = replace(source, groups=True)
+    if defer and kind == "run" and source.path is None and not allow_duplicates:
+        return replace(source, deferred=True)
     if source.path is None or (source.format == "parquet" and not fragmented(source, con)):  # cheap to scan again
         return _validated(source, validate(source, con, allow_duplicates, odd_ids))
     if source.format == "trec":

@@ -210,12 +210,45 @@ def stored_in_a_list(label: str) -> OptionError:
                        f"is evaluated), not in a list of runs")
 
 
+STACKED_RUN = "sqlrank_run_name"  # the column of stacked_frames that names each row's run
+
+
+def stacked_frames(labels: list[str], objects: list[Any], run_columns: Mapping[str, str] | None):
+    """pandas DataFrames of the same columns, types and a plain index stacked into one, each row's run named in a
+    column STACKED_RUN (categorical: a code per row), the runs' rows in their order; None for any other runs (files,
+    relations, runs stored together already), each read alone."""
+    if not objects or "pandas" not in type(objects[0]).__module__ or (run_columns and "run_id" in run_columns):
+        return None
+    import numpy as np
+    import pandas as pd
+
+    first = objects[0]
+    if type(first) is not pd.DataFrame or {"run_id", STACKED_RUN} & set(first.columns):
+        return None
+    names, types = list(first.columns), list(first.dtypes)
+    if not all(type(o) is pd.DataFrame and list(o.columns) == names and list(o.dtypes) == types
+               and list(o.index.names) == [None] for o in objects):
+        return None
+    stacked = pd.concat(objects, ignore_index=True)
+    codes = np.repeat(np.arange(len(objects), dtype=np.int32), [len(o) for o in objects])
+    stacked[STACKED_RUN] = pd.Categorical.from_codes(codes, categories=labels)
+    return stacked
+
+
 def stacked_runs(runs: Sequence[Any] | Mapping[str, Any], con: duckdb.DuckDBPyConnection, registry: Registry,
                  run_format: str | None = None, run_columns: Mapping[str, str] | None = None,
-                 allow_duplicates: bool = False) -> Source:
+                 allow_duplicates: bool = False, defer: bool = False) -> Source:
     """Several runs (a list, named by their file names, or a dict) as one input of runs stored together:
-    each read and validated alone, then their rows under their name in a run_id column."""
+    DataFrames of the same columns stacked in one and read and validated once (a sweep's runs: one registration, one
+    pass, whatever their number), else each read and validated alone, then their rows under their name in a run_id
+    column (defer: the stacked frame's validation is left to the evaluation's statement, load's defer)."""
     labels, objects = distinct_inputs(runs)
+    frame = stacked_frames(labels, objects, run_columns)
+    if frame is not None:  # what is wrong is said of the run it is in, with its own row (Source.where)
+        stacked = load(frame, "run", con, registry, None, {**(run_columns or {}), "run_id": STACKED_RUN},
+                       allow_duplicates=allow_duplicates, label=f"runs {', '.join(labels)}", defer=defer,
+                       stacked=tuple(zip(labels, map(len, objects))))
+        return replace(stacked, run_order=tuple(labels))
     sources = [load(obj, "run", con, registry, run_format, run_columns, allow_duplicates=allow_duplicates)
                for obj in objects]
     stored = [label for label, source in zip(labels, sources) if source.per_run]

@@ -22,10 +22,11 @@ from .store import Registry
 
 def read_run(run: Any, measures: Sequence[Any], target: Dialect, printed: bool,
              con: duckdb.DuckDBPyConnection, registry: Registry, run_format: str | None,
-             run_columns: Mapping[str, str] | None, rows: bool) -> tuple[Samples | None, Source]:
+             run_columns: Mapping[str, str] | None, rows: bool, defer: bool = False) -> tuple[Samples | None, Source]:
     """The run as the measures read it: sampled rankings (the expected exposure measures), several runs stacked,
     or one as given (``rows``: repeated documents ranked as rows); with the samples it came from. In a statement
-    printed for another database, a name that is no file and no table here is that database's."""
+    printed for another database, a name that is no file and no table here is that database's. ``defer``: a run read
+    in place is validated by the evaluation's statement (load's defer)."""
     if isinstance(run, Samples):  # read and checked before, for another engine
         return run, run.run
     samples = sampled(measures, run, target, printed, con, registry, run_format, run_columns)
@@ -36,9 +37,9 @@ def read_run(run: Any, measures: Sequence[Any], target: Dialect, printed: bool,
     elif isinstance(run, Source):
         source = run
     elif isinstance(run, (list, tuple, dict)) and not is_nested_dict(run):
-        source = stacked_runs(run, con, registry, run_format, run_columns, rows)
+        source = stacked_runs(run, con, registry, run_format, run_columns, rows, defer)
     else:
-        source = load(run, "run", con, registry, run_format, run_columns, allow_duplicates=rows)
+        source = load(run, "run", con, registry, run_format, run_columns, allow_duplicates=rows, defer=defer)
     if any(m.param("tie_break") == "input_rank" for m in measures) and source.format not in ENGINE_TABLES \
             and not printed:  # a table read nowhere here is checked nowhere here
         require_ranks(source, lambda sql: con.execute(sql).fetchall()[0], source.sql())

@@ -67,6 +67,10 @@ class Source:
     warnings: tuple[str, ...] = ()  # what was noticed while reading it
     run_order: tuple[str, ...] = ()  # several runs given as a list or dict: their names in the order given
     query_type: str = "VARCHAR"  # the type of the query id column as read (a table's BIGINT): what results give back
+    # validation left to the evaluation's statement, which reads the run's checks with its values (in-memory runs and
+    # tables: evaluation.run_plan validates again, to say what is wrong and where, only when they find something)
+    deferred: bool = False
+    stacked: tuple[tuple[str, int], ...] = ()  # runs stacked into one frame: each one's name and rows, in order
     # a table of another database with a second key (subtopic, sample, source) read as one judgment or ranking per
     # query: the macro of _macros/inputs.sql that makes it so (per_document, first_sample, merged_sources), its arguments
     derived: tuple = ()
@@ -191,6 +195,10 @@ class Source:
             header = not self.format.endswith("-noheader")
             line = physical_line(self.path, self.format, position, header) if self.path else None
             return f"{self.label}:{line or position + header}"
+        for name, rows in self.stacked:  # a row of one of several runs stacked: that run's own row
+            if position <= rows:
+                return f"run {name!r} (row {position})"
+            position -= rows
         return f"{self.label} (row {position})"
 
 

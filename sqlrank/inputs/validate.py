@@ -80,6 +80,8 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
         ).fetchall()[0]
         cols = [d[0] for d in con.description]
         record = dict(zip(cols, found))
+        if source.stacked and isinstance(record.get("query_id"), str):  # where() names the run: the query alone
+            record["query_id"] = record["query_id"].split(GROUP_SEPARATOR, 1)[-1]
         more = f" ({count} rows in all)" if count > 1 else ""
         raise InputError(f"{source.where(record['position'])}: {message(record)}{more}")
     if duplicated:
@@ -87,6 +89,24 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
     tally = dict(zip(counted, tallies))
     return Validation(total, _boolean_labels(source, con, raw), whole_labels=not tally.get("fractions"),
                       odd_ids=tally.get("odd_ids"))
+
+
+def deferred_pass(source: Source) -> tuple[str, int]:
+    """Validation's one pass over a run whose validation was deferred (Source.deferred), for the evaluation's
+    statement to read with its values: SQL of one row (rows, rows failing a check, rows sharing their hash with the
+    row before, rows with an odd document id), and how many columns it has."""
+    failing = " OR ".join(f"({cond})" for cond, _ in _problem_conditions(source).values())
+    return checked_pairs_sql(source.sql("raw"), failing, [odd_id("doc_id", beyond_ascii_only=True)]), 4
+
+
+def deferred_validation(source: Source, con: duckdb.DuckDBPyConnection, row: tuple | None = None) -> Source:
+    """The run as validate() leaves it, from the row of deferred_pass the statement read: validated again where a row
+    fails a check or two share their hash, which says what is wrong and where (or finds a hash collision only), or
+    where no statement read the row (None)."""
+    if row is None or row[1] or row[2]:
+        found = validate(replace(source, deferred=False), con)
+        return replace(source, deferred=False, rows=found.rows, odd_ids=found.odd_ids)
+    return replace(source, deferred=False, rows=row[0], odd_ids=row[3])
 
 
 def _boolean_labels(source: Source, con: duckdb.DuckDBPyConnection, raw: str) -> bool:
@@ -283,7 +303,10 @@ def report_duplicates(source: Source, con: duckdb.DuckDBPyConnection, raw: str) 
     dup = found[0]
     query_id, doc_id, copies, pairs = dup
     shown = repr(query_id)
-    if GROUP_SEPARATOR in query_id:  # the query and its judgment group (a subtopic)
+    if source.per_run and GROUP_SEPARATOR in query_id:  # runs stored together: the run and its query
+        run_id, query = query_id.split(GROUP_SEPARATOR, 1)
+        shown = f"{query!r} of run {run_id!r}"
+    elif GROUP_SEPARATOR in query_id:  # the query and its judgment group (a subtopic)
         base, group = query_id.split(GROUP_SEPARATOR, 1)
         shown = f"{base!r}, {source.group_noun} {group!r}"
     positions = [r[0] for r in con.execute(

@@ -10,7 +10,7 @@ from ..measures.conventions import Conventions
 from ..measures.measure import Measure
 from .dialects import DUCKDB, Dialect
 from .sqltext import STAND_INS, call_macro, fill_in, render_slice
-from .statement import render_evaluation
+from .statement import Prepared, render_evaluation
 
 RENDERED: dict[tuple, str] = {}  # statements rendered with stand-ins for their inputs, by Statement._key
 RENDERED_MOST, RENDERED_CHARACTERS = 64, 8_000_000  # at most so many statements, and so much text in all
@@ -36,6 +36,8 @@ class Statement:
     sources: str | None = None  # SQL of (query_id, doc_id, source): judgments merged from several sources
     intents: str | None = None  # SQL of (query_id, subtopic, doc_id, relevance): judgments per subtopic
     samples: str | None = None  # SQL of (query_id, sample, doc_id, score): sampled rankings
+    prepared: Prepared = ()  # steps that read the judgments alone, made before into tables (an Evaluator's)
+    checks: str | None = None  # SQL of one row of the run's checks, read with the values (diagnostics.statement_checks)
     # text rendered: the whole statement per inputs, and each slice's (differing in inputs only: once, with stand-ins)
     sliced: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -62,14 +64,15 @@ class Statement:
         with _RENDERING:
             template = RENDERED.pop(key, None) if key is not None else None
         if template is None:
-            template = self._render(dialect, *STAND_INS[:2], self.listed and STAND_INS[2], self.output)
+            template = self._render(dialect, *STAND_INS[:2], self.listed and STAND_INS[2], self.output,
+                                    self.checks and STAND_INS[3])
         if key is not None:
             with _RENDERING:
                 RENDERED[key] = template  # the most recent last; the oldest let go beyond RENDERED_MOST
                 while len(RENDERED) > RENDERED_MOST or (len(RENDERED) > 1 and
                                                         sum(map(len, RENDERED.values())) > RENDERED_CHARACTERS):
                     RENDERED.pop(next(iter(RENDERED)))
-        inputs = {STAND_INS[0]: qrels_sql, STAND_INS[1]: run_sql, STAND_INS[2]: self.listed}
+        inputs = {STAND_INS[0]: qrels_sql, STAND_INS[1]: run_sql, STAND_INS[2]: self.listed, STAND_INS[3]: self.checks}
         return fill_in(template, {mark: sql for mark, sql in inputs.items() if sql is not None})
 
     def _key(self, dialect: Dialect) -> tuple | None:
@@ -78,7 +81,7 @@ class Statement:
         key = (dialect.name, tuple((m, m.label, m.aliases) for m in self.measures), self.conventions, self.output,
                self.relstring_length, self.segments, self.listed is not None, self.by_run, self.reread,
                tuple(sorted(self.recommender.items())) if self.recommender else None, self.groups, self.slices,
-               self.sources, self.intents, self.samples)
+               self.sources, self.intents, self.samples, self.prepared, self.checks is not None)
         try:
             hash(key)
         except TypeError:
@@ -90,11 +93,13 @@ class Statement:
         all users), or relstring's rows."""
         return "slice" if with_counts else "relstring" if self.output == "relstring" else "per_query"
 
-    def _render(self, dialect: Dialect, qrels_sql: str, run_sql: str, listed: str | None, output: str) -> str:
+    def _render(self, dialect: Dialect, qrels_sql: str, run_sql: str, listed: str | None, output: str,
+                checks: str | None = None) -> str:
         return render_evaluation(qrels_sql, run_sql, self.measures, self.conventions, output, self.relstring_length,
                                  segments_sql=self.segments, by_run=self.by_run, reread_inputs=self.reread,
                                  recommender=self.recommender, listed_sql=listed, sources_sql=self.sources,
-                                 intents_sql=self.intents, samples_sql=self.samples, dialect=dialect)
+                                 intents_sql=self.intents, samples_sql=self.samples,
+                                 prepared=self.prepared if dialect is DUCKDB else (), checks_sql=checks, dialect=dialect)
 
     def summary(self, table: str) -> str:
         """The per-query rows and the summary of an evaluation run in slices, from their rows in ``table``."""

@@ -287,7 +287,8 @@ def render_slice(source_sql: str, slices: int, index: int) -> str:
     return call_macro(DUCKDB, "_macros/query_set.sql", "slice", source_sql, int(slices), int(index)).strip()
 
 
-STAND_INS = ("__sqlrank_qrels__", "__sqlrank_run__", "__sqlrank_listed__")  # inputs filled in after rendering
+# inputs filled in after rendering, and the run's checks (a statement that reads them)
+STAND_INS = ("__sqlrank_qrels__", "__sqlrank_run__", "__sqlrank_listed__", "__sqlrank_checks__")
 
 
 def fill_in(text: str, inputs: dict[str, str]) -> str:

@@ -31,14 +31,18 @@ OUTPUTS = ("per_query", "summary", "both", "segments", "relstring", "slice", "sl
 
 
 def _pieces(plan: StepPlan, output: str, judgments: bool, perfect: bool, mixed: bool,
-            recommender: bool = False, sources: bool = False, intents: bool = False, samples: bool = False) -> list[dict]:
-    """The parts of the statement, in order: a file of sql/evaluation/ each, with what it renders."""
+            recommender: bool = False, sources: bool = False, intents: bool = False, samples: bool = False,
+            prepared: Prepared = ()) -> list[dict]:
+    """The parts of the statement, in order: a file of sql/evaluation/ each, with what it renders; a step made
+    before (``prepared``: an Evaluator's tables of the steps that read the judgments alone) is read from its table."""
     rankings = list(plan.rankings.values())
     if output in ("slices", "slices_summary"):  # the slices' rows are in a table: catalog steps from items' counts
         return ([{"template": "evaluation/recommender_inputs.sql"}] if recommender else []) + \
             [{"template": "evaluation/catalog.sql", "ranking": ranking} for ranking in rankings if ranking["catalog"]] + \
             [{"template": "evaluation/slices.sql"}]
-    pieces = [{"template": "evaluation/inputs.sql"}, {"template": "evaluation/evaluated_queries.sql"}]
+    made = {name: (table, columns) for name, table, columns in prepared}
+    pieces = [{"template": "evaluation/inputs.sql"},
+              _prepared_piece(made, "evaluated_queries") or {"template": "evaluation/evaluated_queries.sql"}]
     if sources:
         pieces.append({"template": "evaluation/judgment_sources.sql"})
     if intents:
@@ -52,13 +56,14 @@ def _pieces(plan: StepPlan, output: str, judgments: bool, perfect: bool, mixed: 
     if mixed:
         pieces.append({"template": "evaluation/answered_queries.sql"})
     if judgments:
-        pieces.append({"template": "evaluation/judgments.sql"})
+        pieces.append(_prepared_piece(made, "judgments") or {"template": "evaluation/judgments.sql"})
     if perfect:
         pieces.append({"template": "evaluation/perfect_discounts.sql"})
-    pieces += [{"template": "evaluation/ideal.sql", "ideal": spec} for spec in plan.ideals.values()
-               if spec["columns"] and spec["source"] == "qrels"]
+    pieces += [_prepared_piece(made, spec["name"], spec["name"] + "_dcg") or {"template": "evaluation/ideal.sql",
+                                                                             "ideal": spec}
+               for spec in plan.ideals.values() if spec["columns"] and spec["source"] == "qrels"]
     if any(ranking["sparse"] for ranking in rankings):
-        pieces.append({"template": "evaluation/numbered_qrels.sql"})
+        pieces.append(_prepared_piece(made, "numbered_qrels") or {"template": "evaluation/numbered_qrels.sql"})
     for ranking in rankings:
         form = "ranking_sparse" if ranking["sparse"] else "ranking"
         pieces.append({"template": f"evaluation/{form}.sql", "ranking": ranking})
@@ -82,11 +87,63 @@ def _pieces(plan: StepPlan, output: str, judgments: bool, perfect: bool, mixed: 
     return pieces
 
 
+# Steps made before into tables: (step name, table name, the table's columns but query_id), an Evaluator's.
+Prepared = tuple[tuple[str, str, tuple[str, ...]], ...]
+
+
+def _prepared_piece(made: dict, *names: str) -> dict | None:
+    """The piece reading steps made before from their tables (sql/evaluation/prepared_steps.sql), when all were."""
+    if not all(name in made for name in names):
+        return None
+    return {"template": "evaluation/prepared_steps.sql",
+            "steps": [{"name": name, "table": made[name][0], "columns": made[name][1]} for name in names]}
+
+
+def prepared_steps(measures: list, conventions, *, dialect: Dialect) -> list[str]:
+    """The names of the steps of the evaluation's statement that read the judgments alone (the judged queries numbered,
+    the judgments with their numbers, their counts, the ideal rankings of the judgments and their DCG) and of
+    best_labels (each query's highest label, which the guards read): what render_prepared makes."""
+    _, _, shared = _planned(measures, conventions, dialect, "summary", False)
+    names = ["best_labels", "evaluated_queries", "numbered_qrels"] + (["judgments"] if shared["judgment_columns"] else [])
+    return names + [name for spec in shared["ideals"] if spec["source"] == "qrels"
+                    for name in (spec["name"], spec["name"] + "_dcg")]
+
+
+def render_prepared(qrels_sql: str, measures: list, conventions, step: str, *, dialect: Dialect) -> str:
+    """The rows of one step that reads the judgments alone (prepared_steps), over every judged query (sql/prepared.sql):
+    the same rows, query by query, as the statement computes for the queries it evaluates."""
+    plan, _, shared = _planned(measures, conventions, dialect, "summary", False)
+    pieces = [{"template": "evaluation/numbered_qrels.sql"}]
+    pieces += [{"template": "evaluation/judgments.sql"}] if shared["judgment_columns"] else []
+    pieces += [{"template": "evaluation/ideal.sql", "ideal": spec} for spec in shared["ideals"]
+               if spec["source"] == "qrels"]
+    text = render_template(dialect, "prepared.sql", **shared, pieces=pieces, qrels_sql=qrels_sql, step=step)
+    return wrap_sql(text if dialect.named_windows else inline_windows(text))
+
+
+def _planned(measures: list, conventions, dialect: Dialect, output: str, by_run: bool) -> tuple[StepPlan, list, dict]:
+    """The statement's steps as its measures need them: the plan, each measure's context, the shared steps."""
+    plan = StepPlan(conventions, dialect, grouped="segment" if output == "segments" else "run" if by_run else None)
+    by_ranking: dict = {}
+    for measure in measures:
+        by_ranking.setdefault(ranking_key(measure), []).append(measure)
+    plan.sparse = {key: output != "relstring" and sparse(group) for key, group in by_ranking.items()}
+    plan.least_label = {key: least_label(group) for key, group in by_ranking.items() if plan.sparse[key]}
+    contexts, columns = _measure_contexts(measures, conventions, plan)
+    if not plan.rankings:  # relstring: the evaluation's own ranking
+        plan.ranking(*(getattr(conventions, name) for name in RANKING_FIELDS))
+    shared = _collect_steps(plan, contexts)
+    if output in ("summary", "segments"):  # per-query rows are counted in Python (results.shape)
+        _add_count_columns(contexts, columns, measures)
+    return plan, contexts, shared
+
+
 def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions, output: str,
                       relstring_length: int = 10, segments_sql: str | None = None, by_run: bool = False,
                       listed_sql: str | None = None, reread_inputs: bool = False, recommender: dict | None = None,
                       slices_table: str | None = None, sources_sql: str | None = None, intents_sql: str | None = None,
-                      samples_sql: str | None = None, *, dialect: Dialect) -> str:
+                      samples_sql: str | None = None, prepared: Prepared = (), checks_sql: str | None = None, *,
+                      dialect: Dialect) -> str:
     """The one SQL statement of an evaluation. ``measures`` are resolved Measure objects;
     ``output`` is "per_query", "summary", "both", "segments" (the summary over all queries and
     over each segment of ``segments_sql``, rows of query_id and segment), or "relstring"
@@ -100,29 +157,26 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
     (NULL), then how often each item is in the slice's top k (query_id NULL, measure the count's
     column, doc_id the item), for the measures over all users; output "slices" is the per-query rows and the summary
     of all slices, whose rows are in the table ``slices_table`` (the inputs' SQL is not read), "slices_summary" the
-    summary alone, with the queries each measure has a value for."""
+    summary alone, with the queries each measure has a value for. ``prepared``: steps made before into tables,
+    read from them (an Evaluator's, render_prepared). ``checks_sql``: one row of the run's checks, read with the
+    summary rows (a struct column ``checks``; outputs "summary" and "both")."""
     _check_output(output, segments_sql, by_run, listed_sql, slices_table, dialect)
-    plan = StepPlan(conventions, dialect, grouped="segment" if output == "segments" else "run" if by_run else None)
-    by_ranking: dict = {}
-    for measure in measures:
-        by_ranking.setdefault(ranking_key(measure), []).append(measure)
-    plan.sparse = {key: output != "relstring" and sparse(group) for key, group in by_ranking.items()}
-    plan.least_label = {key: least_label(group) for key, group in by_ranking.items() if plan.sparse[key]}
-    contexts, columns = _measure_contexts(measures, conventions, plan)
-    if not plan.rankings:  # relstring: the evaluation's own ranking
-        plan.ranking(*(getattr(conventions, name) for name in RANKING_FIELDS))
-    shared = _collect_steps(plan, contexts)
+    if checks_sql is not None and output not in ("summary", "both"):
+        raise ValueError("the run's checks are read with the summary rows")
+    plan, contexts, shared = _planned(measures, conventions, dialect, output, by_run)
     populations, unjudged = _query_rules(contexts, conventions, listed_sql is not None)
-    if output in ("summary", "segments"):  # per-query rows are counted in Python (results.shape)
-        _add_count_columns(contexts, columns, measures)
     mixed, zeroed = len(populations) > 1 or len(unjudged) > 1, any(c["zero_when_unanswered"] for c in contexts)
+    if not (populations == unjudged == {"skip"} and conventions.no_relevant in ("zero", "error") and not zeroed
+            and listed_sql is None):  # the queries evaluated are not the judged ones the run answers
+        prepared = tuple(step for step in prepared if step[0] not in ("evaluated_queries", "numbered_qrels"))
+    pieces = _pieces(plan, output, bool(shared["judgment_columns"]), bool(shared["perfect_columns"]), mixed,
+                     recommender is not None, sources_sql is not None, intents_sql is not None, samples_sql is not None,
+                     prepared)
     text = render_template(
         dialect, "evaluate.sql", **shared,
         measure_names=[c["name"] for c in contexts], canonical=renamed(measures),
         conventions=conventions.describe(),
-        pieces=_pieces(plan, output, bool(shared["judgment_columns"]), bool(shared["perfect_columns"]), mixed,
-                       recommender is not None, sources_sql is not None, intents_sql is not None,
-                       samples_sql is not None),
+        pieces=pieces + ([{"template": "evaluation/run_checks.sql"}] if checks_sql else []),
         recommender=recommender, qrels_sql=qrels_sql, run_sql=run_sql, sources_sql=sources_sql,
         intents_sql=intents_sql, samples_sql=samples_sql, recursive=intents_sql is not None,
         missing_queries="zero" if "zero" in populations else "skip",
@@ -138,6 +192,8 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         segment_steps=[name for ranking in plan.rankings.values() for name in one_row_steps(ranking)]
         if plan.grouped == "segment" else [],
         by_run=by_run, reread_inputs=reread_inputs,
+        judged_number=by_run and any(step[0] == "numbered_qrels" for step in prepared),
+        checks=checks_sql is not None, checks_sql=checks_sql,
     )
     if not dialect.named_windows:
         text = inline_windows(text)
