@@ -99,7 +99,8 @@ def _tried(qrels: Any, run: Any, tried: list[Measure], query: str | None, run_id
     versions = [None] if "trec_eval_version" in options else [10, 9] if _version_matters(tried, run, options) else [10]
     for version in versions:
         given = {} if version is None else {"trec_eval_version": version}
-        frame = one_run(evaluate_result(qrels, run, tried, per_query=query is not None, **given, **options).frame, run_id)
+        frame = one_run(evaluate_result(qrels, run, tried, per_query=query is not None, printable=False, **given,
+                                        **options).frame, run_id)  # no statement printed: rendered once, not twice
         if query is not None:
             frame = frame[frame.query_id == query].drop(columns="query_id")
             if frame.empty:

@@ -23,7 +23,8 @@ from ..errors import OptionError
 from ..results.formats import aligned_lines
 from ..comparing.compare import compare_result
 from ..statistics.pairs import pair_p_values
-from ..statistics.significance import check_test, scipy_stats
+from ..statistics.correlation import kendall_tau_b
+from ..statistics.significance import check_test
 
 COLUMNS = ["measure", "runs", "tau_b", "tau_ap", "swapped", "pairs", "power_a", "power_b"]
 
@@ -64,7 +65,6 @@ def meta(qrels_a: Any, qrels_b: Any, runs: Any, measures: Any, test: str = "perm
     second = compare_result(qrels_b, runs, measures, test="t", trials=trials, seed=seed, **options)
     if len(first.runs) < 3:
         raise OptionError("ranking systems needs at least three runs")
-    stats = scipy_stats()
     rows, rankings, asl = [], [], []
     for measure in [m for m in first.measures if m not in first.untested]:
         means = [_means(result, measure) for result in (first, second)]
@@ -78,7 +78,7 @@ def meta(qrels_a: Any, qrels_b: Any, runs: Any, measures: Any, test: str = "perm
             # every pair counts: one the test cannot tell apart (identical per-query values, p undefined) is not
             # significant, as Sakai's share of pairs of runs is over all of them
             powers.append(sum(p < alpha for _, _, p in p_values) / len(p_values) if p_values else math.nan)
-        tau = stats.kendalltau(a, b).statistic
+        tau = kendall_tau_b(a.tolist(), b.tolist())
         rows.append({"measure": measure, "runs": len(a), "tau_b": float(tau), "tau_ap": tau_ap(order[0], order[1]),
                      "swapped": int(swapped), "pairs": len(a) * (len(a) - 1) // 2, "power_a": powers[0],
                      "power_b": powers[1]})

@@ -159,10 +159,9 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
     of all slices, whose rows are in the table ``slices_table`` (the inputs' SQL is not read), "slices_summary" the
     summary alone, with the queries each measure has a value for. ``prepared``: steps made before into tables,
     read from them (an Evaluator's, render_prepared). ``checks_sql``: one row of the run's checks, read with the
-    summary rows (a struct column ``checks``; outputs "summary" and "both")."""
-    _check_output(output, segments_sql, by_run, listed_sql, slices_table, dialect)
-    if checks_sql is not None and output not in ("summary", "both"):
-        raise ValueError("the run's checks are read with the summary rows")
+    summary rows (a struct column ``checks``; outputs "summary" and "both"), in the statement's first step (a table
+    they read by a name a later step has, judged or ranked, is the table there)."""
+    _check_output(output, segments_sql, by_run, listed_sql, slices_table, dialect, checks_sql)
     plan, contexts, shared = _planned(measures, conventions, dialect, output, by_run)
     populations, unjudged = _query_rules(contexts, conventions, listed_sql is not None)
     mixed, zeroed = len(populations) > 1 or len(unjudged) > 1, any(c["zero_when_unanswered"] for c in contexts)
@@ -176,7 +175,7 @@ def render_evaluation(qrels_sql: str, run_sql: str, measures: list, conventions,
         dialect, "evaluate.sql", **shared,
         measure_names=[c["name"] for c in contexts], canonical=renamed(measures),
         conventions=conventions.describe(),
-        pieces=pieces + ([{"template": "evaluation/run_checks.sql"}] if checks_sql else []),
+        pieces=([{"template": "evaluation/run_checks.sql"}] if checks_sql else []) + pieces,
         recommender=recommender, qrels_sql=qrels_sql, run_sql=run_sql, sources_sql=sources_sql,
         intents_sql=intents_sql, samples_sql=samples_sql, recursive=intents_sql is not None,
         missing_queries="zero" if "zero" in populations else "skip",
@@ -210,10 +209,12 @@ def _query_rules(contexts: list[dict], conventions, listed: bool) -> tuple[set, 
 
 
 def _check_output(output: str, segments_sql: str | None, by_run: bool, listed_sql: str | None,
-                  slices_table: str | None, dialect: Dialect) -> None:
+                  slices_table: str | None, dialect: Dialect, checks_sql: str | None = None) -> None:
     """The output asked for goes with the arguments given, and the dialect can give it."""
     if output not in OUTPUTS:
         raise ValueError(output)
+    if checks_sql is not None and output not in ("summary", "both"):
+        raise ValueError("the run's checks are read with the summary rows")
     if (output in ("slices", "slices_summary")) != (slices_table is not None):
         raise ValueError("slices_table goes with outputs 'slices' and 'slices_summary'")
     if (output == "segments") != (segments_sql is not None):

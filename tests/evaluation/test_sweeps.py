@@ -137,3 +137,20 @@ def test_a_bad_run_in_a_sweep_is_named_with_its_row(change, message):
                     "run 'b' \\(row", "DataFrame \\(row")):
                 quietly(lambda: ev.evaluate(given))
         assert quietly(lambda: ev.evaluate(runs["a"]))[0].value.notna().all()  # the Evaluator is as it was
+
+
+@pytest.mark.parametrize("names", [("judged", "ranked"), ("qrels", "run"), ("ideal", "run_ranked")])
+def test_tables_named_as_the_statements_steps_are_the_tables(names):
+    """The run's checks are read in the statement: a table named as one of its steps (judged, ranked, run) is the
+    table there, not the step (the checks read 'judged', the ranking's step, and found no query in both)."""
+    import duckdb
+
+    qrels, run = random_qrels(5), random_run(5)
+    con = duckdb.connect()
+    con.register("q", qrels)
+    con.register("r", pd.concat([run.assign(run_id="a"), run.assign(run_id="b")], ignore_index=True))
+    con.execute(f'CREATE TABLE "{names[0]}" AS SELECT * FROM q')
+    con.execute(f'CREATE TABLE "{names[1]}" AS SELECT * FROM r')
+    got, _ = quietly(lambda: sqlrank.evaluate(names[0], names[1], SPARSE, per_query=True, connection=con))
+    expected, _ = quietly(lambda: sqlrank.evaluate(qrels, {"a": run, "b": run}, SPARSE, per_query=True))
+    assert_same(got, expected, ["run_id", "query_id", "measure"])
