@@ -107,21 +107,29 @@ def floor(qrels: pd.DataFrame, run: pd.DataFrame):
     return call
 
 
-def per_call(sizes: list[int], calls: int) -> None:
-    print(f"per call ({MEASURES}; Q queries x 100 documents; median of {calls} interleaved calls, ms)")
-    print(f"{'rows':>12} {'pytrec_eval':>12} {'ranx':>8} {'evaluate':>9} {'Evaluator':>10} {'/ best':>7} {'/ floor':>8}"
-          f" {'DuckDB floor':>13} {'/ best':>7}")
-    for queries in sizes:
-        tools = callers(*data(queries))
+def interleaved(tools: dict, calls: int) -> dict[str, float]:
+    """Each tool's median ms over CALLS rounds, the tools in turn in each round, after one warm call each."""
+    import warnings
+
+    times: dict[str, list[float]] = {name: [] for name in tools}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ties across the cutoffs: sqlrank says so at each call
         for call in tools.values():
-            call()  # warm
-        times: dict[str, list[float]] = {name: [] for name in tools}
+            call()
         for _ in range(calls):
             for name, call in tools.items():
                 started = time.perf_counter()
                 call()
                 times[name].append(1000 * (time.perf_counter() - started))
-        median = {name: statistics.median(values) for name, values in times.items()}
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def per_call(sizes: list[int], calls: int) -> None:
+    print(f"per call ({MEASURES}; Q queries x 100 documents; median of {calls} interleaved calls, ms)")
+    print(f"{'rows':>12} {'pytrec_eval':>12} {'ranx':>8} {'evaluate':>9} {'Evaluator':>10} {'/ best':>7} {'/ floor':>8}"
+          f" {'DuckDB floor':>13} {'/ best':>7}")
+    for queries in sizes:
+        median = interleaved(callers(*data(queries)), calls)
         best = min((median[name] for name in ("pytrec_eval", "ranx") if name in median), default=float("nan"))
         print(f"{queries:>7} x 100 {median.get('pytrec_eval', float('nan')):>12.1f} {median.get('ranx', float('nan')):>8.1f} "
               f"{median['sqlrank.evaluate']:>9.1f} {median['Evaluator']:>10.1f} {median['Evaluator'] / best:>6.2f}x "
@@ -175,26 +183,13 @@ def sweep_callers(qrels: pd.DataFrame, runs: dict[str, pd.DataFrame]) -> dict:
 
 
 def sweeps(shapes: list[tuple[int, int]], calls: int) -> None:
-    import warnings
-
     print(f"\nsweeps ({MEASURES}; R runs x Q queries x 100 documents; median of {calls} interleaved rounds, ms; "
           f"peak: memory above what the process held before the call, each in a process of its own)")
     print(f"{'runs':>18} {'pytrec_eval':>12} {'ranx':>8} {'Evaluator loop':>15} {'one call':>9} {'/ best':>7} "
           f"{'runs in memory':>15} {'peak, one call':>15} {'/ runs':>7}")
     for runs, queries in shapes:
         qrels, listed = sweep_runs(runs, queries)
-        tools = sweep_callers(qrels, listed)
-        times: dict[str, list[float]] = {name: [] for name in tools}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # ties across the cutoffs: each call says so
-            for call in tools.values():
-                call()
-            for _ in range(calls):
-                for name, call in tools.items():
-                    started = time.perf_counter()
-                    call()
-                    times[name].append(1000 * (time.perf_counter() - started))
-        median = {name: statistics.median(values) for name, values in times.items()}
+        median = interleaved(sweep_callers(qrels, listed), calls)
         peers = [median[name] for name in ("pytrec_eval loop", "ranx loop") if name in median]
         size = sum(run.memory_usage(deep=True).sum() for run in listed.values()) / 1e6
         peak = peak_memory(runs, queries)

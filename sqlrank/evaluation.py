@@ -57,18 +57,18 @@ def run_plan(p: Plan, engine: Engine, per_query: bool, memo: dict | None = None)
         guarded = guard(p, engine, memo)
         table = engine.evaluate(p)
     else:
-        table, found = _evaluate_checked(p, engine, checks)
+        p = replace(p, statement=replace(p.statement, checks=checks, sliced={}))  # its text is the one the result holds
+        table, found = _evaluate_checked(p, engine)
         p = replace(p, run=validated(p.run, engine, found.get("validation")))
         guarded = guard(p, engine, memo, found)
     return shape(table, p, per_query, guarded.num_queries, warn(p, engine, table, guarded, memo), guarded.left_out)
 
 
-def _evaluate_checked(p: Plan, engine: Engine, checks: str) -> tuple[Rows, dict]:
+def _evaluate_checked(p: Plan, engine: Engine) -> tuple[Rows, dict]:
     """The statement that reads the run's checks with its values: its rows and the checks. Where it fails on a run
     whose validation it was to read (a score that is no number, cast), the validation says what is wrong and where."""
-    statement = replace(p.statement, checks=checks, sliced={})
     try:
-        table = engine.evaluate(replace(p, statement=statement))
+        table = engine.evaluate(p)
     except InputError:
         validated(p.run, engine)
         raise

@@ -16,11 +16,9 @@ from ..diagnostics import (
     SHALLOW,
     count_ties,
     first_row,
-    near_documents,
-    near_examples,
-    near_query_ids,
     no_relevant,
 )
+from ..inputs.ids import near_documents, near_examples, near_query_ids
 from ..engines.duckdb import session, session_options
 from ..errors import InputError, OptionError, duckdb_reason
 from ..inputs.extra import extra_inputs_sql, outside_catalog, outside_catalog_text, retrieved_outside
