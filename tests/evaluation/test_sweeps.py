@@ -154,3 +154,14 @@ def test_tables_named_as_the_statements_steps_are_the_tables(names):
     got, _ = quietly(lambda: sqlrank.evaluate(names[0], names[1], SPARSE, per_query=True, connection=con))
     expected, _ = quietly(lambda: sqlrank.evaluate(qrels, {"a": run, "b": run}, SPARSE, per_query=True))
     assert_same(got, expected, ["run_id", "query_id", "measure"])
+
+
+def test_a_run_whose_statement_cannot_read_its_checks_is_validated_first():
+    """Evaluated in slices (one statement per slice), a run read in place is validated before any statement: its
+    values are evaluate's, and a bad row is said with its place, as when the statement reads the checks."""
+    qrels, run = random_qrels(6), random_run(6)
+    expected, _ = quietly(lambda: sqlrank.evaluate(qrels, run, SPARSE, per_query=True))
+    with sqlrank.Evaluator(qrels, SPARSE, slices=3) as ev:
+        assert_same(quietly(lambda: ev.evaluate(run, per_query=True))[0], expected, ["query_id", "measure"])
+        with pytest.raises(sqlrank.InputError, match="DataFrame \\(row 3\\): missing score"):
+            ev.evaluate(run.assign(score=run.score.where(run.index != 2)))
