@@ -126,9 +126,10 @@ def test_a_sweeps_statement_never_repeats_the_judgments_per_run():
 @pytest.mark.parametrize("change, message", [
     (lambda run: run.assign(score=run.score.where(run.index != 7)), "run 'b' \\(row 8\\): missing score"),
     (lambda run: run.assign(doc_id=run.doc_id.where(run.index != 3, "")), "run 'b' \\(row 4\\): .*empty"),
+    (lambda run: run.assign(query_id=run.query_id.where(run.index != 6, "")), "run 'b' \\(row 7\\): empty query_id"),
     (lambda run: pd.concat([run, run.iloc[[5]]], ignore_index=True), "document .* is ranked 2 times for query"),
     (lambda run: run.assign(score=run.score.astype(str).where(run.index != 2, "high")), "score"),
-], ids=["NaN", "empty id", "twice", "text"])
+], ids=["NaN", "empty id", "empty query id", "twice", "text"])
 def test_a_bad_run_in_a_sweep_is_named_with_its_row(change, message):
     runs = {"a": random_run(4), "b": change(random_run(5)), "c": random_run(6)}
     with sqlrank.Evaluator(random_qrels(4), "AP P@5") as ev:
@@ -165,3 +166,13 @@ def test_a_run_whose_statement_cannot_read_its_checks_is_validated_first():
         assert_same(quietly(lambda: ev.evaluate(run, per_query=True))[0], expected, ["query_id", "measure"])
         with pytest.raises(sqlrank.InputError, match="DataFrame \\(row 3\\): missing score"):
             ev.evaluate(run.assign(score=run.score.where(run.index != 2)))
+
+
+def test_an_empty_query_id_in_runs_stored_together_is_refused():
+    """The run || chr(31) || query key of runs stored together is never empty: an empty query id ends it (it was
+    evaluated as a query of its own, where one run alone is refused)."""
+    run = random_run(7)
+    stored = pd.concat([run.assign(run_id="a"), run.assign(run_id="b")], ignore_index=True)
+    stored.loc[len(run) + 4, "query_id"] = ""
+    with pytest.raises(sqlrank.InputError, match="row 5\\b.*empty query_id|empty query_id"):
+        quietly(lambda: sqlrank.evaluate(random_qrels(7), stored, "AP"))
