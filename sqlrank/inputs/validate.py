@@ -194,9 +194,10 @@ def _line_problems(source: Source) -> dict[str, tuple[str, Any]]:
         checks["bad_run_id"] = (unnamed_run("run_id", DUCKDB), lambda r: unnamed_run_message(col("run_id")))
     for canonical in ("query_id", "doc_id"):
         name = col(canonical, canonical)
-        # runs stored together key each query by its run (run || chr(31) || query): an empty query id ends the key
-        keyed = f" OR ends_with({canonical}, chr(31))" if canonical == "query_id" and source.per_run else ""
-        checks[f"null_{canonical}"] = (f"{canonical} IS NULL OR {canonical} = ''{keyed}", lambda r, c=canonical, n=name: (
+        empty = f"{canonical} IS NULL OR {canonical} = ''"
+        if canonical == "query_id" and source.per_run:  # runs stored together key a query by its run: run chr(31) query
+            empty += " OR substr(query_id, strpos(query_id, chr(31)) + 1) = ''"
+        checks[f"null_{canonical}"] = (empty, lambda r, c=canonical, n=name: (
             f"empty {c} (column {n!r}); every row needs a query and a document id"))
     return checks
 
