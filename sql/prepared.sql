@@ -22,4 +22,3 @@ best_labels AS (
 {% for piece in pieces %}
 {% filter trim %}{% include piece.template %}{% endfilter %}{{ ',' if not loop.last }}
 {% endfor %}
-SELECT * FROM {{ step }}

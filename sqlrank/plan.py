@@ -29,7 +29,7 @@ from .measures.resolve import beyond_accuracy, check_tie_break, needed_inputs, r
 from .rendering.dialects import DIALECTS, DUCKDB, Dialect
 from .rendering.sqltext import render_listed, render_segments, step_names
 from .rendering.prepared import Statement
-from .rendering.statement import Prepared, prepared_steps, render_prepared
+from .rendering.statement import Prepared, render_prepared
 
 
 def recommender_sql(measures: list[Measure], given: Mapping[str, Any], qrels: Source, run: Source,
@@ -260,9 +260,8 @@ def prepared(held: Judged, con: duckdb.DuckDBPyConnection, registry: Registry) -
     if c is None or c.unjudged_label is not None or held.source.groups or held.judgments or held.intents:
         return held
     made = []
-    for step in prepared_steps(held.measures, c, dialect=DUCKDB):
-        table = registry.materialize(render_prepared(held.source.sql(), held.measures, c, step, dialect=DUCKDB),
-                                     "prepared")
+    for step, sql in render_prepared(held.source.sql(), held.measures, c, dialect=DUCKDB).items():
+        table = registry.materialize(sql, "prepared")
         columns = [row[0] for row in con.execute(f"DESCRIBE {DUCKDB.ident(table)}").fetchall()]
         made.append((step, table, tuple(name for name in columns if name != "query_id")))
     return replace(held, prepared=tuple(made))

@@ -99,26 +99,23 @@ def _prepared_piece(made: dict, *names: str) -> dict | None:
             "steps": [{"name": name, "table": made[name][0], "columns": made[name][1]} for name in names]}
 
 
-def prepared_steps(measures: list, conventions, *, dialect: Dialect) -> list[str]:
-    """The names of the steps of the evaluation's statement that read the judgments alone (the judged queries numbered,
-    the judgments with their numbers, their counts, the ideal rankings of the judgments and their DCG) and of
-    best_labels (each query's highest label, which the guards read): what render_prepared makes."""
+def render_prepared(qrels_sql: str, measures: list, conventions, *, dialect: Dialect) -> dict[str, str]:
+    """The steps of the evaluation's statement that read the judgments alone (the judged queries numbered, the
+    judgments with their numbers, their counts, the ideal rankings of the judgments and their DCG) and best_labels
+    (each query's highest label, which the guards read), by name: each the SQL of its rows over every judged query
+    (sql/prepared.sql), the same rows, query by query, as the statement computes for the queries it evaluates."""
     _, _, shared = _planned(measures, conventions, dialect, "summary", False)
-    names = ["best_labels", "evaluated_queries", "numbered_qrels"] + (["judgments"] if shared["judgment_columns"] else [])
-    return names + [name for spec in shared["ideals"] if spec["source"] == "qrels"
-                    for name in (spec["name"], spec["name"] + "_dcg")]
-
-
-def render_prepared(qrels_sql: str, measures: list, conventions, step: str, *, dialect: Dialect) -> str:
-    """The rows of one step that reads the judgments alone (prepared_steps), over every judged query (sql/prepared.sql):
-    the same rows, query by query, as the statement computes for the queries it evaluates."""
-    plan, _, shared = _planned(measures, conventions, dialect, "summary", False)
+    names = ["best_labels", "evaluated_queries", "numbered_qrels"]
+    names += ["judgments"] if shared["judgment_columns"] else []
+    names += [name for spec in shared["ideals"] if spec["source"] == "qrels"
+              for name in (spec["name"], spec["name"] + "_dcg")]
     pieces = [{"template": "evaluation/numbered_qrels.sql"}]
     pieces += [{"template": "evaluation/judgments.sql"}] if shared["judgment_columns"] else []
     pieces += [{"template": "evaluation/ideal.sql", "ideal": spec} for spec in shared["ideals"]
                if spec["source"] == "qrels"]
-    text = render_template(dialect, "prepared.sql", **shared, pieces=pieces, qrels_sql=qrels_sql, step=step)
-    return wrap_sql(text if dialect.named_windows else inline_windows(text))
+    steps = render_template(dialect, "prepared.sql", **shared, pieces=pieces, qrels_sql=qrels_sql)  # rendered once
+    steps = steps if dialect.named_windows else inline_windows(steps)
+    return {name: wrap_sql(f"{steps}SELECT * FROM {name}\n") for name in names}
 
 
 def _planned(measures: list, conventions, dialect: Dialect, output: str, by_run: bool) -> tuple[StepPlan, list, dict]:

@@ -74,7 +74,7 @@ def test_each_run_gives_what_evaluate_gives_after_many(conventions, measures):
 def test_the_steps_of_the_judgments_are_made_once_per_evaluator(monkeypatch):
     made = []
     render = planning.render_prepared
-    monkeypatch.setattr(planning, "render_prepared", lambda *a, **k: made.append(a[3]) or render(*a, **k))
+    monkeypatch.setattr(planning, "render_prepared", lambda *a, **k: (steps := render(*a, **k), made.extend(steps))[0])
     with sqlrank.Evaluator(random_qrels(1), "nDCG@10 AP P@10 nDCG(gain=exponential)@5") as ev:
         assert sorted(made) == sorted(["best_labels", "evaluated_queries", "numbered_qrels", "judgments", "ideal",
                                        "ideal_dcg", "ideal_exp", "ideal_exp_dcg"])
