@@ -210,6 +210,13 @@ def _plan_elsewhere(engine: str, qrels: Any, run: Any, measures: Any, output: st
     """The plan and the engine to run it on when that is not DuckDB (None then): PostgreSQL,
     ClickHouse, SQLite, DataFusion or Spark (engine=, or a session, context or connection ``given`` for
     the last three). What only DuckDB takes is refused before the engine is started or connected to."""
+    other = engine_elsewhere(engine, dsn, given, options)
+    return None if other is None else (foreign_plan(other, qrels, run, measures, output, **options), other)
+
+
+def engine_elsewhere(engine: str, dsn: str | None, given: dict[str, Any], options: dict[str, Any]) -> Engine | None:
+    """The engine other than DuckDB that ``engine`` (or a session, context or connection ``given``) names, started or
+    connected to; None for DuckDB. What only DuckDB takes (``options``) is refused first."""
     chosen = engine if engine != "duckdb" else next((name for name, obj in given.items() if obj is not None), None)
     name = {"postgres": "PostgreSQL", "clickhouse": "ClickHouse", "sqlite": "SQLite", "datafusion": "DataFusion",
             "spark": "Spark"}.get(chosen)
@@ -219,24 +226,22 @@ def _plan_elsewhere(engine: str, qrels: Any, run: Any, measures: Any, output: st
     if name == "PostgreSQL":
         from .engines.postgres import PostgresEngine, connect
 
-        other: Engine = PostgresEngine(connect(dsn))
-    elif name == "ClickHouse":
+        return PostgresEngine(connect(dsn))
+    if name == "ClickHouse":
         from .engines.clickhouse import ClickHouseEngine, chdb_session
 
-        other = ClickHouseEngine(chdb_session())
-    elif name == "SQLite":
+        return ClickHouseEngine(chdb_session())
+    if name == "SQLite":
         from .engines.sqlite import open_engine
 
-        other = open_engine(given["sqlite"])
-    elif name == "DataFusion":
+        return open_engine(given["sqlite"])
+    if name == "DataFusion":
         from .engines.datafusion import DataFusionEngine, session_context
 
-        other = DataFusionEngine(session_context(given["datafusion"]))
-    else:
-        from .engines.spark import SparkEngine, local_session
+        return DataFusionEngine(session_context(given["datafusion"]))
+    from .engines.spark import SparkEngine, local_session
 
-        other = SparkEngine(given["spark"] or local_session())
-    return foreign_plan(other, qrels, run, measures, output, **options), other
+    return SparkEngine(given["spark"] or local_session())
 
 
 def render(qrels: Any, run: Any, measures: Any, per_query: bool = False, dialect: str = "duckdb",

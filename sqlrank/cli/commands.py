@@ -44,9 +44,15 @@ def _comparison(args: argparse.Namespace, details: int = 0):
 def sql_command(args: argparse.Namespace) -> int:
     from ..evaluation import render
 
+    if args.fuse is not None:
+        from .fusing import fusion_sql_command
+
+        return fusion_sql_command(args)
     if args.reference is not None:
         return reference_sql(args)
-    if args.run is None:
+    if not args.measures:
+        raise OptionError("sqlrank sql needs -m MEASURES (or --fuse RUN...)")
+    if args.qrels is None or args.run is None:
         raise OptionError("sqlrank sql takes QRELS and RUN (or --reference EXACT RUN)")
     options = evaluation_options(args)
     if not args.database:

@@ -7,6 +7,7 @@ import sys
 
 from ..rendering.dialects import DIALECTS
 from .commands import install_command, sql_command
+from .fusing import add_fusion_arguments
 from .options import (add_convention_arguments, add_evaluation_arguments, add_merge_arguments,
                       add_reference_arguments, convention_options)
 
@@ -16,12 +17,17 @@ def add_sql_command(commands) -> None:
         "sql", help="print the SQL statement of an evaluation, for DuckDB or another engine (--dialect)",
         description="Print the exact statement sqlrank eval runs for these arguments, reading QRELS and RUN "
                     "themselves (files, or table names); pasted into a DuckDB shell (or spark.sql) it returns the "
-                    "rows of sqlrank eval -f csv: query_id, measure, value with -q, else measure, value.")
-    sq.add_argument("qrels", metavar="QRELS", help="relevance judgments: a file or a table name")
+                    "rows of sqlrank eval -f csv: query_id, measure, value with -q, else measure, value. With --fuse "
+                    "RUN..., the statement of sqlrank fuse: the fused run's rows query_id, doc_id, score, rank.")
+    sq.add_argument("qrels", metavar="QRELS", nargs="?",
+                    help="relevance judgments: a file or a table name (with --fuse, of a trained method)")
     sq.add_argument("run", metavar="RUN", nargs="?", help="ranked results: a file or a table name (with --reference, "
                                                           "QRELS is the approximate search's run and RUN is left out)")
-    add_evaluation_arguments(sq)
+    add_evaluation_arguments(sq, measures_required=False)
     add_reference_arguments(sq)
+    sq.add_argument("--fuse", nargs="+", metavar="RUN", help="print the fusion of these runs (files or table names) "
+                                                            "instead, by --method, --norm and --weights")
+    add_fusion_arguments(sq)
     sq.add_argument("-q", "--per-query", action="store_true", help="one row per query and measure")
     sq.add_argument("--dialect", choices=DIALECTS, default="duckdb",
                     help="duckdb (default), spark, postgres, datafusion, clickhouse, sqlite, trino, bigquery, "

@@ -9,7 +9,7 @@ import sys
 
 from ..errors import OptionError
 from ..results.writer import write_output
-from .paths import frame_text, named_sources
+from .paths import frame_text, named_sources, write_rows
 from .options import convention_options, database_options, engine_arguments, where_options
 
 # eval's and sql's flags that an approximate search measured against exact search does not read
@@ -48,7 +48,6 @@ def overlap_command(args: argparse.Namespace) -> int:
 
 
 def pool_command(args: argparse.Namespace) -> int:
-    from ..results.writer import write_file
     from ..judging.pool import pool, pool_format, pool_output, pool_summary
 
     fmt = pool_format(args.output, args.format)
@@ -59,12 +58,7 @@ def pool_command(args: argparse.Namespace) -> int:
                  run_columns=args.run_columns, qrels_format=args.qrels_format, qrels_columns=args.qrels_columns)
     summary = pool_summary(frame, args.depth, args.budget)
     text = frame_text(frame, fmt) if fmt in ("json", "markdown", "latex") else pool_output(frame, fmt)
-    if args.output in (None, "-"):
-        write_output(text, args.output)
-        print(summary, end="", file=sys.stderr)
-    else:
-        write_file(args.output, text)
-        write_output(summary, None)
+    write_rows(text, args.output, summary)
     return 0
 
 

@@ -8,6 +8,7 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+from ..engines.base import ENGINES
 from ..errors import InputError, OptionError, SqlrankError
 from ..inputs.columns import column_map
 from ..inputs.source import FORMATS
@@ -36,9 +37,9 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"sqlrank: error: {message} (see {self.prog} --help)\n")
 
 
-def add_evaluation_arguments(parser: argparse.ArgumentParser) -> None:
+def add_evaluation_arguments(parser: argparse.ArgumentParser, measures_required: bool = True) -> None:
     """Measures, input layout, segments, conventions and engine flags: shared by eval, compare, report."""
-    parser.add_argument("-m", "--measures", action="append", required=True, metavar="MEASURES",
+    parser.add_argument("-m", "--measures", action="append", required=measures_required, metavar="MEASURES",
                         help='measures, separated by spaces; repeatable (e.g. -m "nDCG@10 AP P@10")')
     add_input_arguments(parser)
     seg = parser.add_argument_group("query table")
@@ -340,3 +341,18 @@ def where_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.dsn is not None:
         where["sqlite" if args.engine == "sqlite" else "dsn"] = args.dsn
     return where
+
+
+def add_where_arguments(parser) -> None:
+    """--engine and --dsn: where the statements run (eval, compare, report, meta)."""
+    parser.add_argument("--engine", choices=ENGINES, default="duckdb",
+                        help="where the statement runs: DuckDB (default), a local Spark session (pip install "
+                             "'sqlrank[spark]'; needs Java 17+), the PostgreSQL database at --dsn (pip install "
+                             "'sqlrank[postgres]'; QRELS and RUN are its tables, or files copied into temporary tables), "
+                             "DataFusion (pip install 'sqlrank[datafusion]'), ClickHouse (chDB, pip install "
+                             "'sqlrank[clickhouse]') or SQLite (Python's own sqlite3; the database file at --dsn, or one "
+                             "in memory) in this process")
+    parser.add_argument("--dsn", metavar="URL",
+                        help="with --engine postgres: the database, e.g. postgresql://user@host:5432/db or "
+                             "postgresql://user@/db?host=/var/run/postgresql; with --engine sqlite: a database file "
+                             "whose tables QRELS and RUN may name")

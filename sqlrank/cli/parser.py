@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..engines.base import ENGINES
 from ..inputs.source import FORMATS
 from ..measures.registry import FAMILIES
 from ..results.formats import OUTPUT_FORMATS
@@ -19,8 +18,10 @@ from .commands import (
 )
 from .exports import add_dbt_command, add_install_command, add_sql_command
 from .paths import TABLE_FORMATS
+from .fusing import add_fuse_command
 from .judging import agree_command, meta_command, overlap_command, pool_command
 from .options import (
+    add_where_arguments,
     label_argument,
     labels_argument,
     mapping_argument,
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_agree_command(commands)
     add_overlap_command(commands)
     add_pool_command(commands)
+    add_fuse_command(commands)
     add_meta_command(commands)
     add_history_command(commands)
     add_explain_command(commands)
@@ -389,17 +391,3 @@ def add_measures_command(commands) -> None:
     ms.add_argument("-o", "--output", metavar="FILE", help="write the list to FILE (atomically) instead of stdout")
     ms.set_defaults(handler=measures_command)
 
-
-def add_where_arguments(parser) -> None:
-    """--engine and --dsn: where the statements run (eval, compare, report, meta)."""
-    parser.add_argument("--engine", choices=ENGINES, default="duckdb",
-                        help="where the statement runs: DuckDB (default), a local Spark session (pip install "
-                             "'sqlrank[spark]'; needs Java 17+), the PostgreSQL database at --dsn (pip install "
-                             "'sqlrank[postgres]'; QRELS and RUN are its tables, or files copied into temporary tables), "
-                             "DataFusion (pip install 'sqlrank[datafusion]'), ClickHouse (chDB, pip install "
-                             "'sqlrank[clickhouse]') or SQLite (Python's own sqlite3; the database file at --dsn, or one "
-                             "in memory) in this process")
-    parser.add_argument("--dsn", metavar="URL",
-                        help="with --engine postgres: the database, e.g. postgresql://user@host:5432/db or "
-                             "postgresql://user@/db?host=/var/run/postgresql; with --engine sqlite: a database file "
-                             "whose tables QRELS and RUN may name")

@@ -6,6 +6,8 @@ Patterns are expanded as the readers expand them (``runs/*.parquet`` is every fi
 the command like any input."""
 from __future__ import annotations
 
+import sys
+
 import argparse
 import glob
 import os
@@ -177,3 +179,16 @@ def named_sources(texts: list[str], merged: bool) -> dict[str, str] | str:
             raise OptionError(f"two judgment sources are both called {name!r}; name them: NAME=FILE (--qrels NAME=FILE)")
         named[name] = path
     return named if len(named) > 1 or merged else next(iter(named.values()))
+
+
+def write_rows(data: str | bytes, output: str | None, summary: str) -> None:
+    """Rows a command writes (a pool, a fused run) to standard output with the summary on standard error, or to the
+    file -o names with the summary on standard output."""
+    from ..results.writer import write_file, write_output
+
+    if output in (None, "-"):
+        write_output(data, output)
+        print(summary, end="", file=sys.stderr)
+    else:
+        write_file(output, data)
+        write_output(summary, None)

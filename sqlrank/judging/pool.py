@@ -6,8 +6,6 @@ judged yet", as trec_eval reads it), or as CSV or Parquet rows query_id, doc_id,
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from typing import Any, Sequence
 
 import pandas as pd
@@ -18,6 +16,7 @@ from ..evaluation import integer_ids
 from ..inputs.load import load
 from ..inputs.source import INTEGER_TYPES
 from ..rendering.dialects import DUCKDB
+from ..results.rows_file import require_trec_ids, table_file
 from ..rendering.sqltext import call_macro, render_template
 from ..comparing.overlap import TIE_BREAKS
 
@@ -90,29 +89,11 @@ def pool_format(path: str | None, format: str | None) -> str:
 def pool_output(frame: pd.DataFrame, format: str) -> str | bytes:
     """The pool as TREC qrels (label -1: pooled, not judged yet), CSV/TSV text or Parquet bytes."""
     if format == "trec":
-        _require_trec_ids(frame)
+        require_trec_ids(frame, "TREC qrels")
         return "".join(f"{q} 0 {d} {PLACEHOLDER_LABEL}\n" for q, d in zip(frame.query_id, frame.doc_id))
-    if format in ("csv", "tsv"):
-        return frame.to_csv(index=False, sep="," if format == "csv" else "\t", lineterminator="\n",
-                            float_format=lambda v: repr(float(v)))
-    if format != "parquet":
+    if format not in ("csv", "tsv", "parquet"):
         raise OptionError(f"unknown pool format {format!r}; choose trec, csv, tsv or parquet")
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "pool.parquet")
-        frame.to_parquet(path, index=False)
-        with open(path, "rb") as handle:
-            return handle.read()
-
-
-def _require_trec_ids(frame: pd.DataFrame) -> None:
-    """TREC qrels split their fields at white space: an id holding some (or none at all) would not read back,
-    in sqlrank or trec_eval."""
-    for column, what in (("query_id", "query"), ("doc_id", "document")):
-        odd = frame[column].map(lambda text: not text or any(ch.isspace() for ch in text))
-        if odd.any():
-            raise OptionError(f"the {what} id {frame[column][odd].iloc[0]!r} holds white space (or is empty), which "
-                              f"TREC qrels cannot hold: no TREC reader would read it back; write the pool as CSV, TSV "
-                              f"or Parquet (-o FILE.csv, -f csv)")
+    return table_file(frame, format)
 
 
 def pool_summary(frame: pd.DataFrame, depth: int | None, budget: int | None) -> str:

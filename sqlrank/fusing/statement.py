@@ -1,0 +1,111 @@
+"""The statement of a fusion (sql/fusion/fuse.sql): the runs read for a dialect, each of runs stored together apart,
+and the statement rendered for one or many settings of a method; ``render_fusion``, the statement printed for a
+dialect, reading the files or that database's tables themselves (``sqlrank sql --fuse``)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from ..engines.duckdb import session
+from ..errors import OptionError
+from ..inputs.load import load
+from ..inputs.locate import declared_table, is_nested_dict
+from ..inputs.merge import distinct_inputs
+from ..inputs.source import INTEGER_TYPES, Source
+from ..rendering.dialects import DIALECTS, DUCKDB, Dialect
+from ..rendering.sqltext import call_macro, render_template
+from .methods import EPSILON, Fusion, parse_fusion
+
+TIE_BREAKS = ("trec_eval", "doc_id_asc", "input_rank")
+# ranx's fixed segments, as (after rank, up to rank): SegFuse's 1-5, 6-15, 16-35, ... (10 x 2^(k-1) - 5), BayesFuse's
+SEGFUSE = tuple(zip([0] + [10 * 2 ** (k - 1) - 5 for k in range(1, 10)], [10 * 2 ** (k - 1) - 5 for k in range(1, 11)]))
+BAYESFUSE = tuple(zip((0, 5, 10, 15, 20, 30, 100, 200, 500), (5, 10, 15, 20, 30, 100, 200, 500, 1000)))
+
+
+@dataclass(frozen=True)
+class Runs:
+    """The runs to fuse as one dialect reads them: their names (in order) and each one's SQL (query_id, doc_id, score,
+    input_rank); whether every query id is a whole number."""
+
+    names: tuple[str, ...]
+    sql: tuple[str, ...]
+    integer_ids: bool = False
+
+
+def check_ranking(tie_break: str, depth: int | None) -> None:
+    if tie_break not in TIE_BREAKS:
+        raise OptionError(f"tie_break={tie_break!r} is not one of {', '.join(TIE_BREAKS)}")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise OptionError(f"depth {depth!r} must be a whole number >= 1")
+
+
+def read_runs(runs: Any, source: Callable[[Any], Source], rows: Callable[[str], list], dialect: Dialect = DUCKDB,
+              printed: bool = False) -> Runs:
+    """The runs to fuse, each read by ``source`` (DuckDB's load, or an engine's copy), each of runs stored together
+    apart, in the order of their run ids (``rows(sql)`` reads them). ``printed``: each reads its file or table itself,
+    not sqlrank's copy."""
+    if isinstance(runs, (list, tuple, dict)) and not is_nested_dict(runs):
+        labels, objects = distinct_inputs(runs)
+    else:
+        labels, objects = [None], [runs]
+    names, sql, integers = [], [], True
+    for label, obj in zip(labels, objects):
+        read = source(obj)
+        integers = integers and read.query_type in INTEGER_TYPES
+        text = read.sql() if dialect is DUCKDB and not printed else read.source_sql(dialect)
+        if not read.per_run:
+            names.append(label or read.label)
+            sql.append(text)
+            continue
+        key = call_macro(dialect, "_macros/dialect.sql", "before_separator", "query_id")
+        for run_id, in rows(f"SELECT DISTINCT {key} AS run_id FROM ({text}) AS runs ORDER BY run_id"):
+            names.append(str(run_id))
+            sql.append(call_macro(dialect, "_macros/inputs.sql", "unkeyed_runs", text, str(run_id)).strip())
+    if len(names) < 2:
+        raise OptionError(f"fusion takes two runs or more; {len(names)} given")
+    if len(set(names)) != len(names):
+        raise OptionError(f"two runs are called {next(n for n in names if names.count(n) > 1)!r}: name them apart, "
+                          f"in Python with a dict {{name: run}}")
+    return Runs(tuple(names), tuple(sql), integers)
+
+
+def fusion_sql(read: Runs, fusions: Sequence[Fusion], tie_break: str, depth: int | None, qrels_sql: str | None,
+               dialect: Dialect = DUCKDB) -> str:
+    """The statement fusing ``read`` by each of ``fusions`` (settings of one method and norm) in ``dialect``."""
+    first = fusions[0]
+    method = first.method
+    if method.trained and qrels_sql is None:
+        raise OptionError(f"{method.name} estimates its probabilities of relevance from judgments: give the judgments "
+                          f"of training queries (qrels=, --qrels QRELS)")
+    settings = [{"weights": f.weights or (1.0,) * len(read.sql), "params": f.params} for f in fusions]
+    candidates = first.norm == "borda" or method.name in ("bordafuse", "w_bordafuse") or method.family == "pairs"
+    reads_scores = method.family == "scores" or first.norm in ("min-max-inverted", "borda")
+    return render_template(dialect, "fusion/fuse.sql", runs=list(read.sql), settings=settings,
+                           norm=first.norm if reads_scores else "none", given_norm=first.norm,
+                           order=dialect.ranking_order(tie_break, "score"),
+                           fused_order=dialect.ranking_order("trec_eval", "score"), epsilon=EPSILON,
+                           ranks=method.family != "scores" or method.trained, candidates=candidates,
+                           training=method.trained, qrels=qrels_sql, method=method.name, family=method.family,
+                           param_names=list(first.params), segments=SEGFUSE if method.name == "segfuse" else BAYESFUSE,
+                           depth=depth)
+
+
+def render_fusion(runs: Any, method: str = "rrf", norm: str | None = "min-max", weights: Sequence[float] | None = None,
+                  params: dict | None = None, qrels: Any = None, tie_break: str = "trec_eval", depth: int | None = None,
+                  dialect: str = "duckdb", run_format: str | None = None, run_columns: dict | None = None,
+                  qrels_format: str | None = None, qrels_columns: dict | None = None) -> str:
+    """The fusion's statement in ``dialect``, reading the files, or that database's tables (names that are no file here),
+    themselves: what ``sqlrank sql --fuse`` prints."""
+    if dialect not in DIALECTS:
+        raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
+    check_ranking(tie_break, depth)
+    target = DIALECTS[dialect]
+    with session(None) as (con, registry):
+        def source(obj: Any, kind: str = "run", format: str | None = run_format, columns: dict | None = run_columns):
+            declared = declared_table(obj, kind, con, columns, None)
+            return declared if isinstance(declared, Source) else load(obj, kind, con, registry, format, columns)
+
+        read = read_runs(runs, source, lambda sql: con.execute(sql).fetchall(), target, printed=True)
+        fusion = parse_fusion(method, params, norm, weights, len(read.sql))
+        qrels_sql = None if qrels is None else source(qrels, "qrels", qrels_format, qrels_columns).source_sql(target)
+        return fusion_sql(read, [fusion], tie_break, depth, qrels_sql, target)
