@@ -1,21 +1,22 @@
 {#- What each run gives each document it ranks (contributions), and the fused score (fused), per setting and method
     (fusion/fuse.sql; the formulas are ranx's). R is the number of runs; min_odds BayesFuse's log odds of a document a
-    run does not rank, ln(0.001 / 0.999). -#}
+    run does not rank, ln(0.001 / 0.999) (unranked_log_odds, a literal). -#}
 {% set R = runs | length %}
 {#- A sum over the runs added in their order, as ranx adds: the same bits on every run of the statement (DuckDB's SUM
     adds in the order its threads deliver the rows). -#}
 {% macro run_sum(x, number='run_number') %}{% if dialect_name() == 'duckdb' %}list_sum(list({{ x }} ORDER BY {{ number }})){% else %}SUM({{ x }}){% endif %}{% endmacro %}
-{% set min_odds = 'LN(0.001 / 0.999)' %}
+{% set min_odds = unranked_log_odds | number %}
 {% if family == 'pairs' %}
 positions AS (  -- every candidate's position in every run: 1000000 where the run does not rank it (ranx's)
-    SELECT candidates.query_id, candidates.doc_id, run_numbers.run_number, COALESCE(ranked.rank, 1000000) AS position
+    SELECT candidates.query_id AS query_id, candidates.doc_id AS doc_id, run_numbers.run_number AS run_number,
+           COALESCE(ranked.rank, 1000000) AS position
     FROM candidates
     CROSS JOIN (SELECT DISTINCT run_number FROM settings) AS run_numbers
     LEFT JOIN ranked
         ON ranked.run_number = run_numbers.run_number AND ranked.query_id = candidates.query_id AND ranked.doc_id = candidates.doc_id
 ),
 duels AS (  -- for each pair of candidates, the weight of the runs that put the first above the second, and below
-    SELECT settings.setting, a.query_id, a.doc_id, b.doc_id AS other,
+    SELECT settings.setting AS setting, a.query_id AS query_id, a.doc_id AS doc_id, b.doc_id AS other,
            {{ run_sum('CASE WHEN a.position < b.position THEN settings.weight ELSE 0 END', 'a.run_number') }} AS above,
            {{ run_sum('CASE WHEN b.position < a.position THEN settings.weight ELSE 0 END', 'a.run_number') }} AS below
     FROM positions AS a
@@ -24,7 +25,7 @@ duels AS (  -- for each pair of candidates, the weight of the runs that put the 
     GROUP BY settings.setting, a.query_id, a.doc_id, b.doc_id
 ),
 fused AS (  -- 1 + the candidates each one beats (Copeland's count; a tie counts half)
-    SELECT setting_numbers.setting, candidates.query_id, candidates.doc_id,
+    SELECT setting_numbers.setting AS setting, candidates.query_id AS query_id, candidates.doc_id AS doc_id,
            1 + COALESCE(SUM(CASE WHEN duels.above > duels.below THEN 1 WHEN duels.above = duels.below THEN 0.5 ELSE 0 END), 0) AS score
     FROM candidates
     CROSS JOIN (SELECT DISTINCT setting FROM settings) AS setting_numbers
@@ -35,17 +36,21 @@ fused AS (  -- 1 + the candidates each one beats (Copeland's count; a tie counts
 {% else %}
 {% if method == 'slidefuse' %}
 windows AS (  -- the probabilities of the ranks within w of each document's, inside its run's length
-    SELECT settings.setting, ranked.run_number, ranked.query_id, ranked.doc_id,
+    SELECT settings.setting AS setting, ranked.run_number AS run_number, ranked.query_id AS query_id,
+           ranked.doc_id AS doc_id,
            {{ run_sum('probabilities.probability', 'probabilities.rank') }} AS probability
     FROM ranked
     JOIN settings ON settings.run_number = ranked.run_number
     JOIN probabilities ON probabilities.run_number = ranked.run_number
-        AND probabilities.rank BETWEEN GREATEST(ranked.rank - settings.w, 1) AND LEAST(ranked.rank + settings.w, ranked.run_length)
+        AND probabilities.rank BETWEEN GREATEST(ranked.rank - settings.w, CAST(1 AS {{ D }}))
+                                   AND LEAST(ranked.rank + settings.w, CAST(ranked.run_length AS {{ D }}))
     GROUP BY settings.setting, ranked.run_number, ranked.query_id, ranked.doc_id
 ),
 {% endif %}
 contributions AS (
-    SELECT settings.setting, scored.run_number, scored.query_id, scored.doc_id, settings.weight,{% for name in param_names %} settings.{{ name }},{% endfor %}
+    SELECT settings.setting AS setting, scored.run_number AS run_number, scored.query_id AS query_id,
+           scored.doc_id AS doc_id, settings.weight AS weight,
+           {% for name in param_names %} settings.{{ name }} AS {{ name }}, {% endfor %}
 
 {% if method == 'rrf' %}
            1 / (settings.k + scored.rank) AS term
@@ -63,7 +68,8 @@ contributions AS (
            COALESCE(probabilities.probability, 0) * (scored.score + 1) AS term
 {% elif method == 'slidefuse' %}
            COALESCE(windows.probability, 0)
-           / CAST(LEAST(scored.rank + settings.w, scored.run_length) - GREATEST(scored.rank - settings.w, 1) + 1 AS {{ D }}) AS term
+           / (LEAST(scored.rank + settings.w, CAST(scored.run_length AS {{ D }}))
+              - GREATEST(scored.rank - settings.w, CAST(1 AS {{ D }})) + 1) AS term
 {% elif method == 'mapfuse' %}
            COALESCE(mean_average_precision.map, 0) / CAST(scored.rank AS {{ D }}) AS term
 {% elif method == 'bayesfuse' %}
@@ -94,14 +100,15 @@ contributions AS (
 ),
 {% if method == 'med' %}
 ordered_terms AS (
-    SELECT setting, query_id, doc_id, term, ROW_NUMBER() OVER (PARTITION BY setting, query_id, doc_id ORDER BY term) AS position,
+    SELECT setting, query_id, doc_id, term,
+           ROW_NUMBER() OVER (PARTITION BY setting, query_id, doc_id ORDER BY term) AS position,
            COUNT(*) OVER (PARTITION BY setting, query_id, doc_id) AS terms
     FROM contributions
 ),
 {% endif %}
 {% if method in ('bordafuse', 'w_bordafuse') %}
 unranked_points AS (  -- what every run gives the candidates it does not rank, summed over the runs
-    SELECT settings.setting, lengths.query_id,
+    SELECT settings.setting AS setting, lengths.query_id AS query_id,
            {{ run_sum('settings.weight * ((lengths.candidates - lengths.run_length + 1) / CAST(2 AS ' ~ D ~ '))', 'lengths.run_number') }} AS points
     FROM lengths JOIN settings ON settings.run_number = lengths.run_number
     GROUP BY settings.setting, lengths.query_id

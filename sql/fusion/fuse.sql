@@ -41,7 +41,8 @@ candidates AS (  -- every document some run ranks for the query, and how many th
     FROM (SELECT DISTINCT query_id, doc_id FROM runs) AS distinct_documents
 ),
 lengths AS (  -- every run's length for every query with candidates: 0 where it ranks none
-    SELECT run_numbers.run_number, queries.query_id, queries.candidates, COALESCE(counted.run_length, 0) AS run_length
+    SELECT run_numbers.run_number AS run_number, queries.query_id AS query_id, queries.candidates AS candidates,
+           COALESCE(counted.run_length, 0) AS run_length
     FROM (SELECT DISTINCT query_id, candidates FROM candidates) AS queries
     CROSS JOIN (SELECT DISTINCT run_number FROM settings) AS run_numbers
     LEFT JOIN (SELECT run_number, query_id, COUNT(*) AS run_length FROM runs GROUP BY run_number, query_id) AS counted
@@ -63,7 +64,8 @@ centred AS (
 {% endif %}
 normalized AS (
 {% if norm == 'borda' %}
-    SELECT lengths.run_number, lengths.query_id, candidates.doc_id, positioned.input_rank,
+    SELECT lengths.run_number AS run_number, lengths.query_id AS query_id, candidates.doc_id AS doc_id,
+           positioned.input_rank AS input_rank,
            CASE WHEN positioned.doc_id IS NOT NULL THEN 1 - (positioned.position - 1) / CAST(candidates.candidates AS {{ D }})
                 ELSE 0.5 - (lengths.run_length - 1) / (2 * CAST(candidates.candidates AS {{ D }})) END AS score
     FROM candidates
@@ -85,7 +87,8 @@ normalized AS (
            score / GREATEST(MAX(score) OVER {{ per_run }}, {{ epsilon }}) AS score
 {% elif norm == 'sum' %}
            (score - MIN(score) OVER {{ per_run }})
-           / GREATEST(SUM(score) OVER {{ per_run }} - MIN(score) OVER {{ per_run }} * COUNT(*) OVER {{ per_run }}, {{ epsilon }}) AS score
+           / GREATEST(SUM(score) OVER {{ per_run }}
+                      - MIN(score) OVER {{ per_run }} * COUNT(*) OVER {{ per_run }}, {{ epsilon }}) AS score
 {% elif norm == 'zmuv' %}
            deviation / GREATEST(SQRT(AVG(deviation * deviation) OVER {{ per_run }}), {{ epsilon }}) AS score
 {% elif norm == 'rank' %}
@@ -108,7 +111,8 @@ ranked AS (
 
 SELECT {{ 'setting, ' if settings | length > 1 }}query_id, doc_id, score, rank
 FROM (
-    SELECT setting, query_id, doc_id, score, ROW_NUMBER() OVER (PARTITION BY setting, query_id ORDER BY {{ fused_order }}) AS rank
+    SELECT setting, query_id, doc_id, score,
+           ROW_NUMBER() OVER (PARTITION BY setting, query_id ORDER BY {{ fused_order }}) AS rank
     FROM fused
 ) AS fused_ranking
 {% if depth is not none %}

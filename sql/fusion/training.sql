@@ -12,7 +12,8 @@ judgments AS (
     SELECT query_id, doc_id, relevance FROM ({{ qrels | indent(10) }}) AS judgments
 ),
 training AS (
-    SELECT ranked.run_number, ranked.query_id, ranked.rank, ranked.run_length,
+    SELECT ranked.run_number AS run_number, ranked.query_id AS query_id, ranked.rank AS rank,
+           ranked.run_length AS run_length,
            CASE WHEN judgments.relevance >= 1 THEN 1 ELSE 0 END AS hit
     FROM ranked
     JOIN (SELECT DISTINCT query_id FROM judgments) AS judged_queries ON judged_queries.query_id = ranked.query_id
@@ -27,12 +28,14 @@ probabilities AS (
 )
 {% elif method == 'probfuse' %}
 segmented AS (  -- per setting: n_segments is one of its parameters
-    SELECT settings.setting, training.run_number, training.query_id, training.hit,
+    SELECT settings.setting AS setting, training.run_number AS run_number, training.query_id AS query_id,
+           training.hit AS hit,
            FLOOR((training.rank - 1) / CEIL(training.run_length / settings.n_segments)) AS segment
     FROM training JOIN settings ON settings.run_number = training.run_number
 ),
 probabilities AS (
-    SELECT shares.setting, shares.run_number, shares.segment, SUM(shares.share) / MAX(training_queries.queries) AS probability
+    SELECT shares.setting AS setting, shares.run_number AS run_number, shares.segment AS segment,
+           SUM(shares.share) / MAX(training_queries.queries) AS probability
     FROM (
         SELECT setting, run_number, query_id, segment, AVG(CAST(hit AS {{ D }})) AS share
         FROM segmented GROUP BY setting, run_number, query_id, segment
@@ -43,16 +46,19 @@ probabilities AS (
 {% elif method in ('segfuse', 'bayesfuse') %}
 segments AS (
 {% for low, high in segments %}
-    SELECT {{ loop.index }} AS segment, {{ low | number }} AS low, {{ high | number }} AS high{{ '' if loop.last else ' UNION ALL' }}
+    SELECT {{ loop.index }} AS segment, {{ low | number }} AS low,
+           {{ high | number }} AS high{{ '' if loop.last else ' UNION ALL' }}
 {% endfor %}
 ),
 shares AS (  -- each ranking's relevant documents in each segment, over the segment's size
-    SELECT training.run_number, training.query_id, segments.segment, SUM(training.hit) / CAST(segments.high - segments.low AS {{ D }}) AS share
+    SELECT training.run_number AS run_number, training.query_id AS query_id, segments.segment AS segment,
+           SUM(training.hit) / CAST(segments.high - segments.low AS {{ D }}) AS share
     FROM training JOIN segments ON training.rank > segments.low AND training.rank <= segments.high
     GROUP BY training.run_number, training.query_id, segments.segment, segments.low, segments.high
 ),
 probabilities AS (
-    SELECT training_queries.run_number, segments.segment, segments.low, segments.high,
+    SELECT training_queries.run_number AS run_number, segments.segment AS segment, segments.low AS low,
+           segments.high AS high,
            COALESCE(SUM(shares.share), 0) / MAX(training_queries.queries) AS probability
     FROM training_queries
     CROSS JOIN segments
@@ -60,8 +66,12 @@ probabilities AS (
     GROUP BY training_queries.run_number, segments.segment, segments.low, segments.high
 ){% if method == 'bayesfuse' %},
 log_odds AS (
-    SELECT run_number, low, high, LN(precision / CASE WHEN 1 - precision = 0 THEN 0.001 ELSE 1 - precision END) AS log_odds
-    FROM (SELECT run_number, low, high, CASE WHEN probability = 0 THEN 0.001 ELSE probability END AS precision FROM probabilities) AS moved
+    SELECT run_number, low, high,
+           LN(precision / CASE WHEN 1 - precision = 0 THEN CAST(0.001 AS {{ D }}) ELSE 1 - precision END) AS log_odds
+    FROM (
+        SELECT run_number, low, high, CASE WHEN probability = 0 THEN CAST(0.001 AS {{ D }}) ELSE probability END AS precision
+        FROM probabilities
+    ) AS moved
 )
 {% endif %}
 {% elif method == 'mapfuse' %}
@@ -69,7 +79,7 @@ relevant_counts AS (
     SELECT query_id, SUM(CASE WHEN relevance >= 1 THEN 1 ELSE 0 END) AS relevant FROM judgments GROUP BY query_id
 ),
 average_precision AS (
-    SELECT hits.run_number, hits.query_id,
+    SELECT hits.run_number AS run_number, hits.query_id AS query_id,
            CASE WHEN MAX(relevant_counts.relevant) = 0 THEN 0
                 ELSE SUM(CASE WHEN hits.hit = 1 THEN hits.found / CAST(hits.rank AS {{ D }}) ELSE 0 END) / MAX(relevant_counts.relevant) END AS ap
     FROM (

@@ -3,6 +3,7 @@ and the statement rendered for one or many settings of a method; ``render_fusion
 dialect, reading the files or that database's tables themselves (``sqlrank sql --fuse``)."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -19,6 +20,7 @@ from .methods import EPSILON, Fusion, parse_fusion
 TIE_BREAKS = ("trec_eval", "doc_id_asc", "input_rank")
 # ranx's fixed segments, as (after rank, up to rank): SegFuse's 1-5, 6-15, 16-35, ... (10 x 2^(k-1) - 5), BayesFuse's
 SEGFUSE = tuple(zip([0] + [10 * 2 ** (k - 1) - 5 for k in range(1, 10)], [10 * 2 ** (k - 1) - 5 for k in range(1, 11)]))
+UNRANKED_LOG_ODDS = math.log(0.001 / 0.999)  # BayesFuse's log odds of a document a run does not rank (ranx's)
 BAYESFUSE = tuple(zip((0, 5, 10, 15, 20, 30, 100, 200, 500), (5, 10, 15, 20, 30, 100, 200, 500, 1000)))
 
 
@@ -57,16 +59,25 @@ def read_runs(runs: Any, source: Callable[[Any], Source], rows: Callable[[str], 
             names.append(label or read.label)
             sql.append(text)
             continue
-        key = call_macro(dialect, "_macros/dialect.sql", "before_separator", "query_id")
-        for run_id, in rows(f"SELECT DISTINCT {key} AS run_id FROM ({text}) AS runs ORDER BY run_id"):
+        stored = _apart(text, dialect)
+        for run_id, in rows(f"SELECT DISTINCT stored_run FROM ({stored}) AS stored ORDER BY stored_run"):
             names.append(str(run_id))
-            sql.append(call_macro(dialect, "_macros/inputs.sql", "unkeyed_runs", text, str(run_id)).strip())
+            sql.append(f"SELECT stored_query AS query_id, doc_id, score, input_rank\nFROM ({stored}) AS stored\n"
+                       f"WHERE stored_run = {dialect.literal(str(run_id))}")
     if len(names) < 2:
         raise OptionError(f"fusion takes two runs or more; {len(names)} given")
     if len(set(names)) != len(names):
         raise OptionError(f"two runs are called {next(n for n in names if names.count(n) > 1)!r}: name them apart, "
                           f"in Python with a dict {{name: run}}")
     return Runs(tuple(names), tuple(sql), integers)
+
+
+def _apart(keyed: str, dialect: Dialect) -> str:
+    """Runs stored together (query ids run || chr(31) || query) with the run and the query apart, under names no input
+    column has (ClickHouse resolves a name to an alias of the same SELECT before the column)."""
+    run = call_macro(dialect, "_macros/dialect.sql", "before_separator", "query_id")
+    query = call_macro(dialect, "_macros/dialect.sql", "after_separator", "query_id")
+    return f"SELECT {run} AS stored_run, {query} AS stored_query, doc_id, score, input_rank\nFROM ({keyed}) AS keyed"
 
 
 def fusion_sql(read: Runs, fusions: Sequence[Fusion], tie_break: str, depth: int | None, qrels_sql: str | None,
@@ -87,7 +98,7 @@ def fusion_sql(read: Runs, fusions: Sequence[Fusion], tie_break: str, depth: int
                            ranks=method.family != "scores" or method.trained, candidates=candidates,
                            training=method.trained, qrels=qrels_sql, method=method.name, family=method.family,
                            param_names=list(first.params), segments=SEGFUSE if method.name == "segfuse" else BAYESFUSE,
-                           depth=depth)
+                           depth=depth, unranked_log_odds=UNRANKED_LOG_ODDS)
 
 
 def render_fusion(runs: Any, method: str = "rrf", norm: str | None = "min-max", weights: Sequence[float] | None = None,
