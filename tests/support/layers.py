@@ -16,7 +16,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 PICTURE = ROOT / "docs" / "layers.svg"
 # The parts from the top layer to the bottom one (tests/project/test_layers.py's LAYERS says what may import what).
-ORDER = ("__main__", "cli", "__init__", "evaluating", "judging", "comparing", "tracking", "trec", "diagnosing", "fusing", "statistics",
+ORDER = ("__main__", "cli", "__init__", "evaluating", "judging", "comparing", "tracking", "trec", "diagnosing", "fusing", "logs", "statistics",
          "export",
          "evaluation", "diagnostics", "results", "engines", "plan",
          "inputs", "rendering", "measures", "progress", "version", "errors")
