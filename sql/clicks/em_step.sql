@@ -7,13 +7,14 @@
     new gamma the mean of the second over a position's; with prior a, b (PyClick's EM parameters: 1, 5) the means are
     (a + sum) / (b + n), and no value exceeds 1 - 1e-6 (PyClick's cap; prior=none: a = b = 0, no cap). Rows: kind ('attraction' or 'examination'), query_id, doc_id,
     position, previous_click, value. -#}
- {#- The sums added in the order of the impressions (session, position): the same bits on every run. -#}
-{%- macro mean(x) %}{% if cap is not none %}LEAST({% endif %}({{ a | number }} + list_sum(list({{ x }} ORDER BY session_id, position)))
+ {#- The sums added in the order of the impressions (slot: their number by session and position): the same bits on every
+    run. -#}
+{%- macro mean(x) %}{% if cap is not none %}LEAST({% endif %}({{ a | number }} + list_sum(list({{ x }} ORDER BY slot)))
        / CAST({{ b | number }} + COUNT(*) AS DOUBLE){% if cap is not none %}, {{ cap | number }}){% endif %}{% endmacro %}
 {% set keyed = ' AND examination.previous_click = impressions.previous_click' if model == 'ubm' else '' %}
 WITH
 posteriors AS (
-    SELECT impressions.session_id AS session_id, impressions.query_id AS query_id, impressions.doc_id AS doc_id,
+    SELECT impressions.slot AS slot, impressions.query_id AS query_id, impressions.doc_id AS doc_id,
            impressions.position AS position,
            {{ 'impressions.previous_click' if model == 'ubm' else '0' }} AS previous_click,
            CASE WHEN impressions.clicked = 1 THEN 1

@@ -10,7 +10,7 @@ from .paths import write_rows
 
 
 def add_clicks_command(commands) -> None:
-    from ..logs.clicks import MODELS
+    from ..logs.names import MODELS
 
     cl = commands.add_parser(
         "clicks", help="judgments from an impression log by a click model: CTR, COEC, cascade, DCM, SDBN, PBM, UBM",
@@ -62,4 +62,57 @@ def clicks_command(args: argparse.Namespace) -> int:
     summary = (f"clicks: {len(frame)} judgments of {frame.query_id.nunique()} queries by {args.model} "
                f"(prior {args.prior}{ran}) from {int(frame.sessions.sum()) if len(frame) else 0} impressions\n")
     write_rows(data, args.output, summary)
+    return 0
+
+
+def add_counterfactual_command(commands) -> None:
+    from ..logs.names import ESTIMATORS
+
+    cf = commands.add_parser(
+        "counterfactual", help="what a new ranking would have earned, estimated from logged traffic (IPS, DR, ...)",
+        description="Estimate the value of NEW_RUN (a ranking per query) from logged traffic with the logging policy's "
+                    "propensities (one row per result shown: session_id, query_id, doc_id, position, reward, propensity; "
+                    "rips reads prefix_propensity, sips slate_propensity), per session, by the estimators: "
+                    + "; ".join(f"{k}: {v}" for k, v in ESTIMATORS.items())
+                    + ". Each with a percentile bootstrap interval over sessions. A new run that puts documents where "
+                      "the log never shows them is an error that says their share.")
+    cf.add_argument("log", metavar="LOG", help="the logged traffic: CSV, TSV or Parquet")
+    cf.add_argument("run", metavar="NEW_RUN", help="the new ranking: a run (TREC, CSV, Parquet)")
+    cf.add_argument("--estimator", action="append", choices=list(ESTIMATORS), metavar="E",
+                    help=f"an estimator (repeatable; default ips): {', '.join(ESTIMATORS)}")
+    cf.add_argument("--rewards", metavar="FILE", help="the reward model of dm and dr: query_id, doc_id, position, estimate")
+    cf.add_argument("--ci", type=float, default=95, metavar="LEVEL", help="the interval's level in percent (default 95)")
+    cf.add_argument("--trials", type=int, default=10000, metavar="N", help="bootstrap resamples (default 10000)")
+    cf.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (default 0)")
+    cf.add_argument("--tie-break", choices=("trec_eval", "doc_id_asc", "input_rank"), default="trec_eval",
+                    help="order of the new run's tied scores (default trec_eval: document id descending)")
+    cf.add_argument("--log-columns", metavar="MAP", type=mapping_argument, help="the log's column names, e.g. reward=click")
+    cf.add_argument("--log-format", choices=FORMATS, help="format of the log (default: from the file name)")
+    cf.add_argument("--run-format", choices=FORMATS, help="format of NEW_RUN (default: from the file name)")
+    cf.add_argument("--run-columns", metavar="MAP", type=mapping_argument, help="column names of NEW_RUN")
+    cf.add_argument("-f", "--format", choices=("table", "csv", "tsv", "json", "markdown", "latex"), default="table",
+                    help="output layout (default: table)")
+    cf.add_argument("-o", "--output", metavar="FILE", help="write the estimates to FILE (atomically) instead of stdout")
+    cf.set_defaults(handler=counterfactual_command)
+
+
+def counterfactual_command(args: argparse.Namespace) -> int:
+    from ..logs.counterfactual import counterfactual
+    from ..results.formats import aligned_lines
+    from ..results.writer import refuse_inputs, write_output
+    from .paths import frame_text
+
+    refuse_inputs(args.output, [args.log, args.run, args.rewards])
+    if not 0 < args.ci < 100:
+        raise OptionError(f"--ci {args.ci:g}: a level in percent between 0 and 100 (95)")
+    frame = counterfactual(args.log, args.run, args.estimator or ["ips"], rewards=args.rewards, ci=args.ci / 100,
+                           trials=args.trials, seed=args.seed, tie_break=args.tie_break, log_columns=args.log_columns,
+                           log_format=args.log_format, run_format=args.run_format, run_columns=args.run_columns)
+    if args.format != "table":
+        write_output(frame_text(frame, args.format), args.output)
+        return 0
+    rows = [[name, f"{v:.4f}", f"[{lo:.4f}, {hi:.4f}]", str(n)]
+            for name, v, lo, hi, n in frame.itertuples(index=False)]
+    lines = aligned_lines(["estimator", "estimate", f"{args.ci:g}% CI", "sessions"], rows)
+    write_output("\n".join(lines) + "\n", args.output)
     return 0

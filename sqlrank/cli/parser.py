@@ -19,7 +19,7 @@ from .commands import (
 from .exports import add_dbt_command, add_install_command, add_sql_command
 from .paths import TABLE_FORMATS
 from .fusing import add_fuse_command
-from .logs import add_clicks_command
+from .logs import add_clicks_command, add_counterfactual_command
 from .judging import agree_command, meta_command, overlap_command, pool_command
 from .options import (
     add_where_arguments,
@@ -57,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_pool_command(commands)
     add_fuse_command(commands)
     add_clicks_command(commands)
+    add_counterfactual_command(commands)
     add_meta_command(commands)
     add_history_command(commands)
     add_explain_command(commands)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import uuid
-from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -19,27 +18,9 @@ from ..evaluation import integer_ids
 from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import render_template
 from .log import log_sql
+from .names import MODELS, Model
 
 
-@dataclass(frozen=True)
-class Model:
-    name: str
-    about: str
-    fitted: str  # "counted": one statement; "em": expectation maximisation
-
-
-MODELS = {m.name: m for m in (
-    Model("ctr", "click-through rate: clicks over impressions", "counted"),
-    Model("coec", "clicks over expected clicks: clicks over the sum of the click-through rates of the positions shown",
-          "counted"),
-    Model("cm", "the cascade model: clicks over impressions down to each session's first click", "counted"),
-    Model("dcm", "the dependent click model: clicks over impressions down to each session's last click", "counted"),
-    Model("sdbn", "the simplified dynamic Bayesian network: attractiveness (as dcm) x satisfaction (the sessions whose "
-          "last click the document is, over its clicks)", "counted"),
-    Model("pbm", "the position-based model: P(click) = alpha(query, document) x gamma(position), by EM", "em"),
-    Model("ubm", "the user browsing model: P(click) = alpha(query, document) x gamma(position, position of the last "
-          "click above), by EM", "em"),
-)}
 # prior -> (a, b) of the counting models' (k + a) / (n + b); (a, b, the start, the cap) of EM's (a + sum) / (b + n)
 PRIORS = {"pyclick": ((1, 2), (1, 5, 1 / 5, 1 - 1e-6)), "none": ((0, 0), (0, 0, 0.5, None))}
 
@@ -91,7 +72,8 @@ def _em(con, log: str, model: str, iterations: int, tolerance: float, min_sessio
     tag = uuid.uuid4().hex[:10]
     names = {k: f"sqlrank_{k}_{tag}" for k in ("impressions", "attraction", "examination", "step")}
     impressions = render_template(DUCKDB, "clicks/impressions.sql", log=log)
-    con.execute(f"CREATE TEMP TABLE {names['impressions']} AS WITH {impressions} SELECT * FROM impressions")
+    con.execute(f"CREATE TEMP TABLE {names['impressions']} AS WITH {impressions} "
+                f"SELECT *, ROW_NUMBER() OVER (ORDER BY session_id, position) AS slot FROM impressions")
     a, b, start, cap = prior
     key = "position, previous_click" if model == "ubm" else "position, 0 AS previous_click"
     con.execute(f"CREATE TEMP TABLE {names['attraction']} AS SELECT DISTINCT query_id, doc_id, {start!r} AS alpha "

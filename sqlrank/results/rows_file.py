@@ -17,9 +17,11 @@ def table_file(frame: "pd.DataFrame", format: str) -> str | bytes:
     if format in ("csv", "tsv"):
         return frame.to_csv(index=False, sep="," if format == "csv" else "\t", lineterminator="\n",
                             float_format=lambda v: repr(float(v)))
+    plain = frame.copy(deep=False)
+    plain.attrs = {}  # what made the rows (statements, trials, tables) is no part of the file pandas writes them to
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "rows.parquet")
-        frame.to_parquet(path, index=False)
+        plain.to_parquet(path, index=False)
         with open(path, "rb") as handle:
             return handle.read()
 

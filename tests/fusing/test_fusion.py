@@ -288,8 +288,9 @@ def test_the_command_line_writes_the_fused_run_and_evaluates_it(tmp_path):
     csv = run_cli("fuse", *runs, "--method", "wsum", "--weights", "0.5", "0.3", "0.2", "-f", "csv")
     assert csv.returncode == 0 and csv.stdout.startswith("query_id,doc_id,score,rank\n") and "fused 3" in csv.stderr
     optimized = run_cli("fuse", *runs, "--method", "wsum", "--qrels", str(judging / "human.txt"), "--optimize",
-                        "nDCG@10", "-o", str(tmp_path / "best.csv"))
+                        "nDCG@10", "-o", str(tmp_path / "best.parquet"))  # its trials (attrs) stay out of the file
     assert optimized.returncode == 0 and "chosen on nDCG@10: weights=" in optimized.stdout, optimized.stderr
+    assert len(pd.read_parquet(tmp_path / "best.parquet")) == len(python)
     printed = run_cli("sql", "--fuse", *runs, "--method", "rrf(k=20)")
     assert printed.returncode == 0 and printed.stdout.rstrip().endswith(";")
     got = duckdb.sql(printed.stdout.rstrip().rstrip(";")).df()

@@ -154,6 +154,10 @@ def test_the_judgments_are_read_by_any_measure(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"clicks: {len(judged)} judgments of 8 queries by pbm (prior pyclick, 50 EM iterations)")
     lines = out.read_text().splitlines()
+    parquet = tmp_path / "clicks.parquet"  # the frame's attrs (the gammas, a DataFrame) stay out of the file
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "clicks", str(path), "--model", "ubm", "--log-columns",
+                           "session_id=sid,clicked=click", "-o", str(parquet)], capture_output=True, text=True)
+    assert done.returncode == 0 and len(pd.read_parquet(parquet)) == len(judged), done.stderr
     # printed exactly, and EM's sums are added in the impressions' order: the same bits in every process
     assert len(lines) == len(judged) and all(close(float(line.split()[3]), r, 0) for line, r in zip(lines, judged.relevance))
 

@@ -37,7 +37,7 @@ LAYERS = {
     "trec": EVALUATED,                                     # trec_eval's command
     "diagnosing": EVALUATED,                               # explain, check
     "fusing": EVALUATED,                                   # rank fusion: runs in, one run out
-    "logs": EVALUATED,                                     # impression logs: click models
+    "logs": EVALUATED | {"statistics"},                    # logs: click models, off-policy estimates and their intervals
     "export": EVALUATED,
     "evaluating": EVALUATED | {"statistics", "tracking"},  # sqlrank.evaluate: an evaluation and its summaries
     "cli": EVALUATED | TOOLS | {"export", "evaluating"},

@@ -1,0 +1,63 @@
+{#- Off-policy estimates of a new ranking from logged traffic (logs/counterfactual.py): per session (one result page),
+    what each estimator adds up, for the mean over sessions and its bootstrap interval in Python. The new run ranks
+    each query's documents (ties by the tie-break convention): position k of a session holds its k-th document. Its
+    propensity of a logged result is 1 where it puts the same document at the same position (item-position), where
+    it agrees on every position down to this one (prefix), or on the whole page (slate); else 0.
+      iips    sum over positions of reward x same / propensity                   (independent IPS; Li et al. 2018)
+      rips    sum of reward x prefix agreement / prefix_propensity               (reward-interaction IPS; McInerney et al. 2020)
+      sips    sum of reward x page agreement / slate_propensity                  (standard slate IPS)
+      dm      sum of the reward model's estimate of the new run's document at each position
+      dr      dm + sum of same / propensity x (reward - the estimate of the logged document)
+    Rows: session_id, and per estimator its sum; weights (the sum of same / propensity, for snips); slots. -#}
+{% macro ordered_sum(x) %}list_sum(list({{ x }} ORDER BY position)){% endmacro %}
+WITH
+traffic AS (
+    SELECT * FROM ({{ log | indent(10) }}) AS log
+),
+new_ranking AS (
+    SELECT query_id, doc_id, ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY {{ order }}) AS position
+    FROM ({{ run | indent(10) }}) AS run
+),
+agreed AS (
+    SELECT traffic.*, CASE WHEN new_ranking.doc_id IS NULL THEN 0 ELSE 1 END AS same
+    FROM traffic
+    LEFT JOIN new_ranking
+        ON new_ranking.query_id = traffic.query_id AND new_ranking.position = traffic.position
+       AND new_ranking.doc_id = traffic.doc_id
+),
+prefixed AS (
+    SELECT *, MIN(same) OVER (PARTITION BY session_id ORDER BY position ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS same_prefix,
+           MIN(same) OVER (PARTITION BY session_id) AS same_slate
+    FROM agreed
+){% if model %},
+model AS (
+    SELECT query_id, doc_id, position, estimate FROM ({{ model | indent(10) }}) AS model
+),
+modelled AS (  -- each slot's estimate of the logged document and of the new run's document at its position
+    SELECT prefixed.*, logged.estimate AS logged_estimate, proposed.estimate AS new_estimate, new_ranking.doc_id AS new_doc
+    FROM prefixed
+    LEFT JOIN new_ranking ON new_ranking.query_id = prefixed.query_id AND new_ranking.position = prefixed.position
+    LEFT JOIN model AS logged
+        ON logged.query_id = prefixed.query_id AND logged.doc_id = prefixed.doc_id AND logged.position = prefixed.position
+    LEFT JOIN model AS proposed
+        ON proposed.query_id = prefixed.query_id AND proposed.doc_id = new_ranking.doc_id AND proposed.position = prefixed.position
+){% endif %}
+
+SELECT session_id,
+       {{ ordered_sum('reward * same / propensity') }} AS iips,
+       {{ ordered_sum('same / propensity') }} AS weights,
+{% if 'prefix_propensity' in columns %}
+       {{ ordered_sum('reward * same_prefix / prefix_propensity') }} AS rips,
+{% endif %}
+{% if 'slate_propensity' in columns %}
+       {{ ordered_sum('reward * same_slate / slate_propensity') }} AS sips,
+{% endif %}
+{% if model %}
+       {{ ordered_sum('new_estimate') }} AS dm,
+       {{ ordered_sum('new_estimate + same / propensity * (reward - logged_estimate)') }} AS dr,
+       COUNT(*) FILTER (WHERE new_estimate IS NULL OR logged_estimate IS NULL) AS unmodelled,
+{% endif %}
+       COUNT(*) AS slots
+FROM {{ 'modelled' if model else 'prefixed' }}
+GROUP BY session_id
+ORDER BY session_id

@@ -1,0 +1,106 @@
+"""Counterfactual (off-policy) estimates of a new ranking from logged traffic (``sqlrank counterfactual``,
+``sqlrank.counterfactual``): what the new run would have earned, per session, by the standard estimators of ranking
+and slate policies, and a bootstrap interval over sessions. One statement gives every session's sums
+(sql/counterfactual/estimate.sql); the means, SNIPS's normalisation and the intervals are computed here."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from ..engines.duckdb import session, session_options
+from ..errors import InputError, OptionError
+from ..inputs.load import load
+from ..rendering.dialects import DUCKDB
+from ..rendering.sqltext import render_template
+from .log import first_row, traffic_sql
+from .names import ESTIMATORS, NEEDS
+
+def counterfactual(log: Any, run: Any, estimator: str = "ips", rewards: Any = None, ci: float | None = 0.95,
+                   trials: int = 10000, seed: int | None = 0, tie_break: str = "trec_eval",
+                   log_columns: dict | None = None, log_format: str | None = None, run_format: str | None = None,
+                   run_columns: dict | None = None, **options: Any) -> pd.DataFrame:
+    """The estimated value of ``run`` per session (the mean over the logged sessions) by ``estimator`` (ips, snips,
+    iips, rips, sips, dm, dr; a list for several): a row each with estimate, ci_low, ci_high (a percentile bootstrap
+    over sessions: ``trials`` resamples, ``seed``), sessions. ``log``: one row per result shown (session_id, query_id,
+    doc_id, position, reward, propensity; rips reads prefix_propensity, sips slate_propensity). ``rewards``: the reward
+    model of dm and dr (query_id, doc_id, position, estimate). A run that ranks documents the log never shows at that
+    position of that query is an error saying the share of such slots: no estimator sees them."""
+    wanted = [estimator] if isinstance(estimator, str) else list(estimator)
+    for name in wanted:
+        if name not in ESTIMATORS:
+            raise OptionError(f"unknown estimator {name!r}; choose one of {', '.join(ESTIMATORS)}")
+    if any(name in ("dm", "dr") for name in wanted) and rewards is None:
+        raise OptionError("dm and dr read a reward model: give rewards= (--rewards FILE: query_id, doc_id, position, "
+                          "estimate)")
+    if ci is not None and not (isinstance(ci, (int, float)) and not isinstance(ci, bool) and 0 < ci < 1):
+        raise OptionError(f"ci={ci!r}: a confidence level between 0 and 1 (0.95)")
+    optional = tuple(sorted({c for name in wanted for c in NEEDS.get(name, ())}))
+    resources = session_options(options)
+    if options:
+        raise OptionError(f"unknown option {sorted(options)[0]!r} of counterfactual")
+    with session(resources.pop("connection", None), **resources) as (con, registry):
+        log_sql = traffic_sql(log, con, registry, log_columns, log_format, optional)
+        run_sql = load(run, "run", con, registry, run_format, run_columns, ranks=tie_break == "input_rank").sql()
+        model_sql = None
+        if rewards is not None:
+            from .log import model_sql as reward_model
+
+            model_sql = reward_model(rewards, con, registry)
+        _require_support(con, log_sql, run_sql, DUCKDB.ranking_order(tie_break, "score"))
+        sql = render_template(DUCKDB, "counterfactual/estimate.sql", log=log_sql, run=run_sql, model=model_sql,
+                              columns=optional, order=DUCKDB.ranking_order(tie_break, "score"))
+        sessions = con.execute(sql).df()
+    if model_sql is not None and sessions.unmodelled.sum():
+        raise InputError(f"the reward model has no estimate for {int(sessions.unmodelled.sum())} slots (a logged "
+                         f"document, or the new run's, at its query and position): give it one for each")
+    rows = [_estimated(name, sessions, ci, trials, seed) for name in wanted]
+    frame = pd.DataFrame(rows, columns=["estimator", "estimate", "ci_low", "ci_high", "sessions"])
+    frame.attrs.update(sql=sql, per_session=sessions)
+    return frame
+
+
+def _estimated(name: str, sessions: pd.DataFrame, ci: float | None, trials: int, seed: int | None) -> tuple:
+    from ..statistics.uncertainty import interval
+    from ..statistics.significance import scipy_stats
+
+    column = {"ips": "iips", "snips": "iips"}.get(name, name)
+    values = sessions[column].to_numpy(dtype=float)
+    n = len(values)
+    if name == "snips":  # the weights' mean over the slots normalises: sum(r w) / n / (sum(w) / slots)
+        weights, slots = sessions.weights.to_numpy(dtype=float), sessions.slots.to_numpy(dtype=float)
+        if weights.sum() == 0:
+            raise InputError("snips: the new run agrees with no logged slot (every weight is 0)")
+        estimate = values.sum() / weights.sum() * slots.sum() / n
+        low = high = math.nan
+        if ci is not None and n > 1:
+            found = scipy_stats().bootstrap((values, weights, slots), lambda v, w, s, axis=-1: v.sum(axis) / w.sum(axis)
+                                            * s.sum(axis) / v.shape[axis], paired=True, confidence_level=ci,
+                                            n_resamples=trials, method="percentile", random_state=seed, vectorized=True)
+            low, high = float(found.confidence_interval.low), float(found.confidence_interval.high)
+        return name, float(estimate), low, high, n
+    low, high = interval(values, ci, "percentile", trials, seed) if ci is not None else (math.nan, math.nan)
+    return name, float(values.mean()), low, high, n
+
+
+def _require_support(con, log_sql: str, run_sql: str, order: str) -> None:
+    """Every slot of the new run within the logged pages (its document at position k of the page's query, k up to the
+    page's length) is one the log shows there; else an error with the share of the slots it is not."""
+    found = first_row(con, f"""
+        WITH traffic AS ({log_sql}),
+        new_ranking AS (SELECT query_id, doc_id, ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY {order}) AS position
+                        FROM ({run_sql}) AS run),
+        slots AS (SELECT DISTINCT session_id, query_id, position FROM traffic),
+        shown AS (SELECT DISTINCT query_id, doc_id, position FROM traffic)
+        SELECT count(*), count(*) FILTER (WHERE shown.doc_id IS NULL),
+               min(CASE WHEN shown.doc_id IS NULL THEN slots.query_id || ' at ' || slots.position END)
+        FROM slots
+        JOIN new_ranking ON new_ranking.query_id = slots.query_id AND new_ranking.position = slots.position
+        LEFT JOIN shown ON shown.query_id = slots.query_id AND shown.doc_id = new_ranking.doc_id
+                       AND shown.position = slots.position""")
+    total, unsupported, example = found
+    if unsupported:
+        raise InputError(f"the new run puts documents where the log never shows them: {unsupported} of {total} slots "
+                         f"({unsupported / total:.1%} of the new run's mass over the logged pages; e.g. query {example}); "
+                         f"no estimator can see what they would have earned: evaluate on traffic that shows them")
