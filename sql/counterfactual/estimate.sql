@@ -8,7 +8,8 @@
       sips    sum of reward x page agreement / slate_propensity                  (standard slate IPS)
       dm      sum of the reward model's estimate of the new run's document at each position
       dr      dm + sum of same / propensity x (reward - the estimate of the logged document)
-    Rows: session_id, and per estimator its sum; weights (the sum of same / propensity, for snips); slots. -#}
+    Rows: session_id, and per estimator its sum; weights (the sum of same / propensity, for snips); slots; the slots the
+    new run fills (new_slots) and those of them where the log never shows its document (unsupported, and one of them). -#}
 {% macro ordered_sum(x) %}list_sum(list({{ x }} ORDER BY position)){% endmacro %}
 WITH
 traffic AS (
@@ -18,12 +19,16 @@ new_ranking AS (
     SELECT query_id, doc_id, ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY {{ order }}) AS position
     FROM ({{ run | indent(10) }}) AS run
 ),
-agreed AS (
-    SELECT traffic.*, CASE WHEN new_ranking.doc_id IS NULL THEN 0 ELSE 1 END AS same
+shown AS (
+    SELECT DISTINCT query_id, doc_id, position FROM traffic
+),
+agreed AS (  -- each slot's document in the new run (new_doc), whether it is the logged one, whether the log ever shows it there
+    SELECT traffic.*, new_ranking.doc_id AS new_doc, CASE WHEN new_ranking.doc_id = traffic.doc_id THEN 1 ELSE 0 END AS same,
+           CASE WHEN new_ranking.doc_id IS NOT NULL AND shown.doc_id IS NULL THEN 1 ELSE 0 END AS unsupported
     FROM traffic
-    LEFT JOIN new_ranking
-        ON new_ranking.query_id = traffic.query_id AND new_ranking.position = traffic.position
-       AND new_ranking.doc_id = traffic.doc_id
+    LEFT JOIN new_ranking ON new_ranking.query_id = traffic.query_id AND new_ranking.position = traffic.position
+    LEFT JOIN shown
+        ON shown.query_id = traffic.query_id AND shown.doc_id = new_ranking.doc_id AND shown.position = traffic.position
 ),
 prefixed AS (
     SELECT *, MIN(same) OVER (PARTITION BY session_id ORDER BY position ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS same_prefix,
@@ -34,13 +39,12 @@ model AS (
     SELECT query_id, doc_id, position, estimate FROM ({{ model | indent(10) }}) AS model
 ),
 modelled AS (  -- each slot's estimate of the logged document and of the new run's document at its position
-    SELECT prefixed.*, logged.estimate AS logged_estimate, proposed.estimate AS new_estimate, new_ranking.doc_id AS new_doc
+    SELECT prefixed.*, logged.estimate AS logged_estimate, proposed.estimate AS new_estimate
     FROM prefixed
-    LEFT JOIN new_ranking ON new_ranking.query_id = prefixed.query_id AND new_ranking.position = prefixed.position
     LEFT JOIN model AS logged
         ON logged.query_id = prefixed.query_id AND logged.doc_id = prefixed.doc_id AND logged.position = prefixed.position
     LEFT JOIN model AS proposed
-        ON proposed.query_id = prefixed.query_id AND proposed.doc_id = new_ranking.doc_id AND proposed.position = prefixed.position
+        ON proposed.query_id = prefixed.query_id AND proposed.doc_id = prefixed.new_doc AND proposed.position = prefixed.position
 ){% endif %}
 
 SELECT session_id,
@@ -57,7 +61,9 @@ SELECT session_id,
        {{ ordered_sum('new_estimate + same / propensity * (reward - logged_estimate)') }} AS dr,
        COUNT(*) FILTER (WHERE new_estimate IS NULL OR logged_estimate IS NULL) AS unmodelled,
 {% endif %}
-       COUNT(*) AS slots
+       COUNT(*) AS slots,
+       COUNT(new_doc) AS new_slots, SUM(unsupported) AS unsupported,
+       MIN(CASE WHEN unsupported = 1 THEN query_id || ' at ' || position END) AS unsupported_example
 FROM {{ 'modelled' if model else 'prefixed' }}
 GROUP BY session_id
 ORDER BY session_id

@@ -6,11 +6,11 @@ import argparse
 
 from ..errors import OptionError
 from ..inputs.source import FORMATS
-from .paths import write_rows
+from .paths import rows_format, write_rows
 from .options import add_convention_arguments, add_where_arguments, convention_options, mapping_argument
 
 
-def add_fusion_arguments(parser, prefix: str = "") -> None:
+def add_fusion_arguments(parser) -> None:
     """The method, its normalisation and weights (fuse, and sql --fuse)."""
     from ..fusing.methods import METHODS, NORMS
 
@@ -69,18 +69,12 @@ def fusion_inputs(args: argparse.Namespace) -> dict:
 
 def fuse_command(args: argparse.Namespace) -> int:
     from ..fusing.api import fuse
-    from ..fusing.output import run_format, run_output
-    from ..results.writer import refuse_inputs
+    from ..fusing.output import run_output
     from .options import where_options
 
-    refuse_inputs(args.output, [*args.runs, args.qrels])
-    fmt = run_format(args.output, args.format)
-    if fmt == "parquet" and args.output in (None, "-"):
-        raise OptionError("a Parquet run goes to a file: give -o FILE.parquet")
-    conventions = {k: v for k, v in convention_options(args).items()
-                   if v is not None and k not in ("depth", "tie_break")} if args.optimize else {}
-    if not args.optimize and any(v is not None for k, v in convention_options(args).items()
-                                 if k not in ("depth", "tie_break")):
+    fmt = rows_format(args, "a Parquet run goes")
+    conventions = {k: v for k, v in convention_options(args).items() if v is not None and k not in ("depth", "tie_break")}
+    if conventions and not args.optimize:
         raise OptionError("the conventions are for --optimize: what the measure that chooses the weights reads")
     frame = fuse(args.runs, qrels=args.qrels, optimize=args.optimize, run_format=args.run_format,
                  run_columns=args.run_columns, qrels_format=args.qrels_format, qrels_columns=args.qrels_columns,

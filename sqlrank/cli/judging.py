@@ -9,7 +9,7 @@ import sys
 
 from ..errors import OptionError
 from ..results.writer import write_output
-from .paths import frame_text, named_sources, write_rows
+from .paths import frame_text, named_sources, rows_format, write_rows
 from .options import convention_options, database_options, engine_arguments, where_options
 
 # eval's and sql's flags that an approximate search measured against exact search does not read
@@ -48,11 +48,9 @@ def overlap_command(args: argparse.Namespace) -> int:
 
 
 def pool_command(args: argparse.Namespace) -> int:
-    from ..judging.pool import pool, pool_format, pool_output, pool_summary
+    from ..judging.pool import pool, pool_output, pool_summary
 
-    fmt = pool_format(args.output, args.format)
-    if fmt == "parquet" and args.output in (None, "-"):
-        raise OptionError("a Parquet pool goes to a file: give -o FILE.parquet")
+    fmt = rows_format(args, "a Parquet pool goes")
     frame = pool(args.runs, depth=args.depth, method=args.method, budget=args.budget, qrels=args.judged,
                  tie_break=args.tie_break, rrf_k=args.rrf_k, rbp_p=args.rbp_p, run_format=args.run_format,
                  run_columns=args.run_columns, qrels_format=args.qrels_format, qrels_columns=args.qrels_columns)

@@ -6,7 +6,7 @@ import argparse
 from ..errors import OptionError
 from ..inputs.source import FORMATS
 from .options import mapping_argument
-from .paths import write_rows
+from .paths import rows_format, write_rows
 
 
 def add_clicks_command(commands) -> None:
@@ -41,15 +41,10 @@ def add_clicks_command(commands) -> None:
 
 
 def clicks_command(args: argparse.Namespace) -> int:
-    from ..fusing.output import run_format
     from ..logs.clicks import clicks
     from ..results.rows_file import require_trec_ids, table_file
-    from ..results.writer import refuse_inputs
 
-    refuse_inputs(args.output, [args.log])
-    fmt = run_format(args.output, args.format)
-    if fmt == "parquet" and args.output in (None, "-"):
-        raise OptionError("Parquet judgments go to a file: give -o FILE.parquet")
+    fmt = rows_format(args, "Parquet judgments go")
     frame = clicks(args.log, args.model, iterations=args.iterations, tolerance=args.tolerance,
                    min_sessions=args.min_sessions, prior=args.prior, log_columns=args.log_columns,
                    log_format=args.log_format)
@@ -99,10 +94,9 @@ def add_counterfactual_command(commands) -> None:
 def counterfactual_command(args: argparse.Namespace) -> int:
     from ..logs.counterfactual import counterfactual
     from ..results.formats import aligned_lines
-    from ..results.writer import refuse_inputs, write_output
+    from ..results.writer import write_output
     from .paths import frame_text
 
-    refuse_inputs(args.output, [args.log, args.run, args.rewards])
     if not 0 < args.ci < 100:
         raise OptionError(f"--ci {args.ci:g}: a level in percent between 0 and 100 (95)")
     frame = counterfactual(args.log, args.run, args.estimator or ["ips"], rewards=args.rewards, ci=args.ci / 100,

@@ -19,7 +19,8 @@ from ..results.writer import refuse_inputs
 
 # the arguments that name files the command reads or keeps, whatever the command
 READ = ("qrels", "qrels_a", "qrels_b", "run", "run_a", "run_b", "runs", "judged", "qrels_sources", "queries", "history",
-        "items", "item_features", "groups", "targets", "verdicts", "file", "database", "zscores", "weights", "dsn")
+        "items", "item_features", "groups", "targets", "verdicts", "file", "database", "zscores", "weights", "dsn", "log",
+        "rewards")
 KEPT = ("record",)  # files a command appends to: kept, never replaced by an output
 
 
@@ -179,6 +180,15 @@ def named_sources(texts: list[str], merged: bool) -> dict[str, str] | str:
             raise OptionError(f"two judgment sources are both called {name!r}; name them: NAME=FILE (--qrels NAME=FILE)")
         named[name] = path
     return named if len(named) > 1 or merged else next(iter(named.values()))
+
+
+def rows_format(args: Any, what: str) -> str:
+    """The format of rows a command writes as a file of its own kind (a pool, a fused run, judgments): -f, or what -o's
+    name chose (choose_format), else TREC text; Parquet goes to a file only (``what``: "a Parquet pool goes")."""
+    fmt = args.format or "trec"
+    if fmt == "parquet" and args.output in (None, "-"):
+        raise OptionError(f"{what} to a file: give -o FILE.parquet")
+    return fmt
 
 
 def write_rows(data: str | bytes, output: str | None, summary: str) -> None:

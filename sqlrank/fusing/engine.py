@@ -12,8 +12,8 @@ from ..engines.duckdb import session, session_options
 from ..errors import OptionError
 from ..evaluation import engine_elsewhere
 from ..inputs.load import load
-from .statement import fusion_sql, read_runs
-from .methods import Fusion, parse_fusion
+from .statement import check_judgments, fusion_sql, read_runs
+from .methods import parse_fusion
 from .output import finished
 
 
@@ -60,13 +60,3 @@ def fused_frame(runs: Any, spec: tuple, qrels: Any, optimize: str | None, tie_br
         fusion = parse_fusion(method, params, norm, weights, len(read.sql))
         sql = fusion_sql(read, [fusion], tie_break, depth, qrels_sql)
         return finished(con.execute(sql).df(), read, fusion, sql)
-
-
-def check_judgments(fusion: Fusion, qrels: Any) -> None:
-    """Judgments where the method is trained on them, none where it reads none."""
-    if fusion.method.trained and qrels is None:
-        raise OptionError(f"{fusion.method.name} estimates its probabilities of relevance from judgments: give qrels= "
-                          f"(--qrels QRELS), the judgments of training queries")
-    if not fusion.method.trained and qrels is not None:
-        raise OptionError(f"judgments are for the trained methods and optimize=; {fusion.method.name} reads none: "
-                          f"leave qrels out")

@@ -7,12 +7,11 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import InputError, OptionError
+from ..errors import InputError
 from ..evaluation import integer_ids
 from ..inputs.locate import is_nested_dict
 from ..results.rows_file import require_trec_ids, table_file
 
-FORMATS = ("trec", "csv", "tsv", "parquet")
 COLUMNS = ["query_id", "doc_id", "score", "rank"]
 
 
@@ -29,19 +28,8 @@ def in_kind(frame: pd.DataFrame, runs: Any) -> Any:
     if objects and all(type(obj).__module__.split(".")[0] == "polars" for obj in objects):
         import polars as pl
 
-        out = pl.from_pandas(frame)
-        return out
+        return pl.from_pandas(frame)
     return frame
-
-
-def run_format(path: str | None, format: str | None) -> str:
-    """trec, csv, tsv or parquet: given, else from the output file's name (TREC otherwise)."""
-    if format is not None:
-        if format not in FORMATS:
-            raise OptionError(f"unknown run format {format!r}; choose {', '.join(FORMATS)}")
-        return format
-    name = (path or "").lower()
-    return next((f for f in ("csv", "tsv", "parquet") if name.endswith("." + f)), "trec")
 
 
 def run_output(frame: pd.DataFrame, format: str, tag: str = "sqlrank") -> str | bytes:

@@ -41,6 +41,16 @@ def check_ranking(tie_break: str, depth: int | None) -> None:
         raise OptionError(f"depth {depth!r} must be a whole number >= 1")
 
 
+def check_judgments(fusion: Fusion, qrels: Any) -> None:
+    """Judgments where the method is trained on them, none where it reads none."""
+    if fusion.method.trained and qrels is None:
+        raise OptionError(f"{fusion.method.name} estimates its probabilities of relevance from judgments: give qrels= "
+                          f"(--qrels QRELS), the judgments of training queries")
+    if not fusion.method.trained and qrels is not None:
+        raise OptionError(f"judgments are for the trained methods and optimize=; {fusion.method.name} reads none: "
+                          f"leave qrels out")
+
+
 def read_runs(runs: Any, source: Callable[[Any], Source], rows: Callable[[str], list], dialect: Dialect = DUCKDB,
               printed: bool = False) -> Runs:
     """The runs to fuse, each read by ``source`` (DuckDB's load, or an engine's copy), each of runs stored together
@@ -82,12 +92,10 @@ def _apart(keyed: str, dialect: Dialect) -> str:
 
 def fusion_sql(read: Runs, fusions: Sequence[Fusion], tie_break: str, depth: int | None, qrels_sql: str | None,
                dialect: Dialect = DUCKDB) -> str:
-    """The statement fusing ``read`` by each of ``fusions`` (settings of one method and norm) in ``dialect``."""
+    """The statement fusing ``read`` by each of ``fusions`` (settings of one method and norm) in ``dialect``: the judgments'
+    ``qrels_sql`` where the method is trained (check_judgments)."""
     first = fusions[0]
     method = first.method
-    if method.trained and qrels_sql is None:
-        raise OptionError(f"{method.name} estimates its probabilities of relevance from judgments: give the judgments "
-                          f"of training queries (qrels=, --qrels QRELS)")
     settings = [{"weights": f.weights or (1.0,) * len(read.sql), "params": f.params} for f in fusions]
     candidates = first.norm == "borda" or method.name in ("bordafuse", "w_bordafuse") or method.family == "pairs"
     reads_scores = method.family == "scores" or first.norm in ("min-max-inverted", "borda")
@@ -118,5 +126,6 @@ def render_fusion(runs: Any, method: str = "rrf", norm: str | None = "min-max", 
 
         read = read_runs(runs, source, lambda sql: con.execute(sql).fetchall(), target, printed=True)
         fusion = parse_fusion(method, params, norm, weights, len(read.sql))
+        check_judgments(fusion, qrels)
         qrels_sql = None if qrels is None else source(qrels, "qrels", qrels_format, qrels_columns).source_sql(target)
         return fusion_sql(read, [fusion], tie_break, depth, qrels_sql, target)

@@ -78,14 +78,6 @@ def _check(runs: Sequence[Any], depth: int | None, method: str, budget: int | No
         raise OptionError(f"rbp_p {rbp_p!r} must be a number between 0 and 1 (0.8)")
 
 
-def pool_format(path: str | None, format: str | None) -> str:
-    """trec, csv, tsv or parquet: given, else from the output file's name (TREC text otherwise)."""
-    if format is not None:
-        return format
-    name = (path or "").lower()
-    return next((f for f in ("csv", "tsv", "parquet") if name.endswith("." + f)), "trec")
-
-
 def pool_output(frame: pd.DataFrame, format: str) -> str | bytes:
     """The pool as TREC qrels (label -1: pooled, not judged yet), CSV/TSV text or Parquet bytes."""
     if format == "trec":

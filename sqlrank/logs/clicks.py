@@ -34,9 +34,7 @@ def clicks(log: Any, model: str = "pbm", iterations: int = 50, tolerance: float 
     many ran, attrs["examination"] the examination probabilities. ``min_sessions``: the documents estimated from fewer
     impressions are left out. ``prior``: "pyclick" (PyClick's estimates: the counting models' ratios (k + 1) / (n + 2),
     EM's (1 + sum) / (5 + n) from 1/5, capped at 1 - 1e-6) or "none" (the plain ratios; EM from 0.5)."""
-    spec = _checked(model, iterations, tolerance, min_sessions)
-    if prior not in PRIORS:
-        raise OptionError(f"prior {prior!r} is not one of {', '.join(PRIORS)}")
+    spec = _checked(model, iterations, tolerance, min_sessions, prior)
     resources = session_options(options)
     if options:
         raise OptionError(f"unknown option {sorted(options)[0]!r} of clicks")
@@ -55,7 +53,7 @@ def clicks(log: Any, model: str = "pbm", iterations: int = 50, tolerance: float 
     return frame
 
 
-def _checked(model: str, iterations: int, tolerance: float, min_sessions: int) -> Model:
+def _checked(model: str, iterations: int, tolerance: float, min_sessions: int, prior: str) -> Model:
     if not isinstance(model, str) or model.lower() not in MODELS:
         raise OptionError(f"unknown click model {model!r}; choose one of {', '.join(MODELS)}")
     for name, value in (("iterations", iterations), ("min_sessions", min_sessions)):
@@ -64,6 +62,8 @@ def _checked(model: str, iterations: int, tolerance: float, min_sessions: int) -
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not math.isfinite(tolerance) \
             or tolerance < 0:
         raise OptionError(f"tolerance {tolerance!r} must be a number >= 0")
+    if prior not in PRIORS:
+        raise OptionError(f"prior {prior!r} is not one of {', '.join(PRIORS)}")
     return MODELS[model.lower()]
 
 

@@ -14,7 +14,7 @@ from ..errors import InputError, OptionError
 from ..inputs.load import load
 from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import render_template
-from .log import first_row, traffic_sql
+from .log import traffic_sql
 from .names import ESTIMATORS, NEEDS
 
 def counterfactual(log: Any, run: Any, estimator: str = "ips", rewards: Any = None, ci: float | None = 0.95,
@@ -48,10 +48,10 @@ def counterfactual(log: Any, run: Any, estimator: str = "ips", rewards: Any = No
             from .log import model_sql as reward_model
 
             model_sql = reward_model(rewards, con, registry)
-        _require_support(con, log_sql, run_sql, DUCKDB.ranking_order(tie_break, "score"))
         sql = render_template(DUCKDB, "counterfactual/estimate.sql", log=log_sql, run=run_sql, model=model_sql,
                               columns=optional, order=DUCKDB.ranking_order(tie_break, "score"))
         sessions = con.execute(sql).df()
+    _require_support(sessions)
     if model_sql is not None and sessions.unmodelled.sum():
         raise InputError(f"the reward model has no estimate for {int(sessions.unmodelled.sum())} slots (a logged "
                          f"document, or the new run's, at its query and position): give it one for each")
@@ -84,23 +84,12 @@ def _estimated(name: str, sessions: pd.DataFrame, ci: float | None, trials: int,
     return name, float(values.mean()), low, high, n
 
 
-def _require_support(con, log_sql: str, run_sql: str, order: str) -> None:
+def _require_support(sessions: pd.DataFrame) -> None:
     """Every slot of the new run within the logged pages (its document at position k of the page's query, k up to the
     page's length) is one the log shows there; else an error with the share of the slots it is not."""
-    found = first_row(con, f"""
-        WITH traffic AS ({log_sql}),
-        new_ranking AS (SELECT query_id, doc_id, ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY {order}) AS position
-                        FROM ({run_sql}) AS run),
-        slots AS (SELECT DISTINCT session_id, query_id, position FROM traffic),
-        shown AS (SELECT DISTINCT query_id, doc_id, position FROM traffic)
-        SELECT count(*), count(*) FILTER (WHERE shown.doc_id IS NULL),
-               min(CASE WHEN shown.doc_id IS NULL THEN slots.query_id || ' at ' || slots.position END)
-        FROM slots
-        JOIN new_ranking ON new_ranking.query_id = slots.query_id AND new_ranking.position = slots.position
-        LEFT JOIN shown ON shown.query_id = slots.query_id AND shown.doc_id = new_ranking.doc_id
-                       AND shown.position = slots.position""")
-    total, unsupported, example = found
+    unsupported, total = int(sessions.unsupported.sum()), int(sessions.new_slots.sum())
     if unsupported:
+        example = sessions.unsupported_example.dropna().min()
         raise InputError(f"the new run puts documents where the log never shows them: {unsupported} of {total} slots "
                          f"({unsupported / total:.1%} of the new run's mass over the logged pages; e.g. query {example}); "
                          f"no estimator can see what they would have earned: evaluate on traffic that shows them")
