@@ -154,6 +154,9 @@ def test_the_judgments_are_read_by_any_measure(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"clicks: {len(judged)} judgments of 8 queries by pbm (prior pyclick, 50 EM iterations)")
     lines = out.read_text().splitlines()
+    refused = subprocess.run([sys.executable, "-m", "sqlrank", "clicks", str(path), "-o", str(path)], capture_output=True,
+                             text=True)
+    assert refused.returncode == 1 and "writing the output there would replace it" in refused.stderr
     parquet = tmp_path / "clicks.parquet"  # the frame's attrs (the gammas, a DataFrame) stay out of the file
     done = subprocess.run([sys.executable, "-m", "sqlrank", "clicks", str(path), "--model", "ubm", "--log-columns",
                            "session_id=sid,clicked=click", "-o", str(parquet)], capture_output=True, text=True)

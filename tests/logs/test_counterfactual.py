@@ -153,6 +153,13 @@ def test_the_command_line(tmp_path):
                                       seed=1)
     assert done.stdout.splitlines()[0].split()[:2] == ["estimator", "estimate"]
     assert f"{expected.estimate[1]:.4f}" in done.stdout and "200" in done.stdout
+    before = paths["model"].read_bytes()
+    for target in ("log", "new", "model"):  # no output over an input: the log, the new run, the reward model
+        refused = subprocess.run([sys.executable, "-m", "sqlrank", "counterfactual", str(paths["log"]), str(paths["new"]),
+                                  "--estimator", "dr", "--rewards", str(paths["model"]), "-o", str(paths[target])],
+                                 capture_output=True, text=True)
+        assert refused.returncode == 1 and "writing the output there would replace it" in refused.stderr
+    assert paths["model"].read_bytes() == before
 
 
 @pytest.mark.parametrize("change, message", [
