@@ -22,12 +22,15 @@ _HOMES = {  # a public function or class -> the module that owns it
     "neighbours": "comparing.api",
     "agree": "judging.api", "pool": "judging.api", "meta": "judging.api",
     "history": "tracking.api", "check": "diagnosing.api", "explain": "diagnosing.api", "trec_eval": "trec.api",
-    "install": "export.installing", "fuse": "fusing.api", "render_fusion": "fusing.api", "clicks": "logs.clicks", "counterfactual": "logs.counterfactual",
+    "install": "export.installing", "fuse": "fusing.api", "render_fusion": "fusing.api",
+    "clicks": "logs.clicks", "render_clicks": "logs.clicks",
+    "counterfactual": "logs.counterfactual", "render_counterfactual": "logs.counterfactual",
 }
 
 __all__ = [
     "evaluate", "Evaluator", "render", "compare", "gsb", "report", "install", "agree", "overlap", "neighbours", "pool",
-    "meta", "history", "check", "explain", "trec_eval", "fuse", "render_fusion", "clicks", "counterfactual",
+    "meta", "history", "check", "explain", "trec_eval", "fuse", "render_fusion", "clicks", "render_clicks",
+    "counterfactual", "render_counterfactual",
     "parse_measures", "Measure", "Conventions",
     "SqlrankError", "InputError", "MeasureError", "ConventionError", "OptionError", "SqlrankWarning",
 ]

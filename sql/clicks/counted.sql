@@ -10,11 +10,13 @@
       coec   clicks over expected clicks: clicks over the sum of the log's click-through rate at each position shown
     A ratio k / n of the counting models is (k + a) / (n + b): prior a = 1, b = 2 as PyClick's maximum likelihood
     parameters start (prior=pyclick), or a = b = 0 (prior=none); coec is never smoothed. -#}
+{% import '_macros/dialect.sql' as dialect %}
 WITH
 {% include 'clicks/impressions.sql' %},
 {% if model == 'coec' %}
 position_rates AS (
-    SELECT position, AVG(CAST(clicked AS {{ DOUBLE }})) AS rate FROM impressions GROUP BY position
+    SELECT impressions.position AS position, AVG(CAST(impressions.clicked AS {{ DOUBLE }})) AS rate FROM impressions
+    GROUP BY impressions.position
 ),
 {% endif %}
 counted AS (
@@ -22,9 +24,9 @@ counted AS (
 {% if model in ('ctr', 'coec') %}
            COUNT(*) AS sessions, CAST(SUM(clicked) AS BIGINT) AS clicks,
 {% if model == 'ctr' %}
-           (SUM(clicked) + {{ a | number }}) / CAST(COUNT(*) + {{ b | number }} AS {{ DOUBLE }}) AS relevance
+           (SUM(clicked) + {{ a | number }}) / CAST(COUNT(*) + {{ b | number }} AS {{ DOUBLE }}) AS rate
 {% else %}
-           SUM(clicked) / list_sum(list(position_rates.rate ORDER BY impressions.session_id, impressions.position)) AS relevance
+           SUM(impressions.clicked) / {{ dialect.sum_in_order('position_rates.rate', 'impressions.session_id, impressions.position') }} AS rate
 {% endif %}
 {% else %}
 {% set cut = 'first_click' if model == 'cm' else 'last_click' %}
@@ -35,7 +37,7 @@ counted AS (
 {% endif %}
            (SUM(CASE WHEN {{ cut }} IS NULL OR position <= {{ cut }} THEN clicked ELSE 0 END) + {{ a | number }})
            / CAST(NULLIF(SUM(CASE WHEN {{ cut }} IS NULL OR position <= {{ cut }} THEN 1 ELSE 0 END) + {{ b | number }}, 0)
-                  AS {{ DOUBLE }}) AS relevance
+                  AS {{ DOUBLE }}) AS rate
 {% endif %}
     FROM impressions
 {% if model == 'coec' %}
@@ -46,10 +48,10 @@ counted AS (
 SELECT query_id, doc_id,
 {% if model == 'sdbn' %}
 {% set satisfaction = 'COALESCE((last_clicks + ' ~ (a | number) ~ ') / CAST(NULLIF(clicks + ' ~ (b | number) ~ ', 0) AS ' ~ DOUBLE ~ '), 0)' %}
-       relevance * {{ satisfaction }} AS relevance,
-       relevance AS attractiveness, {{ satisfaction }} AS satisfaction,
+       rate * {{ satisfaction }} AS relevance,
+       rate AS attractiveness, {{ satisfaction }} AS satisfaction,
 {% else %}
-       COALESCE(relevance, 0) AS relevance,
+       COALESCE(rate, 0) AS relevance,
 {% endif %}
        sessions, clicks
 FROM counted

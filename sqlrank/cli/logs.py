@@ -5,7 +5,10 @@ import argparse
 
 from ..errors import OptionError
 from ..inputs.source import FORMATS
-from .options import mapping_argument
+from ..rendering.dialects import DIALECTS
+
+DIALECT_NAMES = tuple(DIALECTS)
+from .options import add_where_arguments, mapping_argument, where_options
 from .paths import rows_format, write_rows
 
 
@@ -37,6 +40,10 @@ def add_clicks_command(commands) -> None:
                     help="output format (default: from -o's name, else TREC qrels)")
     cl.add_argument("-o", "--output", metavar="FILE",
                     help="write the judgments to FILE (atomically; a line of counts goes to stdout) instead of stdout")
+    add_where_arguments(cl)
+    cl.add_argument("--dialect", choices=DIALECT_NAMES, metavar="DIALECT",
+                    help="print the statement of a counting model (ctr, coec, cm, dcm, sdbn) for DIALECT instead of "
+                         "running it: duckdb reads LOG, a file; the others read LOG as that database's table")
     cl.set_defaults(handler=clicks_command)
 
 
@@ -44,10 +51,17 @@ def clicks_command(args: argparse.Namespace) -> int:
     from ..logs.clicks import clicks
     from ..results.rows_file import require_trec_ids, table_file
 
+    if args.dialect is not None:
+        from ..logs.clicks import render_clicks
+
+        refuse_engine_with_dialect(args)
+        return print_statement(render_clicks(args.log, args.model, min_sessions=args.min_sessions, prior=args.prior,
+                                             dialect=args.dialect, log_columns=args.log_columns,
+                                             log_format=args.log_format), args)
     fmt = rows_format(args, "Parquet judgments go")
     frame = clicks(args.log, args.model, iterations=args.iterations, tolerance=args.tolerance,
                    min_sessions=args.min_sessions, prior=args.prior, log_columns=args.log_columns,
-                   log_format=args.log_format)
+                   log_format=args.log_format, **where_options(args))
     if fmt == "trec":
         require_trec_ids(frame, "TREC qrels")
         data = "".join(f"{q} 0 {d} {float(r)!r}\n" for q, d, r in zip(frame.query_id, frame.doc_id, frame.relevance))
@@ -88,6 +102,11 @@ def add_counterfactual_command(commands) -> None:
     cf.add_argument("-f", "--format", choices=("table", "csv", "tsv", "json", "markdown", "latex"), default="table",
                     help="output layout (default: table)")
     cf.add_argument("-o", "--output", metavar="FILE", help="write the estimates to FILE (atomically) instead of stdout")
+    add_where_arguments(cf)
+    cf.add_argument("--dialect", choices=DIALECT_NAMES, metavar="DIALECT",
+                    help="print the statement for DIALECT instead of running it: one row, each estimator's mean over "
+                         "sessions (NULL where the new run fills slots the log never shows), no interval; duckdb reads "
+                         "the files, the others read LOG, NEW_RUN and --rewards as that database's tables")
     cf.set_defaults(handler=counterfactual_command)
 
 
@@ -97,11 +116,20 @@ def counterfactual_command(args: argparse.Namespace) -> int:
     from ..results.writer import write_output
     from .paths import frame_text
 
+    if args.dialect is not None:
+        from ..logs.counterfactual import render_counterfactual
+
+        refuse_engine_with_dialect(args)
+        return print_statement(render_counterfactual(
+            args.log, args.run, args.estimator or ["ips"], rewards=args.rewards, tie_break=args.tie_break,
+            dialect=args.dialect, log_columns=args.log_columns, log_format=args.log_format, run_format=args.run_format,
+            run_columns=args.run_columns), args)
     if not 0 < args.ci < 100:
         raise OptionError(f"--ci {args.ci:g}: a level in percent between 0 and 100 (95)")
     frame = counterfactual(args.log, args.run, args.estimator or ["ips"], rewards=args.rewards, ci=args.ci / 100,
                            trials=args.trials, seed=args.seed, tie_break=args.tie_break, log_columns=args.log_columns,
-                           log_format=args.log_format, run_format=args.run_format, run_columns=args.run_columns)
+                           log_format=args.log_format, run_format=args.run_format, run_columns=args.run_columns,
+                           **where_options(args))
     if args.format != "table":
         write_output(frame_text(frame, args.format), args.output)
         return 0
@@ -109,4 +137,18 @@ def counterfactual_command(args: argparse.Namespace) -> int:
             for name, v, lo, hi, n in frame.itertuples(index=False)]
     lines = aligned_lines(["estimator", "estimate", f"{args.ci:g}% CI", "sessions"], rows)
     write_output("\n".join(lines) + "\n", args.output)
+    return 0
+
+
+def refuse_engine_with_dialect(args: argparse.Namespace) -> None:
+    if args.engine != "duckdb" or args.dsn is not None:
+        raise OptionError("--dialect prints the statement and runs nothing; --engine and --dsn say where to run it: give "
+                          "one or the other")
+
+
+def print_statement(text: str, args: argparse.Namespace) -> int:
+    """A printed statement, to stdout or -o (atomically), ended by a semicolon for DuckDB's shell."""
+    from ..results.writer import write_output
+
+    write_output(text.rstrip("\n") + (";\n" if args.dialect == "duckdb" else "\n"), args.output)
     return 0

@@ -1,24 +1,24 @@
 """Click models (``sqlrank clicks``, ``sqlrank.clicks``): an impression log turned into real-valued judgments that any
 measure reads, per query and document, with the sessions behind each. The counting models in one statement
 (sql/clicks/counted.sql); the position-based and user browsing models by expectation maximisation, one statement per
-iteration (sql/clicks/em_step.sql) on tables of the connection, until the parameters move less than the tolerance or
-the iterations run out. Definitions: Chuklin, Markov and de Rijke, Click Models for Web Search (2015), as PyClick
+iteration (sql/clicks/em.sql), their parameters a table between iterations, until they move less than the tolerance
+or the iterations run out. On DuckDB or another engine (logs/where.py); ``render_clicks`` prints a counting model's
+statement for a dialect. Definitions: Chuklin, Markov and de Rijke, Click Models for Web Search (2015), as PyClick
 implements them."""
 from __future__ import annotations
 
 import math
-import uuid
 from typing import Any
 
 import pandas as pd
 
-from ..engines.duckdb import session, session_options
 from ..errors import OptionError
 from ..evaluation import integer_ids
-from ..rendering.dialects import DUCKDB
-from ..rendering.sqltext import render_template
-from .log import log_sql
+from ..rendering.dialects import DIALECTS
+from ..rendering.sqltext import render_template, wrap_sql
+from .log import COLUMNS, declared_sql, log_sql
 from .names import MODELS, Model
+from .where import Place, place, where_options
 
 
 # prior -> (a, b) of the counting models' (k + a) / (n + b); (a, b, the start, the cap) of EM's (a + sum) / (b + n)
@@ -35,19 +35,17 @@ def clicks(log: Any, model: str = "pbm", iterations: int = 50, tolerance: float 
     impressions are left out. ``prior``: "pyclick" (PyClick's estimates: the counting models' ratios (k + 1) / (n + 2),
     EM's (1 + sum) / (5 + n) from 1/5, capped at 1 - 1e-6) or "none" (the plain ratios; EM from 0.5)."""
     spec = _checked(model, iterations, tolerance, min_sessions, prior)
-    resources = session_options(options)
+    where = where_options(options)
     if options:
         raise OptionError(f"unknown option {sorted(options)[0]!r} of clicks")
-    with session(resources.pop("connection", None), **resources) as (con, registry):
-        sql = log_sql(log, con, registry, log_columns, log_format)
+    with place(where) as here:
+        sql = log_sql(log, here, log_columns, log_format)
         if spec.fitted == "counted":
-            a, b = PRIORS[prior][0]
-            statement = render_template(DUCKDB, "clicks/counted.sql", log=sql, model=spec.name, min_sessions=min_sessions,
-                                        a=a, b=b)
-            frame = con.execute(statement).df()
+            statement = _counted(here.dialect, sql, spec.name, min_sessions, prior)
+            frame = here.frame(statement)
             frame.attrs.update(iterations=0, sql=statement)
         else:
-            frame = _em(con, sql, spec.name, iterations, tolerance, min_sessions, PRIORS[prior][1])
+            frame = _em(here, sql, spec.name, iterations, tolerance, min_sessions, PRIORS[prior][1])
     frame = integer_ids(frame) if len(frame) else frame
     frame.attrs.update(model=spec.name, prior=prior)
     return frame
@@ -67,47 +65,54 @@ def _checked(model: str, iterations: int, tolerance: float, min_sessions: int, p
     return MODELS[model.lower()]
 
 
-def _em(con, log: str, model: str, iterations: int, tolerance: float, min_sessions: int, prior: tuple) -> pd.DataFrame:
-    """EM on tables of the connection: the impressions once, then attraction and examination per iteration."""
-    tag = uuid.uuid4().hex[:10]
-    names = {k: f"sqlrank_{k}_{tag}" for k in ("impressions", "attraction", "examination", "step")}
-    impressions = render_template(DUCKDB, "clicks/impressions.sql", log=log)
-    con.execute(f"CREATE TEMP TABLE {names['impressions']} AS WITH {impressions} "
-                f"SELECT *, ROW_NUMBER() OVER (ORDER BY session_id, position) AS slot FROM impressions")
+def _counted(dialect, log: str, model: str, min_sessions: int, prior: str) -> str:
+    a, b = PRIORS[prior][0]
+    return render_template(dialect, "clicks/counted.sql", log=log, model=model, min_sessions=min_sessions, a=a, b=b)
+
+
+def render_clicks(log: Any, model: str = "ctr", min_sessions: int = 1, prior: str = "pyclick", dialect: str = "duckdb",
+                  log_columns: dict | None = None, log_format: str | None = None) -> str:
+    """The statement of a counting click model (ctr, coec, cm, dcm, sdbn) in ``dialect``, reading the log (a file,
+    checked here, or, for a dialect other than DuckDB, that database's table by name, read and checked nowhere here):
+    what ``sqlrank sql --clicks`` prints. EM (pbm, ubm) is a statement per iteration: run it with engine=."""
+    spec = _checked(model, 1, 0, min_sessions, prior)
+    if dialect not in DIALECTS:
+        raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
+    if spec.fitted != "counted":
+        raise OptionError(f"{spec.name} is fitted by EM, a statement per iteration until the parameters settle; run it "
+                          f"where the log is (sqlrank clicks --engine ..., or engine= in Python); the counting models "
+                          f"({', '.join(m for m, s in MODELS.items() if s.fitted == 'counted')}) are one statement")
+    target = DIALECTS[dialect]
+    with place({}) as here:
+        sql = declared_sql(log, here, target, log_sql, COLUMNS, log_columns, "impression log", columns=log_columns,
+                           format=log_format)
+        return wrap_sql(_counted(target, sql, spec.name, min_sessions, prior))
+
+
+def _em(here: Place, log: str, model: str, iterations: int, tolerance: float, min_sessions: int,
+        prior: tuple) -> pd.DataFrame:
+    """EM: the impressions a table once on DuckDB (numbered, for the sums' order; elsewhere read from the log in each
+    statement), then the parameters a table per iteration."""
     a, b, start, cap = prior
-    key = "position, previous_click" if model == "ubm" else "position, 0 AS previous_click"
-    con.execute(f"CREATE TEMP TABLE {names['attraction']} AS SELECT DISTINCT query_id, doc_id, {start!r} AS alpha "
-                f"FROM {names['impressions']}")
-    con.execute(f"CREATE TEMP TABLE {names['examination']} AS SELECT DISTINCT {key}, {start!r} AS gamma "
-                f"FROM {names['impressions']}")
-    step = render_template(DUCKDB, "clicks/em_step.sql", model=model, impressions=names["impressions"],
-                           attraction=names["attraction"], examination=names["examination"], a=a, b=b, cap=cap)
-    ran = 0
-    try:
-        for ran in range(1, iterations + 1):
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {names['step']} AS {step}")
-            moved = con.execute(
-                f"SELECT max(abs(step.value - old.alpha)) FROM {names['step']} AS step JOIN {names['attraction']} AS old "
-                f"ON old.query_id = step.query_id AND old.doc_id = step.doc_id WHERE step.kind = 'attraction' "
-                f"UNION ALL SELECT max(abs(step.value - old.gamma)) FROM {names['step']} AS step "
-                f"JOIN {names['examination']} AS old ON old.position = step.position "
-                f"AND old.previous_click = step.previous_click WHERE step.kind = 'examination'").fetchall()
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {names['attraction']} AS SELECT query_id, doc_id, value AS alpha "
-                        f"FROM {names['step']} WHERE kind = 'attraction'")
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {names['examination']} AS SELECT position, previous_click, "
-                        f"value AS gamma FROM {names['step']} WHERE kind = 'examination'")
-            if max((m for m, in moved if m is not None), default=0.0) <= tolerance:
-                break
-        frame = con.execute(
-            f"SELECT attraction.query_id, attraction.doc_id, attraction.alpha AS relevance, counts.sessions, counts.clicks "
-            f"FROM {names['attraction']} AS attraction JOIN (SELECT query_id, doc_id, count(*) AS sessions, "
-            f"CAST(sum(clicked) AS BIGINT) AS clicks FROM {names['impressions']} GROUP BY query_id, doc_id) AS counts "
-            f"ON counts.query_id = attraction.query_id AND counts.doc_id = attraction.doc_id "
-            f"WHERE counts.sessions >= {min_sessions} ORDER BY attraction.query_id, attraction.doc_id").df()
-        examination = con.execute(f"SELECT * FROM {names['examination']} ORDER BY position, previous_click").df()
-    finally:
-        for name in names.values():
-            con.execute(f"DROP TABLE IF EXISTS {name}")
+
+    def part(name: str, **context) -> str:
+        return render_template(here.dialect, "clicks/em.sql", part=name, model=model, a=a, b=b, cap=cap, start=start,
+                               min_sessions=min_sessions, **context)
+
+    source = {"impressions": None, "log": log}
+    if here.other is None:
+        source = {"impressions": here.keep("impressions", part("impressions", log=log)), "log": None}
+    parameters, step, ran = here.keep("parameters", part("start", **source)), None, 0
+    for ran in range(1, iterations + 1):
+        step = part("step", parameters=parameters, **source)
+        previous, parameters = parameters, here.keep("parameters", step)
+        moved, = here.rows(part("moved", parameters=parameters, previous=previous))[0]
+        here.drop(previous)
+        if (moved or 0.0) <= tolerance:
+            break
+    frame = here.frame(part("result", parameters=parameters, **source))
+    examination = here.frame(f"SELECT position, previous_click, value AS gamma FROM {parameters} "
+                             f"WHERE kind = 'examination' ORDER BY position, previous_click")
     frame.attrs.update(iterations=ran, examination=examination if model == "ubm" else
                        examination.drop(columns="previous_click"), sql=step)
     return frame

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import sqlrank
-from conftest import close
+from conftest import close, peer
 
 PYCLICK_EM_CAP = 1 - 0.000001  # ParamEM.PROB_MIN
 
@@ -188,3 +188,68 @@ def test_a_bad_log_is_an_error_that_says_where(change, message):
 def test_bad_options_are_errors(kwargs, message):
     with pytest.raises(sqlrank.OptionError, match=message):
         sqlrank.clicks(generated_log(7, sessions=3), **kwargs)
+
+
+DIALECTS = [("postgres", "postgres"), ("trino", "trino"), ("bigquery", "bigquery"), ("snowflake", "snowflake"),
+            ("spark", "spark"), ("clickhouse", "clickhouse"), ("sqlite", "sqlite"), ("duckdb", "duckdb")]
+
+
+@pytest.mark.parametrize("dialect, read", DIALECTS)
+@pytest.mark.parametrize("model", ["ctr", "coec", "cm", "dcm", "sdbn"])
+def test_the_statement_printed_for_each_dialect_gives_duckdb_s_labels(model, dialect, read, tmp_path):
+    """``sqlrank clicks --dialect`` (render_clicks) reads that database's table by name (DuckDB: the file); it parses
+    there and, translated into DuckDB's SQL by sqlglot, gives the labels sqlrank.clicks gives."""
+    import duckdb
+
+    sqlglot = peer("sqlglot")
+    log = generated_log(11, sessions=80)
+    path = tmp_path / "log.csv"
+    log.to_csv(path, index=False)
+    text = sqlrank.render_clicks(str(path) if dialect == "duckdb" else "logs.impressions", model, dialect=dialect)
+    assert max(len(line) for line in text.splitlines()) < 160 and len(sqlglot.parse(text, read=read)) == 1
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA logs")
+    con.execute("CREATE TABLE logs.impressions AS SELECT * FROM log")
+    found = con.execute(sqlglot.transpile(text, read=read, write="duckdb")[0]).df()
+    expected = sqlrank.clicks(log, model)
+    assert list(zip(found.query_id, found.doc_id)) == list(zip(expected.query_id, expected.doc_id))
+    assert all(close(g, e, 1e-12) for g, e in zip(found.relevance, expected.relevance))
+
+
+def test_printing_refuses_what_it_cannot_print(tmp_path):
+    log = generated_log(12, sessions=5)
+    path = tmp_path / "log.csv"
+    log.to_csv(path, index=False)
+    with pytest.raises(sqlrank.OptionError, match="pbm is fitted by EM, a statement per iteration"):
+        sqlrank.render_clicks(str(path), "pbm")
+    with pytest.raises(sqlrank.OptionError, match="printed for trino is a table of that database: give its name"):
+        sqlrank.render_clicks(str(path), "ctr", dialect="trino")
+    with pytest.raises(sqlrank.OptionError, match="dialect 'oracle' is not one of"):
+        sqlrank.render_clicks(str(path), "ctr", dialect="oracle")
+    with pytest.raises(sqlrank.OptionError, match="engine 'mysql' is not one of"):
+        sqlrank.clicks(log, "ctr", engine="mysql")
+    with pytest.raises(sqlrank.OptionError, match="memory_limit: DuckDB settings, which do not apply on SQLite"):
+        sqlrank.clicks(log, "ctr", engine="sqlite", memory_limit="1GB")
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "clicks", str(path), "--model", "dcm", "--dialect", "duckdb"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.rstrip().endswith(";") and "read_csv" in done.stdout
+    done = subprocess.run([sys.executable, "-m", "sqlrank", "clicks", str(path), "--dialect", "trino", "--engine",
+                           "sqlite"], capture_output=True, text=True)
+    assert done.returncode == 1 and "--dialect prints the statement and runs nothing" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_clicks_on_sqlite_from_the_command_line_equal_duckdb_s(tmp_path):
+    """--engine sqlite (Python's own sqlite3, in this process): the log copied in, EM there, the same judgments."""
+    log = generated_log(13, sessions=60)
+    path = tmp_path / "log.csv"
+    log.to_csv(path, index=False)
+    outputs = {}
+    for engine in ("duckdb", "sqlite"):
+        out = tmp_path / f"{engine}.csv"
+        done = subprocess.run([sys.executable, "-m", "sqlrank", "clicks", str(path), "--model", "ubm", "--iterations", "4",
+                               "--engine", engine, "-o", str(out)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        outputs[engine] = pd.read_csv(out)
+    assert outputs["sqlite"][["query_id", "doc_id", "sessions"]].equals(outputs["duckdb"][["query_id", "doc_id", "sessions"]])
+    assert all(close(a, b, 1e-12) for a, b in zip(outputs["sqlite"].relevance, outputs["duckdb"].relevance))

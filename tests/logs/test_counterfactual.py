@@ -183,3 +183,47 @@ def test_bad_options_are_errors():
         sqlrank.counterfactual(log, new, "ipw")
     with pytest.raises(sqlrank.OptionError, match="dm and dr read a reward model"):
         sqlrank.counterfactual(log, new, "dr")
+
+
+@pytest.mark.parametrize("dialect, read", [("postgres", "postgres"), ("trino", "trino"), ("bigquery", "bigquery"),
+                                           ("snowflake", "snowflake"), ("spark", "spark"), ("clickhouse", "clickhouse"),
+                                           ("sqlite", "sqlite"), ("duckdb", "duckdb")])
+def test_the_statement_printed_for_each_dialect_gives_the_estimates(dialect, read, tmp_path):
+    """``sqlrank counterfactual --dialect`` (render_counterfactual) reads that database's tables by name (DuckDB: the
+    files); it parses there and, translated into DuckDB's SQL by sqlglot, gives each estimator's value in one row, NULL
+    where the new run fills a slot the log never shows."""
+    import duckdb
+
+    sqlglot = peer("sqlglot")
+    log, new, model = traffic(8, sessions=400)
+    estimators = ["ips", "snips", "iips", "rips", "sips", "dm", "dr"]
+    files = {}
+    for name, frame in (("log", log), ("new", new), ("model", model)):
+        files[name] = str(tmp_path / f"{name}.csv")
+        frame.to_csv(files[name], index=False)
+    con = duckdb.connect()
+    for name, frame in (("traffic", log), ("new_run", new), ("new_unseen", new.assign(doc_id="never")),
+                        ("reward_model", model)):
+        con.execute(f"CREATE TABLE {name} AS SELECT * FROM frame")
+    expected = sqlrank.counterfactual(log, new, estimators, rewards=model, ci=None)
+    for run, supported in (("new_run", True), ("new_unseen", False)):
+        text = sqlrank.render_counterfactual(files["log"] if dialect == "duckdb" else "traffic",
+                                             files["new"] if dialect == "duckdb" and supported else run, estimators,
+                                             rewards=files["model"] if dialect == "duckdb" else "reward_model",
+                                             dialect=dialect)
+        assert max(len(line) for line in text.splitlines()) < 160 and len(sqlglot.parse(text, read=read)) == 1
+        found = con.execute(sqlglot.transpile(text, read=read, write="duckdb")[0]).df()
+        assert len(found) == 1 and found.sessions[0] == 400
+        if supported:
+            assert all(close(found[e][0], v, 1e-12) for e, v in zip(expected.estimator, expected.estimate))
+            assert found.unsupported_slots[0] == 0
+        else:
+            assert found[estimators].isna().all(axis=None) and found.unsupported_slots[0] == found.new_slots[0] > 0
+
+
+def test_estimates_on_sqlite_equal_duckdb_s():
+    log, new, model = traffic(9, sessions=400)
+    duck = sqlrank.counterfactual(log, new, ["ips", "snips", "sips", "dr"], rewards=model, trials=300)
+    other = sqlrank.counterfactual(log, new, ["ips", "snips", "sips", "dr"], rewards=model, trials=300, engine="sqlite")
+    for column in ("estimate", "ci_low", "ci_high"):
+        assert all(close(o, d, 1e-12) for o, d in zip(other[column], duck[column])), column
