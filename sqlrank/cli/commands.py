@@ -12,7 +12,7 @@ from ..results.formats import overall_label
 from ..results.writer import write_output
 from .judging import neighbours_output, prediction_powered_output, reference_sql
 from .options import EXIT_ERROR, database_options, evaluation_options, where_options
-from .paths import frame_text, named_sources
+from .paths import frame_text, named_sources, write_statement
 
 
 def _comparison(args: argparse.Namespace, details: int = 0):
@@ -61,8 +61,7 @@ def sql_command(args: argparse.Namespace) -> int:
     with database_options(args, options) as options:
         text = render(args.qrels, args.run, " ".join(args.measures), args.per_query, dialect=args.dialect,
                       label_type=args.label_type, prefer=args.prefer, combine=args.combine, **options)
-    write_output(text.rstrip("\n") + (";\n" if args.dialect == "duckdb" else "\n"), args.output)
-    return 0
+    return write_statement(text, args)
 
 
 def install_command(args: argparse.Namespace) -> int:

@@ -6,7 +6,7 @@ import argparse
 
 from ..errors import OptionError
 from ..inputs.source import FORMATS
-from .paths import rows_format, write_rows
+from .paths import rows_format, write_rows, write_statement
 from .options import add_convention_arguments, add_where_arguments, convention_options, mapping_argument
 
 
@@ -103,7 +103,6 @@ def fused_summary(frame, optimize: str | None) -> str:
 def fusion_sql_command(args: argparse.Namespace) -> int:
     """sqlrank sql --fuse RUN...: the fusion's statement in --dialect, reading the files or that database's tables."""
     from ..fusing.api import render_fusion
-    from ..results.writer import write_output
 
     if args.run is not None or args.measures:
         raise OptionError("with --fuse, give the runs after --fuse (and QRELS only for a trained method); -m is for "
@@ -111,5 +110,4 @@ def fusion_sql_command(args: argparse.Namespace) -> int:
     text = render_fusion(args.fuse, qrels=args.qrels, dialect=args.dialect, run_format=args.run_format,
                          run_columns=args.run_columns, qrels_format=args.qrels_format, qrels_columns=args.qrels_columns,
                          **fusion_inputs(args))
-    write_output(text.rstrip("\n") + (";\n" if args.dialect == "duckdb" else "\n"), args.output)
-    return 0
+    return write_statement(text, args)

@@ -9,7 +9,7 @@ import sys
 
 from ..errors import OptionError
 from ..results.writer import write_output
-from .paths import frame_text, named_sources, rows_format, write_rows
+from .paths import frame_text, named_sources, rows_format, write_rows, write_statement
 from .options import convention_options, database_options, engine_arguments, where_options
 
 # eval's and sql's flags that an approximate search measured against exact search does not read
@@ -130,8 +130,7 @@ def reference_sql(args: argparse.Namespace) -> int:
         text = neighbours_statement(args.reference, args.qrels, " ".join(args.measures), per_query=args.per_query,
                                     distances=args.distances, dialect=args.dialect, run_format=args.run_format,
                                     run_columns=args.run_columns, **options)
-    write_output(text.rstrip("\n") + (";\n" if args.dialect == "duckdb" else "\n"), args.output)
-    return 0
+    return write_statement(text, args)
 
 
 def refuse_unread(args: argparse.Namespace) -> None:

@@ -6,10 +6,8 @@ import argparse
 from ..errors import OptionError
 from ..inputs.source import FORMATS
 from ..rendering.dialects import DIALECTS
-
-DIALECT_NAMES = tuple(DIALECTS)
 from .options import add_where_arguments, mapping_argument, where_options
-from .paths import rows_format, write_rows
+from .paths import rows_format, write_rows, write_statement
 
 
 def add_clicks_command(commands) -> None:
@@ -41,7 +39,7 @@ def add_clicks_command(commands) -> None:
     cl.add_argument("-o", "--output", metavar="FILE",
                     help="write the judgments to FILE (atomically; a line of counts goes to stdout) instead of stdout")
     add_where_arguments(cl)
-    cl.add_argument("--dialect", choices=DIALECT_NAMES, metavar="DIALECT",
+    cl.add_argument("--dialect", choices=list(DIALECTS), metavar="DIALECT",
                     help="print the statement of a counting model (ctr, coec, cm, dcm, sdbn) for DIALECT instead of "
                          "running it: duckdb reads LOG, a file; the others read LOG as that database's table")
     cl.set_defaults(handler=clicks_command)
@@ -55,7 +53,7 @@ def clicks_command(args: argparse.Namespace) -> int:
         from ..logs.clicks import render_clicks
 
         refuse_engine_with_dialect(args)
-        return print_statement(render_clicks(args.log, args.model, min_sessions=args.min_sessions, prior=args.prior,
+        return write_statement(render_clicks(args.log, args.model, min_sessions=args.min_sessions, prior=args.prior,
                                              dialect=args.dialect, log_columns=args.log_columns,
                                              log_format=args.log_format), args)
     fmt = rows_format(args, "Parquet judgments go")
@@ -103,7 +101,7 @@ def add_counterfactual_command(commands) -> None:
                     help="output layout (default: table)")
     cf.add_argument("-o", "--output", metavar="FILE", help="write the estimates to FILE (atomically) instead of stdout")
     add_where_arguments(cf)
-    cf.add_argument("--dialect", choices=DIALECT_NAMES, metavar="DIALECT",
+    cf.add_argument("--dialect", choices=list(DIALECTS), metavar="DIALECT",
                     help="print the statement for DIALECT instead of running it: one row, each estimator's mean over "
                          "sessions (NULL where the new run fills slots the log never shows), no interval; duckdb reads "
                          "the files, the others read LOG, NEW_RUN and --rewards as that database's tables")
@@ -120,7 +118,7 @@ def counterfactual_command(args: argparse.Namespace) -> int:
         from ..logs.counterfactual import render_counterfactual
 
         refuse_engine_with_dialect(args)
-        return print_statement(render_counterfactual(
+        return write_statement(render_counterfactual(
             args.log, args.run, args.estimator or ["ips"], rewards=args.rewards, tie_break=args.tie_break,
             dialect=args.dialect, log_columns=args.log_columns, log_format=args.log_format, run_format=args.run_format,
             run_columns=args.run_columns), args)
@@ -145,10 +143,3 @@ def refuse_engine_with_dialect(args: argparse.Namespace) -> None:
         raise OptionError("--dialect prints the statement and runs nothing; --engine and --dsn say where to run it: give "
                           "one or the other")
 
-
-def print_statement(text: str, args: argparse.Namespace) -> int:
-    """A printed statement, to stdout or -o (atomically), ended by a semicolon for DuckDB's shell."""
-    from ..results.writer import write_output
-
-    write_output(text.rstrip("\n") + (";\n" if args.dialect == "duckdb" else "\n"), args.output)
-    return 0

@@ -191,6 +191,15 @@ def rows_format(args: Any, what: str) -> str:
     return fmt
 
 
+def write_statement(text: str, args) -> int:
+    """A printed statement (sqlrank sql and the commands' --dialect), to stdout or -o (atomically), ended by a semicolon
+    for DuckDB's shell."""
+    from ..results.writer import write_output
+
+    write_output(text.rstrip("\n") + (";\n" if args.dialect == "duckdb" else "\n"), args.output)
+    return 0
+
+
 def write_rows(data: str | bytes, output: str | None, summary: str) -> None:
     """Rows a command writes (a pool, a fused run) to standard output with the summary on standard error, or to the
     file -o names with the summary on standard output."""

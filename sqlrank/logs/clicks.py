@@ -74,7 +74,7 @@ def render_clicks(log: Any, model: str = "ctr", min_sessions: int = 1, prior: st
                   log_columns: dict | None = None, log_format: str | None = None) -> str:
     """The statement of a counting click model (ctr, coec, cm, dcm, sdbn) in ``dialect``, reading the log (a file,
     checked here, or, for a dialect other than DuckDB, that database's table by name, read and checked nowhere here):
-    what ``sqlrank sql --clicks`` prints. EM (pbm, ubm) is a statement per iteration: run it with engine=."""
+    what ``sqlrank clicks --dialect`` prints. EM (pbm, ubm) is a statement per iteration: run it with engine=."""
     spec = _checked(model, 1, 0, min_sessions, prior)
     if dialect not in DIALECTS:
         raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")

@@ -88,7 +88,7 @@ def render_counterfactual(log: Any, run: Any, estimator: str | list = "ips", rew
                           rewards_columns: dict | None = None) -> str:
     """The statement of the estimates in ``dialect``: one row, each estimator's mean over sessions (no interval: the
     bootstrap runs in Python), then the slots the new run fills and those the log never shows; reading the files
-    (checked here) or, for another dialect, that database's tables by name: what ``sqlrank sql --counterfactual``
+    (checked here) or, for another dialect, that database's tables by name: what ``sqlrank counterfactual --dialect``
     prints."""
     from ..inputs.locate import declared_table
     from ..inputs.source import Source

@@ -133,21 +133,24 @@ class _Read:
 
 def _read(obj: Any, place: Place, wanted: tuple[str, ...], columns: dict | None, format: str | None,
           what: str) -> _Read:
+    mapping = _mapping(wanted, columns)
+    table, own = place.table(obj, what, tuple(mapping.values()), format)
+    dialect = place.dialect if own else DUCKDB
+    text = call_macro(dialect, "_macros/dialect.sql", "text")
+    columns = {c: dialect.ident(mapping[c]) for c in wanted}
+    raw = ", ".join(f"CAST({columns[c]} AS {text}) AS {c}" if c in TEXT else f"{columns[c]} AS {c}" for c in wanted)
+    return _Read(place, f"SELECT {raw} FROM {table.reader}", table.label, mapping, table.types if own else None, own,
+                 what)
+
+
+def _mapping(wanted: tuple[str, ...], columns: dict | None) -> dict:
+    """Each canonical column and the input's name for it (``columns`` renames some)."""
     mapping = {c: c for c in wanted}
     for key, value in (columns or {}).items():
         if key not in wanted:
             raise OptionError(f"log_columns: {key!r} is not one of {', '.join(wanted)}")
         mapping[key] = value
-    table, own = place.table(obj, what, tuple(mapping.values()), format)
-    dialect = place.dialect if own else None
-    text = call_macro(place.dialect, "_macros/dialect.sql", "text") if own else "VARCHAR"
-
-    def quoted(name: str) -> str:
-        return dialect.ident(mapping[name]) if own else '"' + mapping[name].replace('"', '""') + '"'
-
-    raw = ", ".join(f"CAST({quoted(c)} AS {text}) AS {c}" if c in TEXT else f"{quoted(c)} AS {c}" for c in wanted)
-    return _Read(place, f"SELECT {raw} FROM {table.reader}", table.label, mapping, table.types if own else None, own,
-                 what)
+    return mapping
 
 
 def _named(mapping: dict) -> str:
@@ -168,11 +171,7 @@ def declared_sql(obj: Any, place: Place, dialect, reader: Callable[..., str], wa
     if not isinstance(obj, str) or os.path.exists(obj):
         raise OptionError(f"the {what} of a statement printed for {dialect} is a table of that database: give its name "
                           f"([catalog.][schema.]table), not a file or a DataFrame")
-    mapping = {c: c for c in wanted}
-    for key, value in (named or {}).items():
-        if key not in wanted:
-            raise OptionError(f"log_columns: {key!r} is not one of {', '.join(wanted)}")
-        mapping[key] = value
+    mapping = _mapping(wanted, named)
     text, double = call_macro(dialect, "_macros/dialect.sql", "text"), dialect.type("DOUBLE")
     cast = {c: text for c in TEXT} | {"position": "BIGINT", "clicked": "BIGINT"}
     listed = ", ".join(f"CAST({dialect.ident(mapping[c])} AS {cast.get(c, double)}) AS {c}" for c in wanted)

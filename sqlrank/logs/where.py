@@ -102,7 +102,7 @@ class Place:
     def number(self, column: str, types: dict[str, str] | None, label: str, what: str) -> str:
         """A column as a number in the checks: DuckDB tries the cast (text that is no number is then NULL and
         reported as it is); another engine's table must hold numbers or booleans there."""
-        quoted = '"' + column.replace('"', '""') + '"' if types is None else self.dialect.ident(column)
+        quoted = (DUCKDB if types is None else self.dialect).ident(column)
         double = self.dialect.type("DOUBLE")
         if types is None:
             return f"TRY_CAST({quoted} AS DOUBLE)"
