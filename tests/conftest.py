@@ -4,6 +4,7 @@ from __future__ import annotations
 import glob
 import math
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -61,11 +62,24 @@ def default_tier(config) -> bool:
         config.args_source == pytest.Config.ArgsSource.TESTPATHS
 
 
+# The files whose tests take longest (dbt's adapters and Spark, minutes each): sent to the workers first, so that no
+# worker is left with one of them when the others are done; test_dbt.py's tests go to whichever worker is free, one by
+# one (each worker builds its module fixtures once), every other file's tests to one worker (its server starts once).
+FIRST = ("tests/export/test_dbt.py", "tests/engines/test_spark.py")
+SPLIT = ("tests/export/test_dbt.py",)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist names the groups (--dist loadgroup)
 def pytest_collection_modifyitems(config, items):
     if default_tier(config):
         slow = [item for item in items if item.get_closest_marker("slow")]
         items[:] = [item for item in items if not item.get_closest_marker("slow")]
         config.hook.pytest_deselected(items=slow)
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        group = re.sub(r"[^\w./-]", "_", item.nodeid) if module in SPLIT else module  # no "]" or "@": xdist's split
+        item.add_marker(pytest.mark.xdist_group(group))
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in FIRST)  # stable: the order within each stays
 
 
 def pytest_report_header(config):

@@ -23,7 +23,7 @@ def add_clicks_command(commands) -> None:
     cl.add_argument("log", metavar="LOG", help="the impression log: CSV, TSV or Parquet (a header with the columns)")
     cl.add_argument("--model", default="pbm", choices=list(MODELS), help="the click model (default: pbm)")
     cl.add_argument("--iterations", type=int, default=50, metavar="N",
-                    help="EM's iterations at the most (pbm, ubm; default 50; PyClick runs 5)")
+                    help="EM's iterations at the most (pbm, ubm, dbn; default 50; PyClick runs 5)")
     cl.add_argument("--tolerance", type=float, default=1e-9, metavar="T",
                     help="EM stops once no parameter moves more than T (default 1e-9; 0: every iteration)")
     cl.add_argument("--prior", choices=("pyclick", "none"), default="pyclick",

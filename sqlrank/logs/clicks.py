@@ -1,6 +1,6 @@
 """Click models (``sqlrank clicks``, ``sqlrank.clicks``): an impression log turned into real-valued judgments that any
 measure reads, per query and document, with the sessions behind each. The counting models in one statement
-(sql/clicks/counted.sql); the position-based and user browsing models by expectation maximisation, one statement per
+(sql/clicks/counted.sql); the position-based, user browsing and dynamic Bayesian network models by expectation maximisation, one statement per
 iteration (sql/clicks/em.sql), their parameters a table between iterations, until they move less than the tolerance
 or the iterations run out. On DuckDB or another engine (logs/where.py); ``render_clicks`` prints a counting model's
 statement for a dialect. Definitions: Chuklin, Markov and de Rijke, Click Models for Web Search (2015), as PyClick
@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import OptionError
+from ..errors import InputError, OptionError
 from ..evaluation import integer_ids
 from ..rendering.dialects import DIALECTS
 from ..rendering.sqltext import render_template, wrap_sql
@@ -29,9 +29,10 @@ def clicks(log: Any, model: str = "pbm", iterations: int = 50, tolerance: float 
            prior: str = "pyclick", log_columns: dict | None = None, log_format: str | None = None,
            **options: Any) -> pd.DataFrame:
     """Judgments from an impression log: query_id, doc_id, relevance (the model's estimate), sessions (the
-    impressions it counts), clicks; sdbn also attractiveness and satisfaction. The EM models (pbm, ubm) run at most
-    ``iterations`` iterations, stopping once no parameter moves more than ``tolerance``; attrs["iterations"] says how
-    many ran, attrs["examination"] the examination probabilities. ``min_sessions``: the documents estimated from fewer
+    impressions it counts), clicks; sdbn and dbn also attractiveness and satisfaction. The EM models (pbm, ubm, dbn)
+    run at most ``iterations`` iterations, stopping once no parameter moves more than ``tolerance``;
+    attrs["iterations"] says how many ran, attrs["examination"] the examination probabilities (dbn:
+    attrs["continuation"]). ``min_sessions``: the documents estimated from fewer
     impressions are left out. ``prior``: "pyclick" (PyClick's estimates: the counting models' ratios (k + 1) / (n + 2),
     EM's (1 + sum) / (5 + n) from 1/5, capped at 1 - 1e-6) or "none" (the plain ratios; EM from 0.5)."""
     spec = _checked(model, iterations, tolerance, min_sessions, prior)
@@ -74,7 +75,7 @@ def render_clicks(log: Any, model: str = "ctr", min_sessions: int = 1, prior: st
                   log_columns: dict | None = None, log_format: str | None = None) -> str:
     """The statement of a counting click model (ctr, coec, cm, dcm, sdbn) in ``dialect``, reading the log (a file,
     checked here, or, for a dialect other than DuckDB, that database's table by name, read and checked nowhere here):
-    what ``sqlrank clicks --dialect`` prints. EM (pbm, ubm) is a statement per iteration: run it with engine=."""
+    what ``sqlrank clicks --dialect`` prints. EM (pbm, ubm, dbn) is a statement per iteration: run it with engine=."""
     spec = _checked(model, 1, 0, min_sessions, prior)
     if dialect not in DIALECTS:
         raise OptionError(f"dialect {dialect!r} is not one of {', '.join(DIALECTS)}")
@@ -106,11 +107,19 @@ def _em(here: Place, log: str, model: str, iterations: int, tolerance: float, mi
     for ran in range(1, iterations + 1):
         step = part("step", parameters=parameters, **source)
         previous, parameters = parameters, here.keep("parameters", step)
-        moved, = here.rows(part("moved", parameters=parameters, previous=previous))[0]
+        moved, undefined = here.rows(part("moved", parameters=parameters, previous=previous))[0]
         here.drop(previous)
+        if undefined:
+            raise InputError(f"{model}: iteration {ran} leaves {undefined} parameters undefined: a session's product "
+                             f"of probabilities is below what a double holds (more than 1e-308 apart within a session); "
+                             f"split its longest pages, or use pbm or ubm")
         if (moved or 0.0) <= tolerance:
             break
     frame = here.frame(part("result", parameters=parameters, **source))
+    if model == "dbn":
+        continuation, = here.rows(f"SELECT value FROM {parameters} WHERE kind = 'continuation'")[0]
+        frame.attrs.update(iterations=ran, continuation=continuation, sql=step)
+        return frame
     examination = here.frame(f"SELECT position, previous_click, value AS gamma FROM {parameters} "
                              f"WHERE kind = 'examination' ORDER BY position, previous_click")
     frame.attrs.update(iterations=ran, examination=examination if model == "ubm" else

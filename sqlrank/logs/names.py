@@ -23,6 +23,8 @@ MODELS = {m.name: m for m in (
     Model("pbm", "the position-based model: P(click) = alpha(query, document) x gamma(position), by EM", "em"),
     Model("ubm", "the user browsing model: P(click) = alpha(query, document) x gamma(position, position of the last "
           "click above), by EM", "em"),
+    Model("dbn", "the dynamic Bayesian network: attractiveness x satisfaction per query and document, one continuation "
+          "probability, by EM", "em"),
 )}
 ESTIMATORS = {
     "ips": "item-position IPS: the reward of each slot where the new run shows the logged document, over its propensity",

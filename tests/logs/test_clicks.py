@@ -87,6 +87,46 @@ def em_reference(log: pd.DataFrame, model: str, iterations: int, a: float, b: fl
     return {k: value(v) for k, v in alpha.items()}
 
 
+def dbn_reference(log: pd.DataFrame, iterations: int, a: float, b: float, start: float, cap) -> tuple[dict, float]:
+    """PyClick's DBN (DBN.py) under EMInference: attractiveness and satisfaction per query and document, one
+    continuation; per session the examination (_get_session_exam) and click-after-rank (_get_session_clickafterrank)
+    probabilities under the last parameters, then DBNAttrEM, DBNSatEM and DBNContEM's updates; the last click rank the
+    page's length where nothing was clicked (SearchSession.get_last_click_rank). A denominator that is not positive
+    makes its term 0 (where PyClick divides by zero). Returns (attraction x satisfaction per document, continuation)."""
+    value = (lambda x: min(x, cap)) if cap is not None else (lambda x: x)
+    attr, sat, cont = defaultdict(lambda: start), defaultdict(lambda: start), start
+    sessions = pages(log)
+
+    def ratio(num, den):
+        return num / den if den > 0 else 0.0
+    for _ in range(iterations):
+        an, ad, sn, sd, cn, cd = defaultdict(float), defaultdict(float), defaultdict(float), defaultdict(float), 0.0, 0
+        for query, results in sessions:
+            n, g = len(results), value(cont)
+            at = [value(attr[(query, d)]) for d, _ in results]
+            st = [value(sat[(query, d)]) for d, _ in results]
+            exam = [1.0]
+            for r in range(n):
+                exam.append(exam[r] * g * ((1 - st[r]) * at[r] + (1 - at[r])))
+            car = [0.0] * (n + 1)
+            for r in range(n - 1, -1, -1):
+                car[r] = at[r] + (1 - at[r]) * g * car[r + 1]
+            last = max((r for r, (_, c) in enumerate(results) if c), default=n)
+            for r, (doc, click) in enumerate(results):
+                key = (query, doc)
+                an[key] += 1 if click else ratio((1 - exam[r]) * at[r], 1 - exam[r] * car[r]) if r >= last else 0
+                ad[key] += 1
+                if click:
+                    sn[key] += ratio(st[r], 1 - (1 - st[r]) * g * car[r + 1]) if r == last else 0
+                    sd[key] += 1
+                cn += 1 if r < last else ratio(g * (1 - car[r + 1]), 1 - g * car[r + 1])
+                cd += 1
+        attr = defaultdict(lambda: start, {k: (a + an[k]) / (b + ad[k]) for k in ad})
+        sat = defaultdict(lambda: start, {k: (a + sn[k]) / (b + sd[k]) for k in sd})
+        cont = (a + cn) / (b + cd)
+    return {k: value(attr[k]) * value(sat[k]) for k in attr}, value(cont)
+
+
 def got(frame: pd.DataFrame) -> dict:
     return {(q, d): r for q, d, r in zip(frame.query_id, frame.doc_id, frame.relevance)}
 
@@ -117,6 +157,33 @@ def test_em_equals_plain_em_after_the_same_iterations(model, iterations, prior, 
     values = got(frame)
     assert values.keys() == expected.keys()
     assert all(close(values[k], expected[k], 1e-9) for k in values), max(abs(values[k] - expected[k]) for k in values)
+
+
+@pytest.mark.parametrize("prior, a, b, start, cap", [("pyclick", 1, 5, 0.2, PYCLICK_EM_CAP), ("none", 0, 0, 0.5, None)])
+@pytest.mark.parametrize("iterations", [1, 5, 30])
+def test_dbn_equals_pyclick_s_dbn_after_the_same_iterations(iterations, prior, a, b, start, cap):
+    log = generated_log(4)
+    frame = sqlrank.clicks(log, "dbn", iterations=iterations, tolerance=0, prior=prior)
+    expected, continuation = dbn_reference(log, iterations, a, b, start, cap)
+    values = got(frame)
+    assert frame.attrs["iterations"] == iterations and values.keys() == expected.keys()
+    assert all(close(values[k], expected[k], 1e-9) for k in values), max(abs(values[k] - expected[k]) for k in values)
+    assert close(frame.attrs["continuation"], continuation, 1e-9)
+    assert np.allclose(frame.relevance, frame.attractiveness * frame.satisfaction, rtol=0, atol=1e-15)
+
+
+def test_dbn_reaches_no_result_below_a_certain_stop():
+    """prior=none on a log where one document is clicked at the top of every page: its attraction is 1, so the factor
+    (1 - attr) x cont that leads below it is 0 (a run of factors ends there); every document still gets PyClick's
+    value."""
+    rows = [(f"s{s}", "q", "top", 1, 1) for s in range(30)] + [(f"s{s}", "q", f"d{s % 3}", 2, 0) for s in range(30)]
+    log = pd.DataFrame(rows, columns=["session_id", "query_id", "doc_id", "position", "clicked"])
+    frame = sqlrank.clicks(log, "dbn", iterations=10, tolerance=0, prior="none")
+    expected, continuation = dbn_reference(log, 10, 0, 0, 0.5, None)
+    values = got(frame)
+    assert values.keys() == expected.keys() and all(close(values[k], expected[k], 1e-12) for k in values)
+    top = frame.set_index("doc_id").loc["top"]
+    assert top.attractiveness == 1.0 and close(frame.attrs["continuation"], continuation, 1e-12)
 
 
 def test_em_stops_at_the_tolerance_and_says_so():
