@@ -62,11 +62,11 @@ def default_tier(config) -> bool:
         config.args_source == pytest.Config.ArgsSource.TESTPATHS
 
 
-# The files whose tests take longest (dbt's adapters and Spark, minutes each): sent to the workers first, so that no
-# worker is left with one of them when the others are done; test_dbt.py's tests go to whichever worker is free, one by
-# one (each worker builds its module fixtures once), every other file's tests to one worker (its server starts once).
-FIRST = ("tests/export/test_dbt.py", "tests/engines/test_spark.py")
-SPLIT = ("tests/export/test_dbt.py",)
+# The files whose tests take longest (dbt's adapters and Spark, minutes each, 15 and 25 minutes in all): sent to the
+# workers first, and their tests to whichever worker is free, one by one (each worker builds the module's fixtures, a
+# Spark session, once), so that no worker is left alone with one of them; every other file's tests go to one worker
+# (its server starts once).
+FIRST = SPLIT = ("tests/export/test_dbt.py", "tests/engines/test_spark.py")
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist names the groups (--dist loadgroup)
