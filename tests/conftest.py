@@ -66,7 +66,7 @@ def default_tier(config) -> bool:
 # workers first, and their tests to whichever worker is free, one by one (each worker builds the module's fixtures, a
 # Spark session, once), so that no worker is left alone with one of them; every other file's tests go to one worker
 # (its server starts once).
-FIRST = SPLIT = ("tests/export/test_dbt.py", "tests/engines/test_spark.py")
+LONGEST = ("tests/export/test_dbt.py", "tests/engines/test_spark.py")
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist names the groups (--dist loadgroup)
@@ -77,9 +77,9 @@ def pytest_collection_modifyitems(config, items):
         config.hook.pytest_deselected(items=slow)
     for item in items:
         module = item.nodeid.split("::")[0]
-        group = re.sub(r"[^\w./-]", "_", item.nodeid) if module in SPLIT else module  # no "]" or "@": xdist's split
+        group = re.sub(r"[^\w./-]", "_", item.nodeid) if module in LONGEST else module  # no "]" or "@": xdist's split
         item.add_marker(pytest.mark.xdist_group(group))
-    items.sort(key=lambda item: item.nodeid.split("::")[0] not in FIRST)  # stable: the order within each stays
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in LONGEST)  # stable: the order within each stays
 
 
 def pytest_report_header(config):

@@ -14,13 +14,14 @@
       continuation  1 above the last click (and everywhere in a session without a click, as PyClick's last click rank
                     is the page's length there); from it down cont (1 - car_next) / (1 - cont car_next)
     A denominator that is not positive makes its term 0. -#}
-{% set slot = 'slot' if impressions and dialect_name() == 'duckdb' else 'NULL' %}
 {%- macro complete(x) %}CASE WHEN COUNT({{ x }}) < COUNT(*) THEN NULL ELSE {{ caller() }} END{% endmacro %}
 shown AS (
-    SELECT {{ 'impressions.slot AS slot, ' if impressions and dialect_name() == 'duckdb' }}impressions.session_id AS session_id,
-           impressions.query_id AS query_id, impressions.doc_id AS doc_id, impressions.position AS position,
-           impressions.clicked AS clicked, impressions.last_click AS last_click,
-           attraction.value AS attr, satisfaction.value AS sat, continuation.value AS cont
+    SELECT {{ 'impressions.slot' if impressions and dialect_name() == 'duckdb' else 'NULL' }} AS slot,
+           impressions.session_id AS session_id, impressions.query_id AS query_id, impressions.doc_id AS doc_id,
+           impressions.position AS position, impressions.clicked AS clicked, impressions.last_click AS last_click,
+           attraction.value AS attr, satisfaction.value AS sat, continuation.value AS cont,
+           continuation.value * (1 - attraction.value * satisfaction.value) AS exam_factor,
+           (1 - attraction.value) * continuation.value AS skip_factor
     FROM {{ source }} AS impressions
     JOIN {{ parameters }} AS attraction
         ON attraction.kind = 'attraction' AND attraction.query_id = impressions.query_id AND attraction.doc_id = impressions.doc_id
@@ -31,16 +32,16 @@ shown AS (
 ),
 factored AS (
     SELECT shown.*,
-           COALESCE(SUM(CASE WHEN cont * (1 - attr * sat) > 0 THEN 0 ELSE 1 END)
+           COALESCE(SUM(CASE WHEN exam_factor > 0 THEN 0 ELSE 1 END)
                         OVER (PARTITION BY session_id ORDER BY position ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
                AS exam_zeros,
-           COALESCE(SUM(CASE WHEN cont * (1 - attr * sat) > 0 THEN LN(cont * (1 - attr * sat)) END)
+           COALESCE(SUM(CASE WHEN exam_factor > 0 THEN LN(exam_factor) END)
                         OVER (PARTITION BY session_id ORDER BY position ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
                AS exam_log,
-           COALESCE(SUM(CASE WHEN (1 - attr) * cont > 0 THEN 0 ELSE 1 END)
+           COALESCE(SUM(CASE WHEN skip_factor > 0 THEN 0 ELSE 1 END)
                         OVER (PARTITION BY session_id ORDER BY position ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
                AS skip_zeros,
-           COALESCE(SUM(CASE WHEN (1 - attr) * cont > 0 THEN LN((1 - attr) * cont) END)
+           COALESCE(SUM(CASE WHEN skip_factor > 0 THEN LN(skip_factor) END)
                         OVER (PARTITION BY session_id ORDER BY position ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
                AS skip_log
     FROM shown
@@ -62,7 +63,7 @@ following AS (
     FROM carried
 ),
 posteriors AS (
-    SELECT {{ slot }} AS slot, query_id, doc_id, clicked,
+    SELECT slot, query_id, doc_id, clicked,
            CASE WHEN clicked = 1 THEN 1
                 WHEN last_click IS NULL OR position < last_click THEN 0
                 WHEN 1 - exam * car <= 0 THEN 0

@@ -6,8 +6,8 @@
     value:
       impressions  the impressions numbered (slot), kept as a table on DuckDB
       start   every parameter at ``start``
-      step    one iteration from the last one's ``parameters`` (dbn: clicks/dbn_step.sql). A click is attraction and examination; a result not
-              clicked was attractive with probability alpha (1 - gamma) / (1 - gamma alpha), examined with probability
+      step    one iteration from the last one's ``parameters`` (dbn: clicks/dbn_step.sql). A click is attraction and
+              examination; a result not clicked was attractive with probability alpha (1 - gamma) / (1 - gamma alpha), examined with probability
               gamma (1 - alpha) / (1 - gamma alpha) (Chuklin, Markov and de Rijke 2015, section 4.2). The new alpha is
               the mean of the first over a document's impressions, the new gamma the mean of the second over a
               position's; with prior a, b (PyClick's EM parameters: 1, 5) the means are (a + sum) / (b + n), and no
@@ -16,7 +16,7 @@
       moved   how far the parameters moved: the largest change from ``parameters`` to ``previous``, and how many
               are undefined (NULL: a product along a session too small for a double)
       result  the attraction of each query and document shown in at least ``min_sessions`` impressions, with its
-              impressions (sessions) and clicks; dbn: attraction x satisfaction, and each
+              impressions (sessions) and clicks; dbn: attraction x satisfaction, and each of them in a column
     The impressions are the table ``impressions``, or computed from ``log`` where no table holds them. -#}
 {% import '_macros/dialect.sql' as dialect %}
 {% set log, impressions = log | default(none), impressions | default(none) %}

@@ -1,8 +1,8 @@
 """Click models (``sqlrank clicks``, ``sqlrank.clicks``): an impression log turned into real-valued judgments that any
 measure reads, per query and document, with the sessions behind each. The counting models in one statement
-(sql/clicks/counted.sql); the position-based, user browsing and dynamic Bayesian network models by expectation maximisation, one statement per
-iteration (sql/clicks/em.sql), their parameters a table between iterations, until they move less than the tolerance
-or the iterations run out. On DuckDB or another engine (logs/where.py); ``render_clicks`` prints a counting model's
+(sql/clicks/counted.sql); the position-based, user browsing and dynamic Bayesian network models by expectation
+maximisation, one statement per iteration (sql/clicks/em.sql), their parameters a table between iterations, until
+they move less than the tolerance or the iterations run out. On DuckDB or another engine (logs/where.py); ``render_clicks`` prints a counting model's
 statement for a dialect. Definitions: Chuklin, Markov and de Rijke, Click Models for Web Search (2015), as PyClick
 implements them."""
 from __future__ import annotations
@@ -110,18 +110,17 @@ def _em(here: Place, log: str, model: str, iterations: int, tolerance: float, mi
         moved, undefined = here.rows(part("moved", parameters=parameters, previous=previous))[0]
         here.drop(previous)
         if undefined:
-            raise InputError(f"{model}: iteration {ran} leaves {undefined} parameters undefined: a session's product "
-                             f"of probabilities is below what a double holds (more than 1e-308 apart within a session); "
-                             f"split its longest pages, or use pbm or ubm")
+            raise InputError(f"{model}: iteration {ran} leaves {undefined} parameters undefined: a product of "
+                             f"probabilities along a session is below what a double holds (1e-308); split its longest "
+                             f"pages, or use pbm or ubm")
         if (moved or 0.0) <= tolerance:
             break
     frame = here.frame(part("result", parameters=parameters, **source))
     if model == "dbn":
-        continuation, = here.rows(f"SELECT value FROM {parameters} WHERE kind = 'continuation'")[0]
-        frame.attrs.update(iterations=ran, continuation=continuation, sql=step)
-        return frame
-    examination = here.frame(f"SELECT position, previous_click, value AS gamma FROM {parameters} "
-                             f"WHERE kind = 'examination' ORDER BY position, previous_click")
-    frame.attrs.update(iterations=ran, examination=examination if model == "ubm" else
-                       examination.drop(columns="previous_click"), sql=step)
+        fitted = {"continuation": here.rows(f"SELECT value FROM {parameters} WHERE kind = 'continuation'")[0][0]}
+    else:
+        examination = here.frame(f"SELECT position, previous_click, value AS gamma FROM {parameters} "
+                                 f"WHERE kind = 'examination' ORDER BY position, previous_click")
+        fitted = {"examination": examination if model == "ubm" else examination.drop(columns="previous_click")}
+    frame.attrs.update(iterations=ran, sql=step, **fitted)
     return frame
