@@ -14,10 +14,14 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from ..errors import OptionError
 from ..results.formats import aligned_lines
@@ -32,15 +36,35 @@ COLUMNS = ["measure", "runs", "tau_b", "tau_ap", "swapped", "pairs", "power_a", 
 @dataclass
 class Meta:
     """``table``: one row per measure (COLUMNS); ``rankings``: measure, run, mean_a, rank_a, mean_b, rank_b;
-    ``asl``: measure, judgments (a or b), run, other, p_value: the achieved significance level of each pair."""
+    ``asl``: measure, judgments (a or b), run, other, p_value: the achieved significance level of each pair. Each
+    is its rows (``rows``, ``ranking_rows``, ``asl_rows``: dicts) as a DataFrame, built when first asked for, so that
+    the command line prints a meta-evaluation without pandas."""
 
-    table: pd.DataFrame
-    rankings: pd.DataFrame
-    asl: pd.DataFrame
+    rows: list[dict]
+    ranking_rows: list[dict]
+    asl_rows: list[dict]
     labels: tuple[str, str]
     test: str
     alpha: float
     warnings: list[str]
+
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame(self.rows, columns=COLUMNS)
+
+    @cached_property
+    def rankings(self) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame(self.ranking_rows)
+
+    @cached_property
+    def asl(self) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame(self.asl_rows)
 
 
 def tau_ap(reference: list[str], ranking: list[str]) -> float:
@@ -85,19 +109,25 @@ def meta(qrels_a: Any, qrels_b: Any, runs: Any, measures: Any, test: str = "perm
         rankings += [{"measure": measure, "run": run, "mean_a": means[0][run], "rank_a": order[0].index(run) + 1,
                       "mean_b": means[1][run], "rank_b": order[1].index(run) + 1} for run in order[0]]
     warnings = first.warnings + [w for w in second.warnings if w not in first.warnings]
-    return Meta(pd.DataFrame(rows, columns=COLUMNS), pd.DataFrame(rankings), pd.DataFrame(asl), labels, test, alpha,
-                warnings)
+    return Meta(rows, rankings, asl, labels, test, alpha, warnings)
 
 
 def _means(result, measure: str) -> dict[str, float]:
-    table = result.table[result.table["segment"].isna()] if "segment" in result.table else result.table
-    rows = table[table.measure == measure]
-    return dict(zip(rows.run, rows["mean"]))
+    """Each run's mean of MEASURE over all queries (not a segment's)."""
+    return {row["run"]: row["mean"] for row in result.rows if row["measure"] == measure and _overall(row.get("segment"))}
+
+
+def _overall(segment: Any) -> bool:
+    return segment is None or segment != segment  # None, or NaN in rows read from a DataFrame
 
 
 def _pair_p_values(result, measure: str, test: str, trials: int, seed: int | None) -> list[tuple[str, str, float]]:
-    wide = result.scores[result.scores.measure == measure].pivot(index="query_id", columns="run", values="value")
-    p = pair_p_values(wide[result.runs].to_numpy(dtype=float), test, trials, seed)
+    """The p-value of each pair of runs, on the queries x runs matrix of MEASURE's values, the queries sorted (the
+    permutation test swaps each query's pair in that order)."""
+    value = {(query, run): v for query, run, m, v in result.score_rows if m == measure}
+    queries = sorted({query for query, _ in value})
+    matrix = np.array([[value.get((query, run), math.nan) for run in result.runs] for query in queries], dtype=float)
+    p = pair_p_values(matrix.reshape(len(queries), len(result.runs)), test, trials, seed)
     return [(result.runs[i], result.runs[j], float(p[i, j]))
             for i, j in itertools.combinations(range(len(result.runs)), 2)]
 
@@ -107,14 +137,14 @@ def meta_text(result: Meta, rankings: bool = False) -> str:
     a, b = result.labels
     header = ["measure", "runs", "tau_b", "tau_ap", "swapped", f"power ({a})", f"power ({b})"]
     rows = [[r.measure, str(r.runs), f"{r.tau_b:.4f}", f"{r.tau_ap:.4f}", f"{r.swapped}/{r.pairs}",
-             f"{r.power_a:.4f}", f"{r.power_b:.4f}"] for r in result.table.itertuples(index=False)]
+             f"{r.power_a:.4f}", f"{r.power_b:.4f}"] for r in (SimpleNamespace(**row) for row in result.rows)]
     text = _aligned(header, rows)
     if rankings:
-        for measure, group in result.rankings.groupby("measure", sort=False):
+        for measure in dict.fromkeys(row["measure"] for row in result.ranking_rows):
             text += f"\n{measure}\n" + _aligned(
                 ["run", f"mean ({a})", f"rank ({a})", f"mean ({b})", f"rank ({b})"],
                 [[r.run, f"{r.mean_a:.4f}", str(r.rank_a), f"{r.mean_b:.4f}", str(r.rank_b)]
-                 for r in group.itertuples(index=False)])
+                 for r in (SimpleNamespace(**row) for row in result.ranking_rows) if r.measure == measure])
     test = {"permutation": "the paired randomisation test", "bootstrap": "the paired bootstrap test"}.get(
         result.test, f"the paired {result.test} test")
     return text + (f"\ntau_b, tau_ap: the runs' means under {b} against those under {a}; swapped: pairs of runs the two "

@@ -1,6 +1,7 @@
 """Statistics: paired significance tests and multiple-comparison corrections.
 
-Distributions and resampling come from SciPy (a dependency of sqlrank);
+Distributions and resampling come from SciPy (a dependency of sqlrank), except Student's t (statistics/student.py)
+and the permutation test (statistics/permutation.py: SciPy's, without the second its import costs);
 this module only decides which function answers which question and names the conventions:
 
 - the difference is ``run - baseline`` per query, over the queries both runs were evaluated on;
@@ -20,6 +21,7 @@ import numpy as np
 from ..errors import OptionError
 from ..progress import counted
 from . import student
+from .permutation import permutation_p_value
 from ..measures.conventions import CORRECTIONS, TESTS  # noqa: F401  (also imported from here)
 
 NAN = float("nan")
@@ -82,6 +84,10 @@ def paired_test(run: np.ndarray, baseline: np.ndarray, test: str = "t", trials: 
         return PairedTest(NAN, *_t_interval(diff), NAN)
     if test == "t":
         return PairedTest(*_t_test(diff), _cohen_dz(diff))
+    if test == "permutation":
+        with counted("permutation test", trials) as advance:
+            p = permutation_p_value(run, baseline, trials, seed, resample_batch(trials, n), advance)
+        return PairedTest(p, *_t_interval(diff), _cohen_dz(diff))
     stats = scipy_stats()
     if test == "wilcoxon":
         result = stats.wilcoxon(run, baseline)
@@ -90,13 +96,6 @@ def paired_test(run: np.ndarray, baseline: np.ndarray, test: str = "t", trials: 
         wins, losses = int(np.sum(diff > 0)), int(np.sum(diff < 0))
         p = stats.binomtest(wins, wins + losses, 0.5).pvalue
         return PairedTest(float(p), *_t_interval(diff), (wins - losses) / (wins + losses))
-    if test == "permutation":
-        with counted("permutation test", trials) as advance:
-            result = stats.permutation_test((run, baseline), counting(_mean_difference, advance),
-                                            permutation_type="samples", n_resamples=trials, alternative="two-sided",
-                                            vectorized=True, batch=resample_batch(trials, n),
-                                            random_state=np.random.default_rng(seed))
-        return PairedTest(float(result.pvalue), *_t_interval(diff), _cohen_dz(diff))
     if test == "bootstrap":
         return _bootstrap(diff, trials, seed, stats)
     raise OptionError(f"test {test!r} is not one of {', '.join(TESTS)}")
@@ -122,10 +121,6 @@ def resample_batch(trials: int, queries: int) -> int | None:
     if trials * queries <= RESAMPLED_VALUES:
         return None
     return max(1, RESAMPLED_VALUES // max(queries, 1))
-
-
-def _mean_difference(x, y, axis=-1):
-    return np.mean(x - y, axis=axis)
 
 
 def _t_interval(diff: np.ndarray) -> tuple[float, float]:

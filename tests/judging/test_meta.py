@@ -79,3 +79,25 @@ def test_the_command_line(capsys):
                               f"{row.power_a:.4f}", f"{row.power_b:.4f}"]
     assert main(["meta", str(QRELS["human"]), str(QRELS["llm"]), *RUNS[:2], "-m", "AP"]) == 1
     assert "at least three runs" in capsys.readouterr().err
+
+
+IMPORTED = """
+import sys
+from sqlrank.cli.main import main
+status = main(sys.argv[1:])
+print(sorted(name for name in ("pandas", "scipy.stats", "pyarrow") if name in sys.modules), status)
+"""
+
+
+@pytest.mark.parametrize("flags", [[], ["--rankings"], ["--test", "t"]])
+def test_the_command_line_imports_neither_pandas_nor_scipy_stats(tmp_path, flags):
+    """The randomisation test and the t test are sqlrank's own (SciPy's to the float, above and in
+    tests/statistics/test_permutation.py), so the command starts in a blink: scipy.stats takes a second to import,
+    pandas a third of one."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", IMPORTED, "meta", str(QRELS["human"]), str(QRELS["llm"]), *RUNS,
+                           "-m", "nDCG@10 AP", *flags], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert done.stdout.splitlines()[-1] == "[] 0"
+    assert done.stdout.splitlines()[2].split()[0] == "nDCG@10"
