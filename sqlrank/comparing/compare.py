@@ -7,7 +7,7 @@ once); the statistics are computed here from those values (see ``statistics``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from ..inputs.source import Source, physical_line
 from ..measures.conventions import resolve_conventions
 from ..measures.family import GEOMETRIC_FLOOR
 from ..measures.measure import renamed
+from ..measures.names import parse_measures
 from ..measures.registry import FAMILIES
 from ..plan import conventions_of, plan, segments_sql
 from ..rendering.dialects import DUCKDB
@@ -210,9 +211,13 @@ def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None
             loaded += [(one.only_run or name, one) for one in source.each_run(con)]
         sources = named_runs(loaded, names, baseline)
         listed = {"queries": queries} if by is None else {}  # a query table alone: the queries evaluated
-        for label, run_source in sources.items():
-            result = run_plan(plan(qrels_source, run_source, measures, "both", con, registry, **listed, **options),
-                              DuckDBEngine(con), True)
+        curve = _folded_curve(measures, details, listed.get("queries"))
+        asked, curves = (measures if curve is None else [*parse_measures(measures), *curve]), {}
+        for label, run_source in sources.items():  # printable=False: a comparison prints no statement, none rendered
+            result = run_plan(plan(qrels_source, run_source, asked, "both", con, registry, **listed,
+                                   printable=False, **options), DuckDBEngine(con), True)
+            if curve is not None:
+                result, curves[label] = _without_curve(result, curve)
             warnings += [f"{label}: {w}" for w in result.warnings]
             frames.append(result.values().picked("query_id", "measure", "value"))
             evaluated.append(result.num_queries)
@@ -222,29 +227,61 @@ def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None
         if segments is not None and untested_names:  # their values per segment: a statement per run with segments
             for label, run_source in sources.items():  # read and validated once, above
                 per_segment = run_plan(plan(qrels_source, run_source, " ".join(untested_names), "summary", con,
-                                            registry, queries=queries, by=by, **options), DuckDBEngine(con), True)
+                                            registry, queries=queries, by=by, printable=False, **options), DuckDBEngine(con), True)
                 rows = per_segment.frame[per_segment.frame["segment"].notna()]
                 summaries[label].update({(segment, measure): value for segment, measure, value
                                          in zip(rows["segment"], rows["measure"], rows["value"])})
-        shown = _details(con, registry, qrels_source, sources, options, details) if details else None
+        shown = _details(con, registry, qrels_source, sources, options, details, curves or None) if details else None
     return Runs(list(sources), frames, summaries, result.measures, result.conventions.describe(), untested_names,
                 segments, warnings, result.removed_seen, evaluated, shown)
 
 
-def _details(con, registry, qrels: Source, runs: dict[str, Source], options: dict[str, Any], depth: int) -> Details:
+def _details(con, registry, qrels: Source, runs: dict[str, Source], options: dict[str, Any], depth: int,
+             curves: dict[str, list[float]] | None = None) -> Details:
     """Each run's mean interpolated precision at the 11 recall levels (as sqlrank eval computes IPrec@x, under the
-    same conventions) and its top ``depth`` documents per query with their labels."""
-    curves, rankings = {}, {}
-    levels = " ".join(f"IPrec@{level}" for level in RECALL_LEVELS)
+    same conventions; ``curves`` where the runs' own statements computed them) and its top ``depth`` documents per
+    query with their labels."""
+    rankings: dict[tuple[str, str], list[tuple]] = {}
+    if curves is None:
+        curves = {}
+        for label, run in runs.items():
+            curve = run_plan(plan(qrels, run, CURVE, "summary", con, registry, printable=False, **options),
+                             DuckDBEngine(con), False)
+            curves[label] = [value for _, value in _summary(curve)]
+    tie_break = options.get("tie_break") if options.get("tie_break") in ("doc_id_asc", "input_rank") else "trec_eval"
     for label, run in runs.items():
-        curve = run_plan(plan(qrels, run, levels, "summary", con, registry, **options), DuckDBEngine(con), False)
-        curves[label] = [value for _, value in _summary(curve)]
-        tie_break = options.get("tie_break") if options.get("tie_break") in ("doc_id_asc", "input_rank") else "trec_eval"
         for query, rank, doc, relevance in con.execute(render_template(
                 DUCKDB, "ranked.sql", run_sql=run.sql(), qrels_sql=qrels.sql(), order=DUCKDB.ranking_order(tie_break, "score"),
                 depth=depth, keyed=False)).fetchall():
             rankings.setdefault((str(query), label), []).append((rank, doc, relevance))
     return Details(curves, rankings, depth)
+
+
+CURVE = " ".join(f"IPrec@{level}" for level in RECALL_LEVELS)  # a report's precision-recall curve
+
+
+def _folded_curve(measures: Any, details: int, queries: Any) -> list | None:
+    """The curve's measures, where each run's statement computes them with the measures compared (one statement per
+    run, not two): a report of measures that hold no IPrec themselves, whose statements evaluate every query
+    (``queries``: the query table they are limited to, without segments; the curve's mean is over every query);
+    None where the curve has statements of its own."""
+    if not details or queries is not None:
+        return None
+    asked = parse_measures(measures)
+    return None if any(m.family == "IPrec" for m in asked) else parse_measures(CURVE)
+
+
+def _without_curve(result, curve: list) -> tuple[Any, list[float]]:
+    """A run's evaluation without the curve's measures, and the curve: their means in the order of CURVE."""
+    names = {m.shown for m in curve}
+    means = dict(_summary(result))
+
+    def kept(rows):
+        at = rows.columns.index("measure")
+        return replace(rows, rows=[row for row in rows.rows if row[at] not in names])
+    return (replace(result, table=kept(result.table), summary_table=kept(result.summary_table),
+                    measures=[m for m in result.measures if m.shown not in names]),
+            [means[m.shown] for m in curve])
 
 
 def _common_queries(runs: Runs) -> set:

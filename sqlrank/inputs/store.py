@@ -281,6 +281,7 @@ def guess_split(path: str, kind: str, sample: int = 200, budget: int = 1 << 20) 
     """Look at the first lines (at most `budget` bytes, however long or blank the lines): single
     tabs or single spaces throughout, or anything else."""
     import gzip
+    import itertools
 
     want = 4 if kind == "qrels" else 6
     opener = gzip.open if path.lower().endswith(".gz") else open
@@ -292,7 +293,8 @@ def guess_split(path: str, kind: str, sample: int = 200, budget: int = 1 << 20) 
     text = head.decode("utf-8", errors="replace").split("\n")
     if len(head) == budget:
         text = text[:-1]  # the last line may be cut
-    lines = [line.rstrip("\r") for line in text if line.rstrip("\r") and not line.startswith("#")][:sample]
+    kept = (line.rstrip("\r") for line in text if not line.startswith("#"))
+    lines = list(itertools.islice((line for line in kept if line), sample))  # the first SAMPLE, not every line read
     for split, char in (("tab", "\t"), ("space", " ")):
         others = set(" \t\v\f") - {char}
         fields = [line.split(char) for line in lines]

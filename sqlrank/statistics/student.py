@@ -11,6 +11,7 @@ Newton's method on the tail, kept inside a bracket that halves when a step leave
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 LARGEST_DF = 10_000
 _HALF_LOG_PI = 0.5 * math.log(math.pi)
@@ -33,6 +34,7 @@ def two_sided(t: float, df: float) -> float:
     return _beta_fraction(df / 2, df / (df + t2), t2 / (df + t2))
 
 
+@lru_cache(maxsize=1024)  # a comparison asks for the same one (0.975, its queries - 1) for every run and measure
 def quantile(q: float, df: float) -> float:
     """The q-quantile of Student's t distribution with ``df`` degrees of freedom (stdtrit(df, q), t.ppf)."""
     if math.isnan(q) or math.isnan(df) or df <= 0 or not 0 <= q <= 1:

@@ -227,3 +227,25 @@ def test_a_report_on_thousands_of_queries_stays_small(tmp_path):
     delta = {q: d for d, q in deltas}
     assert [round(delta[q], 9) for q in listed] == [round(d, 9) for d, _ in deltas[:500] + deltas[-500:]]
     assert f"... 500 queries with differences from {deltas[500][0]:+.4f} to {deltas[999][0]:+.4f}" in listing
+
+
+@pytest.mark.parametrize("measures, options", [
+    ("nDCG@10 AP", {}),  # the curve computed in each run's statement with the measures compared
+    ("nDCG@10 AP", {"queries": str(COMPARE / "topics.csv"), "by": "segment"}),  # so too: segments evaluate every query
+    ("AP", {"queries": str(COMPARE / "topics.csv")}),  # a query table: the curve has statements of its own
+    ("IPrec@0.5 P@10", {}),  # an IPrec asked: so too
+    ("nDCG@10", {"tie_break": "doc_id_asc", "missing_queries": "zero"}),
+])
+def test_the_curves_are_each_runs_interpolated_precision_at_the_recall_levels(measures, options):
+    """A report's precision-recall curve of each run is its IPrec at the 11 recall levels as sqlrank.evaluate gives
+    them under the same conventions, however it is computed, and the comparison beside it is the one without it."""
+    from sqlrank.comparing.compare import compare_result
+
+    shown = compare_result(str(COMPARE / "qrels.txt"), RUNS, measures, details=3, **options)
+    plain = compare_result(str(COMPARE / "qrels.txt"), RUNS, measures, **options)
+    assert shown.rows == plain.rows and shown.score_rows == plain.score_rows and shown.measures == plain.measures
+    conventions = {k: v for k, v in options.items() if k not in ("queries", "by")}
+    levels = [f"IPrec@{level / 10:.1f}" for level in range(11)]
+    for name, run in zip(("baseline", "rerank", "rerank_v2"), RUNS):
+        expected = sqlrank.evaluate(str(COMPARE / "qrels.txt"), run, " ".join(levels), **conventions)
+        assert shown.details.curves[name] == list(expected.set_index("measure").loc[levels, "value"]), name
