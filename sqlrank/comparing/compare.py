@@ -211,8 +211,8 @@ def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None
             loaded += [(one.only_run or name, one) for one in source.each_run(con)]
         sources = named_runs(loaded, names, baseline)
         listed = {"queries": queries} if by is None else {}  # a query table alone: the queries evaluated
-        curve = _folded_curve(measures, details, listed.get("queries"))
-        asked, curves = (measures if curve is None else [*parse_measures(measures), *curve]), {}
+        asked, curve = _with_curve(measures, details, listed.get("queries"))
+        curves: dict[str, list[float]] = {}
         for label, run_source in sources.items():  # printable=False: a comparison prints no statement, none rendered
             result = run_plan(plan(qrels_source, run_source, asked, "both", con, registry, **listed,
                                    printable=False, **options), DuckDBEngine(con), True)
@@ -227,7 +227,8 @@ def _evaluate_runs(qrels: Any, runs: Any, measures: Any, names: list[str] | None
         if segments is not None and untested_names:  # their values per segment: a statement per run with segments
             for label, run_source in sources.items():  # read and validated once, above
                 per_segment = run_plan(plan(qrels_source, run_source, " ".join(untested_names), "summary", con,
-                                            registry, queries=queries, by=by, printable=False, **options), DuckDBEngine(con), True)
+                                            registry, queries=queries, by=by, printable=False, **options),
+                                       DuckDBEngine(con), True)
                 rows = per_segment.frame[per_segment.frame["segment"].notna()]
                 summaries[label].update({(segment, measure): value for segment, measure, value
                                          in zip(rows["segment"], rows["measure"], rows["value"])})
@@ -260,15 +261,18 @@ def _details(con, registry, qrels: Source, runs: dict[str, Source], options: dic
 CURVE = " ".join(f"IPrec@{level}" for level in RECALL_LEVELS)  # a report's precision-recall curve
 
 
-def _folded_curve(measures: Any, details: int, queries: Any) -> list | None:
-    """The curve's measures, where each run's statement computes them with the measures compared (one statement per
-    run, not two): a report of measures that hold no IPrec themselves, whose statements evaluate every query
-    (``queries``: the query table they are limited to, without segments; the curve's mean is over every query);
-    None where the curve has statements of its own."""
+def _with_curve(measures: Any, details: int, queries: Any) -> tuple[Any, list | None]:
+    """The measures each run's statement computes, and the curve's among them, where that statement computes the curve
+    with the measures compared (one statement per run, not two): a report of measures that hold no IPrec themselves,
+    whose statements evaluate every query (``queries``: the query table they are limited to, without segments; the
+    curve's mean is over every query). Else the measures as given and None: the curve has statements of its own."""
     if not details or queries is not None:
-        return None
+        return measures, None
     asked = parse_measures(measures)
-    return None if any(m.family == "IPrec" for m in asked) else parse_measures(CURVE)
+    if any(m.family == "IPrec" for m in asked):
+        return measures, None
+    curve = parse_measures(CURVE)
+    return [*asked, *curve], curve
 
 
 def _without_curve(result, curve: list) -> tuple[Any, list[float]]:

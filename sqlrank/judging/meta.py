@@ -114,7 +114,8 @@ def meta(qrels_a: Any, qrels_b: Any, runs: Any, measures: Any, test: str = "perm
 
 def _means(result, measure: str) -> dict[str, float]:
     """Each run's mean of MEASURE over all queries (not a segment's)."""
-    return {row["run"]: row["mean"] for row in result.rows if row["measure"] == measure and _overall(row.get("segment"))}
+    return {row["run"]: row["mean"] for row in result.rows
+            if row["measure"] == measure and _overall(row.get("segment"))}
 
 
 def _overall(segment: Any) -> bool:
@@ -127,7 +128,7 @@ def _pair_p_values(result, measure: str, test: str, trials: int, seed: int | Non
     value = {(query, run): v for query, run, m, v in result.score_rows if m == measure}
     queries = sorted({query for query, _ in value})
     matrix = np.array([[value.get((query, run), math.nan) for run in result.runs] for query in queries], dtype=float)
-    p = pair_p_values(matrix.reshape(len(queries), len(result.runs)), test, trials, seed)
+    p = pair_p_values(matrix.reshape(len(queries), len(result.runs)), test, trials, seed)  # no query: 0 x runs
     return [(result.runs[i], result.runs[j], float(p[i, j]))
             for i, j in itertools.combinations(range(len(result.runs)), 2)]
 
@@ -140,11 +141,12 @@ def meta_text(result: Meta, rankings: bool = False) -> str:
              f"{r.power_a:.4f}", f"{r.power_b:.4f}"] for r in (SimpleNamespace(**row) for row in result.rows)]
     text = _aligned(header, rows)
     if rankings:
-        for measure in dict.fromkeys(row["measure"] for row in result.ranking_rows):
+        ranked = [SimpleNamespace(**row) for row in result.ranking_rows]
+        for measure in dict.fromkeys(r.measure for r in ranked):
             text += f"\n{measure}\n" + _aligned(
                 ["run", f"mean ({a})", f"rank ({a})", f"mean ({b})", f"rank ({b})"],
                 [[r.run, f"{r.mean_a:.4f}", str(r.rank_a), f"{r.mean_b:.4f}", str(r.rank_b)]
-                 for r in (SimpleNamespace(**row) for row in result.ranking_rows) if r.measure == measure])
+                 for r in ranked if r.measure == measure])
     test = {"permutation": "the paired randomisation test", "bootstrap": "the paired bootstrap test"}.get(
         result.test, f"the paired {result.test} test")
     return text + (f"\ntau_b, tau_ap: the runs' means under {b} against those under {a}; swapped: pairs of runs the two "

@@ -26,8 +26,8 @@ def permutation_p_value(run: np.ndarray, baseline: np.ndarray, trials: int, seed
     ``batch`` at a time (None: all at once); ``advance(count)`` after each block (a progress line)."""
     run, baseline = np.asarray(run, dtype=float), np.asarray(baseline, dtype=float)
     queries = len(run)
-    observed = np.mean(run - baseline)
     difference = run - baseline
+    observed = np.mean(difference)
     exact = queries < 63 and trials >= 2 ** queries
     null = []
     for swapped in (_every_swap(queries, batch) if exact else _random_swaps(queries, trials, batch, seed)):
