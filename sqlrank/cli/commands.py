@@ -408,24 +408,16 @@ def explain_command(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(), database_options(args, inputs) as options:
         warnings.simplefilter("ignore")
         if args.target is not None:
-            frame = explain.reproduce(args.qrels, args.run, args.measure, args.target, args.tolerance, args.query,
-                                      run_id=args.run_id, **options)
+            found = explain.reproduction(args.qrels, args.run, args.measure, args.target, args.tolerance, args.query,
+                                         run_id=args.run_id, **options)
+            if args.format == "table":
+                write_output(found.text(args.target, args.all), args.output)
+                return 0
+            frame = found.frame()
         else:
             frame = explain.attribute(args.qrels, args.run, args.measure, *args.between, run_id=args.run_id, **options)
     if args.format != "table":
         write_output(frame_text(frame, args.format), args.output)
-        return 0
-    if args.target is not None:
-        matches = frame[frame.matches]
-        shown = matches if args.all else matches.head(10)
-        lines = [f"{len(matches)} of {frame.attrs['tried']} convention combinations give {args.target} "
-                 f"(within {frame.attrs['tolerance']:.2g}){', simplest first' if len(matches) else ''}:"]
-        lines += [f"  {row.measure:<60} {row.value:.6f}" for row in shown.itertuples()]
-        if len(matches) > len(shown):
-            lines.append(f"  ... {len(matches) - len(shown)} more (--all)")
-        if not len(matches):
-            lines += ["closest:"] + [f"  {row.measure:<60} {row.value:.6f}" for row in frame.head(5).itertuples()]
-        write_output("\n".join(lines) + "\n", args.output)
         return 0
     wide = frame.pivot(index="query_id", columns="convention", values="delta")[frame.convention.unique()]
     start = frame[frame.step == 1].set_index("query_id")["before"]

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 from typing import Any
 
+from ..engines.base import Rows
 from ..errors import ConventionError, MeasureError, OptionError, require_tolerance
 from ..evaluation import evaluate_result
 from ..measures.conventions import DEFAULTS, EVALUATION_FIELDS, Conventions, format_value, resolve_conventions
@@ -64,12 +66,53 @@ def candidates(measure: Measure) -> list[Measure]:
     return out
 
 
+@dataclass(frozen=True)
+class Reproduction:
+    """The convention combinations tried for a target: (measure, value, matches) rows, best matches first (the
+    matches, with the fewest conventions that differ from trec_eval's first), and the tolerance they were held to."""
+
+    rows: list[tuple[str, float, bool]]
+    tolerance: float
+
+    def matches(self) -> list[tuple[str, float, bool]]:
+        return [row for row in self.rows if row[2]]
+
+    def text(self, target: str, everything: bool = False) -> str:
+        """As the command line prints it: the combinations that give the target (the first ten, or all), else the
+        five closest."""
+        matches = self.matches()
+        shown = matches if everything else matches[:10]
+        lines = [f"{len(matches)} of {len(self.rows)} convention combinations give {target} "
+                 f"(within {self.tolerance:.2g}){', simplest first' if matches else ''}:"]
+        lines += [f"  {name:<60} {value:.6f}" for name, value, _ in shown]
+        if len(matches) > len(shown):
+            lines.append(f"  ... {len(matches) - len(shown)} more (--all)")
+        if not matches:
+            lines += ["closest:"] + [f"  {name:<60} {value:.6f}" for name, value, _ in self.rows[:5]]
+        return "\n".join(lines) + "\n"
+
+    def frame(self):
+        """The rows as a DataFrame (measure, value, matches), with attrs tried and tolerance."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.rows, columns=["measure", "value", "matches"]).astype({"value": "float64"})
+        frame.attrs["tried"] = len(self.rows)
+        frame.attrs["tolerance"] = self.tolerance
+        return frame
+
+
 def reproduce(qrels: Any, run: Any, measure: Any, target: float | str, tolerance: float | None = None,
               query: str | None = None, run_id: str | None = None, **options: Any):
     """The convention combinations whose value equals ``target`` within ``tolerance`` (default:
     half a unit of the target's last printed decimal); of the run ``run_id`` where ``run`` holds
     runs stored together. Returns a DataFrame with the columns measure (its canonical name: the
     conventions), value and matches, best matches first."""
+    return reproduction(qrels, run, measure, target, tolerance, query, run_id, **options).frame()
+
+
+def reproduction(qrels: Any, run: Any, measure: Any, target: float | str, tolerance: float | None = None,
+                 query: str | None = None, run_id: str | None = None, **options: Any) -> Reproduction:
+    """What ``reproduce`` returns, as rows (the command line prints them without pandas)."""
     base = _single(measure)
     text = str(target).strip()
     value = _target(text)
@@ -77,41 +120,77 @@ def reproduce(qrels: Any, run: Any, measure: Any, target: float | str, tolerance
         decimals = len(text.split(".", 1)[1]) if "." in text else 0
         tolerance = 0.5 * 10 ** -decimals
     tolerance = require_tolerance(tolerance) + 1e-12
-    tried = candidates(base)
-    frame = _tried(qrels, run, tried, query, run_id, options)
-    frame = frame.assign(distance=(frame.value - value).abs())
-    frame = frame.assign(matches=frame.distance <= tolerance)
-    # simplest first: among matches, the fewest conventions that differ from trec_eval's
-    frame = frame.sort_values(["matches", "settings", "distance"], ascending=[False, True, True], kind="stable")
-    frame.attrs["tried"] = len(frame)
-    frame.attrs["tolerance"] = tolerance
-    return frame.drop(columns=["distance", "settings"]).reset_index(drop=True)
+    scored = []
+    for name, got, settings in _tried(qrels, run, candidates(base), query, run_id, options):
+        distance = abs(got - value)
+        scored.append(((not distance <= tolerance, settings, math.isnan(distance), distance), (name, got,
+                                                                                               distance <= tolerance)))
+    # simplest first: among matches, the fewest conventions that differ from trec_eval's (a value that is no number last)
+    scored.sort(key=lambda pair: pair[0])
+    return Reproduction([row for _, row in scored], tolerance)
 
 
-def _tried(qrels: Any, run: Any, tried: list[Measure], query: str | None, run_id: str | None, options: dict):
-    """The value of every candidate (of ``query``, else the mean), with how many conventions it sets (``settings``);
-    where the options leave trec_eval_version open, each also under trec_eval 9's code (pytrec_eval's: scores as
-    32-bit floats, its recall levels) where that gives another number, named '... with trec_eval_version=9'."""
-    import pandas as pd
-
+def _tried(qrels: Any, run: Any, tried: list[Measure], query: str | None, run_id: str | None,
+           options: dict) -> list[tuple[str, float, int]]:
+    """The value of every candidate (of ``query``, else the mean), with how many conventions it sets: (measure, value,
+    settings) rows; where the options leave trec_eval_version open, each also under trec_eval 9's code (pytrec_eval's:
+    scores as 32-bit floats, its recall levels) where that gives another number, named '... with
+    trec_eval_version=9'."""
     settings = {str(m): len(m.params) for m in tried}
-    frames = []
+    rows: list[tuple[str, float, int]] = []
     versions = [None] if "trec_eval_version" in options else [10, 9] if _version_matters(tried, run, options) else [10]
     for version in versions:
-        given = {} if version is None else {"trec_eval_version": version}
-        frame = one_run(evaluate_result(qrels, run, tried, per_query=query is not None, printable=False, **given,
-                                        **options).frame, run_id)  # no statement printed: rendered once, not twice
-        if query is not None:
-            frame = frame[frame.query_id == query].drop(columns="query_id")
-            if frame.empty:
-                raise MeasureError(f"query {query!r} is not evaluated (not in the qrels, or not in the run)")
-        frame = frame.assign(settings=frame.measure.map(settings))
+        given = dict(options, **({} if version is None else {"trec_eval_version": version}))
+        values = _values(qrels, run, tried, query, run_id, given)
+        found = [(name, values[name], settings[name]) for name in settings if name in values]
         if version == 9:
-            before = dict(zip(frames[0].measure, frames[0].value))
-            frame = frame[[before.get(m) != v for m, v in zip(frame.measure, frame.value)]]
-            frame = frame.assign(measure=frame.measure + " with trec_eval_version=9", settings=frame.settings + 1)
-        frames.append(frame)
-    return pd.concat(frames, ignore_index=True)
+            before = {name: got for name, got, _ in rows}
+            found = [(f"{name} with trec_eval_version=9", got, count + 1) for name, got, count in found
+                     if before.get(name) != got]
+        rows += found
+    return rows
+
+
+def _values(qrels: Any, run: Any, tried: list[Measure], query: str | None, run_id: str | None,
+            options: dict) -> dict[str, float]:
+    """Each candidate's value (of ``query``, else the mean). Where the run answers every evaluated query, scoring the
+    queries it does not answer 0 (missing_queries=zero) changes no number: a candidate that does so takes the value
+    of its twin that skips them. The statement tells: the first such pair is evaluated with the rest, and the twin
+    that skips is valued for as many queries as the one that scores 0 only where no query is unanswered; where one
+    is, the other twins are evaluated in a statement of their own."""
+    twins = _twins(tried)
+    probe = next(iter(twins), None)
+    first = [m for m in tried if m not in twins or m == probe]
+    values, counts = _measured(qrels, run, first, query, run_id, options)
+    if probe is not None and counts(str(twins[probe])) == counts(str(probe)):
+        return dict(values, **{str(zero): values[str(skip)] for zero, skip in twins.items()})
+    rest = [m for m in twins if m != probe]
+    return dict(values, **_measured(qrels, run, rest, query, run_id, options)[0]) if rest else values
+
+
+def _twins(tried: list[Measure]) -> dict[Measure, Measure]:
+    """The candidates that score queries the run does not answer 0 whose twin that skips them is tried too."""
+    named = {str(m): m for m in tried}
+    twins = {}
+    for m in tried:
+        if m.param("missing_queries") == "zero":
+            params = {name: value for name, value in m.params if name != "missing_queries"}
+            twin = named.get(str(Measure(m.family, m.cutoff, tuple(params.items())).resolve(DEFAULTS)))
+            if twin is not None:
+                twins[m] = twin
+    return twins
+
+
+def _measured(qrels: Any, run: Any, measures: list[Measure], query: str | None, run_id: str | None, options: dict):
+    """The measures' values by name (of ``query``, else the means), and how many queries each is valued for."""
+    result = evaluate_result(qrels, run, measures, per_query=query is not None, printable=False, **options)
+    picked = one_run_rows(result.values(), run_id)  # no statement printed: rendered once, not twice
+    if query is not None:
+        picked = [row for row in picked if row["query_id"] == query]
+        if not picked:
+            raise MeasureError(f"query {query!r} is not evaluated (not in the qrels, or not in the run)")
+    values = {row["measure"]: math.nan if row["value"] is None else float(row["value"]) for row in picked}
+    return values, lambda name: result.queries(name, run_id)
 
 
 def _version_matters(tried: list[Measure], run: Any, options: dict) -> bool:
@@ -159,16 +238,31 @@ def one_run(frame, run_id: str | None):
     """The rows of the run ``run_id`` of an evaluation of runs stored together (a run_id column),
     without that column; an evaluation of one run as it is. A number belongs to one run: without
     ``run_id`` several runs are an error that names them."""
-    if "run_id" not in frame.columns:
+    if not _picked_run("run_id" in frame.columns, lambda: frame["run_id"].unique(), run_id):
+        return frame
+    return frame[frame["run_id"] == run_id].drop(columns="run_id").reset_index(drop=True)
+
+
+def one_run_rows(rows: Rows, run_id: str | None) -> list[dict]:
+    """``one_run`` of rows as fetched: each row a dict of its columns."""
+    if not _picked_run("run_id" in rows.columns, lambda: [row[rows.columns.index("run_id")] for row in rows.rows],
+                       run_id):
+        return rows.records()
+    return [{k: v for k, v in record.items() if k != "run_id"} for record in rows.records() if record["run_id"] == run_id]
+
+
+def _picked_run(stored_together: bool, run_ids: Any, run_id: str | None) -> bool:
+    """Whether an evaluation's rows are of runs stored together, of which ``run_id`` is one (else an error)."""
+    if not stored_together:
         if run_id is not None:
             raise OptionError(f"run_id={run_id!r} picks one of runs stored together (a run_id column); this run is one")
-        return frame
-    runs = sorted(frame["run_id"].unique())
+        return False
+    runs = sorted(set(run_ids()))
     if run_id not in runs:
         given = f"run_id {run_id!r} is not one of them" if run_id is not None else "name the one to explain"
         raise OptionError(f"the run holds {len(runs)} runs stored together ({', '.join(runs)}): {given} "
                           f"(--run-id NAME, run_id=)")
-    return frame[frame["run_id"] == run_id].drop(columns="run_id").reset_index(drop=True)
+    return True
 
 
 def _conventions(spec: str | dict | None) -> tuple[Conventions, str | None, tuple[str, ...]]:

@@ -91,6 +91,7 @@ def environment(dialect: Dialect) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(sql_dir())),
         bytecode_cache=_bytecode_cache(),
+        auto_reload=False,  # the templates are the installed package's: not looked at again once loaded
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         trim_blocks=True,

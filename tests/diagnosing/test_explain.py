@@ -12,7 +12,9 @@ import pytest
 import sqlrank
 from conftest import FIXTURES, close
 from sqlrank.cli.main import main
+from sqlrank.diagnosing import explain
 from sqlrank.diagnosing.explain import attribute, reproduce
+from sqlrank.measures.names import parse_measures
 
 GOLDEN = FIXTURES / "golden"
 
@@ -114,3 +116,44 @@ def test_check_and_explain_take_the_input_options_of_eval(tmp_path):
         done = subprocess.run([sys.executable, "-m", "sqlrank", *command], capture_output=True, text=True)
         assert done.returncode == 0, (command, done.stderr)
     assert "Success@1" in done.stdout
+
+
+@pytest.mark.parametrize("answered", [True, False], ids=["every query answered", "a query unanswered"])
+@pytest.mark.parametrize("query", [None, "q1"], ids=["mean", "one query"])
+def test_every_candidate_is_worth_what_an_evaluation_of_it_gives(answered, query, monkeypatch):
+    """explain's value of every candidate is an evaluation's of it. Where the run answers every query, those that
+    score unanswered queries 0 (missing_queries=zero) take their twins' values, read from one statement with the
+    first such pair in it; where a query is unanswered (q2 of the crafted run), they are evaluated in a second."""
+    run = pd.concat([CRAFTED_RUN, pd.DataFrame({"query_id": ["q2"], "doc_id": ["x"], "score": [1.0]})]) if answered \
+        else CRAFTED_RUN
+    measure = "nDCG(log_base=10.0,ideal=perfect)@3"  # the other conventions tried: 48 candidates
+    tried = explain.candidates(parse_measures(measure)[0])
+    zero = [m for m in tried if m.param("missing_queries") == "zero"]
+    evaluated = []
+    real = explain.evaluate_result
+    monkeypatch.setattr(explain, "evaluate_result", lambda q, r, measures, **k: (evaluated.append(len(measures)),
+                                                                                 real(q, r, measures, **k))[1])
+    found = reproduce(CRAFTED_QRELS, run, measure, "0.5", query=query)
+    expected = sqlrank.evaluate(CRAFTED_QRELS, run, [str(m) for m in tried], per_query=query is not None)
+    if query is not None:
+        expected = expected[expected.query_id == query]
+    assert len(found) == len(tried) == len(expected) and len(zero) == len(tried) // 2
+    assert dict(zip(found.measure, found.value)) == dict(zip(expected.measure, expected.value))
+    assert evaluated == ([len(tried) - len(zero) + 1] if answered else [len(tried) - len(zero) + 1, len(zero) - 1])
+    differs = [m for m in zero if found.value[found.measure == str(m)].item()
+               != found.value[found.measure == str(m).replace(",missing_queries=zero", "").replace(
+                   "(missing_queries=zero)", "")].item()]
+    assert bool(differs) == (not answered and query is None)  # q2 scores 0 in the mean, not in q1's value
+
+
+def test_explaining_a_number_on_the_command_line_imports_no_pandas(tmp_path):
+    """The table of combinations is printed from the evaluation's rows: pandas (a third of a second to import) is
+    imported only for a DataFrame (reproduce, -f csv)."""
+    case = GOLDEN / "ndcg_tutorial_dcg"
+    program = ("import sys\nfrom sqlrank.cli.main import main\nstatus = main(sys.argv[1:])\n"
+               "print(sorted(name for name in ('pandas', 'pyarrow') if name in sys.modules), status)\n")
+    done = subprocess.run([sys.executable, "-c", program, "explain", str(case / "qrels.txt"), str(case / "run.txt"),
+                           "-m", "nDCG@6", "--target", "0.932"], capture_output=True, text=True, check=True,
+                          cwd=tmp_path)
+    assert done.stdout.splitlines()[1].split()[0] == "nDCG(discount=jarvelin)@6"
+    assert done.stdout.splitlines()[-1] == "[] 0"
