@@ -26,10 +26,12 @@
 {% macro retrieved(m) %}
 {% if m.expected %}
 {%- set r = 'tie_rel_' ~ level(m) -%}
-{%- set within = ' * CASE WHEN rank <= ' ~ m.cutoff ~ ' THEN 1 ELSE 0 END' if m.cutoff is not none else '' -%}
-{% call column(precision_sum(m)) %}SUM(CAST({{ r }} AS {{ DOUBLE }}) / tie_size * (tie_rel_before_{{ level(m) }} + 1 + CASE WHEN tie_size > 1 THEN CAST((rank - tie_first) * ({{ r }} - 1) AS {{ DOUBLE }}) / (tie_size - 1) ELSE 0 END) / rank{{ within }}){% endcall %}
+{%- set term = 'CAST(' ~ r ~ ' AS ' ~ DOUBLE ~ ') / tie_size * (tie_rel_before_' ~ level(m) ~ ' + 1 + CASE WHEN tie_size > 1 THEN CAST((rank - tie_first) * ('
+                 ~ r ~ ' - 1) AS ' ~ DOUBLE ~ ') / (tie_size - 1) ELSE 0 END) / rank' -%}
+{% call column(precision_sum(m)) %}{{ dialect.sum_in_rank_order(term, none, m.cutoff) }}{% endcall %}
 {% elif m.block %}
-{% call column(precision_sum(m)) %}SUM(CASE WHEN {{ judging.is_relevant(m.level) }} = 1 THEN CAST(tie_rel_before_{{ level(m) }} + tie_rel_{{ level(m) }} AS {{ DOUBLE }}) / tie_last ELSE 0 END){% endcall %}
+{% call column(precision_sum(m)) %}{{ dialect.sum_in_rank_order('CAST(tie_rel_before_' ~ level(m) ~ ' + tie_rel_' ~ level(m) ~ ' AS ' ~ DOUBLE ~ ') / tie_last',
+                                                                  judging.is_relevant(m.level) ~ ' = 1') }}{% endcall %}
 {% else %}
 {% call column(precision_sum(m)) %}{{ dialect.sum_in_rank_order('CAST(' ~ judging.relevant_so_far(m.level) ~ ' AS ' ~ DOUBLE ~ ') / rank', judging.relevant_up_to(m.level, none), m.cutoff) }}{% endcall %}
 {% endif %}

@@ -5,6 +5,7 @@
   its label).
   Reference: pytorchltr, pytorchltr/evaluation/arp.py (Jagerman).
 -#}
+{% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/judging.sql' as judging %}
 {% import '_macros/ties.sql' as ties %}
 {% import 'measures/CG.sql' as cumulative %}
@@ -15,9 +16,9 @@
 {% macro judged(m) %}{{ dcg.judged(m) }}{% endmacro %}
 {% macro retrieved(m) %}
 {% if m.cutoff is none %}
-{% call column(weighted(m)) %}SUM({{ dcg.gain_name(m) }} * rank){% endcall %}
+{% call column(weighted(m)) %}{{ dialect.sum_in_rank_order(dcg.gain_name(m) ~ ' * rank') }}{% endcall %}
 {% else %}
-{% call column(weighted(m)) %}SUM({{ dcg.gain_name(m) }} * rank * {{ ties.within(m.cutoff | number, m) }}){% endcall %}
+{% call column(weighted(m)) %}{{ dialect.sum_in_rank_order(dcg.gain_name(m) ~ ' * rank * ' ~ ties.within(m.cutoff | number, m)) }}{% endcall %}
 {% endif %}
 {{ cumulative.retrieved(m) }}
 {% endmacro %}

@@ -3,6 +3,7 @@
   With tie_break=expected, its mean over all orders of tied documents.
   Reference: Jarvelin & Kekalainen (2002).
 -#}
+{% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/gain.sql' as gains %}
 {% import '_macros/judging.sql' as judging %}
 {% import '_macros/ties.sql' as ties %}
@@ -18,9 +19,9 @@
 {% macro tie(m) %}{% if m.expected %}{{ ties.group_columns() }}{% endif %}{% endmacro %}
 {% macro retrieved(m) %}
 {% if m.cutoff is none %}
-{% call column(cg(m)) %}SUM({{ dcg.gain_name(m) }}){% endcall %}
+{% call column(cg(m)) %}{{ dialect.sum_in_rank_order(dcg.gain_name(m)) }}{% endcall %}
 {% else %}
-{% call column(cg(m)) %}SUM({{ dcg.gain_name(m) }} * {{ ties.within(m.cutoff | number, m) }}){% endcall %}
+{% call column(cg(m)) %}{{ dialect.sum_in_rank_order(dcg.gain_name(m) ~ ' * ' ~ ties.within(m.cutoff | number, m)) }}{% endcall %}
 {% endif %}
 {% endmacro %}
 {% macro value(m) %}COALESCE({{ cg(m) }}, 0){% endmacro %}

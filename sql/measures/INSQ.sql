@@ -8,13 +8,14 @@
   Parameters: T (the gain the user wants, default 1), max_rel (the label of gain 1, default 1).
   Reference: cwl_eval 1.0.12, ruler/measures/cwl_insq.py (expected utility per document).
 -#}
+{% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/judging.sql' as judging %}
 {% import '_macros/series.sql' as series %}
 {% macro gain(m) %}cwl_gain_{{ m.max_rel | key }}{% endmacro %}
 {% macro weighted(m) %}insq_{{ m.T | key }}_{{ m.max_rel | key }}{% endmacro %}
 {% macro judged(m) %}{% call column(gain(m)) %}CASE WHEN relevance > 0 THEN CAST(relevance AS {{ DOUBLE }}) / {{ judging.real(m.max_rel) }} ELSE 0 END{% endcall %}{% endmacro %}
 {% macro retrieved(m) %}
-{% call column(weighted(m)) %}SUM(CASE WHEN rank <= 1000 THEN {{ gain(m) }} / POWER(rank + 2 * {{ judging.real(m.T) }} - 1, 2) ELSE 0 END){% endcall %}
+{% call column(weighted(m)) %}{{ dialect.sum_in_rank_order(gain(m) ~ ' / POWER(rank + 2 * ' ~ judging.real(m.T) ~ ' - 1, 2)', none, 1000) }}{% endcall %}
 {% endmacro %}
 {% macro value(m) %}
 {%- set twice = '2 * ' ~ judging.real(m.T) -%}

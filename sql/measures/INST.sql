@@ -9,6 +9,7 @@
   Parameters: T (the gain the user wants, default 1), max_rel (the label of gain 1, default 1).
   Reference: cwl_eval 1.0.12, ruler/measures/cwl_inst.py (expected utility per document).
 -#}
+{% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/judging.sql' as judging %}
 {% import '_macros/series.sql' as series %}
 {% import 'measures/INSQ.sql' as insq %}
@@ -17,8 +18,8 @@
 {% macro judged(m) %}{{ insq.judged(m) }}{% endmacro %}
 {% macro ranked(m) %}{{ bpm.ranked(m) }}{% endmacro %}
 {% macro inst(m) %}
-{% call column("inst_read_gain_" ~ key(m)) %}SUM(CASE WHEN stops_above = 0 THEN EXP(ln_reached) * gain ELSE 0 END){% endcall %}
-{% call column("inst_reached_" ~ key(m)) %}SUM(CASE WHEN stops_above = 0 THEN EXP(ln_reached) ELSE 0 END){% endcall %}
+{% call column("inst_read_gain_" ~ key(m)) %}{{ dialect.sum_in_rank_order('EXP(ln_reached) * gain', 'stops_above = 0') }}{% endcall %}
+{% call column("inst_reached_" ~ key(m)) %}{{ dialect.sum_in_rank_order('EXP(ln_reached)', 'stops_above = 0') }}{% endcall %}
 {% call column("inst_past_last_" ~ key(m)) %}MAX(CASE WHEN rank = last_rank AND stops_through = 0 THEN EXP(ln_past) ELSE 0 END){% endcall %}
 {% call column("inst_last_rank_" ~ key(m)) %}MAX(rank){% endcall %}
 {% call column("inst_gain_" ~ key(m)) %}MAX(so_far){% endcall %}

@@ -9,6 +9,7 @@
   Parameters: rel (minimum relevant label, default 1).
   Reference: scikit-learn, sklearn/metrics/_ranking.py (label_ranking_average_precision_score).
 -#}
+{% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/judging.sql' as judging %}
 {% macro level(m) %}{{ m.level | key }}{% endmacro %}
 {% macro judgments(m) %}{{ judging.num_rel_column(m.level) }}{% endmacro %}
@@ -16,6 +17,7 @@
 {% macro ranked(m) %}{{ judging.relevant_so_far_column(m.level) }}{% endmacro %}
 {% macro tie(m) %}{{ judging.tie_relevant_columns(m.level) }}{% endmacro %}
 {% macro retrieved(m) %}
-{% call column('lrap_sum_' ~ level(m)) %}SUM(CASE WHEN {{ judging.is_relevant(m.level) }} = 1 THEN CAST(tie_rel_before_{{ level(m) }} + tie_rel_{{ level(m) }} AS {{ DOUBLE }}) / tie_last ELSE 0 END){% endcall %}
+{% call column('lrap_sum_' ~ level(m)) %}{{ dialect.sum_in_rank_order('CAST(tie_rel_before_' ~ level(m) ~ ' + tie_rel_' ~ level(m) ~ ' AS ' ~ DOUBLE ~ ') / tie_last',
+                                                                    judging.is_relevant(m.level) ~ ' = 1') }}{% endcall %}
 {% endmacro %}
 {% macro value(m) %}CASE WHEN {{ judging.num_rel(m.level) }} > 0 THEN COALESCE(lrap_sum_{{ level(m) }}, 0) / {{ judging.num_rel(m.level) }} ELSE 1 END{% endmacro %}

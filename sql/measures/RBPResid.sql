@@ -6,6 +6,7 @@
   Parameters: p (persistence, default 0.9).
   Reference: trec_eval 10 m_rbp_resid.c (docs/trec_eval_semantics.md sec. 5, 9.7).
 -#}
+{% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/judging.sql' as judging %}
 {% import 'measures/RBP.sql' as rbp %}
 
@@ -18,10 +19,10 @@
 {{ judging.num_ret_column(m) }}
 {% if m.sparse %}
 {% call column("judged_retrieved") %}SUM(CASE WHEN relevance >= 0 THEN 1 ELSE 0 END){% endcall %}
-{% call column(m.column ~ "_judged_weight") %}SUM(CASE WHEN relevance >= 0 THEN {{ rbp.weight(m) }} ELSE 0 END){% endcall %}
+{% call column(m.column ~ "_judged_weight") %}{{ dialect.sum_in_rank_order(rbp.weight(m), 'relevance >= 0') }}{% endcall %}
 {% else %}
 {% call column("unjudged_retrieved") %}SUM(is_unjudged){% endcall %}
-{% call column(m.column ~ "_weight") %}SUM(CASE WHEN is_unjudged = 1 THEN {{ rbp.weight(m) }} ELSE 0 END){% endcall %}
+{% call column(m.column ~ "_weight") %}{{ dialect.sum_in_rank_order(rbp.weight(m), 'is_unjudged = 1') }}{% endcall %}
 {% endif %}
 {% endmacro %}
 {% macro value(m) %}

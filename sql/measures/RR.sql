@@ -20,9 +20,9 @@
 {% if m.expected %}
 {%- set r = 'tie_rel_' ~ level(m) -%}
 {%- set later = 'tie_size - (rank - tie_first + 1)' -%}
-{%- set within = ' AND rank <= ' ~ m.cutoff if m.cutoff is not none else '' -%}
 {%- set chance = 'EXP(' ~ dialect.ln_choose(later, r ~ ' - 1') ~ ' - ' ~ dialect.ln_choose('tie_size', r) ~ ')' -%}
-{% call column(expected_rr(m)) %}SUM(CASE WHEN tie_rel_before_{{ level(m) }} = 0 AND {{ r }} > 0{{ within }} AND {{ later }} >= {{ r }} - 1 THEN {{ chance }} / rank ELSE 0 END){% endcall %}
+{% call column(expected_rr(m)) %}{{ dialect.sum_in_rank_order(chance ~ ' / rank', 'tie_rel_before_' ~ level(m) ~ ' = 0 AND ' ~ r ~ ' > 0 AND ' ~ later ~ ' >= ' ~ r ~ ' - 1',
+                                                                 m.cutoff) }}{% endcall %}
 {% else %}
 {{ judging.first_relevant_column(m.level) }}
 {% endif %}

@@ -9,6 +9,7 @@
   Reference: Jarvelin & Kekalainen (2002); Burges et al. (2005); trec_eval 10 m_ndcg.c,
   m_ndcg_cut.c; scikit-learn ndcg_score.
 -#}
+{% import '_macros/dialect.sql' as dialect %}
 {% import '_macros/judging.sql' as judging %}
 {% import '_macros/discount.sql' as discount %}
 {% import 'measures/DCG.sql' as dcg %}
@@ -18,7 +19,7 @@
 {#- The perfect ranking without a cutoff has as many positions as were retrieved. -#}
 {% macro discount_sum(m) %}
 {% if m.ideal.kind == 'perfect' and m.cutoff is none %}
-{% call column("discount_sum" ~ m.disc.key) %}SUM({{ discount.discounted('1', 'rank', m.disc) }}){% endcall %}
+{% call column("discount_sum" ~ m.disc.key) %}{{ dialect.sum_in_rank_order(discount.discounted('1', 'rank', m.disc)) }}{% endcall %}
 {% endif %}
 {% endmacro %}
 {% macro retrieved(m) %}
@@ -36,7 +37,8 @@
 {#- The perfect ranking's discounts at positions 1..k. -#}
 {% macro perfect(m) %}
 {% if m.ideal.kind == 'perfect' and m.cutoff is not none %}
-{% call column("perfect_discount" ~ m.disc.key ~ judging.cut(m.cutoff)) %}SUM(CASE WHEN position <= {{ m.cutoff | number }} THEN {{ discount.discounted('1', 'position', m.disc) }} ELSE 0 END){% endcall %}
+{% call column("perfect_discount" ~ m.disc.key ~ judging.cut(m.cutoff)) %}{{ dialect.sum_in_rank_order(discount.discounted('1', 'position', m.disc), none, m.cutoff,
+                                                                                                      'position') }}{% endcall %}
 {% endif %}
 {% endmacro %}
 {% macro ideal_dcg(m) -%}

@@ -52,10 +52,13 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(gain_exp * rank) AS arp_ranks_exp,
-           SUM(gain_exp) AS cg_exp,
-           SUM(gain_exp * rank * CASE WHEN rank <= 10 THEN 1 ELSE 0 END) AS arp_ranks_exp_top_10,
-           SUM(gain_exp * CASE WHEN rank <= 10 THEN 1 ELSE 0 END) AS cg_exp_top_10
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain_exp * rank}), 'ASC', 'NULLS LAST')]), 0)
+               AS arp_ranks_exp,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain_exp}), 'ASC', 'NULLS LAST')]), 0) AS cg_exp,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain_exp * rank * CASE WHEN rank <= 10 THEN 1
+               ELSE 0 END}), 'ASC', 'NULLS LAST')]), 0) AS arp_ranks_exp_top_10,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain_exp * CASE WHEN rank <= 10 THEN 1
+               ELSE 0 END}), 'ASC', 'NULLS LAST')]), 0) AS cg_exp_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),

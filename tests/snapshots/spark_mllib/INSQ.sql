@@ -38,7 +38,8 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(CASE WHEN rank <= 1000 THEN cwl_gain_1 / POWER(rank + 2 * CAST(1.0 AS DOUBLE) - 1, 2) ELSE 0 END) AS insq_1p0_1
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': cwl_gain_1
+               / POWER(rank + 2 * CAST(1.0 AS DOUBLE) - 1, 2)}), 'ASC', 'NULLS LAST') IF x.rank <= 1000]), 0) AS insq_1p0_1
     FROM ranked
     GROUP BY ranked.query_id
 ),

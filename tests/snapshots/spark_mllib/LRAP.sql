@@ -55,7 +55,8 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(CASE WHEN is_rel_0 = 1 THEN CAST(tie_rel_before_0 + tie_rel_0 AS DOUBLE) / tie_last ELSE 0 END) AS lrap_sum_0
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': CAST(tie_rel_before_0 + tie_rel_0 AS DOUBLE)
+               / tie_last}) FILTER (WHERE is_rel_0 = 1), 'ASC', 'NULLS LAST')]), 0) AS lrap_sum_0
     FROM ranked
     GROUP BY ranked.query_id
 ),

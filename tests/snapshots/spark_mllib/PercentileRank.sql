@@ -46,7 +46,7 @@ ranked AS (
 retrieved AS (
     SELECT ranked.query_id AS query_id,
            SUM(gain_exp * (rank - 1)) / COUNT(*) AS percentile_placed_exp,
-           SUM(gain_exp) AS cg_exp
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain_exp}), 'ASC', 'NULLS LAST')]), 0) AS cg_exp
     FROM ranked
     GROUP BY ranked.query_id
 ),

@@ -58,7 +58,8 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(gain * CASE WHEN rank <= 10 THEN 1 ELSE 0 END) AS cg_top_10
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain * CASE WHEN rank <= 10 THEN 1 ELSE 0 END}),
+               'ASC', 'NULLS LAST')]), 0) AS cg_top_10
     FROM ranked
     GROUP BY ranked.query_id
 ),

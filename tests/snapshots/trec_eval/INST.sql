@@ -61,8 +61,10 @@ inst_1p0_1_positions AS (
 ),
 inst_1p0_1 AS (
     SELECT query_id,
-           SUM(CASE WHEN stops_above = 0 THEN EXP(ln_reached) * gain ELSE 0 END) AS inst_read_gain_1p0_1,
-           SUM(CASE WHEN stops_above = 0 THEN EXP(ln_reached) ELSE 0 END) AS inst_reached_1p0_1,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': EXP(ln_reached)
+               * gain}) FILTER (WHERE stops_above = 0), 'ASC', 'NULLS LAST')]), 0) AS inst_read_gain_1p0_1,
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': EXP(ln_reached)}) FILTER (WHERE stops_above = 0),
+               'ASC', 'NULLS LAST')]), 0) AS inst_reached_1p0_1,
            MAX(CASE WHEN rank = last_rank AND stops_through = 0 THEN EXP(ln_past) ELSE 0 END) AS inst_past_last_1p0_1,
            MAX(rank) AS inst_last_rank_1p0_1,
            MAX(so_far) AS inst_gain_1p0_1

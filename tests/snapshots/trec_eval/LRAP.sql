@@ -55,7 +55,8 @@ ranked AS (
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           SUM(CASE WHEN is_rel_1 = 1 THEN CAST(tie_rel_before_1 + tie_rel_1 AS DOUBLE) / tie_last ELSE 0 END) AS lrap_sum_1
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': CAST(tie_rel_before_1 + tie_rel_1 AS DOUBLE)
+               / tie_last}) FILTER (WHERE is_rel_1 = 1), 'ASC', 'NULLS LAST')]), 0) AS lrap_sum_1
     FROM ranked
     GROUP BY ranked.query_id
 ),

@@ -46,7 +46,7 @@ ranked AS (
 retrieved AS (
     SELECT ranked.query_id AS query_id,
            SUM(gain * (rank - 1)) / COUNT(*) AS percentile_placed,
-           SUM(gain) AS cg
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': gain}), 'ASC', 'NULLS LAST')]), 0) AS cg
     FROM ranked
     GROUP BY ranked.query_id
 ),

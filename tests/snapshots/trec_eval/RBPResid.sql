@@ -56,7 +56,9 @@ ranked AS (
 retrieved AS (
     SELECT ranked.query_id AS query_id,
            SUM(CASE WHEN relevance >= 0 THEN 1 ELSE 0 END) AS judged_retrieved,
-           SUM(CASE WHEN relevance >= 0 THEN POWER(CAST(0.9 AS DOUBLE), rank - 1) ELSE 0 END) AS rbpresid_judged_weight
+           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank,
+               'term': POWER(CAST(0.9 AS DOUBLE), rank - 1)}) FILTER (WHERE relevance >= 0), 'ASC', 'NULLS LAST')]), 0)
+               AS rbpresid_judged_weight
     FROM ranked
     GROUP BY ranked.query_id
 ),
