@@ -249,3 +249,19 @@ def test_the_curves_are_each_runs_interpolated_precision_at_the_recall_levels(me
     for name, run in zip(("baseline", "rerank", "rerank_v2"), RUNS):
         expected = sqlrank.evaluate(str(COMPARE / "qrels.txt"), run, " ".join(levels), **conventions)
         assert shown.details.curves[name] == list(expected.set_index("measure").loc[levels, "value"]), name
+
+
+def test_the_box_plots_quartiles_are_numpys_to_the_bit():
+    """The report's boxes are numpy.quantile's linear quartiles, computed without numpy's first-call imports: the same
+    floats on values with ties, one or two queries, negative differences and a value that is no number."""
+    import numpy as np
+
+    from sqlrank.comparing.reports import quartiles
+
+    rng = np.random.default_rng(7)
+    cases = [rng.random(n) for n in (1, 2, 3, 4, 5, 7, 50, 101)]
+    cases += [rng.integers(0, 4, 30) / 3, rng.random(40) - 0.5, np.array([0.25, 0.25, 0.25]), np.array([0.1, np.nan])]
+    for values in cases:
+        expected = np.quantile(values, [0, 0.25, 0.5, 0.75, 1]).tolist()
+        got = quartiles(values)
+        assert got == expected or (all(map(np.isnan, got)) and all(map(np.isnan, expected))), (values, got, expected)
