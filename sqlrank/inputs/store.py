@@ -33,12 +33,13 @@ class Registry:
         self._copies: str | None = None  # the database the copies are kept in, once attached
         self._folder: str | None = None  # the temporary folder of its file and of the Parquet copies, once made
         self._files: dict[str, str] = {}  # a copy kept as a Parquet file: its view's name -> its path
+        self._temporary: set[str] = set()  # copies kept as plain temporary tables (small inputs)
         self._owner: _Owner | None = None  # the descriptor whose lock says the folder's process is alive
 
     def name(self, kind: str) -> str:
         return f"sqlrank_{kind}_{os.getpid()}_{id(self)}_{next(self._counter)}"
 
-    def materialize(self, sql: str, kind: str, ordered: bool = True, plain: bool = False) -> str:
+    def materialize(self, sql: str, kind: str, ordered: bool = True, plain: bool = False, small: bool = False) -> str:
         """Read once into a copy (removed on close) that the statements read as a temporary view.
 
         plain=True (rows of text, numbers and booleans: TREC text read once) writes an uncompressed Parquet
@@ -48,16 +49,20 @@ class Registry:
         it writes each group of rows (dictionaries, FSST, bit packing), so that the uncompressed rows are
         never all held at once. Where no temporary folder can be made: an in-memory database that DuckDB
         compresses on CHECKPOINT, else a plain temporary table. ordered=False lets DuckDB store the rows
-        in the order its threads read them (a Parquet file of many small row groups copies 3x faster)."""
+        in the order its threads read them (a Parquet file of many small row groups copies 3x faster). small=True
+        (an input of a few megabytes) makes a plain temporary table: no folder, file or compression to set up."""
         if not ordered:
             previous = self.con.execute("SELECT current_setting('preserve_insertion_order')").fetchall()[0][0]
             self.con.execute("SET preserve_insertion_order = false")
             try:
-                return self.materialize(sql, kind, plain=plain)
+                return self.materialize(sql, kind, plain=plain, small=small)
             finally:
                 self.con.execute(f"SET preserve_insertion_order = {'true' if previous else 'false'}")
         name = self.name(kind)
-        if plain and self._make_folder():
+        if small:
+            self.con.execute(f"CREATE TEMP TABLE {DUCKDB.ident(name)} AS {sql}")
+            self._temporary.add(name)
+        elif plain and self._make_folder():
             path = os.path.join(self._folder, f"{name}.parquet")
             self._files[name] = path
             self.con.execute(f"COPY ({sql}) TO {DUCKDB.literal(path)} (FORMAT parquet, COMPRESSION uncompressed)")
@@ -109,11 +114,12 @@ class Registry:
         if name in self._files:
             self.con.execute(f"DROP VIEW IF EXISTS {DUCKDB.ident(name)}")
             os.remove(self._files.pop(name))
-        elif self._copies:
+        elif self._copies and name not in self._temporary:
             self.con.execute(f"DROP VIEW IF EXISTS {DUCKDB.ident(name)}")
             self.con.execute(f"DROP TABLE IF EXISTS {DUCKDB.ident(self._copies)}.{DUCKDB.ident(name)}")
         else:
             self.con.execute(f"DROP TABLE IF EXISTS {DUCKDB.ident(name)}")
+            self._temporary.discard(name)
         self.tables.remove(name)
 
     def register(self, obj: Any, kind: str) -> str:
@@ -265,7 +271,7 @@ def read_once(source: Source, con: duckdb.DuckDBPyConnection, registry: Registry
         with step(con, f"reading {source.label}"):
             return replace(source, table=registry.materialize(source.source_sql(DUCKDB, "raw"), source.kind,
                                                               ordered=source.format != "parquet",
-                                                              plain=source.format == "trec"))
+                                                              plain=source.format == "trec", small=_small(source)))
     except duckdb.Error as exc:
         if source.lines == "fields":  # some line has another number of fields: its lines, split by sqlrank
             return read_once(replace(source, lines="csv"), con, registry)
@@ -275,6 +281,18 @@ def read_once(source: Source, con: duckdb.DuckDBPyConnection, registry: Registry
             raise InputError(f"{source.label}: cannot read the {source.kind}: {reason}") from None
         # DuckDB's CSV reader ends a line at a lone carriage return; trec_eval takes it for white space
         return read_once(replace(source, lines="text", split="regex"), con, registry)
+
+
+SMALL_INPUT = 8 << 20  # bytes on disk: an input read once into a plain temporary table, held in memory
+
+
+def _small(source: Source) -> bool:
+    """Whether the source is a file of at most SMALL_INPUT bytes (a few megabytes, its rows held in memory at
+    little cost)."""
+    try:
+        return bool(source.path) and os.path.isfile(source.path) and os.path.getsize(source.path) <= SMALL_INPUT
+    except (OSError, TypeError):
+        return False
 
 
 def guess_split(path: str, kind: str, sample: int = 200, budget: int = 1 << 20) -> str:

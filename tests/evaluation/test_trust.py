@@ -132,11 +132,13 @@ def test_a_signal_during_a_query_stops_cleanly_and_removes_spill_files(large_run
     assert not [p for p in spill.rglob("*") if p.is_file()]
 
 
-def test_copies_of_text_inputs_live_in_a_temporary_folder_removed_at_the_end(tmp_path):
+def test_copies_of_text_inputs_live_in_a_temporary_folder_removed_at_the_end(tmp_path, monkeypatch):
     # TREC text is read once into a Parquet file in a folder of sqlrank's own (in --temp-directory when
-    # given), never beside the inputs; the folder goes on close, or when an unclosed registry is collected
+    # given), never beside the inputs; the folder goes on close, or when an unclosed registry is collected.
+    # A file of a few megabytes is read into a temporary table of the connection instead: no folder at all
     import gc
 
+    from sqlrank.inputs import store
     from sqlrank.inputs.load import load
     from sqlrank.inputs.store import Registry
 
@@ -144,6 +146,13 @@ def test_copies_of_text_inputs_live_in_a_temporary_folder_removed_at_the_end(tmp
     spill = tmp_path / "spill"
     spill.mkdir()
     con = duckdb.connect()
+    small = Registry(con, str(spill))
+    source = load(str(tmp_path / "run.txt"), "run", con, small)
+    assert con.execute(f"SELECT count(*) FROM ({source.sql()}) AS run").fetchall() == [(2,)]
+    assert not list(spill.iterdir()) and source.table in small.tables
+    small.close()
+    assert not con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary").fetchall()[0][0]
+    monkeypatch.setattr(store, "SMALL_INPUT", 0)  # as a file of more than a few megabytes is read
     for close in (True, False):
         registry = Registry(con, str(spill))
         source = load(str(tmp_path / "run.txt"), "run", con, registry)
@@ -162,6 +171,7 @@ def test_copies_of_text_inputs_live_in_a_temporary_folder_removed_at_the_end(tmp
     assert list(got.value) == [0.5] and not list(spill.iterdir())
     # a child forked off the process leaves its folder alone when it exits
     script = ("import os, sys, duckdb\nfrom sqlrank.inputs.load import load\nfrom sqlrank.inputs.store import Registry\n"
+              "import sqlrank.inputs.store\nsqlrank.inputs.store.SMALL_INPUT = 0\n"
               "con = duckdb.connect()\nregistry = Registry(con, sys.argv[2])\nload(sys.argv[1], 'run', con, registry)\n"
               "child = os.fork()\nif child == 0:\n    sys.exit(0)\nos.waitpid(child, 0)\n"
               "print(len(os.listdir(sys.argv[2])))\n")
@@ -170,14 +180,18 @@ def test_copies_of_text_inputs_live_in_a_temporary_folder_removed_at_the_end(tmp
     assert done.stdout == "1\n" and not list(spill.iterdir())  # there in the parent after the child, gone at its exit
 
 
-def test_the_copies_of_a_killed_process_are_removed_by_the_next(tmp_path):
+def test_the_copies_of_a_killed_process_are_removed_by_the_next(tmp_path, monkeypatch):
     """A TREC evaluation killed with SIGKILL left its copies in the temporary folder for ever; the next sqlrank that
     makes its own folder there removes them, and never those of a process that is alive."""
+    from sqlrank.inputs import store
+
+    monkeypatch.setattr(store, "SMALL_INPUT", 0)  # the files here are small: read as files of more than 8 MB are
     (tmp_path / "run.txt").write_text(RUN)
     (tmp_path / "qrels.txt").write_text(QRELS)
     spill = tmp_path / "spill"
     spill.mkdir()
     script = ("import os, sys, duckdb\nfrom sqlrank.inputs.load import load\nfrom sqlrank.inputs.store import Registry\n"
+              "import sqlrank.inputs.store\nsqlrank.inputs.store.SMALL_INPUT = 0\n"
               "con = duckdb.connect()\nregistry = Registry(con, sys.argv[2])\nload(sys.argv[1], 'run', con, registry)\n"
               "print('ready', flush=True)\n"
               "os.kill(os.getpid(), 9) if sys.argv[3] == 'kill' else sys.stdin.read()\n")
