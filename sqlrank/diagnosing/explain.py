@@ -16,7 +16,8 @@ from typing import Any
 from ..engines.base import Rows
 from ..errors import ConventionError, MeasureError, OptionError, require_tolerance
 from ..evaluation import evaluate_result
-from ..measures.conventions import DEFAULTS, EVALUATION_FIELDS, Conventions, format_value, resolve_conventions
+from ..measures.conventions import (DEFAULTS, EVALUATION_FIELDS, FIELD_NAMES, Conventions, format_value,
+                                   resolve_conventions)
 from ..measures.measure import Measure
 from ..measures.names import parse_measures
 from ..measures.presets import get_preset
@@ -50,7 +51,7 @@ def candidates(measure: Measure) -> list[Measure]:
     """Every combination of the applicable conventions the measure does not fix itself."""
     fixed = dict(measure.params)
     names = [name for name in CANDIDATES if name in measure.spec.params and name not in fixed]
-    out = []
+    out: dict[Measure, None] = {}  # in the order tried, each once
     for values in itertools.product(*(CANDIDATES[name] for name in names)):
         params = dict(fixed, **dict(zip(names, values)))
         try:
@@ -61,9 +62,8 @@ def candidates(measure: Measure) -> list[Measure]:
             check_tie_break(candidate)
         except MeasureError:
             continue
-        if candidate not in out:
-            out.append(candidate)
-    return out
+        out.setdefault(candidate)
+    return list(out)
 
 
 @dataclass(frozen=True)
@@ -151,46 +151,67 @@ def _tried(qrels: Any, run: Any, tried: list[Measure], query: str | None, run_id
     return rows
 
 
+# Settings of a convention that on some data give the number trec_eval's setting gives, and so can take its value
+# where the statement shows it: (convention, setting). missing_queries=zero scores 0 the queries the run does not
+# answer: where it answers every evaluated query, no number moves. gain=exponential makes a label's gain
+# 2^label - 1: where no label is above 1 and none has a fraction, every gain is the label's, as gain=linear has it.
+TWINS = (("missing_queries", "zero"), ("gain", "exponential"))
+ABOVE_ONE = "NumRel(rel=2)"  # the judgments with a label of 2 or more, summed over the evaluated queries
+
+
 def _values(qrels: Any, run: Any, tried: list[Measure], query: str | None, run_id: str | None,
             options: dict) -> dict[str, float]:
-    """Each candidate's value (of ``query``, else the mean). Where the run answers every evaluated query, scoring the
-    queries it does not answer 0 (missing_queries=zero) changes no number: a candidate that does so takes the value
-    of its twin that skips them. The statement tells: the first such pair is evaluated with the rest, and the twin
-    that skips is valued for as many queries as the one that scores 0 only where no query is unanswered; where one
-    is, the other twins are evaluated in a statement of their own."""
-    twins = _twins(tried)
-    probe = next(iter(twins), None)
-    first = [m for m in tried if m not in twins or m == probe]
-    values, counts = _measured(qrels, run, first, query, run_id, options)
-    if probe is not None and counts(str(twins[probe])) == counts(str(probe)):
-        return dict(values, **{str(zero): values[str(skip)] for zero, skip in twins.items()})
-    rest = [m for m in twins if m != probe]
-    return dict(values, **_measured(qrels, run, rest, query, run_id, options)[0]) if rest else values
+    """Each candidate's value (of ``query``, else the mean). A candidate with a setting of TWINS whose twin (the same
+    but for trec_eval's setting) is tried too takes the twin's value where the statement shows that the setting
+    moves no number. The first candidate that scores unanswered queries 0 is evaluated with its twin, which is valued
+    for as many queries only where no query is unanswered; ABOVE_ONE is evaluated with them, 0 with no label that has
+    a fraction only where no label is above 1 (options that set conventions, trec_eval_version apart, leave the gains
+    to the statement). What
+    is not shown is evaluated in a second statement."""
+    twins = {name: _twins(tried, name, setting) for name, setting in TWINS}
+    paired = set().union(*twins.values())
+    probe = next((m for m, twin in twins["missing_queries"].items() if twin not in paired), None)
+    labels = bool(twins["gain"]) and not set(options) & {*FIELD_NAMES, "preset"} - {"trec_eval_version"}
+    first = [m for m in tried if m not in paired or m == probe] + (parse_measures(ABOVE_ONE) if labels else [])
+    values, result = _measured(qrels, run, first, query, run_id, options)
+    shown = {"missing_queries": probe is not None and result.queries(str(probe), run_id)
+             == result.queries(str(twins["missing_queries"][probe]), run_id),
+             "gain": labels and not result.real_labels and values.get(ABOVE_ONE) == 0}
+    taken = {}  # each candidate not evaluated: the candidate whose value it takes (itself where nothing is shown)
+    for m in tried:
+        if str(m) not in values:
+            twin = m
+            for name, _ in TWINS:
+                twin = twins[name].get(twin, twin) if shown[name] else twin
+            taken[m] = twin
+    rest = list(dict.fromkeys(twin for twin in taken.values() if str(twin) not in values))
+    if rest:
+        values.update(_measured(qrels, run, rest, query, run_id, options)[0])
+    return dict(values, **{str(m): values[str(twin)] for m, twin in taken.items()})
 
 
-def _twins(tried: list[Measure]) -> dict[Measure, Measure]:
-    """The candidates that score queries the run does not answer 0 whose twin that skips them is tried too."""
+def _twins(tried: list[Measure], convention: str, setting: Any) -> dict[Measure, Measure]:
+    """The candidates with the convention's setting whose twin, the same but for trec_eval's setting, is tried too."""
     named = {str(m): m for m in tried}
     twins = {}
     for m in tried:
-        if m.param("missing_queries") == "zero":
-            params = {name: value for name, value in m.params if name != "missing_queries"}
-            twin = named.get(str(Measure(m.family, m.cutoff, tuple(params.items())).resolve(DEFAULTS)))
+        if m.param(convention) == setting:
+            params = tuple((name, value) for name, value in m.params if name != convention)
+            twin = named.get(str(Measure(m.family, m.cutoff, params).resolve(DEFAULTS)))
             if twin is not None:
                 twins[m] = twin
     return twins
 
 
 def _measured(qrels: Any, run: Any, measures: list[Measure], query: str | None, run_id: str | None, options: dict):
-    """The measures' values by name (of ``query``, else the means), and how many queries each is valued for."""
+    """The measures' values by name (of ``query``, else the means), and the evaluation's Result."""
     result = evaluate_result(qrels, run, measures, per_query=query is not None, printable=False, **options)
     picked = one_run_rows(result.values(), run_id)  # no statement printed: rendered once, not twice
     if query is not None:
         picked = [row for row in picked if row["query_id"] == query]
         if not picked:
             raise MeasureError(f"query {query!r} is not evaluated (not in the qrels, or not in the run)")
-    values = {row["measure"]: math.nan if row["value"] is None else float(row["value"]) for row in picked}
-    return values, lambda name: result.queries(name, run_id)
+    return {row["measure"]: math.nan if row["value"] is None else float(row["value"]) for row in picked}, result
 
 
 def _version_matters(tried: list[Measure], run: Any, options: dict) -> bool:

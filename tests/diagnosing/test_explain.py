@@ -118,32 +118,46 @@ def test_check_and_explain_take_the_input_options_of_eval(tmp_path):
     assert "Success@1" in done.stdout
 
 
+@pytest.mark.parametrize("labels", ["graded", "0 and 1", "fractions"])
 @pytest.mark.parametrize("answered", [True, False], ids=["every query answered", "a query unanswered"])
 @pytest.mark.parametrize("query", [None, "q1"], ids=["mean", "one query"])
-def test_every_candidate_is_worth_what_an_evaluation_of_it_gives(answered, query, monkeypatch):
+def test_every_candidate_is_worth_what_an_evaluation_of_it_gives(labels, answered, query, monkeypatch):
     """explain's value of every candidate is an evaluation's of it. Where the run answers every query, those that
     score unanswered queries 0 (missing_queries=zero) take their twins' values, read from one statement with the
-    first such pair in it; where a query is unanswered (q2 of the crafted run), they are evaluated in a second."""
+    first such pair in it; where no label is above 1 or has a fraction, those with gain=exponential take gain=linear's.
+    Where a query is unanswered (q2 of the crafted run), a label is above 1 (the crafted judgments') or one has a
+    fraction (0.75: 2^0.75 - 1 is 0.68), they are evaluated in a second statement."""
+    graded = labels != "0 and 1"
+    qrels = CRAFTED_QRELS.assign(relevance={"graded": CRAFTED_QRELS.relevance, "0 and 1": CRAFTED_QRELS.relevance.clip(
+        upper=1), "fractions": CRAFTED_QRELS.relevance / 4}[labels])
     run = pd.concat([CRAFTED_RUN, pd.DataFrame({"query_id": ["q2"], "doc_id": ["x"], "score": [1.0]})]) if answered \
         else CRAFTED_RUN
-    measure = "nDCG(log_base=10.0,ideal=perfect)@3"  # the other conventions tried: 48 candidates
+    measure = "nDCG(log_base=10.0,ideal=perfect)@3"  # the other conventions tried: 96 candidates
     tried = explain.candidates(parse_measures(measure)[0])
-    zero = [m for m in tried if m.param("missing_queries") == "zero"]
+    kinds = {(zero, exponential): [m for m in tried if (m.param("missing_queries") == "zero") == zero
+                                   and (m.param("gain") == "exponential") == exponential]
+             for zero in (False, True) for exponential in (False, True)}
     evaluated = []
     real = explain.evaluate_result
     monkeypatch.setattr(explain, "evaluate_result", lambda q, r, measures, **k: (evaluated.append(len(measures)),
                                                                                  real(q, r, measures, **k))[1])
-    found = reproduce(CRAFTED_QRELS, run, measure, "0.5", query=query)
-    expected = sqlrank.evaluate(CRAFTED_QRELS, run, [str(m) for m in tried], per_query=query is not None)
+    found = reproduce(qrels, run, measure, "0.5", query=query)
+    expected = sqlrank.evaluate(qrels, run, [str(m) for m in tried], per_query=query is not None)
     if query is not None:
         expected = expected[expected.query_id == query]
-    assert len(found) == len(tried) == len(expected) and len(zero) == len(tried) // 2
+    assert len(found) == len(tried) == len(expected) and all(len(k) == len(tried) // 4 for k in kinds.values())
     assert dict(zip(found.measure, found.value)) == dict(zip(expected.measure, expected.value))
-    assert evaluated == ([len(tried) - len(zero) + 1] if answered else [len(tried) - len(zero) + 1, len(zero) - 1])
-    differs = [m for m in zero if found.value[found.measure == str(m)].item()
-               != found.value[found.measure == str(m).replace(",missing_queries=zero", "").replace(
-                   "(missing_queries=zero)", "")].item()]
-    assert bool(differs) == (not answered and query is None)  # q2 scores 0 in the mean, not in q1's value
+    second = (0 if answered else len(kinds[True, False]) - 1) + (len(kinds[False, True]) if graded else 0) \
+        + (len(kinds[True, True]) if graded and not answered else 0)
+    assert evaluated == [len(kinds[False, False]) + 2] + [second] * bool(second)  # the pair, and the labels above 1
+    value = dict(zip(found.measure, found.value))
+
+    def differs(kind: tuple[bool, bool], setting: str) -> bool:
+        def twin(name: str) -> str:  # the name without the setting, wherever it stands among the parameters
+            return name.replace(f",{setting}", "").replace(f"({setting},", "(").replace(f"({setting})", "")
+        return any(value[str(m)] != value[twin(str(m))] for m in kinds[kind])
+    assert differs((True, False), "missing_queries=zero") == (not answered and query is None)  # q2 scores 0 there
+    assert differs((False, True), "gain=exponential") == graded
 
 
 def test_explaining_a_number_on_the_command_line_imports_no_pandas(tmp_path):
