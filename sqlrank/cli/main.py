@@ -24,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["trec_eval"]:  # its own trec_eval-style options
         handler, args = trec_eval_command, argv[1:]
     else:
-        parser = build_parser()
+        parser = build_parser(argv[0] if argv else None)  # that command's parser alone
         parsed = parser.parse_args(argv)
         handler, args = parsed.handler, parsed
     show_counts(sys.stderr.isatty())  # a long resampling says how far it has got, on a terminal
