@@ -166,8 +166,7 @@ def _values(qrels: Any, run: Any, tried: list[Measure], query: str | None, run_i
     moves no number. The first candidate that scores unanswered queries 0 is evaluated with its twin, which is valued
     for as many queries only where no query is unanswered; ABOVE_ONE is evaluated with them, 0 with no label that has
     a fraction only where no label is above 1 (options that set conventions, trec_eval_version apart, leave the gains
-    to the statement). What
-    is not shown is evaluated in a second statement."""
+    to the statement). What is not shown is evaluated in a second statement."""
     twins = {name: _twins(tried, name, setting) for name, setting in TWINS}
     paired = set().union(*twins.values())
     probe = next((m for m, twin in twins["missing_queries"].items() if twin not in paired), None)
