@@ -138,7 +138,7 @@ def quartiles(values: np.ndarray) -> list[float]:
     out = []
     for q in (0, 0.25, 0.5, 0.75, 1):
         at = (len(ordered) - 1) * q
-        below = min(int(math.floor(at)), len(ordered) - 1)
+        below = math.floor(at)  # at most the last index: at is at most len - 1
         a, b, t = ordered[below], ordered[min(below + 1, len(ordered) - 1)], at - below
         out.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
     return out

@@ -123,8 +123,8 @@ def reproduction(qrels: Any, run: Any, measure: Any, target: float | str, tolera
     scored = []
     for name, got, settings in _tried(qrels, run, candidates(base), query, run_id, options):
         distance = abs(got - value)
-        scored.append(((not distance <= tolerance, settings, math.isnan(distance), distance), (name, got,
-                                                                                               distance <= tolerance)))
+        matched = distance <= tolerance
+        scored.append(((not matched, settings, math.isnan(distance), distance), (name, got, matched)))
     # simplest first: among matches, the fewest conventions that differ from trec_eval's (a value that is no number last)
     scored.sort(key=lambda pair: pair[0])
     return Reproduction([row for _, row in scored], tolerance)

@@ -117,9 +117,9 @@ class Registry:
         elif self._copies and name not in self._temporary:
             self.con.execute(f"DROP VIEW IF EXISTS {DUCKDB.ident(name)}")
             self.con.execute(f"DROP TABLE IF EXISTS {DUCKDB.ident(self._copies)}.{DUCKDB.ident(name)}")
-        else:
+        else:  # a plain temporary table: a small input's, or any copy where no database could be attached
             self.con.execute(f"DROP TABLE IF EXISTS {DUCKDB.ident(name)}")
-            self._temporary.discard(name)
+        self._temporary.discard(name)
         self.tables.remove(name)
 
     def register(self, obj: Any, kind: str) -> str:
