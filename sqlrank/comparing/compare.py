@@ -7,11 +7,10 @@ once); the statistics are computed here from those values (see ``statistics``).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,6 +29,7 @@ from ..measures.registry import FAMILIES
 from ..plan import conventions_of, plan, segments_sql
 from ..rendering.dialects import DUCKDB
 from ..rendering.sqltext import render_template
+from ..statistics import moments
 from ..statistics.aggregate import check_aggregate, read_weights, reweighted
 from .evaluated_runs import RECALL_LEVELS, Details, Runs, evaluate_elsewhere, named_runs, summary_values, untested
 from ..statistics.pairs import TUKEY, AllPairs, all_pairs, check_pairs
@@ -322,8 +322,8 @@ def _records(runs: Runs, segment: Any, rows: list, measure: str, num_common: int
                 for label in labels]
     paired = [query for query in rows if query in valued[measure]]
 
-    def values(label: str) -> np.ndarray:
-        return np.array([value[(query, measure, label)] for query in paired], dtype=float)
+    def values(label: str) -> list[float]:
+        return [math.nan if x is None else float(x) for x in (value[(query, measure, label)] for query in paired)]
     base = values(labels[0])
     return [_row(segment, len(paired), measure, label, values(label), base, label == labels[0], aggregate, *testing)
             for label in labels]
@@ -347,7 +347,7 @@ def _row(segment, count, measure, label, values, base, is_baseline, aggregate, t
                            "mean": mean}
     if is_baseline or not count:  # no query has a value in every run: nothing to test
         return row
-    diff = values - base
+    diff = [v - b for v, b in zip(values, base)]
     wins, ties, losses = outcomes(diff, tolerance)
     outcome = paired_test(values, base, test, trials, seed)
     row.update(delta=mean - _mean(base, aggregate), wins=wins, ties=ties, losses=losses, p_value=outcome.p_value,
@@ -356,18 +356,20 @@ def _row(segment, count, measure, label, values, base, is_baseline, aggregate, t
     return row
 
 
-def outcomes(diff: np.ndarray, tolerance: float) -> tuple[int, int, int]:
+def outcomes(diff: Sequence[float], tolerance: float) -> tuple[int, int, int]:
     """Wins, ties and losses of per-query differences: a difference within ``tolerance`` is a tie."""
-    wins, losses = int(np.sum(diff > tolerance)), int(np.sum(diff < -tolerance))
+    wins, losses = int(sum(d > tolerance for d in diff)), int(sum(d < -tolerance for d in diff))
     return wins, len(diff) - wins - losses, losses
 
 
-def _mean(values: np.ndarray, aggregate: str) -> float:
+def _mean(values: list[float], aggregate: str) -> float:
     """The mean as sqlrank eval reports it: geometric (each value at least GEOMETRIC_FLOOR, as trec_eval)
     for GMAP and GMBpref, arithmetic otherwise (for counts too: the mean per query)."""
-    if aggregate == "geometric":
+    if aggregate == "geometric":  # numpy's log and exp, as eval's mean
+        import numpy as np
+
         return float(np.exp(np.mean(np.log(np.maximum(values, GEOMETRIC_FLOOR)))))
-    return float(np.mean(values))
+    return moments.mean(values)
 
 
 # ------------------------------------------------------------------- GSB from verdicts

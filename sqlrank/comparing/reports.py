@@ -5,8 +5,7 @@ from __future__ import annotations
 import html
 import math
 
-import numpy as np
-
+from ..statistics import moments
 from ..version import __version__
 from .compare import Comparison
 from .comparison_text import display_rows, latex, legend, markdown, missing  # noqa: F401  (latex, markdown: a report's too)
@@ -59,7 +58,7 @@ def _html_table(c: Comparison, gsb: bool, segment=None) -> str:
     return "\n".join(out)
 
 
-def paired_values(c: Comparison) -> dict[str, tuple[list, dict[str, np.ndarray]]]:
+def paired_values(c: Comparison) -> dict[str, tuple[list, dict[str, list[float]]]]:
     """Per measure with values paired in every run (AUC has none without both classes): its queries, in order, and
     each run's values over them."""
     by_measure: dict[str, dict] = {}
@@ -70,12 +69,16 @@ def paired_values(c: Comparison) -> dict[str, tuple[list, dict[str, np.ndarray]]
         if measure in by_measure and c.compared.get(measure, c.num_queries):
             values = by_measure[measure]
             queries = sorted(values)
-            paired[measure] = (queries, {run: np.array([values[q].get(run, np.nan) for q in queries], dtype=float)
-                                         for run in c.runs})
+            paired[measure] = (queries, {run: [_number(values[q].get(run)) for q in queries] for run in c.runs})
     return paired
 
 
-def sorted_deltas(queries: list[str], deltas: np.ndarray) -> list[tuple[str, float]]:
+def _number(value) -> float:
+    """A per-query value as a float: NaN where the run has none."""
+    return math.nan if value is None else float(value)
+
+
+def sorted_deltas(queries: list[str], deltas: list[float]) -> list[tuple[str, float]]:
     """(query_id, delta) from the largest loss to the largest gain; equal deltas by query id."""
     return sorted(zip(queries, (float(d) for d in deltas)), key=lambda pair: (pair[1], pair[0]))
 
@@ -129,7 +132,7 @@ def _delta_plot(pairs: list[tuple[str, float]], title: str, width: int = 500, he
             f'<figcaption>{html.escape(title)}</figcaption></figure>')
 
 
-def quartiles(values: np.ndarray) -> list[float]:
+def quartiles(values: list[float]) -> list[float]:
     """The minimum, quartiles and maximum: numpy.quantile(values, [0, 0.25, 0.5, 0.75, 1]) to the bit (its linear
     interpolation, a + (b - a) * t, from b back where t >= 0.5), without the import its first call makes."""
     ordered = sorted(float(x) for x in values)
@@ -144,13 +147,18 @@ def quartiles(values: np.ndarray) -> list[float]:
     return out
 
 
-def _distribution_plot(measure: str, values: dict[str, np.ndarray], width: int = 500) -> str:
+def _extreme(values: list[float], which) -> float:
+    """numpy.min or numpy.max of the values: NaN where one is NaN."""
+    return math.nan if any(x != x for x in values) else float(which(values))
+
+
+def _distribution_plot(measure: str, values: dict[str, list[float]], width: int = 500) -> str:
     """Per run: a box (quartiles), whiskers (min, max), the median line and the mean (a diamond)."""
     row_h, pad_l, pad_r, pad_t = 26, 110, 12, 8
     height = pad_t + row_h * len(values) + 24
     plot_w = width - pad_l - pad_r
-    lo = min(float(np.min(v)) for v in values.values())
-    hi = max(float(np.max(v)) for v in values.values())
+    lo = min(_extreme(v, min) for v in values.values())
+    hi = max(_extreme(v, max) for v in values.values())
     span = hi - lo if hi > lo else 1.0
 
     def x(v: float) -> float:
@@ -162,7 +170,7 @@ def _distribution_plot(measure: str, values: dict[str, np.ndarray], width: int =
         q0, q1, q2, q3, q4 = quartiles(v)
         color = _COLORS[i % len(_COLORS)]
         label = run if len(run) <= 16 else "..." + run[-15:]
-        tip = (f"{run}: min {q0:.4f}, quartiles {q1:.4f} {q2:.4f} {q3:.4f}, max {q4:.4f}, mean {np.mean(v):.4f}, "
+        tip = (f"{run}: min {q0:.4f}, quartiles {q1:.4f} {q2:.4f} {q3:.4f}, max {q4:.4f}, mean {moments.mean(v):.4f}, "
                f"{len(v)} queries")
         parts.append(f'<g><title>{html.escape(tip)}</title>'
                      f'<text x="{pad_l - 6}" y="{y + 4:.1f}" text-anchor="end">{html.escape(label)}</text>'
@@ -171,7 +179,7 @@ def _distribution_plot(measure: str, values: dict[str, np.ndarray], width: int =
                      f'fill="{color}" fill-opacity="0.35" stroke="{color}"/>'
                      f'<line x1="{x(q2):.2f}" y1="{y - 8:.1f}" x2="{x(q2):.2f}" y2="{y + 8:.1f}" stroke="{color}" '
                      f'stroke-width="2"/>'
-                     f'<path d="M {x(float(np.mean(v))):.2f} {y - 5:.1f} l 5 5 l -5 5 l -5 -5 z" fill="#222"/></g>')
+                     f'<path d="M {x(moments.mean(v)):.2f} {y - 5:.1f} l 5 5 l -5 5 l -5 -5 z" fill="#222"/></g>')
     axis_y = pad_t + row_h * len(values) + 4
     parts.append(f'<line x1="{pad_l}" y1="{axis_y}" x2="{pad_l + plot_w}" y2="{axis_y}" stroke="#666"/>')
     for tick in _ticks(lo, hi):
@@ -247,7 +255,8 @@ def html_page(c: Comparison, gsb: bool, title: str = "sqlrank comparison", pairs
     differences = {}  # (measure, run): (query_id, delta) pairs from the largest loss
     for measure, (_, values) in paired.items():
         for run in c.runs[1:]:
-            differences[measure, run] = sorted_deltas(queries[measure], values[run] - values[c.runs[0]])
+            deltas = [a - b for a, b in zip(values[run], values[c.runs[0]])]
+            differences[measure, run] = sorted_deltas(queries[measure], deltas)
     body.append("<h2>Per-query differences</h2>")
     if c.judgment_sources:  # prediction-powered: the estimates above; the per-query values below are the LLM's
         body.append(f'<p class="legend">Per query, from here on: the values with {html.escape(c.judgment_sources["llm"])}'

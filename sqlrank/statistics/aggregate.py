@@ -8,9 +8,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 from ..engines.duckdb import session
@@ -34,6 +33,7 @@ def check_aggregate(aggregate: str, weighted: bool) -> None:
 def read_weights(obj: Any) -> pd.Series:
     """query_id -> weight from a CSV, TSV or Parquet file or a DataFrame with those two columns (a weight is
     a finite number >= 0; a query listed twice is an error), or from a dict {query_id: weight}."""
+    import numpy as np
     import pandas as pd
 
     if isinstance(obj, dict):
@@ -67,6 +67,8 @@ def read_weights(obj: Any) -> pd.Series:
 
 def _as_written(value: Any) -> str:
     """A weight of a dict as its user wrote it: -1, 0.5, 'x' (never np.float64(-1.0))."""
+    import numpy as np
+
     if isinstance(value, (np.generic, float, int)) and not isinstance(value, bool):
         number = float(value)
         return str(int(number)) if number.is_integer() else repr(number)
@@ -75,6 +77,8 @@ def _as_written(value: Any) -> str:
 
 def summarise(values: np.ndarray, aggregate: str = "mean", weights: np.ndarray | None = None) -> float:
     """One summary of per-query values."""
+    import numpy as np
+
     if not len(values):
         return math.nan
     if weights is not None:  # weights_of's, scaled to a largest of 1: weights of 1e308 add up without overflowing

@@ -22,9 +22,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 from ..errors import OptionError
@@ -102,6 +101,8 @@ def all_pairs(scores: pd.DataFrame, means: pd.DataFrame, runs: list[str], measur
 
 def pair_p_values(matrix: np.ndarray, test: str, trials: int, seed: int | None) -> np.ndarray:
     """The p-value of every pair of columns (runs) of the queries x runs matrix."""
+    import numpy as np
+
     queries, runs = matrix.shape
     if queries < 2:  # one query: no variance, no test
         p = np.full((runs, runs), math.nan)
@@ -120,6 +121,8 @@ def pair_p_values(matrix: np.ndarray, test: str, trials: int, seed: int | None) 
 def randomized_tukey(matrix: np.ndarray, trials: int, seed: int | None) -> np.ndarray:
     """Carterette's randomised Tukey HSD: per trial, each row (query) permuted among the columns (runs),
     the range of the column means kept; p(i, j) = share of trials whose range is >= |mean_i - mean_j|."""
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     queries, runs = matrix.shape
     observed = np.abs(matrix.mean(axis=0)[:, None] - matrix.mean(axis=0)[None, :])

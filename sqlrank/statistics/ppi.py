@@ -18,9 +18,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
-import numpy as np
-
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 from ..errors import InputError, OptionError
@@ -57,6 +56,8 @@ def power_tuned_lambda(y: np.ndarray, yhat: np.ndarray, yhat_all: np.ndarray) ->
     """PPI++'s lambda for a mean: the covariance of the human and LLM values over the human-judged queries
     (divided by n) over (1 + n / N) times the variance of the LLM values of both sets together (divided by
     n + N - 1), clipped to [0, 1] (ppi-python's _calc_lam_glm with the identity Hessian)."""
+    import numpy as np
+
     n, total = len(y), len(yhat_all)
     covariance = np.sum((y - y.mean()) * (yhat - yhat.mean())) / n
     variance = np.var(np.concatenate([yhat, yhat_all]), ddof=1)
@@ -69,6 +70,7 @@ def ppi_mean(y: np.ndarray, yhat: np.ndarray, yhat_all: np.ndarray, level: float
     """The prediction-powered mean of ``y`` (human-judged values) from ``yhat`` (the same queries' LLM-judged
     values) and ``yhat_all`` (the LLM-judged values of the queries people did not judge), with its ``level``
     interval; N counts every query (both sets)."""
+    import numpy as np
     from scipy.special import ndtr, ndtri
 
     y, yhat, yhat_all = (np.asarray(a, dtype=float) for a in (y, yhat, yhat_all))

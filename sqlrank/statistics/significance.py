@@ -14,15 +14,18 @@ this module only decides which function answers which question and names the con
 """
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..errors import OptionError
 from ..progress import counted
-from . import student
-from .permutation import permutation_p_value
+from . import moments, student
 from ..measures.conventions import CORRECTIONS, TESTS  # noqa: F401  (also imported from here)
+
+if TYPE_CHECKING:
+    import numpy as np
 
 NAN = float("nan")
 
@@ -35,13 +38,12 @@ class PairedTest:
     effect_size: float
 
 
-def _t_test(diff: np.ndarray) -> tuple[float, float, float]:
+def _t_test(diff: list[float]) -> tuple[float, float, float]:
     """The paired t test of the differences, as scipy.stats.ttest_rel computes it: the two-sided p-value and the
-    95% confidence interval of the mean difference."""
+    95% confidence interval of the mean difference (numpy's mean and variance to the bit: statistics/moments.py)."""
     n = len(diff)
-    mean, se = float(np.mean(diff)), float(np.sqrt(np.var(diff, ddof=1) / n))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.float64(mean) / se
+    mean, se = moments.mean(diff), math.sqrt(moments.variance(diff, ddof=1) / n)
+    t = mean / se if se else math.copysign(math.inf, mean) if mean else NAN  # as numpy divides by 0
     half = student.quantile(0.975, n - 1) * se
     return student.two_sided(float(t), n - 1), mean - half, mean + half
 
@@ -73,37 +75,43 @@ def check_test(test: str, trials: int, seed: int | None) -> None:
         raise OptionError(f"seed {seed!r} must be a whole number of at least 0")
 
 
-def paired_test(run: np.ndarray, baseline: np.ndarray, test: str = "t", trials: int = 10_000,
+def paired_test(run: Sequence[float], baseline: Sequence[float], test: str = "t", trials: int = 10_000,
                 seed: int | None = 0) -> PairedTest:
-    """Compare per-query scores ``run`` with ``baseline`` (same queries, same order)."""
-    run = np.asarray(run, dtype=float)
-    baseline = np.asarray(baseline, dtype=float)
-    diff = run - baseline
+    """Compare per-query scores ``run`` with ``baseline`` (same queries, same order). The t test needs no numpy;
+    the others are SciPy's or resample with numpy."""
+    diff = [float(a) - float(b) for a, b in zip(run, baseline, strict=True)]
     n = len(diff)
-    if n < 2 or not np.any(diff):  # nothing varies: every test is undefined
+    if n < 2 or not any(diff):  # nothing varies: every test is undefined
         return PairedTest(NAN, *_t_interval(diff), NAN)
     if test == "t":
         return PairedTest(*_t_test(diff), _cohen_dz(diff))
+    import numpy as np
+
+    run, baseline = np.asarray(run, dtype=float), np.asarray(baseline, dtype=float)
     if test == "permutation":
+        from .permutation import permutation_p_value
+
         with counted("permutation test", trials) as advance:
             p = permutation_p_value(run, baseline, trials, seed, resample_batch(trials, n), advance)
         return PairedTest(p, *_t_interval(diff), _cohen_dz(diff))
     stats = scipy_stats()
     if test == "wilcoxon":
         result = stats.wilcoxon(run, baseline)
-        return PairedTest(float(result.pvalue), *_t_interval(diff), _rank_biserial(diff, stats))
+        return PairedTest(float(result.pvalue), *_t_interval(diff), _rank_biserial(run - baseline, stats))
     if test == "sign":
-        wins, losses = int(np.sum(diff > 0)), int(np.sum(diff < 0))
+        wins, losses = sum(d > 0 for d in diff), sum(d < 0 for d in diff)
         p = stats.binomtest(wins, wins + losses, 0.5).pvalue
         return PairedTest(float(p), *_t_interval(diff), (wins - losses) / (wins + losses))
     if test == "bootstrap":
-        return _bootstrap(diff, trials, seed, stats)
+        return _bootstrap(run - baseline, trials, seed, stats)
     raise OptionError(f"test {test!r} is not one of {', '.join(TESTS)}")
 
 
 def counting(statistic, advance):
     """STATISTIC of a vectorised resampling, telling ADVANCE how many resamples each call computed (its
     progress line); the values are STATISTIC's own."""
+    import numpy as np
+
     def counted_statistic(*samples, axis=-1):
         value = statistic(*samples, axis=axis)
         advance(int(np.shape(value)[0]) if np.ndim(value) else 1)
@@ -123,23 +131,25 @@ def resample_batch(trials: int, queries: int) -> int | None:
     return max(1, RESAMPLED_VALUES // max(queries, 1))
 
 
-def _t_interval(diff: np.ndarray) -> tuple[float, float]:
+def _t_interval(diff: Sequence[float]) -> tuple[float, float]:
     n = len(diff)
     if n < 2:
         return NAN, NAN
-    mean = float(np.mean(diff))
-    half = float(student.quantile(0.975, n - 1) * np.std(diff, ddof=1) / np.sqrt(n))
+    mean = moments.mean(diff)
+    half = student.quantile(0.975, n - 1) * moments.std(diff, ddof=1) / math.sqrt(n)
     return mean - half, mean + half
 
 
-def _cohen_dz(diff: np.ndarray) -> float:
-    sd = float(np.std(diff, ddof=1))
-    return float(np.mean(diff)) / sd if sd > 0 else NAN
+def _cohen_dz(diff: Sequence[float]) -> float:
+    sd = moments.std(diff, ddof=1)
+    return moments.mean(diff) / sd if sd > 0 else NAN
 
 
 def _rank_biserial(diff: np.ndarray, stats) -> float:
     """(sum of the ranks of positive differences - of negative ones) / their total, zeros dropped
     (the differences Wilcoxon's test ranks with its default zero_method)."""
+    import numpy as np
+
     nonzero = diff[diff != 0]
     ranks = stats.rankdata(np.abs(nonzero))
     total = ranks.sum()
@@ -150,6 +160,8 @@ def _bootstrap(diff: np.ndarray, trials: int, seed: int | None, stats) -> Paired
     """SciPy's BCa interval of the mean difference; the p-value by the shift method: how often
     the bootstrap mean moves at least as far from the observed mean as the observed mean is
     from 0 ((count + 1) / (trials + 1), as a resampling p-value is never 0)."""
+    import numpy as np
+
     with counted("bootstrap", trials) as advance:
         result = stats.bootstrap((diff,), counting(np.mean, advance), n_resamples=trials, confidence_level=0.95,
                                  method="BCa", vectorized=True, batch=resample_batch(trials, len(diff)),
@@ -166,23 +178,21 @@ def adjust(p_values: list[float], correction: str) -> list[float]:
     """p-values adjusted for all comparisons together; undefined ones (NaN) stay NaN and do not count."""
     if correction not in CORRECTIONS:
         raise OptionError(f"correction {correction!r} is not one of {', '.join(CORRECTIONS)}")
-    p = np.asarray(p_values, dtype=float)
-    out = np.full(len(p), NAN)
-    defined = ~np.isnan(p)
-    values = p[defined]
+    p = [float(x) for x in p_values]
+    defined = [i for i, x in enumerate(p) if not math.isnan(x)]
+    values = [p[i] for i in defined]
     m = len(values)
-    if m == 0:
-        return out.tolist()
-    if correction == "none":
-        adjusted = values
-    elif correction == "bonferroni":
-        adjusted = np.minimum(values * m, 1.0)
-    elif correction == "holm":
-        order = np.argsort(values, kind="stable")
-        stepped = np.maximum.accumulate(values[order] * (m - np.arange(m)))
-        adjusted = np.empty(m)
-        adjusted[order] = np.minimum(stepped, 1.0)
+    if m == 0 or correction == "none":
+        return p
+    if correction == "bonferroni":
+        adjusted = [min(x * m, 1.0) for x in values]
+    elif correction == "holm":  # step-down: the k-th smallest times (m - k), never below the one before it
+        adjusted, stepped = [0.0] * m, 0.0
+        for k, i in enumerate(sorted(range(m), key=values.__getitem__)):
+            stepped = max(stepped, values[i] * (m - k))
+            adjusted[i] = min(stepped, 1.0)
     else:
-        adjusted = scipy_stats().false_discovery_control(values, method="bh")
-    out[defined] = adjusted
-    return out.tolist()
+        adjusted = [float(x) for x in scipy_stats().false_discovery_control(values, method="bh")]
+    for i, x in zip(defined, adjusted):
+        p[i] = x
+    return p

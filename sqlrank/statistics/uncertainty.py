@@ -7,9 +7,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 from ..errors import OptionError
@@ -41,6 +40,8 @@ def interval(values: np.ndarray, level: float, method: str, trials: int, seed: i
     the bootstrap's only): NaN where there are fewer than two values (or, for the bootstrap, one value
     everywhere, where scipy has no interval either). The t interval of a weighted mean uses the standard
     error sqrt(n / (n - 1) * sum(w^2 (x - m)^2)) / sum(w), which is the usual one when the weights are equal."""
+    import numpy as np
+
     values = np.asarray(values, dtype=float)
     if len(values) < 2:
         return math.nan, math.nan
@@ -81,6 +82,7 @@ def with_intervals(per_query: pd.DataFrame, summary: pd.DataFrame, level: float,
     """The summary (measure, value[, run_id]) with std, ci_low and ci_high of each mean, from the per-query
     rows (query_id, measure, value[, run_id]). A measure whose value is no plain mean over queries (GMAP's
     geometric mean, a weighted mean, a value over the whole catalog) has none: NaN."""
+    import numpy as np
     import pandas as pd
 
     check_interval(level, method, trials, seed)

@@ -265,3 +265,17 @@ def test_the_box_plots_quartiles_are_numpys_to_the_bit():
         expected = np.quantile(values, [0, 0.25, 0.5, 0.75, 1]).tolist()
         got = quartiles(values)
         assert got == expected or (all(map(np.isnan, got)) and all(map(np.isnan, expected))), (values, got, expected)
+
+
+@pytest.mark.parametrize("command", ["compare", "report"])
+def test_comparing_on_the_command_line_imports_no_numpy(tmp_path, command):
+    """compare and report with the paired t test compute their means and tests in plain Python, to numpy's bits
+    (statistics/moments.py): neither numpy (a tenth of a second to import) nor pandas is imported."""
+    program = ("import sys\nfrom sqlrank.cli.main import main\nstatus = main(sys.argv[1:])\n"
+               "print(sorted(name for name in ('numpy', 'pandas', 'scipy') if name in sys.modules), status)\n")
+    inputs = [str(COMPARE / name) for name in ("qrels.txt", "baseline.run", "rerank.run", "rerank_v2.run")]
+    out = ["-o", str(tmp_path / "report.html")] if command == "report" else []
+    done = subprocess.run([sys.executable, "-c", program, command, *inputs, "-m", "nDCG@10 AP", "--correction", "holm",
+                           *out], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert done.stdout.splitlines()[-1] == "[] 0"
+    assert command == "report" or "rerank_v2" in done.stdout
