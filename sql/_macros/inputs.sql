@@ -160,10 +160,12 @@ SELECT * FROM {{ table | ident }}
 {% if run_from_file %}{{ dialect.file_stem(dialect.file_name()) }}{% else %}CAST({{ columns.run_id | ident }} AS {{ dialect.text() }}){% endif %}
 {%- endmacro %}
 
-{#- A rank-only run (score_from_rank): the score is the rank's negative, so that rank 1 comes first. -#}
-{% macro tabular(reader, columns, kind, mode, run_from_file=false, score_from_rank=false, boolean_text=false, label_type='real') %}
+{#- A rank-only run (score_from_rank): the score is the rank's negative, so that rank 1 comes first. keyed=false:
+    runs stored together with their query ids apart from their run_id (validation's pass hashes the three). -#}
+{% macro tabular(reader, columns, kind, mode, run_from_file=false, score_from_rank=false, boolean_text=false, label_type='real',
+                 keyed=true) %}
 {% set value_name = 'score' if kind == 'run' else 'relevance' %}
-SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}{% if columns.get('run_id') %}{{ run_key(columns, run_from_file) }} || {{ dialect.separator() }} || {% endif %}CAST({{ columns.query_id | ident }} AS {{ dialect.text() }}) AS query_id,
+SELECT {% if mode == 'numbered' %}row_number() OVER () AS position, {% endif %}{% if columns.get('run_id') and keyed %}{{ run_key(columns, run_from_file) }} || {{ dialect.separator() }} || {% endif %}CAST({{ columns.query_id | ident }} AS {{ dialect.text() }}) AS query_id,
        CAST({{ columns.doc_id | ident }} AS {{ dialect.text() }}) AS doc_id,{% for key in ('subtopic', 'sample', 'source') if columns.get(key) %}
 
        CAST({{ columns[key] | ident }} AS {{ dialect.text() }}) AS {{ key | ident }},{% endfor %}{% if columns.get('run_id') and mode != 'typed' %}

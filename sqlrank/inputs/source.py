@@ -139,10 +139,11 @@ class Source:
         names = con.execute(f"SELECT DISTINCT {key} AS run_id FROM ({self.sql()}) AS runs ORDER BY run_id").fetchall()
         return [self.one_run(name) for name, in names]
 
-    def source_sql(self, dialect: Dialect, mode: str = "typed") -> str:
+    def source_sql(self, dialect: Dialect, mode: str = "typed", keyed: bool = True) -> str:
         """The input as SQL that reads the file (or table) itself, in ``dialect``: what users can run
-        elsewhere."""
-        sql = self._read_sql(dialect, mode)
+        elsewhere. keyed=False: runs stored together read from a table, frame or relation with their query ids
+        apart from their run_id column (validation's pass, pair_key)."""
+        sql = self._read_sql(dialect, mode, keyed)
         if self.derived:
             if mode != "typed":
                 raise ValueError("a table read with a second key is read typed only")
@@ -155,7 +156,7 @@ class Source:
             return sql
         return call_macro(dialect, "_macros/inputs.sql", "unseen", sql, self.seen, self.keyed).strip()
 
-    def _read_sql(self, dialect: Dialect, mode: str) -> str:
+    def _read_sql(self, dialect: Dialect, mode: str, keyed: bool = True) -> str:
         """The input as its source reads it, in ``dialect``."""
         name = dialect.kind  # a variant reads its inputs as its family does
         path = (spark_path if name == "spark" else duckdb_path)(self.path) if self.path else self.path
@@ -185,7 +186,7 @@ class Source:
         if self.implicit:
             reader = f"(SELECT *, 1 AS {dialect.ident(IMPLICIT)} FROM {reader}) AS implicit_feedback"
         return call_macro(dialect, "_macros/inputs.sql", "tabular", reader, self.columns, self.kind, mode,
-                          self.run_from_file, self.score_from_rank, self.boolean_labels, self.label_type).strip()
+                          self.run_from_file, self.score_from_rank, self.boolean_labels, self.label_type, keyed).strip()
 
     def where(self, position: int) -> str:
         """Where row ``position`` (1 = the first data row) is: a file's line, or a table's row."""

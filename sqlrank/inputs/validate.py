@@ -59,9 +59,10 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
             bad, tallies = rest[:len(problems)], rest[len(problems):]
             duplicated = False
         else:
-            failing = " OR ".join(f"({cond})" for cond, _ in problems.values())
+            rows, key, failing = pass_rows(source, problems)
             with step(con, f"checking {source.label} and looking for repeated documents"):
-                total, failed, repeats, *tallies = con.execute(checked_pairs_sql(raw, failing, list(counted.values()))).fetchall()[0]
+                total, failed, repeats, *tallies = con.execute(
+                    checked_pairs_sql(rows, failing, list(counted.values()), key)).fetchall()[0]
             bad = [0] * len(problems)
             if failed:  # which checks: the slow path, taken only for a bad input
                 total, *bad = con.execute(count_per_check).fetchall()[0]
@@ -95,8 +96,21 @@ def deferred_pass(source: Source) -> tuple[str, int]:
     """Validation's one pass over a run whose validation was deferred (Source.deferred), for the evaluation's
     statement to read with its values: SQL of one row (rows, rows failing a check, rows sharing their hash with the
     row before, rows with an odd document id), and how many columns it has."""
-    failing = " OR ".join(f"({cond})" for cond, _ in _problem_conditions(source).values())
-    return checked_pairs_sql(source.sql("raw"), failing, [odd_id("doc_id", beyond_ascii_only=True)]), 4
+    rows, key, failing = pass_rows(source, _problem_conditions(source))
+    return checked_pairs_sql(rows, failing, [odd_id("doc_id", beyond_ascii_only=True)], key), 4
+
+
+def pass_rows(source: Source, problems: dict[str, tuple[str, Any]]) -> tuple[str, str, str]:
+    """What validation's pass reads: the raw rows, the columns whose hash keys a row, and the condition of a row that
+    fails a check. Runs stored together in a table, frame or relation are read with their query ids apart from the
+    run's name, and hashed by the three: the run || chr(31) || query text is not built for every row (at 200 runs x
+    5,000 rows, 0.14 s where it took 0.19). A NUL byte in a run's name, which the text would hold, fails the row;
+    the pass that says what is wrong reads the keyed rows."""
+    failing = " OR ".join(f"({cond})" for cond, _ in problems.values())
+    if source.per_run and source.table is None and source.format in ("dataframe", "relation", "table"):
+        return source.source_sql(DUCKDB, "raw", keyed=False), "run_id, query_id, doc_id", \
+            f"{failing} OR contains(run_id, chr(0))"
+    return source.sql("raw"), "query_id, doc_id", failing
 
 
 def deferred_validation(source: Source, con: duckdb.DuckDBPyConnection, row: tuple | None = None) -> Source:
@@ -118,14 +132,14 @@ def _boolean_labels(source: Source, con: duckdb.DuckDBPyConnection, raw: str) ->
     return source.boolean_labels
 
 
-def checked_pairs_sql(rows_sql: str, failing: str, counted: Sequence[str] = ()) -> str:
+def checked_pairs_sql(rows_sql: str, failing: str, counted: Sequence[str] = (), key: str = "query_id, doc_id") -> str:
     """Validation's one pass: (rows, rows where `failing` holds, rows that share their hash with
     the row before, then the rows where each `counted` condition holds). A failing row's pair is
     NULL: it is left out of the comparison and counted. Each counted condition rides in one of the
     hash's lowest bits (the sort carries nothing else); the neighbours are compared above those bits,
     so two copies of a pair are found whatever their conditions."""
     bits = len(counted)
-    pair = "hash(query_id, doc_id)"
+    pair = f"hash({key})"
     if bits:
         mask = (1 << 64) - (1 << bits)  # every bit of the hash above the counted ones
         flags = " | ".join(f"CAST(CASE WHEN {condition} THEN {1 << bit} ELSE 0 END AS UBIGINT)"

@@ -114,3 +114,39 @@ def test_a_table_of_runs_stored_together_in_a_list_of_runs_is_said():
     with pytest.raises(sqlrank.OptionError, match="run_1 is a table of runs stored together .* give it alone"):
         sqlrank.evaluate(str(COMPARE / "qrels.txt"), [runs], "AP")
     assert set(sqlrank.evaluate(str(COMPARE / "qrels.txt"), runs, "AP").run_id) == set(NAMES)
+
+
+@pytest.mark.parametrize("kind", ["dataframe", "relation", "dict"])
+def test_runs_stored_together_are_checked_with_their_query_ids_apart(kind):
+    """Validation's pass hashes a frame's, relation's or table's (run, query, document) without building the keyed
+    text: the same pair in two runs is no repeat, a repeat within one run, a NUL byte in a run's name or an empty query
+    id are the errors the keyed rows say, and the values are each run's alone."""
+    import duckdb
+
+    table = pd.read_parquet(COMPARE / "runs.parquet")
+
+    def evaluated(frame: pd.DataFrame):
+        if kind == "dict":
+            runs = {name: rows.drop(columns="run_id") for name, rows in frame.groupby("run_id", sort=False)}
+            return sqlrank.Evaluator(str(COMPARE / "qrels.txt"), "AP P@10").evaluate(runs)
+        con = duckdb.connect()
+        run = frame if kind == "dataframe" else con.from_df(frame)
+        result = sqlrank.evaluate(str(COMPARE / "qrels.txt"), run, "AP P@10", connection=con)
+        return result if isinstance(result, pd.DataFrame) else result.df()  # a relation's result is a relation
+
+    got = evaluated(table)
+    for name in NAMES:
+        expected = sqlrank.evaluate(str(COMPARE / "qrels.txt"), str(COMPARE / f"{name}.run"), "AP P@10")
+        assert got[got.run_id == name].value.tolist() == expected.value.tolist()
+    repeated = pd.concat([table, table[table.run_id == "rerank"].head(1)])
+    with pytest.raises(sqlrank.InputError, match="is ranked 2 times"):
+        evaluated(repeated)
+    if kind != "dict":  # a dict's keys name its runs
+        named = table.copy()
+        named["run_id"] = named.run_id.where(named.run_id != "rerank", "re\x00rank")
+        with pytest.raises(sqlrank.InputError, match="NUL byte"):
+            evaluated(named)
+    empty = table.copy()
+    empty.loc[empty.index[7], "query_id"] = ""
+    with pytest.raises(sqlrank.InputError, match="empty query_id"):
+        evaluated(empty)
