@@ -7,7 +7,8 @@
     {name}_targets   each relevant document's target exposure (labels > 0, by grade, best first): the m
                      documents of a grade below b better ones share the exposure of ranks b + 1 .. b + m,
                      (p^b - p^(b + m)) / (m (1 - p))
-  then per query, over the documents in either, the columns the measures ask for.
+  then per query, over the documents in either, the columns the measures ask for. Sums of fractions are added in the
+  order of the samples and of the documents (dialect.sum_in_order), so that a value has the same bits on every run.
   Reference: Diaz, Mitra, Ekstrand, Biega & Carterette (CIKM 2020); expeval (exposure.py, target and expected).
 -#}
 {% import '_macros/dialect.sql' as dialect %}
@@ -16,7 +17,7 @@
 {% set p = judging.real(m.p) %}
 {% set sample = 'sample' | ident %}
 {{ name }}_ranked AS (
-    SELECT samples.query_id AS query_id, samples.doc_id AS doc_id,
+    SELECT samples.query_id AS query_id, samples.doc_id AS doc_id, samples.{{ sample }} AS sample_id,
            ROW_NUMBER() OVER (PARTITION BY samples.query_id, samples.{{ sample }}
                               ORDER BY samples.score DESC NULLS LAST, {{ dialect.byte_order('samples.doc_id') }} DESC) AS rank,
            counts.samples AS samples
@@ -26,7 +27,7 @@
       ON counts.query_id = samples.query_id
 ),
 {{ name }}_exposed AS (
-    SELECT query_id, doc_id, SUM(POWER({{ p }}, rank - 1)) / MAX(samples) AS exposure
+    SELECT query_id, doc_id, {{ dialect.sum_in_order('POWER(' ~ p ~ ', rank - 1)', 'sample_id') }} / MAX(samples) AS exposure
     FROM {{ name }}_ranked{% if m.cutoff is not none %}
 
     WHERE rank <= {{ m.cutoff | number }}{% endif %}
@@ -47,6 +48,7 @@
 ),
 {{ name }}_pairs AS (
     SELECT COALESCE(exposed.query_id, targets.query_id) AS query_id,
+           COALESCE(exposed.doc_id, targets.doc_id) AS doc_id,
            COALESCE(exposed.exposure, 0) AS exposure,
            COALESCE(targets.target, 0) AS target
     FROM {{ name }}_exposed AS exposed

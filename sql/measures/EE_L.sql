@@ -5,6 +5,7 @@
   Parameters: p (default 0.5); cutoff k.
   Reference: Diaz, Mitra, Ekstrand, Biega & Carterette (CIKM 2020); expeval (difference).
 -#}
+{% import '_macros/dialect.sql' as dialect %}
 {% import 'measures/EE_D.sql' as ee %}
-{% macro expected(m) %}{% call column(ee.key(m) ~ '_loss') %}SUM((target - exposure) * (target - exposure)){% endcall %}{% endmacro %}
+{% macro expected(m) %}{% call column(ee.key(m) ~ '_loss') %}{{ dialect.sum_in_order('(target - exposure) * (target - exposure)', 'doc_id') }}{% endcall %}{% endmacro %}
 {% macro value(m) %}COALESCE({{ ee.key(m) }}_loss, 0){% endmacro %}

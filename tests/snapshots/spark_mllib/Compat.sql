@@ -87,9 +87,9 @@ compat_0p95_0_overlaps AS (
 ),
 compat_0p95_0 AS (
     SELECT query_id,
-           SUM(POWER(CAST(0.95 AS DOUBLE), depth - 1) * overlap / depth) AS compat_overlap_0p95_0,
-           SUM(POWER(CAST(0.95 AS DOUBLE), depth - 1) * LEAST(depth, ideal_size) / depth) AS compat_ideal_0p95_0,
-           SUM(POWER(CAST(0.95 AS DOUBLE), depth - 1)) AS compat_weights_0p95_0
+           list_sum(list(POWER(CAST(0.95 AS DOUBLE), depth - 1) * overlap / depth ORDER BY depth)) AS compat_overlap_0p95_0,
+           list_sum(list(POWER(CAST(0.95 AS DOUBLE), depth - 1) * LEAST(depth, ideal_size) / depth ORDER BY depth)) AS compat_ideal_0p95_0,
+           list_sum(list(POWER(CAST(0.95 AS DOUBLE), depth - 1) ORDER BY depth)) AS compat_weights_0p95_0
     FROM compat_0p95_0_overlaps
     GROUP BY query_id
 ),

@@ -56,7 +56,7 @@ retrieved AS (
     GROUP BY ranked.query_id
 ),
 expected_0p5_all_ranked AS (
-    SELECT samples.query_id AS query_id, samples.doc_id AS doc_id,
+    SELECT samples.query_id AS query_id, samples.doc_id AS doc_id, samples."sample" AS sample_id,
            ROW_NUMBER() OVER (PARTITION BY samples.query_id, samples."sample"
                               ORDER BY samples.score DESC NULLS LAST, samples.doc_id DESC) AS rank,
            counts.samples AS samples
@@ -66,7 +66,7 @@ expected_0p5_all_ranked AS (
       ON counts.query_id = samples.query_id
 ),
 expected_0p5_all_exposed AS (
-    SELECT query_id, doc_id, SUM(POWER(CAST(0.5 AS DOUBLE), rank - 1)) / MAX(samples) AS exposure
+    SELECT query_id, doc_id, list_sum(list(POWER(CAST(0.5 AS DOUBLE), rank - 1) ORDER BY sample_id)) / MAX(samples) AS exposure
     FROM expected_0p5_all_ranked
     GROUP BY query_id, doc_id
 ),
@@ -85,6 +85,7 @@ expected_0p5_all_targets AS (
 ),
 expected_0p5_all_pairs AS (
     SELECT COALESCE(exposed.query_id, targets.query_id) AS query_id,
+           COALESCE(exposed.doc_id, targets.doc_id) AS doc_id,
            COALESCE(exposed.exposure, 0) AS exposure,
            COALESCE(targets.target, 0) AS target
     FROM expected_0p5_all_exposed AS exposed
@@ -92,12 +93,12 @@ expected_0p5_all_pairs AS (
 ),
 expected_0p5_all AS (
     SELECT query_id,
-           SUM(exposure * exposure) AS ee_0p5_all_disparity
+           list_sum(list(exposure * exposure ORDER BY doc_id)) AS ee_0p5_all_disparity
     FROM expected_0p5_all_pairs
     GROUP BY query_id
 ),
 expected_0p5_top_10_ranked AS (
-    SELECT samples.query_id AS query_id, samples.doc_id AS doc_id,
+    SELECT samples.query_id AS query_id, samples.doc_id AS doc_id, samples."sample" AS sample_id,
            ROW_NUMBER() OVER (PARTITION BY samples.query_id, samples."sample"
                               ORDER BY samples.score DESC NULLS LAST, samples.doc_id DESC) AS rank,
            counts.samples AS samples
@@ -107,7 +108,7 @@ expected_0p5_top_10_ranked AS (
       ON counts.query_id = samples.query_id
 ),
 expected_0p5_top_10_exposed AS (
-    SELECT query_id, doc_id, SUM(POWER(CAST(0.5 AS DOUBLE), rank - 1)) / MAX(samples) AS exposure
+    SELECT query_id, doc_id, list_sum(list(POWER(CAST(0.5 AS DOUBLE), rank - 1) ORDER BY sample_id)) / MAX(samples) AS exposure
     FROM expected_0p5_top_10_ranked
     WHERE rank <= 10
     GROUP BY query_id, doc_id
@@ -127,6 +128,7 @@ expected_0p5_top_10_targets AS (
 ),
 expected_0p5_top_10_pairs AS (
     SELECT COALESCE(exposed.query_id, targets.query_id) AS query_id,
+           COALESCE(exposed.doc_id, targets.doc_id) AS doc_id,
            COALESCE(exposed.exposure, 0) AS exposure,
            COALESCE(targets.target, 0) AS target
     FROM expected_0p5_top_10_exposed AS exposed
@@ -134,7 +136,7 @@ expected_0p5_top_10_pairs AS (
 ),
 expected_0p5_top_10 AS (
     SELECT query_id,
-           SUM(exposure * exposure) AS ee_0p5_top_10_disparity
+           list_sum(list(exposure * exposure ORDER BY doc_id)) AS ee_0p5_top_10_disparity
     FROM expected_0p5_top_10_pairs
     GROUP BY query_id
 ),
