@@ -23,12 +23,16 @@
 {%- if form == 'dcg' %} / {{ dialect.log2('rank + 1') }}{% elif form == 'err' %} / rank{% else %} * POWER({{ judging.real(m.beta) }}, rank - 1){% endif -%}
 {%- endmacro %}
 {% macro name(m, form, ideal) %}{{ prefix(m) }}{{ 'ideal_' if ideal }}{{ form }}{% if form == 'rbp' %}_{{ m.beta | key }}{% else %}_{{ cut(m) }}{% endif %}{% endmacro %}
+{#- Sums of fractions are added rank by rank (dialect.sum_in_order), so that a value has the same bits on every run. -#}
 {% macro discounted(m, form, ideal) %}
-{% call column(name(m, form, ideal)) %}SUM(CASE WHEN ideal = {{ 1 if ideal else 0 }}{{ within(m) }} THEN gain{{ discount(form, m) }} ELSE 0 END){% endcall %}
+{% call column(name(m, form, ideal)) %}{{ dialect.sum_in_order('CASE WHEN ideal = ' ~ (1 if ideal else 0) ~ within(m) ~ ' THEN gain'
+    ~ discount(form, m) ~ ' ELSE 0 END', 'ideal, rank') }}{% endcall %}
 {% endmacro %}
-{#- Per (query, document) columns summed over the run's top k: pairs, fresh, share. -#}
+{#- Per (query, document) columns summed over the run's top k: pairs, fresh (counts), share (fractions). -#}
 {% macro counted(m, what) %}
-{% call column(prefix(m) ~ what ~ '_' ~ cut(m)) %}SUM(CASE WHEN ideal = 0{{ within(m) }} THEN {{ what }} ELSE 0 END){% endcall %}
+{% set term = 'CASE WHEN ideal = 0' ~ within(m) ~ ' THEN ' ~ what ~ ' ELSE 0 END' %}
+{% set summed = dialect.sum_in_order(term, 'ideal, rank') if what == 'share' else 'SUM(' ~ term ~ ')' %}
+{% call column(prefix(m) ~ what ~ '_' ~ cut(m)) %}{{ summed }}{% endcall %}
 {% endmacro %}
 
 {#- The run's value over the ideal ranking's, 0 where the run has none. -#}

@@ -9,7 +9,8 @@
                       (byte order), gains compared to 12 decimals; documents relevant to no subtopic add
                       nothing to any measure and are left out
     {name}_positions  the run's ranks (ideal = 0) and the ideal ranking's (ideal = 1), with their gain,
-                      pairs, fresh and share (_macros/intents.sql)
+                      pairs, fresh and share (_macros/intents.sql), the fractions added subtopic by subtopic
+                      (dialect.sum_in_order), so that a value has the same bits on every run
   then per query the columns the measures ask for. Reference: ndeval 4.5 (TREC Web track), idealResult.
 -#}
 {% import '_macros/dialect.sql' as dialect %}
@@ -28,7 +29,7 @@
     GROUP BY query_id, subtopic
 ),
 {{ name }}_run AS (
-    SELECT ranked.query_id AS query_id, ranked.rank AS rank, subtopics.relevant AS relevant,
+    SELECT ranked.query_id AS query_id, ranked.rank AS rank, judged.subtopic AS subtopic, subtopics.relevant AS relevant,
            ROW_NUMBER() OVER (PARTITION BY ranked.query_id, judged.subtopic ORDER BY ranked.rank) - 1 AS seen
     FROM {{ m.ranked }} AS ranked
     JOIN {{ name }}_judged AS judged ON judged.query_id = ranked.query_id AND judged.doc_id = ranked.doc_id
@@ -53,9 +54,9 @@
 {{ name }}_positions AS (
     SELECT gains.*, counts.subtopics AS subtopics
     FROM (
-        SELECT query_id, rank, 0 AS ideal, SUM(POWER({{ novelty }}, seen)) AS gain, COUNT(*) AS pairs,
-               SUM(CASE WHEN seen = 0 THEN 1 ELSE 0 END) AS fresh,
-               SUM(CAST(seen + 1 AS {{ DOUBLE }}) / rank / relevant) AS share
+        SELECT query_id, rank, 0 AS ideal, {{ dialect.sum_in_order('POWER(' ~ novelty ~ ', seen)', 'subtopic') }} AS gain,
+               COUNT(*) AS pairs, SUM(CASE WHEN seen = 0 THEN 1 ELSE 0 END) AS fresh,
+               {{ dialect.sum_in_order('CAST(seen + 1 AS ' ~ DOUBLE ~ ') / rank / relevant', 'subtopic') }} AS share
         FROM {{ name }}_run
         GROUP BY query_id, rank
         UNION ALL

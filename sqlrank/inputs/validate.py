@@ -72,24 +72,27 @@ def validate(source: Source, con: duckdb.DuckDBPyConnection, allow_duplicates: b
     if not total and source.kind not in ("qrels", "run"):  # empty judgments or runs: evaluated where defined
         raise InputError(f"{source.label}: the {source.kind} has no data rows")
     for (name, (cond, message)), count in zip(problems.items(), bad):
-        if not count:
-            continue
-        if name == "irregular":
+        if count and name == "irregular":
             return Validation(irregular=True)
-        found = con.execute(
-            f"SELECT * FROM ({source.sql('numbered')}) AS checked WHERE {cond} ORDER BY position LIMIT 1"
-        ).fetchall()[0]
-        cols = [d[0] for d in con.description]
-        record = dict(zip(cols, found))
-        if source.stacked and isinstance(record.get("query_id"), str):  # where() names the run: the query alone
-            record["query_id"] = record["query_id"].split(GROUP_SEPARATOR, 1)[-1]
-        more = f" ({count} rows in all)" if count > 1 else ""
-        raise InputError(f"{source.where(record['position'])}: {message(record)}{more}")
+        if count:
+            _raise_first_failing(source, con, cond, message, count)
     if duplicated:
         report_duplicates(source, con, raw)
     tally = dict(zip(counted, tallies))
     return Validation(total, _boolean_labels(source, con, raw), whole_labels=not tally.get("fractions"),
                       odd_ids=tally.get("odd_ids"))
+
+
+def _raise_first_failing(source: Source, con: duckdb.DuckDBPyConnection, cond: str, message: Any, count: int) -> None:
+    """Raise the InputError of a check that count rows fail, located at the first of them by its line."""
+    found = con.execute(
+        f"SELECT * FROM ({source.sql('numbered')}) AS checked WHERE {cond} ORDER BY position LIMIT 1"
+    ).fetchall()[0]
+    record = dict(zip([d[0] for d in con.description], found))
+    if source.stacked and isinstance(record.get("query_id"), str):  # where() names the run: the query alone
+        record["query_id"] = record["query_id"].split(GROUP_SEPARATOR, 1)[-1]
+    more = f" ({count} rows in all)" if count > 1 else ""
+    raise InputError(f"{source.where(record['position'])}: {message(record)}{more}")
 
 
 def deferred_pass(source: Source) -> tuple[str, int]:

@@ -60,12 +60,13 @@ def test_portable_subset(con):
     for pattern in (r"::", r"\bFILTER\s*\(", r"\bQUALIFY\b", r"//", r"\bLOG\(", r"\d+\.\d+"):
         assert not re.search(pattern, body), pattern
     for order_by in re.findall(r"ORDER BY [^)]*", body):
-        # rank, position, distinct query ids, depths (Compat's, one row per query and depth) and samples (expected
-        # exposure's, one row per query, document and sample) are unique keys already; in an ideal ranking, documents
-        # of equal gain are interchangeable (only the gains at each position are read)
-        unique = r"ORDER BY (rank( DESC)?\b|depth( ROWS\b|$)|(per_query\.)?query_id$|gain DESC$|sample_id$)"
-        if "measures.position" not in order_by and not re.match(unique,
-                                                               order_by):
+        # rank, position, distinct query ids, depths (Compat's, one row per query and depth), samples (expected
+        # exposure's, one row per query, document and sample), the intents' ranks and their subtopics are unique keys
+        # already; in an ideal ranking, documents of equal gain are interchangeable (only the gains at each position
+        # are read)
+        unique = (r"ORDER BY (rank( DESC)?\b|depth( ROWS\b|$)|(per_query\.)?query_id$|gain DESC$"
+                  r"|sample_id$|ideal, rank$|subtopic$)")
+        if "measures.position" not in order_by and not re.match(unique, order_by):
             assert "doc_id" in order_by, order_by
 
 

@@ -68,7 +68,7 @@ intents_1_0p5_subtopics AS (
     GROUP BY query_id, subtopic
 ),
 intents_1_0p5_run AS (
-    SELECT ranked.query_id AS query_id, ranked.rank AS rank, subtopics.relevant AS relevant,
+    SELECT ranked.query_id AS query_id, ranked.rank AS rank, judged.subtopic AS subtopic, subtopics.relevant AS relevant,
            ROW_NUMBER() OVER (PARTITION BY ranked.query_id, judged.subtopic ORDER BY ranked.rank) - 1 AS seen
     FROM ranked AS ranked
     JOIN intents_1_0p5_judged AS judged ON judged.query_id = ranked.query_id AND judged.doc_id = ranked.doc_id
@@ -94,9 +94,9 @@ intents_1_0p5_greedy (query_id, doc_id, subtopic, seen, picked, step, gain) AS (
 intents_1_0p5_positions AS (
     SELECT gains.*, counts.subtopics AS subtopics
     FROM (
-        SELECT query_id, rank, 0 AS ideal, SUM(POWER((1 - CAST(0.5 AS DOUBLE)), seen)) AS gain, COUNT(*) AS pairs,
-               SUM(CASE WHEN seen = 0 THEN 1 ELSE 0 END) AS fresh,
-               SUM(CAST(seen + 1 AS DOUBLE) / rank / relevant) AS share
+        SELECT query_id, rank, 0 AS ideal, list_sum(list(POWER((1 - CAST(0.5 AS DOUBLE)), seen) ORDER BY subtopic)) AS gain,
+               COUNT(*) AS pairs, SUM(CASE WHEN seen = 0 THEN 1 ELSE 0 END) AS fresh,
+               list_sum(list(CAST(seen + 1 AS DOUBLE) / rank / relevant ORDER BY subtopic)) AS share
         FROM intents_1_0p5_run
         GROUP BY query_id, rank
         UNION ALL
@@ -109,8 +109,10 @@ intents_1_0p5_positions AS (
 ),
 intents_1_0p5 AS (
     SELECT query_id,
-           SUM(CASE WHEN ideal = 0 THEN gain * POWER(CAST(0.5 AS DOUBLE), rank - 1) ELSE 0 END) AS ia_1_0p5_rbp_0p5,
-           SUM(CASE WHEN ideal = 1 THEN gain * POWER(CAST(0.5 AS DOUBLE), rank - 1) ELSE 0 END) AS ia_1_0p5_ideal_rbp_0p5
+           list_sum(list(CASE WHEN ideal = 0 THEN gain * POWER(CAST(0.5 AS DOUBLE), rank - 1) ELSE 0 END ORDER BY ideal, rank))
+               AS ia_1_0p5_rbp_0p5,
+           list_sum(list(CASE WHEN ideal = 1 THEN gain * POWER(CAST(0.5 AS DOUBLE), rank - 1) ELSE 0 END ORDER BY ideal, rank))
+               AS ia_1_0p5_ideal_rbp_0p5
     FROM intents_1_0p5_positions
     GROUP BY query_id
 ),
