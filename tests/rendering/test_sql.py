@@ -14,7 +14,7 @@ import pytest
 import sqlrank
 import pandas as pd
 
-from support.cases import (CONVENTIONS, keyed_tables, GROUPS, assert_same_values, beyond_accuracy_measures, convention_id,
+from support.cases import (CONVENTIONS, in_duckdb, keyed_tables, GROUPS, assert_same_values, beyond_accuracy_measures, convention_id,
                            engine_tables, measures_for, recommender_case, runs_stored_together)
 from support.tiers import tiered
 from conftest import FIXTURES, close, peer
@@ -247,7 +247,7 @@ def test_printed_warehouse_dialects_parse_and_give_duckdbs_values(files, dialect
             parsed = sqlglot.parse(text, read=dialect)
             assert len(parsed) == 1 and parsed[0] is not None
             printed += 1
-        translated = con.execute(sqlglot.transpile(text, read=dialect, write="duckdb")[0]).fetchall()
+        translated = con.execute(parsed[0].sql(dialect="duckdb")).fetchall()  # the per-query tree parsed above
         expected = sqlrank.evaluate("judged", "ranked", measures, per_query=True, connection=con, **conventions)
         assert len(translated) == len(expected) > 1000
         for (query, measure, value), want in zip(translated, expected.itertuples()):
@@ -261,8 +261,8 @@ def test_printed_warehouse_dialects_parse_and_give_duckdbs_values(files, dialect
     con.execute("CREATE TABLE ranked_runs AS SELECT * FROM stored")
     measures = measures_for({})
     text = sqlrank.render("judged", "ranked_runs", measures, per_query=True, dialect=dialect, connection=con)
-    assert max(len(line) for line in text.splitlines()) < 160 and len(sqlglot.parse(text, read=dialect)) == 1
-    translated = con.execute(sqlglot.transpile(text, read=dialect, write="duckdb")[0]).fetchall()
+    assert max(len(line) for line in text.splitlines()) < 160
+    translated = con.execute(in_duckdb(text, dialect)).fetchall()
     expected = sqlrank.evaluate("judged", "ranked_runs", measures, per_query=True, connection=con)
     assert len(translated) == len(expected) > 1000 and {row[0] for row in translated} == {"a", "b"}
     for (run_id, query, measure, value), want in zip(translated, expected.itertuples()):
@@ -327,7 +327,6 @@ def test_measures_beyond_accuracy_printed_with_their_tables(dialect):
     groups as that database's tables: the statement parses in the dialect and, translated into DuckDB's SQL by
     sqlglot and run on tables of those names, gives sqlrank's values per user to 1e-12; from names alone (no
     DuckDB file) the statement is the same; a file as an extra input is refused."""
-    sqlglot = peer("sqlglot")
     qrels, run, options = recommender_case()
     con = duckdb.connect()
     con.execute("CREATE SCHEMA ds")
@@ -343,8 +342,7 @@ def test_measures_beyond_accuracy_printed_with_their_tables(dialect):
         text = sqlrank.render("ds.clicks", "ds.predictions", measures, per_query=per_query, dialect=dialect,
                               connection=con, qrels_columns=options["qrels_columns"], **tables)
         assert max(len(line) for line in text.splitlines()) < 160
-        assert len(sqlglot.parse(text, read=read)) == 1
-        translated = con.execute(sqlglot.transpile(text, read=read, write="duckdb")[0]).df()
+        translated = con.execute(in_duckdb(text, read)).df()
         expected = sqlrank.evaluate(qrels, run, measures, per_query=per_query, groups=GROUPS, **options)
         if per_query:
             expected = expected[~expected.measure.isin(whole)].reset_index(drop=True)
@@ -357,9 +355,9 @@ def test_measures_beyond_accuracy_printed_with_their_tables(dialect):
                                qrels_columns=options["qrels_columns"] | {"query_id": "user_id", "doc_id": "item_id"},
                                run_columns={"query_id": "user_id", "doc_id": "item_id"},
                                **tables | {"groups": "ds.groupings"})  # a group column, as a name alone has
-        assert len(sqlglot.parse(alone, read=read)) == 1
+        alone = in_duckdb(alone, read)
         con.execute('CREATE VIEW ds.groupings AS SELECT item_id, category AS "group" FROM ds.genres')
-        translated = con.execute(sqlglot.transpile(alone, read=read, write="duckdb")[0]).df()
+        translated = con.execute(alone).df()
         translated = translated[~translated.measure.isin(whole)].reset_index(drop=True)
         translated.columns = expected.columns
         assert_same_values(expected, translated)
@@ -378,7 +376,6 @@ def test_subtopics_samples_and_sources_printed_from_tables(dialect):
     statement is the same. A dialect that cannot run a measure says why (the diversity measures' recursive step
     with window functions; DataFusion and a subquery in an expression). PostgreSQL's statements run on a real
     server (test_postgres.py): sqlglot reads its NUMERIC as DuckDB's DECIMAL(18,3)."""
-    sqlglot = peer("sqlglot")
     con = duckdb.connect()
     read = {"databricks": "spark", "datafusion": "duckdb"}.get(dialect, dialect)
     refused = {"datafusion": "Judged", "clickhouse": None, "duckdb": None}.get(dialect, "alpha_nDCG")
@@ -390,11 +387,12 @@ def test_subtopics_samples_and_sources_printed_from_tables(dialect):
                 sqlrank.render(qrels, run, measures, dialect=dialect, connection=con, **options)
             continue
         text = sqlrank.render(qrels, run, measures, per_query=True, dialect=dialect, connection=con, **options)
-        assert max(len(line) for line in text.splitlines()) < 160 and len(sqlglot.parse(text, read=read)) == 1
+        assert max(len(line) for line in text.splitlines()) < 160
+        translated = in_duckdb(text, read)
         if dialect != "duckdb":
             assert text == sqlrank.render(qrels, run, measures, per_query=True, dialect=dialect, label_type="integer",
                                           **options)
-            text = sqlglot.transpile(text, read=read, write="duckdb")[0]
+            text = translated
         got = con.execute(text).df()
         got.columns = ["query_id", "measure", "value"]
         assert_same_values(sqlrank.evaluate(q, r, measures, per_query=True, **expected_options), got)

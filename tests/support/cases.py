@@ -8,7 +8,7 @@ import math
 import pandas as pd
 
 import sqlrank
-from conftest import FIXTURES, close
+from conftest import FIXTURES, close, peer
 from sqlrank.measures.registry import FAMILIES
 from sqlrank.measures.measure import Measure
 
@@ -100,14 +100,23 @@ GROUPS = str(FIXTURES / "recsys" / "item_features.csv")  # the items' categories
 REMOVE_SEEN_MEASURES = "HR@10 NDCG@10 MAP@10 Coverage@10 Novelty@10"  # on fixtures/recsys/unfiltered.parquet
 
 
+def in_duckdb(text: str, read: str) -> str:
+    """A statement printed in dialect read, parsed by sqlglot (it must be one statement) and written in DuckDB's SQL:
+    sqlglot.transpile, with the one parse also the check that the dialect reads it."""
+    parsed = peer("sqlglot").parse(text, read=read)
+    assert len(parsed) == 1 and parsed[0] is not None, f"{len(parsed)} statements in {read}"
+    return parsed[0].sql(dialect="duckdb")
+
+
 def assert_same_values(expected: pd.DataFrame, actual: pd.DataFrame, tol: float = 1e-12) -> None:
     """Two results (the same columns: keys and value) hold the same rows, their values within tol;
     the assertion shows the first rows that differ or are on one side only."""
     assert list(expected.columns) == list(actual.columns), (list(expected.columns), list(actual.columns))
     keys = [c for c in expected.columns if c != "value"]
     merged = expected.merge(actual, on=keys, how="outer", suffixes=("", "_actual"), indicator=True)
-    bad = merged[(merged["_merge"] != "both")
-                 | ~merged.apply(lambda r: close(r["value_actual"], r["value"], tol), axis=1)]
+    near = pd.Series([close(a, e, tol) for a, e in zip(merged["value_actual"], merged["value"])], index=merged.index,
+                     dtype=bool)
+    bad = merged[(merged["_merge"] != "both") | ~near]
     assert bad.empty, bad.head(10).to_string()
 
 
