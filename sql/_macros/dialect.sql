@@ -83,6 +83,18 @@ COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': {{ rank }}, 'term': {
 {% if when %}SUM(CASE WHEN {{ when | join(' AND ') }} THEN {{ term }} ELSE 0 END){% else %}SUM({{ term }}){% endif %}
 {%- endif -%}
 {%- endmacro %}
+{#- AP's sum of precisions: over the rows where ``condition`` holds (and rank <= cutoff), in rank order, how many
+    such rows up to this one (``so_far``, a running count over the ranking) over its rank. In DuckDB the running
+    count is the index of the rank in the sorted list of those rows' ranks: no window, the same terms added in the
+    same order as sum_in_rank_order adds them, so the same bits. The list does not depend on the cutoff (one for
+    AP and every AP@k). Elsewhere sum_in_rank_order of the running count over the rank. -#}
+{% macro precision_sum_in_rank_order(condition, so_far, cutoff=none) -%}
+{%- if dialect_name() == 'duckdb' -%}
+COALESCE(list_sum([CAST(i AS {{ DOUBLE }}) / r FOR r, i IN list_sort(list(rank) FILTER (WHERE {{ condition }})){% if cutoff is not none %} IF r <= {{ cutoff | number }}{% endif %}]), 0)
+{%- else -%}
+{{ sum_in_rank_order('CAST(' ~ so_far ~ ' AS ' ~ DOUBLE ~ ') / rank', condition, cutoff) }}
+{%- endif -%}
+{%- endmacro %}
 {#- The sum of ``x`` over the rows (NULLs left out), added in the order of ``key``: in DuckDB an ordered list
     added by list_sum, so that a sum over queries has the same bits on every run (SUM adds in the order its
     threads deliver the rows) and trec_eval's, which adds each query's value in query order. -#}

@@ -21,7 +21,8 @@
 
 {% macro judgments(m) %}{{ judging.num_rel_column(m.level) }}{% endmacro %}
 {% macro judged(m) %}{{ judging.is_relevant_column(m.level) }}{% endmacro %}
-{% macro ranked(m) %}{{ judging.relevant_so_far_column(m.level) }}{% endmacro %}
+{#- The running count of relevant documents: for the tie columns, and AP's precisions outside DuckDB. -#}
+{% macro ranked(m) %}{% if m.expected or m.block or dialect_name() != 'duckdb' %}{{ judging.relevant_so_far_column(m.level) }}{% endif %}{% endmacro %}
 {% macro tie(m) %}{% if m.expected or m.block %}{{ judging.tie_relevant_columns(m.level) }}{% endif %}{% endmacro %}
 {% macro retrieved(m) %}
 {% if m.expected %}
@@ -33,7 +34,7 @@
 {% call column(precision_sum(m)) %}{{ dialect.sum_in_rank_order('CAST(tie_rel_before_' ~ level(m) ~ ' + tie_rel_' ~ level(m) ~ ' AS ' ~ DOUBLE ~ ') / tie_last',
                                                                   judging.is_relevant(m.level) ~ ' = 1') }}{% endcall %}
 {% else %}
-{% call column(precision_sum(m)) %}{{ dialect.sum_in_rank_order('CAST(' ~ judging.relevant_so_far(m.level) ~ ' AS ' ~ DOUBLE ~ ') / rank', judging.relevant_up_to(m.level, none), m.cutoff) }}{% endcall %}
+{% call column(precision_sum(m)) %}{{ dialect.precision_sum_in_rank_order(judging.relevant_up_to(m.level, none), judging.relevant_so_far(m.level), m.cutoff) }}{% endcall %}
 {% endif %}
 {% if m.ap_denominator == 'retrieved_relevant' %}
 {{ judging.relevant_in_top_column(m.level, m.cutoff, m) }}

@@ -53,15 +53,12 @@ judged AS (
     WHERE numbered_qrels.relevance >= 0
 ),
 ranked AS (
-    SELECT judged.*,
-           SUM(is_rel_0) OVER ranking AS rel_0_so_far
+    SELECT judged.*
     FROM judged
-    WINDOW ranking AS (PARTITION BY query_number ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ),
 retrieved AS (
     SELECT ranked.query_id AS query_id,
-           COALESCE(list_sum([x.term FOR x IN list_sort(list({'rank': rank, 'term': CAST(rel_0_so_far AS DOUBLE)
-               / rank}) FILTER (WHERE is_rel_0 = 1), 'ASC', 'NULLS LAST')]), 0) AS precision_sum_0
+           COALESCE(list_sum([CAST(i AS DOUBLE) / r FOR r, i IN list_sort(list(rank) FILTER (WHERE is_rel_0 = 1))]), 0) AS precision_sum_0
     FROM ranked
     GROUP BY ranked.query_id
 ),
